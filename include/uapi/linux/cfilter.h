@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * cfilter: a cuckoo filter of blocked traffic keys, managed through
+ * /dev/cfilter and consulted by an XDP program through a kfunc.
+ *
+ * Every structure here has fixed-size fields, explicit padding that must be
+ * zero, and reserved room that must be zero, so that later versions can give
+ * meaning to it without breaking old callers.
+ */
+#ifndef _UAPI_LINUX_CFILTER_H
+#define _UAPI_LINUX_CFILTER_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define CFILTER_DEVICE		"/dev/cfilter"
+
+/*
+ * Key types. A key names one thing to block. Fields a type does not use must
+ * be zero, so that one logical key has exactly one byte representation.
+ */
+enum cfilter_key_type {
+	CFILTER_KEY_NONE	= 0,	/* invalid: catches zeroed keys */
+	CFILTER_KEY_SRC4	= 1,	/* source IPv4 address: saddr[0..3] */
+	CFILTER_KEY_SRC6	= 2,	/* source IPv6 address: saddr[0..15] */
+	/* 3 and up: reserved for destinations, 5-tuple flows */
+	__CFILTER_KEY_MAX,
+};
+
+/**
+ * struct cfilter_key - one blocked key (40 bytes)
+ * @type:       enum cfilter_key_type
+ * @prefix_len: prefix length in bits; for address keys this is currently
+ *              the full length (32 for SRC4, 128 for SRC6)
+ * @proto:      IP protocol of a flow key; zero for address keys
+ * @pad:        must be zero
+ * @sport:      source port of a flow key, network byte order; else zero
+ * @dport:      destination port of a flow key, network byte order; else zero
+ * @saddr:      source address, network byte order; an IPv4 address uses the
+ *              first four bytes and the rest must be zero
+ * @daddr:      destination address of a flow key; else zero
+ */
+struct cfilter_key {
+	__u8	type;
+	__u8	prefix_len;
+	__u8	proto;
+	__u8	pad;
+	__be16	sport;
+	__be16	dport;
+	__u8	saddr[16];
+	__u8	daddr[16];
+};
+
+/**
+ * struct cfilter_key_req - argument of ADD, DEL and TEST
+ * @key:   the key
+ * @flags: no flags are defined yet; must be zero
+ * @pad:   must be zero
+ */
+struct cfilter_key_req {
+	struct cfilter_key key;
+	__u32	flags;
+	__u32	pad;
+};
+
+/**
+ * struct cfilter_info - filter geometry and occupancy (CFILTER_IOC_INFO)
+ * @size:             in: sizeof(struct cfilter_info) as the caller knows it;
+ *                    out: number of bytes the kernel filled in
+ * @flags:            in: must be zero
+ * @capacity:         slots in the table (@buckets * @slots_per_bucket)
+ * @count:            fingerprints stored
+ * @buckets:          number of buckets (a power of two)
+ * @slots_per_bucket: slots per bucket
+ * @fp_bits:          bits per fingerprint
+ * @memory_bytes:     bytes of kernel memory the filter uses
+ * @insert_failures:  adds refused with ENOSPC since load or last clear
+ * @load_ppm:         @count / @capacity in parts per million
+ * @max_kicks:        bound on the slots searched for a free one per insert
+ * @reserved:         zero
+ */
+struct cfilter_info {
+	__u32	size;
+	__u32	flags;
+	__u64	capacity;
+	__u64	count;
+	__u64	buckets;
+	__u32	slots_per_bucket;
+	__u32	fp_bits;
+	__u64	memory_bytes;
+	__u64	insert_failures;
+	__u32	load_ppm;
+	__u32	max_kicks;
+	__u64	reserved[6];
+};
+
+/*
+ * Indices of the XDP program's per-CPU counter map ("cfilter_stats"). Every
+ * packet is counted exactly once.
+ */
+enum cfilter_stat {
+	CFILTER_STAT_PASS	= 0,	/* parsed, not blocked: XDP_PASS */
+	CFILTER_STAT_DROP	= 1,	/* source blocked: XDP_DROP */
+	CFILTER_STAT_UNPARSED	= 2,	/* not IP, truncated or malformed: XDP_PASS */
+	__CFILTER_STAT_MAX,
+};
+
+/*
+ * 0xCF is shared with one CIFS ioctl (nr 0x02); cfilter uses nr 0x40-0x5F.
+ *
+ * ADD:   0, or EEXIST if the key (or one indistinguishable from it) is
+ *        present, or ENOSPC if the filter is full (nothing stored is lost)
+ * DEL:   0, or ENOENT if the key is not present
+ * TEST:  0 if the key is present, ENOENT if not
+ * CLEAR: removes every key
+ * INFO:  fills struct cfilter_info
+ * ADD, DEL and CLEAR need CAP_NET_ADMIN.
+ */
+#define CFILTER_IOC_MAGIC	0xCF
+
+#define CFILTER_IOC_ADD		_IOW (CFILTER_IOC_MAGIC, 0x40, struct cfilter_key_req)
+#define CFILTER_IOC_DEL		_IOW (CFILTER_IOC_MAGIC, 0x41, struct cfilter_key_req)
+#define CFILTER_IOC_TEST	_IOW (CFILTER_IOC_MAGIC, 0x42, struct cfilter_key_req)
+#define CFILTER_IOC_CLEAR	_IO  (CFILTER_IOC_MAGIC, 0x43)
+#define CFILTER_IOC_INFO	_IOWR(CFILTER_IOC_MAGIC, 0x44, struct cfilter_info)
+
+#endif /* _UAPI_LINUX_CFILTER_H */
