@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the cuckoo filter core needs from its environment: the kernel, or a
+ * host C library for the unit tests and benchmarks.
+ */
+#ifndef CFILTER_CUCKOO_ENV_H
+#define CFILTER_CUCKOO_ENV_H
+
+#ifdef __KERNEL__
+
+#include <linux/types.h>
+#include <linux/errno.h>
+#include <linux/compiler.h>
+#include <linux/bitops.h>
+#include <linux/bottom_half.h>
+#include <linux/bug.h>
+#include <linux/cache.h>
+#include <linux/mm.h>
+#include <linux/processor.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <asm/barrier.h>
+#include <asm/unaligned.h>
+
+/*
+ * Readers run in softirq context (XDP, tc) and spin while a bucket's version
+ * is odd. Were one to interrupt the writer on the writer's own CPU while the
+ * writer is between the two version bumps of a move, it would spin forever:
+ * the writer cannot continue until the reader returns. Keeping bottom halves
+ * off across each move rules that out (and disables preemption, so the odd
+ * window also stays short).
+ */
+static inline void cuckoo_write_lock_local(void)
+{
+	local_bh_disable();
+}
+
+static inline void cuckoo_write_unlock_local(void)
+{
+	local_bh_enable();
+}
+
+#else /* host */
+
+#include <errno.h>
+#include <sched.h>
+#include <stdalign.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <linux/types.h>
+
+/* glibc's <sys/cdefs.h> (via <stdlib.h>) supplies __always_inline. */
+
+typedef __u8 u8;
+typedef __u16 u16;
+typedef __u32 u32;
+typedef __u64 u64;
+
+#define GFP_KERNEL		0
+#define ____cacheline_aligned	alignas(64)
+#define likely(x)		__builtin_expect(!!(x), 1)
+#define unlikely(x)		__builtin_expect(!!(x), 0)
+
+/*
+ * Relaxed C11 atomics: untorn, never elided or merged, and (unlike volatile)
+ * formally free of data races, so the fences below do order them.
+ */
+#define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, val)	__atomic_store_n(&(x), (val), __ATOMIC_RELAXED)
+
+/*
+ * smp_rmb() must order earlier loads before later loads, and smp_wmb()
+ * earlier stores before later stores. An acquire fence orders earlier loads
+ * before everything after it, a release fence everything before it before
+ * later stores: each is a little more than needed, and both are free on x86.
+ */
+#define smp_rmb()	__atomic_thread_fence(__ATOMIC_ACQUIRE) /* loads */
+#define smp_wmb()	__atomic_thread_fence(__ATOMIC_RELEASE) /* stores */
+
+/*
+ * A host writer, unlike the kernel's, can be preempted inside a move;
+ * yielding lets it finish instead of burning the reader's time slice.
+ */
+#define cpu_relax()		sched_yield()
+
+/* A host build is a test: a broken invariant must stop it loudly. */
+#define WARN_ON_ONCE(cond)	(unlikely(cond) ? (abort(), 1) : 0)
+
+#define cond_resched()		do { } while (0)
+
+static inline void *kvzalloc(size_t size, int flags)
+{
+	(void)flags;
+	return calloc(1, size);
+}
+
+static inline void *kvcalloc(size_t n, size_t size, int flags)
+{
+	(void)flags;
+	return calloc(n, size);
+}
+
+static inline void kvfree(const void *p)
+{
+	free((void *)p);
+}
+
+static inline u64 rol64(u64 word, unsigned int shift)
+{
+	return (word << (shift & 63)) | (word >> ((-shift) & 63));
+}
+
+static inline u64 get_unaligned_le64(const void *p)
+{
+	const u8 *b = p;
+
+	/* gcc and clang turn this into one load on little-endian hosts */
+	return (u64)b[0] | (u64)b[1] << 8 | (u64)b[2] << 16 |
+	       (u64)b[3] << 24 | (u64)b[4] << 32 | (u64)b[5] << 40 |
+	       (u64)b[6] << 48 | (u64)b[7] << 56;
+}
+
+/* Host readers are threads, never interrupts of the writer: nothing to do. */
+static inline void cuckoo_write_lock_local(void)
+{
+}
+
+static inline void cuckoo_write_unlock_local(void)
+{
+}
+
+#endif /* __KERNEL__ */
+
+#endif /* CFILTER_CUCKOO_ENV_H */
