@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpf_cfilter_lookup(): the filter as seen by XDP and TC programs.
+ *
+ * The BPF-side declaration is in bpf/cfilter_kfuncs.h.
+ */
+#include <linux/bpf.h>
+#include <linux/btf.h>
+#include <linux/btf_ids.h>
+#include <linux/compiler.h>
+#include <linux/errno.h>
+#include <linux/module.h>
+#include <linux/rcupdate.h>
+#include <linux/types.h>
+
+#include "cfilter.h"
+#include "cuckoo.h"
+
+/*
+ * 6.2 added __bpf_kfunc; 6.1 only needs the function kept out of line so that
+ * it has a BTF id and a call target.
+ */
+#ifndef __bpf_kfunc
+#define __bpf_kfunc noinline
+#endif
+
+__diag_push();
+__diag_ignore_all("-Wmissing-prototypes",
+		  "Global function: its prototype is in the module's BTF");
+
+/**
+ * bpf_cfilter_lookup() - is a key in the filter?
+ * @key:     struct cfilter_key, built by the program
+ * @key__sz: sizeof(struct cfilter_key); the verifier checks that @key points
+ *           to this many readable bytes
+ *
+ * Only the key type is checked: the ioctls admit nothing but well-formed
+ * keys, so a lookup key with stray bytes matches none of them (beyond the
+ * filter's usual false positives).
+ *
+ * Return: 1 if present, 0 if not, -EINVAL for a wrong size or unknown type.
+ */
+__bpf_kfunc int bpf_cfilter_lookup(const void *key, u32 key__sz)
+{
+	const struct cfilter_key *k = key;
+	const struct cuckoo *c;
+
+	if (key__sz != sizeof(*k) || !cfilter_key_addr_len(k->type))
+		return -EINVAL;
+
+	/*
+	 * XDP and TC programs run in softirq or under rcu_read_lock(); both
+	 * are RCU read-side critical sections.
+	 */
+	c = rcu_dereference_check(cfilter_state.filter, rcu_read_lock_bh_held());
+	return cuckoo_contains(c, k, sizeof(*k)) ? 1 : 0;
+}
+
+__diag_pop();
+
+BTF_SET8_START(cfilter_kfunc_ids)
+BTF_ID_FLAGS(func, bpf_cfilter_lookup)
+BTF_SET8_END(cfilter_kfunc_ids)
+
+static const struct btf_kfunc_id_set cfilter_kfunc_set = {
+	.owner	= THIS_MODULE,
+	.set	= &cfilter_kfunc_ids,
+};
+
+int cfilter_kfunc_register(void)
+{
+	int err;
+
+	err = register_btf_kfunc_id_set(BPF_PROG_TYPE_XDP, &cfilter_kfunc_set);
+	if (err)
+		return err;
+	return register_btf_kfunc_id_set(BPF_PROG_TYPE_SCHED_CLS,
+					 &cfilter_kfunc_set);
+}
