@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * BPF-side declarations of the kfuncs exported by cfilter.ko. The kernel
+ * side, and the rules the verifier applies to the arguments, are in
+ * kmod/kfunc.c; keep the two in step.
+ */
+#ifndef __CFILTER_KFUNCS_H
+#define __CFILTER_KFUNCS_H
+
+#include <linux/types.h>
+#include <bpf/bpf_helpers.h>
+
+/*
+ * bpf_cfilter_lookup - is @key in the filter?
+ * @key:     a struct cfilter_key on the BPF stack, every unused byte zero
+ * @key__sz: sizeof(struct cfilter_key); the "__sz" suffix tells the
+ *           verifier that it bounds the memory @key points to
+ *
+ * Returns 1 if the key is present, 0 if not, -EINVAL if @key__sz is not
+ * sizeof(struct cfilter_key) or the key has a shape the module rejects.
+ */
+extern int bpf_cfilter_lookup(const void *key, __u32 key__sz) __ksym;
+
+#endif /* __CFILTER_KFUNCS_H */

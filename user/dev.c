@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/* /dev/cfilter: opening it and its ioctls. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "cfctl.h"
+#include "dev.h"
+
+#define MSG_NO_MODULE	"cfilter module not loaded: run insmod cfilter.ko (or modprobe cfilter)"
+#define MSG_NO_PERM	"permission denied: run as root (needs CAP_NET_ADMIN)"
+
+/**
+ * dev_open() - open /dev/cfilter
+ * @write: the caller will change the filter (add, del, clear)
+ *
+ * Read-only callers open read-only, so that a device node made readable to
+ * a monitoring group serves test and info.
+ *
+ * Return: the descriptor, or -1 after saying on stderr what to do.
+ */
+int dev_open(bool write)
+{
+	int fd = open(CFILTER_DEVICE, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+
+	if (fd >= 0)
+		return fd;
+	switch (errno) {
+	case ENOENT:	/* no node */
+	case ENXIO:	/* a stale node whose driver is gone */
+	case ENODEV:
+		cf_err(MSG_NO_MODULE);
+		break;
+	case EACCES:
+	case EPERM:
+		cf_err(MSG_NO_PERM);
+		break;
+	default:
+		cf_err("cannot open %s: %s", CFILTER_DEVICE, strerror(errno));
+	}
+	return -1;
+}
+
+/* ADD, DEL or TEST @key. Returns 0 or a negative errno. */
+int dev_key_ioctl(int fd, unsigned long req, const struct cfilter_key *key)
+{
+	struct cfilter_key_req kr = { .key = *key };
+
+	return ioctl(fd, req, &kr) ? -errno : 0;
+}
+
+/* Returns 0 or a negative errno. */
+int dev_clear(int fd)
+{
+	return ioctl(fd, CFILTER_IOC_CLEAR) ? -errno : 0;
+}
+
+/* Returns 0 or a negative errno. */
+int dev_info(int fd, struct cfilter_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	return ioctl(fd, CFILTER_IOC_INFO, info) ? -errno : 0;
+}
+
+/**
+ * dev_report() - explain an ioctl failure no caller handles itself
+ * @err:  the negative errno
+ * @what: what was being done, e.g. "adding 192.0.2.1"
+ */
+void dev_report(int err, const char *what)
+{
+	switch (-err) {
+	case EPERM:
+	case EACCES:
+		cf_err(MSG_NO_PERM);
+		break;
+	case ENOTTY:
+	case EINVAL:
+		/* cfctl builds only requests the module documents. */
+		cf_err("%s: %s rejected the request (%s): rebuild cfctl and cfilter.ko from the same source",
+		       what, CFILTER_DEVICE, strerror(-err));
+		break;
+	default:
+		cf_err("%s: %s", what, strerror(-err));
+	}
+}

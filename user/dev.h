@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef CFCTL_DEV_H
+#define CFCTL_DEV_H
+
+#include <stdbool.h>
+#include <linux/cfilter.h>
+
+int dev_open(bool write);
+int dev_key_ioctl(int fd, unsigned long req, const struct cfilter_key *key);
+int dev_clear(int fd);
+int dev_info(int fd, struct cfilter_info *info);
+void dev_report(int err, const char *what);
+
+#endif /* CFCTL_DEV_H */

@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The XDP side of cfctl: attach and detach the program embedded as a libbpf
+ * skeleton, and read the counters it shares with every attached interface
+ * through the map pinned at CF_STATS_PIN.
+ *
+ * The pinned map outlives detach on purpose: nothing tells cheaply whether
+ * another interface still runs the program, and counters that survive a
+ * detach/attach cycle are what an operator expects. It goes away at reboot,
+ * or with rm.
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/cfilter.h>
+
+#include "cfctl.h"
+#include "cfilter.skel.h"
+#include "xdp.h"
+
+/* The kernel knows programs by this name, truncated to 15 characters. */
+#define CF_PROG_NAME	"cfilter_xdp"
+/* Present exactly when cfilter.ko is loaded with the BTF its kfunc needs. */
+#define CF_MODULE_BTF	"/sys/kernel/btf/cfilter"
+
+#define MSG_NO_MODULE	"cfilter module not loaded (or has no BTF): run insmod cfilter.ko"
+#define MSG_NO_PERM	"permission denied: run as root (needs CAP_BPF and CAP_NET_ADMIN)"
+
+static int print_libbpf(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* libbpf explains failures at length; cfctl prints one line unless asked. */
+static void set_verbose(bool verbose)
+{
+	libbpf_set_print(verbose ? print_libbpf : NULL);
+}
+
+/* Sets *@ifindex; else says why there is none. Returns enum cf_exit. */
+static int iface_index(const char *ifname, unsigned int *ifindex)
+{
+	*ifindex = if_nametoindex(ifname);
+	if (*ifindex)
+		return CF_OK;
+	if (errno == ENODEV) {
+		cf_err("unknown interface '%s': no such network device",
+		       ifname);
+		return CF_USAGE;
+	}
+	cf_err("cannot look up interface '%s': %s", ifname, strerror(errno));
+	return CF_SYSTEM;
+}
+
+/*
+ * A pinned object with our path but another shape (an older cfctl, a stray
+ * pin) would be read or written with the wrong layout: refuse it.
+ */
+static bool stats_map_ok(int fd)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return false;
+	return info.type == BPF_MAP_TYPE_PERCPU_ARRAY &&
+	       info.key_size == sizeof(__u32) &&
+	       info.value_size == sizeof(__u64) &&
+	       info.max_entries == __CFILTER_STAT_MAX;
+}
+
+/*
+ * Opens the pinned counter map. Returns its descriptor, -ENOENT if nothing
+ * is pinned (not reported), or another negative errno after reporting it.
+ */
+static int stats_map_open(void)
+{
+	int fd = bpf_obj_get(CF_STATS_PIN);
+	int err;
+
+	if (fd < 0) {
+		err = -errno;
+		if (err == -EACCES || err == -EPERM)
+			cf_err(MSG_NO_PERM);
+		else if (err != -ENOENT)
+			cf_err("cannot open %s: %s", CF_STATS_PIN,
+			       strerror(-err));
+		return err;
+	}
+	if (!stats_map_ok(fd)) {
+		cf_err("%s is not cfilter's counter map: remove it and run cfctl attach again",
+		       CF_STATS_PIN);
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+/* Creates the pin directory and pins the freshly created counter map. */
+static int stats_map_pin(struct bpf_map *map)
+{
+	int err;
+
+	if (mkdir(CF_PIN_DIR, 0700) && errno != EEXIST) {
+		err = -errno;
+		cf_err("cannot create %s: %s (is bpffs mounted on /sys/fs/bpf?)",
+		       CF_PIN_DIR, strerror(-err));
+		return err;
+	}
+	err = bpf_map__pin(map, CF_STATS_PIN);
+	if (err)
+		cf_err("cannot pin the counter map at %s: %s (is bpffs mounted on /sys/fs/bpf?)",
+		       CF_STATS_PIN, strerror(-err));
+	return err;
+}
+
+/*
+ * Opens the program with @id and copies its name to @name (BPF_OBJ_NAME_LEN
+ * bytes). Returns its descriptor or a negative errno.
+ */
+static int prog_open(__u32 id, char *name)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	int fd, err;
+
+	fd = bpf_prog_get_fd_by_id(id);
+	if (fd < 0)
+		return -errno;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	memcpy(name, info.name, BPF_OBJ_NAME_LEN);
+	return fd;
+}
+
+static const char *mode_name(__u8 attach_mode)
+{
+	switch (attach_mode) {
+	case XDP_ATTACHED_DRV:
+		return "native";
+	case XDP_ATTACHED_SKB:
+		return "generic";
+	case XDP_ATTACHED_HW:
+		return "offloaded";
+	default:
+		return "mixed";
+	}
+}
+
+/* After a successful attach: say on stdout which mode the kernel chose. */
+static void report_attached(const char *ifname, unsigned int ifindex)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+
+	if (bpf_xdp_query(ifindex, 0, &q) || !q.prog_id)
+		printf("%s: attached %s\n", ifname, CF_PROG_NAME);
+	else
+		printf("%s: attached %s in %s mode (prog id %u)\n", ifname,
+		       CF_PROG_NAME, mode_name(q.attach_mode), q.prog_id);
+}
+
+static int report_load_error(int err, const char *ifname)
+{
+	switch (-err) {
+	case ESRCH:	/* libbpf: the kfunc is in no kernel or module BTF */
+		cf_err(MSG_NO_MODULE);
+		break;
+	case EPERM:
+		cf_err(MSG_NO_PERM);
+		break;
+	default:
+		cf_err("the kernel rejected the XDP program (%s): run cfctl attach -v %s to see why",
+		       strerror(-err), ifname);
+	}
+	return CF_SYSTEM;
+}
+
+static int report_attach_error(int err, const char *ifname,
+			       enum cf_xdp_mode mode)
+{
+	switch (-err) {
+	case EBUSY:	/* XDP_FLAGS_UPDATE_IF_NOEXIST: a program is there */
+	case EEXIST:	/* one in the other mode: only one mode at a time */
+		cf_err("%s already has an XDP program: run cfctl detach %s first",
+		       ifname, ifname);
+		break;
+	case EOPNOTSUPP:
+		if (mode == CF_XDP_NATIVE)
+			cf_err("%s does not support native XDP: use --mode generic",
+			       ifname);
+		else
+			cf_err("%s does not support XDP", ifname);
+		break;
+	case EPERM:
+	case EACCES:
+		cf_err(MSG_NO_PERM);
+		break;
+	default:
+		cf_err("cannot attach to %s: %s: run cfctl attach -v %s for the kernel's reason",
+		       ifname, strerror(-err), ifname);
+	}
+	return CF_SYSTEM;
+}
+
+static __u32 mode_flags(enum cf_xdp_mode mode)
+{
+	switch (mode) {
+	case CF_XDP_NATIVE:
+		return XDP_FLAGS_DRV_MODE;
+	case CF_XDP_GENERIC:
+		return XDP_FLAGS_SKB_MODE;
+	default:
+		return 0;
+	}
+}
+
+/**
+ * xdp_attach() - load the program and attach it to @ifname
+ * @ifname:  interface
+ * @mode:    XDP mode
+ * @verbose: let libbpf print its diagnostics (verifier log included)
+ *
+ * The program shares the pinned counter map if there is one, else pins the
+ * one it creates. The attachment is held by the interface, not by cfctl.
+ *
+ * Return: enum cf_exit.
+ */
+int xdp_attach(const char *ifname, enum cf_xdp_mode mode, bool verbose)
+{
+	struct cfilter_bpf *skel;
+	struct bpf_map *map;
+	unsigned int ifindex;
+	bool pinned = false;
+	int map_fd, err, ret;
+
+	ret = iface_index(ifname, &ifindex);
+	if (ret != CF_OK)
+		return ret;
+	ret = CF_SYSTEM;
+	/* The kfunc lives in the module: say so before libbpf fails on it. */
+	if (access(CF_MODULE_BTF, F_OK)) {
+		cf_err(MSG_NO_MODULE);
+		return CF_SYSTEM;
+	}
+
+	set_verbose(verbose);
+	skel = cfilter_bpf__open();
+	if (!skel) {
+		cf_err("cannot open the embedded XDP program: %s",
+		       strerror(errno));
+		return CF_SYSTEM;
+	}
+	map = skel->maps.cfilter_stats;
+
+	map_fd = stats_map_open();
+	if (map_fd < 0 && map_fd != -ENOENT)
+		goto cleanup;
+	if (map_fd >= 0) {
+		/* libbpf keeps its own duplicate of the descriptor. */
+		err = bpf_map__reuse_fd(map, map_fd);
+		close(map_fd);
+		if (err) {
+			cf_err("cannot reuse %s: %s", CF_STATS_PIN,
+			       strerror(-err));
+			goto cleanup;
+		}
+	}
+
+	err = cfilter_bpf__load(skel);
+	if (err) {
+		ret = report_load_error(err, ifname);
+		goto cleanup;
+	}
+	/* Before attaching: never count into a map nobody can read. */
+	if (map_fd < 0) {
+		if (stats_map_pin(map))
+			goto cleanup;
+		pinned = true;
+	}
+
+	err = bpf_xdp_attach(ifindex, bpf_program__fd(skel->progs.cfilter_xdp),
+			     XDP_FLAGS_UPDATE_IF_NOEXIST | mode_flags(mode),
+			     NULL);
+	if (err) {
+		ret = report_attach_error(err, ifname, mode);
+		goto cleanup;
+	}
+	report_attached(ifname, ifindex);
+	ret = CF_OK;
+
+cleanup:
+	/* A failed first attach leaves nothing behind. */
+	if (ret != CF_OK && pinned)
+		bpf_map__unpin(map, CF_STATS_PIN);
+	cfilter_bpf__destroy(skel);
+	return ret;
+}
+
+/*
+ * One slot per XDP mode: an interface can hold an offloaded program next to
+ * a native or generic one.
+ */
+struct xdp_slot {
+	__u32	prog_id;
+	__u32	flags;
+};
+
+/*
+ * Detaches the program in @slot if it is ours. Returns 0 if it was, 1 with
+ * its name in @other if it is another tool's, or a reported negative errno.
+ */
+static int detach_slot(const char *ifname, unsigned int ifindex,
+		       const struct xdp_slot *slot, char *other)
+{
+	LIBBPF_OPTS(bpf_xdp_attach_opts, opts);
+	char name[BPF_OBJ_NAME_LEN];
+	int fd, err;
+
+	fd = prog_open(slot->prog_id, name);
+	if (fd < 0) {
+		if (fd == -EPERM || fd == -EACCES)
+			cf_err(MSG_NO_PERM);
+		else
+			cf_err("cannot inspect XDP program %u on %s: %s",
+			       slot->prog_id, ifname, strerror(-fd));
+		return fd;
+	}
+	if (strcmp(name, CF_PROG_NAME)) {
+		memcpy(other, name, BPF_OBJ_NAME_LEN);
+		close(fd);
+		return 1;
+	}
+
+	/* Detach exactly this program, never one attached meanwhile. */
+	opts.old_prog_fd = fd;
+	err = bpf_xdp_detach(ifindex, slot->flags, &opts);
+	close(fd);
+	if (err) {
+		if (err == -EPERM || err == -EACCES)
+			cf_err(MSG_NO_PERM);
+		else
+			cf_err("cannot detach from %s: %s", ifname,
+			       strerror(-err));
+	}
+	return err;
+}
+
+/* Returns enum cf_exit. */
+static int detach_ours(const char *ifname, unsigned int ifindex,
+		       const struct bpf_xdp_query_opts *q)
+{
+	const struct xdp_slot slots[] = {
+		{ q->drv_prog_id, XDP_FLAGS_DRV_MODE },
+		{ q->skb_prog_id, XDP_FLAGS_SKB_MODE },
+		{ q->hw_prog_id, XDP_FLAGS_HW_MODE },
+	};
+	char other[BPF_OBJ_NAME_LEN] = "";
+	bool detached = false;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(slots); i++) {
+		if (!slots[i].prog_id)
+			continue;
+		err = detach_slot(ifname, ifindex, &slots[i], other);
+		if (err < 0)
+			return CF_SYSTEM;
+		detached |= !err;
+	}
+
+	if (detached)
+		return CF_OK;
+	if (other[0])
+		cf_err("%s runs another tool's XDP program (%s): cfctl detaches only %s",
+		       ifname, other, CF_PROG_NAME);
+	else
+		cf_err("no XDP program on %s", ifname);
+	return CF_SYSTEM;
+}
+
+/**
+ * xdp_detach() - detach our program from @ifname
+ * @ifname:  interface
+ * @verbose: let libbpf print its diagnostics
+ *
+ * Only a program named CF_PROG_NAME is detached; another tool's program is
+ * left alone. The pinned counter map stays (see the top of this file).
+ *
+ * Return: enum cf_exit.
+ */
+int xdp_detach(const char *ifname, bool verbose)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	unsigned int ifindex;
+	int err, ret;
+
+	ret = iface_index(ifname, &ifindex);
+	if (ret != CF_OK)
+		return ret;
+
+	set_verbose(verbose);
+	err = bpf_xdp_query(ifindex, 0, &q);
+	if (err) {
+		if (err == -EPERM || err == -EACCES)
+			cf_err(MSG_NO_PERM);
+		else
+			cf_err("cannot query XDP programs on %s: %s", ifname,
+			       strerror(-err));
+		return CF_SYSTEM;
+	}
+	return detach_ours(ifname, ifindex, &q);
+}
+
+/**
+ * xdp_stats() - print the pinned counters summed over every CPU
+ *
+ * Return: enum cf_exit.
+ */
+int xdp_stats(void)
+{
+	static const char *const names[__CFILTER_STAT_MAX] = {
+		[CFILTER_STAT_PASS]	= "passed",
+		[CFILTER_STAT_DROP]	= "dropped",
+		[CFILTER_STAT_UNPARSED]	= "unparsed",
+	};
+	int ncpus, fd, ret = CF_SYSTEM;
+	__u64 *values, sum;
+	__u32 key;
+	int cpu;
+
+	fd = stats_map_open();
+	if (fd == -ENOENT)
+		cf_err("no XDP program attached: run cfctl attach IFACE");
+	if (fd < 0)
+		return CF_SYSTEM;
+
+	ncpus = libbpf_num_possible_cpus();
+	if (ncpus < 0) {
+		cf_err("cannot count the CPUs: %s", strerror(-ncpus));
+		goto out_close;
+	}
+	values = calloc(ncpus, sizeof(*values));
+	if (!values) {
+		cf_err("out of memory");
+		goto out_close;
+	}
+
+	for (key = 0; key < __CFILTER_STAT_MAX; key++) {
+		if (bpf_map_lookup_elem(fd, &key, values)) {
+			cf_err("cannot read %s: %s", CF_STATS_PIN,
+			       strerror(errno));
+			goto out_free;
+		}
+		for (sum = 0, cpu = 0; cpu < ncpus; cpu++)
+			sum += values[cpu];
+		printf("%s: %llu\n", names[key], (unsigned long long)sum);
+	}
+	ret = CF_OK;
+
+out_free:
+	free(values);
+out_close:
+	close(fd);
+	return ret;
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef CFCTL_XDP_H
+#define CFCTL_XDP_H
+
+#include <stdbool.h>
+
+/* Where cfctl pins the counter map every attached interface shares. */
+#define CF_PIN_DIR	"/sys/fs/bpf/cfilter"
+#define CF_STATS_PIN	CF_PIN_DIR "/stats"
+
+enum cf_xdp_mode {
+	CF_XDP_AUTO,		/* the kernel's choice: native if the driver can */
+	CF_XDP_NATIVE,
+	CF_XDP_GENERIC,
+};
+
+/* These print what went wrong and return an enum cf_exit status. */
+int xdp_attach(const char *ifname, enum cf_xdp_mode mode, bool verbose);
+int xdp_detach(const char *ifname, bool verbose);
+int xdp_stats(void);
+
+#endif /* CFCTL_XDP_H */
