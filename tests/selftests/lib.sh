@@ -1,0 +1,247 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared helpers of cfilter's shell selftests: TAP output, command checks,
+# a network namespace joined to the root namespace by a veth pair, and
+# module reloading. POSIX sh: the guest runs busybox ash.
+#
+# A test sources this file, runs tap_begin, calls expect/check for each case
+# and ends with tap_end. Tests must not depend on each other: each clears
+# the filter first, and removes whatever it created in an EXIT trap.
+
+: "${CFILTER_KO:=/lib/modules/cfilter.ko}"
+: "${CFCTL:=cfctl}"
+# The real iproute2 (busybox ip has no netns and no veth) and bpftool, by
+# absolute path: busybox sh may prefer its own applets to $PATH.
+: "${IP:=/usr/sbin/ip}"
+: "${BPFTOOL:=/usr/sbin/bpftool}"
+
+NS=cfns
+VETH=cfv0		# root namespace side: 192.0.2.1, 2001:db8::1
+VETH_PEER=cfv1		# in $NS: 192.0.2.2, 2001:db8::2
+HOST4=192.0.2.1
+PEER4=192.0.2.2
+HOST6=2001:db8::1
+PEER6=2001:db8::2
+
+tap_n=0
+tap_failed=0
+tap_tmp=$(mktemp -d) || exit 1
+
+tap_begin()
+{
+	echo "TAP version 13"
+}
+
+# Prints the trailing plan and exits 1 if any case failed.
+tap_end()
+{
+	echo "1..$tap_n"
+	[ "$tap_failed" -eq 0 ] && exit 0
+	exit 1
+}
+
+# Skips the whole test (KSFT_SKIP) before any case ran.
+tap_skip_all()
+{
+	echo "1..0 # SKIP $*"
+	exit 4
+}
+
+diag()
+{
+	echo "# $*"
+}
+
+# Prints FILE's lines as diagnostics, indented under LABEL.
+diag_file()
+{
+	[ -s "$2" ] || return 0
+	diag "$1:"
+	sed 's/^/#   /' "$2"
+}
+
+tap_ok()
+{
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n $1"
+}
+
+tap_not_ok()
+{
+	tap_n=$((tap_n + 1))
+	tap_failed=$((tap_failed + 1))
+	echo "not ok $tap_n $1"
+}
+
+tap_skip()
+{
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n $1 # SKIP $2"
+}
+
+# run CMD...: runs CMD with stdout in $tap_tmp/out, stderr in $tap_tmp/err,
+# and its exit status in $rc.
+run()
+{
+	"$@" >"$tap_tmp/out" 2>"$tap_tmp/err"
+	rc=$?
+}
+
+# expect NAME STATUS [-o TEXT] [-O TEXT] [-e TEXT] -- CMD...
+# One test case: CMD exits with STATUS (a number, or "nonzero"), its stdout
+# contains (-o) or lacks (-O) TEXT, its stderr contains TEXT (-e). TEXT is a
+# fixed string matched without regard to case.
+expect()
+{
+	_name=$1 _want=$2
+	_out='' _noout='' _err=''
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		case $1 in
+		-o) _out=$2 ;;
+		-O) _noout=$2 ;;
+		-e) _err=$2 ;;
+		*) echo "lib.sh: expect: unknown option '$1'" >&2; exit 2 ;;
+		esac
+		shift 2
+	done
+	shift
+	run "$@"
+	_why=
+	case $_want in
+	nonzero) [ "$rc" -ne 0 ] || _why="exit status 0, expected non-zero" ;;
+	*) [ "$rc" = "$_want" ] || _why="exit status $rc, expected $_want" ;;
+	esac
+	if [ -n "$_out" ] && ! grep -qiF -- "$_out" "$tap_tmp/out"; then
+		_why="${_why:+$_why; }stdout lacks '$_out'"
+	fi
+	if [ -n "$_noout" ] && grep -qiF -- "$_noout" "$tap_tmp/out"; then
+		_why="${_why:+$_why; }stdout has '$_noout'"
+	fi
+	if [ -n "$_err" ] && ! grep -qiF -- "$_err" "$tap_tmp/err"; then
+		_why="${_why:+$_why; }stderr lacks '$_err'"
+	fi
+	if [ -z "$_why" ]; then
+		tap_ok "$_name"
+		return 0
+	fi
+	tap_not_ok "$_name"
+	diag "command: $*"
+	diag "$_why"
+	diag_file stdout "$tap_tmp/out"
+	diag_file stderr "$tap_tmp/err"
+	return 1
+}
+
+# check NAME CMD...: one test case that passes if CMD succeeds.
+check()
+{
+	_cname=$1
+	shift
+	expect "$_cname" 0 -- "$@"
+}
+
+# The first number on the line of `cfctl stats` that names COUNTER
+# (passed, dropped or unparsed); empty if there is none.
+stat_value()
+{
+	"$CFCTL" stats 2>/dev/null | grep -i "$1" | head -n 1 |
+		sed -n 's/^[^0-9]*\([0-9][0-9]*\).*/\1/p'
+}
+
+# One echo request from $NS to ADDR, waiting at most a second for the reply.
+ping_from_ns()
+{
+	"$IP" netns exec "$NS" ping -c 1 -W 1 "$1"
+}
+
+# Like ping_from_ns, but tries up to three times: the first echo of a fresh
+# link may be lost while the neighbour is being resolved.
+ping_from_ns_retry()
+{
+	ping_from_ns "$1" || ping_from_ns "$1" || ping_from_ns "$1"
+}
+
+# Namespace $NS joined to the root namespace by $VETH <-> $VETH_PEER, with
+# documentation addresses on both ends (no duplicate address detection, so
+# IPv6 works at once).
+veth_setup()
+{
+	veth_cleanup
+	"$IP" netns add "$NS" &&
+	"$IP" link add "$VETH" type veth peer name "$VETH_PEER" netns "$NS" &&
+	"$IP" addr add "$HOST4/24" dev "$VETH" &&
+	"$IP" addr add "$HOST6/64" dev "$VETH" nodad &&
+	"$IP" link set "$VETH" up &&
+	"$IP" -n "$NS" addr add "$PEER4/24" dev "$VETH_PEER" &&
+	"$IP" -n "$NS" addr add "$PEER6/64" dev "$VETH_PEER" nodad &&
+	"$IP" -n "$NS" link set "$VETH_PEER" up &&
+	"$IP" -n "$NS" link set lo up
+}
+
+# Deleting the root side removes both ends at once (and any XDP program on
+# it); deleting the namespace alone would free the pair asynchronously.
+veth_cleanup()
+{
+	"$IP" link del "$VETH" 2>/dev/null
+	"$IP" netns del "$NS" 2>/dev/null
+	return 0
+}
+
+# Is IFACE's XDP program attached in MODE (xdp: native, xdpgeneric)? ip
+# names the mode in the link's first line, after the MTU.
+xdp_mode_is()
+{
+	"$IP" link show dev "$1" | head -n 1 | grep -q " $2 "
+}
+
+has_xdp()
+{
+	"$IP" link show dev "$1" | grep -q "prog/xdp"
+}
+
+module_loaded()
+{
+	[ -d /sys/module/cfilter ]
+}
+
+# Waits up to about five seconds for the module's reference count to drop to
+# zero: a program that was just detached is freed from an RCU callback.
+wait_module_unused()
+{
+	_tries=0
+	until [ "$(cat /sys/module/cfilter/refcnt 2>/dev/null)" = 0 ]; do
+		_tries=$((_tries + 1))
+		[ "$_tries" -ge 25 ] && return 1
+		sleep 0.2
+	done
+}
+
+# rmmod cfilter, retrying for about five seconds: right after the last
+# program using the kfunc goes, the module stays referenced until an RCU
+# callback frees the program (EAGAIN meanwhile).
+unload_module()
+{
+	_tries=0
+	until rmmod cfilter 2>"$tap_tmp/rmmod.err"; do
+		_tries=$((_tries + 1))
+		if [ "$_tries" -ge 25 ]; then
+			cat "$tap_tmp/rmmod.err" >&2
+			return 1
+		fi
+		sleep 0.2
+	done
+}
+
+load_module()
+{
+	module_loaded || insmod "$CFILTER_KO"
+}
+
+# For EXIT traps: leave the module loaded and nothing behind.
+lib_cleanup()
+{
+	veth_cleanup
+	load_module 2>/dev/null
+	rm -rf "$tap_tmp"
+}

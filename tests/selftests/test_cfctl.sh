@@ -1,0 +1,129 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# cfctl's command-line contract: exit status 0 success (test: blocked),
+# 1 not blocked (test, del), 2 usage error or malformed input (stderr names
+# the bad input), 3 system error (stderr says what to do). Message wording
+# belongs to cfctl: only the bad input or the remedy's keyword is checked.
+
+. "$(dirname "$0")/lib.sh"
+trap lib_cleanup EXIT
+
+# The first number on the `cfctl info` line for FIELD.
+info_value()
+{
+	"$CFCTL" info 2>/dev/null | sed -n "s/^$1: *\([0-9][0-9]*\)$/\1/p"
+}
+
+tap_begin
+load_module || tap_skip_all "cannot load $CFILTER_KO"
+check "setup: cfctl clear" "$CFCTL" clear
+
+# Usage.
+expect "--help exits 0" 0 -o usage -- "$CFCTL" --help
+expect "no command: exit 2" 2 -- "$CFCTL"
+expect "unknown command: exit 2, named" 2 -e frobnicate -- \
+	"$CFCTL" frobnicate
+expect "unknown option: exit 2, named" 2 -e --frobnicate -- \
+	"$CFCTL" --frobnicate
+expect "unknown option of a command: exit 2, named" 2 -e --frobnicate -- \
+	"$CFCTL" add --frobnicate 192.0.2.5
+for verb in add del test clear info stats attach detach; do
+	expect "$verb --help exits 0" 0 -o "cfctl $verb" -- \
+		"$CFCTL" "$verb" --help
+done
+for verb in add del test attach detach; do
+	expect "$verb without its argument: exit 2" 2 -- "$CFCTL" "$verb"
+done
+expect "add with two addresses: exit 2, extra named" 2 -e 192.0.2.6 -- \
+	"$CFCTL" add 192.0.2.5 192.0.2.6
+expect "clear with an argument: exit 2" 2 -e 192.0.2.5 -- \
+	"$CFCTL" clear 192.0.2.5
+
+# Malformed addresses: refused before the filter is touched.
+for bad in 1.2.3 1.2.3.256 1.2.3.4.5 ::g 2001:db8::1::2 a.b.c.d \
+	" 192.0.2.5" "192.0.2.5 " 192.0.2.0/24 2001:db8::/64; do
+	expect "add '$bad': exit 2, named" 2 -e "$bad" -- "$CFCTL" add "$bad"
+done
+expect "add '': exit 2" 2 -- "$CFCTL" add ""
+for verb in del test; do
+	for bad in 1.2.3.256 ::g ""; do
+		expect "$verb '$bad': exit 2" 2 -e "$bad" -- \
+			"$CFCTL" "$verb" "$bad"
+	done
+done
+expect "malformed adds stored nothing" 0 -- test "$(info_value count)" = 0
+
+# IPv4 round trip.
+expect "add 192.0.2.5" 0 -- "$CFCTL" add 192.0.2.5
+expect "test 192.0.2.5: exit 0, blocked" 0 -o blocked -O "not blocked" -- \
+	"$CFCTL" test 192.0.2.5
+expect "add 192.0.2.5 again: exit 0" 0 -- "$CFCTL" add 192.0.2.5
+expect "test ::ffff:192.0.2.5: exit 1, another key" 1 -o "not blocked" -- \
+	"$CFCTL" test ::ffff:192.0.2.5
+expect "del 192.0.2.5" 0 -- "$CFCTL" del 192.0.2.5
+expect "test 192.0.2.5 after del: exit 1, not blocked" 1 \
+	-o "not blocked" -- "$CFCTL" test 192.0.2.5
+expect "del 192.0.2.5 again: exit 1" 1 -- "$CFCTL" del 192.0.2.5
+
+# IPv6 round trip; any spelling of an address is the same key.
+expect "add 2001:db8::5" 0 -- "$CFCTL" add 2001:db8::5
+expect "test 2001:DB8:0:0::5: exit 0, blocked" 0 -o blocked \
+	-O "not blocked" -- "$CFCTL" test 2001:DB8:0:0::5
+expect "del 2001:db8:0:0:0:0:0:5" 0 -- "$CFCTL" del 2001:db8:0:0:0:0:0:5
+expect "test 2001:db8::5 after del: exit 1" 1 -o "not blocked" -- \
+	"$CFCTL" test 2001:db8::5
+
+# clear and info.
+"$CFCTL" add 192.0.2.7 >/dev/null && "$CFCTL" add 2001:db8::7 >/dev/null
+expect "info: exit 0" 0 -o capacity -- "$CFCTL" info
+expect "info counts 2 keys" 0 -- test "$(info_value count)" = 2
+expect "clear: exit 0" 0 -- "$CFCTL" clear
+expect "info counts 0 keys after clear" 0 -- test "$(info_value count)" = 0
+expect "test 192.0.2.7 after clear: exit 1" 1 -- "$CFCTL" test 192.0.2.7
+
+# stats, attach, detach.
+rm -rf /sys/fs/bpf/cfilter
+expect "stats before any attach: exit 3, says attach" 3 -e attach -- \
+	"$CFCTL" stats
+veth_setup || diag "veth setup failed"
+expect "attach to unknown interface: exit 2, named" 2 -e nosuchif0 -- \
+	"$CFCTL" attach nosuchif0
+expect "attach --mode bogus: exit 2, named" 2 -e bogus -- \
+	"$CFCTL" attach "$VETH" --mode bogus
+expect "attach --mode without a mode: exit 2" 2 -- \
+	"$CFCTL" attach "$VETH" --mode
+expect "detach with nothing attached: exit 3" 3 -e "$VETH" -- \
+	"$CFCTL" detach "$VETH"
+expect "detach from unknown interface: exit 2, named" 2 -e nosuchif0 -- \
+	"$CFCTL" detach nosuchif0
+expect "attach $VETH: exit 0" 0 -- "$CFCTL" attach "$VETH" --mode generic
+expect "attach twice: exit 3, says detach" 3 -e detach -- \
+	"$CFCTL" attach "$VETH" --mode generic
+expect "stats: exit 0" 0 -o dropped -- "$CFCTL" stats
+for counter in passed dropped unparsed; do
+	expect "stats: $counter is a number" 0 -- \
+		test -n "$(stat_value $counter)"
+done
+expect "detach $VETH: exit 0" 0 -- "$CFCTL" detach "$VETH"
+expect "detach again: exit 3" 3 -- "$CFCTL" detach "$VETH"
+veth_cleanup
+
+# Module not loaded: every filter command says to load it.
+if unload_module; then
+	for cmd in "add 192.0.2.5" "del 192.0.2.5" "test 192.0.2.5" clear info; do
+		# shellcheck disable=SC2086 # split the command into words
+		expect "$cmd without the module: exit 3, says module" 3 \
+			-e module -- "$CFCTL" $cmd
+	done
+	veth_setup || diag "veth setup failed"
+	expect "attach without the module: exit 3, says module" 3 -e module -- \
+		"$CFCTL" attach "$VETH"
+	veth_cleanup
+	expect "reload the module" 0 -- insmod "$CFILTER_KO"
+	expect "info after reload: exit 0" 0 -- "$CFCTL" info
+else
+	tap_skip "commands without the module" "cannot rmmod cfilter"
+fi
+
+tap_end

@@ -1,0 +1,549 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The /dev/cfilter ioctl contract (include/uapi/linux/cfilter.h): every
+ * command's result and exact errno, argument validation, privileges and the
+ * device node itself. Needs cfilter.ko loaded; every test starts from an
+ * empty filter.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <linux/cfilter.h>
+
+#include "kselftest_harness.h"
+
+#define MISC_MAJOR_NR	10U
+#define NOBODY		65534
+
+static struct cfilter_key_req src4(const char *addr)
+{
+	struct cfilter_key_req req;
+
+	memset(&req, 0, sizeof(req));
+	req.key.type = CFILTER_KEY_SRC4;
+	req.key.prefix_len = 32;
+	if (inet_pton(AF_INET, addr, req.key.saddr) != 1)
+		abort();
+	return req;
+}
+
+static struct cfilter_key_req src6(const char *addr)
+{
+	struct cfilter_key_req req;
+
+	memset(&req, 0, sizeof(req));
+	req.key.type = CFILTER_KEY_SRC6;
+	req.key.prefix_len = 128;
+	if (inet_pton(AF_INET6, addr, req.key.saddr) != 1)
+		abort();
+	return req;
+}
+
+/* Returns 0 or the errno of the failed ioctl, so tests can compare exactly. */
+static int cf_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? errno : 0;
+}
+
+static int cf_info(int fd, struct cfilter_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	return cf_ioctl(fd, CFILTER_IOC_INFO, info);
+}
+
+/* The number of keys stored, or -1 if INFO fails. */
+static long long cf_count(int fd)
+{
+	struct cfilter_info info;
+
+	if (cf_info(fd, &info))
+		return -1;
+	return info.count;
+}
+
+static unsigned long read_param(const char *name)
+{
+	char path[128], buf[32];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/module/cfilter/parameters/%s", name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return strtoul(buf, NULL, 0);
+}
+
+FIXTURE(cf) {
+	int fd;
+};
+
+FIXTURE_SETUP(cf)
+{
+	self->fd = open(CFILTER_DEVICE, O_RDWR);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s (is cfilter.ko loaded?)",
+				      CFILTER_DEVICE, strerror(errno));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
+}
+
+FIXTURE_TEARDOWN(cf)
+{
+	if (self->fd >= 0) {
+		ioctl(self->fd, CFILTER_IOC_CLEAR);
+		close(self->fd);
+	}
+}
+
+TEST_F(cf, src4_add_test_del_round_trip)
+{
+	struct cfilter_key_req req = src4("192.0.2.1");
+
+	ASSERT_EQ(ENOENT, cf_ioctl(self->fd, CFILTER_IOC_TEST, &req));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_TEST, &req));
+	ASSERT_EQ(1, cf_count(self->fd));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_DEL, &req));
+	ASSERT_EQ(ENOENT, cf_ioctl(self->fd, CFILTER_IOC_TEST, &req));
+	ASSERT_EQ(0, cf_count(self->fd));
+}
+
+TEST_F(cf, src6_add_test_del_round_trip)
+{
+	struct cfilter_key_req req = src6("2001:db8::1");
+
+	ASSERT_EQ(ENOENT, cf_ioctl(self->fd, CFILTER_IOC_TEST, &req));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_TEST, &req));
+	ASSERT_EQ(1, cf_count(self->fd));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_DEL, &req));
+	ASSERT_EQ(ENOENT, cf_ioctl(self->fd, CFILTER_IOC_TEST, &req));
+	ASSERT_EQ(0, cf_count(self->fd));
+}
+
+/* The type is part of the key: 192.0.2.1 is not the IPv6 key c000:201::. */
+TEST_F(cf, key_type_is_part_of_the_key)
+{
+	struct cfilter_key_req v4 = src4("192.0.2.1");
+	struct cfilter_key_req v6 = src6("c000:201::");
+
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &v4));
+	ASSERT_EQ(ENOENT, cf_ioctl(self->fd, CFILTER_IOC_TEST, &v6));
+	ASSERT_EQ(ENOENT, cf_ioctl(self->fd, CFILTER_IOC_DEL, &v6));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_TEST, &v4));
+}
+
+TEST_F(cf, add_twice_is_eexist)
+{
+	struct cfilter_key_req v4 = src4("198.51.100.7");
+	struct cfilter_key_req v6 = src6("2001:db8::7");
+
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &v4));
+	ASSERT_EQ(EEXIST, cf_ioctl(self->fd, CFILTER_IOC_ADD, &v4));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &v6));
+	ASSERT_EQ(EEXIST, cf_ioctl(self->fd, CFILTER_IOC_ADD, &v6));
+	ASSERT_EQ(2, cf_count(self->fd));
+}
+
+TEST_F(cf, del_absent_is_enoent)
+{
+	struct cfilter_key_req req = src4("203.0.113.9");
+
+	ASSERT_EQ(ENOENT, cf_ioctl(self->fd, CFILTER_IOC_DEL, &req));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_DEL, &req));
+	ASSERT_EQ(ENOENT, cf_ioctl(self->fd, CFILTER_IOC_DEL, &req));
+}
+
+TEST_F(cf, test_absent_is_enoent)
+{
+	struct cfilter_key_req v4 = src4("203.0.113.10");
+	struct cfilter_key_req v6 = src6("2001:db8::10");
+
+	ASSERT_EQ(ENOENT, cf_ioctl(self->fd, CFILTER_IOC_TEST, &v4));
+	ASSERT_EQ(ENOENT, cf_ioctl(self->fd, CFILTER_IOC_TEST, &v6));
+}
+
+TEST_F(cf, clear_removes_every_key)
+{
+	struct cfilter_key_req req;
+	char addr[32];
+	int i;
+
+	for (i = 1; i <= 50; i++) {
+		snprintf(addr, sizeof(addr), "198.51.100.%d", i);
+		req = src4(addr);
+		ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req));
+	}
+	ASSERT_EQ(50, cf_count(self->fd));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
+	ASSERT_EQ(0, cf_count(self->fd));
+	for (i = 1; i <= 50; i++) {
+		snprintf(addr, sizeof(addr), "198.51.100.%d", i);
+		req = src4(addr);
+		ASSERT_EQ(ENOENT, cf_ioctl(self->fd, CFILTER_IOC_TEST, &req))
+			TH_LOG("%s still present after CLEAR", addr);
+	}
+}
+
+TEST_F(cf, info_reports_geometry_and_count)
+{
+	struct cfilter_key_req req;
+	struct cfilter_info info;
+	char addr[32];
+	int i;
+
+	for (i = 1; i <= 3; i++) {
+		snprintf(addr, sizeof(addr), "2001:db8::%d", i);
+		req = src6(addr);
+		ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req));
+	}
+	ASSERT_EQ(0, cf_info(self->fd, &info));
+	EXPECT_EQ(sizeof(info), info.size);
+	EXPECT_EQ(0U, info.flags);
+	EXPECT_EQ(3ULL, info.count);
+	EXPECT_EQ(4U, info.slots_per_bucket);
+	EXPECT_EQ(info.buckets * info.slots_per_bucket, info.capacity);
+	ASSERT_NE(0ULL, info.buckets);
+	EXPECT_EQ(0ULL, info.buckets & (info.buckets - 1))
+		TH_LOG("buckets %llu is not a power of two",
+		       (unsigned long long)info.buckets);
+	EXPECT_EQ(read_param("fp_bits"), info.fp_bits);
+	/* The module sizes the table so that capacity= keys fit at 95% load. */
+	EXPECT_LE(read_param("capacity") * 100, info.capacity * 95);
+	EXPECT_EQ(info.count * 1000000 / info.capacity, info.load_ppm);
+	EXPECT_GE(info.memory_bytes, info.capacity * info.fp_bits / 8);
+	EXPECT_EQ(0ULL, info.insert_failures);
+	EXPECT_LT(0U, info.max_kicks);
+	for (i = 0; i < 6; i++)
+		EXPECT_EQ(0ULL, info.reserved[i]);
+}
+
+TEST_F(cf, info_count_follows_add_del)
+{
+	struct cfilter_key_req a = src4("192.0.2.20");
+	struct cfilter_key_req b = src6("2001:db8::20");
+
+	ASSERT_EQ(0, cf_count(self->fd));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &a));
+	ASSERT_EQ(1, cf_count(self->fd));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &b));
+	ASSERT_EQ(2, cf_count(self->fd));
+	ASSERT_EQ(EEXIST, cf_ioctl(self->fd, CFILTER_IOC_ADD, &b));
+	ASSERT_EQ(2, cf_count(self->fd));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_DEL, &a));
+	ASSERT_EQ(1, cf_count(self->fd));
+}
+
+/* A newer caller may pass a larger struct: the kernel fills only its own. */
+TEST_F(cf, info_larger_size_fills_known_part)
+{
+	unsigned char buf[sizeof(struct cfilter_info) + 16];
+	struct cfilter_info *info = (struct cfilter_info *)buf;
+	size_t i;
+
+	memset(buf, 0xa5, sizeof(buf));
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(buf);
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_INFO, info));
+	EXPECT_EQ(sizeof(*info), info->size);
+	EXPECT_NE(0ULL, info->capacity);
+	for (i = sizeof(*info); i < sizeof(buf); i++)
+		ASSERT_EQ(0xa5, buf[i]) TH_LOG("byte %zu overwritten", i);
+}
+
+TEST_F(cf, info_flags_nonzero_is_einval)
+{
+	struct cfilter_info info;
+
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	info.flags = 1;
+	ASSERT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_INFO, &info));
+	info.flags = 0x80000000;
+	ASSERT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_INFO, &info));
+}
+
+TEST_F(cf, info_size_too_small_is_einval)
+{
+	struct cfilter_info info;
+
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info) - 1;
+	ASSERT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_INFO, &info));
+	info.size = 8;
+	ASSERT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_INFO, &info));
+	info.size = 0;
+	ASSERT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_INFO, &info));
+}
+
+TEST_F(cf, unknown_ioctl_is_enotty)
+{
+	struct cfilter_key_req req = src4("192.0.2.1");
+
+	/* Unused number in cfilter's range, CIFS's number, other magic. */
+	EXPECT_EQ(ENOTTY, cf_ioctl(self->fd, _IO(CFILTER_IOC_MAGIC, 0x5f), NULL));
+	EXPECT_EQ(ENOTTY, cf_ioctl(self->fd, _IO(CFILTER_IOC_MAGIC, 0x02), NULL));
+	EXPECT_EQ(ENOTTY, cf_ioctl(self->fd, _IOW('X', 0x40,
+						  struct cfilter_key_req), &req));
+	/* Right number, wrong direction or size: a different command. */
+	EXPECT_EQ(ENOTTY, cf_ioctl(self->fd, _IOR(CFILTER_IOC_MAGIC, 0x40,
+						  struct cfilter_key_req), &req));
+	EXPECT_EQ(ENOTTY, cf_ioctl(self->fd, _IOW(CFILTER_IOC_MAGIC, 0x40,
+						  struct cfilter_key), &req));
+	EXPECT_EQ(0, cf_count(self->fd));
+}
+
+/*
+ * Each bad request must fail with EINVAL for ADD, DEL and TEST alike, and
+ * leave the filter untouched.
+ */
+static void expect_einval(struct __test_metadata *_metadata, int fd,
+			  const struct cfilter_key_req *bad, const char *what)
+{
+	static const unsigned long cmds[] = {
+		CFILTER_IOC_ADD, CFILTER_IOC_TEST, CFILTER_IOC_DEL,
+	};
+	static const char * const names[] = { "ADD", "TEST", "DEL" };
+	struct cfilter_key_req req;
+	size_t i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		req = *bad;
+		EXPECT_EQ(EINVAL, cf_ioctl(fd, cmds[i], &req))
+			TH_LOG("%s with %s", names[i], what);
+	}
+	EXPECT_EQ(1, cf_count(fd)) TH_LOG("count changed after %s", what);
+}
+
+FIXTURE(bad) {
+	int fd;
+	struct cfilter_key_req v4;
+	struct cfilter_key_req v6;
+};
+
+/* One valid key is present, so that a bad DEL could remove something. */
+FIXTURE_SETUP(bad)
+{
+	self->fd = open(CFILTER_DEVICE, O_RDWR);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s (is cfilter.ko loaded?)",
+				      CFILTER_DEVICE, strerror(errno));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
+	self->v4 = src4("192.0.2.1");
+	self->v6 = src6("2001:db8::1");
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &self->v4));
+}
+
+FIXTURE_TEARDOWN(bad)
+{
+	if (self->fd >= 0) {
+		ioctl(self->fd, CFILTER_IOC_CLEAR);
+		close(self->fd);
+	}
+}
+
+TEST_F(bad, key_type_none_and_unknown)
+{
+	struct cfilter_key_req req = self->v4;
+
+	req.key.type = CFILTER_KEY_NONE;
+	expect_einval(_metadata, self->fd, &req, "type 0");
+	req.key.type = __CFILTER_KEY_MAX;
+	expect_einval(_metadata, self->fd, &req, "first unused type");
+	req.key.type = 99;
+	expect_einval(_metadata, self->fd, &req, "type 99");
+}
+
+TEST_F(bad, prefix_len_not_full_length)
+{
+	struct cfilter_key_req req = self->v4;
+
+	req.key.prefix_len = 24;
+	expect_einval(_metadata, self->fd, &req, "SRC4 prefix_len 24");
+	req.key.prefix_len = 0;
+	expect_einval(_metadata, self->fd, &req, "SRC4 prefix_len 0");
+	req.key.prefix_len = 128;
+	expect_einval(_metadata, self->fd, &req, "SRC4 prefix_len 128");
+	req = self->v6;
+	req.key.prefix_len = 64;
+	expect_einval(_metadata, self->fd, &req, "SRC6 prefix_len 64");
+	req.key.prefix_len = 32;
+	expect_einval(_metadata, self->fd, &req, "SRC6 prefix_len 32");
+}
+
+TEST_F(bad, src4_saddr_tail_nonzero)
+{
+	struct cfilter_key_req req;
+	int i;
+
+	for (i = 4; i < 16; i++) {
+		req = self->v4;
+		req.key.saddr[i] = 1;
+		expect_einval(_metadata, self->fd, &req, "SRC4 saddr[4..15] != 0");
+	}
+}
+
+TEST_F(bad, key_pad_nonzero)
+{
+	struct cfilter_key_req req = self->v4;
+
+	req.key.pad = 1;
+	expect_einval(_metadata, self->fd, &req, "key.pad != 0");
+	req = self->v6;
+	req.key.pad = 0x80;
+	expect_einval(_metadata, self->fd, &req, "SRC6 key.pad != 0");
+}
+
+TEST_F(bad, key_proto_nonzero)
+{
+	struct cfilter_key_req req = self->v4;
+
+	req.key.proto = IPPROTO_TCP;
+	expect_einval(_metadata, self->fd, &req, "key.proto != 0");
+}
+
+TEST_F(bad, key_ports_nonzero)
+{
+	struct cfilter_key_req req = self->v4;
+
+	req.key.sport = htons(80);
+	expect_einval(_metadata, self->fd, &req, "key.sport != 0");
+	req = self->v6;
+	req.key.dport = htons(443);
+	expect_einval(_metadata, self->fd, &req, "key.dport != 0");
+}
+
+TEST_F(bad, key_daddr_nonzero)
+{
+	struct cfilter_key_req req = self->v4;
+
+	req.key.daddr[0] = 192;
+	expect_einval(_metadata, self->fd, &req, "SRC4 daddr[0] != 0");
+	req = self->v6;
+	req.key.daddr[15] = 1;
+	expect_einval(_metadata, self->fd, &req, "SRC6 daddr[15] != 0");
+}
+
+TEST_F(bad, req_flags_nonzero)
+{
+	struct cfilter_key_req req = self->v4;
+
+	req.flags = 1;
+	expect_einval(_metadata, self->fd, &req, "req.flags 1");
+	req.flags = 0x80000000;
+	expect_einval(_metadata, self->fd, &req, "req.flags 0x80000000");
+}
+
+TEST_F(bad, req_pad_nonzero)
+{
+	struct cfilter_key_req req = self->v4;
+
+	req.pad = 1;
+	expect_einval(_metadata, self->fd, &req, "req.pad != 0");
+}
+
+TEST_F(bad, bad_user_pointer_is_efault)
+{
+	static void * const ptrs[] = { NULL, (void *)1 };
+	size_t i;
+
+	for (i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++) {
+		EXPECT_EQ(EFAULT, cf_ioctl(self->fd, CFILTER_IOC_ADD, ptrs[i]));
+		EXPECT_EQ(EFAULT, cf_ioctl(self->fd, CFILTER_IOC_DEL, ptrs[i]));
+		EXPECT_EQ(EFAULT, cf_ioctl(self->fd, CFILTER_IOC_TEST, ptrs[i]));
+		EXPECT_EQ(EFAULT, cf_ioctl(self->fd, CFILTER_IOC_INFO, ptrs[i]));
+	}
+	EXPECT_EQ(1, cf_count(self->fd));
+}
+
+/* What an unprivileged caller saw: 0 or errno per operation. */
+struct unpriv_result {
+	int add, del, clear, test, info, open;
+	int setup;
+};
+
+static void unpriv_child(int fd, int pipe_fd, struct cfilter_key_req *present)
+{
+	struct cfilter_key_req absent = src4("192.0.2.99");
+	struct unpriv_result r = { 0 };
+	struct cfilter_info info;
+	int fd2;
+
+	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+	    setresuid(NOBODY, NOBODY, NOBODY))
+		r.setup = errno;
+	r.add = cf_ioctl(fd, CFILTER_IOC_ADD, &absent);
+	r.del = cf_ioctl(fd, CFILTER_IOC_DEL, present);
+	r.clear = cf_ioctl(fd, CFILTER_IOC_CLEAR, NULL);
+	r.test = cf_ioctl(fd, CFILTER_IOC_TEST, present);
+	r.info = cf_info(fd, &info);
+	fd2 = open(CFILTER_DEVICE, O_RDWR);
+	r.open = fd2 < 0 ? errno : 0;
+	if (write(pipe_fd, &r, sizeof(r)) != sizeof(r))
+		_exit(1);
+	_exit(0);
+}
+
+/*
+ * A process that drops root loses CAP_NET_ADMIN: it may still read through a
+ * descriptor it was handed, but not change the filter, and it cannot open the
+ * 0600 device itself.
+ */
+TEST_F(bad, unprivileged_reads_but_cannot_write)
+{
+	struct unpriv_result r;
+	int pipefd[2], status;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		close(pipefd[0]);
+		unpriv_child(self->fd, pipefd[1], &self->v4);
+	}
+	close(pipefd[1]);
+	ASSERT_EQ((ssize_t)sizeof(r), read(pipefd[0], &r, sizeof(r)));
+	close(pipefd[0]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, r.setup) TH_LOG("dropping to uid %d: %s", NOBODY,
+				     strerror(r.setup));
+	EXPECT_EQ(EPERM, r.add);
+	EXPECT_EQ(EPERM, r.del);
+	EXPECT_EQ(EPERM, r.clear);
+	EXPECT_EQ(0, r.test);
+	EXPECT_EQ(0, r.info);
+	EXPECT_EQ(EACCES, r.open);
+	EXPECT_EQ(1, cf_count(self->fd));
+	EXPECT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_TEST, &self->v4));
+}
+
+TEST(device_node_is_char_0600)
+{
+	struct stat st;
+
+	ASSERT_EQ(0, stat(CFILTER_DEVICE, &st)) TH_LOG("stat %s: %s",
+						       CFILTER_DEVICE,
+						       strerror(errno));
+	EXPECT_TRUE(S_ISCHR(st.st_mode));
+	EXPECT_EQ(0600U, st.st_mode & 07777);
+	EXPECT_EQ(MISC_MAJOR_NR, major(st.st_rdev));
+	EXPECT_EQ(0U, st.st_uid);
+}
+
+TEST_HARNESS_MAIN
