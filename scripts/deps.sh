@@ -1,0 +1,60 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install the Debian 12 packages cfilter needs to build and test (make deps).
+# Idempotent: when everything is installed, apt is not run at all.
+#
+# python3 runs the kernel's bpf_doc.py while kernel.sh builds resolve_btfids.
+# linux-image-amd64 is deliberately absent: it pulls initramfs-tools and udev
+# and upgrades systemd. scripts/kernel.sh downloads and unpacks the guest
+# kernel image into .cache instead.
+
+set -eu
+
+PACKAGES="
+	binutils
+	bpftool
+	busybox-static
+	clang
+	coreutils
+	cpio
+	dash
+	dwarves
+	gcc
+	iproute2
+	iputils-ping
+	libbpf-dev
+	libc6-dev
+	libelf-dev
+	linux-headers-amd64
+	linux-source-6.1
+	llvm
+	make
+	perl
+	python3
+	qemu-system-x86
+	xz-utils
+	zlib1g-dev
+"
+
+missing=
+for pkg in $PACKAGES; do
+	status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
+	[ "$status" = installed ] || missing="$missing $pkg"
+done
+
+if [ -z "$missing" ]; then
+	echo "deps: all packages already installed"
+	exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: missing packages:$missing; run 'make deps' as root" >&2
+	exit 1
+fi
+
+echo "deps: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+# shellcheck disable=SC2086 # word splitting of the package list is intended
+apt-get install -y -q --no-install-recommends $missing

@@ -1,0 +1,283 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run a shell script as root inside a qemu guest booting Debian's kernel,
+# with cfilter.ko loaded (make vm-run SCRIPT=path/to/script.sh).
+#
+# Usage: scripts/vm-run.sh SCRIPT
+#
+# Environment (paths relative to the current directory):
+#   CFILTER_KO     module to load         (default: <root>/cfilter.ko)
+#   CFCTL          /usr/bin/cfctl         (default: <root>/user/cfctl)
+#   SELFTESTS_DIR  /opt/cfilter/selftests (default: <root>/tests/selftests)
+#   VM_TIMEOUT     seconds before qemu is killed (default: 600)
+#   VM_SMP, VM_MEM guest CPUs and memory  (default: 2, 1024M)
+#   VM_MODULES     kernel modules loaded before cfilter.ko (default: veth)
+#   VM_KERNEL      kernel image to boot   (default: GUEST_VMLINUX, the
+#                  decompressed ELF; GUEST_VMLINUZ also works, 5 s slower)
+#   VM_APPEND      extra kernel command line arguments
+# The guest kernel comes from .cache/kernel.mk (made by scripts/kernel.sh,
+# run here when missing).
+#
+# The guest console is streamed to stdout and saved under .cache/vm-logs/.
+#
+# Exit status: the script's own status; 2 when an input is missing or bad;
+# 125 when the guest did not report a status (timeout, kernel panic, qemu
+# failure); 130 when interrupted.
+
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=$ROOT/.cache
+LOG_DIR=$CACHE/vm-logs
+LOGS_KEPT=20
+MARKER=@@CFILTER-VM-EXIT
+# qboot instead of SeaBIOS saves ~0.5 s of firmware and prints nothing; the
+# pc machine (not microvm) keeps HPET and the ACPI PM timer, without which
+# the guest hangs at boot whenever a busy host spoils TSC calibration
+# against the PIT.
+QBOOT=/usr/share/qemu/qboot.rom
+
+die() {
+	echo "vm-run: $*" >&2
+	exit 2
+}
+
+# Absolute path of an existing file, or an error naming what to do.
+input_file() {
+	local what=$1 path=$2 hint=$3
+
+	[ -f "$path" ] || die "$what not found at $path: $hint"
+	realpath "$path"
+}
+
+is_uint() {
+	[[ $1 =~ ^[0-9]+$ ]] && [ "$1" -gt 0 ]
+}
+
+read_args() {
+	[ $# -eq 1 ] || die "usage: scripts/vm-run.sh SCRIPT (or make vm-run SCRIPT=...)"
+	SCRIPT=$(input_file "script" "$1" "pass an existing shell script")
+	CFILTER_KO=$(input_file "cfilter.ko" "${CFILTER_KO:-$ROOT/cfilter.ko}" "run make")
+	CFCTL=$(input_file "cfctl" "${CFCTL:-$ROOT/user/cfctl}" "run make")
+	SELFTESTS_DIR=${SELFTESTS_DIR:-$ROOT/tests/selftests}
+	[ -d "$SELFTESTS_DIR" ] || die "selftests directory $SELFTESTS_DIR not found: run make"
+	SELFTESTS_DIR=$(realpath "$SELFTESTS_DIR")
+	VM_TIMEOUT=${VM_TIMEOUT:-600}
+	VM_SMP=${VM_SMP:-2}
+	VM_MEM=${VM_MEM:-1024M}
+	VM_MODULES=${VM_MODULES:-veth}
+	VM_APPEND=${VM_APPEND:-}
+	is_uint "$VM_TIMEOUT" || die "VM_TIMEOUT=$VM_TIMEOUT: want a number of seconds > 0"
+	is_uint "$VM_SMP" || die "VM_SMP=$VM_SMP: want a number of CPUs > 0"
+	[[ $VM_MEM =~ ^[0-9]+[MG]?$ ]] || die "VM_MEM=$VM_MEM: want a size such as 1024M or 2G"
+}
+
+kernel_mk_var() {
+	sed -n "s/^$1 := //p" "$CACHE/kernel.mk" 2>/dev/null
+}
+
+read_kernel_mk() {
+	local vmlinux
+
+	vmlinux=$(kernel_mk_var GUEST_VMLINUX)
+	if [ -z "$vmlinux" ] || [ ! -f "$vmlinux" ]; then
+		"$ROOT/scripts/kernel.sh" >&2 || die "scripts/kernel.sh failed"
+	fi
+	GUEST_VMLINUX=$(kernel_mk_var GUEST_VMLINUX)
+	GUEST_MODULES=$(kernel_mk_var GUEST_MODULES)
+	VM_KERNEL=${VM_KERNEL:-$GUEST_VMLINUX}
+	[ -f "$VM_KERNEL" ] || die "kernel image $VM_KERNEL not found: run scripts/kernel.sh"
+	[ -f "$QBOOT" ] || die "$QBOOT not found: run make deps"
+	[ -f "$GUEST_MODULES/modules.order" ] ||
+		die "$GUEST_MODULES/modules.order not found: remove .cache and run scripts/kernel.sh"
+}
+
+# Copy the shared libraries of the dynamic ELF files given (and the dynamic
+# loader) to the same paths in the image; static files have none.
+copy_libs() {
+	local lib
+
+	for lib in $(for elf in "$@"; do ldd "$elf" 2>/dev/null || true; done |
+		     awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' |
+		     sort -u); do
+		mkdir -p "$IMG$(dirname "$lib")"
+		cp -L "$lib" "$IMG$lib"
+	done
+}
+
+# ELF files in the selftests tree: test binaries may be dynamically linked.
+selftest_elfs() {
+	local file
+
+	while IFS= read -r -d '' file; do
+		if [ "$(od -An -tx1 -N4 "$file" | tr -d ' ')" = 7f454c46 ]; then
+			printf '%s\n' "$file"
+		fi
+	done < <(find "$SELFTESTS_DIR" -type f -perm /111 -print0)
+}
+
+# Path of module $1 relative to GUEST_MODULES; '-' and '_' are equivalent
+# in module names.
+module_path() {
+	awk -v want="${1//-/_}" '{
+		name = $0
+		sub(/.*\//, "", name)
+		sub(/\.ko.*$/, "", name)
+		gsub(/-/, "_", name)
+		if (name == want) { print; exit }
+	}' "$GUEST_MODULES/modules.order"
+}
+
+# Copy module $1 after the modules it depends on (read from its .modinfo,
+# as the image has no modules.dep), listing each in load order.
+add_module() {
+	local name=${1//-/_} rel deps dep
+
+	case " $MODULES_ADDED " in *" $name "*) return 0 ;; esac
+	MODULES_ADDED="$MODULES_ADDED $name"
+	rel=$(module_path "$name")
+	[ -n "$rel" ] || die "module $1 not found in $GUEST_MODULES/modules.order"
+	deps=$(objcopy -O binary --only-section=.modinfo "$GUEST_MODULES/$rel" /dev/stdout |
+	       tr '\0' '\n' | sed -n 's/^depends=//p' | tr ',' ' ')
+	for dep in $deps; do
+		add_module "$dep"
+	done
+	mkdir -p "$IMG/lib/modules/$(dirname "$rel")"
+	cp "$GUEST_MODULES/$rel" "$IMG/lib/modules/$rel"
+	echo "/lib/modules/$rel" >>"$IMG/etc/cfilter-modules"
+}
+
+# One newc cpio entry without data (Documentation/driver-api/early-userspace/
+# buffer-format.rst): lets a non-root user put the /dev/console node the
+# kernel opens for /init into the image.
+cpio_entry() {
+	local name=$1 mode=$2 major=$3 minor=$4 size=$((${#1} + 1))
+
+	printf '070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X' \
+		0 "$mode" 0 0 1 0 0 0 0 "$major" "$minor" "$size" 0
+	printf '%s\0' "$name"
+	printf '%*s' $(((4 - (110 + size) % 4) % 4)) '' | tr ' ' '\0'
+}
+
+console_cpio() {
+	cpio_entry dev/console $((0020600)) 5 1
+	cpio_entry TRAILER!!! 0 0 0
+}
+
+build_initramfs() {
+	local dir module tests
+
+	IMG=$WORK/root
+	for dir in bin sbin usr/bin usr/sbin lib/modules proc sys dev tmp run \
+		   root etc opt/cfilter; do
+		mkdir -p "$IMG/$dir"
+	done
+	mkdir -p "$IMG/var"
+	ln -s ../run "$IMG/var/run"
+	echo "root:x:0:0:root:/root:/bin/sh" >"$IMG/etc/passwd"
+	echo "root:x:0:" >"$IMG/etc/group"
+
+	# /bin/sh is dash, as on the host: busybox's own sh would run its
+	# applets (ip: no netns, no veth) ahead of the tools found in PATH.
+	cp /bin/busybox "$IMG/bin/busybox"
+	cp -L /bin/dash "$IMG/bin/dash"
+	ln -s dash "$IMG/bin/sh"
+	cp "$ROOT/scripts/guest-init.sh" "$IMG/init"
+	chmod 755 "$IMG/init"
+
+	cp -L /usr/sbin/ip "$IMG/usr/sbin/ip"
+	cp -L /usr/sbin/bpftool "$IMG/usr/sbin/bpftool"
+	cp "$CFCTL" "$IMG/usr/bin/cfctl"
+	cp "$CFILTER_KO" "$IMG/lib/modules/cfilter.ko"
+	: >"$IMG/etc/cfilter-modules"
+	MODULES_ADDED=
+	for module in $VM_MODULES; do
+		add_module "$module"
+	done
+	cp -a "$SELFTESTS_DIR" "$IMG/opt/cfilter/selftests"
+	cp "$SCRIPT" "$IMG/opt/cfilter/script.sh"
+
+	mapfile -t tests < <(selftest_elfs)
+	copy_libs /bin/dash /usr/sbin/ip /usr/sbin/bpftool "$CFCTL" ${tests[@]+"${tests[@]}"}
+
+	{
+		(cd "$IMG" && find . -print0 | cpio --null -o -H newc -R 0:0 --quiet)
+		console_cpio
+	} | gzip -1 >"$WORK/initramfs.cpio.gz"
+}
+
+new_log() {
+	mkdir -p "$LOG_DIR"
+	find "$LOG_DIR" -name 'vm-run.*.log' -printf '%T@ %p\n' | sort -rn |
+		tail -n +$LOGS_KEPT | cut -d' ' -f2- | xargs -r rm -f
+	LOG=$(mktemp "$LOG_DIR/vm-run.$(date +%Y%m%d-%H%M%S).XXXX.log")
+}
+
+# qemu runs in the background so that an interrupt (to which a background job
+# is deaf) or a TERM reaches it through timeout, which forwards the signal.
+run_qemu() {
+	local reader
+
+	mkfifo "$WORK/console"
+	sed -u 's/\r//g' <"$WORK/console" | tee "$LOG" &
+	reader=$!
+	timeout --foreground --kill-after=10 "$VM_TIMEOUT" \
+		qemu-system-x86_64 -accel tcg -cpu max -smp "$VM_SMP" -m "$VM_MEM" \
+		-M pc -bios "$QBOOT" \
+		-nographic -nodefaults -no-user-config -no-reboot -nic none \
+		-serial stdio -monitor none \
+		-kernel "$VM_KERNEL" -initrd "$WORK/initramfs.cpio.gz" \
+		-append "console=ttyS0 panic=-1 quiet loglevel=4 $VM_APPEND" \
+		</dev/null >"$WORK/console" 2>&1 &
+	QEMU_PID=$!
+	trap 'INTERRUPTED=1; kill -TERM "$QEMU_PID" 2>/dev/null || true' INT TERM HUP
+	QEMU_STATUS=0
+	wait "$QEMU_PID" || QEMU_STATUS=$?
+	# A trapped signal ends the wait early: wait again for qemu to go.
+	while kill -0 "$QEMU_PID" 2>/dev/null; do
+		wait "$QEMU_PID" || QEMU_STATUS=$?
+	done
+	trap - INT TERM HUP
+	wait "$reader" || true
+}
+
+report() {
+	local status
+
+	status=$(grep -ao "$MARKER [0-9]*@@" "$LOG" | tail -n 1 | tr -dc 0-9) || true
+	if [ -n "$status" ] && [ -z "$INTERRUPTED" ]; then
+		echo "vm-run: script exit status $status ($(elapsed) s; log $LOG)" >&2
+		exit "$status"
+	fi
+	if [ -n "$INTERRUPTED" ]; then
+		echo "vm-run: interrupted; log $LOG" >&2
+		exit 130
+	fi
+	if [ "$QEMU_STATUS" -eq 124 ] || [ "$QEMU_STATUS" -eq 137 ]; then
+		echo "vm-run: guest did not report (timeout after $VM_TIMEOUT s)" >&2
+	else
+		echo "vm-run: guest did not report (qemu exit status $QEMU_STATUS;" \
+			"a kernel panic also ends qemu)" >&2
+	fi
+	echo "vm-run: last 60 lines of the guest console:" >&2
+	tail -n 60 "$LOG" >&2
+	echo "vm-run: full log: $LOG" >&2
+	exit 125
+}
+
+elapsed() {
+	echo "$(($(date +%s%N) / 1000000 - START_MS))" |
+		awk '{ printf "%.1f", $1 / 1000 }'
+}
+
+START_MS=$(($(date +%s%N) / 1000000))
+INTERRUPTED=
+read_args "$@"
+read_kernel_mk
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/cfilter-vm.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+build_initramfs
+new_log
+run_qemu
+report
