@@ -6,7 +6,7 @@
 # over a veth pair; blocking its address with cfctl drops its traffic in
 # XDP, unblocking lets it through again. Every claim the demo prints is
 # checked: it exits non-zero as soon as one does not hold.
-# POSIX sh: the guest runs busybox ash.
+# POSIX sh: the guest's /bin/sh is dash, as on the host.
 
 IP=/usr/sbin/ip		# iproute2: busybox ip has no netns or veth
 NS=client
