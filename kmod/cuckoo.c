@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Cuckoo filter core: partial-key cuckoo hashing (Fan et al., CoNEXT 2014)
- * with MemC3's breadth-first insert and version-checked lock-free lookups.
+ * with MemC3's breadth-first insert and version-checked lock-free lookups,
+ * and an optional full-key array that makes answers exact.
  *
  * Table: a power-of-two number of buckets of CUCKOO_SLOTS fingerprints each.
  * A bucket is one naturally aligned word (four u8 slots in a u32, four u16
@@ -16,17 +17,36 @@
  * i2 = i1 ^ (H(f) & mask). The map is an involution, so a stored fingerprint
  * can be moved to its other bucket without knowing its key.
  *
- * Moves and readers: a reader checks both buckets between two reads of
- * their version counters and retries if a version was odd or changed. Each
- * move of a fingerprint from one bucket to the other makes both buckets'
- * versions odd, copies the fingerprint, clears the source, and makes them
- * even again, so a reader never sees the fingerprint in neither bucket.
- * Stores of a single slot (insert into a free slot, delete) need no
- * version: a reader sees the slot before or after, and either answer is
- * right for a key being added or removed. Nor does the store of a new key
- * into the slot the last move emptied: that move's second barrier orders
- * the store after the move, so a reader that sees the new fingerprint where
- * the moved one was also sees the versions of that move changed, and retries.
+ * Exact mode keeps slot i's key at keys[i * key_len], touched only by the
+ * writer and by readers whose fingerprint matched slot i: a lookup of an
+ * absent key almost always reads fingerprints and versions only.
+ *
+ * Moves and readers: a reader checks both buckets (and, in exact mode, the
+ * keys of matching slots) between two reads of their version counters and
+ * retries if a version was odd or changed. Each move of a fingerprint from
+ * one bucket to the other makes both buckets' versions odd, copies the key
+ * and the fingerprint, clears the source, and makes them even again, so a
+ * reader never sees the fingerprint in neither bucket, nor trusts a key it
+ * read while the writer was rewriting it.
+ *
+ * Compact mode stores a new fingerprint into a free slot, and both modes
+ * delete, with a single store and no version: a reader sees the slot before
+ * or after, and either answer is right for a key being added or removed.
+ * That holds even for the store of a new fingerprint into the slot the last
+ * move emptied: that move's second barrier orders the store after the move,
+ * so a reader that sees the new fingerprint where the moved one was also
+ * sees the versions of that move changed, and retries. An exact insert
+ * rewrites the slot's key bytes, which a reader may be comparing because the
+ * slot's previous, since deleted, fingerprint matched; so it writes the key,
+ * then the fingerprint, inside an odd-version window of its bucket. Delete
+ * leaves the key bytes alone: a reader that matched the fingerprint before
+ * it was cleared compares intact bytes of a key being deleted.
+ *
+ * Tables and RCU: readers reach the table through c->table. Growth and clear
+ * build a whole new table to the side (growth re-inserts every stored key;
+ * the old table is not written meanwhile), publish it, wait for a grace
+ * period and free the old one: a reader sees one complete table or the
+ * other, and every key present throughout is in both.
  */
 #include "cuckoo.h"
 
@@ -39,11 +59,13 @@
 #define CUCKOO_STRIPES_MAX	4096
 
 /*
- * The table is at most 1 GiB (kvmalloc() refuses more than INT_MAX bytes),
- * which bounds capacity at about 1020M keys with 8-bit fingerprints, 510M
- * with 12 or 16 bits and 255M with 32 bits.
+ * Each array is at most 1 GiB (kvmalloc() refuses more than INT_MAX bytes).
+ * The fingerprint array bounds a table at about 1020M keys with 8-bit
+ * fingerprints, 510M with 12 or 16 bits and 255M with 32 bits; in exact mode
+ * the key array bounds it at 255M 4-byte keys, 63M 16-byte keys and 15M
+ * 40-byte keys.
  */
-#define CUCKOO_TABLE_MAX	(1024ULL * 1024 * 1024)
+#define CUCKOO_ALLOC_MAX	(1024ULL * 1024 * 1024)
 
 /* BFS: two roots plus at most one node per slot examined. */
 #define CUCKOO_QUEUE_LEN	(CUCKOO_MAX_KICKS + 2)
@@ -62,6 +84,9 @@
 #define CUCKOO_L32_LO		0x0000000100000001ULL
 #define CUCKOO_L32_HI		0x8000000080000000ULL
 
+/* Re-inserting this many keys during growth may be followed by a resched. */
+#define CUCKOO_RESCHED_MASK	0xffff
+
 /* BFS node: the fingerprint in @slot of the parent's bucket moves to @bucket. */
 struct cuckoo_node {
 	u32 bucket;
@@ -69,29 +94,69 @@ struct cuckoo_node {
 	u8 slot;
 };
 
-/*
- * Everything is written only by the writer, which the caller serialises.
- * Readers use the first cache line only: the table and versions (through
- * READ_ONCE()) and the geometry, which never changes after creation.
+/**
+ * struct cuckoo_table - one generation of the table
+ * @words: the fingerprint array, viewed as @t32 or @t64
+ * @t32: 8-bit fingerprints: bucket b is t32[b]
+ * @t64: 12/16-bit fingerprints: t64[b]; 32-bit: t64[2b] and t64[2b + 1]
+ * @versions: striped version counters, odd while a move is under way
+ * @keys: exact mode: the key of slot i at keys[i * key_len]; else NULL
+ * @bucket_mask: buckets - 1
+ * @stripe_mask: entries in @versions - 1
+ * @count: keys stored
+ * @memory_bytes: this structure and its arrays
+ *
+ * Readers use the first five fields, which the writer sets before it
+ * publishes the table; the slots, versions and keys then change only under
+ * the protocol described at the top of this file.
  */
-struct cuckoo {
+struct cuckoo_table {
 	union {
-		void *table;
-		u32 *t32;	/* 8-bit fingerprints: bucket b is t32[b] */
-		u64 *t64;	/* 12/16: t64[b]; 32: t64[2b] and t64[2b + 1] */
+		void *words;
+		u32 *t32;
+		u64 *t64;
 	};
 	u32 *versions;
-	u64 seed;
+	u8 *keys;
 	u64 bucket_mask;
 	u32 stripe_mask;
+	u64 count;
+	u64 memory_bytes;
+};
+
+/**
+ * struct cuckoo - the filter: a stable handle on the current table
+ * @table: the current table; readers rcu_dereference() it
+ * @seed: hash key
+ * @fp_mask: (1 << fp_bits) - 1
+ * @fp_bits: fingerprint width
+ * @key_len: bytes per key
+ * @exact: keys are stored beside the fingerprints
+ * @queue: the writer's BFS queue
+ * @initial_buckets: table size at creation and after a clear
+ * @max_buckets: growth stops at this size
+ * @max_capacity: keys the largest table holds at 95% load, as created
+ * @insert_failures: inserts refused with -ENOSPC since the last clear
+ * @grows: table doublings since creation
+ *
+ * Readers use the first cache line only, which never changes after creation
+ * but for @table. Everything else belongs to the writer, which the caller
+ * serialises.
+ */
+struct cuckoo {
+	struct cuckoo_table __rcu *table;
+	u64 seed;
 	u32 fp_mask;
 	u32 fp_bits;
+	u32 key_len;
+	bool exact;
 
 	____cacheline_aligned struct cuckoo_node *queue;
-	u64 table_bytes;
-	u64 memory_bytes;
-	u64 count;
+	u64 initial_buckets;
+	u64 max_buckets;
+	u64 max_capacity;
 	u64 insert_failures;
+	u64 grows;
 };
 
 /* log2 of the bytes in a bucket, or -EINVAL for an unsupported width. */
@@ -113,40 +178,63 @@ static int cuckoo_bucket_shift(unsigned int fp_bits)
 /*
  * The smallest power-of-two bucket count B with B * CUCKOO_SLOTS *
  * CUCKOO_MAX_LOAD_PCT / 100 >= @capacity, i.e. @capacity keys fill at most
- * 95% of the slots. Checking @capacity against the table limit first keeps
- * every product below 2^40.
+ * 95% of the slots, if B <= @limit. Checking @capacity against @limit first
+ * keeps every product below 2^40.
  */
-static int cuckoo_size(u64 capacity, unsigned int fp_bits, u64 *buckets)
+static int cuckoo_buckets_for(u64 capacity, u64 limit, u64 *buckets)
 {
-	int shift = cuckoo_bucket_shift(fp_bits);
-	u64 max, b = 1;
+	u64 b = 1;
 
-	if (shift < 0)
-		return shift;
-	max = CUCKOO_TABLE_MAX >> shift;
-	if (!capacity || capacity > max * CUCKOO_SLOTS)
+	if (!capacity || capacity > limit * CUCKOO_SLOTS)
 		return -EINVAL;
 	while (b * CUCKOO_SLOTS * CUCKOO_MAX_LOAD_PCT < capacity * 100)
 		b <<= 1;
-	if (b > max)
+	if (b > limit)
 		return -EINVAL;
 	*buckets = b;
 	return 0;
 }
 
+/* Initial and largest bucket counts for @p, or -EINVAL. */
+static int cuckoo_geometry(const struct cuckoo_params *p, u64 *buckets,
+			   u64 *max_buckets)
+{
+	int shift = cuckoo_bucket_shift(p->fp_bits);
+	u64 max_capacity = p->max_capacity ? p->max_capacity : p->capacity;
+	u64 limit, key_limit;
+
+	if (shift < 0 || !p->key_len || p->key_len > CUCKOO_KEY_MAX)
+		return -EINVAL;
+	if (max_capacity < p->capacity ||
+	    (!p->exact && max_capacity != p->capacity))
+		return -EINVAL;
+	limit = CUCKOO_ALLOC_MAX >> shift;
+	key_limit = CUCKOO_ALLOC_MAX / (CUCKOO_SLOTS * p->key_len);
+	if (p->exact && key_limit < limit)
+		limit = key_limit;
+	if (cuckoo_buckets_for(p->capacity, limit, buckets) ||
+	    cuckoo_buckets_for(max_capacity, limit, max_buckets))
+		return -EINVAL;
+	return 0;
+}
+
 /**
  * cuckoo_params_check() - check filter parameters without allocating
- * @capacity: keys the filter must hold at no more than 95% load
- * @fp_bits: fingerprint width: 8, 12, 16 or 32
+ * @p: the parameters
  *
- * Return: 0, or -EINVAL if @fp_bits is unsupported, @capacity is 0, or the
- * table would exceed CUCKOO_TABLE_MAX bytes.
+ * @p->fp_bits must be 8, 12, 16 or 32 and @p->key_len 1 to CUCKOO_KEY_MAX;
+ * @p->capacity must be at least 1; @p->max_capacity must be 0 or at least
+ * @p->capacity, and in compact mode 0 or equal to it. A table for
+ * max(@p->capacity, @p->max_capacity) keys at 95% load must need no array
+ * larger than 1 GiB (fingerprints, and in exact mode keys).
+ *
+ * Return: 0, or -EINVAL if a rule is broken.
  */
-int cuckoo_params_check(u64 capacity, unsigned int fp_bits)
+int cuckoo_params_check(const struct cuckoo_params *p)
 {
-	u64 buckets;
+	u64 buckets, max_buckets;
 
-	return cuckoo_size(capacity, fp_bits, &buckets);
+	return cuckoo_geometry(p, &buckets, &max_buckets);
 }
 
 /*
@@ -195,34 +283,31 @@ static __always_inline u64 cuckoo_hash(const void *key, size_t len, u64 seed)
 
 /*
  * The other bucket of fingerprint @fp stored in bucket @b. Bits 32 and up of
- * the product depend on every bit of @fp; the table has at most 2^28
- * buckets, so the mask keeps only such bits.
+ * the product depend on every bit of @fp; a table has at most 2^28 buckets,
+ * so the mask keeps only such bits.
  */
-static __always_inline u64 cuckoo_alt(const struct cuckoo *c, u64 b, u32 fp)
+static __always_inline u64 cuckoo_alt(const struct cuckoo_table *t, u64 b,
+				      u32 fp)
 {
-	return (b ^ (((u64)fp * CUCKOO_K0) >> 32)) & c->bucket_mask;
+	return (b ^ (((u64)fp * CUCKOO_K0) >> 32)) & t->bucket_mask;
 }
 
 /*
  * Bucket index from the low bits of the hash, fingerprint from the high 32:
- * independent, as the index never uses more than 28 bits.
+ * independent, as the index never uses more than 28 bits. The fingerprint
+ * does not depend on the table size, so growth keeps it.
  */
-static __always_inline u32 cuckoo_locate(const struct cuckoo *c,
-					 const void *key, size_t len,
-					 u64 *b1, u64 *b2)
+static __always_inline u32 cuckoo_fp(const struct cuckoo *c, u64 h)
 {
-	u64 h = cuckoo_hash(key, len, c->seed);
 	u32 fp = (h >> 32) & c->fp_mask;
 
-	fp += !fp;
-	*b1 = h & c->bucket_mask;
-	*b2 = cuckoo_alt(c, *b1, fp);
-	return fp;
+	return fp + !fp;
 }
 
 /*
  * Nonzero iff some lane of @x is zero: subtracting 1 from each lane sets a
  * lane's top bit through a borrow only if the lane, or one below it, is zero.
+ * Lanes above a zero lane may be flagged too, so only "nonzero" is exact.
  */
 static __always_inline u64 cuckoo_zero_lane32(u32 x, u32 lo, u32 hi)
 {
@@ -235,53 +320,161 @@ static __always_inline u64 cuckoo_zero_lane64(u64 x, u64 lo, u64 hi)
 }
 
 /*
- * Reader side: nonzero iff bucket @b holds @fp. One or two untorn word
- * loads and no branch but the (perfectly predicted) one on the layout.
+ * Reader side: loads bucket @b into @w (one or two untorn word loads) and
+ * returns nonzero iff it holds @fp, with no branch but the (perfectly
+ * predicted) one on the layout.
  */
-static __always_inline u64 cuckoo_bucket_match(const struct cuckoo *c, u64 b,
-					       u32 fp)
+static __always_inline u64 cuckoo_bucket_read(const struct cuckoo *c,
+					      const struct cuckoo_table *t,
+					      u64 b, u32 fp, u64 *w)
 {
 	u64 pat;
 
 	switch (c->fp_bits) {
 	case 8:
-		return cuckoo_zero_lane32(READ_ONCE(c->t32[b]) ^ fp * CUCKOO_L8_LO,
+		w[0] = READ_ONCE(t->t32[b]);
+		return cuckoo_zero_lane32(w[0] ^ fp * CUCKOO_L8_LO,
 					  CUCKOO_L8_LO, CUCKOO_L8_HI);
 	case 32:
 		pat = fp * CUCKOO_L32_LO;
-		return cuckoo_zero_lane64(READ_ONCE(c->t64[2 * b]) ^ pat,
-					  CUCKOO_L32_LO, CUCKOO_L32_HI) |
-		       cuckoo_zero_lane64(READ_ONCE(c->t64[2 * b + 1]) ^ pat,
-					  CUCKOO_L32_LO, CUCKOO_L32_HI);
+		w[0] = READ_ONCE(t->t64[2 * b]);
+		w[1] = READ_ONCE(t->t64[2 * b + 1]);
+		return cuckoo_zero_lane64(w[0] ^ pat, CUCKOO_L32_LO,
+					  CUCKOO_L32_HI) |
+		       cuckoo_zero_lane64(w[1] ^ pat, CUCKOO_L32_LO,
+					  CUCKOO_L32_HI);
 	default:
-		return cuckoo_zero_lane64(READ_ONCE(c->t64[b]) ^ fp * CUCKOO_L16_LO,
+		w[0] = READ_ONCE(t->t64[b]);
+		return cuckoo_zero_lane64(w[0] ^ fp * CUCKOO_L16_LO,
 					  CUCKOO_L16_LO, CUCKOO_L16_HI);
 	}
 }
 
-/**
- * cuckoo_contains() - test a key, without locking
- * @c: the filter
- * @key: key bytes
- * @len: key length in bytes
- *
- * Safe against one concurrent writer and from any context that cannot
- * interrupt the writer inside a move (softirq, process; see cuckoo_env.h).
- * A key present for the whole call is always found; a key added or deleted
- * during the call may or may not be.
- *
- * Return: true if the key (or one sharing its fingerprint and buckets) is in
- * the filter.
- */
-bool cuckoo_contains(const struct cuckoo *c, const void *key, size_t len)
+/* Slot @s of a bucket loaded by cuckoo_bucket_read(). */
+static __always_inline u32 cuckoo_lane(const struct cuckoo *c, const u64 *w,
+				       unsigned int s)
 {
-	const u32 *v1, *v2;
-	u32 s1, s2, fp;
-	u64 b1, b2, hit;
+	switch (c->fp_bits) {
+	case 8:
+		return (w[0] >> (8 * s)) & 0xff;
+	case 32:
+		return w[s / 2] >> (32 * (s % 2));
+	default:
+		return (w[0] >> (16 * s)) & 0xffff;
+	}
+}
 
-	fp = cuckoo_locate(c, key, len, &b1, &b2);
-	v1 = &c->versions[b1 & c->stripe_mask];
-	v2 = &c->versions[b2 & c->stripe_mask];
+static __always_inline u8 *cuckoo_key_at(const struct cuckoo *c,
+					 const struct cuckoo_table *t, u64 slot)
+{
+	return t->keys + slot * c->key_len;
+}
+
+/*
+ * Reader side: compares a stored key, which the writer may be rewriting,
+ * with marked loads, so that the version check (not the compiler) decides
+ * what a torn read means. Keys of 4-byte multiples (all the module's) are
+ * naturally aligned in the array and compared a word at a time.
+ */
+static __always_inline bool cuckoo_key_equal(const struct cuckoo *c,
+					     const u8 *stored, const u8 *key)
+{
+	u32 i, n = c->key_len;
+
+	if (!(n % sizeof(u64))) {
+		for (i = 0; i < n; i += sizeof(u64))
+			if (READ_ONCE(*(const u64 *)(stored + i)) !=
+			    get_unaligned((const u64 *)(key + i)))
+				return false;
+	} else if (!(n % sizeof(u32))) {
+		for (i = 0; i < n; i += sizeof(u32))
+			if (READ_ONCE(*(const u32 *)(stored + i)) !=
+			    get_unaligned((const u32 *)(key + i)))
+				return false;
+	} else {
+		for (i = 0; i < n; i++)
+			if (READ_ONCE(stored[i]) != key[i])
+				return false;
+	}
+	return true;
+}
+
+/* Writer side: the counterpart of cuckoo_key_equal(). */
+static void cuckoo_key_store(const struct cuckoo *c, u8 *stored,
+			     const u8 *key)
+{
+	u32 i, n = c->key_len;
+
+	if (!(n % sizeof(u64))) {
+		for (i = 0; i < n; i += sizeof(u64))
+			WRITE_ONCE(*(u64 *)(stored + i),
+				   get_unaligned((const u64 *)(key + i)));
+	} else if (!(n % sizeof(u32))) {
+		for (i = 0; i < n; i += sizeof(u32))
+			WRITE_ONCE(*(u32 *)(stored + i),
+				   get_unaligned((const u32 *)(key + i)));
+	} else {
+		for (i = 0; i < n; i++)
+			WRITE_ONCE(stored[i], key[i]);
+	}
+}
+
+/* Exact mode: does a slot of loaded bucket @b hold @fp and @key? */
+static __always_inline bool cuckoo_confirm(const struct cuckoo *c,
+					   const struct cuckoo_table *t,
+					   u64 b, const u64 *w, u32 fp,
+					   const void *key)
+{
+	unsigned int s;
+
+	for (s = 0; s < CUCKOO_SLOTS; s++)
+		if (cuckoo_lane(c, w, s) == fp &&
+		    cuckoo_key_equal(c, cuckoo_key_at(c, t, b * CUCKOO_SLOTS + s),
+				     key))
+			return true;
+	return false;
+}
+
+/* One unsynchronised look at both buckets. */
+static __always_inline bool cuckoo_probe(const struct cuckoo *c,
+					 const struct cuckoo_table *t,
+					 u64 b1, u64 b2, u32 fp,
+					 const void *key)
+{
+	u64 w1[2], w2[2], m1, m2;
+
+	m1 = cuckoo_bucket_read(c, t, b1, fp, w1);
+	m2 = cuckoo_bucket_read(c, t, b2, fp, w2);
+	if (likely(!(m1 | m2)))
+		return false;
+	if (!c->exact)
+		return true;
+	return (m1 && cuckoo_confirm(c, t, b1, w1, fp, key)) ||
+	       (m2 && cuckoo_confirm(c, t, b2, w2, fp, key));
+}
+
+#ifdef CUCKOO_NO_VERSIONS
+/*
+ * Host baseline and mutant only: a reader without the version protocol.
+ * It can miss a key that a move takes from b2 to b1 between its reads of
+ * b1 and b2 (tests/host/stress.c shows that it does).
+ */
+static __always_inline bool cuckoo_read(const struct cuckoo_table *t,
+					const struct cuckoo *c, u64 b1, u64 b2,
+					u32 fp, const void *key)
+{
+	return cuckoo_probe(c, t, b1, b2, fp, key);
+}
+#else
+static __always_inline bool cuckoo_read(const struct cuckoo_table *t,
+					const struct cuckoo *c, u64 b1, u64 b2,
+					u32 fp, const void *key)
+{
+	const u32 *v1 = &t->versions[b1 & t->stripe_mask];
+	const u32 *v2 = &t->versions[b2 & t->stripe_mask];
+	u32 s1, s2;
+	bool hit;
+
 	for (;;) {
 		s1 = READ_ONCE(*v1);
 		s2 = READ_ONCE(*v2);
@@ -289,25 +482,56 @@ bool cuckoo_contains(const struct cuckoo *c, const void *key, size_t len)
 			cpu_relax();
 			continue;
 		}
-		smp_rmb();	/* versions, then slots */
-		hit = cuckoo_bucket_match(c, b1, fp) |
-		      cuckoo_bucket_match(c, b2, fp);
-		smp_rmb();	/* slots, then versions again */
+		smp_rmb();	/* versions, then slots and keys */
+		hit = cuckoo_probe(c, t, b1, b2, fp, key);
+		smp_rmb();	/* slots and keys, then versions again */
 		if (likely(READ_ONCE(*v1) == s1 && READ_ONCE(*v2) == s2))
-			return hit != 0;
+			return hit;
 	}
+}
+#endif
+
+/**
+ * cuckoo_contains() - test a key, without locking
+ * @c: the filter
+ * @key: key_len bytes
+ *
+ * Call inside an RCU read-side critical section. Safe against one
+ * concurrent writer and from any context that cannot interrupt the writer
+ * inside a move (softirq, process; see cuckoo_env.h). A key present for the
+ * whole call is always found, even across a table swap; a key added or
+ * deleted during the call may or may not be.
+ *
+ * Return: true if the key is in the filter (compact mode: or a key sharing
+ * its fingerprint and buckets is).
+ */
+bool cuckoo_contains(const struct cuckoo *c, const void *key)
+{
+	const struct cuckoo_table *t = rcu_dereference(c->table);
+	u64 h = cuckoo_hash(key, c->key_len, c->seed);
+	u32 fp = cuckoo_fp(c, h);
+	u64 b1 = h & t->bucket_mask;
+
+	return cuckoo_read(t, c, b1, cuckoo_alt(t, b1, fp), fp, key);
+}
+
+/* The writers' view of the table: the caller serialises writers. */
+static struct cuckoo_table *cuckoo_wtable(const struct cuckoo *c)
+{
+	return rcu_dereference_protected(c->table, true);
 }
 
 /* Writer side: the writer is the only one storing, so plain loads suffice. */
-static u32 cuckoo_slot(const struct cuckoo *c, u64 b, unsigned int s)
+static u32 cuckoo_slot(const struct cuckoo *c, const struct cuckoo_table *t,
+		       u64 b, unsigned int s)
 {
 	switch (c->fp_bits) {
 	case 8:
-		return (c->t32[b] >> (8 * s)) & 0xff;
+		return (t->t32[b] >> (8 * s)) & 0xff;
 	case 32:
-		return c->t64[2 * b + s / 2] >> (32 * (s % 2));
+		return t->t64[2 * b + s / 2] >> (32 * (s % 2));
 	default:
-		return (c->t64[b] >> (16 * s)) & 0xffff;
+		return (t->t64[b] >> (16 * s)) & 0xffff;
 	}
 }
 
@@ -316,33 +540,56 @@ static void cuckoo_word64_set(u64 *word, unsigned int shift, u64 mask, u32 fp)
 	WRITE_ONCE(*word, (*word & ~(mask << shift)) | (u64)fp << shift);
 }
 
-static void cuckoo_set_slot(struct cuckoo *c, u64 b, unsigned int s, u32 fp)
+static void cuckoo_set_slot(const struct cuckoo *c, struct cuckoo_table *t,
+			    u64 b, unsigned int s, u32 fp)
 {
 	u32 *w;
 
 	switch (c->fp_bits) {
 	case 8:
-		w = &c->t32[b];
+		w = &t->t32[b];
 		WRITE_ONCE(*w, (*w & ~(0xffU << (8 * s))) | fp << (8 * s));
 		break;
 	case 32:
-		cuckoo_word64_set(&c->t64[2 * b + s / 2], 32 * (s % 2),
+		cuckoo_word64_set(&t->t64[2 * b + s / 2], 32 * (s % 2),
 				  0xffffffffULL, fp);
 		break;
 	default:
-		cuckoo_word64_set(&c->t64[b], 16 * s, 0xffff, fp);
+		cuckoo_word64_set(&t->t64[b], 16 * s, 0xffff, fp);
 		break;
 	}
 }
 
-/* Slot of bucket @b holding @fp (0: a free slot), or -1. */
-static int cuckoo_find(const struct cuckoo *c, u64 b, u32 fp)
+/* A free slot of bucket @b, or -1. */
+static int cuckoo_find_free(const struct cuckoo *c,
+			    const struct cuckoo_table *t, u64 b)
 {
 	unsigned int s;
 
 	for (s = 0; s < CUCKOO_SLOTS; s++)
-		if (cuckoo_slot(c, b, s) == fp)
+		if (!cuckoo_slot(c, t, b, s))
 			return s;
+	return -1;
+}
+
+/*
+ * The slot of bucket @b holding @key (compact mode: holding @fp), or -1.
+ * Several slots may hold @fp in exact mode; only one holds @key.
+ */
+static int cuckoo_find_key(const struct cuckoo *c,
+			   const struct cuckoo_table *t, u64 b, u32 fp,
+			   const void *key)
+{
+	unsigned int s;
+
+	for (s = 0; s < CUCKOO_SLOTS; s++) {
+		if (cuckoo_slot(c, t, b, s) != fp)
+			continue;
+		if (!c->exact ||
+		    !memcmp(cuckoo_key_at(c, t, b * CUCKOO_SLOTS + s), key,
+			    c->key_len))
+			return s;
+	}
 	return -1;
 }
 
@@ -351,41 +598,70 @@ static int cuckoo_find(const struct cuckoo *c, u64 b, u32 fp)
  * inserts need moves: in tables of 2^21 buckets the first -ENOSPC came at
  * about 96% load instead of 95.5% when filling the first bucket first.
  */
-static unsigned int cuckoo_free_slots(const struct cuckoo *c, u64 b)
+static unsigned int cuckoo_free_slots(const struct cuckoo *c,
+				      const struct cuckoo_table *t, u64 b)
 {
 	unsigned int s, n = 0;
 
 	for (s = 0; s < CUCKOO_SLOTS; s++)
-		n += !cuckoo_slot(c, b, s);
+		n += !cuckoo_slot(c, t, b, s);
 	return n;
 }
 
-static void cuckoo_versions_bump(struct cuckoo *c, u64 b1, u64 b2)
+static void cuckoo_versions_bump(struct cuckoo_table *t, u64 b1, u64 b2)
 {
-	u32 *v1 = &c->versions[b1 & c->stripe_mask];
-	u32 *v2 = &c->versions[b2 & c->stripe_mask];
+	u32 *v1 = &t->versions[b1 & t->stripe_mask];
+	u32 *v2 = &t->versions[b2 & t->stripe_mask];
 
 	WRITE_ONCE(*v1, *v1 + 1);
 	if (v2 != v1)
 		WRITE_ONCE(*v2, *v2 + 1);
 }
 
-/* Moves the fingerprint in slot @fs of bucket @from to free slot @ts of @to. */
-static void cuckoo_move(struct cuckoo *c, u64 from, unsigned int fs,
-			u64 to, unsigned int ts)
+/* Readers of @b1 or @b2 retry from here to cuckoo_window_close(). */
+static void cuckoo_window_open(struct cuckoo_table *t, u64 b1, u64 b2)
 {
-	u32 fp = cuckoo_slot(c, from, fs);
-
-	WARN_ON_ONCE(!fp || cuckoo_slot(c, to, ts) ||
-		     cuckoo_alt(c, from, fp) != to);
 	cuckoo_write_lock_local();
-	cuckoo_versions_bump(c, from, to);
+	cuckoo_versions_bump(t, b1, b2);
 	smp_wmb();	/* odd versions before the slots change */
-	cuckoo_set_slot(c, to, ts, fp);
-	cuckoo_set_slot(c, from, fs, 0);
+}
+
+static void cuckoo_window_close(struct cuckoo_table *t, u64 b1, u64 b2)
+{
 	smp_wmb();	/* the slots before even versions */
-	cuckoo_versions_bump(c, from, to);
+	cuckoo_versions_bump(t, b1, b2);
 	cuckoo_write_unlock_local();
+}
+
+/* Moves the entry in slot @fs of bucket @from to free slot @ts of @to. */
+static void cuckoo_move(const struct cuckoo *c, struct cuckoo_table *t,
+			u64 from, unsigned int fs, u64 to, unsigned int ts)
+{
+	u32 fp = cuckoo_slot(c, t, from, fs);
+
+	WARN_ON_ONCE(!fp || cuckoo_slot(c, t, to, ts) ||
+		     cuckoo_alt(t, from, fp) != to);
+	cuckoo_window_open(t, from, to);
+	if (c->exact)
+		cuckoo_key_store(c, cuckoo_key_at(c, t, to * CUCKOO_SLOTS + ts),
+				 cuckoo_key_at(c, t, from * CUCKOO_SLOTS + fs));
+	cuckoo_set_slot(c, t, to, ts, fp);
+	cuckoo_set_slot(c, t, from, fs, 0);
+	cuckoo_window_close(t, from, to);
+}
+
+/* Stores @fp (and @key) into free slot @s of bucket @b. */
+static void cuckoo_fill(const struct cuckoo *c, struct cuckoo_table *t,
+			u64 b, unsigned int s, u32 fp, const void *key)
+{
+	if (!c->exact) {
+		cuckoo_set_slot(c, t, b, s, fp);
+		return;
+	}
+	cuckoo_window_open(t, b, b);
+	cuckoo_key_store(c, cuckoo_key_at(c, t, b * CUCKOO_SLOTS + s), key);
+	cuckoo_set_slot(c, t, b, s, fp);
+	cuckoo_window_close(t, b, b);
 }
 
 /*
@@ -395,7 +671,8 @@ static void cuckoo_move(struct cuckoo *c, u64 from, unsigned int fs,
  * slot *@free, or -ENOSPC. BFS finds a shortest chain, so no bucket occurs
  * twice in it and each move empties the slot the next one fills.
  */
-static int cuckoo_search(struct cuckoo *c, u64 b1, u64 b2, unsigned int *free)
+static int cuckoo_search(const struct cuckoo *c, const struct cuckoo_table *t,
+			 u64 b1, u64 b2, unsigned int *free)
 {
 	struct cuckoo_node *q = c->queue;
 	unsigned int head, tail = 0, examined = 0, s;
@@ -408,7 +685,7 @@ static int cuckoo_search(struct cuckoo *c, u64 b1, u64 b2, unsigned int *free)
 		u64 b = q[head].bucket;
 
 		for (s = 0; s < CUCKOO_SLOTS; s++) {
-			u64 alt = cuckoo_alt(c, b, cuckoo_slot(c, b, s));
+			u64 alt = cuckoo_alt(t, b, cuckoo_slot(c, t, b, s));
 			int f;
 
 			if (++examined > CUCKOO_MAX_KICKS)
@@ -418,7 +695,7 @@ static int cuckoo_search(struct cuckoo *c, u64 b1, u64 b2, unsigned int *free)
 			q[tail] = (struct cuckoo_node){ .bucket = alt,
 							.parent = head,
 							.slot = s };
-			f = cuckoo_find(c, alt, 0);
+			f = cuckoo_find_free(c, t, alt);
 			if (f >= 0) {
 				*free = f;
 				return tail;
@@ -430,15 +707,16 @@ static int cuckoo_search(struct cuckoo *c, u64 b1, u64 b2, unsigned int *free)
 }
 
 /*
- * Frees a slot in @b1 or @b2 by moving fingerprints along a BFS chain, the
- * last one first, so that every fingerprint is always in one of its
- * buckets. Returns the slot and sets *@b to its bucket, or -ENOSPC with
- * nothing moved.
+ * Frees a slot in @b1 or @b2 by moving entries along a BFS chain, the last
+ * one first, so that every fingerprint is always in one of its buckets.
+ * Returns the slot and sets *@b to its bucket, or -ENOSPC with nothing
+ * moved.
  */
-static int cuckoo_make_room(struct cuckoo *c, u64 b1, u64 b2, u64 *b)
+static int cuckoo_make_room(const struct cuckoo *c, struct cuckoo_table *t,
+			    u64 b1, u64 b2, u64 *b)
 {
 	unsigned int to_slot;
-	int i = cuckoo_search(c, b1, b2, &to_slot);
+	int i = cuckoo_search(c, t, b1, b2, &to_slot);
 	u64 to;
 
 	if (i < 0)
@@ -448,7 +726,7 @@ static int cuckoo_make_room(struct cuckoo *c, u64 b1, u64 b2, u64 *b)
 		const struct cuckoo_node *n = &c->queue[i];
 		u64 from = c->queue[n->parent].bucket;
 
-		cuckoo_move(c, from, n->slot, to, to_slot);
+		cuckoo_move(c, t, from, n->slot, to, to_slot);
 		to = from;
 		to_slot = n->slot;
 		i = n->parent;
@@ -457,73 +735,218 @@ static int cuckoo_make_room(struct cuckoo *c, u64 b1, u64 b2, u64 *b)
 	return to_slot;
 }
 
+/* Adds a key known to be absent from @t; -ENOSPC with nothing moved. */
+static int cuckoo_table_add(const struct cuckoo *c, struct cuckoo_table *t,
+			    const void *key, u64 h)
+{
+	u32 fp = cuckoo_fp(c, h);
+	u64 b1 = h & t->bucket_mask;
+	u64 b2 = cuckoo_alt(t, b1, fp);
+	u64 b;
+	int s;
+
+	b = cuckoo_free_slots(c, t, b2) > cuckoo_free_slots(c, t, b1) ? b2 : b1;
+	s = cuckoo_find_free(c, t, b);
+	if (s < 0) {
+		s = cuckoo_make_room(c, t, b1, b2, &b);
+		if (s < 0)
+			return s;
+	}
+	cuckoo_fill(c, t, b, s, fp, key);
+	t->count++;
+	return 0;
+}
+
+/* Finds @key's slot in @t: returns it and sets *@b, or returns -1. */
+static int cuckoo_locate(const struct cuckoo *c, const struct cuckoo_table *t,
+			 const void *key, u64 h, u64 *b)
+{
+	u32 fp = cuckoo_fp(c, h);
+	int s;
+
+	*b = h & t->bucket_mask;
+	s = cuckoo_find_key(c, t, *b, fp, key);
+	if (s >= 0)
+		return s;
+	*b = cuckoo_alt(t, *b, fp);
+	return cuckoo_find_key(c, t, *b, fp, key);
+}
+
+static void cuckoo_table_free(struct cuckoo_table *t)
+{
+	if (!t)
+		return;
+	kvfree(t->keys);
+	kvfree(t->versions);
+	kvfree(t->words);
+	kvfree(t);
+}
+
+/* An empty table of @buckets buckets, or NULL. */
+static struct cuckoo_table *cuckoo_table_alloc(const struct cuckoo *c,
+					       u64 buckets)
+{
+	u64 stripes = buckets < CUCKOO_STRIPES_MAX ? buckets : CUCKOO_STRIPES_MAX;
+	u64 words = buckets << cuckoo_bucket_shift(c->fp_bits);
+	u64 keys = c->exact ? buckets * CUCKOO_SLOTS * c->key_len : 0;
+	struct cuckoo_table *t;
+
+	t = kvzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return NULL;
+	t->bucket_mask = buckets - 1;
+	t->stripe_mask = stripes - 1;
+	t->memory_bytes = sizeof(*t) + words + stripes * sizeof(u32) + keys;
+	t->words = kvzalloc(words, GFP_KERNEL);
+	t->versions = kvcalloc(stripes, sizeof(u32), GFP_KERNEL);
+	if (keys)
+		t->keys = kvzalloc(keys, GFP_KERNEL);
+	if (!t->words || !t->versions || (keys && !t->keys)) {
+		cuckoo_table_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* Publishes @t and frees the table it replaces once no reader can use it. */
+static void cuckoo_swap(struct cuckoo *c, struct cuckoo_table *t)
+{
+	struct cuckoo_table *old = cuckoo_wtable(c);
+
+	rcu_assign_pointer(c->table, t);
+	synchronize_rcu();
+	cuckoo_table_free(old);
+}
+
+/* Copies every key of @old into @t; -ENOSPC if one finds no room. */
+static int cuckoo_rehash(const struct cuckoo *c,
+			 const struct cuckoo_table *old,
+			 struct cuckoo_table *t)
+{
+	u64 i, slots = (old->bucket_mask + 1) * CUCKOO_SLOTS;
+	const u8 *key;
+
+	for (i = 0; i < slots; i++) {
+		if (!(i & CUCKOO_RESCHED_MASK))
+			cond_resched();
+		if (!cuckoo_slot(c, old, i / CUCKOO_SLOTS, i % CUCKOO_SLOTS))
+			continue;
+		key = cuckoo_key_at(c, old, i);
+		if (cuckoo_table_add(c, t, key,
+				     cuckoo_hash(key, c->key_len, c->seed)))
+			return -ENOSPC;
+	}
+	return 0;
+}
+
+/*
+ * Exact mode: replaces the table with one of twice the buckets holding the
+ * same keys, or four times if some key finds no room in that, and so on up
+ * to max_buckets. Returns 0, -ENOSPC (the largest table would not do) or
+ * -ENOMEM; on error the table is unchanged.
+ */
+static int cuckoo_grow(struct cuckoo *c)
+{
+	const struct cuckoo_table *old = cuckoo_wtable(c);
+	u64 buckets = old->bucket_mask + 1;
+	struct cuckoo_table *t;
+	unsigned int doublings = 0;
+	int err;
+
+	do {
+		buckets *= 2;
+		doublings++;
+		if (buckets > c->max_buckets)
+			return -ENOSPC;
+		t = cuckoo_table_alloc(c, buckets);
+		if (!t)
+			return -ENOMEM;
+		err = cuckoo_rehash(c, old, t);
+		if (err)
+			cuckoo_table_free(t);
+	} while (err);
+	cuckoo_swap(c, t);
+	c->grows += doublings;
+	return 0;
+}
+
+/* Exact mode grows before an insert would take the load past 95%. */
+static bool cuckoo_can_grow(const struct cuckoo *c,
+			    const struct cuckoo_table *t)
+{
+	return c->exact && t->bucket_mask + 1 < c->max_buckets;
+}
+
+static bool cuckoo_should_grow(const struct cuckoo *c,
+			       const struct cuckoo_table *t)
+{
+	u64 slots = (t->bucket_mask + 1) * CUCKOO_SLOTS;
+
+	return cuckoo_can_grow(c, t) &&
+	       (t->count + 1) * 100 > slots * CUCKOO_MAX_LOAD_PCT;
+}
+
 /**
  * cuckoo_insert() - add a key
  * @c: the filter
- * @key: key bytes
- * @len: key length in bytes
+ * @key: key_len bytes
  *
- * Adding is idempotent: a key whose fingerprint is already in one of its
- * buckets is not stored twice. With short fingerprints, a different key
- * with the same fingerprint and buckets is indistinguishable from it, so it
- * gets -EEXIST too (and deleting either removes both). The caller
- * serialises writers.
+ * Exact mode grows the table when the insert would pass 95% load or finds
+ * no free slot, until it reaches max_capacity; at that size it fills the
+ * table as far as free slots can be reached. In compact mode a different
+ * key with the same fingerprint and buckets is indistinguishable from a
+ * stored one, so it gets -EEXIST (and deleting either removes the shared
+ * entry). The caller serialises writers; may sleep.
  *
- * Return: 0; -EEXIST if the fingerprint is present; -ENOSPC if no free slot
- * is reachable within CUCKOO_MAX_KICKS slots, in which case nothing moved.
+ * Return: 0; -EEXIST if the key (compact: its fingerprint) is present;
+ * -ENOSPC if no free slot is reachable within CUCKOO_MAX_KICKS slots and the
+ * table may not grow, or -ENOMEM if growing it failed: in both cases no key
+ * was lost or moved out of its buckets.
  */
-int cuckoo_insert(struct cuckoo *c, const void *key, size_t len)
+int cuckoo_insert(struct cuckoo *c, const void *key)
 {
-	u64 b1, b2, b;
-	u32 fp;
-	int s;
+	u64 h = cuckoo_hash(key, c->key_len, c->seed);
+	struct cuckoo_table *t = cuckoo_wtable(c);
+	u64 b;
+	int err;
 
-	fp = cuckoo_locate(c, key, len, &b1, &b2);
-	if (cuckoo_find(c, b1, fp) >= 0 || cuckoo_find(c, b2, fp) >= 0)
+	if (cuckoo_locate(c, t, key, h, &b) >= 0)
 		return -EEXIST;
-	b = cuckoo_free_slots(c, b2) > cuckoo_free_slots(c, b1) ? b2 : b1;
-	s = cuckoo_find(c, b, 0);
-	if (s < 0) {
-		s = cuckoo_make_room(c, b1, b2, &b);
-		if (s < 0) {
+	for (;;) {
+		if (!cuckoo_should_grow(c, t) && !cuckoo_table_add(c, t, key, h))
+			return 0;
+		err = cuckoo_can_grow(c, t) ? cuckoo_grow(c) : -ENOSPC;
+		if (err == -ENOSPC)
 			c->insert_failures++;
-			return s;
-		}
+		if (err)
+			return err;
+		t = cuckoo_wtable(c);
 	}
-	cuckoo_set_slot(c, b, s, fp);
-	c->count++;
-	return 0;
 }
 
 /**
  * cuckoo_delete() - remove a key
  * @c: the filter
- * @key: key bytes
- * @len: key length in bytes
+ * @key: key_len bytes
  *
- * Only delete keys that were added: deleting a never-added key that shares
- * a stored key's fingerprint and buckets removes that key. The caller
- * serialises writers.
+ * Compact mode: only delete keys that were added: deleting a never-added
+ * key that shares a stored key's fingerprint and buckets removes that key.
+ * The caller serialises writers.
  *
- * Return: 0, or -ENOENT if the key's fingerprint is in neither bucket.
+ * Return: 0, or -ENOENT if the key (compact: its fingerprint) is in neither
+ * bucket.
  */
-int cuckoo_delete(struct cuckoo *c, const void *key, size_t len)
+int cuckoo_delete(struct cuckoo *c, const void *key)
 {
-	u64 b1, b2, b;
-	u32 fp;
+	struct cuckoo_table *t = cuckoo_wtable(c);
+	u64 b;
 	int s;
 
-	fp = cuckoo_locate(c, key, len, &b1, &b2);
-	b = b1;
-	s = cuckoo_find(c, b1, fp);
-	if (s < 0) {
-		b = b2;
-		s = cuckoo_find(c, b2, fp);
-	}
+	s = cuckoo_locate(c, t, key, cuckoo_hash(key, c->key_len, c->seed), &b);
 	if (s < 0)
 		return -ENOENT;
-	cuckoo_set_slot(c, b, s, 0);
-	c->count--;
+	cuckoo_set_slot(c, t, b, s, 0);
+	t->count--;
 	return 0;
 }
 
@@ -531,30 +954,55 @@ int cuckoo_delete(struct cuckoo *c, const void *key, size_t len)
  * cuckoo_clear() - remove every key
  * @c: the filter
  *
- * Clears the table word by word with WRITE_ONCE(): a concurrent reader may
- * find some keys and miss others, but never sees a torn word (which could
- * show a fingerprint nobody added). May sleep; the caller serialises
- * writers. Also resets the count and insert failure statistics.
+ * Publishes an empty table of the size the filter was created with and frees
+ * the old one after an RCU grace period, so a concurrent reader sees every
+ * key or none. Also resets the insert failure count. The caller serialises
+ * writers; sleeps.
+ *
+ * Return: 0, or -ENOMEM with nothing changed.
  */
-void cuckoo_clear(struct cuckoo *c)
+int cuckoo_clear(struct cuckoo *c)
 {
-	u64 i;
+	struct cuckoo_table *t = cuckoo_table_alloc(c, c->initial_buckets);
 
-	if (c->fp_bits == 8) {
-		for (i = 0; i < c->table_bytes / sizeof(u32); i++) {
-			WRITE_ONCE(c->t32[i], 0);
-			if (!(i & 0xffff))
-				cond_resched();
-		}
-	} else {
-		for (i = 0; i < c->table_bytes / sizeof(u64); i++) {
-			WRITE_ONCE(c->t64[i], 0);
-			if (!(i & 0xffff))
-				cond_resched();
-		}
-	}
-	c->count = 0;
+	if (!t)
+		return -ENOMEM;
+	cuckoo_swap(c, t);
 	c->insert_failures = 0;
+	return 0;
+}
+
+/**
+ * cuckoo_list() - copy stored keys out
+ * @c: the filter (exact mode)
+ * @pos: in: where to start, 0 at first; out: where the next call starts
+ * @keys: room for @max keys of key_len bytes
+ * @max: most keys to copy
+ *
+ * Positions are slots of the current table: a listing that spans several
+ * calls returns every key exactly once if no writer ran in between; keys
+ * added or deleted in between may or may not be listed, and growth or clear
+ * in between restarts the positions. Writer side.
+ *
+ * Return: the number of keys copied, 0 at the end (or if @max is 0), or
+ * -EOPNOTSUPP in compact mode, which keeps no keys.
+ */
+long cuckoo_list(const struct cuckoo *c, u64 *pos, void *keys, u64 max)
+{
+	const struct cuckoo_table *t = cuckoo_wtable(c);
+	u64 i, n = 0, slots = (t->bucket_mask + 1) * CUCKOO_SLOTS;
+	u8 *out = keys;
+
+	if (!c->exact)
+		return -EOPNOTSUPP;
+	for (i = *pos; i < slots && n < max; i++) {
+		if (!cuckoo_slot(c, t, i / CUCKOO_SLOTS, i % CUCKOO_SLOTS))
+			continue;
+		memcpy(out + n * c->key_len, cuckoo_key_at(c, t, i), c->key_len);
+		n++;
+	}
+	*pos = i;
+	return n;
 }
 
 /**
@@ -567,54 +1015,56 @@ void cuckoo_clear(struct cuckoo *c)
  */
 void cuckoo_get_stats(const struct cuckoo *c, struct cuckoo_stats *st)
 {
-	u64 buckets = c->bucket_mask + 1;
+	const struct cuckoo_table *t = cuckoo_wtable(c);
+	u64 buckets = t->bucket_mask + 1;
 
 	st->capacity = buckets * CUCKOO_SLOTS;
-	st->count = c->count;
+	st->count = t->count;
 	st->buckets = buckets;
-	st->fp_bits = c->fp_bits;
-	st->memory_bytes = c->memory_bytes;
+	st->max_capacity = c->max_capacity;
+	st->memory_bytes = sizeof(*c) + CUCKOO_QUEUE_LEN * sizeof(*c->queue) +
+			   t->memory_bytes;
 	st->insert_failures = c->insert_failures;
+	st->grows = c->grows;
+	st->fp_bits = c->fp_bits;
+	st->key_len = c->key_len;
+	st->exact = c->exact;
 }
 
 /**
  * cuckoo_create() - allocate an empty filter
- * @capacity: keys the filter must hold at no more than 95% load
- * @fp_bits: fingerprint width: 8, 12, 16 or 32; a lookup of an absent key
- *           is a false positive with probability at most 8 / 2^@fp_bits
- * @seed: hash key; use a random value
+ * @p: the parameters (see cuckoo_params_check()); in compact mode a lookup
+ *     of an absent key is a false positive with probability at most
+ *     8 / 2^@p->fp_bits
  *
  * May sleep.
  *
- * Return: the filter, or NULL if the parameters are invalid (see
- * cuckoo_params_check()) or memory is short.
+ * Return: the filter, or NULL if the parameters are invalid or memory is
+ * short.
  */
-struct cuckoo *cuckoo_create(u64 capacity, unsigned int fp_bits, u64 seed)
+struct cuckoo *cuckoo_create(const struct cuckoo_params *p)
 {
-	u64 buckets, stripes;
+	u64 buckets, max_buckets;
+	struct cuckoo_table *t;
 	struct cuckoo *c;
 
-	if (cuckoo_size(capacity, fp_bits, &buckets))
+	if (cuckoo_geometry(p, &buckets, &max_buckets))
 		return NULL;
-	stripes = buckets < CUCKOO_STRIPES_MAX ? buckets : CUCKOO_STRIPES_MAX;
-
 	c = kvzalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
 		return NULL;
-	c->seed = seed;
-	c->bucket_mask = buckets - 1;
-	c->stripe_mask = stripes - 1;
-	c->fp_bits = fp_bits;
-	c->fp_mask = fp_bits == 32 ? 0xffffffff : (1U << fp_bits) - 1;
-	c->table_bytes = buckets << cuckoo_bucket_shift(fp_bits);
-	c->memory_bytes = sizeof(*c) + c->table_bytes +
-			  stripes * sizeof(*c->versions) +
-			  CUCKOO_QUEUE_LEN * sizeof(*c->queue);
-
-	c->table = kvzalloc(c->table_bytes, GFP_KERNEL);
-	c->versions = kvcalloc(stripes, sizeof(*c->versions), GFP_KERNEL);
+	c->seed = p->seed;
+	c->fp_bits = p->fp_bits;
+	c->fp_mask = p->fp_bits == 32 ? 0xffffffff : (1U << p->fp_bits) - 1;
+	c->key_len = p->key_len;
+	c->exact = p->exact;
+	c->initial_buckets = buckets;
+	c->max_buckets = max_buckets;
+	c->max_capacity = p->max_capacity ? p->max_capacity : p->capacity;
 	c->queue = kvcalloc(CUCKOO_QUEUE_LEN, sizeof(*c->queue), GFP_KERNEL);
-	if (!c->table || !c->versions || !c->queue)
+	t = cuckoo_table_alloc(c, buckets);
+	RCU_INIT_POINTER(c->table, t);
+	if (!c->queue || !t)
 		goto err_free;
 	return c;
 
@@ -634,8 +1084,7 @@ void cuckoo_destroy(struct cuckoo *c)
 {
 	if (!c)
 		return;
+	cuckoo_table_free(rcu_dereference_protected(c->table, true));
 	kvfree(c->queue);
-	kvfree(c->versions);
-	kvfree(c->table);
 	kvfree(c);
 }

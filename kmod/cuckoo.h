@@ -4,13 +4,28 @@
  * lock-free readers in the style of MemC3 (Fan, Andersen, Kaminsky, NSDI 2013).
  *
  * Plain C: built into the cfilter module and into host test and benchmark
- * binaries; cuckoo_env.h supplies the few kernel/host differences.
+ * binaries; cuckoo_env.h supplies the few kernel/host differences (on the
+ * host, RCU is liburcu's).
  *
- * Concurrency: writers (insert, delete, clear) must be serialised by the
- * caller (the module holds a mutex). Any number of readers (cuckoo_contains)
- * may run concurrently with one writer and take no lock. A key that is
- * present when a read starts and is not deleted during it is always found,
- * even while the writer moves fingerprints between buckets.
+ * Two modes, chosen at creation:
+ * - exact: beside each fingerprint slot the full key is kept in a parallel
+ *   array that only writers and fingerprint matches touch. A match is
+ *   confirmed against the key, so there are no false positives; insert of a
+ *   present key is -EEXIST, delete removes exactly that key; keys can be
+ *   listed; the table grows (doubles) when full, up to max_capacity.
+ * - compact: fingerprints only. False positives at most 8 / 2^fp_bits;
+ *   inserting a key that shares a stored key's fingerprint and buckets is
+ *   -EEXIST and deleting either removes the shared entry; no listing; full
+ *   is -ENOSPC.
+ *
+ * Concurrency: writers (insert, delete, clear, list) are serialised by the
+ * caller (the module holds a mutex) and run in process context: they may
+ * sleep (growth and clear allocate a new table, publish it with
+ * rcu_assign_pointer() and free the old one after synchronize_rcu()).
+ * Readers (cuckoo_contains) run inside an RCU read-side critical section
+ * (XDP and TC programs always do) and take no lock. A key that is present
+ * when a read starts and is not deleted during it is always found, even
+ * while the writer moves entries or swaps tables.
  */
 #ifndef CFILTER_CUCKOO_H
 #define CFILTER_CUCKOO_H
@@ -19,46 +34,65 @@
 
 #define CUCKOO_SLOTS		4	/* slots per bucket */
 #define CUCKOO_MAX_KICKS	500	/* slots searched per insert (BFS bound) */
-#define CUCKOO_MAX_LOAD_PCT	95	/* sizing target: capacity fits at 95% */
+#define CUCKOO_MAX_LOAD_PCT	95	/* grow (exact) beyond this load */
+#define CUCKOO_KEY_MAX		40	/* longest key, bytes */
 
 struct cuckoo;
 
-struct cuckoo_stats {
-	u64 capacity;		/* slots: buckets * CUCKOO_SLOTS */
-	u64 count;		/* fingerprints stored */
-	u64 buckets;
-	u32 fp_bits;
-	u64 memory_bytes;	/* everything cuckoo_create allocated */
-	u64 insert_failures;	/* inserts refused with -ENOSPC since clear */
+struct cuckoo_params {
+	u64 capacity;		/* keys the first table holds at <= 95% load */
+	/*
+	 * exact: growth stops at a table for this many keys; 0 = capacity
+	 * (never grow); compact: must be 0 or == capacity
+	 */
+	u64 max_capacity;
+	u64 seed;		/* hash key; use a random value */
+	u32 fp_bits;		/* 8, 12, 16 or 32 */
+	u32 key_len;		/* bytes per key: 1..CUCKOO_KEY_MAX */
+	bool exact;
 };
 
-/*
- * Returns 0 if a filter for @capacity keys with @fp_bits-bit fingerprints
- * can be built, or -EINVAL (fp_bits not 8, 12, 16 or 32; capacity 0 or too
- * large to size without overflow).
- */
-int cuckoo_params_check(u64 capacity, unsigned int fp_bits);
+struct cuckoo_stats {
+	u64 capacity;		/* slots: buckets * CUCKOO_SLOTS */
+	u64 count;		/* keys stored */
+	u64 buckets;
+	u64 max_capacity;	/* as created (keys) */
+	u64 memory_bytes;	/* everything allocated now */
+	u64 insert_failures;	/* inserts refused with -ENOSPC since clear */
+	u64 grows;		/* table doublings since creation */
+	u32 fp_bits;
+	u32 key_len;
+	bool exact;
+};
 
-/*
- * Builds an empty filter that holds at least @capacity keys at no more than
- * CUCKOO_MAX_LOAD_PCT load. @seed keys the hash. Returns NULL on bad
- * parameters or no memory.
- */
-struct cuckoo *cuckoo_create(u64 capacity, unsigned int fp_bits, u64 seed);
+/* 0, or -EINVAL naming nothing: see the kernel-doc for every rule. */
+int cuckoo_params_check(const struct cuckoo_params *p);
+
+/* NULL on bad parameters or no memory. May sleep. */
+struct cuckoo *cuckoo_create(const struct cuckoo_params *p);
+/* No reader may still use @c (wait for a grace period first). */
 void cuckoo_destroy(struct cuckoo *c);
 
-/* Writers: caller serialises. Keys are @len bytes, any length. */
-int cuckoo_insert(struct cuckoo *c, const void *key, size_t len);
-				/* 0, -EEXIST (fingerprint already in one of
-				 * the key's buckets), -ENOSPC (no free slot
-				 * within CUCKOO_MAX_KICKS; nothing moved) */
-int cuckoo_delete(struct cuckoo *c, const void *key, size_t len);
-				/* 0, -ENOENT */
-void cuckoo_clear(struct cuckoo *c);
+/* Writers: caller serialises; process context; may sleep. */
+/*
+ * 0; -EEXIST; -ENOSPC (compact full, or exact at max_capacity: nothing
+ * lost); -ENOMEM (growth failed: nothing lost)
+ */
+int cuckoo_insert(struct cuckoo *c, const void *key);
+int cuckoo_delete(struct cuckoo *c, const void *key);	/* 0, -ENOENT */
+int cuckoo_clear(struct cuckoo *c);	/* 0, -ENOMEM (nothing changed) */
 
-/* Reader: lock-free, safe against one concurrent writer. */
-bool cuckoo_contains(const struct cuckoo *c, const void *key, size_t len);
+/*
+ * Exact mode: copies up to @max keys (key_len bytes each) into @keys,
+ * starting at position *@pos (0 to start) and advancing it; returns the
+ * number copied, 0 at the end; -EOPNOTSUPP in compact mode. Writer side.
+ */
+long cuckoo_list(const struct cuckoo *c, u64 *pos, void *keys, u64 max);
 
+/* Reader: lock-free, inside rcu_read_lock(). */
+bool cuckoo_contains(const struct cuckoo *c, const void *key);
+
+/* Writer side (consistent snapshot under the writer lock). */
 void cuckoo_get_stats(const struct cuckoo *c, struct cuckoo_stats *st);
 
 #endif /* CFILTER_CUCKOO_H */

@@ -17,6 +17,7 @@
 #include <linux/cache.h>
 #include <linux/mm.h>
 #include <linux/processor.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -49,9 +50,20 @@ static inline void cuckoo_write_unlock_local(void)
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include <linux/types.h>
+#include <urcu.h>
 
 /* glibc's <sys/cdefs.h> (via <stdlib.h>) supplies __always_inline. */
+
+/*
+ * RCU is liburcu's default flavour: host readers rcu_register_thread() and
+ * read inside rcu_read_lock(); synchronize_rcu() waits for them. Only the
+ * writer stores the table pointer, so its own loads of it need no marking.
+ * (<urcu/compiler.h> defines __rcu as nothing.)
+ */
+#define rcu_dereference_protected(p, c)	(p)
+#define RCU_INIT_POINTER(p, v)		((p) = (v))
 
 typedef __u8 u8;
 typedef __u16 u16;
@@ -90,16 +102,25 @@ typedef __u64 u64;
 
 #define cond_resched()		do { } while (0)
 
-static inline void *kvzalloc(size_t size, int flags)
-{
-	(void)flags;
-	return calloc(1, size);
-}
+/*
+ * Tests set this to the number of allocations that may still succeed, to
+ * check that a failed one leaves the filter as it was; -1: no limit.
+ */
+static long cuckoo_host_alloc_budget = -1;
 
 static inline void *kvcalloc(size_t n, size_t size, int flags)
 {
 	(void)flags;
+	if (!cuckoo_host_alloc_budget)
+		return NULL;
+	if (cuckoo_host_alloc_budget > 0)
+		cuckoo_host_alloc_budget--;
 	return calloc(n, size);
+}
+
+static inline void *kvzalloc(size_t size, int flags)
+{
+	return kvcalloc(1, size, flags);
 }
 
 static inline void kvfree(const void *p)
@@ -121,6 +142,15 @@ static inline u64 get_unaligned_le64(const void *p)
 	       (u64)b[3] << 24 | (u64)b[4] << 32 | (u64)b[5] << 40 |
 	       (u64)b[6] << 48 | (u64)b[7] << 56;
 }
+
+/* As the kernel's; "+ 0" drops the const of *ptr (u32, u64). */
+#define get_unaligned(ptr)						\
+	({								\
+		__typeof__(ptr) p_ = (ptr);				\
+		__typeof__(*p_ + 0) v_;					\
+		memcpy(&v_, p_, sizeof(v_));				\
+		v_;							\
+	})
 
 /* Host readers are threads, never interrupts of the writer: nothing to do. */
 static inline void cuckoo_write_lock_local(void)

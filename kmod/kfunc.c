@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bpf_cfilter_lookup(): the filter as seen by XDP and TC programs.
+ * bpf_cfilter_lookup(): the filters as seen by XDP and TC programs.
  *
  * The BPF-side declaration is in bpf/cfilter_kfuncs.h.
  */
@@ -34,26 +34,29 @@ __diag_ignore_all("-Wmissing-prototypes",
  * @key__sz: sizeof(struct cfilter_key); the verifier checks that @key points
  *           to this many readable bytes
  *
- * Only the key type is checked: the ioctls admit nothing but well-formed
- * keys, so a lookup key with stray bytes matches none of them (beyond the
- * filter's usual false positives).
+ * The key is checked as strictly as the ioctls check it, then packed into
+ * the few bytes its family's filter stores (4 for an IPv4 source): the
+ * filter hashes those, not 40 bytes.
  *
- * Return: 1 if present, 0 if not, -EINVAL for a wrong size or unknown type.
+ * Return: 1 if present, 0 if not, -EINVAL for a wrong size or a key the
+ * ioctls would refuse (unknown type, nonzero unused fields).
  */
 __bpf_kfunc int bpf_cfilter_lookup(const void *key, u32 key__sz)
 {
 	const struct cfilter_key *k = key;
-	const struct cuckoo *c;
+	u8 packed[CUCKOO_KEY_MAX];
+	struct cfilter_family *f;
 
-	if (key__sz != sizeof(*k) || !cfilter_key_addr_len(k->type))
+	if (key__sz != sizeof(*k))
+		return -EINVAL;
+	f = cfilter_family(k->type);
+	if (!f || f->pack(k, packed))
 		return -EINVAL;
 
-	/*
-	 * XDP and TC programs run in softirq or under rcu_read_lock(); both
-	 * are RCU read-side critical sections.
-	 */
-	c = rcu_dereference_check(cfilter_state.filter, rcu_read_lock_bh_held());
-	return cuckoo_contains(c, k, sizeof(*k)) ? 1 : 0;
+	/* XDP and TC programs run inside an RCU read-side critical section. */
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held() && !rcu_read_lock_bh_held(),
+			 "cfilter kfunc called outside an RCU read-side section");
+	return cuckoo_contains(f->filter, packed) ? 1 : 0;
 }
 
 __diag_pop();

@@ -2,6 +2,9 @@
 /*
  * cfilter: a cuckoo filter of blocked traffic keys, managed through
  * /dev/cfilter and consulted by XDP and TC programs through a kfunc.
+ *
+ * One filter per key family (keys.c), all created with the same module
+ * parameters.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -10,76 +13,204 @@
 #include <linux/limits.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
 #include <linux/printk.h>
 #include <linux/random.h>
-#include <linux/rcupdate.h>
+#include <linux/string.h>
 
 #include "cfilter.h"
 #include "cuckoo.h"
 
-static unsigned long capacity = 1UL << 20;
-module_param(capacity, ulong, 0444);
-MODULE_PARM_DESC(capacity, "Keys the filter must hold (default 1048576)");
+#define CFILTER_DEFAULT_CAPACITY	65536UL
+#define CFILTER_DEFAULT_MAX_CAPACITY	(16UL << 20)
+
+static char *mode = "exact";
+module_param(mode, charp, 0444);
+MODULE_PARM_DESC(mode, "exact (default): full keys kept, no false positives, grows up to max_capacity; compact: fingerprints only, fewer bytes per key, false positives, fixed size");
 
 static unsigned int fp_bits = 16;
 module_param(fp_bits, uint, 0444);
-MODULE_PARM_DESC(fp_bits, "Bits per fingerprint: 8, 12, 16 or 32 (default 16)");
+MODULE_PARM_DESC(fp_bits, "Bits per fingerprint: 8, 12, 16 or 32 (default 16); compact mode: false positive rate at most 8/2^fp_bits");
 
-struct cfilter_state cfilter_state = {
-	.lock = __MUTEX_INITIALIZER(cfilter_state.lock),
+static unsigned long capacity = CFILTER_DEFAULT_CAPACITY;
+module_param(capacity, ulong, 0444);
+MODULE_PARM_DESC(capacity, "Keys of each type (IPv4, IPv6) the filter holds when loaded (default 65536); compact mode never grows, so size it for every key");
+
+static unsigned long max_capacity;
+module_param(max_capacity, ulong, 0444);
+MODULE_PARM_DESC(max_capacity, "Exact mode: keys of each type the filter may grow to hold (default: the larger of 16777216 and capacity; at least capacity). Compact mode: 0 or equal to capacity");
+
+struct cfilter_config cfilter_config __ro_after_init;
+DEFINE_MUTEX(cfilter_lock);	/* writers of every filter: see cfilter.h */
+
+static const char * const cfilter_mode_names[] = {
+	[CFILTER_MODE_EXACT]	= "exact",
+	[CFILTER_MODE_COMPACT]	= "compact",
 };
 
-/*
- * The largest capacity cuckoo_params_check() accepts with @bits, which must be
- * valid. The core's limit is on table bytes, so it depends on the fingerprint
- * width; acceptance is monotonic in capacity, so a binary search finds it.
- */
-static u64 __init cfilter_max_capacity(unsigned int bits)
+/* The core's parameters for family @f with capacity @cap and bound @max. */
+static void cfilter_params(const struct cfilter_family *f, u64 cap, u64 max,
+			   struct cuckoo_params *p)
 {
-	u64 lo = 1, hi = U64_MAX;
+	memset(p, 0, sizeof(*p));
+	p->capacity = cap;
+	p->max_capacity = max;
+	p->fp_bits = fp_bits;
+	p->key_len = f->key_len;
+	p->exact = cfilter_config.mode == CFILTER_MODE_EXACT;
+}
+
+/* Can a filter of every family be built with @cap and @max? */
+static bool __init cfilter_params_ok(u64 cap, u64 max)
+{
+	struct cfilter_family *f;
+	struct cuckoo_params p;
+
+	for (f = cfilter_family_first(); f; f = cfilter_family_next(f)) {
+		cfilter_params(f, cap, max, &p);
+		if (cuckoo_params_check(&p))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The largest value in [@lo, U64_MAX] that @ok accepts, @lo being accepted.
+ * The core's limits are on table bytes, so they depend on the fingerprint
+ * width, the mode and the key length; acceptance is monotonic, so a binary
+ * search finds the limit without knowing the core's rules.
+ */
+static u64 __init cfilter_limit(u64 lo, bool (*ok)(u64 v, u64 other),
+				u64 other)
+{
+	u64 hi = U64_MAX;
 
 	while (lo < hi) {
 		u64 mid = hi - (hi - lo) / 2;
 
-		if (cuckoo_params_check(mid, bits))
-			hi = mid - 1;
-		else
+		if (ok(mid, other))
 			lo = mid;
+		else
+			hi = mid - 1;
 	}
 	return lo;
 }
 
-/* cuckoo_params_check() does not say which parameter is wrong: find out. */
+static bool __init cfilter_cap_ok(u64 cap, u64 unused)
+{
+	/* Compact tables never grow: their bound is their capacity. */
+	return cfilter_params_ok(cap, cfilter_config.mode == CFILTER_MODE_EXACT ?
+				 cap : 0);
+}
+
+static bool __init cfilter_max_ok(u64 max, u64 cap)
+{
+	return cfilter_params_ok(cap, max);
+}
+
+static int __init cfilter_parse_mode(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cfilter_mode_names); i++) {
+		if (!strcmp(mode, cfilter_mode_names[i])) {
+			cfilter_config.mode = i;
+			return 0;
+		}
+	}
+	pr_err("mode=%s is invalid: use exact or compact\n", mode);
+	return -EINVAL;
+}
+
+/*
+ * Checks every parameter, naming the first bad one with its allowed range
+ * (cuckoo_params_check() only says that something is wrong), and settles
+ * max_capacity.
+ */
 static int __init cfilter_params_check(void)
 {
-	if (cuckoo_params_check(1, fp_bits)) {
+	bool exact;
+	int err;
+
+	err = cfilter_parse_mode();
+	if (err)
+		return err;
+	exact = cfilter_config.mode == CFILTER_MODE_EXACT;
+
+	if (!cfilter_params_ok(1, exact ? 1 : 0)) {
 		pr_err("fp_bits=%u is invalid: use 8, 12, 16 or 32\n", fp_bits);
 		return -EINVAL;
 	}
-	if (cuckoo_params_check(capacity, fp_bits)) {
-		pr_err("capacity=%lu is out of range for fp_bits=%u: use 1 to %llu\n",
-		       capacity, fp_bits, cfilter_max_capacity(fp_bits));
+	if (!capacity || !cfilter_cap_ok(capacity, 0)) {
+		pr_err("capacity=%lu is out of range for mode=%s fp_bits=%u: use 1 to %llu\n",
+		       capacity, mode, fp_bits,
+		       cfilter_limit(1, cfilter_cap_ok, 0));
 		return -EINVAL;
+	}
+
+	if (!exact) {
+		if (max_capacity && max_capacity != capacity) {
+			pr_err("max_capacity=%lu is invalid in compact mode, which never grows: leave it unset or equal to capacity=%lu\n",
+			       max_capacity, capacity);
+			return -EINVAL;
+		}
+		cfilter_config.max_capacity = capacity;
+		return 0;
+	}
+
+	if (!max_capacity)
+		max_capacity = max(CFILTER_DEFAULT_MAX_CAPACITY, capacity);
+	if (max_capacity < capacity || !cfilter_max_ok(max_capacity, capacity)) {
+		pr_err("max_capacity=%lu is out of range for capacity=%lu fp_bits=%u: use %lu to %llu\n",
+		       max_capacity, capacity, fp_bits, capacity,
+		       cfilter_limit(capacity, cfilter_max_ok, capacity));
+		return -EINVAL;
+	}
+	cfilter_config.max_capacity = max_capacity;
+	return 0;
+}
+
+static void cfilter_destroy_filters(void)
+{
+	struct cfilter_family *f;
+
+	for (f = cfilter_family_first(); f; f = cfilter_family_next(f))
+		if (f->filter)
+			cuckoo_destroy(f->filter);
+}
+
+static int __init cfilter_create_filters(void)
+{
+	struct cfilter_family *f;
+	struct cuckoo_params p;
+	u64 max;
+
+	max = cfilter_config.mode == CFILTER_MODE_EXACT ?
+	      cfilter_config.max_capacity : 0;
+	for (f = cfilter_family_first(); f; f = cfilter_family_next(f)) {
+		cfilter_params(f, capacity, max, &p);
+		p.seed = get_random_u64();
+		f->filter = cuckoo_create(&p);
+		if (!f->filter) {
+			pr_err("no memory for the %s filter (mode=%s capacity=%lu fp_bits=%u): lower capacity\n",
+			       f->name, mode, capacity, fp_bits);
+			cfilter_destroy_filters();
+			return -ENOMEM;
+		}
 	}
 	return 0;
 }
 
 static int __init cfilter_init(void)
 {
-	struct cuckoo *c;
 	int err;
 
 	err = cfilter_params_check();
 	if (err)
 		return err;
-
-	c = cuckoo_create(capacity, fp_bits, get_random_u64());
-	if (!c) {
-		pr_err("no memory for a filter of capacity=%lu fp_bits=%u: lower capacity\n",
-		       capacity, fp_bits);
-		return -ENOMEM;
-	}
-	RCU_INIT_POINTER(cfilter_state.filter, c);
+	err = cfilter_create_filters();
+	if (err)
+		return err;
 
 	/*
 	 * A kfunc set cannot be unregistered on 6.1, and need not be: it lives
@@ -103,20 +234,21 @@ static int __init cfilter_init(void)
 	return 0;
 
 err_destroy:
-	/* Never published to a reader: no grace period to wait for. */
-	cuckoo_destroy(c);
+	/* Never reachable by a reader: no grace period to wait for. */
+	cfilter_destroy_filters();
 	return err;
 }
 
+/*
+ * The module is unloaded only when nothing references it: no open
+ * /dev/cfilter (no writer, no TEST) and no BPF program using the kfunc (a
+ * program drops its reference only after an RCU grace period). So no reader
+ * can be inside a filter any more.
+ */
 static void __exit cfilter_exit(void)
 {
-	struct cuckoo *c;
-
 	cfilter_dev_unregister();
-	/* The device is gone, so no writer is left. */
-	c = rcu_replace_pointer(cfilter_state.filter, NULL, true);
-	synchronize_rcu();
-	cuckoo_destroy(c);
+	cfilter_destroy_filters();
 }
 
 module_init(cfilter_init);

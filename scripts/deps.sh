@@ -5,6 +5,7 @@
 # Idempotent: when everything is installed, apt is not run at all.
 #
 # python3 runs the kernel's bpf_doc.py while kernel.sh builds resolve_btfids.
+# liburcu-dev is the host tests' RCU; libclang-rt-14-dev has libFuzzer.
 # linux-image-amd64 is deliberately absent: it pulls initramfs-tools and udev
 # and upgrades systemd. scripts/kernel.sh downloads and unpacks the guest
 # kernel image into .cache instead.
@@ -25,7 +26,9 @@ PACKAGES="
 	iputils-ping
 	libbpf-dev
 	libc6-dev
+	libclang-rt-14-dev
 	libelf-dev
+	liburcu-dev
 	linux-headers-amd64
 	linux-source-6.1
 	llvm

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host unit tests of the cuckoo filter core.
+ * Host unit tests of the cuckoo filter core, in both modes.
  *
  * The core is included rather than linked so that tests can also check its
  * internals: the table words, the version counters, the exact allocation.
+ * Concurrency gets its own, longer test: stress.c.
  */
 #include "cuckoo.c"
 
 #include <pthread.h>
 #include <time.h>
-#include <uapi/linux/cfilter.h>
 
 #include "kselftest_harness.h"
 
@@ -20,43 +20,81 @@
 #define SET_OUT		2	/* keys that are never added */
 #define SET_CHURN	3	/* keys added and deleted while others read */
 
+/* Key lengths the module uses: a struct cfilter_key, IPv6, IPv4. */
+#define LEN_FULL	40U
+#define LEN_IP6		16U
+#define LEN_IP4		4U
+
 /* fflush: the harness ends each test child with _exit(). */
 #define NOTE(...) do { ksft_print_msg(__VA_ARGS__); fflush(stdout); } while (0)
 
-/* A realistic key: an IPv6 source in 2001:db8::/32, numbered by set and i. */
-static struct cfilter_key key_of(unsigned int set, u64 i)
+static struct cuckoo *make(u64 capacity, u64 max_capacity, unsigned int fp_bits,
+			   unsigned int key_len, bool exact)
 {
-	struct cfilter_key k = {
-		.type = CFILTER_KEY_SRC6,
-		.prefix_len = 128,
-		.saddr = { 0x20, 0x01, 0x0d, 0xb8, set >> 8, set & 0xff },
+	struct cuckoo_params p = {
+		.capacity = capacity,
+		.max_capacity = max_capacity,
+		.seed = SEED,
+		.fp_bits = fp_bits,
+		.key_len = key_len,
+		.exact = exact,
 	};
+
+	return cuckoo_create(&p);
+}
+
+static int check(u64 capacity, u64 max_capacity, unsigned int fp_bits,
+		 unsigned int key_len, bool exact)
+{
+	struct cuckoo_params p = {
+		.capacity = capacity,
+		.max_capacity = max_capacity,
+		.seed = SEED,
+		.fp_bits = fp_bits,
+		.key_len = key_len,
+		.exact = exact,
+	};
+
+	return cuckoo_params_check(&p);
+}
+
+/* Key i of a set: the set number, then i, truncated to @len bytes. */
+static void key_of(u8 *k, unsigned int len, unsigned int set, u64 i)
+{
 	unsigned int b;
 
-	for (b = 0; b < 8; b++)
-		k.saddr[8 + b] = i >> (56 - 8 * b);
-	return k;
+	memset(k, 0, len);
+	k[0] = set;
+	for (b = 1; b < len && b <= 8; b++)
+		k[b] = i >> (8 * (b - 1));
 }
 
 static int add(struct cuckoo *c, unsigned int set, u64 i)
 {
-	struct cfilter_key k = key_of(set, i);
+	u8 k[CUCKOO_KEY_MAX];
 
-	return cuckoo_insert(c, &k, sizeof(k));
+	key_of(k, c->key_len, set, i);
+	return cuckoo_insert(c, k);
 }
 
 static int del(struct cuckoo *c, unsigned int set, u64 i)
 {
-	struct cfilter_key k = key_of(set, i);
+	u8 k[CUCKOO_KEY_MAX];
 
-	return cuckoo_delete(c, &k, sizeof(k));
+	key_of(k, c->key_len, set, i);
+	return cuckoo_delete(c, k);
 }
 
 static bool has(const struct cuckoo *c, unsigned int set, u64 i)
 {
-	struct cfilter_key k = key_of(set, i);
+	u8 k[CUCKOO_KEY_MAX];
+	bool hit;
 
-	return cuckoo_contains(c, &k, sizeof(k));
+	key_of(k, c->key_len, set, i);
+	rcu_read_lock();
+	hit = cuckoo_contains(c, k);
+	rcu_read_unlock();
+	return hit;
 }
 
 static struct cuckoo_stats stats_of(const struct cuckoo *c)
@@ -68,35 +106,47 @@ static struct cuckoo_stats stats_of(const struct cuckoo *c)
 	return st;
 }
 
+static const struct cuckoo_table *table_of(const struct cuckoo *c)
+{
+	return cuckoo_wtable(c);
+}
+
+static u64 table_bytes(const struct cuckoo *c)
+{
+	return (table_of(c)->bucket_mask + 1) << cuckoo_bucket_shift(c->fp_bits);
+}
+
 /* Fingerprints stored, counted slot by slot. */
 static u64 slots_used(const struct cuckoo *c)
 {
+	const struct cuckoo_table *t = table_of(c);
 	u64 b, n = 0;
 	unsigned int s;
 
-	for (b = 0; b <= c->bucket_mask; b++)
+	for (b = 0; b <= t->bucket_mask; b++)
 		for (s = 0; s < CUCKOO_SLOTS; s++)
-			n += cuckoo_slot(c, b, s) != 0;
+			n += cuckoo_slot(c, t, b, s) != 0;
 	return n;
 }
 
 /* Each move adds 2 to one or two counters, so this is at most the moves. */
 static u64 moves_at_least(const struct cuckoo *c)
 {
+	const struct cuckoo_table *t = table_of(c);
 	u64 sum = 0;
 	u32 i;
 
-	for (i = 0; i <= c->stripe_mask; i++)
-		sum += c->versions[i];
+	for (i = 0; i <= t->stripe_mask; i++)
+		sum += t->versions[i];
 	return sum / 4;
 }
 
 static bool table_is_zero(const struct cuckoo *c)
 {
-	const u8 *p = c->table;
+	const u8 *p = table_of(c)->words;
 	u64 i;
 
-	for (i = 0; i < c->table_bytes; i++)
+	for (i = 0; i < table_bytes(c); i++)
 		if (p[i])
 			return false;
 	return true;
@@ -120,82 +170,110 @@ static u64 fill_until_enospc(struct cuckoo *c)
 }
 
 static const unsigned int widths[] = { 8, 12, 16, 32 };
+static const bool modes[] = { true, false };
 
 TEST(add_test_del_round_trip)
 {
-	struct cuckoo *c = cuckoo_create(1000, 32, SEED);
+	unsigned int m;
 
-	ASSERT_NE(NULL, c);
-	ASSERT_FALSE(has(c, SET_IN, 1));
-	ASSERT_EQ(0, add(c, SET_IN, 1));
-	ASSERT_TRUE(has(c, SET_IN, 1));
-	ASSERT_EQ(1U, stats_of(c).count);
-	ASSERT_EQ(0, del(c, SET_IN, 1));
-	ASSERT_FALSE(has(c, SET_IN, 1));
-	ASSERT_EQ(0U, stats_of(c).count);
-	ASSERT_TRUE(table_is_zero(c));
-	cuckoo_destroy(c);
+	for (m = 0; m < ARRAY_SIZE(modes); m++) {
+		struct cuckoo *c = make(1000, 0, 32, LEN_FULL, modes[m]);
+
+		ASSERT_NE(NULL, c);
+		ASSERT_FALSE(has(c, SET_IN, 1));
+		ASSERT_EQ(0, add(c, SET_IN, 1));
+		ASSERT_TRUE(has(c, SET_IN, 1));
+		ASSERT_EQ(1U, stats_of(c).count);
+		ASSERT_EQ(0, del(c, SET_IN, 1));
+		ASSERT_FALSE(has(c, SET_IN, 1));
+		ASSERT_EQ(0U, stats_of(c).count);
+		ASSERT_TRUE(table_is_zero(c));
+		cuckoo_destroy(c);
+	}
 }
 
 TEST(add_twice_returns_eexist)
 {
-	struct cuckoo *c = cuckoo_create(1000, 32, SEED);
+	unsigned int m;
 
-	ASSERT_NE(NULL, c);
-	ASSERT_EQ(0, add(c, SET_IN, 7));
-	ASSERT_EQ(-EEXIST, add(c, SET_IN, 7));
-	ASSERT_EQ(1U, stats_of(c).count);
-	ASSERT_EQ(1U, slots_used(c));
-	ASSERT_TRUE(has(c, SET_IN, 7));
-	cuckoo_destroy(c);
+	for (m = 0; m < ARRAY_SIZE(modes); m++) {
+		struct cuckoo *c = make(1000, 0, 32, LEN_FULL, modes[m]);
+
+		ASSERT_NE(NULL, c);
+		ASSERT_EQ(0, add(c, SET_IN, 7));
+		ASSERT_EQ(-EEXIST, add(c, SET_IN, 7));
+		ASSERT_EQ(1U, stats_of(c).count);
+		ASSERT_EQ(1U, slots_used(c));
+		ASSERT_TRUE(has(c, SET_IN, 7));
+		cuckoo_destroy(c);
+	}
 }
 
 TEST(del_absent_returns_enoent)
 {
-	struct cuckoo *c = cuckoo_create(1000, 32, SEED);
+	unsigned int m;
 
-	ASSERT_NE(NULL, c);
-	ASSERT_EQ(-ENOENT, del(c, SET_OUT, 1));
-	ASSERT_EQ(0, add(c, SET_IN, 1));
-	ASSERT_EQ(-ENOENT, del(c, SET_OUT, 1));
-	ASSERT_EQ(1U, stats_of(c).count);
-	ASSERT_TRUE(has(c, SET_IN, 1));
-	cuckoo_destroy(c);
+	for (m = 0; m < ARRAY_SIZE(modes); m++) {
+		struct cuckoo *c = make(1000, 0, 32, LEN_FULL, modes[m]);
+
+		ASSERT_NE(NULL, c);
+		ASSERT_EQ(-ENOENT, del(c, SET_OUT, 1));
+		ASSERT_EQ(0, add(c, SET_IN, 1));
+		ASSERT_EQ(-ENOENT, del(c, SET_OUT, 1));
+		ASSERT_EQ(1U, stats_of(c).count);
+		ASSERT_TRUE(has(c, SET_IN, 1));
+		cuckoo_destroy(c);
+	}
 }
 
 TEST(del_then_test_absent_and_del_again_enoent)
 {
-	struct cuckoo *c = cuckoo_create(1000, 32, SEED);
+	unsigned int m;
 
-	ASSERT_NE(NULL, c);
-	ASSERT_EQ(0, add(c, SET_IN, 1));
-	ASSERT_EQ(0, add(c, SET_IN, 2));
-	ASSERT_EQ(0, del(c, SET_IN, 1));
-	ASSERT_FALSE(has(c, SET_IN, 1));
-	ASSERT_TRUE(has(c, SET_IN, 2));
-	ASSERT_EQ(-ENOENT, del(c, SET_IN, 1));
-	ASSERT_EQ(1U, stats_of(c).count);
-	cuckoo_destroy(c);
+	for (m = 0; m < ARRAY_SIZE(modes); m++) {
+		struct cuckoo *c = make(1000, 0, 32, LEN_FULL, modes[m]);
+
+		ASSERT_NE(NULL, c);
+		ASSERT_EQ(0, add(c, SET_IN, 1));
+		ASSERT_EQ(0, add(c, SET_IN, 2));
+		ASSERT_EQ(0, del(c, SET_IN, 1));
+		ASSERT_FALSE(has(c, SET_IN, 1));
+		ASSERT_TRUE(has(c, SET_IN, 2));
+		ASSERT_EQ(-ENOENT, del(c, SET_IN, 1));
+		ASSERT_EQ(1U, stats_of(c).count);
+		cuckoo_destroy(c);
+	}
 }
 
-TEST(keys_of_every_length_are_distinct)
+/* Every length, including the byte-wise (not 4-byte multiple) key paths. */
+TEST(every_key_length_keeps_keys_apart)
 {
-	struct cuckoo *c = cuckoo_create(1000, 32, SEED);
-	u8 buf[64] = { 0 };
-	size_t len;
+	unsigned int len, m;
+	u8 k[CUCKOO_KEY_MAX];
 
-	ASSERT_NE(NULL, c);
-	/* All-zero prefixes: only the length tells them apart. */
-	for (len = 0; len <= sizeof(buf); len++)
-		ASSERT_EQ(0, cuckoo_insert(c, buf, len));
-	for (len = 0; len <= sizeof(buf); len++)
-		ASSERT_TRUE(cuckoo_contains(c, buf, len));
-	ASSERT_EQ(0, cuckoo_delete(c, buf, 40));
-	ASSERT_FALSE(cuckoo_contains(c, buf, 40));
-	ASSERT_TRUE(cuckoo_contains(c, buf, 39));
-	ASSERT_TRUE(cuckoo_contains(c, buf, 41));
-	ASSERT_EQ(sizeof(buf), stats_of(c).count);
-	cuckoo_destroy(c);
+	for (m = 0; m < ARRAY_SIZE(modes); m++) {
+		for (len = 1; len <= CUCKOO_KEY_MAX; len++) {
+			struct cuckoo *c = make(1000, 0, 32, len, modes[m]);
+
+			ASSERT_NE(NULL, c);
+			memset(k, 0, sizeof(k));
+			ASSERT_EQ(0, cuckoo_insert(c, k));
+			k[len - 1] = 1;
+			ASSERT_FALSE(cuckoo_contains(c, k));
+			ASSERT_EQ(0, cuckoo_insert(c, k));
+			ASSERT_TRUE(cuckoo_contains(c, k));
+			/* Bytes past key_len are not part of the key. */
+			k[len - 1] = 0;
+			k[sizeof(k) - 1] ^= len < CUCKOO_KEY_MAX;
+			ASSERT_EQ(-EEXIST, cuckoo_insert(c, k));
+			ASSERT_EQ(0, cuckoo_delete(c, k));
+			ASSERT_FALSE(cuckoo_contains(c, k));
+			k[len - 1] = 1;
+			ASSERT_TRUE(cuckoo_contains(c, k));
+			ASSERT_EQ(1U, stats_of(c).count);
+			cuckoo_destroy(c);
+		}
+	}
 }
 
 TEST(params_reject_unsupported_fp_bits)
@@ -204,8 +282,22 @@ TEST(params_reject_unsupported_fp_bits)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		EXPECT_EQ(-EINVAL, cuckoo_params_check(1000, bad[i]));
-		EXPECT_EQ(NULL, cuckoo_create(1000, bad[i], SEED));
+		EXPECT_EQ(-EINVAL, check(1000, 0, bad[i], LEN_FULL, true));
+		EXPECT_EQ(-EINVAL, check(1000, 0, bad[i], LEN_FULL, false));
+		EXPECT_EQ(NULL, make(1000, 0, bad[i], LEN_FULL, true));
+	}
+}
+
+TEST(params_reject_bad_key_len)
+{
+	unsigned int m;
+
+	for (m = 0; m < ARRAY_SIZE(modes); m++) {
+		EXPECT_EQ(-EINVAL, check(1000, 0, 16, 0, modes[m]));
+		EXPECT_EQ(-EINVAL, check(1000, 0, 16, CUCKOO_KEY_MAX + 1, modes[m]));
+		EXPECT_EQ(NULL, make(1000, 0, 16, 0, modes[m]));
+		EXPECT_EQ(0, check(1000, 0, 16, 1, modes[m]));
+		EXPECT_EQ(0, check(1000, 0, 16, CUCKOO_KEY_MAX, modes[m]));
 	}
 }
 
@@ -214,41 +306,88 @@ TEST(params_reject_zero_capacity)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(widths); i++) {
-		EXPECT_EQ(-EINVAL, cuckoo_params_check(0, widths[i]));
-		EXPECT_EQ(NULL, cuckoo_create(0, widths[i], SEED));
+		EXPECT_EQ(-EINVAL, check(0, 0, widths[i], LEN_FULL, false));
+		EXPECT_EQ(-EINVAL, check(0, 1000, widths[i], LEN_FULL, true));
+		EXPECT_EQ(NULL, make(0, 0, widths[i], LEN_FULL, false));
 	}
 }
 
-/* The largest capacities whose table fits in 1 GiB: floor(max buckets * 3.8). */
+TEST(params_check_max_capacity)
+{
+	EXPECT_EQ(0, check(1000, 0, 16, LEN_IP4, true));
+	EXPECT_EQ(0, check(1000, 1000, 16, LEN_IP4, true));
+	EXPECT_EQ(0, check(1000, 1000000, 16, LEN_IP4, true));
+	EXPECT_EQ(-EINVAL, check(1000, 999, 16, LEN_IP4, true));
+	/* Compact mode cannot grow: it keeps no keys to re-insert. */
+	EXPECT_EQ(0, check(1000, 0, 16, LEN_IP4, false));
+	EXPECT_EQ(0, check(1000, 1000, 16, LEN_IP4, false));
+	EXPECT_EQ(-EINVAL, check(1000, 1001, 16, LEN_IP4, false));
+	EXPECT_EQ(-EINVAL, check(1000, 999, 16, LEN_IP4, false));
+	EXPECT_EQ(NULL, make(1000, 2000, 16, LEN_IP4, false));
+}
+
+/*
+ * The largest capacities whose arrays fit in 1 GiB: floor(max buckets *
+ * 3.8). Compact: the fingerprint array decides. Exact: so does the key
+ * array when it is the larger one.
+ */
 TEST(params_reject_huge_capacity)
 {
-	static const u64 max[] = { 1020054732, 510027366, 510027366, 255013683 };
+	static const struct {
+		unsigned int fp_bits, key_len;
+		bool exact;
+		u64 max;
+	} want[] = {
+		{ 8, LEN_FULL, false, 1020054732 },
+		{ 12, LEN_FULL, false, 510027366 },
+		{ 16, LEN_FULL, false, 510027366 },
+		{ 32, LEN_FULL, false, 255013683 },
+		{ 8, LEN_IP4, true, 255013683 },	/* 2^26 buckets of keys */
+		{ 32, LEN_IP4, true, 255013683 },
+		{ 16, LEN_IP6, true, 63753420 },	/* 2^24 */
+		{ 16, LEN_FULL, true, 15938355 },	/* 2^22 */
+		{ 16, 5, true, 127506841 },		/* 2^25: 2^30 / 20 < 2^26 */
+	};
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(widths); i++) {
-		EXPECT_EQ(0, cuckoo_params_check(max[i], widths[i]));
-		EXPECT_EQ(-EINVAL, cuckoo_params_check(max[i] + 1, widths[i]));
-		EXPECT_EQ(-EINVAL, cuckoo_params_check(1ULL << 32, widths[i]));
-		EXPECT_EQ(-EINVAL, cuckoo_params_check(~0ULL, widths[i]));
-		EXPECT_EQ(NULL, cuckoo_create(~0ULL, widths[i], SEED));
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		unsigned int f = want[i].fp_bits, l = want[i].key_len;
+		bool x = want[i].exact;
+
+		EXPECT_EQ(0, check(want[i].max, 0, f, l, x));
+		EXPECT_EQ(-EINVAL, check(want[i].max + 1, 0, f, l, x));
+		EXPECT_EQ(-EINVAL, check(1ULL << 32, 0, f, l, x));
+		EXPECT_EQ(-EINVAL, check(~0ULL, 0, f, l, x));
+		EXPECT_EQ(NULL, make(~0ULL, 0, f, l, x));
+		if (x) {
+			EXPECT_EQ(0, check(1000, want[i].max, f, l, x));
+			EXPECT_EQ(-EINVAL, check(1000, want[i].max + 1, f, l, x));
+			EXPECT_EQ(-EINVAL, check(1000, ~0ULL, f, l, x));
+		}
 	}
 }
 
 TEST(params_accept_each_fp_width)
 {
-	unsigned int i;
+	unsigned int i, m;
 
-	for (i = 0; i < ARRAY_SIZE(widths); i++) {
-		struct cuckoo *c;
+	for (m = 0; m < ARRAY_SIZE(modes); m++) {
+		for (i = 0; i < ARRAY_SIZE(widths); i++) {
+			struct cuckoo *c;
+			struct cuckoo_stats st;
 
-		ASSERT_EQ(0, cuckoo_params_check(1000, widths[i]));
-		c = cuckoo_create(1000, widths[i], SEED);
-		ASSERT_NE(NULL, c);
-		ASSERT_EQ(widths[i], stats_of(c).fp_bits);
-		ASSERT_EQ(0, add(c, SET_IN, 3));
-		ASSERT_TRUE(has(c, SET_IN, 3));
-		ASSERT_EQ(0, del(c, SET_IN, 3));
-		cuckoo_destroy(c);
+			ASSERT_EQ(0, check(1000, 0, widths[i], LEN_IP6, modes[m]));
+			c = make(1000, 0, widths[i], LEN_IP6, modes[m]);
+			ASSERT_NE(NULL, c);
+			st = stats_of(c);
+			ASSERT_EQ(widths[i], st.fp_bits);
+			ASSERT_EQ(LEN_IP6, st.key_len);
+			ASSERT_EQ(modes[m], st.exact);
+			ASSERT_EQ(0, add(c, SET_IN, 3));
+			ASSERT_TRUE(has(c, SET_IN, 3));
+			ASSERT_EQ(0, del(c, SET_IN, 3));
+			cuckoo_destroy(c);
+		}
 	}
 }
 
@@ -259,70 +398,86 @@ TEST(buckets_are_the_smallest_power_of_two_fitting_at_95pct)
 		{ 1000, 512 }, { 3891, 1024 }, { 3892, 2048 },
 		{ 1000000, 524288 },
 	};
-	unsigned int i, w;
+	unsigned int i, w, m;
 
 	for (i = 0; i < ARRAY_SIZE(want); i++) {
 		for (w = 0; w < ARRAY_SIZE(widths); w++) {
-			struct cuckoo *c = cuckoo_create(want[i].keys, widths[w], SEED);
-			struct cuckoo_stats st;
+			for (m = 0; m < ARRAY_SIZE(modes); m++) {
+				struct cuckoo *c = make(want[i].keys, 0, widths[w],
+							LEN_IP4, modes[m]);
+				struct cuckoo_stats st;
 
-			ASSERT_NE(NULL, c);
-			st = stats_of(c);
-			EXPECT_EQ(want[i].buckets, st.buckets);
-			EXPECT_EQ(0U, st.buckets & (st.buckets - 1));
-			EXPECT_EQ(st.buckets * CUCKOO_SLOTS, st.capacity);
-			EXPECT_GE(st.capacity * 95, want[i].keys * 100);
-			if (st.buckets > 1)
-				EXPECT_LT(st.capacity / 2 * 95, want[i].keys * 100);
-			cuckoo_destroy(c);
+				ASSERT_NE(NULL, c);
+				st = stats_of(c);
+				EXPECT_EQ(want[i].buckets, st.buckets);
+				EXPECT_EQ(st.buckets * CUCKOO_SLOTS, st.capacity);
+				EXPECT_EQ(want[i].keys, st.max_capacity);
+				EXPECT_GE(st.capacity * 95, want[i].keys * 100);
+				if (st.buckets > 1)
+					EXPECT_LT(st.capacity / 2 * 95,
+						  want[i].keys * 100);
+				cuckoo_destroy(c);
+			}
 		}
 	}
 }
 
 TEST(stats_are_exact)
 {
-	struct cuckoo *c = cuckoo_create(1000, 16, SEED);
-	struct cuckoo_stats st;
+	unsigned int m;
 
-	ASSERT_NE(NULL, c);
-	st = stats_of(c);
-	EXPECT_EQ(2048U, st.capacity);
-	EXPECT_EQ(0U, st.count);
-	EXPECT_EQ(512U, st.buckets);
-	EXPECT_EQ(16U, st.fp_bits);
-	EXPECT_EQ(0U, st.insert_failures);
-	/* struct, 512 8-byte buckets, 512 versions, the BFS queue */
-	EXPECT_EQ(sizeof(struct cuckoo) + 4096 + 2048 +
-		  (CUCKOO_MAX_KICKS + 2) * sizeof(struct cuckoo_node),
-		  st.memory_bytes);
-	ASSERT_EQ(0, add(c, SET_IN, 1));
-	ASSERT_EQ(0, add(c, SET_IN, 2));
-	ASSERT_EQ(0, add(c, SET_IN, 3));
-	ASSERT_EQ(0, del(c, SET_IN, 2));
-	EXPECT_EQ(2U, stats_of(c).count);
-	EXPECT_EQ(2U, slots_used(c));
-	cuckoo_destroy(c);
+	for (m = 0; m < ARRAY_SIZE(modes); m++) {
+		struct cuckoo *c = make(1000, 0, 16, LEN_IP6, modes[m]);
+		u64 keys = modes[m] ? 2048 * LEN_IP6 : 0;
+		struct cuckoo_stats st;
+
+		ASSERT_NE(NULL, c);
+		st = stats_of(c);
+		EXPECT_EQ(2048U, st.capacity);
+		EXPECT_EQ(0U, st.count);
+		EXPECT_EQ(512U, st.buckets);
+		EXPECT_EQ(1000U, st.max_capacity);
+		EXPECT_EQ(16U, st.fp_bits);
+		EXPECT_EQ(LEN_IP6, st.key_len);
+		EXPECT_EQ(modes[m], st.exact);
+		EXPECT_EQ(0U, st.insert_failures);
+		EXPECT_EQ(0U, st.grows);
+		/* handle, BFS queue, table, 512 8-byte buckets, 512 versions, keys */
+		EXPECT_EQ(sizeof(struct cuckoo) +
+			  (CUCKOO_MAX_KICKS + 2) * sizeof(struct cuckoo_node) +
+			  sizeof(struct cuckoo_table) + 4096 + 2048 + keys,
+			  st.memory_bytes);
+		ASSERT_EQ(0, add(c, SET_IN, 1));
+		ASSERT_EQ(0, add(c, SET_IN, 2));
+		ASSERT_EQ(0, add(c, SET_IN, 3));
+		ASSERT_EQ(0, del(c, SET_IN, 2));
+		EXPECT_EQ(2U, stats_of(c).count);
+		EXPECT_EQ(2U, slots_used(c));
+		cuckoo_destroy(c);
+	}
 }
 
 TEST(alternate_bucket_is_an_involution)
 {
-	struct cuckoo *c = cuckoo_create(200000, 16, SEED);
+	struct cuckoo *c = make(200000, 0, 16, LEN_IP4, false);
+	const struct cuckoo_table *t;
 	u64 b, a;
 	u32 fp;
 
 	ASSERT_NE(NULL, c);
+	t = table_of(c);
 	for (fp = 1; fp <= 0xffff; fp++) {
-		b = (fp * 2654435761U) & c->bucket_mask;
-		a = cuckoo_alt(c, b, fp);
-		ASSERT_LE(a, c->bucket_mask);
-		ASSERT_EQ(b, cuckoo_alt(c, a, fp));
+		b = (fp * 2654435761U) & t->bucket_mask;
+		a = cuckoo_alt(t, b, fp);
+		ASSERT_LE(a, t->bucket_mask);
+		ASSERT_EQ(b, cuckoo_alt(t, a, fp));
 	}
 	cuckoo_destroy(c);
 }
 
 /*
- * A filter of 32768 buckets (131072 slots) filled with SET_IN keys to 95%
- * of its slots, for each fingerprint width.
+ * A filter of 32768 buckets (131072 slots) that may not grow, filled with
+ * SET_IN keys to 95% of its slots, for each fingerprint width and mode.
  */
 FIXTURE(full) {
 	struct cuckoo *c;
@@ -333,12 +488,15 @@ FIXTURE(full) {
 
 FIXTURE_VARIANT(full) {
 	unsigned int fp_bits;
+	bool exact;
 };
 
 FIXTURE_VARIANT_ADD(full, fp8) { .fp_bits = 8 };
 FIXTURE_VARIANT_ADD(full, fp12) { .fp_bits = 12 };
 FIXTURE_VARIANT_ADD(full, fp16) { .fp_bits = 16 };
 FIXTURE_VARIANT_ADD(full, fp32) { .fp_bits = 32 };
+FIXTURE_VARIANT_ADD(full, fp8_exact) { .fp_bits = 8, .exact = true };
+FIXTURE_VARIANT_ADD(full, fp16_exact) { .fp_bits = 16, .exact = true };
 
 #define FULL_SLOTS	131072U
 #define FULL_TARGET	(FULL_SLOTS * 95 / 100)
@@ -347,16 +505,16 @@ FIXTURE_SETUP(full)
 {
 	int rc;
 
-	self->c = cuckoo_create(100000, variant->fp_bits, SEED);
+	self->c = make(100000, 0, variant->fp_bits, LEN_FULL, variant->exact);
 	ASSERT_NE(NULL, self->c);
 	ASSERT_EQ(FULL_SLOTS, stats_of(self->c).capacity);
 	self->stored = calloc(FULL_SLOTS, 1);
 	ASSERT_NE(NULL, self->stored);
 	self->keys = 0;
 	self->eexist = 0;
-	while (self->c->count < FULL_TARGET) {
+	while (table_of(self->c)->count < FULL_TARGET) {
 		rc = add(self->c, SET_IN, self->keys);
-		ASSERT_TRUE(rc == 0 || rc == -EEXIST);
+		ASSERT_TRUE(rc == 0 || (rc == -EEXIST && !variant->exact));
 		self->stored[self->keys++] = rc == 0;
 		self->eexist += rc == -EEXIST;
 	}
@@ -377,6 +535,7 @@ TEST_F(full, every_key_found_at_95pct_load)
 		ASSERT_TRUE(has(self->c, SET_IN, i));
 	EXPECT_EQ(FULL_TARGET, st.count);
 	EXPECT_EQ(0U, st.insert_failures);
+	EXPECT_EQ(0U, st.grows);
 	EXPECT_EQ(FULL_TARGET, slots_used(self->c));
 	EXPECT_EQ(self->keys, FULL_TARGET + self->eexist);
 	/* -EEXIST only from fingerprint collisions: below the full-load rate */
@@ -395,9 +554,13 @@ TEST_F(full, false_positive_rate_within_2x_bound)
 	for (i = 0; i < n; i++)
 		hits += has(self->c, SET_OUT, i);
 	rate = (double)hits / (double)n;
-	NOTE("fp_bits %u at 95%% load: false positive rate %.3g (%llu of %llu), bound %.3g\n",
-	     f, rate, (unsigned long long)hits, (unsigned long long)n, bound);
-	if (f == 32) {
+	NOTE("fp_bits %u %s at 95%% load: false positive rate %.3g (%llu of %llu), bound %.3g\n",
+	     f, variant->exact ? "exact" : "compact", rate,
+	     (unsigned long long)hits, (unsigned long long)n,
+	     variant->exact ? 0.0 : bound);
+	if (variant->exact) {
+		EXPECT_EQ(0U, hits);
+	} else if (f == 32) {
 		EXPECT_LE(hits, 1U);
 	} else {
 		EXPECT_GE(rate, bound / 2);
@@ -424,7 +587,11 @@ TEST_F(full, delete_keeps_other_keys)
 	EXPECT_EQ(FULL_TARGET - deleted, stats_of(self->c).count);
 	EXPECT_EQ(FULL_TARGET - deleted, slots_used(self->c));
 	/* A deleted key still found is a false positive, nothing more. */
-	EXPECT_LE(ghosts, (u64)(deleted * fp_bound(variant->fp_bits)));
+	if (variant->exact) {
+		EXPECT_EQ(0U, ghosts);
+	} else {
+		EXPECT_LE(ghosts, (u64)(deleted * fp_bound(variant->fp_bits)));
+	}
 }
 
 TEST_F(full, clear_empties)
@@ -436,7 +603,7 @@ TEST_F(full, clear_empties)
 	ASSERT_EQ(FULL_TARGET + fill_until_enospc(self->c),
 		  stats_of(self->c).count);
 	ASSERT_EQ(1U, stats_of(self->c).insert_failures);
-	cuckoo_clear(self->c);
+	ASSERT_EQ(0, cuckoo_clear(self->c));
 	st = stats_of(self->c);
 	EXPECT_EQ(0U, st.count);
 	EXPECT_EQ(0U, st.insert_failures);
@@ -449,28 +616,46 @@ TEST_F(full, clear_empties)
 	EXPECT_EQ(1U, stats_of(self->c).count);
 }
 
+TEST_F(full, clear_without_memory_changes_nothing)
+{
+	struct cuckoo_stats before = stats_of(self->c), after;
+	long budget, allocs = variant->exact ? 4 : 3;	/* per table */
+	u64 i;
+
+	for (budget = 0; budget < allocs; budget++) {
+		cuckoo_host_alloc_budget = budget;
+		ASSERT_EQ(-ENOMEM, cuckoo_clear(self->c));
+		cuckoo_host_alloc_budget = -1;
+		after = stats_of(self->c);
+		ASSERT_EQ(0, memcmp(&before, &after, sizeof(before)));
+	}
+	for (i = 0; i < self->keys; i++)
+		ASSERT_TRUE(has(self->c, SET_IN, i));
+}
+
 TEST_F(full, insert_failure_keeps_every_key)
 {
 	u64 used = stats_of(self->c).count, failures = 0, first = 0, i, k;
-	u8 *before = malloc(self->c->table_bytes);
+	u64 bytes = table_bytes(self->c);
+	u8 *before = malloc(bytes);
 	int rc;
 
 	ASSERT_NE(NULL, before);
 	/* Add new keys until 20 refusals; each must change nothing. */
 	for (k = 0; failures < 20; k++) {
 		ASSERT_LT(k, FULL_SLOTS);
-		memcpy(before, self->c->table, self->c->table_bytes);
+		memcpy(before, table_of(self->c)->words, bytes);
 		rc = add(self->c, SET_CHURN, k);
 		if (rc == 0) {
 			used++;
 			continue;
 		}
-		if (rc == -EEXIST)
+		if (rc == -EEXIST && !variant->exact)
 			continue;
 		ASSERT_EQ(-ENOSPC, rc);
 		if (!failures++)
 			first = used;
-		ASSERT_EQ(0, memcmp(before, self->c->table, self->c->table_bytes));
+		ASSERT_EQ(0, memcmp(before, table_of(self->c)->words, bytes));
 		ASSERT_EQ(used, stats_of(self->c).count);
 		ASSERT_EQ(failures, stats_of(self->c).insert_failures);
 	}
@@ -480,125 +665,305 @@ TEST_F(full, insert_failure_keeps_every_key)
 	for (i = 0; i < self->keys; i++)
 		ASSERT_TRUE(has(self->c, SET_IN, i));
 	EXPECT_EQ(used, slots_used(self->c));
+	EXPECT_EQ(0U, stats_of(self->c).grows);
 	free(before);
 }
 
 /*
- * One writer keeps the table at 90-95% load by adding and deleting SET_CHURN
- * keys, which forces moves, while two readers look up SET_IN keys that stay
- * present throughout. A reader must never miss one. The table is small
- * (256 buckets) so that moves often hit the buckets being read. The race
- * window is nanoseconds wide, so this is a smoke test, not a proof: with the
- * readers' version check removed, 3 of 3 runs of the three cases together
- * saw 1-3 misses.
+ * Exact mode with 8-bit fingerprints: 100000 keys in 131072 slots share
+ * fingerprints and buckets all the time, yet each key is itself alone.
  */
-struct race {
-	struct cuckoo *c;
-	u64 keys;		/* SET_IN keys 0..keys-1 are present */
-	int done;		/* set by the writer when it finishes */
-	u64 ops;		/* writer: adds attempted */
-	u64 lookups[2];		/* per reader, published as it goes */
-	u64 misses[2];
-};
+#define MANY		100000U
 
-struct reader_arg {
-	struct race *r;
-	unsigned int id;
-};
-
-static void *reader(void *p)
+TEST(exact_eexist_only_for_the_same_key)
 {
-	struct reader_arg *a = p;
-	struct race *r = a->r;
-	u64 i = 0, n = 0, misses = 0;
-
-	while (!__atomic_load_n(&r->done, __ATOMIC_ACQUIRE)) {
-		misses += !has(r->c, SET_IN, i);
-		if (!(++n & 1023))
-			__atomic_store_n(&r->lookups[a->id], n, __ATOMIC_RELAXED);
-		if (++i == r->keys)
-			i = 0;
-	}
-	__atomic_store_n(&r->lookups[a->id], n, __ATOMIC_RELAXED);
-	r->misses[a->id] = misses;
-	return NULL;
-}
-
-#define RACE_OPS	300000	/* at least this many adds ... */
-#define RACE_LOOKUPS	2000000	/* ... and lookups per reader ... */
-#define RACE_SECONDS	4	/* ... unless this runs out first */
-#define RACE_WINDOW	50	/* churn keys present at once: ~5% of slots */
-
-static bool race_more(struct race *r, u64 i, time_t end)
-{
-	if (i < RACE_OPS)
-		return true;
-	if (i & 1023)
-		return true;
-	return (__atomic_load_n(&r->lookups[0], __ATOMIC_RELAXED) < RACE_LOOKUPS ||
-		__atomic_load_n(&r->lookups[1], __ATOMIC_RELAXED) < RACE_LOOKUPS) &&
-	       time(NULL) < end;
-}
-
-static void churn(struct __test_metadata *_metadata, struct race *r)
-{
-	time_t end = time(NULL) + RACE_SECONDS;
-	bool added[RACE_WINDOW] = { false };
+	struct cuckoo *c = make(MANY, 0, 8, LEN_IP4, true);
 	u64 i;
 
-	for (i = 0; race_more(r, i, end); i++) {
-		bool *old = &added[i % RACE_WINDOW];
+	ASSERT_NE(NULL, c);
+	for (i = 0; i < MANY; i++)
+		ASSERT_EQ(0, add(c, SET_IN, i));
+	for (i = 0; i < MANY; i++)
+		ASSERT_EQ(-EEXIST, add(c, SET_IN, i));
+	EXPECT_EQ(MANY, stats_of(c).count);
+	EXPECT_EQ(MANY, slots_used(c));
+	cuckoo_destroy(c);
+}
 
-		if (*old)
-			ASSERT_EQ(0, del(r->c, SET_CHURN, i - RACE_WINDOW));
-		*old = add(r->c, SET_CHURN, i) == 0;
+TEST(exact_has_no_false_positives)
+{
+	struct cuckoo *c = make(MANY, 0, 8, LEN_IP4, true);
+	struct cuckoo *compact = make(MANY, 0, 8, LEN_IP4, false);
+	u64 i, n = 4000000, hits = 0, compact_hits = 0;
+
+	ASSERT_NE(NULL, c);
+	ASSERT_NE(NULL, compact);
+	for (i = 0; i < MANY; i++) {
+		ASSERT_EQ(0, add(c, SET_IN, i));
+		add(compact, SET_IN, i);
 	}
-	r->ops = i;
+	for (i = 0; i < n; i++) {
+		hits += has(c, SET_OUT, i);
+		compact_hits += has(compact, SET_OUT, i);
+	}
+	NOTE("%llu absent keys: exact %llu hits, compact %llu (fingerprints matched)\n",
+	     (unsigned long long)n, (unsigned long long)hits,
+	     (unsigned long long)compact_hits);
+	EXPECT_EQ(0U, hits);
+	/* The same fingerprints and buckets: the keys did the rejecting. */
+	EXPECT_GT(compact_hits, n / 100);
+	cuckoo_destroy(compact);
+	cuckoo_destroy(c);
 }
 
-static void race(struct __test_metadata *_metadata, unsigned int fp_bits)
+/* Finds SET_IN keys @a and @b with the same fingerprint and bucket pair. */
+static void twins(const struct cuckoo *c, u64 *a, u64 *b)
 {
-	struct race r = { .c = cuckoo_create(900, fp_bits, SEED) };
-	struct reader_arg args[2] = { { &r, 0 }, { &r, 1 } };
-	pthread_t tid[2];
-	unsigned int t;
+	const struct cuckoo_table *t = table_of(c);
+	u64 first[65536] = { 0 }, i, h, b1;
+	u8 k[CUCKOO_KEY_MAX];
+	u32 fp, id;
 
-	ASSERT_NE(NULL, r.c);
-	ASSERT_EQ(1024U, stats_of(r.c).capacity);
-	while (r.c->count < 1024 * 90 / 100)
-		ASSERT_NE(-ENOSPC, add(r.c, SET_IN, r.keys++));
-	for (t = 0; t < 2; t++)
-		ASSERT_EQ(0, pthread_create(&tid[t], NULL, reader, &args[t]));
-	churn(_metadata, &r);
-	__atomic_store_n(&r.done, 1, __ATOMIC_RELEASE);
-	for (t = 0; t < 2; t++)
-		ASSERT_EQ(0, pthread_join(tid[t], NULL));
-	NOTE("fp_bits %u: %llu + %llu lookups during %llu adds, >= %llu moves, %llu misses\n",
-	     fp_bits, (unsigned long long)r.lookups[0],
-	     (unsigned long long)r.lookups[1], (unsigned long long)r.ops,
-	     (unsigned long long)moves_at_least(r.c),
-	     (unsigned long long)(r.misses[0] + r.misses[1]));
-	EXPECT_EQ(0U, r.misses[0]);
-	EXPECT_EQ(0U, r.misses[1]);
-	EXPECT_GT(r.lookups[0], 0U);
-	EXPECT_GT(r.lookups[1], 0U);
-	EXPECT_GT(moves_at_least(r.c), 10000U);
-	cuckoo_destroy(r.c);
+	for (i = 1;; i++) {
+		key_of(k, c->key_len, SET_IN, i);
+		h = cuckoo_hash(k, c->key_len, c->seed);
+		fp = cuckoo_fp(c, h);
+		b1 = h & t->bucket_mask;
+		/* the pair {b1, alt} and fp: name it by the smaller bucket */
+		id = fp << 8 | (u32)(b1 < cuckoo_alt(t, b1, fp) ? b1 : cuckoo_alt(t, b1, fp));
+		if (first[id]) {
+			*a = first[id];
+			*b = i;
+			return;
+		}
+		first[id] = i;
+	}
 }
 
-TEST(readers_never_miss_keys_during_moves_fp8)
+TEST(exact_delete_removes_only_that_key)
 {
-	race(_metadata, 8);
+	struct cuckoo *c = make(64, 0, 8, LEN_FULL, true);
+	u64 a, b;
+
+	ASSERT_NE(NULL, c);
+	ASSERT_LE(table_of(c)->bucket_mask, 255U);
+	twins(c, &a, &b);
+	ASSERT_EQ(0, add(c, SET_IN, a));
+	ASSERT_EQ(0, add(c, SET_IN, b));
+	ASSERT_EQ(2U, slots_used(c));
+	ASSERT_EQ(0, del(c, SET_IN, a));
+	ASSERT_FALSE(has(c, SET_IN, a));
+	ASSERT_TRUE(has(c, SET_IN, b));
+	ASSERT_EQ(-ENOENT, del(c, SET_IN, a));
+	ASSERT_EQ(0, add(c, SET_IN, a));
+	ASSERT_EQ(0, del(c, SET_IN, b));
+	ASSERT_TRUE(has(c, SET_IN, a));
+	ASSERT_FALSE(has(c, SET_IN, b));
+	ASSERT_EQ(1U, stats_of(c).count);
+	cuckoo_destroy(c);
 }
 
-TEST(readers_never_miss_keys_during_moves_fp16)
+TEST(exact_delete_of_many_twins_keeps_the_rest)
 {
-	race(_metadata, 16);
+	struct cuckoo *c = make(MANY, 0, 8, LEN_IP4, true);
+	u64 i;
+
+	ASSERT_NE(NULL, c);
+	for (i = 0; i < MANY; i++)
+		ASSERT_EQ(0, add(c, SET_IN, i));
+	for (i = 0; i < MANY; i += 2)
+		ASSERT_EQ(0, del(c, SET_IN, i));
+	for (i = 0; i < MANY; i++)
+		ASSERT_EQ(i % 2 == 1, has(c, SET_IN, i));
+	for (i = 0; i < MANY; i += 2)
+		ASSERT_EQ(-ENOENT, del(c, SET_IN, i));
+	EXPECT_EQ(MANY / 2, stats_of(c).count);
+	cuckoo_destroy(c);
 }
 
-TEST(readers_never_miss_keys_during_moves_fp32)
+TEST(exact_grows_from_64_to_hold_100k_keys)
 {
-	race(_metadata, 32);
+	unsigned int lens[] = { LEN_IP4, LEN_IP6, LEN_FULL, 5 }, l;
+
+	for (l = 0; l < ARRAY_SIZE(lens); l++) {
+		struct cuckoo *c = make(64, 1 << 20, 16, lens[l], true);
+		struct cuckoo_stats st0, st;
+		u64 i;
+
+		ASSERT_NE(NULL, c);
+		st0 = stats_of(c);
+		ASSERT_EQ(32U, st0.buckets);
+		for (i = 0; i < MANY; i++)
+			ASSERT_EQ(0, add(c, SET_IN, i));
+		for (i = 0; i < MANY; i++)
+			ASSERT_TRUE(has(c, SET_IN, i));
+		for (i = 0; i < MANY; i++)
+			ASSERT_FALSE(has(c, SET_OUT, i));
+		st = stats_of(c);
+		EXPECT_EQ(MANY, st.count);
+		EXPECT_EQ(MANY, slots_used(c));
+		/* 32 -> 32768 buckets: 131072 slots hold 100000 at <= 95% */
+		EXPECT_EQ(32768U, st.buckets);
+		EXPECT_EQ(10U, st.grows);
+		EXPECT_EQ(0U, st.insert_failures);
+		EXPECT_EQ(st0.memory_bytes +
+			  (32768 - 32) * (8 + CUCKOO_SLOTS * lens[l]) +
+			  (4096 - 32) * sizeof(u32), st.memory_bytes);
+		EXPECT_EQ(1U << 20, st.max_capacity);
+		cuckoo_destroy(c);
+	}
+}
+
+TEST(exact_stops_at_max_capacity_with_every_key_kept)
+{
+	struct cuckoo *c = make(64, 1000, 16, LEN_IP4, true);
+	struct cuckoo_stats st;
+	u64 i, n;
+	int rc;
+
+	ASSERT_NE(NULL, c);
+	for (n = 0; (rc = add(c, SET_IN, n)) == 0; n++)
+		ASSERT_LT(n, 2048U);
+	ASSERT_EQ(-ENOSPC, rc);
+	st = stats_of(c);
+	NOTE("max_capacity 1000: %llu keys in %llu slots before ENOSPC\n",
+	     (unsigned long long)n, (unsigned long long)st.capacity);
+	/* 1000 keys need 512 buckets at 95%; beyond 95% it fills on. */
+	EXPECT_EQ(512U, st.buckets);
+	EXPECT_GE(n, 1945U);
+	EXPECT_EQ(n, st.count);
+	EXPECT_EQ(1U, st.insert_failures);
+	EXPECT_EQ(4U, st.grows);
+	for (i = 0; i < n; i++)
+		ASSERT_TRUE(has(c, SET_IN, i));
+	ASSERT_FALSE(has(c, SET_IN, n));
+	ASSERT_EQ(-ENOSPC, add(c, SET_IN, n));
+	EXPECT_EQ(n, stats_of(c).count);
+	cuckoo_destroy(c);
+}
+
+TEST(exact_growth_without_memory_loses_nothing)
+{
+	struct cuckoo *c = make(64, 1 << 20, 16, LEN_IP6, true);
+	struct cuckoo_stats before, after;
+	long budget;
+	u64 i, n;
+
+	ASSERT_NE(NULL, c);
+	/* 32 buckets hold 121 keys at 95%: the 122nd needs a bigger table. */
+	for (n = 0; n < 121; n++)
+		ASSERT_EQ(0, add(c, SET_IN, n));
+	before = stats_of(c);
+	for (budget = 0; budget < 4; budget++) {
+		cuckoo_host_alloc_budget = budget;
+		ASSERT_EQ(-ENOMEM, add(c, SET_IN, n));
+		cuckoo_host_alloc_budget = -1;
+		after = stats_of(c);
+		ASSERT_EQ(0, memcmp(&before, &after, sizeof(before)));
+	}
+	for (i = 0; i < n; i++)
+		ASSERT_TRUE(has(c, SET_IN, i));
+	ASSERT_FALSE(has(c, SET_IN, n));
+	ASSERT_EQ(0, add(c, SET_IN, n));
+	EXPECT_EQ(1U, stats_of(c).grows);
+	EXPECT_EQ(n + 1, stats_of(c).count);
+	cuckoo_destroy(c);
+}
+
+TEST(exact_clear_returns_to_the_initial_size)
+{
+	struct cuckoo *c = make(64, 1 << 20, 16, LEN_IP4, true);
+	struct cuckoo_stats st0, st;
+	u64 i;
+
+	ASSERT_NE(NULL, c);
+	st0 = stats_of(c);
+	for (i = 0; i < 10000; i++)
+		ASSERT_EQ(0, add(c, SET_IN, i));
+	ASSERT_GT(stats_of(c).buckets, st0.buckets);
+	ASSERT_EQ(0, cuckoo_clear(c));
+	st = stats_of(c);
+	EXPECT_EQ(0U, st.count);
+	EXPECT_EQ(st0.buckets, st.buckets);
+	EXPECT_EQ(st0.memory_bytes, st.memory_bytes);
+	EXPECT_EQ(7U, st.grows);	/* counted since creation */
+	for (i = 0; i < 10000; i++)
+		ASSERT_FALSE(has(c, SET_IN, i));
+	ASSERT_EQ(0, add(c, SET_IN, 1));
+	ASSERT_TRUE(has(c, SET_IN, 1));
+	cuckoo_destroy(c);
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, LEN_IP6);
+}
+
+TEST(exact_list_returns_the_stored_keys)
+{
+	struct cuckoo *c = make(64, 1 << 20, 16, LEN_IP6, true);
+	u8 *want = calloc(5000, LEN_IP6), *got = calloc(5000 + 7, LEN_IP6);
+	u64 i, pos = 0, n = 0;
+	long r;
+
+	ASSERT_NE(NULL, c);
+	ASSERT_NE(NULL, want);
+	ASSERT_NE(NULL, got);
+	ASSERT_EQ(0, cuckoo_list(c, &pos, got, 7));
+	for (i = 0; i < 6000; i++) {
+		ASSERT_EQ(0, add(c, SET_IN, i));
+		if (i % 6 == 5) {
+			ASSERT_EQ(0, del(c, SET_IN, i));
+		} else {
+			key_of(want + n++ * LEN_IP6, LEN_IP6, SET_IN, i);
+		}
+	}
+	ASSERT_EQ(5000U, n);
+	pos = 0;
+	n = 0;
+	while ((r = cuckoo_list(c, &pos, got + n * LEN_IP6, 7)) > 0) {
+		ASSERT_LE(r, 7);
+		n += r;
+		ASSERT_LE(n, 5000U);
+	}
+	ASSERT_EQ(0, r);
+	ASSERT_EQ(5000U, n);
+	ASSERT_EQ(0, cuckoo_list(c, &pos, got, 7));
+	pos = 0;
+	ASSERT_EQ(0, cuckoo_list(c, &pos, got, 0));
+	qsort(want, 5000, LEN_IP6, key_cmp);
+	qsort(got, 5000, LEN_IP6, key_cmp);
+	ASSERT_EQ(0, memcmp(want, got, 5000 * LEN_IP6));
+	free(want);
+	free(got);
+	cuckoo_destroy(c);
+}
+
+TEST(compact_list_is_not_supported)
+{
+	struct cuckoo *c = make(64, 0, 16, LEN_IP6, false);
+	u8 buf[LEN_IP6];
+	u64 pos = 0;
+
+	ASSERT_NE(NULL, c);
+	ASSERT_EQ(0, add(c, SET_IN, 1));
+	ASSERT_EQ(-EOPNOTSUPP, cuckoo_list(c, &pos, buf, 1));
+	ASSERT_EQ(0U, pos);
+	cuckoo_destroy(c);
+}
+
+TEST(compact_full_is_enospc_and_never_grows)
+{
+	struct cuckoo *c = make(64, 64, 16, LEN_IP4, false);
+	u64 n;
+
+	ASSERT_NE(NULL, c);
+	n = fill_until_enospc(c);
+	EXPECT_EQ(32U, stats_of(c).buckets);
+	EXPECT_EQ(0U, stats_of(c).grows);
+	EXPECT_GE(n, 121U);
+	EXPECT_EQ(n, stats_of(c).count);
+	cuckoo_destroy(c);
 }
 
 TEST_HARNESS_MAIN

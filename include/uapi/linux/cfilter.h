@@ -68,16 +68,22 @@ struct cfilter_key_req {
  * @size:             in: sizeof(struct cfilter_info) as the caller knows it;
  *                    out: number of bytes the kernel filled in
  * @flags:            in: must be zero
- * @capacity:         slots in the table (@buckets * @slots_per_bucket)
+ * @capacity:         slots in the tables (@buckets * @slots_per_bucket)
  * @count:            fingerprints stored
- * @buckets:          number of buckets (a power of two)
+ * @buckets:          number of buckets (a power of two per table)
  * @slots_per_bucket: slots per bucket
  * @fp_bits:          bits per fingerprint
  * @memory_bytes:     bytes of kernel memory the filter uses
  * @insert_failures:  adds refused with ENOSPC since load or last clear
  * @load_ppm:         @count / @capacity in parts per million
  * @max_kicks:        bound on the slots searched for a free one per insert
+ * @mode:             enum cfilter_mode
+ * @pad:              zero
+ * @max_capacity:     exact mode: the keys the filter may grow to hold
+ * @grows:            table doublings since the module was loaded
  * @reserved:         zero
+ *
+ * Counts, capacities and memory add up the tables of every key type.
  */
 struct cfilter_info {
 	__u32	size;
@@ -91,7 +97,78 @@ struct cfilter_info {
 	__u64	insert_failures;
 	__u32	load_ppm;
 	__u32	max_kicks;
-	__u64	reserved[6];
+	__u32	mode;
+	__u32	pad;
+	__u64	max_capacity;
+	__u64	grows;
+	__u64	reserved[3];
+};
+
+enum cfilter_mode {
+	/* Full keys kept beside the fingerprints: no false positives. */
+	CFILTER_MODE_EXACT	= 0,
+	/* Fingerprints only: fewer bytes per key, false positives. */
+	CFILTER_MODE_COMPACT	= 1,
+};
+
+enum cfilter_batch_op {
+	CFILTER_BATCH_ADD	= 1,
+	CFILTER_BATCH_DEL	= 2,
+	CFILTER_BATCH_TEST	= 3,
+};
+
+/**
+ * struct cfilter_batch - apply one operation to an array of keys
+ * @op:          enum cfilter_batch_op
+ * @flags:       none defined yet; must be zero
+ * @keys:        user pointer to @count struct cfilter_key
+ * @results:     user pointer to @count __s32, set to each key's result as
+ *               its single-key ioctl would return it (0 or -errno)
+ * @count:       number of keys
+ * @done:        out: keys processed
+ * @first_error: out: index of the first key whose result is not 0, or
+ *               @count if there is none
+ * @pad:         must be zero
+ * @reserved:    must be zero
+ *
+ * Every key is checked before any is applied: a malformed key fails the
+ * whole call with EINVAL, @first_error naming it, and nothing changes.
+ */
+struct cfilter_batch {
+	__u32	op;
+	__u32	flags;
+	__u64	keys;
+	__u64	results;
+	__u32	count;
+	__u32	done;
+	__u32	first_error;
+	__u32	pad;
+	__u64	reserved[2];
+};
+
+/**
+ * struct cfilter_list - read stored keys (exact mode)
+ * @keys:     user pointer to room for @max struct cfilter_key
+ * @max:      in: room in @keys
+ * @count:    out: keys written; 0 at the end
+ * @cursor:   in: 0 to start, else the value returned by the previous call;
+ *            out: where the next call continues
+ * @flags:    must be zero
+ * @pad:      must be zero
+ * @reserved: must be zero
+ *
+ * Keys added or deleted between calls may or may not be reported; every
+ * other key is reported, and reported once unless the filter grew between
+ * calls.
+ */
+struct cfilter_list {
+	__u64	keys;
+	__u32	max;
+	__u32	count;
+	__u64	cursor;
+	__u32	flags;
+	__u32	pad;
+	__u64	reserved[2];
 };
 
 /*
@@ -108,13 +185,17 @@ enum cfilter_stat {
 /*
  * 0xCF is shared with one CIFS ioctl (nr 0x02); cfilter uses nr 0x40-0x5F.
  *
- * ADD:   0, or EEXIST if the key (or one indistinguishable from it) is
- *        present, or ENOSPC if the filter is full (nothing stored is lost)
+ * ADD:   0, or EEXIST if the key is present (compact mode: or one
+ *        indistinguishable from it), ENOSPC if the filter is full, ENOMEM
+ *        if it could not grow (nothing stored is lost either way)
  * DEL:   0, or ENOENT if the key is not present
  * TEST:  0 if the key is present, ENOENT if not
  * CLEAR: removes every key
  * INFO:  fills struct cfilter_info
- * ADD, DEL and CLEAR need CAP_NET_ADMIN.
+ * BATCH: struct cfilter_batch; 0 once every key was processed (per-key
+ *        results in the array), EINVAL for a malformed key (nothing done)
+ * LIST:  struct cfilter_list; EOPNOTSUPP in compact mode
+ * ADD, DEL, CLEAR and BATCH with ADD or DEL need CAP_NET_ADMIN.
  */
 #define CFILTER_IOC_MAGIC	0xCF
 
@@ -123,5 +204,7 @@ enum cfilter_stat {
 #define CFILTER_IOC_TEST	_IOW (CFILTER_IOC_MAGIC, 0x42, struct cfilter_key_req)
 #define CFILTER_IOC_CLEAR	_IO  (CFILTER_IOC_MAGIC, 0x43)
 #define CFILTER_IOC_INFO	_IOWR(CFILTER_IOC_MAGIC, 0x44, struct cfilter_info)
+#define CFILTER_IOC_BATCH	_IOWR(CFILTER_IOC_MAGIC, 0x45, struct cfilter_batch)
+#define CFILTER_IOC_LIST	_IOWR(CFILTER_IOC_MAGIC, 0x46, struct cfilter_list)
 
 #endif /* _UAPI_LINUX_CFILTER_H */

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stress test of the cuckoo filter's lock-free readers: one writer, three
+ * readers (on two cores: preemption inside a writer's window happens too).
+ *
+ *   cuckoo_stress [--mutant] LOOKUPS
+ *
+ * Two exact-mode filters, both created for 64 keys:
+ * - hot: grows to 512 buckets (its maximum) holding 1500 always-present
+ *   keys, then the writer churns 350 more through it, adding one and
+ *   deleting the oldest: at 90% load most adds move entries, and in a
+ *   table this small the readers' keys are moved all the time;
+ * - big: 10000 always-present keys; the writer adds "growth" keys (never
+ *   deleted) until the table has doubled its way to millions of keys, each
+ *   growth re-inserting every key into a new table published under RCU
+ *   while the readers look on; then it churns there too.
+ * The readers look up always-present keys of both filters, alternately,
+ * each lookup inside rcu_read_lock(), until LOOKUPS lookups in total.
+ * A miss is a bug: the test fails on any.
+ *
+ * The mutant (built with -DCUCKOO_NO_VERSIONS) reads both buckets once,
+ * without the version protocol. A reader reads b1 and then b2; if between
+ * the two reads a move takes the key from b2 to b1 (filling b1, then
+ * clearing b2), the reader sees it in neither and misses it. The window is
+ * a few nanoseconds, so only a hot table shows it within seconds. With
+ * --mutant the verdict is inverted: the run passes only if the readers
+ * missed (showing that this test catches a broken protocol).
+ */
+#include "cuckoo.c"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <time.h>
+
+#define SEED		0x5eed0f0ce11f17e5ULL
+#define READERS		3
+
+#define SET_IN		1	/* always present */
+#define SET_CHURN	2	/* added, then deleted */
+#define SET_GROW	3	/* added to big, never deleted */
+
+#define HOT_KEYS	1500
+#define HOT_WINDOW	350
+#define HOT_MAX		1900	/* 512 buckets: 1500 + 350 is 90% */
+#define BIG_KEYS	10000
+#define BIG_WINDOW	10000
+#define BIG_MAX		(8 << 20)
+#define GROW_MAX	(4 << 20)	/* growth keys at most */
+#define GROW_PER_LOOKUP	30		/* ... and one per this many lookups */
+
+#define TIME_LIMIT	300	/* seconds: something is wrong beyond this */
+
+struct filter {
+	struct cuckoo *c;
+	unsigned int key_len;
+	u64 keys;		/* SET_IN keys 0..keys-1 */
+	u64 churned;		/* SET_CHURN keys added so far */
+	u64 window;
+	u64 misses;		/* by all readers */
+};
+
+static struct filter hot = { .key_len = 16, .keys = HOT_KEYS,
+			     .window = HOT_WINDOW };
+static struct filter big = { .key_len = 4, .keys = BIG_KEYS,
+			     .window = BIG_WINDOW };
+static u64 target;		/* lookups wanted */
+static u64 lookups;		/* done, published in steps */
+static int stop;
+
+static void key_of(u8 *k, unsigned int len, unsigned int set, u64 i)
+{
+	unsigned int b;
+
+	memset(k, 0, len);
+	k[0] = set;
+	for (b = 1; b < len && b <= 8; b++)
+		k[b] = i >> (8 * (b - 1));
+}
+
+static int add(struct filter *f, unsigned int set, u64 i)
+{
+	u8 k[CUCKOO_KEY_MAX];
+
+	key_of(k, f->key_len, set, i);
+	return cuckoo_insert(f->c, k);
+}
+
+static int del(struct filter *f, unsigned int set, u64 i)
+{
+	u8 k[CUCKOO_KEY_MAX];
+
+	key_of(k, f->key_len, set, i);
+	return cuckoo_delete(f->c, k);
+}
+
+static bool has(const struct filter *f, unsigned int set, u64 i)
+{
+	u8 k[CUCKOO_KEY_MAX];
+	bool hit;
+
+	key_of(k, f->key_len, set, i);
+	rcu_read_lock();
+	hit = cuckoo_contains(f->c, k);
+	rcu_read_unlock();
+	return hit;
+}
+
+static void die(const char *what, int rc)
+{
+	printf("not ok 1 cuckoo_stress # %s: %d\n", what, rc);
+	exit(1);
+}
+
+static void *reader(void *arg)
+{
+	u64 n = 0, i = (uintptr_t)arg * 7919, hot_misses = 0, big_misses = 0;
+
+	rcu_register_thread();
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+		hot_misses += !has(&hot, SET_IN, i % HOT_KEYS);
+		big_misses += !has(&big, SET_IN, i % BIG_KEYS);
+		i++;
+		n += 2;
+		if (!(n & 4095))
+			__atomic_fetch_add(&lookups, 4096, __ATOMIC_RELAXED);
+	}
+	__atomic_fetch_add(&lookups, n & 4095, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&hot.misses, hot_misses, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&big.misses, big_misses, __ATOMIC_RELAXED);
+	rcu_unregister_thread();
+	return NULL;
+}
+
+/* One step of FIFO churn: the oldest churn key out, a new one in. */
+static void churn(struct filter *f)
+{
+	int rc;
+
+	if (f->churned >= f->window) {
+		rc = del(f, SET_CHURN, f->churned - f->window);
+		if (rc)
+			die("churn delete", rc);
+	}
+	rc = add(f, SET_CHURN, f->churned++);
+	if (rc)
+		die("churn add", rc);
+}
+
+static u64 grow_target(void)
+{
+	u64 n = target / GROW_PER_LOOKUP;
+
+	return n < GROW_MAX ? n : GROW_MAX;
+}
+
+static struct filter *setup(struct filter *f, u64 max)
+{
+	struct cuckoo_params p = {
+		.capacity = 64,
+		.max_capacity = max,
+		.seed = SEED,
+		.fp_bits = 16,
+		.key_len = f->key_len,
+		.exact = true,
+	};
+	u64 i;
+	int rc;
+
+	f->c = cuckoo_create(&p);
+	if (!f->c)
+		die("create", -ENOMEM);
+	for (i = 0; i < f->keys; i++) {
+		rc = add(f, SET_IN, i);
+		if (rc)
+			die("add", rc);
+	}
+	return f;
+}
+
+/* Version bumps on the current table: two per fill, four per move. */
+static u64 version_sum(const struct cuckoo *c)
+{
+	const struct cuckoo_table *t = cuckoo_wtable(c);
+	u64 sum = 0;
+	u32 i;
+
+	for (i = 0; i <= t->stripe_mask; i++)
+		sum += t->versions[i];
+	return sum;
+}
+
+int main(int argc, char **argv)
+{
+	bool mutant = argc == 3 && !strcmp(argv[1], "--mutant");
+	u64 grown = 0, i, hot_v0, hot_adds, bad = 0, misses;
+	struct cuckoo_stats hs, bs;
+	pthread_t tid[READERS];
+	time_t start = time(NULL);
+	struct timespec t0, t1;
+	double secs;
+
+	if (argc != 2 + mutant || !(target = strtoull(argv[argc - 1], NULL, 0))) {
+		fprintf(stderr, "usage: %s [--mutant] LOOKUPS\n", argv[0]);
+		return 2;
+	}
+	setup(&hot, HOT_MAX);
+	setup(&big, BIG_MAX);
+	for (i = 0; i < HOT_WINDOW; i++)
+		churn(&hot);
+	/* hot is at its largest now: its versions count every move from here */
+	hot_v0 = version_sum(hot.c);
+	hot_adds = hot.churned;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < READERS; i++)
+		if (pthread_create(&tid[i], NULL, reader, (void *)(uintptr_t)i))
+			die("pthread_create", -errno);
+	while (__atomic_load_n(&lookups, __ATOMIC_RELAXED) < target ||
+	       grown < grow_target()) {
+		churn(&hot);
+		if (grown < grow_target()) {
+			int rc = add(&big, SET_GROW, grown++);
+
+			if (rc)
+				die("grow add", rc);
+		} else {
+			churn(&big);
+		}
+		if (time(NULL) - start > TIME_LIMIT)
+			die("time limit", -ETIMEDOUT);
+	}
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+	for (i = 0; i < READERS; i++)
+		pthread_join(tid[i], NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+
+	/* Afterwards, single-threaded: everything that should be there is. */
+	for (i = 0; i < grown; i++)
+		bad += !has(&big, SET_GROW, i);
+	for (i = 0; i < HOT_KEYS; i++)
+		bad += !has(&hot, SET_IN, i);
+	for (i = 0; i < BIG_KEYS; i++)
+		bad += !has(&big, SET_IN, i);
+	cuckoo_get_stats(hot.c, &hs);
+	cuckoo_get_stats(big.c, &bs);
+	bad += hs.count != HOT_KEYS + HOT_WINDOW;
+	bad += bs.count != BIG_KEYS + grown +
+			   (big.churned < BIG_WINDOW ? big.churned : BIG_WINDOW);
+
+	misses = hot.misses + big.misses;
+	printf("# %s: %llu lookups in %.1f s by %d readers; misses: %llu hot, %llu big\n",
+	       mutant ? "mutant (no versions)" : "versioned",
+	       (unsigned long long)lookups, secs, READERS,
+	       (unsigned long long)hot.misses, (unsigned long long)big.misses);
+	printf("# hot: %llu keys in %llu slots, %llu churn adds, %llu moves, %llu grows\n",
+	       (unsigned long long)hs.count, (unsigned long long)hs.capacity,
+	       (unsigned long long)(hot.churned - hot_adds),
+	       (unsigned long long)((version_sum(hot.c) - hot_v0 -
+				     2 * (hot.churned - hot_adds)) / 4),
+	       (unsigned long long)hs.grows);
+	printf("# big: %llu keys in %llu slots (%llu MiB), %llu churn adds, %llu grows\n",
+	       (unsigned long long)bs.count, (unsigned long long)bs.capacity,
+	       (unsigned long long)(bs.memory_bytes >> 20),
+	       (unsigned long long)big.churned, (unsigned long long)bs.grows);
+	cuckoo_destroy(hot.c);
+	cuckoo_destroy(big.c);
+	if (bad) {
+		printf("not ok 1 cuckoo_stress # %llu keys missing afterwards\n",
+		       (unsigned long long)bad);
+		return 1;
+	}
+	if (mutant) {
+		printf("%s 1 cuckoo_stress_mutant # %llu misses (expected > 0)\n",
+		       misses ? "ok" : "not ok", (unsigned long long)misses);
+		return !misses;
+	}
+	printf("%s 1 cuckoo_stress # %llu lookups, %llu misses\n",
+	       misses ? "not ok" : "ok", (unsigned long long)lookups,
+	       (unsigned long long)misses);
+	return !!misses;
+}
