@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "addr.h"
@@ -68,4 +69,26 @@ int addr_parse(const char *str, struct cfilter_key *key)
 	if (slash && is_prefix(str, slash))
 		return -EOPNOTSUPP;
 	return -EINVAL;
+}
+
+/**
+ * addr_format() - the inverse of addr_parse(), for listing keys
+ * @key: a key read from the filter
+ * @buf: room for the text
+ * @len: bytes at @buf; ADDR_STRLEN is enough for any key
+ *
+ * Return: @buf, holding the address, or a description of a key type this
+ * cfctl does not know (a newer module).
+ */
+const char *addr_format(const struct cfilter_key *key, char *buf, size_t len)
+{
+	switch (key->type) {
+	case CFILTER_KEY_SRC4:
+		return inet_ntop(AF_INET, key->saddr, buf, len);
+	case CFILTER_KEY_SRC6:
+		return inet_ntop(AF_INET6, key->saddr, buf, len);
+	default:
+		snprintf(buf, len, "(key of unknown type %u)", key->type);
+		return buf;
+	}
 }

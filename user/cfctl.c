@@ -64,15 +64,19 @@ static int parse_addr(const struct cfctl_opts *o, struct cfilter_key *key)
 	}
 }
 
-/* ENOSPC on add: say how full the filter is and how to grow it. */
+/* ENOSPC on add: say how full the filter is and which bound to raise. */
 static void report_full(int fd)
 {
 	struct cfilter_info info;
 
 	if (dev_info(fd, &info))
-		cf_err("filter full: reload the module with a larger capacity=");
+		cf_err("filter full: reload the module with a larger max_capacity= (exact mode) or capacity= (compact mode)");
+	else if (info.mode == CFILTER_MODE_EXACT)
+		cf_err("filter full (%llu keys; max_capacity=%llu keys per address family): reload the module with a larger max_capacity=",
+		       (unsigned long long)info.count,
+		       (unsigned long long)info.max_capacity);
 	else
-		cf_err("filter full (%llu keys in %llu slots): reload the module with a larger capacity=",
+		cf_err("filter full (%llu keys in %llu slots; compact mode does not grow): reload the module with a larger capacity=",
 		       (unsigned long long)info.count,
 		       (unsigned long long)info.capacity);
 }
@@ -99,6 +103,11 @@ static int do_add(const struct cfctl_opts *o)
 		break;
 	case ENOSPC:
 		report_full(fd);
+		ret = CF_SYSTEM;
+		break;
+	case ENOMEM:
+		cf_err("cannot add %s: no memory to grow the filter: free some memory, or reload the module with a larger capacity= to allocate up front",
+		       o->arg);
 		ret = CF_SYSTEM;
 		break;
 	default:
@@ -159,9 +168,23 @@ static int do_test(const struct cfctl_opts *o)
 	return ret;
 }
 
+static const char *mode_name(__u32 mode)
+{
+	switch (mode) {
+	case CFILTER_MODE_EXACT:
+		return "exact";
+	case CFILTER_MODE_COMPACT:
+		return "compact";
+	default:
+		return "unknown";
+	}
+}
+
 static void print_info(const struct cfilter_info *info)
 {
+	printf("mode: %s\n", mode_name(info->mode));
 	printf("capacity: %llu\n", (unsigned long long)info->capacity);
+	printf("max_capacity: %llu\n", (unsigned long long)info->max_capacity);
 	printf("count: %llu\n", (unsigned long long)info->count);
 	printf("load_percent: %u.%02u\n", info->load_ppm / 10000,
 	       info->load_ppm % 10000 / 100);
@@ -172,6 +195,7 @@ static void print_info(const struct cfilter_info *info)
 	printf("memory_bytes: %llu\n", (unsigned long long)info->memory_bytes);
 	printf("insert_failures: %llu\n",
 	       (unsigned long long)info->insert_failures);
+	printf("grows: %llu\n", (unsigned long long)info->grows);
 }
 
 static int do_info(const struct cfctl_opts *o)
@@ -190,6 +214,36 @@ static int do_info(const struct cfctl_opts *o)
 		return CF_SYSTEM;
 	}
 	print_info(&info);
+	return CF_OK;
+}
+
+/* Keys per LIST call: few calls, 40 KiB of buffer. */
+#define LIST_BATCH	1024
+
+static int do_list(const struct cfctl_opts *o)
+{
+	static struct cfilter_key keys[LIST_BATCH];
+	unsigned long long cursor = 0;
+	char buf[ADDR_STRLEN];
+	long n, i;
+	int fd;
+
+	(void)o;
+	fd = dev_open(false);
+	if (fd < 0)
+		return CF_SYSTEM;
+	while ((n = dev_list(fd, keys, LIST_BATCH, &cursor)) > 0)
+		for (i = 0; i < n; i++)
+			puts(addr_format(&keys[i], buf, sizeof(buf)));
+	close(fd);
+	if (n == -EOPNOTSUPP) {
+		cf_err("filter is in compact mode: keys are not stored, so they cannot be listed");
+		return CF_SYSTEM;
+	}
+	if (n < 0) {
+		dev_report(n, "cannot list the blocked addresses");
+		return CF_SYSTEM;
+	}
 	return CF_OK;
 }
 
@@ -245,7 +299,11 @@ static const struct verb verbs[] = {
 		.name = "add", .run = do_add, .arg = "ADDR",
 		.synopsis = "ADDR",
 		.summary = "block packets from ADDR (IPv4 or IPv6)",
-		.help = "Adding an address already blocked succeeds, with a note on stderr.\n",
+		.help = "Adding an address already blocked succeeds, with a note on stderr.\n"
+			"A full filter is a system error (exit 3): in exact mode the filter\n"
+			"grows by itself up to the module's max_capacity= keys per address\n"
+			"family; in compact mode it holds capacity= keys. Reload the module\n"
+			"with a larger value to hold more.\n",
 	}, {
 		.name = "del", .run = do_del, .arg = "ADDR",
 		.synopsis = "ADDR",
@@ -256,13 +314,26 @@ static const struct verb verbs[] = {
 		.synopsis = "ADDR",
 		.summary = "tell whether ADDR is blocked",
 		.help = "Prints \"ADDR: blocked\" (exit 0) or \"ADDR: not blocked\" (exit 1).\n"
-			"Like any cuckoo filter, it may call an address that was never added\n"
-			"blocked (a false positive), never the reverse.\n",
+			"In exact mode (the default) the answer is always right. In compact\n"
+			"mode, like any cuckoo filter, it may call an address that was never\n"
+			"added blocked (a false positive), never the reverse.\n",
 	}, {
 		.name = "info", .run = do_info,
 		.synopsis = "",
 		.summary = "show the filter's geometry and occupancy",
-		.help = "Prints one \"key: value\" line per property.\n",
+		.help = "Prints one \"key: value\" line per property: mode (exact or compact),\n"
+			"capacity (slots), max_capacity (keys each address family may grow\n"
+			"to hold), count, load, geometry, memory_bytes, insert_failures (adds\n"
+			"refused because the filter was full) and grows (table doublings).\n"
+			"Counts and sizes add up the IPv4 and IPv6 tables.\n",
+	}, {
+		.name = "list", .run = do_list,
+		.synopsis = "",
+		.summary = "print every blocked address, one per line",
+		.help = "Exact mode only: in compact mode the filter keeps no addresses, only\n"
+			"fingerprints, and list fails with exit status 3. Addresses added or\n"
+			"deleted while list runs may or may not be printed; should the filter\n"
+			"grow meanwhile, some addresses may be printed twice.\n",
 	}, {
 		.name = "clear", .run = do_clear,
 		.synopsis = "",
@@ -308,7 +379,7 @@ static void usage(FILE *out)
 		"  -v, --verbose  show libbpf's messages (attach, detach)\n\n"
 		"Exit status: 0 success (test: blocked), 1 not blocked (test, del),\n"
 		"2 usage error or malformed input, 3 system error (module not loaded,\n"
-		"permission denied, filter full, ...).\n");
+		"permission denied, filter full, list in compact mode, ...).\n");
 }
 
 static void verb_usage(const struct verb *v, FILE *out)

@@ -2,6 +2,7 @@
 /* /dev/cfilter: opening it and its ioctls. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
 
@@ -62,6 +63,31 @@ int dev_info(int fd, struct cfilter_info *info)
 	memset(info, 0, sizeof(*info));
 	info->size = sizeof(*info);
 	return ioctl(fd, CFILTER_IOC_INFO, info) ? -errno : 0;
+}
+
+/**
+ * dev_list() - read the next part of the stored keys
+ * @fd:     the device
+ * @keys:   room for @max keys
+ * @max:    the room
+ * @cursor: 0 at the start; advanced for the next call
+ *
+ * Return: the number of keys read (0 at the end), or a negative errno
+ * (-EOPNOTSUPP in compact mode).
+ */
+long dev_list(int fd, struct cfilter_key *keys, unsigned int max,
+	      unsigned long long *cursor)
+{
+	struct cfilter_list l = {
+		.keys = (uintptr_t)keys,
+		.max = max,
+		.cursor = *cursor,
+	};
+
+	if (ioctl(fd, CFILTER_IOC_LIST, &l))
+		return -errno;
+	*cursor = l.cursor;
+	return l.count;
 }
 
 /**

@@ -9,6 +9,8 @@ int dev_open(bool write);
 int dev_key_ioctl(int fd, unsigned long req, const struct cfilter_key *key);
 int dev_clear(int fd);
 int dev_info(int fd, struct cfilter_info *info);
+long dev_list(int fd, struct cfilter_key *keys, unsigned int max,
+	      unsigned long long *cursor);
 void dev_report(int err, const char *what);
 
 #endif /* CFCTL_DEV_H */
