@@ -28,7 +28,7 @@ expect "unknown option: exit 2, named" 2 -e --frobnicate -- \
 	"$CFCTL" --frobnicate
 expect "unknown option of a command: exit 2, named" 2 -e --frobnicate -- \
 	"$CFCTL" add --frobnicate 192.0.2.5
-for verb in add del test clear info stats attach detach; do
+for verb in add del test clear info list stats attach detach; do
 	expect "$verb --help exits 0" 0 -o "cfctl $verb" -- \
 		"$CFCTL" "$verb" --help
 done
@@ -39,6 +39,8 @@ expect "add with two addresses: exit 2, extra named" 2 -e 192.0.2.6 -- \
 	"$CFCTL" add 192.0.2.5 192.0.2.6
 expect "clear with an argument: exit 2" 2 -e 192.0.2.5 -- \
 	"$CFCTL" clear 192.0.2.5
+expect "list with an argument: exit 2" 2 -e 192.0.2.5 -- \
+	"$CFCTL" list 192.0.2.5
 
 # Malformed addresses: refused before the filter is touched.
 for bad in 1.2.3 1.2.3.256 1.2.3.4.5 ::g 2001:db8::1::2 a.b.c.d \
@@ -78,9 +80,17 @@ expect "test 2001:db8::5 after del: exit 1" 1 -o "not blocked" -- \
 "$CFCTL" add 192.0.2.7 >/dev/null && "$CFCTL" add 2001:db8::7 >/dev/null
 expect "info: exit 0" 0 -o capacity -- "$CFCTL" info
 expect "info counts 2 keys" 0 -- test "$(info_value count)" = 2
+expect "info shows the mode" 0 -o "mode: exact" -- "$CFCTL" info
+expect "info shows max_capacity" 0 -- \
+	test "$(info_value max_capacity)" = "$(cat /sys/module/cfilter/parameters/max_capacity)"
+expect "info shows grows" 0 -- test -n "$(info_value grows)"
+expect "list: exit 0" 0 -o 192.0.2.7 -- "$CFCTL" list
+expect "list prints exactly the blocked addresses, one per line" 0 -- \
+	test "$("$CFCTL" list | sort | tr '\n' ' ')" = "192.0.2.7 2001:db8::7 "
 expect "clear: exit 0" 0 -- "$CFCTL" clear
 expect "info counts 0 keys after clear" 0 -- test "$(info_value count)" = 0
 expect "test 192.0.2.7 after clear: exit 1" 1 -- "$CFCTL" test 192.0.2.7
+expect "list after clear prints nothing" 0 -- test -z "$("$CFCTL" list)"
 
 # stats, attach, detach.
 rm -rf /sys/fs/bpf/cfilter
@@ -111,7 +121,8 @@ veth_cleanup
 
 # Module not loaded: every filter command says to load it.
 if unload_module; then
-	for cmd in "add 192.0.2.5" "del 192.0.2.5" "test 192.0.2.5" clear info; do
+	for cmd in "add 192.0.2.5" "del 192.0.2.5" "test 192.0.2.5" clear info \
+		list; do
 		# shellcheck disable=SC2086 # split the command into words
 		expect "$cmd without the module: exit 3, says module" 3 \
 			-e module -- "$CFCTL" $cmd
@@ -124,6 +135,54 @@ if unload_module; then
 	expect "info after reload: exit 0" 0 -- "$CFCTL" info
 else
 	tap_skip "commands without the module" "cannot rmmod cfilter"
+fi
+
+# Adds 10.0.x.y until an add fails, leaving that add's exit status in $rc
+# and its stderr in $tap_tmp/full.err.
+fill_filter()
+{
+	_i=0
+	rc=0
+	while [ "$_i" -lt 1024 ] && [ "$rc" -eq 0 ]; do
+		run "$CFCTL" add "10.0.$((_i / 256)).$((_i % 256))"
+		_i=$((_i + 1))
+	done
+	cp "$tap_tmp/err" "$tap_tmp/full.err"
+}
+
+# full_says STATUS TEXT: the failed add exited STATUS, its message has TEXT.
+# shellcheck disable=SC2317 # called through check
+full_says()
+{
+	[ "$rc" = "$1" ] && grep -qF -- "$2" "$tap_tmp/full.err"
+}
+
+# A full filter in each mode, and list in compact mode: tiny reloads.
+if unload_module; then
+	expect "load with capacity=64 max_capacity=64" 0 -- \
+		insmod "$CFILTER_KO" capacity=64 max_capacity=64
+	fill_filter
+	check "add to a full exact filter: exit 3, says raise max_capacity=" \
+		full_says 3 "larger max_capacity="
+	diag_file "its message" "$tap_tmp/full.err"
+	check "unload" unload_module
+	expect "load with mode=compact capacity=64" 0 -- \
+		insmod "$CFILTER_KO" mode=compact capacity=64
+	expect "info shows mode: compact" 0 -o "mode: compact" -- "$CFCTL" info
+	"$CFCTL" add 192.0.2.7 >/dev/null
+	expect "list in compact mode: exit 3, says why" 3 \
+		-e "filter is in compact mode: keys are not stored, so they cannot be listed" \
+		-- "$CFCTL" list
+	expect "test in compact mode: exit 0" 0 -o blocked -- \
+		"$CFCTL" test 192.0.2.7
+	fill_filter
+	check "add to a full compact filter: exit 3, says raise capacity=" \
+		full_says 3 "larger capacity="
+	diag_file "its message" "$tap_tmp/full.err"
+	check "unload" unload_module
+	expect "reload with defaults" 0 -- insmod "$CFILTER_KO"
+else
+	tap_skip "full filters and compact mode" "cannot rmmod cfilter"
 fi
 
 tap_end

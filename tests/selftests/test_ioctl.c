@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -220,17 +221,24 @@ TEST_F(cf, info_reports_geometry_and_count)
 	EXPECT_EQ(4U, info.slots_per_bucket);
 	EXPECT_EQ(info.buckets * info.slots_per_bucket, info.capacity);
 	ASSERT_NE(0ULL, info.buckets);
-	EXPECT_EQ(0ULL, info.buckets & (info.buckets - 1))
-		TH_LOG("buckets %llu is not a power of two",
-		       (unsigned long long)info.buckets);
 	EXPECT_EQ(read_param("fp_bits"), info.fp_bits);
-	/* The module sizes the table so that capacity= keys fit at 95% load. */
-	EXPECT_LE(read_param("capacity") * 100, info.capacity * 95);
+	/*
+	 * Two tables (IPv4, IPv6), each sized so that capacity= keys fit at
+	 * 95% load; the sums are reported.
+	 */
+	EXPECT_LE(2 * read_param("capacity") * 100, info.capacity * 95);
 	EXPECT_EQ(info.count * 1000000 / info.capacity, info.load_ppm);
-	EXPECT_GE(info.memory_bytes, info.capacity * info.fp_bits / 8);
+	/* Exact mode keeps the keys too: 4 bytes per IPv4 slot, 16 per IPv6. */
+	EXPECT_GE(info.memory_bytes,
+		  info.capacity * info.fp_bits / 8 + info.capacity / 2 * 4);
 	EXPECT_EQ(0ULL, info.insert_failures);
 	EXPECT_LT(0U, info.max_kicks);
-	for (i = 0; i < 6; i++)
+	EXPECT_EQ((__u32)CFILTER_MODE_EXACT, info.mode);
+	EXPECT_EQ(0U, info.pad);
+	/* The default bound, which sysfs shows once settled at load. */
+	EXPECT_EQ(16ULL << 20, info.max_capacity);
+	EXPECT_EQ(read_param("max_capacity"), info.max_capacity);
+	for (i = 0; i < 3; i++)
 		EXPECT_EQ(0ULL, info.reserved[i]);
 }
 
@@ -306,6 +314,10 @@ TEST_F(cf, unknown_ioctl_is_enotty)
 						  struct cfilter_key_req), &req));
 	EXPECT_EQ(ENOTTY, cf_ioctl(self->fd, _IOW(CFILTER_IOC_MAGIC, 0x40,
 						  struct cfilter_key), &req));
+	EXPECT_EQ(ENOTTY, cf_ioctl(self->fd, _IOWR(CFILTER_IOC_MAGIC, 0x45,
+						   struct cfilter_list), &req));
+	EXPECT_EQ(ENOTTY, cf_ioctl(self->fd, _IOWR(CFILTER_IOC_MAGIC, 0x46,
+						   struct cfilter_batch), &req));
 	EXPECT_EQ(0, cf_count(self->fd));
 }
 
@@ -467,20 +479,25 @@ TEST_F(bad, bad_user_pointer_is_efault)
 		EXPECT_EQ(EFAULT, cf_ioctl(self->fd, CFILTER_IOC_DEL, ptrs[i]));
 		EXPECT_EQ(EFAULT, cf_ioctl(self->fd, CFILTER_IOC_TEST, ptrs[i]));
 		EXPECT_EQ(EFAULT, cf_ioctl(self->fd, CFILTER_IOC_INFO, ptrs[i]));
+		EXPECT_EQ(EFAULT, cf_ioctl(self->fd, CFILTER_IOC_BATCH, ptrs[i]));
+		EXPECT_EQ(EFAULT, cf_ioctl(self->fd, CFILTER_IOC_LIST, ptrs[i]));
 	}
 	EXPECT_EQ(1, cf_count(self->fd));
 }
 
 /* What an unprivileged caller saw: 0 or errno per operation. */
 struct unpriv_result {
-	int add, del, clear, test, info, open;
+	int add, del, clear, test, info, list, open;
 	int setup;
+	__u32 listed;
 };
 
 static void unpriv_child(int fd, int pipe_fd, struct cfilter_key_req *present)
 {
 	struct cfilter_key_req absent = src4("192.0.2.99");
 	struct unpriv_result r = { 0 };
+	struct cfilter_key keys[2];
+	struct cfilter_list l = { .keys = (uintptr_t)keys, .max = 2 };
 	struct cfilter_info info;
 	int fd2;
 
@@ -492,6 +509,8 @@ static void unpriv_child(int fd, int pipe_fd, struct cfilter_key_req *present)
 	r.clear = cf_ioctl(fd, CFILTER_IOC_CLEAR, NULL);
 	r.test = cf_ioctl(fd, CFILTER_IOC_TEST, present);
 	r.info = cf_info(fd, &info);
+	r.list = cf_ioctl(fd, CFILTER_IOC_LIST, &l);
+	r.listed = l.count;
 	fd2 = open(CFILTER_DEVICE, O_RDWR);
 	r.open = fd2 < 0 ? errno : 0;
 	if (write(pipe_fd, &r, sizeof(r)) != sizeof(r))
@@ -528,6 +547,8 @@ TEST_F(bad, unprivileged_reads_but_cannot_write)
 	EXPECT_EQ(EPERM, r.clear);
 	EXPECT_EQ(0, r.test);
 	EXPECT_EQ(0, r.info);
+	EXPECT_EQ(0, r.list);
+	EXPECT_EQ(1U, r.listed);
 	EXPECT_EQ(EACCES, r.open);
 	EXPECT_EQ(1, cf_count(self->fd));
 	EXPECT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_TEST, &self->v4));

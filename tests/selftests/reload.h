@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reloading cfilter.ko with chosen parameters, and small ioctl helpers, for
+ * the selftests that need a module configured their way (test_full,
+ * test_modes). Reloading is only possible when nothing holds the module (no
+ * XDP program using the kfunc, no open /dev/cfilter): callers skip then.
+ *
+ * CFILTER_KO names the module file (default /lib/modules/cfilter.ko).
+ */
+#ifndef CFILTER_SELFTESTS_RELOAD_H
+#define CFILTER_SELFTESTS_RELOAD_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <linux/cfilter.h>
+
+#define DEFAULT_KO	"/lib/modules/cfilter.ko"
+/* Programs release the module from an RCU callback: allow some delay. */
+#define RELEASE_WAIT_MS	5000
+
+static inline const char *module_file(void)
+{
+	const char *ko = getenv("CFILTER_KO");
+
+	return ko && *ko ? ko : DEFAULT_KO;
+}
+
+static inline void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Users of the module, or -1 if it is not loaded. */
+static inline int module_refcnt(void)
+{
+	char buf[32];
+	ssize_t n;
+	int fd;
+
+	fd = open("/sys/module/cfilter/refcnt", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return atoi(buf);
+}
+
+/* Returns 0 or the errno of the last delete_module attempt. */
+static inline int module_unload(void)
+{
+	int waited;
+
+	for (waited = 0; ; waited += 100) {
+		if (!syscall(SYS_delete_module, "cfilter", O_NONBLOCK))
+			return 0;
+		if ((errno != EAGAIN && errno != EBUSY) ||
+		    waited >= RELEASE_WAIT_MS)
+			return errno;
+		sleep_ms(100);
+	}
+}
+
+/* Returns 0 or the errno of finit_module. */
+static inline int module_load(const char *params)
+{
+	int fd, err = 0;
+
+	fd = open(module_file(), O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	if (syscall(SYS_finit_module, fd, params, 0))
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * Waits for programs that are being freed to let go of the module. Returns
+ * the remaining users (0 when the module can be unloaded, -1 when it is not
+ * loaded).
+ */
+static inline int module_wait_unused(void)
+{
+	int waited, refs = module_refcnt();
+
+	for (waited = 0; refs > 0 && waited < RELEASE_WAIT_MS; waited += 100) {
+		sleep_ms(100);
+		refs = module_refcnt();
+	}
+	return refs;
+}
+
+/* A module parameter's value as sysfs shows it, or 0 if unreadable. */
+static inline unsigned long long read_param(const char *name)
+{
+	char path[128], buf[32];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/module/cfilter/parameters/%s", name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return strtoull(buf, NULL, 0);
+}
+
+/* Returns 0 or the errno of the failed ioctl, so tests can compare exactly. */
+static inline int cf_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? errno : 0;
+}
+
+static inline int cf_info(int fd, struct cfilter_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	return cf_ioctl(fd, CFILTER_IOC_INFO, info);
+}
+
+/* BATCH @op over @n keys; returns 0 or the ioctl's errno. */
+static inline int cf_batch(int fd, __u32 op, const struct cfilter_key *keys,
+			   __s32 *results, __u32 n, struct cfilter_batch *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->op = op;
+	b->keys = (uintptr_t)keys;
+	b->results = (uintptr_t)results;
+	b->count = n;
+	return cf_ioctl(fd, CFILTER_IOC_BATCH, b);
+}
+
+/* Key number @i: a distinct SRC4 key per i (10.x.y.z, never routed). */
+static inline struct cfilter_key nth_key4(unsigned int i)
+{
+	struct cfilter_key key;
+
+	memset(&key, 0, sizeof(key));
+	key.type = CFILTER_KEY_SRC4;
+	key.prefix_len = 32;
+	key.saddr[0] = 10;
+	key.saddr[1] = i >> 16;
+	key.saddr[2] = i >> 8;
+	key.saddr[3] = i;
+	return key;
+}
+
+#endif /* CFILTER_SELFTESTS_RELOAD_H */
