@@ -475,18 +475,23 @@ static __always_inline bool cuckoo_read(const struct cuckoo_table *t,
 	u32 s1, s2;
 	bool hit;
 
+	/*
+	 * An odd version (a move under way) is checked together with the
+	 * re-read rather than before the probe: the answer read during a move
+	 * is thrown away either way, and the common path keeps one
+	 * well-predicted branch instead of two (bench/: the early test cost up
+	 * to 1.6x on lookups served from cache).
+	 */
 	for (;;) {
 		s1 = READ_ONCE(*v1);
 		s2 = READ_ONCE(*v2);
-		if (unlikely((s1 | s2) & 1)) {
-			cpu_relax();
-			continue;
-		}
 		smp_rmb();	/* versions, then slots and keys */
 		hit = cuckoo_probe(c, t, b1, b2, fp, key);
 		smp_rmb();	/* slots and keys, then versions again */
-		if (likely(READ_ONCE(*v1) == s1 && READ_ONCE(*v2) == s2))
+		if (likely(!((s1 | s2) & 1) && READ_ONCE(*v1) == s1 &&
+			   READ_ONCE(*v2) == s2))
 			return hit;
+		cpu_relax();
 	}
 }
 #endif
