@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The filter core a second time, with the version protocol compiled out of
+ * its readers (CUCKOO_NO_VERSIONS) and its public functions renamed, so that
+ * one benchmark binary measures both and prints their ratio.
+ */
+#define CUCKOO_NO_VERSIONS
+#define cuckoo_params_check	cuckoo_nov_params_check
+#define cuckoo_create		cuckoo_nov_create
+#define cuckoo_destroy		cuckoo_nov_destroy
+#define cuckoo_insert		cuckoo_nov_insert
+#define cuckoo_delete		cuckoo_nov_delete
+#define cuckoo_clear		cuckoo_nov_clear
+#define cuckoo_list		cuckoo_nov_list
+#define cuckoo_contains		cuckoo_nov_contains
+#define cuckoo_get_stats	cuckoo_nov_get_stats
+
+#include "cuckoo_nov.h"
+#include "cuckoo.c"
