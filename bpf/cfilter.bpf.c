@@ -4,24 +4,22 @@
  * is in cfilter.ko's cuckoo filter, pass everything else, and count every
  * packet exactly once in cfilter_stats.
  *
- * Only the source address matters, so the parser stops there: IPv4 options
- * and IPv6 extension headers are checked for length or not at all, never
- * interpreted.
+ * The parser (cfilter_parse.h) reads the headers down to the L4 ports so
+ * that keys other than the source address can be built from its result;
+ * for now only the source address is looked up.
  */
 #include <stdbool.h>
 #include <linux/bpf.h>
-#include <linux/if_ether.h>
-#include <linux/in.h>
-#include <linux/ip.h>
-#include <linux/ipv6.h>
-#include <bpf/bpf_endian.h>
-#include <bpf/bpf_helpers.h>
 #include <linux/cfilter.h>
+#include <bpf/bpf_helpers.h>
 
 #include "cfilter_kfuncs.h"
+#include "cfilter_parse.h"
 
-/* 802.1ad + 802.1Q (QinQ) is the deepest stack seen in practice. */
-#define MAX_VLAN_TAGS	2
+/* ICMPv6 types of Neighbor Discovery (RFC 4861 4.1-4.5). */
+#define ND_FIRST_TYPE	133	/* router solicitation */
+#define ND_LAST_TYPE	137	/* redirect */
+#define ND_HOP_LIMIT	255
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -30,86 +28,37 @@ struct {
 	__type(value, __u64);
 } cfilter_stats SEC(".maps");
 
-/* A VLAN tag as it sits after the MAC addresses; no UAPI header has one. */
-struct vlan_tag {
-	__be16	tci;
-	__be16	encap_proto;
-};
-
-/* The unparsed rest of the packet. */
-struct cursor {
-	void	*pos;
-	void	*end;
-};
-
 /*
- * Step over the Ethernet header and up to MAX_VLAN_TAGS tags of either kind.
- * Returns the EtherType that follows, or 0 (not IP either) if truncated.
+ * Neighbor Discovery is passed even from a blocked source: without it a
+ * host cannot resolve its neighbours or router, and an operator who blocks
+ * his own address must not lose the link to the machine. Only what the
+ * stack would accept as ND is let through: hop limit 255 (RFC 4861, so
+ * never from off-link) and unfragmented (RFC 6980); anything else with an
+ * ND type is ordinary ICMPv6.
  */
-static __always_inline __be16 parse_eth(struct cursor *c)
+static __always_inline bool is_neigh_discovery(const struct packet *pkt)
 {
-	struct ethhdr *eth = c->pos;
-	struct vlan_tag *tag;
-	__be16 proto;
-	int i;
+	return pkt->family == PKT_IPV6 && (pkt->flags & PKT_ICMP) &&
+	       !(pkt->flags & PKT_FRAGMENT) &&
+	       pkt->icmp_type >= ND_FIRST_TYPE &&
+	       pkt->icmp_type <= ND_LAST_TYPE &&
+	       pkt->hop_limit == ND_HOP_LIMIT;
+}
 
-	if ((void *)(eth + 1) > c->end)
-		return 0;
-	c->pos = eth + 1;
-	proto = eth->h_proto;
-#pragma unroll
-	for (i = 0; i < MAX_VLAN_TAGS; i++) {
-		if (proto != bpf_htons(ETH_P_8021Q) &&
-		    proto != bpf_htons(ETH_P_8021AD))
-			break;
-		tag = c->pos;
-		if ((void *)(tag + 1) > c->end)
-			return 0;
-		c->pos = tag + 1;
-		proto = tag->encap_proto;
+/* The module matches keys bytewise: every unused byte must be 0. */
+static __always_inline void src_key(const struct packet *pkt,
+				    struct cfilter_key *key)
+{
+	__builtin_memset(key, 0, sizeof(*key));
+	if (pkt->family == PKT_IPV4) {
+		key->type = CFILTER_KEY_SRC4;
+		key->prefix_len = 32;
+		__builtin_memcpy(key->saddr, pkt->saddr, 4);
+	} else {
+		key->type = CFILTER_KEY_SRC6;
+		key->prefix_len = 128;
+		__builtin_memcpy(key->saddr, pkt->saddr, 16);
 	}
-	return proto;
-}
-
-static __always_inline bool parse_ipv4(struct cursor *c,
-				       struct cfilter_key *key)
-{
-	struct iphdr *iph = c->pos;
-	__u32 hdr_len;
-
-	if ((void *)(iph + 1) > c->end)
-		return false;
-	if (iph->version != 4 || iph->ihl < 5)
-		return false;
-	hdr_len = iph->ihl * 4;
-	if (bpf_ntohs(iph->tot_len) < hdr_len)
-		return false;
-	/* A header whose options run past the frame is truncated. */
-	if ((void *)iph + hdr_len > c->end)
-		return false;
-	c->pos = (void *)iph + hdr_len;
-
-	key->type = CFILTER_KEY_SRC4;
-	key->prefix_len = 32;
-	__builtin_memcpy(key->saddr, &iph->saddr, sizeof(iph->saddr));
-	return true;
-}
-
-static __always_inline bool parse_ipv6(struct cursor *c,
-				       struct cfilter_key *key)
-{
-	struct ipv6hdr *ip6h = c->pos;
-
-	if ((void *)(ip6h + 1) > c->end)
-		return false;
-	if (ip6h->version != 6)
-		return false;
-	c->pos = ip6h + 1;
-
-	key->type = CFILTER_KEY_SRC6;
-	key->prefix_len = 128;
-	__builtin_memcpy(key->saddr, &ip6h->saddr, sizeof(ip6h->saddr));
-	return true;
 }
 
 static __always_inline int count(__u32 stat, int action)
@@ -130,18 +79,12 @@ int cfilter_xdp(struct xdp_md *ctx)
 		.end = (void *)(long)ctx->data_end,
 	};
 	struct cfilter_key key;
-	bool parsed = false;
-	__be16 proto;
+	struct packet pkt;
 
-	/* The module matches keys bytewise: every unused byte must be 0. */
-	__builtin_memset(&key, 0, sizeof(key));
-	proto = parse_eth(&c);
-	if (proto == bpf_htons(ETH_P_IP))
-		parsed = parse_ipv4(&c, &key);
-	else if (proto == bpf_htons(ETH_P_IPV6))
-		parsed = parse_ipv6(&c, &key);
-	if (!parsed)
+	if (!parse_packet(&c, &pkt))
 		return count(CFILTER_STAT_UNPARSED, XDP_PASS);
+	if (is_neigh_discovery(&pkt))
+		return count(CFILTER_STAT_PASS, XDP_PASS);
 
 	/*
 	 * A negative return means the module rejected the key's shape, which
@@ -150,6 +93,7 @@ int cfilter_xdp(struct xdp_md *ctx)
 	 * passed and counted as such rather than as malformed; a filter that
 	 * errors must not black-hole the host.
 	 */
+	src_key(&pkt, &key);
 	if (bpf_cfilter_lookup(&key, sizeof(key)) == 1)
 		return count(CFILTER_STAT_DROP, XDP_DROP);
 	return count(CFILTER_STAT_PASS, XDP_PASS);

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,144 +18,24 @@
 #include <arpa/inet.h>
 #include <sys/ioctl.h>
 #include <linux/bpf.h>
-#include <linux/if_ether.h>
-#include <linux/ip.h>
-#include <linux/ipv6.h>
 #include <linux/cfilter.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "cfilter.skel.h"
 #include "kselftest_harness.h"
+#include "xdp_packets.h"
 
 #define BLOCKED4	"192.0.2.2"
 #define OTHER4		"192.0.2.3"
 #define BLOCKED6	"2001:db8::2"
 #define OTHER6		"2001:db8::3"
-#define VLAN_HLEN	4
-#define ICMP_LEN	8	/* payload after the IP header: an echo header */
 
 static const char stat_names[__CFILTER_STAT_MAX][sizeof("UNPARSED")] = {
 	[CFILTER_STAT_PASS]	= "PASS",
 	[CFILTER_STAT_DROP]	= "DROP",
 	[CFILTER_STAT_UNPARSED]	= "UNPARSED",
 };
-
-/* A frame under construction. */
-struct frame {
-	unsigned char data[256];
-	unsigned int len;
-};
-
-static void put(struct frame *f, const void *src, size_t n)
-{
-	memcpy(f->data + f->len, src, n);
-	f->len += n;
-}
-
-static void put16(struct frame *f, __u16 host)
-{
-	__be16 v = htons(host);
-
-	put(f, &v, sizeof(v));
-}
-
-/* Ethernet header with one tag per entry of @tpids, then @proto. */
-static void put_eth(struct frame *f, const __u16 *tpids, int ntags,
-		    __u16 proto)
-{
-	static const unsigned char macs[2 * ETH_ALEN] = {
-		0x02, 0, 0, 0, 0, 0x01, 0x02, 0, 0, 0, 0, 0x02,
-	};
-	int i;
-
-	put(f, macs, sizeof(macs));
-	for (i = 0; i < ntags; i++) {
-		put16(f, tpids[i]);
-		put16(f, 100 + i);	/* TCI: VLAN id */
-	}
-	put16(f, proto);
-}
-
-static __u16 ip_csum(const void *hdr, size_t len)
-{
-	const unsigned char *p = hdr;
-	__u32 sum = 0;
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += p[i] << 8 | p[i + 1];
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return ~sum & 0xffff;
-}
-
-/* IPv4 header of @ihl words (NOP options past 5) and an ICMP echo. */
-static void put_ipv4(struct frame *f, const char *saddr, unsigned int ihl)
-{
-	unsigned char hdr[60] = { 0 };
-	struct iphdr *iph = (struct iphdr *)hdr;
-	unsigned char icmp[ICMP_LEN] = { 8 };	/* echo request */
-	unsigned int hlen = ihl * 4;
-
-	iph->version = 4;
-	iph->ihl = ihl;
-	iph->tot_len = htons(hlen + ICMP_LEN);
-	iph->ttl = 64;
-	iph->protocol = IPPROTO_ICMP;
-	if (inet_pton(AF_INET, saddr, &iph->saddr) != 1 ||
-	    inet_pton(AF_INET, "192.0.2.1", &iph->daddr) != 1)
-		abort();
-	if (hlen > sizeof(*iph))
-		memset(hdr + sizeof(*iph), 1, hlen - sizeof(*iph));
-	iph->check = htons(ip_csum(hdr, hlen));
-	put(f, hdr, hlen);
-	put(f, icmp, sizeof(icmp));
-}
-
-static void put_ipv6(struct frame *f, const char *saddr)
-{
-	struct ipv6hdr ip6h = { 0 };
-	unsigned char icmp6[ICMP_LEN] = { 128 };	/* echo request */
-
-	ip6h.version = 6;
-	ip6h.payload_len = htons(ICMP_LEN);
-	ip6h.nexthdr = IPPROTO_ICMPV6;
-	ip6h.hop_limit = 64;
-	if (inet_pton(AF_INET6, saddr, &ip6h.saddr) != 1 ||
-	    inet_pton(AF_INET6, "2001:db8::1", &ip6h.daddr) != 1)
-		abort();
-	put(f, &ip6h, sizeof(ip6h));
-	put(f, icmp6, sizeof(icmp6));
-}
-
-static struct frame frame4(const char *saddr, unsigned int ihl)
-{
-	struct frame f = { .len = 0 };
-
-	put_eth(&f, NULL, 0, ETH_P_IP);
-	put_ipv4(&f, saddr, ihl);
-	return f;
-}
-
-static struct frame frame6(const char *saddr)
-{
-	struct frame f = { .len = 0 };
-
-	put_eth(&f, NULL, 0, ETH_P_IPV6);
-	put_ipv6(&f, saddr);
-	return f;
-}
-
-static struct frame frame_arp(void)
-{
-	unsigned char arp[28] = { 0, 1, 8, 0, 6, 4, 0, 1 };	/* request */
-	struct frame f = { .len = 0 };
-
-	put_eth(&f, NULL, 0, ETH_P_ARP);
-	put(&f, arp, sizeof(arp));
-	return f;
-}
 
 /* Route libbpf's warnings into the TAP stream as diagnostics. */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
@@ -474,7 +355,12 @@ TEST_F(xdp, truncated_ipv4_header_is_unparsed)
 		snprintf(what, sizeof(what), "IPv4 header cut at %u", len);
 		EXPECT_UNPARSED(&f, len, what);
 	}
-	EXPECT_DROP(&f, len, "IPv4 header complete, no payload");
+	/* The ICMP header is read too: cut short, it is unparsed as well. */
+	for (; len < f.len; len++) {
+		snprintf(what, sizeof(what), "ICMP header cut at %u", len);
+		EXPECT_UNPARSED(&f, len, what);
+	}
+	EXPECT_DROP(&f, len, "IPv4 and ICMP headers complete");
 }
 
 TEST_F(xdp, truncated_ipv6_header_is_unparsed)
@@ -488,7 +374,11 @@ TEST_F(xdp, truncated_ipv6_header_is_unparsed)
 		snprintf(what, sizeof(what), "IPv6 header cut at %u", len);
 		EXPECT_UNPARSED(&f, len, what);
 	}
-	EXPECT_DROP(&f, len, "IPv6 header complete, no payload");
+	for (; len < f.len; len++) {
+		snprintf(what, sizeof(what), "ICMPv6 header cut at %u", len);
+		EXPECT_UNPARSED(&f, len, what);
+	}
+	EXPECT_DROP(&f, len, "IPv6 and ICMPv6 headers complete");
 }
 
 TEST_F(xdp, ipv4_ihl_below_5_is_unparsed)
@@ -536,6 +426,363 @@ TEST_F(xdp, ip_version_mismatch_is_unparsed)
 	EXPECT_UNPARSED(&f4, f4.len, "EtherType IPv4, version 6");
 	((struct ipv6hdr *)(f6.data + ETH_HLEN))->version = 4;
 	EXPECT_UNPARSED(&f6, f6.len, "EtherType IPv6, version 4");
+}
+
+/*
+ * Header shapes, table-driven. A shape lists the layers after the Ethernet
+ * header; each one is sent once from a blocked and once from an unblocked
+ * source, and its outcome says what both must get.
+ */
+enum layer_kind {
+	L_END,
+	L_VLAN,		/* a: TPID */
+	L_IPV4,		/* a: IHL, b: frag_off (host order) */
+	L_IPV6,		/* a: hop limit */
+	L_EXT6,		/* a: type, b: hdrlen */
+	L_FRAG6,	/* a: offset in bytes, b: more fragments */
+	L_TCP,		/* a: data offset */
+	L_UDP,
+	L_ICMP,		/* a: IPPROTO_ICMP or IPPROTO_ICMPV6, b: type */
+	L_OPAQUE,	/* a: protocol, b: bytes of it */
+	L_DATA,		/* a: bytes of payload */
+};
+
+struct layer {
+	enum layer_kind kind;
+	unsigned int a, b;
+};
+
+#define VLAN_Q			{ L_VLAN, ETH_P_8021Q, 0 }
+#define VLAN_AD			{ L_VLAN, ETH_P_8021AD, 0 }
+#define IPV4(ihl, frag_off)	{ L_IPV4, ihl, frag_off }
+#define IPV6(hop_limit)		{ L_IPV6, hop_limit, 0 }
+#define HOPOPTS(hdrlen)		{ L_EXT6, IPPROTO_HOPOPTS, hdrlen }
+#define ROUTING(hdrlen)		{ L_EXT6, IPPROTO_ROUTING, hdrlen }
+#define DSTOPTS(hdrlen)		{ L_EXT6, IPPROTO_DSTOPTS, hdrlen }
+#define FRAG6(offset, more)	{ L_FRAG6, offset, more }
+#define TCP(doff)		{ L_TCP, doff, 0 }
+#define UDP			{ L_UDP, 0, 0 }
+#define ICMP(type)		{ L_ICMP, IPPROTO_ICMP, type }
+#define ICMP6(type)		{ L_ICMP, IPPROTO_ICMPV6, type }
+#define OPAQUE(proto, len)	{ L_OPAQUE, proto, len }
+#define DATA(len)		{ L_DATA, len, 0 }
+
+#define MF		0x2000	/* IPv4 more fragments */
+#define DF		0x4000	/* IPv4 don't fragment */
+#define OFF(bytes)	((bytes) / 8)	/* IPv4 fragment offset field */
+
+enum outcome {
+	PARSED,		/* blocked: DROP; else PASS */
+	UNPARSED,	/* PASS, counted UNPARSED, blocked or not */
+	EXEMPT,		/* PASS, counted PASS, blocked or not */
+};
+
+struct shape {
+	const char *name;
+	struct layer layers[12];
+	unsigned int cut;	/* bytes taken off the end of the frame */
+	enum outcome outcome;
+};
+
+static struct frame build(const struct shape *s, bool blocked)
+{
+	struct frame f = { .len = 0 };
+	const struct layer *l;
+	__u16 tpids[4];
+	int ntags = 0;
+
+	for (l = s->layers; l->kind != L_END; l++) {
+		switch (l->kind) {
+		case L_VLAN:
+			tpids[ntags++] = l->a;
+			break;
+		case L_IPV4:
+			put_eth(&f, tpids, ntags, ETH_P_IP);
+			put_ip4(&f, blocked ? BLOCKED4 : OTHER4, l->a, l->b);
+			break;
+		case L_IPV6:
+			put_eth(&f, tpids, ntags, ETH_P_IPV6);
+			put_ip6(&f, blocked ? BLOCKED6 : OTHER6, l->a);
+			break;
+		case L_EXT6:
+			put_ext6(&f, l->a, l->b);
+			break;
+		case L_FRAG6:
+			put_frag6(&f, l->a, l->b);
+			break;
+		case L_TCP:
+			put_tcp(&f, l->a);
+			break;
+		case L_UDP:
+			put_udp(&f);
+			break;
+		case L_ICMP:
+			put_icmp(&f, l->a, l->b);
+			break;
+		case L_OPAQUE:
+			put_opaque(&f, l->a, l->b);
+			break;
+		case L_DATA:
+			put_zeros(&f, l->a);
+			break;
+		case L_END:
+			break;
+		}
+	}
+	ip_done(&f);
+	f.len -= s->cut;
+	return f;
+}
+
+static void expect_shapes(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(xdp) *self, const struct shape *shapes,
+			  size_t n)
+{
+	static const int verdict[][2] = {	/* [outcome][blocked] */
+		[PARSED]	= { XDP_PASS, XDP_DROP },
+		[UNPARSED]	= { XDP_PASS, XDP_PASS },
+		[EXEMPT]	= { XDP_PASS, XDP_PASS },
+	};
+	static const int stat[][2] = {
+		[PARSED]	= { CFILTER_STAT_PASS, CFILTER_STAT_DROP },
+		[UNPARSED]	= { CFILTER_STAT_UNPARSED, CFILTER_STAT_UNPARSED },
+		[EXEMPT]	= { CFILTER_STAT_PASS, CFILTER_STAT_PASS },
+	};
+	struct frame f;
+	char what[128];
+	size_t i;
+	int b;
+
+	ASSERT_EQ(0, cf_key(self->dev, CFILTER_IOC_ADD, AF_INET, BLOCKED4));
+	ASSERT_EQ(0, cf_key(self->dev, CFILTER_IOC_ADD, AF_INET6, BLOCKED6));
+	for (i = 0; i < n; i++) {
+		for (b = 0; b < 2; b++) {
+			f = build(&shapes[i], b);
+			snprintf(what, sizeof(what), "%s, %s source",
+				 shapes[i].name, b ? "blocked" : "unblocked");
+			expect_verdict(_metadata, self, &f, f.len,
+				       verdict[shapes[i].outcome][b],
+				       stat[shapes[i].outcome][b], what);
+		}
+	}
+}
+
+#define EXPECT_SHAPES(shapes) \
+	expect_shapes(_metadata, self, shapes, ARRAY_SIZE(shapes))
+
+TEST_F(xdp, vlan_shapes)
+{
+	static const struct shape shapes[] = {
+		{ "untagged IPv4 TCP", { IPV4(5, 0), TCP(5) }, 0, PARSED },
+		{ "802.1Q IPv4 UDP", { VLAN_Q, IPV4(5, 0), UDP }, 0, PARSED },
+		{ "QinQ IPv4 TCP", { VLAN_AD, VLAN_Q, IPV4(5, 0), TCP(5) },
+		  0, PARSED },
+		{ "untagged IPv6 TCP", { IPV6(64), TCP(5) }, 0, PARSED },
+		{ "802.1Q IPv6 UDP", { VLAN_Q, IPV6(64), UDP }, 0, PARSED },
+		{ "QinQ IPv6 ICMPv6", { VLAN_AD, VLAN_Q, IPV6(64), ICMP6(128) },
+		  0, PARSED },
+		{ "three tags IPv6", { VLAN_AD, VLAN_Q, VLAN_Q, IPV6(64), UDP },
+		  0, UNPARSED },
+	};
+
+	EXPECT_SHAPES(shapes);
+}
+
+TEST_F(xdp, ipv4_shapes)
+{
+	static const struct shape shapes[] = {
+		{ "TCP", { IPV4(5, 0), TCP(5) }, 0, PARSED },
+		{ "TCP with 40 bytes of options", { IPV4(5, 0), TCP(15) },
+		  0, PARSED },
+		{ "IP options, TCP", { IPV4(15, 0), TCP(5), DATA(4) },
+		  0, PARSED },
+		{ "UDP", { IPV4(5, 0), UDP, DATA(4) }, 0, PARSED },
+		{ "ICMP echo", { IPV4(5, 0), ICMP(8) }, 0, PARSED },
+		{ "ICMP type 135 is not ND", { IPV4(5, 0), ICMP(135) },
+		  0, PARSED },
+		{ "GRE, not read", { IPV4(5, 0), OPAQUE(IPPROTO_GRE, 4) },
+		  0, PARSED },
+		{ "unknown protocol, no payload", { IPV4(5, 0), OPAQUE(253, 0) },
+		  0, PARSED },
+		{ "DF is no fragment", { IPV4(5, DF), TCP(5) }, 0, PARSED },
+		{ "first fragment", { IPV4(5, MF), TCP(5), DATA(8) }, 0, PARSED },
+		{ "first fragment, options", { IPV4(6, MF), UDP, DATA(8) },
+		  0, PARSED },
+		{ "middle fragment, TCP not read",
+		  { IPV4(5, MF | OFF(1480)), OPAQUE(IPPROTO_TCP, 8) }, 0, PARSED },
+		{ "last fragment, 1 byte",
+		  { IPV4(5, OFF(8)), OPAQUE(IPPROTO_UDP, 1) }, 0, PARSED },
+		{ "last fragment, no payload",
+		  { IPV4(5, OFF(8)), OPAQUE(IPPROTO_TCP, 0) }, 0, PARSED },
+		{ "first fragment, TCP cut", { IPV4(5, MF), TCP(5) }, 1, UNPARSED },
+		{ "first fragment, 8 bytes of TCP",
+		  { IPV4(5, MF), TCP(5) }, 12, UNPARSED },
+		{ "TCP header cut", { IPV4(5, 0), TCP(5) }, 1, UNPARSED },
+		{ "TCP doff 4", { IPV4(5, 0), TCP(4), DATA(20) }, 0, UNPARSED },
+		{ "TCP doff 0", { IPV4(5, 0), TCP(0), DATA(20) }, 0, UNPARSED },
+		{ "TCP options cut", { IPV4(5, 0), TCP(8) }, 1, UNPARSED },
+		{ "UDP header cut", { IPV4(5, 0), UDP }, 1, UNPARSED },
+		{ "ICMP header cut", { IPV4(5, 0), ICMP(8) }, 1, UNPARSED },
+		{ "no TCP header", { IPV4(5, 0), OPAQUE(IPPROTO_TCP, 0) },
+		  0, UNPARSED },
+	};
+
+	EXPECT_SHAPES(shapes);
+}
+
+TEST_F(xdp, ipv6_shapes)
+{
+	static const struct shape shapes[] = {
+		{ "TCP", { IPV6(64), TCP(5) }, 0, PARSED },
+		{ "UDP", { IPV6(64), UDP }, 0, PARSED },
+		{ "ICMPv6 echo", { IPV6(64), ICMP6(128) }, 0, PARSED },
+		{ "hop-by-hop, TCP", { IPV6(64), HOPOPTS(0), TCP(5) }, 0, PARSED },
+		{ "routing, UDP", { IPV6(64), ROUTING(2), UDP }, 0, PARSED },
+		{ "destination options, TCP", { IPV6(64), DSTOPTS(1), TCP(5) },
+		  0, PARSED },
+		{ "2 KiB of destination options, UDP",
+		  { IPV6(64), DSTOPTS(255), UDP }, 0, PARSED },
+		{ "hop-by-hop, dstopts, routing, first fragment, dstopts, TCP",
+		  { IPV6(64), HOPOPTS(0), DSTOPTS(0), ROUTING(2), FRAG6(0, 1),
+		    DSTOPTS(0), TCP(5), DATA(8) }, 0, PARSED },
+		{ "six extension headers, UDP",
+		  { IPV6(64), HOPOPTS(0), DSTOPTS(0), ROUTING(0), DSTOPTS(0),
+		    DSTOPTS(0), DSTOPTS(0), UDP }, 0, PARSED },
+		{ "six extension headers, then a fragment header",
+		  { IPV6(64), HOPOPTS(0), DSTOPTS(0), ROUTING(0), DSTOPTS(0),
+		    DSTOPTS(0), DSTOPTS(0), FRAG6(0, 1), UDP }, 0, UNPARSED },
+		{ "seven extension headers, UDP",
+		  { IPV6(64), HOPOPTS(0), DSTOPTS(0), ROUTING(0), DSTOPTS(0),
+		    DSTOPTS(0), DSTOPTS(0), DSTOPTS(0), UDP }, 0, UNPARSED },
+		{ "first fragment, TCP", { IPV6(64), FRAG6(0, 1), TCP(5) },
+		  0, PARSED },
+		{ "atomic fragment, UDP", { IPV6(64), FRAG6(0, 0), UDP },
+		  0, PARSED },
+		{ "middle fragment, TCP not read",
+		  { IPV6(64), FRAG6(1448, 1), OPAQUE(IPPROTO_TCP, 8) },
+		  0, PARSED },
+		{ "last fragment, no payload",
+		  { IPV6(64), HOPOPTS(0), FRAG6(8, 0), OPAQUE(IPPROTO_UDP, 0) },
+		  0, PARSED },
+		{ "later fragment of a routing header",
+		  { IPV6(64), FRAG6(8, 1), OPAQUE(IPPROTO_ROUTING, 1) },
+		  0, PARSED },
+		{ "AH", { IPV6(64), OPAQUE(IPPROTO_AH, 24) }, 0, PARSED },
+		{ "ESP", { IPV6(64), OPAQUE(IPPROTO_ESP, 16) }, 0, PARSED },
+		{ "hop-by-hop, ESP", { IPV6(64), HOPOPTS(0), OPAQUE(IPPROTO_ESP, 0) },
+		  0, PARSED },
+		{ "no next header", { IPV6(64), OPAQUE(IPPROTO_NONE, 0) },
+		  0, PARSED },
+		{ "unknown protocol", { IPV6(64), DSTOPTS(0), OPAQUE(253, 3) },
+		  0, PARSED },
+		{ "ICMP (v4) in IPv6, not read", { IPV6(64), OPAQUE(IPPROTO_ICMP, 0) },
+		  0, PARSED },
+		{ "hop-by-hop header cut", { IPV6(64), HOPOPTS(0) }, 1, UNPARSED },
+		{ "hop-by-hop header, 1 byte", { IPV6(64), HOPOPTS(0) },
+		  7, UNPARSED },
+		{ "routing header longer than the frame",
+		  { IPV6(64), ROUTING(2), TCP(5) }, 21, UNPARSED },
+		{ "fragment header cut", { IPV6(64), FRAG6(0, 1), UDP },
+		  UDP_HLEN + 1, UNPARSED },
+		{ "later fragment header cut",
+		  { IPV6(64), FRAG6(8, 1), OPAQUE(IPPROTO_UDP, 0) }, 1, UNPARSED },
+		{ "TCP header cut", { IPV6(64), HOPOPTS(0), TCP(5) }, 1, UNPARSED },
+		{ "TCP doff 4", { IPV6(64), TCP(4), DATA(20) }, 0, UNPARSED },
+		{ "TCP options cut", { IPV6(64), TCP(6) }, 1, UNPARSED },
+		{ "UDP header cut", { IPV6(64), FRAG6(0, 1), UDP }, 1, UNPARSED },
+		{ "ICMPv6 header cut", { IPV6(64), ICMP6(128) }, 1, UNPARSED },
+	};
+
+	EXPECT_SHAPES(shapes);
+}
+
+/*
+ * Neighbor Discovery passes even from a blocked source; what the stack
+ * would not take as ND (hop limit below 255, fragmented) does not.
+ */
+TEST_F(xdp, neighbour_discovery_shapes)
+{
+	static const struct shape shapes[] = {
+		{ "router solicitation", { IPV6(255), ICMP6(133) }, 0, EXEMPT },
+		{ "router advertisement", { IPV6(255), ICMP6(134), DATA(8) },
+		  0, EXEMPT },
+		{ "neighbour solicitation", { IPV6(255), ICMP6(135), DATA(16) },
+		  0, EXEMPT },
+		{ "neighbour advertisement", { VLAN_Q, IPV6(255), ICMP6(136),
+		  DATA(16) }, 0, EXEMPT },
+		{ "redirect", { IPV6(255), ICMP6(137), DATA(32) }, 0, EXEMPT },
+		{ "neighbour solicitation after hop-by-hop",
+		  { IPV6(255), HOPOPTS(0), ICMP6(135), DATA(16) }, 0, EXEMPT },
+		{ "neighbour solicitation, hop limit 254",
+		  { IPV6(254), ICMP6(135), DATA(16) }, 0, PARSED },
+		{ "neighbour solicitation, first fragment",
+		  { IPV6(255), FRAG6(0, 1), ICMP6(135), DATA(16) }, 0, PARSED },
+		{ "neighbour solicitation, later fragment",
+		  { IPV6(255), FRAG6(8, 0), ICMP6(135) }, 0, PARSED },
+		{ "neighbour solicitation, ICMPv6 header cut",
+		  { IPV6(255), ICMP6(135) }, 4, UNPARSED },
+		{ "MLD done (132)", { IPV6(255), ICMP6(132) }, 0, PARSED },
+		{ "router renumbering (138)", { IPV6(255), ICMP6(138) },
+		  0, PARSED },
+		{ "echo request, hop limit 255", { IPV6(255), ICMP6(128) },
+		  0, PARSED },
+		{ "ICMP (v4) type 135 in IPv6", { IPV6(255), ICMP(135) },
+		  0, PARSED },
+		{ "IPv4 ICMP type 135, TTL 64", { IPV4(5, 0), ICMP(135) },
+		  0, PARSED },
+	};
+
+	EXPECT_SHAPES(shapes);
+}
+
+/*
+ * Every cut of one frame: before @hdr_end, the end of the last header the
+ * parser reads, the frame is unparsed; from there on (the rest is
+ * payload) it is matched.
+ */
+static void expect_every_cut(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(xdp) *self, const struct shape *s,
+			     unsigned int tcp_doff)
+{
+	struct frame blocked = build(s, true), other = build(s, false);
+	unsigned int hdr_end = blocked.l4 + tcp_doff * 4, len;
+	char what[128];
+
+	ASSERT_EQ(0, cf_key(self->dev, CFILTER_IOC_ADD, AF_INET, BLOCKED4));
+	ASSERT_EQ(0, cf_key(self->dev, CFILTER_IOC_ADD, AF_INET6, BLOCKED6));
+	ASSERT_LT(hdr_end, blocked.len);
+	for (len = 0; len <= blocked.len; len++) {
+		snprintf(what, sizeof(what), "%s cut at %u of %u (headers end at %u)",
+			 s->name, len, blocked.len, hdr_end);
+		if (len < hdr_end) {
+			EXPECT_UNPARSED(&blocked, len, what);
+			EXPECT_UNPARSED(&other, len, what);
+		} else {
+			EXPECT_DROP(&blocked, len, what);
+			EXPECT_PASS(&other, len, what);
+		}
+	}
+}
+
+TEST_F(xdp, every_cut_of_vlan_ipv6_ext_chain_tcp)
+{
+	static const struct shape s = {
+		.name = "802.1Q IPv6 hop-by-hop routing fragment TCP",
+		.layers = { VLAN_Q, IPV6(64), HOPOPTS(0), ROUTING(2),
+			    FRAG6(0, 1), TCP(8), DATA(16) },
+	};
+
+	expect_every_cut(_metadata, self, &s, 8);
+}
+
+TEST_F(xdp, every_cut_of_ipv4_options_tcp)
+{
+	static const struct shape s = {
+		.name = "IPv4 with options, TCP",
+		.layers = { IPV4(8, 0), TCP(6), DATA(16) },
+	};
+
+	expect_every_cut(_metadata, self, &s, 6);
 }
 
 TEST_HARNESS_MAIN
