@@ -4,12 +4,13 @@
 #   kmod/ + Kbuild -> cfilter.ko     bpf/ -> cfilter.bpf.o, cfilter.skel.h
 #   user/ -> cfctl                   tests/host, tests/selftests -> tests
 #
-# By default the module is built for the guest kernel the tests boot
-# (Debian's, prepared by scripts/kernel.sh with the BTF a kfunc needs).
+# By default the module is built for a guest kernel the tests boot
+# (Debian's, prepared by scripts/kernel.sh with the BTF a kfunc needs):
+# KERNEL=6.1 (Debian 12, the default) or KERNEL=6.12 (Debian 13).
 # KDIR=/lib/modules/$(uname -r)/build builds it for another kernel.
 
 # Goals that must work before `make deps` has installed anything.
-NO_KERNEL_GOALS := deps clean help demo check
+NO_KERNEL_GOALS := deps clean help demo check bench fuzz stress
 ifeq ($(filter-out $(NO_KERNEL_GOALS),$(MAKECMDGOALS)),)
 ifneq ($(MAKECMDGOALS),)
 SKIP_KERNEL_MK := 1
@@ -21,36 +22,77 @@ ifneq ($(filter command line environment,$(origin KDIR)),)
 SKIP_KERNEL_MK := 1
 endif
 
+KERNEL ?= 6.1
+export KERNEL
+
+# The included kernel-*.mk brings a rule; the default goal stays `all`.
+.DEFAULT_GOAL := all
+
 ifndef SKIP_KERNEL_MK
 # Written by scripts/kernel.sh; make rebuilds it (and restarts) when missing.
--include .cache/kernel.mk
-.cache/kernel.mk: scripts/kernel.sh
-	scripts/kernel.sh
+-include .cache/kernel-$(KERNEL).mk
+.cache/kernel-$(KERNEL).mk: scripts/kernel.sh
+	scripts/kernel.sh $(KERNEL)
 endif
 
 KSFT_DIR ?= $(CURDIR)/.cache/ksft
 export KSFT_DIR
 
-.PHONY: all module bpf user selftests host-tests check demo deps kernel \
-	vm-run clean help
+# kbuild builds an M= module inside its source folder, so two kernels'
+# objects would overwrite each other: the default kernel (and KDIR=) builds
+# at the root, any other from a copy of the sources in MODULE_DIR
+# (.cache/build-<kernel>/). A file is copied only when its content differs,
+# so kbuild rebuilds only what changed.
+MODULE_DIR ?= $(CURDIR)
+MODULE_SRCS := Kbuild $(wildcard kmod/*.[ch]) $(shell find include -name '*.h')
+# kbuild notices neither a new compiler nor a new pahole: a change of either
+# (or of KDIR) cleans the module's folder. The record is a .cmd file, as
+# kbuild's own command records are, so that git and `make clean` treat it
+# alike. (kbuild's own clean would search the whole root, .cache included.)
+TOOLCHAIN = $(KDIR) $(KBUILD_ARGS) $(shell gcc --version 2>/dev/null | head -n 1) \
+	$(shell pahole --version 2>/dev/null)
+TOOLCHAIN_RECORD := $(MODULE_DIR)/.toolchain.cmd
+MODULE_OUTPUTS := kmod/*.o kmod/.*.cmd *.o .*.cmd *.ko *.mod *.mod.c \
+	modules.order Module.symvers .tmp_versions
+
+.PHONY: all module module-sources bpf user selftests host-tests check demo \
+	deps kernel vm-run clean help bench fuzz stress
 
 all: module user selftests
 
 help:
 	@echo 'make demo          install deps, build, show blocking in a guest'
-	@echo 'make check         run every test (host and guest)'
+	@echo 'make check         run every test (host; guest on 6.1 and 6.12)'
 	@echo 'make deps          install the Debian packages needed'
 	@echo 'make               build cfilter.ko, cfctl and the selftests'
 	@echo 'make vm-run SCRIPT=f.sh   run f.sh as root in the guest'
+	@echo '  ... KERNEL=6.12  with make, make vm-run, make demo: for Debian 13'"'"'s'
+	@echo '                   kernel instead of Debian 12'"'"'s (KERNEL=6.1)'
+	@echo 'make bench         time the filter core against its baselines (host)'
+	@echo 'make fuzz          fuzz the filter core (FUZZ_SECONDS=600)'
+	@echo 'make stress        lock-free readers vs a churning writer (host)'
 	@echo 'make KDIR=/lib/modules/$$(uname -r)/build module'
 
 deps:
 	scripts/deps.sh
 
-kernel: .cache/kernel.mk
+kernel: .cache/kernel-$(KERNEL).mk
 
-module:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+module: $(if $(filter-out $(CURDIR),$(MODULE_DIR)),module-sources)
+	@echo '$(TOOLCHAIN)' | cmp -s - $(TOOLCHAIN_RECORD) || { \
+		cd $(MODULE_DIR) && rm -rf $(MODULE_OUTPUTS) && \
+		echo '$(TOOLCHAIN)' >$(TOOLCHAIN_RECORD); }
+	$(MAKE) -C $(KDIR) M=$(MODULE_DIR) $(KBUILD_ARGS) modules
+
+module-sources:
+	@mkdir -p $(MODULE_DIR)
+	@for f in $(MODULE_SRCS); do \
+		cmp -s $$f $(MODULE_DIR)/$$f || \
+			install -D -m 644 $$f $(MODULE_DIR)/$$f || exit; \
+	done
+	@cd $(MODULE_DIR) && for f in $$(find kmod include -name '*.[ch]'); do \
+		[ -f $(CURDIR)/$$f ] || rm $$f || exit; \
+	done
 
 bpf:
 	$(MAKE) -C bpf
@@ -64,8 +106,20 @@ selftests: bpf
 host-tests:
 	$(MAKE) -C tests/host run
 
+bench:
+	$(MAKE) -C bench run
+
+FUZZ_SECONDS ?= 600
+fuzz:
+	$(MAKE) -C tests/fuzz run FUZZ_SECONDS=$(FUZZ_SECONDS)
+
+# The full stress run, then the mutant without the version protocol, which
+# must miss keys (proof that the stress test can see the race).
+stress:
+	$(MAKE) -C tests/host stress stress-mutant
+
 vm-run:
-	@test -n "$(SCRIPT)" || { echo 'usage: make vm-run SCRIPT=path/to/script.sh' >&2; exit 2; }
+	@test -n "$(SCRIPT)" || { echo 'usage: make vm-run SCRIPT=path/to/script.sh [KERNEL=6.12]' >&2; exit 2; }
 	scripts/vm-run.sh $(SCRIPT)
 
 check:
@@ -79,5 +133,6 @@ clean:
 	$(MAKE) -C user clean
 	$(MAKE) -C tests/host clean
 	$(MAKE) -C tests/selftests clean
-	rm -rf kmod/*.o kmod/.*.cmd *.o .*.cmd *.ko *.mod *.mod.c \
-		modules.order Module.symvers .tmp_versions
+	$(MAKE) -C tests/fuzz clean
+	$(MAKE) -C bench clean
+	rm -rf $(MODULE_OUTPUTS) .cache/build-*

@@ -22,7 +22,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <asm/barrier.h>
-#include <asm/unaligned.h>
+#include "compat.h"	/* get_unaligned_le64(): its header moved in 6.12 */
 
 /*
  * Readers run in softirq context (XDP, tc) and spin while a bucket's version

@@ -14,19 +14,10 @@
 #include <linux/types.h>
 
 #include "cfilter.h"
+#include "compat.h"
 #include "cuckoo.h"
 
-/*
- * 6.2 added __bpf_kfunc; 6.1 only needs the function kept out of line so that
- * it has a BTF id and a call target.
- */
-#ifndef __bpf_kfunc
-#define __bpf_kfunc noinline
-#endif
-
-__diag_push();
-__diag_ignore_all("-Wmissing-prototypes",
-		  "Global function: its prototype is in the module's BTF");
+__bpf_kfunc_start_defs();
 
 /**
  * bpf_cfilter_lookup() - is a key in the filter?
@@ -59,11 +50,11 @@ __bpf_kfunc int bpf_cfilter_lookup(const void *key, u32 key__sz)
 	return cuckoo_contains(f->filter, packed) ? 1 : 0;
 }
 
-__diag_pop();
+__bpf_kfunc_end_defs();
 
-BTF_SET8_START(cfilter_kfunc_ids)
+BTF_KFUNCS_START(cfilter_kfunc_ids)
 BTF_ID_FLAGS(func, bpf_cfilter_lookup)
-BTF_SET8_END(cfilter_kfunc_ids)
+BTF_KFUNCS_END(cfilter_kfunc_ids)
 
 static const struct btf_kfunc_id_set cfilter_kfunc_set = {
 	.owner	= THIS_MODULE,

@@ -1,17 +1,37 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Runs every test: the host unit tests of the filter core, then the
-# kselftests inside a qemu guest booting Debian's kernel. Ends with one line
-# "N passed, N failed, N skipped" totalling both; exits non-zero on any
-# failure, including a build that breaks or a guest that never reports.
+# Runs every test: the host unit tests of the filter core and a bounded
+# fuzzing run once, then the
+# kselftests inside a qemu guest on every supported kernel (Debian 12's 6.1,
+# Debian 13's 6.12: scripts/kernel.sh --list). Ends with one line
+# "N passed, N failed, N skipped" totalling all of them, after one labelled
+# line per part; exits non-zero on any failure, including a build that breaks
+# or a guest that never reports.
+#
+# KERNELS="6.12" limits the guest runs to the kernels named.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit
 
 log_dir=$(mktemp -d /tmp/cfilter-check.XXXXXX)
 passed=0 failed=0 skipped=0
+results=()
 
 phase() { printf '\n==== %s (%s)\n' "$1" "$(date +%T)"; }
+
+# Adds a part's counts to the totals and keeps its result line for the end.
+result() {
+	passed=$((passed + $2)) failed=$((failed + $3)) skipped=$((skipped + $4))
+	results+=("$(printf '%-12s %s passed, %s failed, %s skipped%s' \
+		"$1:" "$2" "$3" "$4" "${5:+ - $5}")")
+	echo "# $1: $2 passed, $3 failed, $4 skipped"
+}
+
+# A failure outside any test (a build, a guest that did not report).
+broken() {
+	echo "check: $2" >&2
+	result "$1" 0 1 0 "$2"
+}
 
 # TAP from the kselftest harness: "ok N name", "ok N name # SKIP ...",
 # "not ok N name".
@@ -20,27 +40,61 @@ count_tap() {
 	p=$(grep -E '^ok [0-9]+ ' "$1" | grep -vc '# SKIP')
 	s=$(grep -E '^ok [0-9]+ .*# SKIP' -c "$1")
 	f=$(grep -Ec '^not ok [0-9]+ ' "$1")
-	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
-	echo "$2: $p passed, $f failed, $s skipped" | sed 's/^/# /'
+	result "$2" "$p" "$f" "$s"
 }
 
 finish() {
 	echo
+	printf '%s\n' "${results[@]}"
 	echo "$passed passed, $failed failed, $skipped skipped"
 	rm -rf "$log_dir"
 	[ "$failed" -eq 0 ]
 	exit
 }
 
+# The guest suite on kernel $1. vm-run streams the guest console (every
+# test's output) above; a failing run is summed up again here.
+guest_tests() {
+	local kernel=$1 log=$log_dir/guest-$1 start rc summary p f s
+
+	phase "guest tests, kernel $kernel"
+	start=$SECONDS
+	if ! scripts/kernel.sh "$kernel"; then
+		broken "guest $kernel" "preparing kernel $kernel failed"
+		return
+	fi
+	if ! make -s module KERNEL="$kernel" >"$log" 2>&1; then
+		cat "$log"
+		broken "guest $kernel" "building cfilter.ko for $kernel failed"
+		return
+	fi
+	KERNEL=$kernel scripts/vm-run.sh scripts/guest-check.sh 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	summary=$(grep -aE '^selftests: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped' \
+		"$log" | tail -n 1)
+	if [ -z "$summary" ]; then
+		broken "guest $kernel" "the $kernel guest gave no selftests summary (vm-run exit $rc)"
+		return
+	fi
+	read -r p f s <<<"$(echo "$summary" | tr -cs '0-9' ' ')"
+	result "guest $kernel" "$p" "$f" "$s" "$((SECONDS - start)) s"
+	if [ "$f" -ne 0 ]; then
+		echo "check: failing tests on $kernel (their output is above):"
+		grep -a '^not ok ' "$log" | sed "s/^/  $kernel: /"
+	elif [ "$rc" -ne 0 ]; then
+		broken "guest $kernel" "the $kernel guest run exited $rc with no failing test"
+	fi
+}
+
 phase 'dependencies'
-scripts/deps.sh || { echo 'check: make deps failed' >&2; failed=$((failed + 1)); finish; }
-scripts/kernel.sh || { echo 'check: preparing the guest kernel failed' >&2; failed=$((failed + 1)); finish; }
+scripts/deps.sh || { broken deps 'make deps failed'; finish; }
+scripts/kernel.sh || { broken kernel 'preparing the default guest kernel failed'; finish; }
+kernels=${KERNELS:-$(scripts/kernel.sh --list)}
 
 phase 'build'
 if ! make -s all >"$log_dir/build" 2>&1; then
 	cat "$log_dir/build"
-	echo 'check: build failed' >&2
-	failed=$((failed + 1))
+	broken build 'build failed'
 	finish
 fi
 
@@ -49,25 +103,21 @@ make -s host-tests 2>&1 | tee "$log_dir/host"
 host_rc=${PIPESTATUS[0]}
 count_tap "$log_dir/host" host
 if [ "$host_rc" -ne 0 ] && ! grep -q '^not ok ' "$log_dir/host"; then
-	echo "check: host tests exited $host_rc without reporting a failure" >&2
-	failed=$((failed + 1))
+	broken host "host tests exited $host_rc without reporting a failure"
 fi
 
-phase 'guest tests'
-scripts/vm-run.sh scripts/guest-check.sh 2>&1 | tee "$log_dir/guest"
-guest_rc=${PIPESTATUS[0]}
-summary=$(grep -aE '^selftests: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped' \
-	"$log_dir/guest" | tail -n 1)
-if [ -z "$summary" ]; then
-	echo "check: the guest gave no selftests summary (vm-run exit $guest_rc)" >&2
-	failed=$((failed + 1))
-else
-	read -r p f s <<<"$(echo "$summary" | tr -cs '0-9' ' ')"
-	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
-	if [ "$guest_rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		echo "check: guest run exited $guest_rc with no failing test" >&2
-		failed=$((failed + 1))
-	fi
+# The fuzzer compares the core with a set model; a bounded run per check,
+# longer ones on demand (make fuzz FUZZ_SECONDS=600).
+phase 'fuzzing the filter core'
+make -s -C tests/fuzz run FUZZ_SECONDS="${FUZZ_SECONDS:-20}" 2>&1 | tee "$log_dir/fuzz"
+fuzz_rc=${PIPESTATUS[0]}
+count_tap "$log_dir/fuzz" fuzz
+if [ "$fuzz_rc" -ne 0 ] && ! grep -q '^not ok ' "$log_dir/fuzz"; then
+	broken fuzz "the fuzzer exited $fuzz_rc without reporting a failure"
 fi
+
+for kernel in $kernels; do
+	guest_tests "$kernel"
+done
 
 finish

@@ -37,6 +37,7 @@ PACKAGES="
 	python3
 	qemu-system-x86
 	xz-utils
+	zstd
 	zlib1g-dev
 "
 

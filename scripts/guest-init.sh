@@ -26,6 +26,9 @@ mount -t bpf bpf /sys/fs/bpf
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tmpfs tmpfs /tmp
 
+# The log says which kernel it comes from (make check boots several).
+echo "vm-init: kernel $(uname -r)"
+
 report() {
 	echo "@@CFILTER-VM-EXIT $1@@"
 	poweroff -f

@@ -7,7 +7,10 @@
 # Usage: scripts/vm-run.sh SCRIPT
 #
 # Environment (paths relative to the current directory):
-#   CFILTER_KO     module to load         (default: <root>/cfilter.ko)
+#   KERNEL         guest kernel: 6.1 (Debian 12, default) or 6.12 (Debian 13)
+#   CFILTER_KO     module to load         (default: the one make builds for
+#                  KERNEL: <root>/cfilter.ko for 6.1,
+#                  <root>/.cache/build-6.12/cfilter.ko for 6.12)
 #   CFCTL          /usr/bin/cfctl         (default: <root>/user/cfctl)
 #   SELFTESTS_DIR  /opt/cfilter/selftests (default: <root>/tests/selftests)
 #   VM_TIMEOUT     seconds before qemu is killed (default: 600)
@@ -16,8 +19,8 @@
 #   VM_KERNEL      kernel image to boot   (default: GUEST_VMLINUX, the
 #                  decompressed ELF; GUEST_VMLINUZ also works, 5 s slower)
 #   VM_APPEND      extra kernel command line arguments
-# The guest kernel comes from .cache/kernel.mk (made by scripts/kernel.sh,
-# run here when missing).
+# The guest kernel comes from .cache/kernel-$KERNEL.mk (made by
+# scripts/kernel.sh, run here when missing).
 #
 # The guest console is streamed to stdout and saved under .cache/vm-logs/.
 #
@@ -58,7 +61,6 @@ is_uint() {
 read_args() {
 	[ $# -eq 1 ] || die "usage: scripts/vm-run.sh SCRIPT (or make vm-run SCRIPT=...)"
 	SCRIPT=$(input_file "script" "$1" "pass an existing shell script")
-	CFILTER_KO=$(input_file "cfilter.ko" "${CFILTER_KO:-$ROOT/cfilter.ko}" "run make")
 	CFCTL=$(input_file "cfctl" "${CFCTL:-$ROOT/user/cfctl}" "run make")
 	SELFTESTS_DIR=${SELFTESTS_DIR:-$ROOT/tests/selftests}
 	[ -d "$SELFTESTS_DIR" ] || die "selftests directory $SELFTESTS_DIR not found: run make"
@@ -74,23 +76,39 @@ read_args() {
 }
 
 kernel_mk_var() {
-	sed -n "s/^$1 := //p" "$CACHE/kernel.mk" 2>/dev/null
+	sed -n "s/^$1 := //p" "$CACHE/kernel-$KERNEL.mk" 2>/dev/null
+}
+
+# Field $2 (vermagic, depends, ...) of module $1's .modinfo.
+modinfo_field() {
+	objcopy -O binary --only-section=.modinfo "$1" /dev/stdout |
+		tr '\0' '\n' | sed -n "s/^$2=//p"
 }
 
 read_kernel_mk() {
-	local vmlinux
+	local vmlinux release built_for
 
+	KERNEL=${KERNEL:-6.1}
 	vmlinux=$(kernel_mk_var GUEST_VMLINUX)
 	if [ -z "$vmlinux" ] || [ ! -f "$vmlinux" ]; then
-		"$ROOT/scripts/kernel.sh" >&2 || die "scripts/kernel.sh failed"
+		"$ROOT/scripts/kernel.sh" "$KERNEL" >&2 || die "scripts/kernel.sh $KERNEL failed"
 	fi
 	GUEST_VMLINUX=$(kernel_mk_var GUEST_VMLINUX)
 	GUEST_MODULES=$(kernel_mk_var GUEST_MODULES)
 	VM_KERNEL=${VM_KERNEL:-$GUEST_VMLINUX}
-	[ -f "$VM_KERNEL" ] || die "kernel image $VM_KERNEL not found: run scripts/kernel.sh"
+	[ -f "$VM_KERNEL" ] || die "kernel image $VM_KERNEL not found: run scripts/kernel.sh $KERNEL"
 	[ -f "$QBOOT" ] || die "$QBOOT not found: run make deps"
 	[ -f "$GUEST_MODULES/modules.order" ] ||
-		die "$GUEST_MODULES/modules.order not found: remove .cache and run scripts/kernel.sh"
+		die "$GUEST_MODULES/modules.order not found: remove .cache and run scripts/kernel.sh $KERNEL"
+
+	CFILTER_KO=$(input_file "cfilter.ko" "${CFILTER_KO:-$(kernel_mk_var CFILTER_KO)}" \
+		"run make KERNEL=$KERNEL")
+	# insmod would refuse a module built for another kernel with a bare
+	# "Invalid module format".
+	release=$(basename "$GUEST_MODULES")
+	built_for=$(modinfo_field "$CFILTER_KO" vermagic)
+	[ "${built_for%% *}" = "$release" ] ||
+		die "$CFILTER_KO is built for ${built_for%% *}, the guest runs $release: run make KERNEL=$KERNEL"
 }
 
 # Copy the shared libraries of the dynamic ELF files given (and the dynamic
@@ -117,8 +135,9 @@ selftest_elfs() {
 	done < <(find "$SELFTESTS_DIR" -type f -perm /111 -print0)
 }
 
-# Path of module $1 relative to GUEST_MODULES; '-' and '_' are equivalent
-# in module names.
+# Path of module $1 relative to GUEST_MODULES as modules.order lists it
+# (name.ko, even where the file is name.ko.xz); '-' and '_' are equivalent in
+# module names.
 module_path() {
 	awk -v want="${1//-/_}" '{
 		name = $0
@@ -130,21 +149,29 @@ module_path() {
 }
 
 # Copy module $1 after the modules it depends on (read from its .modinfo,
-# as the image has no modules.dep), listing each in load order.
+# as the image has no modules.dep), listing each in load order. Compressed
+# modules (Debian 13's are .ko.xz) are decompressed on the way: the guest
+# then needs no decompressor, and busybox insmod loads them quietly.
 add_module() {
-	local name=${1//-/_} rel deps dep
+	local name=${1//-/_} rel src dst dep
 
 	case " $MODULES_ADDED " in *" $name "*) return 0 ;; esac
 	MODULES_ADDED="$MODULES_ADDED $name"
 	rel=$(module_path "$name")
 	[ -n "$rel" ] || die "module $1 not found in $GUEST_MODULES/modules.order"
-	deps=$(objcopy -O binary --only-section=.modinfo "$GUEST_MODULES/$rel" /dev/stdout |
-	       tr '\0' '\n' | sed -n 's/^depends=//p' | tr ',' ' ')
-	for dep in $deps; do
+	src=$GUEST_MODULES/$rel
+	dst=$IMG/lib/modules/$rel
+	mkdir -p "$(dirname "$dst")"
+	if [ -f "$src" ]; then
+		cp "$src" "$dst"
+	elif [ -f "$src.xz" ]; then
+		xz -dc "$src.xz" >"$dst"
+	else
+		die "module $1: neither $src nor $src.xz exists"
+	fi
+	for dep in $(modinfo_field "$dst" depends | tr ',' ' '); do
 		add_module "$dep"
 	done
-	mkdir -p "$IMG/lib/modules/$(dirname "$rel")"
-	cp "$GUEST_MODULES/$rel" "$IMG/lib/modules/$rel"
 	echo "/lib/modules/$rel" >>"$IMG/etc/cfilter-modules"
 }
 

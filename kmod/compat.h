@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What differs between the kernels cfilter builds for (Debian 12's 6.1 and
+ * Debian 13's 6.12): the kfunc definition API and one header's place. Each
+ * shim tests for the macro or header itself rather than for a version
+ * number, so that a stable kernel that backported the newer form is served
+ * by its own definition.
+ */
+#ifndef _CFILTER_COMPAT_H
+#define _CFILTER_COMPAT_H
+
+#include <linux/btf.h>
+#include <linux/btf_ids.h>
+#include <linux/compiler.h>
+
+/* 6.12 moved asm/unaligned.h to linux/unaligned.h. */
+#if __has_include("linux/unaligned.h")
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
+/*
+ * 6.2 added __bpf_kfunc. Before it a kfunc only has to stay out of line, so
+ * that it keeps a BTF id and a call target.
+ */
+#ifndef __bpf_kfunc
+#define __bpf_kfunc noinline
+#endif
+
+/*
+ * 6.7 added the pair that brackets kfunc definitions: global functions
+ * without a prototype, which W=1 would warn about; their prototypes are in
+ * the module's BTF. Defined as 6.7 defines it (checkpatch mistakes the
+ * pragmas for statements).
+ */
+#ifndef __bpf_kfunc_start_defs
+#define __bpf_kfunc_start_defs()					\
+	__diag_push();							\
+	__diag_ignore_all("-Wmissing-prototypes",			\
+			  "Global kfuncs: their prototypes are in BTF")
+#define __bpf_kfunc_end_defs() __diag_pop()
+#endif
+
+/*
+ * 6.9 added BTF_KFUNCS_START/END, which flag the set as kfuncs; from then on
+ * registering a plain BTF_SET8 set fails with -EINVAL. Before 6.9 the plain
+ * set is the kfunc set.
+ */
+#ifndef BTF_KFUNCS_START
+#define BTF_KFUNCS_START(name) BTF_SET8_START(name)
+#define BTF_KFUNCS_END(name) BTF_SET8_END(name)
+#endif
+
+#endif /* _CFILTER_COMPAT_H */
