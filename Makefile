@@ -105,6 +105,7 @@ selftests: bpf
 
 host-tests:
 	$(MAKE) -C tests/host run
+	$(MAKE) -C user check VALGRIND=valgrind
 
 bench:
 	$(MAKE) -C bench run

@@ -36,6 +36,7 @@ PACKAGES="
 	perl
 	python3
 	qemu-system-x86
+	valgrind
 	xz-utils
 	zstd
 	zlib1g-dev

@@ -18,19 +18,28 @@
 #include "addr.h"
 #include "cfctl.h"
 #include "dev.h"
+#include "json.h"
 #include "xdp.h"
 
-struct cfctl_opts {
-	const char		*arg;	/* the verb's ADDR or IFACE */
-	enum cf_xdp_mode	mode;
-	bool			verbose;
+/* Options some verbs take: bits of struct verb's opts. */
+enum {
+	OPT_MODE	= 1 << 0,
+	OPT_DRY_RUN	= 1 << 1,
+	OPT_JSON	= 1 << 2,
+	OPT_SKIP_BAD	= 1 << 3,
+};
+
+/* getopt values of long options without a short form. */
+enum {
+	LOPT_SKIP_BAD	= 256,
+	LOPT_VERSION,
 };
 
 struct verb {
 	const char	*name;
 	int		(*run)(const struct cfctl_opts *o);
 	const char	*arg;		/* its one argument, or NULL */
-	bool		takes_mode;	/* --mode */
+	unsigned int	opts;		/* OPT_* it takes besides -h and -v */
 	const char	*synopsis;	/* after "cfctl NAME" */
 	const char	*summary;	/* one line for the verb list */
 	const char	*help;		/* more for `cfctl NAME --help` */
@@ -64,21 +73,34 @@ static int parse_addr(const struct cfctl_opts *o, struct cfilter_key *key)
 	}
 }
 
-/* ENOSPC on add: say how full the filter is and which bound to raise. */
-static void report_full(int fd)
+/*
+ * --dry-run of add and del: may the caller change the filter (a BATCH of no
+ * keys asks exactly that), and is @key there? Returns enum cf_exit.
+ */
+static int key_dry_run(int fd, const struct cfctl_opts *o, __u32 op,
+		       const struct cfilter_key *key)
 {
-	struct cfilter_info info;
+	bool add = op == CFILTER_BATCH_ADD;
+	__u32 done;
+	int err;
 
-	if (dev_info(fd, &info))
-		cf_err("filter full: reload the module with a larger max_capacity= (exact mode) or capacity= (compact mode)");
-	else if (info.mode == CFILTER_MODE_EXACT)
-		cf_err("filter full (%llu keys; max_capacity=%llu keys per address family): reload the module with a larger max_capacity=",
-		       (unsigned long long)info.count,
-		       (unsigned long long)info.max_capacity);
+	err = dev_batch(fd, op, NULL, NULL, 0, &done);
+	if (!err)
+		err = dev_key_ioctl(fd, CFILTER_IOC_TEST, key);
+	if (err && err != -ENOENT) {
+		dev_report(err, add ? "cannot add" : "cannot delete");
+		return CF_SYSTEM;
+	}
+	if (add && !err)
+		printf("%s is already blocked: would change nothing (dry run)\n",
+		       o->arg);
+	else if (add)
+		printf("would add %s (dry run: nothing changed)\n", o->arg);
+	else if (!err)
+		printf("would delete %s (dry run: nothing changed)\n", o->arg);
 	else
-		cf_err("filter full (%llu keys in %llu slots; compact mode does not grow): reload the module with a larger capacity=",
-		       (unsigned long long)info.count,
-		       (unsigned long long)info.capacity);
+		cf_err("%s is not blocked", o->arg);
+	return !add && err ? CF_ABSENT : CF_OK;
 }
 
 static int do_add(const struct cfctl_opts *o)
@@ -92,6 +114,11 @@ static int do_add(const struct cfctl_opts *o)
 	fd = dev_open(true);
 	if (fd < 0)
 		return CF_SYSTEM;
+	if (o->dry_run) {
+		ret = key_dry_run(fd, o, CFILTER_BATCH_ADD, &key);
+		close(fd);
+		return ret;
+	}
 
 	err = dev_key_ioctl(fd, CFILTER_IOC_ADD, &key);
 	switch (-err) {
@@ -102,7 +129,7 @@ static int do_add(const struct cfctl_opts *o)
 		cf_err("%s is already blocked", o->arg);
 		break;
 	case ENOSPC:
-		report_full(fd);
+		dev_report_full(fd);
 		ret = CF_SYSTEM;
 		break;
 	case ENOMEM:
@@ -129,6 +156,11 @@ static int do_del(const struct cfctl_opts *o)
 	fd = dev_open(true);
 	if (fd < 0)
 		return CF_SYSTEM;
+	if (o->dry_run) {
+		ret = key_dry_run(fd, o, CFILTER_BATCH_DEL, &key);
+		close(fd);
+		return ret;
+	}
 
 	err = dev_key_ioctl(fd, CFILTER_IOC_DEL, &key);
 	if (err == -ENOENT) {
@@ -198,12 +230,33 @@ static void print_info(const struct cfilter_info *info)
 	printf("grows: %llu\n", (unsigned long long)info->grows);
 }
 
+static void print_info_json(const struct cfilter_info *info)
+{
+	struct json j;
+
+	json_init(&j, stdout);
+	json_object_begin(&j);
+	json_kv_string(&j, "mode", mode_name(info->mode));
+	json_kv_uint(&j, "capacity", info->capacity);
+	json_kv_uint(&j, "max_capacity", info->max_capacity);
+	json_kv_uint(&j, "count", info->count);
+	json_key(&j, "load_percent");
+	json_hundredths(&j, info->load_ppm / 100);
+	json_kv_uint(&j, "buckets", info->buckets);
+	json_kv_uint(&j, "slots_per_bucket", info->slots_per_bucket);
+	json_kv_uint(&j, "fp_bits", info->fp_bits);
+	json_kv_uint(&j, "max_kicks", info->max_kicks);
+	json_kv_uint(&j, "memory_bytes", info->memory_bytes);
+	json_kv_uint(&j, "insert_failures", info->insert_failures);
+	json_kv_uint(&j, "grows", info->grows);
+	json_object_end(&j);
+}
+
 static int do_info(const struct cfctl_opts *o)
 {
 	struct cfilter_info info;
 	int fd, err;
 
-	(void)o;
 	fd = dev_open(false);
 	if (fd < 0)
 		return CF_SYSTEM;
@@ -213,37 +266,29 @@ static int do_info(const struct cfctl_opts *o)
 		dev_report(err, "cannot read the filter's info");
 		return CF_SYSTEM;
 	}
-	print_info(&info);
+	if (o->json)
+		print_info_json(&info);
+	else
+		print_info(&info);
 	return CF_OK;
 }
 
-/* Keys per LIST call: few calls, 40 KiB of buffer. */
-#define LIST_BATCH	1024
-
-static int do_list(const struct cfctl_opts *o)
+/* --dry-run of clear: may the caller clear, and how much would go? */
+static int clear_dry_run(int fd)
 {
-	static struct cfilter_key keys[LIST_BATCH];
-	unsigned long long cursor = 0;
-	char buf[ADDR_STRLEN];
-	long n, i;
-	int fd;
+	struct cfilter_info info;
+	__u32 done;
+	int err;
 
-	(void)o;
-	fd = dev_open(false);
-	if (fd < 0)
-		return CF_SYSTEM;
-	while ((n = dev_list(fd, keys, LIST_BATCH, &cursor)) > 0)
-		for (i = 0; i < n; i++)
-			puts(addr_format(&keys[i], buf, sizeof(buf)));
-	close(fd);
-	if (n == -EOPNOTSUPP) {
-		cf_err("filter is in compact mode: keys are not stored, so they cannot be listed");
+	err = dev_batch(fd, CFILTER_BATCH_DEL, NULL, NULL, 0, &done);
+	if (!err)
+		err = dev_info(fd, &info);
+	if (err) {
+		dev_report(err, "cannot clear");
 		return CF_SYSTEM;
 	}
-	if (n < 0) {
-		dev_report(n, "cannot list the blocked addresses");
-		return CF_SYSTEM;
-	}
+	printf("would remove %llu entries (dry run: nothing changed)\n",
+	       (unsigned long long)info.count);
 	return CF_OK;
 }
 
@@ -251,10 +296,14 @@ static int do_clear(const struct cfctl_opts *o)
 {
 	int fd, err;
 
-	(void)o;
 	fd = dev_open(true);
 	if (fd < 0)
 		return CF_SYSTEM;
+	if (o->dry_run) {
+		err = clear_dry_run(fd);
+		close(fd);
+		return err;
+	}
 	err = dev_clear(fd);
 	close(fd);
 	if (err) {
@@ -266,38 +315,84 @@ static int do_clear(const struct cfctl_opts *o)
 
 static int do_stats(const struct cfctl_opts *o)
 {
-	(void)o;
-	return xdp_stats();
+	static const char *const names[__CFILTER_STAT_MAX] = {
+		[CFILTER_STAT_PASS]	= "passed",
+		[CFILTER_STAT_DROP]	= "dropped",
+		[CFILTER_STAT_UNPARSED]	= "unparsed",
+	};
+	__u64 sums[__CFILTER_STAT_MAX];
+	struct json j;
+	int ret, i;
+
+	ret = xdp_stats(sums);
+	if (ret != CF_OK)
+		return ret;
+	json_init(&j, stdout);
+	if (o->json)
+		json_object_begin(&j);
+	for (i = 0; i < __CFILTER_STAT_MAX; i++) {
+		if (o->json)
+			json_kv_uint(&j, names[i], sums[i]);
+		else
+			printf("%s: %llu\n", names[i],
+			       (unsigned long long)sums[i]);
+	}
+	if (o->json)
+		json_object_end(&j);
+	return CF_OK;
 }
 
 static int do_attach(const struct cfctl_opts *o)
 {
-	return xdp_attach(o->arg, o->mode, o->verbose);
+	return xdp_attach(o->arg, o->mode, o->verbose, o->dry_run);
 }
 
 static int do_detach(const struct cfctl_opts *o)
 {
-	return xdp_detach(o->arg, o->verbose);
+	return xdp_detach(o->arg, o->verbose, o->dry_run);
 }
 
-/* Every verb takes --help and --verbose; getopt_long() rejects the rest. */
-static const struct option common_opts[] = {
-	{ "help",	no_argument,		NULL, 'h' },
-	{ "verbose",	no_argument,		NULL, 'v' },
-	{ }
+/* Every option of every verb, in the order help lists them. */
+struct cf_option {
+	struct option	lo;
+	unsigned int	only;	/* the OPT_* bit of the verbs that take it; 0: all */
+	const char	*usage;
+	const char	*help;	/* lines after the first are indented */
 };
 
-static const struct option mode_opts[] = {
-	{ "help",	no_argument,		NULL, 'h' },
-	{ "verbose",	no_argument,		NULL, 'v' },
-	{ "mode",	required_argument,	NULL, 'm' },
+static const struct cf_option options[] = {
+	{ { "help", no_argument, NULL, 'h' }, 0,
+	  "-h, --help", "show this help" },
+	{ { "verbose", no_argument, NULL, 'v' }, 0,
+	  "-v, --verbose", "show libbpf's messages (attach, detach)" },
+	{ { "mode", required_argument, NULL, 'm' }, OPT_MODE,
+	  "-m, --mode MODE", "native: in the driver; generic: in the network stack\n"
+	  "(any interface, slower); default: native if the\n"
+	  "driver supports it. The mode obtained is printed." },
+	{ { "dry-run", no_argument, NULL, 'n' }, OPT_DRY_RUN,
+	  "-n, --dry-run", "check the input, the device and the permissions;\n"
+	  "print what would be done, change nothing, and exit\n"
+	  "as the command would" },
+	{ { "json", no_argument, NULL, 'j' }, OPT_JSON,
+	  "-j, --json", "print one JSON document instead of text" },
+	{ { "skip-bad", no_argument, NULL, LOPT_SKIP_BAD }, OPT_SKIP_BAD,
+	  "--skip-bad", "report malformed lines and load the others" },
+};
+
+/* cfctl's own options, before the command. */
+static const struct option global_opts[] = {
+	{ "help",	no_argument,	NULL, 'h' },
+	{ "verbose",	no_argument,	NULL, 'v' },
+	{ "json",	no_argument,	NULL, 'j' },
+	{ "version",	no_argument,	NULL, LOPT_VERSION },
 	{ }
 };
 
 static const struct verb verbs[] = {
 	{
 		.name = "add", .run = do_add, .arg = "ADDR",
-		.synopsis = "ADDR",
+		.opts = OPT_DRY_RUN,
+		.synopsis = "[-n] ADDR",
 		.summary = "block packets from ADDR (IPv4 or IPv6)",
 		.help = "Adding an address already blocked succeeds, with a note on stderr.\n"
 			"A full filter is a system error (exit 3): in exact mode the filter\n"
@@ -306,7 +401,8 @@ static const struct verb verbs[] = {
 			"with a larger value to hold more.\n",
 	}, {
 		.name = "del", .run = do_del, .arg = "ADDR",
-		.synopsis = "ADDR",
+		.opts = OPT_DRY_RUN,
+		.synopsis = "[-n] ADDR",
 		.summary = "unblock ADDR",
 		.help = "Exits 1 if ADDR is not blocked.\n",
 	}, {
@@ -318,65 +414,104 @@ static const struct verb verbs[] = {
 			"mode, like any cuckoo filter, it may call an address that was never\n"
 			"added blocked (a false positive), never the reverse.\n",
 	}, {
-		.name = "info", .run = do_info,
+		.name = "load", .run = do_load, .arg = "FILE",
+		.opts = OPT_DRY_RUN | OPT_SKIP_BAD,
+		.synopsis = "[-n] [--skip-bad] FILE|-",
+		.summary = "block the addresses listed in FILE",
+		.help = "One address per line. Blank lines, comments from '#' or ';' to the end\n"
+			"of the line, surrounding whitespace and a leading \"add \" are ignored:\n"
+			"cfctl save writes this format. The whole file is read first; a\n"
+			"malformed line is reported as FILE:LINE: and nothing is loaded (exit 2)\n"
+			"unless --skip-bad is given. Then prints \"loaded N entries (A added,\n"
+			"E already present, S skipped)\". Should the filter fill up, the entries\n"
+			"added stay, and cfctl says how many and which line failed (exit 3).\n",
+	}, {
+		.name = "save", .run = do_save,
 		.synopsis = "",
-		.summary = "show the filter's geometry and occupancy",
+		.summary = "print every blocked address, for load",
+		.help = "A comment line with the count, the date and cfctl's version, then one\n"
+			"address per line, sorted: cfctl save > F; cfctl clear; cfctl load F\n"
+			"restores the filter. Exact mode only: a compact filter stores no\n"
+			"addresses (exit 3).\n",
+	}, {
+		.name = "list", .run = do_list,
+		.opts = OPT_JSON,
+		.synopsis = "[-j]",
+		.summary = "print every blocked address",
+		.help = "Sorted, each address once, no header. Exact mode only: in compact mode\n"
+			"the filter keeps no addresses, only fingerprints, and list fails with\n"
+			"exit status 3. Addresses added or deleted while list runs may or may\n"
+			"not be printed. JSON: {\"entries\":[{\"type\":\"src4\",\"addr\":\"192.0.2.1\"}]}\n",
+	}, {
+		.name = "info", .run = do_info,
+		.opts = OPT_JSON,
+		.synopsis = "[-j]",
+		.summary = "show the filter's size and occupancy",
 		.help = "Prints one \"key: value\" line per property: mode (exact or compact),\n"
 			"capacity (slots), max_capacity (keys each address family may grow\n"
 			"to hold), count, load, geometry, memory_bytes, insert_failures (adds\n"
 			"refused because the filter was full) and grows (table doublings).\n"
-			"Counts and sizes add up the IPv4 and IPv6 tables.\n",
-	}, {
-		.name = "list", .run = do_list,
-		.synopsis = "",
-		.summary = "print every blocked address, one per line",
-		.help = "Exact mode only: in compact mode the filter keeps no addresses, only\n"
-			"fingerprints, and list fails with exit status 3. Addresses added or\n"
-			"deleted while list runs may or may not be printed; should the filter\n"
-			"grow meanwhile, some addresses may be printed twice.\n",
+			"Counts and sizes add up the IPv4 and IPv6 tables. JSON uses the same\n"
+			"names.\n",
 	}, {
 		.name = "clear", .run = do_clear,
-		.synopsis = "",
+		.opts = OPT_DRY_RUN,
+		.synopsis = "[-n]",
 		.summary = "unblock every address",
 	}, {
 		.name = "stats", .run = do_stats,
-		.synopsis = "",
+		.opts = OPT_JSON,
+		.synopsis = "[-j]",
 		.summary = "show the XDP program's packet counters",
 		.help = "Prints the packets passed, dropped and unparsed (not IP, truncated or\n"
 			"malformed; passed too) on every interface the program is attached to,\n"
 			"since the first attach after boot. They live in " CF_STATS_PIN ".\n",
 	}, {
 		.name = "attach", .run = do_attach, .arg = "IFACE",
-		.takes_mode = true,
-		.synopsis = "IFACE [--mode native|generic]",
+		.opts = OPT_MODE | OPT_DRY_RUN,
+		.synopsis = "[-n] IFACE [-m native|generic]",
 		.summary = "attach the XDP program to IFACE",
-		.help = "Options:\n"
-			"  -m, --mode MODE  native: in the driver; generic: in the network stack\n"
-			"                   (any interface, slower); default: native if the\n"
-			"                   driver supports it. The mode obtained is printed.\n"
-			"The program stays attached after cfctl exits. Needs cfilter.ko loaded.\n",
+		.help = "The program stays attached after cfctl exits. Needs cfilter.ko loaded.\n",
 	}, {
 		.name = "detach", .run = do_detach, .arg = "IFACE",
-		.synopsis = "IFACE",
+		.opts = OPT_DRY_RUN,
+		.synopsis = "[-n] IFACE",
 		.summary = "detach the XDP program from IFACE",
 		.help = "Refuses to detach another tool's XDP program. The counters stay in\n"
 			CF_STATS_PIN " for the next attach.\n",
 	},
 };
 
+/* Prints @text's lines, the first after @usage, the others under it. */
+static void option_help(FILE *out, const struct cf_option *opt)
+{
+	const char *text = opt->help, *nl;
+
+	fprintf(out, "  %-18s ", opt->usage);
+	while ((nl = strchr(text, '\n'))) {
+		fprintf(out, "%.*s\n%21s", (int)(nl - text), text, "");
+		text = nl + 1;
+	}
+	fprintf(out, "%s\n", text);
+}
+
 static void usage(FILE *out)
 {
 	unsigned int i;
 
-	fprintf(out, "Usage: cfctl [-v] COMMAND [ARGS]\n"
+	fprintf(out, "Usage: cfctl [-v] [-j] COMMAND [OPTIONS] [ARGS]\n"
+		"       cfctl --version\n"
 		"Manage cfilter's filter of blocked source addresses and its XDP program.\n\n"
 		"Commands:\n");
 	for (i = 0; i < ARRAY_SIZE(verbs); i++)
 		fprintf(out, "  %-7s %-30s %s\n", verbs[i].name,
 			verbs[i].synopsis, verbs[i].summary);
-	fprintf(out, "\nOptions:\n"
-		"  -h, --help     show this help; cfctl COMMAND --help shows a command's\n"
-		"  -v, --verbose  show libbpf's messages (attach, detach)\n\n"
+	fprintf(out, "\nOptions:\n");
+	for (i = 0; i < ARRAY_SIZE(options); i++)
+		option_help(out, &options[i]);
+	fprintf(out, "  %-18s %s\n", "--version", "print cfctl's version");
+	fprintf(out, "-j before the command works as after it. cfctl COMMAND --help shows\n"
+		"a command's own options.\n\n"
 		"Exit status: 0 success (test: blocked), 1 not blocked (test, del),\n"
 		"2 usage error or malformed input, 3 system error (module not loaded,\n"
 		"permission denied, filter full, list in compact mode, ...).\n");
@@ -384,12 +519,18 @@ static void usage(FILE *out)
 
 static void verb_usage(const struct verb *v, FILE *out)
 {
+	unsigned int i;
+
 	fprintf(out, "Usage: cfctl %s%s%s\n%c%s.\n", v->name,
 		*v->synopsis ? " " : "", v->synopsis,
 		toupper((unsigned char)v->summary[0]), v->summary + 1);
 	if (v->help)
 		fprintf(out, "%s", v->help);
-	fprintf(out, "Run cfctl --help for the common options and exit statuses.\n");
+	fprintf(out, "Options:\n");
+	for (i = 0; i < ARRAY_SIZE(options); i++)
+		if (!options[i].only || (options[i].only & v->opts))
+			option_help(out, &options[i]);
+	fprintf(out, "Run cfctl --help for the exit statuses.\n");
 }
 
 static const struct verb *find_verb(const char *name)
@@ -413,14 +554,89 @@ static int parse_mode(const char *s, enum cf_xdp_mode *mode)
 	return 0;
 }
 
+/* The verbs that take @opt, for "only ... take it" messages. */
+static void verbs_taking(unsigned int opt, char *buf, size_t len)
+{
+	const char *sep = "";
+	unsigned int i;
+	int n;
+
+	*buf = '\0';
+	for (i = 0; i < ARRAY_SIZE(verbs) && len > 1; i++) {
+		if (!(verbs[i].opts & opt))
+			continue;
+		n = snprintf(buf, len, "%s%s", sep, verbs[i].name);
+		if (n < 0 || (size_t)n >= len)
+			break;
+		buf += n;
+		len -= n;
+		sep = ", ";
+	}
+}
+
+/* The option getopt_long() refused, if another verb takes it. */
+static const struct cf_option *other_verbs_option(const char *arg)
+{
+	unsigned int i;
+	size_t len;
+
+	for (i = 0; i < ARRAY_SIZE(options); i++) {
+		const struct option *lo = &options[i].lo;
+
+		if (!options[i].only)
+			continue;
+		if (optopt && optopt == lo->val)
+			return &options[i];
+		if (optopt || strncmp(arg, "--", 2))
+			continue;
+		len = strcspn(arg + 2, "=");
+		if (len == strlen(lo->name) && !strncmp(arg + 2, lo->name, len))
+			return &options[i];
+	}
+	return NULL;
+}
+
 /* Names the option getopt_long() refused: a short one, or a long one. */
 static void bad_option(const struct verb *v, char *const argv[])
 {
-	if (optopt)
+	const struct cf_option *opt = other_verbs_option(argv[optind - 1]);
+	char which[128];
+
+	if (opt) {
+		verbs_taking(opt->only, which, sizeof(which));
+		cf_err("%s: %s applies only to %s", v->name, opt->usage, which);
+	} else if (optopt && optopt < LOPT_SKIP_BAD) {
 		cf_err("%s: unknown option '-%c'", v->name, optopt);
-	else
+	} else {
 		cf_err("%s: unknown option '%s'", v->name, argv[optind - 1]);
+	}
 	verb_usage(v, stderr);
+}
+
+/*
+ * getopt_long()'s tables for @v: the options it takes. @shorts has room for
+ * ":" and "x:" per option; @longs for every option and the terminator.
+ */
+static void verb_getopt(const struct verb *v, char *shorts,
+			struct option *longs)
+{
+	unsigned int i;
+
+	*shorts++ = ':';	/* a missing argument is ':', not '?' */
+	for (i = 0; i < ARRAY_SIZE(options); i++) {
+		const struct option *lo = &options[i].lo;
+
+		if (options[i].only && !(options[i].only & v->opts))
+			continue;
+		*longs++ = *lo;
+		if (lo->val >= LOPT_SKIP_BAD)
+			continue;
+		*shorts++ = lo->val;
+		if (lo->has_arg == required_argument)
+			*shorts++ = ':';
+	}
+	*shorts = '\0';
+	memset(longs, 0, sizeof(*longs));
 }
 
 /*
@@ -430,19 +646,30 @@ static void bad_option(const struct verb *v, char *const argv[])
 static int parse_verb(const struct verb *v, int argc, char *argv[],
 		      struct cfctl_opts *o)
 {
+	struct option longs[ARRAY_SIZE(options) + 1];
+	char shorts[1 + 2 * ARRAY_SIZE(options) + 1];
+	char which[128];
 	int c;
 
+	verb_getopt(v, shorts, longs);
 	/* glibc: 0 re-initialises, dropping the global parse's "+" mode. */
 	optind = 0;
-	while ((c = getopt_long(argc, argv, v->takes_mode ? ":hvm:" : ":hv",
-				v->takes_mode ? mode_opts : common_opts,
-				NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			verb_usage(v, stdout);
 			return CF_OK;
 		case 'v':
 			o->verbose = true;
+			break;
+		case 'n':
+			o->dry_run = true;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case LOPT_SKIP_BAD:
+			o->skip_bad = true;
 			break;
 		case 'm':
 			if (parse_mode(optarg, &o->mode)) {
@@ -462,6 +689,12 @@ static int parse_verb(const struct verb *v, int argc, char *argv[],
 		}
 	}
 
+	/* -j before the verb: not caught by the verb's own options. */
+	if (o->json && !(v->opts & OPT_JSON)) {
+		verbs_taking(OPT_JSON, which, sizeof(which));
+		cf_err("%s: -j, --json applies only to %s", v->name, which);
+		return CF_USAGE;
+	}
 	if (v->arg) {
 		if (optind == argc) {
 			cf_err("%s: missing %s", v->name, v->arg);
@@ -478,22 +711,27 @@ static int parse_verb(const struct verb *v, int argc, char *argv[],
 	return -1;
 }
 
-int main(int argc, char *argv[])
+/* cfctl's own options. Returns -1 to go on, or the exit status. */
+static int parse_global(int argc, char *argv[], struct cfctl_opts *o)
 {
-	struct cfctl_opts o = { .mode = CF_XDP_AUTO };
-	const struct verb *v;
-	int c, ret;
+	int c;
 
 	opterr = 0;
 	/* "+": stop at the verb; what follows is the verb's to parse. */
-	while ((c = getopt_long(argc, argv, "+hv", common_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+hvj", global_opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
 			return CF_OK;
 		case 'v':
-			o.verbose = true;
+			o->verbose = true;
 			break;
+		case 'j':
+			o->json = true;
+			break;
+		case LOPT_VERSION:
+			printf("cfctl %s\n", CFCTL_VERSION);
+			return CF_OK;
 		default:
 			if (optopt)
 				cf_err("unknown option '-%c'", optopt);
@@ -503,6 +741,18 @@ int main(int argc, char *argv[])
 			return CF_USAGE;
 		}
 	}
+	return -1;
+}
+
+int main(int argc, char *argv[])
+{
+	struct cfctl_opts o = { .mode = CF_XDP_AUTO };
+	const struct verb *v;
+	int ret;
+
+	ret = parse_global(argc, argv, &o);
+	if (ret >= 0)
+		return ret;
 	if (optind == argc) {
 		cf_err("missing command");
 		usage(stderr);

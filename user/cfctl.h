@@ -3,6 +3,15 @@
 #ifndef CFCTL_H
 #define CFCTL_H
 
+#include <stdbool.h>
+
+#include "xdp.h"
+
+/* Set by the Makefile from `git describe`; else the release. */
+#ifndef CFCTL_VERSION
+#define CFCTL_VERSION	"0.1"
+#endif
+
 /* Exit statuses; scripts depend on them, so they never change meaning. */
 enum cf_exit {
 	CF_OK		= 0,	/* success; for test: the address is blocked */
@@ -11,9 +20,24 @@ enum cf_exit {
 	CF_SYSTEM	= 3,	/* module missing, permission, filter full, ... */
 };
 
+/* The command line, parsed: what each do_<verb>() gets. */
+struct cfctl_opts {
+	const char	*arg;		/* the verb's ADDR, IFACE or FILE */
+	enum cf_xdp_mode mode;		/* attach */
+	bool		verbose;
+	bool		dry_run;	/* check and say, change nothing */
+	bool		json;		/* one JSON document on stdout */
+	bool		skip_bad;	/* load: skip malformed lines */
+};
+
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* Print "cfctl: <message>" and a newline on stderr. */
 void cf_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Verbs of bulk.c. */
+int do_load(const struct cfctl_opts *o);
+int do_save(const struct cfctl_opts *o);
+int do_list(const struct cfctl_opts *o);
 
 #endif /* CFCTL_H */

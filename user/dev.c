@@ -91,6 +91,49 @@ long dev_list(int fd, struct cfilter_key *keys, unsigned int max,
 }
 
 /**
+ * dev_batch() - apply one operation to an array of keys
+ * @fd:      the device
+ * @op:      enum cfilter_batch_op
+ * @keys:    the keys
+ * @results: room for @n results: 0 or a negative errno per key
+ * @n:       number of keys; 0 only checks that the caller may do @op
+ * @done:    set to the number of keys processed, whatever the outcome
+ *
+ * Return: 0 once every key was processed, or a negative errno.
+ */
+int dev_batch(int fd, __u32 op, const struct cfilter_key *keys,
+	      __s32 *results, __u32 n, __u32 *done)
+{
+	struct cfilter_batch b = {
+		.op = op,
+		.keys = (uintptr_t)keys,
+		.results = (uintptr_t)results,
+		.count = n,
+	};
+	int err = ioctl(fd, CFILTER_IOC_BATCH, &b) ? -errno : 0;
+
+	*done = b.done;
+	return err;
+}
+
+/* ENOSPC on add: say how full the filter is and which bound to raise. */
+void dev_report_full(int fd)
+{
+	struct cfilter_info info;
+
+	if (dev_info(fd, &info))
+		cf_err("filter full: reload the module with a larger max_capacity= (exact mode) or capacity= (compact mode)");
+	else if (info.mode == CFILTER_MODE_EXACT)
+		cf_err("filter full (%llu keys; max_capacity=%llu keys per address family): reload the module with a larger max_capacity=",
+		       (unsigned long long)info.count,
+		       (unsigned long long)info.max_capacity);
+	else
+		cf_err("filter full (%llu keys in %llu slots; compact mode does not grow): reload the module with a larger capacity=",
+		       (unsigned long long)info.count,
+		       (unsigned long long)info.capacity);
+}
+
+/**
  * dev_report() - explain an ioctl failure no caller handles itself
  * @err:  the negative errno
  * @what: what was being done, e.g. "adding 192.0.2.1"

@@ -216,6 +216,31 @@ static int report_attach_error(int err, const char *ifname,
 	return CF_SYSTEM;
 }
 
+/*
+ * What attach would do, short of doing it. Whether a driver supports native
+ * XDP shows only when attaching; an occupied interface shows now.
+ */
+static int attach_dry_run(const char *ifname, unsigned int ifindex,
+			  enum cf_xdp_mode mode)
+{
+	static const char *const how[] = {
+		[CF_XDP_AUTO]		= "native mode if the driver supports it, else generic",
+		[CF_XDP_NATIVE]		= "native mode",
+		[CF_XDP_GENERIC]	= "generic mode",
+	};
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	int err;
+
+	err = bpf_xdp_query(ifindex, 0, &q);
+	if (err)
+		return report_attach_error(err, ifname, mode);
+	if (q.prog_id)
+		return report_attach_error(-EBUSY, ifname, mode);
+	printf("would attach %s to %s in %s (dry run: nothing changed)\n",
+	       CF_PROG_NAME, ifname, how[mode]);
+	return CF_OK;
+}
+
 static __u32 mode_flags(enum cf_xdp_mode mode)
 {
 	switch (mode) {
@@ -233,13 +258,16 @@ static __u32 mode_flags(enum cf_xdp_mode mode)
  * @ifname:  interface
  * @mode:    XDP mode
  * @verbose: let libbpf print its diagnostics (verifier log included)
+ * @dry_run: load the program (the verifier and permissions have their say)
+ *           and check @ifname has no XDP program, but attach and pin nothing
  *
  * The program shares the pinned counter map if there is one, else pins the
  * one it creates. The attachment is held by the interface, not by cfctl.
  *
  * Return: enum cf_exit.
  */
-int xdp_attach(const char *ifname, enum cf_xdp_mode mode, bool verbose)
+int xdp_attach(const char *ifname, enum cf_xdp_mode mode, bool verbose,
+	       bool dry_run)
 {
 	struct cfilter_bpf *skel;
 	struct bpf_map *map;
@@ -285,6 +313,10 @@ int xdp_attach(const char *ifname, enum cf_xdp_mode mode, bool verbose)
 		ret = report_load_error(err, ifname);
 		goto cleanup;
 	}
+	if (dry_run) {
+		ret = attach_dry_run(ifname, ifindex, mode);
+		goto cleanup;
+	}
 	/* Before attaching: never count into a map nobody can read. */
 	if (map_fd < 0) {
 		if (stats_map_pin(map))
@@ -324,7 +356,7 @@ struct xdp_slot {
  * its name in @other if it is another tool's, or a reported negative errno.
  */
 static int detach_slot(const char *ifname, unsigned int ifindex,
-		       const struct xdp_slot *slot, char *other)
+		       const struct xdp_slot *slot, char *other, bool dry_run)
 {
 	LIBBPF_OPTS(bpf_xdp_attach_opts, opts);
 	char name[BPF_OBJ_NAME_LEN];
@@ -345,6 +377,12 @@ static int detach_slot(const char *ifname, unsigned int ifindex,
 		return 1;
 	}
 
+	if (dry_run) {
+		printf("would detach %s (prog id %u) from %s (dry run: nothing changed)\n",
+		       CF_PROG_NAME, slot->prog_id, ifname);
+		close(fd);
+		return 0;
+	}
 	/* Detach exactly this program, never one attached meanwhile. */
 	opts.old_prog_fd = fd;
 	err = bpf_xdp_detach(ifindex, slot->flags, &opts);
@@ -361,7 +399,7 @@ static int detach_slot(const char *ifname, unsigned int ifindex,
 
 /* Returns enum cf_exit. */
 static int detach_ours(const char *ifname, unsigned int ifindex,
-		       const struct bpf_xdp_query_opts *q)
+		       const struct bpf_xdp_query_opts *q, bool dry_run)
 {
 	const struct xdp_slot slots[] = {
 		{ q->drv_prog_id, XDP_FLAGS_DRV_MODE },
@@ -376,7 +414,7 @@ static int detach_ours(const char *ifname, unsigned int ifindex,
 	for (i = 0; i < ARRAY_SIZE(slots); i++) {
 		if (!slots[i].prog_id)
 			continue;
-		err = detach_slot(ifname, ifindex, &slots[i], other);
+		err = detach_slot(ifname, ifindex, &slots[i], other, dry_run);
 		if (err < 0)
 			return CF_SYSTEM;
 		detached |= !err;
@@ -396,13 +434,14 @@ static int detach_ours(const char *ifname, unsigned int ifindex,
  * xdp_detach() - detach our program from @ifname
  * @ifname:  interface
  * @verbose: let libbpf print its diagnostics
+ * @dry_run: say what would be detached, and detach nothing
  *
  * Only a program named CF_PROG_NAME is detached; another tool's program is
  * left alone. The pinned counter map stays (see the top of this file).
  *
  * Return: enum cf_exit.
  */
-int xdp_detach(const char *ifname, bool verbose)
+int xdp_detach(const char *ifname, bool verbose, bool dry_run)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	unsigned int ifindex;
@@ -422,21 +461,17 @@ int xdp_detach(const char *ifname, bool verbose)
 			       strerror(-err));
 		return CF_SYSTEM;
 	}
-	return detach_ours(ifname, ifindex, &q);
+	return detach_ours(ifname, ifindex, &q, dry_run);
 }
 
 /**
- * xdp_stats() - print the pinned counters summed over every CPU
+ * xdp_stats() - read the pinned counters summed over every CPU
+ * @sums: set to the sum of each counter, indexed by enum cfilter_stat
  *
  * Return: enum cf_exit.
  */
-int xdp_stats(void)
+int xdp_stats(__u64 sums[__CFILTER_STAT_MAX])
 {
-	static const char *const names[__CFILTER_STAT_MAX] = {
-		[CFILTER_STAT_PASS]	= "passed",
-		[CFILTER_STAT_DROP]	= "dropped",
-		[CFILTER_STAT_UNPARSED]	= "unparsed",
-	};
 	int ncpus, fd, ret = CF_SYSTEM;
 	__u64 *values, sum;
 	__u32 key;
@@ -467,7 +502,7 @@ int xdp_stats(void)
 		}
 		for (sum = 0, cpu = 0; cpu < ncpus; cpu++)
 			sum += values[cpu];
-		printf("%s: %llu\n", names[key], (unsigned long long)sum);
+		sums[key] = sum;
 	}
 	ret = CF_OK;
 

@@ -3,6 +3,7 @@
 #define CFCTL_XDP_H
 
 #include <stdbool.h>
+#include <linux/cfilter.h>
 
 /* Where cfctl pins the counter map every attached interface shares. */
 #define CF_PIN_DIR	"/sys/fs/bpf/cfilter"
@@ -15,8 +16,9 @@ enum cf_xdp_mode {
 };
 
 /* These print what went wrong and return an enum cf_exit status. */
-int xdp_attach(const char *ifname, enum cf_xdp_mode mode, bool verbose);
-int xdp_detach(const char *ifname, bool verbose);
-int xdp_stats(void);
+int xdp_attach(const char *ifname, enum cf_xdp_mode mode, bool verbose,
+	       bool dry_run);
+int xdp_detach(const char *ifname, bool verbose, bool dry_run);
+int xdp_stats(__u64 sums[__CFILTER_STAT_MAX]);
 
 #endif /* CFCTL_XDP_H */

@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: GPL-2.0
+# bash completion for cfctl(8): commands, each command's options, network
+# interfaces for attach and detach, files for load. Needs bash only, not the
+# bash-completion package. Install as
+# /usr/share/bash-completion/completions/cfctl, or source it.
+
+_cfctl()
+{
+	local cur=${COMP_WORDS[COMP_CWORD]}
+	local prev=${COMP_WORDS[COMP_CWORD-1]}
+	local verbs="add del test load save list info clear stats attach detach"
+	local verb="" opts i
+
+	# The command is the first word after cfctl's own options.
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		-*) ;;
+		*) verb=${COMP_WORDS[i]}; break ;;
+		esac
+	done
+
+	if [[ -z $verb ]]; then
+		if [[ $cur == -* ]]; then
+			mapfile -t COMPREPLY < <(compgen -W \
+				"-h --help -v --verbose -j --json --version" -- "$cur")
+		else
+			mapfile -t COMPREPLY < <(compgen -W "$verbs" -- "$cur")
+		fi
+		return
+	fi
+
+	case $verb in
+	add | del)	opts="-n --dry-run" ;;
+	load)		opts="-n --dry-run --skip-bad" ;;
+	list | info | stats) opts="-j --json" ;;
+	clear)		opts="-n --dry-run" ;;
+	attach)		opts="-n --dry-run -m --mode" ;;
+	detach)		opts="-n --dry-run" ;;
+	*)		opts="" ;;
+	esac
+	opts="-h --help -v --verbose $opts"
+
+	if [[ $verb == attach && ($prev == -m || $prev == --mode) ]]; then
+		mapfile -t COMPREPLY < <(compgen -W "native generic" -- "$cur")
+		return
+	fi
+	if [[ $cur == -* ]]; then
+		mapfile -t COMPREPLY < <(compgen -W "$opts" -- "$cur")
+		return
+	fi
+	case $verb in
+	attach | detach)
+		mapfile -t COMPREPLY < <(compgen -W \
+			"$(ls /sys/class/net 2>/dev/null)" -- "$cur")
+		;;
+	load)
+		# Files, and - for the standard input.
+		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+		[[ -z $cur || $cur == - ]] && COMPREPLY+=(-)
+		compopt -o filenames 2>/dev/null
+		;;
+	esac
+}
+
+complete -F _cfctl cfctl
