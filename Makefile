@@ -10,7 +10,8 @@
 # KDIR=/lib/modules/$(uname -r)/build builds it for another kernel.
 
 # Goals that must work before `make deps` has installed anything.
-NO_KERNEL_GOALS := deps clean help demo check bench fuzz stress
+NO_KERNEL_GOALS := deps clean help demo check bench fuzz stress \
+	uninstall install-dkms uninstall-dkms bench-load
 ifeq ($(filter-out $(NO_KERNEL_GOALS),$(MAKECMDGOALS)),)
 ifneq ($(MAKECMDGOALS),)
 SKIP_KERNEL_MK := 1
@@ -56,7 +57,8 @@ MODULE_OUTPUTS := kmod/*.o kmod/.*.cmd *.o .*.cmd *.ko *.mod *.mod.c \
 	modules.order Module.symvers .tmp_versions
 
 .PHONY: all module module-sources bpf user selftests host-tests check demo \
-	deps kernel vm-run clean help bench fuzz stress
+	deps kernel vm-run clean help bench fuzz stress \
+	install uninstall install-dkms uninstall-dkms bench-load
 
 all: module user selftests
 
@@ -71,6 +73,10 @@ help:
 	@echo 'make bench         time the filter core against its baselines (host)'
 	@echo 'make fuzz          fuzz the filter core (FUZZ_SECONDS=600)'
 	@echo 'make stress        lock-free readers vs a churning writer (host)'
+	@echo 'make bench-load    cfctl load vs per-entry adds vs a BPF hash map (guest)'
+	@echo 'make install [DESTDIR= PREFIX=]   cfctl, man page, completion, unit, module'
+	@echo 'make uninstall     remove what make install put'
+	@echo 'make install-dkms VERSION=x       module sources for DKMS'
 	@echo 'make KDIR=/lib/modules/$$(uname -r)/build module'
 
 deps:
@@ -118,6 +124,57 @@ fuzz:
 # must miss keys (proof that the stress test can see the race).
 stress:
 	$(MAKE) -C tests/host stress stress-mutant
+
+# Time filling the filter by cfctl load vs one cfctl add per entry vs a
+# BPF hash map (guest; writes bench/load-results.txt).
+bench-load:
+	scripts/bench-load.sh
+
+# make install: cfctl with its man page and bash completion, cfilter.service
+# with its helper and example configuration, and cfilter.ko into
+# /lib/modules/<the kernel it is built for>/updates (make KDIR=... install
+# for the running kernel). cfctl embeds the XDP program: there is no object
+# file to install. DESTDIR stages the whole tree; PREFIX places all but the
+# module. make uninstall removes what the install's manifest lists.
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+LIBEXECDIR ?= $(PREFIX)/libexec
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+DOCDIR ?= $(PREFIX)/share/doc/cfilter
+INSTALL_ENV = DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' SBINDIR='$(SBINDIR)' \
+	MANDIR='$(MANDIR)' BASHCOMPDIR='$(BASHCOMPDIR)' \
+	LIBEXECDIR='$(LIBEXECDIR)' UNITDIR='$(UNITDIR)' DOCDIR='$(DOCDIR)'
+# Signing needs the kernel's private key, which only its builder has:
+# kbuild would fail to sign and install the module unsigned anyway.
+MODULES_INSTALL = $(MAKE) -C $(KDIR) M=$(MODULE_DIR) $(KBUILD_ARGS) \
+	INSTALL_MOD_PATH='$(DESTDIR)' INSTALL_MOD_DIR=updates \
+	CONFIG_MODULE_SIG_ALL= modules_install
+
+install: module user
+	@$(INSTALL_ENV) packaging/install.sh install $(MODULE_DIR)/cfilter.ko $(MODULES_INSTALL)
+
+uninstall:
+	@$(INSTALL_ENV) packaging/install.sh uninstall
+
+# The module's sources and dkms.conf, for DKMS to rebuild cfilter.ko for
+# every kernel installed. VERSION names the release.
+VERSION ?= 0.1
+DKMS_DIR = $(DESTDIR)/usr/src/cfilter-$(VERSION)
+
+install-dkms:
+	@test -n '$(VERSION)' || { echo 'make install-dkms: VERSION= must name the release' >&2; exit 2; }
+	rm -rf '$(DKMS_DIR)'
+	@for f in $(MODULE_SRCS); do \
+		install -D -m 644 $$f '$(DKMS_DIR)'/$$f || exit; \
+	done
+	sed 's/@VERSION@/$(VERSION)/' packaging/dkms.conf >'$(DKMS_DIR)/dkms.conf'
+	@echo 'install-dkms: now run: dkms install cfilter/$(VERSION)'
+
+uninstall-dkms:
+	@test -n '$(VERSION)' || { echo 'make uninstall-dkms: VERSION= must name the release' >&2; exit 2; }
+	rm -rf '$(DKMS_DIR)'
 
 vm-run:
 	@test -n "$(SCRIPT)" || { echo 'usage: make vm-run SCRIPT=path/to/script.sh [KERNEL=6.12]' >&2; exit 2; }
