@@ -120,4 +120,14 @@ for kernel in $kernels; do
 	guest_tests "$kernel"
 done
 
+# make install into a staging folder on the host, then the unit's commands
+# in a guest booting the default kernel.
+phase 'install, uninstall and cfilter.service'
+scripts/test-install.sh 2>&1 | tee "$log_dir/install"
+install_rc=${PIPESTATUS[0]}
+count_tap "$log_dir/install" install
+if [ "$install_rc" -ne 0 ] && ! grep -q '^not ok ' "$log_dir/install"; then
+	broken install "the install tests exited $install_rc without reporting a failure"
+fi
+
 finish
