@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cfilter's XDP program: drop every packet whose IPv4 or IPv6 source address
- * is in cfilter.ko's cuckoo filter, pass everything else, and count every
- * packet exactly once in cfilter_stats.
+ * cfilter's XDP program: drop every packet that cfilter.ko's filters block
+ * by source address, destination address (if the loader enabled it) or
+ * 5-tuple, unless its source is on the allow list; pass everything else,
+ * and count every packet exactly once in cfilter_stats.
  *
- * The parser (cfilter_parse.h) reads the headers down to the L4 ports so
- * that keys other than the source address can be built from its result;
- * for now only the source address is looked up.
+ * The parser (cfilter_parse.h) reads the headers down to the L4 ports; one
+ * call of bpf_cfilter_match() does every lookup.
  */
 #include <stdbool.h>
 #include <linux/bpf.h>
@@ -45,20 +45,36 @@ static __always_inline bool is_neigh_discovery(const struct packet *pkt)
 	       pkt->hop_limit == ND_HOP_LIMIT;
 }
 
-/* The module matches keys bytewise: every unused byte must be 0. */
-static __always_inline void src_key(const struct packet *pkt,
-				    struct cfilter_key *key)
+/*
+ * Set by the loader before the program is loaded (cfctl attach --match-dst):
+ * look destinations up too. Off by default, as a host's own addresses are
+ * the destination of most of what it receives.
+ */
+const volatile bool match_dst;
+
+/*
+ * The module matches bytewise: every unused byte must be 0. A flow of ICMP
+ * or ICMPv6 is its type, held where a flow key holds it: sport. A non-first
+ * fragment has neither ports nor type, so it matches no flow.
+ */
+static __always_inline void match_pkt(const struct packet *pkt,
+				      struct cfilter_pkt *m)
 {
-	__builtin_memset(key, 0, sizeof(*key));
-	if (pkt->family == PKT_IPV4) {
-		key->type = CFILTER_KEY_SRC4;
-		key->prefix_len = 32;
-		__builtin_memcpy(key->saddr, pkt->saddr, 4);
-	} else {
-		key->type = CFILTER_KEY_SRC6;
-		key->prefix_len = 128;
-		__builtin_memcpy(key->saddr, pkt->saddr, 16);
+	__builtin_memset(m, 0, sizeof(*m));
+	m->family = pkt->family;
+	m->proto = pkt->l4_proto;
+	if (match_dst)
+		m->flags |= CFILTER_PKT_MATCH_DST;
+	if (pkt->flags & PKT_PORTS) {
+		m->flags |= CFILTER_PKT_PORTS;
+		m->sport = pkt->sport;
+		m->dport = pkt->dport;
+	} else if (pkt->flags & PKT_ICMP) {
+		m->flags |= CFILTER_PKT_PORTS;
+		m->sport = bpf_htons(pkt->icmp_type);
 	}
+	__builtin_memcpy(m->saddr, pkt->saddr, 16);
+	__builtin_memcpy(m->daddr, pkt->daddr, 16);
 }
 
 static __always_inline int count(__u32 stat, int action)
@@ -78,7 +94,7 @@ int cfilter_xdp(struct xdp_md *ctx)
 		.pos = (void *)(long)ctx->data,
 		.end = (void *)(long)ctx->data_end,
 	};
-	struct cfilter_key key;
+	struct cfilter_pkt m;
 	struct packet pkt;
 
 	if (!parse_packet(&c, &pkt))
@@ -87,16 +103,25 @@ int cfilter_xdp(struct xdp_md *ctx)
 		return count(CFILTER_STAT_PASS, XDP_PASS);
 
 	/*
-	 * A negative return means the module rejected the key's shape, which
-	 * only a program and module built from different UAPIs can cause. Fail
-	 * open: the packet was parsed and is not known to be blocked, so it is
-	 * passed and counted as such rather than as malformed; a filter that
-	 * errors must not black-hole the host.
+	 * A negative return means the module rejected the packet's shape,
+	 * which only a program and module built from different UAPIs can
+	 * cause. Fail open: the packet was parsed and is not known to be
+	 * blocked, so it is passed and counted as such rather than as
+	 * malformed; a filter that errors must not black-hole the host.
 	 */
-	src_key(&pkt, &key);
-	if (bpf_cfilter_lookup(&key, sizeof(key)) == 1)
-		return count(CFILTER_STAT_DROP, XDP_DROP);
-	return count(CFILTER_STAT_PASS, XDP_PASS);
+	match_pkt(&pkt, &m);
+	switch (bpf_cfilter_match(&m, sizeof(m))) {
+	case CFILTER_DROP_SRC:
+		return count(CFILTER_STAT_DROP_SRC, XDP_DROP);
+	case CFILTER_DROP_DST:
+		return count(CFILTER_STAT_DROP_DST, XDP_DROP);
+	case CFILTER_DROP_FLOW:
+		return count(CFILTER_STAT_DROP_FLOW, XDP_DROP);
+	case CFILTER_ALLOWED:
+		return count(CFILTER_STAT_ALLOWED, XDP_PASS);
+	default:
+		return count(CFILTER_STAT_PASS, XDP_PASS);
+	}
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -21,4 +21,16 @@
  */
 extern int bpf_cfilter_lookup(const void *key, __u32 key__sz) __ksym;
 
+/*
+ * bpf_cfilter_match - what do the filters say about a packet?
+ * @pkt:     a struct cfilter_pkt on the BPF stack, every unused byte zero
+ * @pkt__sz: sizeof(struct cfilter_pkt)
+ *
+ * Returns an enum cfilter_verdict: the source, then the destination (with
+ * CFILTER_PKT_MATCH_DST), then the 5-tuple (with CFILTER_PKT_PORTS) is
+ * looked up, and a hit is CFILTER_ALLOWED if the source is on the allow
+ * list. -EINVAL if @pkt__sz is wrong or @pkt has a shape the module rejects.
+ */
+extern int bpf_cfilter_match(const void *pkt, __u32 pkt__sz) __ksym;
+
 #endif /* __CFILTER_KFUNCS_H */

@@ -7,8 +7,10 @@
 #ifndef CFILTER_KMOD_CFILTER_H
 #define CFILTER_KMOD_CFILTER_H
 
+#include <linux/compiler.h>
 #include <linux/mutex.h>
 #include <linux/nospec.h>
+#include <linux/string.h>
 #include <linux/types.h>
 #include <uapi/linux/cfilter.h>
 
@@ -39,6 +41,46 @@ struct cfilter_family {
 
 /* Indexed by enum cfilter_key_type; types the module lacks have key_len 0. */
 extern struct cfilter_family cfilter_families[__CFILTER_KEY_MAX];
+
+/*
+ * Keys stored in each family's filter, indexed like cfilter_families[] (which
+ * is read-only after init, hence apart). Written under cfilter_lock after
+ * the filter changed; read locklessly by the kfunc, which skips a family
+ * with none: a lookup in an empty filter can only miss.
+ */
+extern unsigned long cfilter_nkeys[__CFILTER_KEY_MAX];
+
+static inline unsigned long cfilter_family_nkeys(const struct cfilter_family *f)
+{
+	return READ_ONCE(cfilter_nkeys[f - cfilter_families]);
+}
+
+/* Caller holds cfilter_lock. */
+static inline void cfilter_family_nkeys_set(const struct cfilter_family *f,
+					    unsigned long n)
+{
+	WRITE_ONCE(cfilter_nkeys[f - cfilter_families], n);
+}
+
+/* Packed flow key: proto, saddr, daddr, sport, dport; @alen 4 or 16. */
+#define CFILTER_FLOW_LEN(alen)	(1 + 2 * (alen) + 2 * sizeof(__be16))
+
+/*
+ * Packs a flow: shared by the ioctls (from a key) and the kfunc (from a
+ * packet), which must agree byte for byte. Inlined with a constant @alen.
+ */
+static __always_inline void cfilter_flow_pack_fields(u8 *out, u8 proto,
+						     const u8 *saddr,
+						     const u8 *daddr,
+						     __be16 sport, __be16 dport,
+						     unsigned int alen)
+{
+	out[0] = proto;
+	memcpy(out + 1, saddr, alen);
+	memcpy(out + 1 + alen, daddr, alen);
+	memcpy(out + 1 + 2 * alen, &sport, sizeof(sport));
+	memcpy(out + 3 + 2 * alen, &dport, sizeof(dport));
+}
 
 /*
  * The family of key type @type, or NULL if the module does not handle it.

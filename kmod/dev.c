@@ -63,6 +63,29 @@ static int cfilter_get_key_req(const void __user *argp,
 	return cfilter_pack(&req.key, fp, packed);
 }
 
+/*
+ * The filter writers, keeping cfilter_nkeys[] in step with the filters; the
+ * caller holds cfilter_lock. A count that lags its filter for a moment is
+ * harmless: a lookup racing a write may see either state anyway.
+ */
+static int cfilter_insert(struct cfilter_family *f, const u8 *packed)
+{
+	int err = cuckoo_insert(f->filter, packed);
+
+	if (!err)
+		cfilter_family_nkeys_set(f, cfilter_family_nkeys(f) + 1);
+	return err;
+}
+
+static int cfilter_delete(struct cfilter_family *f, const u8 *packed)
+{
+	int err = cuckoo_delete(f->filter, packed);
+
+	if (!err)
+		cfilter_family_nkeys_set(f, cfilter_family_nkeys(f) - 1);
+	return err;
+}
+
 static long cfilter_ioc_add(const void __user *argp)
 {
 	u8 packed[CUCKOO_KEY_MAX];
@@ -76,7 +99,7 @@ static long cfilter_ioc_add(const void __user *argp)
 		return err;
 
 	mutex_lock(&cfilter_lock);
-	err = cuckoo_insert(f->filter, packed);
+	err = cfilter_insert(f, packed);
 	mutex_unlock(&cfilter_lock);
 	return err;
 }
@@ -94,7 +117,7 @@ static long cfilter_ioc_del(const void __user *argp)
 		return err;
 
 	mutex_lock(&cfilter_lock);
-	err = cuckoo_delete(f->filter, packed);
+	err = cfilter_delete(f, packed);
 	mutex_unlock(&cfilter_lock);
 	return err;
 }
@@ -142,6 +165,7 @@ static long cfilter_ioc_clear(void)
 					    f->name);
 			break;
 		}
+		cfilter_family_nkeys_set(f, 0);
 	}
 	mutex_unlock(&cfilter_lock);
 	return err;
@@ -272,9 +296,9 @@ static int cfilter_batch_one(u32 op, const struct cfilter_key *key)
 		return err;
 	switch (op) {
 	case CFILTER_BATCH_ADD:
-		return cuckoo_insert(f->filter, packed);
+		return cfilter_insert(f, packed);
 	case CFILTER_BATCH_DEL:
-		return cuckoo_delete(f->filter, packed);
+		return cfilter_delete(f, packed);
 	default:
 		return cfilter_contains(f, packed);
 	}

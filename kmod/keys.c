@@ -4,8 +4,9 @@
  * becomes the few bytes its family's filter stores, and back.
  *
  * Each key type has its own filter, so the type is implied by the filter and
- * a packed key holds only what the type uses: 4 bytes for an IPv4 source, 16
- * for an IPv6 one. Packing is also the validation: a key whose unused fields
+ * a packed key holds only what the type uses: 4 bytes for an IPv4 address,
+ * 16 for an IPv6 one, 13 and 37 for the flows (proto, saddr, daddr, sport,
+ * dport). Packing is also the validation: a key whose unused fields
  * are not all zero is refused, so that one logical key has exactly one byte
  * representation and an added key is the one the XDP program looks up.
  */
@@ -13,80 +14,200 @@
 #include <linux/compiler.h>
 #include <linux/errno.h>
 #include <linux/string.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/limits.h>
 #include <linux/types.h>
 
 #include "cfilter.h"
 
-/*
- * Do the fields a source address key leaves unused hold only zeros? The key
- * uses @alen bytes of saddr. Inlined with a constant @alen, this is a few
- * loads and ORs: the kfunc runs it for every packet.
- */
-static __always_inline bool cfilter_addr_rest_zero(const struct cfilter_key *key,
-						   unsigned int alen)
+/* Is each of @len bytes at @p zero? Inlined with a constant @len. */
+static __always_inline bool cfilter_zero(const u8 *p, unsigned int len)
 {
 	u8 acc = 0;
 	unsigned int i;
 
-	if (key->proto || key->pad || key->sport || key->dport)
-		return false;
-	for (i = alen; i < sizeof(key->saddr); i++)
-		acc |= key->saddr[i];
-	for (i = 0; i < sizeof(key->daddr); i++)
-		acc |= key->daddr[i];
+	for (i = 0; i < len; i++)
+		acc |= p[i];
 	return !acc;
 }
 
-static __always_inline int cfilter_addr_pack(const struct cfilter_key *key,
-					     u8 *out, unsigned int alen)
+/*
+ * An address key uses @alen bytes of saddr (@dst false) or of daddr (@dst
+ * true); every other field must be zero.
+ */
+static int cfilter_addr_pack(const struct cfilter_key *key, u8 *out,
+			     unsigned int alen, bool dst)
 {
-	if (key->prefix_len != alen * 8 || !cfilter_addr_rest_zero(key, alen))
+	const u8 *used = dst ? key->daddr : key->saddr;
+	const u8 *unused = dst ? key->saddr : key->daddr;
+
+	if (key->prefix_len != alen * 8 || key->proto || key->pad ||
+	    key->sport || key->dport || !cfilter_zero(used + alen, 16 - alen) ||
+	    !cfilter_zero(unused, 16))
 		return -EINVAL;
-	memcpy(out, key->saddr, alen);
+	memcpy(out, used, alen);
 	return 0;
 }
 
 static void cfilter_addr_unpack(const u8 *in, struct cfilter_key *key,
+				u8 type, unsigned int alen, bool dst)
+{
+	memset(key, 0, sizeof(*key));
+	key->type = type;
+	key->prefix_len = alen * 8;
+	memcpy(dst ? key->daddr : key->saddr, in, alen);
+}
+
+/*
+ * TCP and UDP flows are matched by ports, ICMP and ICMPv6 ones by type,
+ * which sport holds; each ICMP protocol only in its own IP version.
+ */
+static bool cfilter_flow_l4_ok(const struct cfilter_key *key, bool v6)
+{
+	switch (key->proto) {
+	case IPPROTO_TCP:
+	case IPPROTO_UDP:
+		return true;
+	case IPPROTO_ICMP:
+		if (v6)
+			return false;
+		break;
+	case IPPROTO_ICMPV6:
+		if (!v6)
+			return false;
+		break;
+	default:
+		return false;
+	}
+	return !key->dport && ntohs(key->sport) <= U8_MAX;
+}
+
+static int cfilter_flow_pack(const struct cfilter_key *key, u8 *out,
+			     unsigned int alen)
+{
+	if (key->prefix_len != alen * 8 || key->pad ||
+	    !cfilter_flow_l4_ok(key, alen == 16) ||
+	    !cfilter_zero(key->saddr + alen, 16 - alen) ||
+	    !cfilter_zero(key->daddr + alen, 16 - alen))
+		return -EINVAL;
+	cfilter_flow_pack_fields(out, key->proto, key->saddr, key->daddr,
+				 key->sport, key->dport, alen);
+	return 0;
+}
+
+static void cfilter_flow_unpack(const u8 *in, struct cfilter_key *key,
 				u8 type, unsigned int alen)
 {
 	memset(key, 0, sizeof(*key));
 	key->type = type;
 	key->prefix_len = alen * 8;
-	memcpy(key->saddr, in, alen);
+	key->proto = in[0];
+	memcpy(key->saddr, in + 1, alen);
+	memcpy(key->daddr, in + 1 + alen, alen);
+	memcpy(&key->sport, in + 1 + 2 * alen, 2);
+	memcpy(&key->dport, in + 3 + 2 * alen, 2);
 }
 
 static int cfilter_src4_pack(const struct cfilter_key *key, u8 *out)
 {
-	return cfilter_addr_pack(key, out, 4);
+	return cfilter_addr_pack(key, out, 4, false);
 }
 
 static void cfilter_src4_unpack(const u8 *in, struct cfilter_key *key)
 {
-	cfilter_addr_unpack(in, key, CFILTER_KEY_SRC4, 4);
+	cfilter_addr_unpack(in, key, CFILTER_KEY_SRC4, 4, false);
 }
 
 static int cfilter_src6_pack(const struct cfilter_key *key, u8 *out)
 {
-	return cfilter_addr_pack(key, out, 16);
+	return cfilter_addr_pack(key, out, 16, false);
 }
 
 static void cfilter_src6_unpack(const u8 *in, struct cfilter_key *key)
 {
-	cfilter_addr_unpack(in, key, CFILTER_KEY_SRC6, 16);
+	cfilter_addr_unpack(in, key, CFILTER_KEY_SRC6, 16, false);
 }
+
+static int cfilter_dst4_pack(const struct cfilter_key *key, u8 *out)
+{
+	return cfilter_addr_pack(key, out, 4, true);
+}
+
+static void cfilter_dst4_unpack(const u8 *in, struct cfilter_key *key)
+{
+	cfilter_addr_unpack(in, key, CFILTER_KEY_DST4, 4, true);
+}
+
+static int cfilter_dst6_pack(const struct cfilter_key *key, u8 *out)
+{
+	return cfilter_addr_pack(key, out, 16, true);
+}
+
+static void cfilter_dst6_unpack(const u8 *in, struct cfilter_key *key)
+{
+	cfilter_addr_unpack(in, key, CFILTER_KEY_DST6, 16, true);
+}
+
+static int cfilter_allow4_pack(const struct cfilter_key *key, u8 *out)
+{
+	return cfilter_addr_pack(key, out, 4, false);
+}
+
+static void cfilter_allow4_unpack(const u8 *in, struct cfilter_key *key)
+{
+	cfilter_addr_unpack(in, key, CFILTER_KEY_ALLOW4, 4, false);
+}
+
+static int cfilter_allow6_pack(const struct cfilter_key *key, u8 *out)
+{
+	return cfilter_addr_pack(key, out, 16, false);
+}
+
+static void cfilter_allow6_unpack(const u8 *in, struct cfilter_key *key)
+{
+	cfilter_addr_unpack(in, key, CFILTER_KEY_ALLOW6, 16, false);
+}
+
+static int cfilter_flow4_pack(const struct cfilter_key *key, u8 *out)
+{
+	return cfilter_flow_pack(key, out, 4);
+}
+
+static void cfilter_flow4_unpack(const u8 *in, struct cfilter_key *key)
+{
+	cfilter_flow_unpack(in, key, CFILTER_KEY_FLOW4, 4);
+}
+
+static int cfilter_flow6_pack(const struct cfilter_key *key, u8 *out)
+{
+	return cfilter_flow_pack(key, out, 16);
+}
+
+static void cfilter_flow6_unpack(const u8 *in, struct cfilter_key *key)
+{
+	cfilter_flow_unpack(in, key, CFILTER_KEY_FLOW6, 16);
+}
+
+#define CFILTER_FAMILY(fn, len)		\
+	{				\
+		.name	= #fn,		\
+		.key_len = (len),	\
+		.pack	= cfilter_##fn##_pack,	\
+		.unpack	= cfilter_##fn##_unpack,	\
+	}
 
 /* The filters are created in cfilter_init() and never replaced after it. */
 struct cfilter_family cfilter_families[__CFILTER_KEY_MAX] __ro_after_init = {
-	[CFILTER_KEY_SRC4] = {
-		.name		= "src4",
-		.key_len	= 4,
-		.pack		= cfilter_src4_pack,
-		.unpack		= cfilter_src4_unpack,
-	},
-	[CFILTER_KEY_SRC6] = {
-		.name		= "src6",
-		.key_len	= 16,
-		.pack		= cfilter_src6_pack,
-		.unpack		= cfilter_src6_unpack,
-	},
+	[CFILTER_KEY_SRC4]	= CFILTER_FAMILY(src4, 4),
+	[CFILTER_KEY_SRC6]	= CFILTER_FAMILY(src6, 16),
+	[CFILTER_KEY_DST4]	= CFILTER_FAMILY(dst4, 4),
+	[CFILTER_KEY_DST6]	= CFILTER_FAMILY(dst6, 16),
+	[CFILTER_KEY_FLOW4]	= CFILTER_FAMILY(flow4, CFILTER_FLOW_LEN(4)),
+	[CFILTER_KEY_FLOW6]	= CFILTER_FAMILY(flow6, CFILTER_FLOW_LEN(16)),
+	[CFILTER_KEY_ALLOW4]	= CFILTER_FAMILY(allow4, 4),
+	[CFILTER_KEY_ALLOW6]	= CFILTER_FAMILY(allow6, 16),
 };
+
+/* Keys stored per family; see cfilter_family_nkeys(). */
+unsigned long cfilter_nkeys[__CFILTER_KEY_MAX];

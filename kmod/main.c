@@ -34,13 +34,15 @@ MODULE_PARM_DESC(fp_bits, "Bits per fingerprint: 8, 12, 16 or 32 (default 16); c
 
 static unsigned long capacity = CFILTER_DEFAULT_CAPACITY;
 module_param(capacity, ulong, 0444);
-MODULE_PARM_DESC(capacity, "Keys of each type (IPv4, IPv6) the filter holds when loaded (default 65536); compact mode never grows, so size it for every key");
+MODULE_PARM_DESC(capacity, "Keys of each type (src, dst, flow, allow; IPv4 and IPv6) the filter holds when loaded (default 65536); compact mode never grows, so size it for every key");
 
 static unsigned long max_capacity;
 module_param(max_capacity, ulong, 0444);
-MODULE_PARM_DESC(max_capacity, "Exact mode: keys of each type the filter may grow to hold (default: the larger of 16777216 and capacity; at least capacity). Compact mode: 0 or equal to capacity");
+MODULE_PARM_DESC(max_capacity, "Exact mode: keys of each type the filter may grow to hold (default: the larger of 16777216 and capacity, less for a key type whose tables cannot grow that far; at least capacity). Compact mode: 0 or equal to capacity");
 
 struct cfilter_config cfilter_config __ro_after_init;
+/* max_capacity= was not given: each family grows as far as it can up to it. */
+static bool cfilter_max_defaulted __initdata;
 DEFINE_MUTEX(cfilter_lock);	/* writers of every filter: see cfilter.h */
 
 static const char * const cfilter_mode_names[] = {
@@ -158,8 +160,13 @@ static int __init cfilter_params_check(void)
 		return 0;
 	}
 
-	if (!max_capacity)
+	if (!max_capacity) {
+		/* Bounded per family in cfilter_create_filters(). */
 		max_capacity = max(CFILTER_DEFAULT_MAX_CAPACITY, capacity);
+		cfilter_config.max_capacity = max_capacity;
+		cfilter_max_defaulted = true;
+		return 0;
+	}
 	if (max_capacity < capacity || !cfilter_max_ok(max_capacity, capacity)) {
 		pr_err("max_capacity=%lu is out of range for capacity=%lu fp_bits=%u: use %lu to %llu\n",
 		       max_capacity, capacity, fp_bits, capacity,
@@ -168,6 +175,28 @@ static int __init cfilter_params_check(void)
 	}
 	cfilter_config.max_capacity = max_capacity;
 	return 0;
+}
+
+/*
+ * The most keys family @f may grow to hold, at most @max: the core bounds
+ * a table's bytes, so a family with long keys (FLOW6: 37 bytes) stops short
+ * of the default bound that a short one (SRC4: 4 bytes) reaches.
+ */
+static u64 __init cfilter_family_max(const struct cfilter_family *f, u64 max)
+{
+	struct cuckoo_params p;
+	u64 lo = capacity, hi = max;
+
+	while (lo < hi) {
+		u64 mid = hi - (hi - lo) / 2;
+
+		cfilter_params(f, capacity, mid, &p);
+		if (!cuckoo_params_check(&p))
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
 }
 
 static void cfilter_destroy_filters(void)
@@ -188,7 +217,8 @@ static int __init cfilter_create_filters(void)
 	max = cfilter_config.mode == CFILTER_MODE_EXACT ?
 	      cfilter_config.max_capacity : 0;
 	for (f = cfilter_family_first(); f; f = cfilter_family_next(f)) {
-		cfilter_params(f, capacity, max, &p);
+		cfilter_params(f, capacity, cfilter_max_defaulted ?
+			       cfilter_family_max(f, max) : max, &p);
 		p.seed = get_random_u64();
 		f->filter = cuckoo_create(&p);
 		if (!f->filter) {

@@ -23,9 +23,30 @@ enum cfilter_key_type {
 	CFILTER_KEY_NONE	= 0,	/* invalid: catches zeroed keys */
 	CFILTER_KEY_SRC4	= 1,	/* source IPv4 address: saddr[0..3] */
 	CFILTER_KEY_SRC6	= 2,	/* source IPv6 address: saddr[0..15] */
-	/* 3 and up: reserved for destinations, 5-tuple flows */
+	CFILTER_KEY_DST4	= 3,	/* destination IPv4 address: daddr[0..3] */
+	CFILTER_KEY_DST6	= 4,	/* destination IPv6 address: daddr[0..15] */
+	CFILTER_KEY_FLOW4	= 5,	/* IPv4 5-tuple: see below */
+	CFILTER_KEY_FLOW6	= 6,	/* IPv6 5-tuple: see below */
+	CFILTER_KEY_ALLOW4	= 7,	/* exempt IPv4 source: saddr[0..3] */
+	CFILTER_KEY_ALLOW6	= 8,	/* exempt IPv6 source: saddr[0..15] */
 	__CFILTER_KEY_MAX,
 };
+
+/*
+ * Flow keys (FLOW4, FLOW6) name one 5-tuple: @proto, @saddr, @daddr, @sport,
+ * @dport. @proto is IPPROTO_TCP (6) or IPPROTO_UDP (17), matched by ports;
+ * or IPPROTO_ICMP (1, FLOW4 only) or IPPROTO_ICMPV6 (58, FLOW6 only),
+ * matched by message type: @sport holds the type (0-255, network byte
+ * order like a port) and @dport is zero. The module stores a flow key as
+ * proto, saddr, daddr, sport, dport (13 bytes for FLOW4, 37 for FLOW6).
+ *
+ * An allow key (ALLOW4, ALLOW6) exempts a source address from blocking:
+ * a packet from it passes whatever source, destination or flow key would
+ * drop it.
+ *
+ * Every key type's @prefix_len is, for now, the full length of its
+ * addresses: 32 for the IPv4 types, 128 for the IPv6 ones.
+ */
 
 /**
  * struct cfilter_key - one blocked key (40 bytes)
@@ -36,9 +57,11 @@ enum cfilter_key_type {
  * @pad:        must be zero
  * @sport:      source port of a flow key, network byte order; else zero
  * @dport:      destination port of a flow key, network byte order; else zero
- * @saddr:      source address, network byte order; an IPv4 address uses the
- *              first four bytes and the rest must be zero
- * @daddr:      destination address of a flow key; else zero
+ * @saddr:      source address (SRC, FLOW and ALLOW keys), network byte
+ *              order; an IPv4 address uses the first four bytes and the
+ *              rest must be zero; else zero
+ * @daddr:      destination address (DST and FLOW keys), laid out as @saddr;
+ *              else zero
  */
 struct cfilter_key {
 	__u8	type;
@@ -172,13 +195,68 @@ struct cfilter_list {
 };
 
 /*
+ * A packet as the kfunc bpf_cfilter_match() takes it.
+ */
+enum cfilter_pkt_flags {
+	/* @sport and @dport hold the flow fields: match flow keys */
+	CFILTER_PKT_PORTS	= 1 << 0,
+	/* match destination keys against @daddr */
+	CFILTER_PKT_MATCH_DST	= 1 << 1,
+};
+
+/**
+ * struct cfilter_pkt - the fields of a packet that keys match (40 bytes)
+ * @family: 4 (IPv4) or 6 (IPv6)
+ * @proto:  IP protocol of the transport header
+ * @flags:  enum cfilter_pkt_flags
+ * @pad:    must be zero
+ * @sport:  with CFILTER_PKT_PORTS: the TCP or UDP source port, or the
+ *          ICMP/ICMPv6 type, as in a flow key (network byte order); else 0
+ * @dport:  with CFILTER_PKT_PORTS: the TCP or UDP destination port, or 0
+ *          for ICMP/ICMPv6; else 0
+ * @saddr:  source address, network byte order; IPv4 in the first 4 bytes,
+ *          the rest zero
+ * @daddr:  destination address, laid out as @saddr
+ *
+ * A non-first fragment has no transport header: leave CFILTER_PKT_PORTS
+ * clear, and only its addresses are matched.
+ */
+struct cfilter_pkt {
+	__u8	family;
+	__u8	proto;
+	__u8	flags;
+	__u8	pad;
+	__be16	sport;
+	__be16	dport;
+	__u8	saddr[16];
+	__u8	daddr[16];
+};
+
+/*
+ * What bpf_cfilter_match() decides. The source is looked up first, then the
+ * destination (with CFILTER_PKT_MATCH_DST), then the flow (with
+ * CFILTER_PKT_PORTS); the first hit is the would-be drop, and an allow key
+ * for the source turns any of them into CFILTER_ALLOWED.
+ */
+enum cfilter_verdict {
+	CFILTER_PASS		= 0,	/* no key matches */
+	CFILTER_DROP_SRC	= 1,	/* the source address is blocked */
+	CFILTER_DROP_DST	= 2,	/* the destination address is blocked */
+	CFILTER_DROP_FLOW	= 3,	/* the 5-tuple is blocked */
+	CFILTER_ALLOWED		= 4,	/* blocked, but the source is exempt */
+};
+
+/*
  * Indices of the XDP program's per-CPU counter map ("cfilter_stats"). Every
  * packet is counted exactly once.
  */
 enum cfilter_stat {
 	CFILTER_STAT_PASS	= 0,	/* parsed, not blocked: XDP_PASS */
-	CFILTER_STAT_DROP	= 1,	/* source blocked: XDP_DROP */
+	CFILTER_STAT_DROP_SRC	= 1,	/* source blocked: XDP_DROP */
 	CFILTER_STAT_UNPARSED	= 2,	/* not IP, truncated or malformed: XDP_PASS */
+	CFILTER_STAT_DROP_DST	= 3,	/* destination blocked: XDP_DROP */
+	CFILTER_STAT_DROP_FLOW	= 4,	/* 5-tuple blocked: XDP_DROP */
+	CFILTER_STAT_ALLOWED	= 5,	/* blocked but exempt source: XDP_PASS */
 	__CFILTER_STAT_MAX,
 };
 
