@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-# bash completion for cfctl(8): commands, each command's options, network
-# interfaces for attach and detach, files for load. Needs bash only, not the
+# bash completion for cfctl(8): commands, each command's options, entry
+# kinds for add, del and test, network interfaces for attach and detach,
+# files for load. Needs bash only, not the
 # bash-completion package. Install as
 # /usr/share/bash-completion/completions/cfctl, or source it.
 
@@ -8,8 +9,8 @@ _cfctl()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]}
 	local prev=${COMP_WORDS[COMP_CWORD-1]}
-	local verbs="add del test load save list info clear stats attach detach"
-	local verb="" opts i
+	local verbs="add allow del test load save list info clear stats attach detach"
+	local verb="" opts i nwords=0
 
 	# The command is the first word after cfctl's own options.
 	for ((i = 1; i < COMP_CWORD; i++)); do
@@ -17,6 +18,10 @@ _cfctl()
 		-*) ;;
 		*) verb=${COMP_WORDS[i]}; break ;;
 		esac
+	done
+	# Words of the command's argument before the one being completed.
+	for ((i++; i < COMP_CWORD; i++)); do
+		[[ ${COMP_WORDS[i]} == -* ]] || ((nwords++))
 	done
 
 	if [[ -z $verb ]]; then
@@ -30,11 +35,11 @@ _cfctl()
 	fi
 
 	case $verb in
-	add | del)	opts="-n --dry-run" ;;
+	add | allow | del) opts="-n --dry-run" ;;
 	load)		opts="-n --dry-run --skip-bad" ;;
 	list | info | stats) opts="-j --json" ;;
 	clear)		opts="-n --dry-run" ;;
-	attach)		opts="-n --dry-run -m --mode" ;;
+	attach)		opts="-n --dry-run -m --mode --match-dst" ;;
 	detach)		opts="-n --dry-run" ;;
 	*)		opts="" ;;
 	esac
@@ -49,6 +54,11 @@ _cfctl()
 		return
 	fi
 	case $verb in
+	add | del | test)
+		# An entry starts with its kind (or is a plain source address).
+		((nwords == 0)) && mapfile -t COMPREPLY < <(compgen -W \
+			"src dst allow tcp udp icmp icmp6" -- "$cur")
+		;;
 	attach | detach)
 		mapfile -t COMPREPLY < <(compgen -W \
 			"$(ls /sys/class/net 2>/dev/null)" -- "$cur")

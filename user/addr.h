@@ -5,9 +5,10 @@
 #include <stddef.h>
 #include <linux/cfilter.h>
 
-#define ADDR_STRLEN	48	/* INET6_ADDRSTRLEN and more */
+/* The longest entry_format() writes: "icmp6 ADDR6 ADDR6 255", "tcp [ADDR6]:65535 ..." */
+#define ENTRY_STRLEN	128
 
-int addr_parse(const char *str, struct cfilter_key *key);
-const char *addr_format(const struct cfilter_key *key, char *buf, size_t len);
+int addr_parse(const char *str, __u8 addr[16]);
+const char *entry_format(const struct cfilter_key *key, char *buf, size_t len);
 
 #endif /* CFCTL_ADDR_H */

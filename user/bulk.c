@@ -9,6 +9,7 @@
  * few hundred keys at a time, so a big call neither half-applies a bad key
  * nor stalls other writers; big calls only save system calls.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -121,11 +122,11 @@ static int report_load_failure(int fd, const char *name,
 			       const struct key_list *kl,
 			       const struct load_tally *t)
 {
-	char buf[ADDR_STRLEN];
+	char buf[ENTRY_STRLEN];
 
 	cf_err("%s:%lu: cannot add %s: %s: %zu of %zu entries added in all (%zu already present), %zu not added",
 	       name, kl->lines[t->first_fail],
-	       addr_format(&kl->keys[t->first_fail], buf, sizeof(buf)),
+	       entry_format(&kl->keys[t->first_fail], buf, sizeof(buf)),
 	       t->fail_err == -ENOSPC ? "filter full" : strerror(-t->fail_err),
 	       t->added, kl->n, t->present, kl->n - t->added - t->present);
 	switch (-t->fail_err) {
@@ -294,19 +295,75 @@ static int read_all(const char *verb, struct cfilter_key **keys, size_t *n)
 
 static const char *key_type_name(__u8 type)
 {
-	switch (type) {
-	case CFILTER_KEY_SRC4:
-		return "src4";
-	case CFILTER_KEY_SRC6:
-		return "src6";
-	default:
-		return "unknown";
+	static const char *const names[__CFILTER_KEY_MAX] = {
+		[CFILTER_KEY_SRC4]	= "src4",
+		[CFILTER_KEY_SRC6]	= "src6",
+		[CFILTER_KEY_DST4]	= "dst4",
+		[CFILTER_KEY_DST6]	= "dst6",
+		[CFILTER_KEY_FLOW4]	= "flow4",
+		[CFILTER_KEY_FLOW6]	= "flow6",
+		[CFILTER_KEY_ALLOW4]	= "allow4",
+		[CFILTER_KEY_ALLOW6]	= "allow6",
+	};
+
+	return type < __CFILTER_KEY_MAX && names[type] ? names[type] : "unknown";
+}
+
+/* The fields of a flow key, named as in the UAPI. */
+static void flow_json(struct json *j, const struct cfilter_key *key)
+{
+	int af = key->type == CFILTER_KEY_FLOW6 ? AF_INET6 : AF_INET;
+	char buf[INET6_ADDRSTRLEN];
+
+	json_kv_uint(j, "proto", key->proto);
+	json_kv_string(j, "saddr", inet_ntop(af, key->saddr, buf, sizeof(buf)));
+	json_kv_string(j, "daddr", inet_ntop(af, key->daddr, buf, sizeof(buf)));
+	if (key->proto == IPPROTO_TCP || key->proto == IPPROTO_UDP) {
+		json_kv_uint(j, "sport", ntohs(key->sport));
+		json_kv_uint(j, "dport", ntohs(key->dport));
+	} else {
+		json_kv_uint(j, "icmp_type", ntohs(key->sport));
 	}
+}
+
+/* One entry: its type, its text form, and its fields. */
+static void entry_json(struct json *j, const struct cfilter_key *key)
+{
+	char buf[ENTRY_STRLEN];
+	int af = AF_INET6;
+
+	json_object_begin(j);
+	json_kv_string(j, "type", key_type_name(key->type));
+	json_kv_string(j, "entry", entry_format(key, buf, sizeof(buf)));
+	switch (key->type) {
+	case CFILTER_KEY_SRC4:
+	case CFILTER_KEY_ALLOW4:
+		af = AF_INET;
+		/* fall through */
+	case CFILTER_KEY_SRC6:
+	case CFILTER_KEY_ALLOW6:
+		json_kv_string(j, "addr",
+			       inet_ntop(af, key->saddr, buf, sizeof(buf)));
+		break;
+	case CFILTER_KEY_DST4:
+		af = AF_INET;
+		/* fall through */
+	case CFILTER_KEY_DST6:
+		json_kv_string(j, "addr",
+			       inet_ntop(af, key->daddr, buf, sizeof(buf)));
+		break;
+	case CFILTER_KEY_FLOW4:
+	case CFILTER_KEY_FLOW6:
+		flow_json(j, key);
+		break;
+	default:
+		json_kv_uint(j, "type_id", key->type);
+	}
+	json_object_end(j);
 }
 
 static void list_json(const struct cfilter_key *keys, size_t n)
 {
-	char buf[ADDR_STRLEN];
 	struct json j;
 	size_t i;
 
@@ -314,28 +371,19 @@ static void list_json(const struct cfilter_key *keys, size_t n)
 	json_object_begin(&j);
 	json_key(&j, "entries");
 	json_array_begin(&j);
-	for (i = 0; i < n; i++) {
-		json_object_begin(&j);
-		json_kv_string(&j, "type", key_type_name(keys[i].type));
-		if (keys[i].type == CFILTER_KEY_SRC4 ||
-		    keys[i].type == CFILTER_KEY_SRC6)
-			json_kv_string(&j, "addr",
-				       addr_format(&keys[i], buf, sizeof(buf)));
-		else
-			json_kv_uint(&j, "type_id", keys[i].type);
-		json_object_end(&j);
-	}
+	for (i = 0; i < n; i++)
+		entry_json(&j, &keys[i]);
 	json_array_end(&j);
 	json_object_end(&j);
 }
 
 static void list_text(const struct cfilter_key *keys, size_t n)
 {
-	char buf[ADDR_STRLEN];
+	char buf[ENTRY_STRLEN];
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		puts(addr_format(&keys[i], buf, sizeof(buf)));
+		puts(entry_format(&keys[i], buf, sizeof(buf)));
 }
 
 int do_list(const struct cfctl_opts *o)
@@ -361,8 +409,8 @@ static bool all_known(const struct cfilter_key *keys, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (keys[i].type != CFILTER_KEY_SRC4 &&
-		    keys[i].type != CFILTER_KEY_SRC6) {
+		if (keys[i].type == CFILTER_KEY_NONE ||
+		    keys[i].type >= __CFILTER_KEY_MAX) {
 			cf_err("the filter holds keys of type %u, which this cfctl cannot write: use the cfctl built with the module",
 			       keys[i].type);
 			return false;

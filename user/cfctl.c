@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cfctl: manage cfilter's filter of blocked source addresses (through
- * /dev/cfilter) and its XDP program (through libbpf).
+ * cfctl: manage cfilter's filters of blocked sources, destinations and
+ * flows and of allowed sources (through /dev/cfilter) and its XDP program (through libbpf).
  *
  * One table of verbs; each has its own do_<verb>() taking the parsed
  * options. See usage() or `cfctl --help` for the exit statuses.
@@ -19,6 +19,7 @@
 #include "cfctl.h"
 #include "dev.h"
 #include "json.h"
+#include "keyfile.h"
 #include "xdp.h"
 
 /* Options some verbs take: bits of struct verb's opts. */
@@ -27,18 +28,21 @@ enum {
 	OPT_DRY_RUN	= 1 << 1,
 	OPT_JSON	= 1 << 2,
 	OPT_SKIP_BAD	= 1 << 3,
+	OPT_MATCH_DST	= 1 << 4,
 };
 
 /* getopt values of long options without a short form. */
 enum {
 	LOPT_SKIP_BAD	= 256,
 	LOPT_VERSION,
+	LOPT_MATCH_DST,
 };
 
 struct verb {
 	const char	*name;
 	int		(*run)(const struct cfctl_opts *o);
 	const char	*arg;		/* its one argument, or NULL */
+	bool		entry;		/* @arg is an ENTRY: one or more words */
 	unsigned int	opts;		/* OPT_* it takes besides -h and -v */
 	const char	*synopsis;	/* after "cfctl NAME" */
 	const char	*summary;	/* one line for the verb list */
@@ -56,28 +60,32 @@ void cf_err(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* Parses @o->arg into @key; returns enum cf_exit. */
-static int parse_addr(const struct cfctl_opts *o, struct cfilter_key *key)
+/*
+ * Parses the entry @words (@n of them) into @key, and writes it back in
+ * canonical form to @text (ENTRY_STRLEN bytes) for messages; returns enum
+ * cf_exit.
+ */
+static int parse_entry(const char *verb, char *const words[], int n,
+		       struct cfilter_key *key, char *text)
 {
-	switch (addr_parse(o->arg, key)) {
-	case 0:
-		return CF_OK;
-	case -EOPNOTSUPP:
-		cf_err("invalid address '%s': prefixes are not supported yet, give one address",
-		       o->arg);
-		return CF_USAGE;
-	default:
-		cf_err("invalid address '%s': expected an IPv4 or IPv6 address",
-		       o->arg);
+	enum kf_line what;
+	const char *word;
+
+	what = keyfile_parse_words(words, n, key, &word);
+	if (what != KF_ENTRY) {
+		fprintf(stderr, "cfctl: %s: ", verb);
+		keyfile_reason(stderr, what, word);
 		return CF_USAGE;
 	}
+	entry_format(key, text, ENTRY_STRLEN);
+	return CF_OK;
 }
 
 /*
  * --dry-run of add and del: may the caller change the filter (a BATCH of no
  * keys asks exactly that), and is @key there? Returns enum cf_exit.
  */
-static int key_dry_run(int fd, const struct cfctl_opts *o, __u32 op,
+static int key_dry_run(int fd, const char *text, __u32 op,
 		       const struct cfilter_key *key)
 {
 	bool add = op == CFILTER_BATCH_ADD;
@@ -93,29 +101,32 @@ static int key_dry_run(int fd, const struct cfctl_opts *o, __u32 op,
 	}
 	if (add && !err)
 		printf("%s is already blocked: would change nothing (dry run)\n",
-		       o->arg);
+		       text);
 	else if (add)
-		printf("would add %s (dry run: nothing changed)\n", o->arg);
+		printf("would add %s (dry run: nothing changed)\n", text);
 	else if (!err)
-		printf("would delete %s (dry run: nothing changed)\n", o->arg);
+		printf("would delete %s (dry run: nothing changed)\n", text);
 	else
-		cf_err("%s is not blocked", o->arg);
+		cf_err("%s is not blocked", text);
 	return !add && err ? CF_ABSENT : CF_OK;
 }
 
-static int do_add(const struct cfctl_opts *o)
+/* add and allow: @words are the entry; returns enum cf_exit. */
+static int add_entry(const struct cfctl_opts *o, const char *verb,
+		     char *const words[], int n)
 {
+	char text[ENTRY_STRLEN];
 	struct cfilter_key key;
 	int fd, err, ret;
 
-	ret = parse_addr(o, &key);
+	ret = parse_entry(verb, words, n, &key, text);
 	if (ret != CF_OK)
 		return ret;
 	fd = dev_open(true);
 	if (fd < 0)
 		return CF_SYSTEM;
 	if (o->dry_run) {
-		ret = key_dry_run(fd, o, CFILTER_BATCH_ADD, &key);
+		ret = key_dry_run(fd, text, CFILTER_BATCH_ADD, &key);
 		close(fd);
 		return ret;
 	}
@@ -126,7 +137,7 @@ static int do_add(const struct cfctl_opts *o)
 		break;
 	case EEXIST:
 		/* The goal, "ADDR is blocked", holds: scripts may re-add. */
-		cf_err("%s is already blocked", o->arg);
+		cf_err("%s is already blocked", text);
 		break;
 	case ENOSPC:
 		dev_report_full(fd);
@@ -134,7 +145,7 @@ static int do_add(const struct cfctl_opts *o)
 		break;
 	case ENOMEM:
 		cf_err("cannot add %s: no memory to grow the filter: free some memory, or reload the module with a larger capacity= to allocate up front",
-		       o->arg);
+		       text);
 		ret = CF_SYSTEM;
 		break;
 	default:
@@ -145,26 +156,45 @@ static int do_add(const struct cfctl_opts *o)
 	return ret;
 }
 
+static int do_add(const struct cfctl_opts *o)
+{
+	return add_entry(o, "add", o->words, o->nwords);
+}
+
+/* cfctl allow ADDR: cfctl add allow ADDR. */
+static int do_allow(const struct cfctl_opts *o)
+{
+	char *words[] = { "allow", o->words[0] };
+
+	if (o->nwords != 1) {
+		cf_err("allow: unexpected argument '%s': expected one ADDR",
+		       o->words[1]);
+		return CF_USAGE;
+	}
+	return add_entry(o, "allow", words, 2);
+}
+
 static int do_del(const struct cfctl_opts *o)
 {
+	char text[ENTRY_STRLEN];
 	struct cfilter_key key;
 	int fd, err, ret;
 
-	ret = parse_addr(o, &key);
+	ret = parse_entry("del", o->words, o->nwords, &key, text);
 	if (ret != CF_OK)
 		return ret;
 	fd = dev_open(true);
 	if (fd < 0)
 		return CF_SYSTEM;
 	if (o->dry_run) {
-		ret = key_dry_run(fd, o, CFILTER_BATCH_DEL, &key);
+		ret = key_dry_run(fd, text, CFILTER_BATCH_DEL, &key);
 		close(fd);
 		return ret;
 	}
 
 	err = dev_key_ioctl(fd, CFILTER_IOC_DEL, &key);
 	if (err == -ENOENT) {
-		cf_err("%s is not blocked", o->arg);
+		cf_err("%s is not blocked", text);
 		ret = CF_ABSENT;
 	} else if (err) {
 		dev_report(err, "cannot delete");
@@ -176,10 +206,11 @@ static int do_del(const struct cfctl_opts *o)
 
 static int do_test(const struct cfctl_opts *o)
 {
+	char text[ENTRY_STRLEN];
 	struct cfilter_key key;
 	int fd, err, ret;
 
-	ret = parse_addr(o, &key);
+	ret = parse_entry("test", o->words, o->nwords, &key, text);
 	if (ret != CF_OK)
 		return ret;
 	fd = dev_open(false);
@@ -188,9 +219,9 @@ static int do_test(const struct cfctl_opts *o)
 
 	err = dev_key_ioctl(fd, CFILTER_IOC_TEST, &key);
 	if (!err) {
-		printf("%s: blocked\n", o->arg);
+		printf("%s: blocked\n", text);
 	} else if (err == -ENOENT) {
-		printf("%s: not blocked\n", o->arg);
+		printf("%s: not blocked\n", text);
 		ret = CF_ABSENT;
 	} else {
 		dev_report(err, "cannot test");
@@ -315,14 +346,22 @@ static int do_clear(const struct cfctl_opts *o)
 
 static int do_stats(const struct cfctl_opts *o)
 {
-	static const char *const names[__CFILTER_STAT_MAX] = {
-		[CFILTER_STAT_PASS]	= "passed",
-		[CFILTER_STAT_DROP]	= "dropped",
-		[CFILTER_STAT_UNPARSED]	= "unparsed",
+	/* Outcomes first, in the order the program decides them. */
+	static const struct {
+		enum cfilter_stat	stat;
+		const char		*name;
+	} counters[] = {
+		{ CFILTER_STAT_PASS,		"passed" },
+		{ CFILTER_STAT_ALLOWED,		"allowed" },
+		{ CFILTER_STAT_DROP_SRC,	"dropped_src" },
+		{ CFILTER_STAT_DROP_DST,	"dropped_dst" },
+		{ CFILTER_STAT_DROP_FLOW,	"dropped_flow" },
+		{ CFILTER_STAT_UNPARSED,	"unparsed" },
 	};
 	__u64 sums[__CFILTER_STAT_MAX];
 	struct json j;
-	int ret, i;
+	unsigned int i;
+	int ret;
 
 	ret = xdp_stats(sums);
 	if (ret != CF_OK)
@@ -330,12 +369,14 @@ static int do_stats(const struct cfctl_opts *o)
 	json_init(&j, stdout);
 	if (o->json)
 		json_object_begin(&j);
-	for (i = 0; i < __CFILTER_STAT_MAX; i++) {
+	for (i = 0; i < ARRAY_SIZE(counters); i++) {
+		__u64 n = sums[counters[i].stat];
+
 		if (o->json)
-			json_kv_uint(&j, names[i], sums[i]);
+			json_kv_uint(&j, counters[i].name, n);
 		else
-			printf("%s: %llu\n", names[i],
-			       (unsigned long long)sums[i]);
+			printf("%s: %llu\n", counters[i].name,
+			       (unsigned long long)n);
 	}
 	if (o->json)
 		json_object_end(&j);
@@ -344,7 +385,8 @@ static int do_stats(const struct cfctl_opts *o)
 
 static int do_attach(const struct cfctl_opts *o)
 {
-	return xdp_attach(o->arg, o->mode, o->verbose, o->dry_run);
+	return xdp_attach(o->arg, o->mode, o->match_dst, o->verbose,
+			  o->dry_run);
 }
 
 static int do_detach(const struct cfctl_opts *o)
@@ -377,6 +419,9 @@ static const struct cf_option options[] = {
 	  "-j, --json", "print one JSON document instead of text" },
 	{ { "skip-bad", no_argument, NULL, LOPT_SKIP_BAD }, OPT_SKIP_BAD,
 	  "--skip-bad", "report malformed lines and load the others" },
+	{ { "match-dst", no_argument, NULL, LOPT_MATCH_DST }, OPT_MATCH_DST,
+	  "--match-dst", "match destination entries (dst ADDR) too; without\n"
+	  "it they are stored but match no packet" },
 };
 
 /* cfctl's own options, before the command. */
@@ -390,35 +435,51 @@ static const struct option global_opts[] = {
 
 static const struct verb verbs[] = {
 	{
-		.name = "add", .run = do_add, .arg = "ADDR",
+		.name = "add", .run = do_add, .arg = "ENTRY", .entry = true,
 		.opts = OPT_DRY_RUN,
-		.synopsis = "[-n] ADDR",
-		.summary = "block packets from ADDR (IPv4 or IPv6)",
-		.help = "Adding an address already blocked succeeds, with a note on stderr.\n"
+		.synopsis = "[-n] ENTRY",
+		.summary = "block what ENTRY names",
+		.help = "ENTRY is one of:\n"
+			"  ADDR | src ADDR                  packets from ADDR (IPv4 or IPv6)\n"
+			"  dst ADDR                         packets to ADDR (needs attach --match-dst)\n"
+			"  tcp|udp SADDR:SPORT DADDR:DPORT  one flow; IPv6 as [ADDR]:PORT\n"
+			"  icmp|icmp6 SADDR DADDR TYPE      ICMP/ICMPv6 messages of TYPE (0-255)\n"
+			"  allow ADDR                       never drop packets from ADDR\n"
+			"An allow entry wins over every other: a packet from ADDR passes\n"
+			"whichever entry would drop it. Non-first fragments carry no ports and\n"
+			"match no flow (their addresses still match).\n"
+			"Adding an entry already present succeeds, with a note on stderr.\n"
 			"A full filter is a system error (exit 3): in exact mode the filter\n"
-			"grows by itself up to the module's max_capacity= keys per address\n"
-			"family; in compact mode it holds capacity= keys. Reload the module\n"
+			"grows by itself up to the module's max_capacity= keys per entry\n"
+			"type; in compact mode it holds capacity= keys. Reload the module\n"
 			"with a larger value to hold more.\n",
 	}, {
-		.name = "del", .run = do_del, .arg = "ADDR",
+		.name = "allow", .run = do_allow, .arg = "ADDR", .entry = true,
 		.opts = OPT_DRY_RUN,
 		.synopsis = "[-n] ADDR",
-		.summary = "unblock ADDR",
-		.help = "Exits 1 if ADDR is not blocked.\n",
+		.summary = "never drop packets from ADDR (add allow ADDR)",
+		.help = "Undo with cfctl del allow ADDR.\n",
 	}, {
-		.name = "test", .run = do_test, .arg = "ADDR",
-		.synopsis = "ADDR",
-		.summary = "tell whether ADDR is blocked",
-		.help = "Prints \"ADDR: blocked\" (exit 0) or \"ADDR: not blocked\" (exit 1).\n"
+		.name = "del", .run = do_del, .arg = "ENTRY", .entry = true,
+		.opts = OPT_DRY_RUN,
+		.synopsis = "[-n] ENTRY",
+		.summary = "remove ENTRY (see add)",
+		.help = "Exits 1 if ENTRY is not present.\n",
+	}, {
+		.name = "test", .run = do_test, .arg = "ENTRY", .entry = true,
+		.synopsis = "ENTRY",
+		.summary = "tell whether ENTRY (see add) is present",
+		.help = "Prints \"ENTRY: blocked\" (exit 0) or \"ENTRY: not blocked\" (exit 1),\n"
+			"ENTRY as save writes it; for allow entries, blocked means listed.\n"
 			"In exact mode (the default) the answer is always right. In compact\n"
-			"mode, like any cuckoo filter, it may call an address that was never\n"
-			"added blocked (a false positive), never the reverse.\n",
+			"mode, like any cuckoo filter, it may call an entry that was never\n"
+			"added present (a false positive), never the reverse.\n",
 	}, {
 		.name = "load", .run = do_load, .arg = "FILE",
 		.opts = OPT_DRY_RUN | OPT_SKIP_BAD,
 		.synopsis = "[-n] [--skip-bad] FILE|-",
-		.summary = "block the addresses listed in FILE",
-		.help = "One address per line. Blank lines, comments from '#' or ';' to the end\n"
+		.summary = "add the entries listed in FILE",
+		.help = "One entry (see add) per line. Blank lines, comments from '#' or ';' to the end\n"
 			"of the line, surrounding whitespace and a leading \"add \" are ignored:\n"
 			"cfctl save writes this format. The whole file is read first; a\n"
 			"malformed line is reported as FILE:LINE: and nothing is loaded (exit 2)\n"
@@ -428,48 +489,53 @@ static const struct verb verbs[] = {
 	}, {
 		.name = "save", .run = do_save,
 		.synopsis = "",
-		.summary = "print every blocked address, for load",
+		.summary = "print every entry, for load",
 		.help = "A comment line with the count, the date and cfctl's version, then one\n"
-			"address per line, sorted: cfctl save > F; cfctl clear; cfctl load F\n"
+			"entry per line, in add's syntax, sorted: cfctl save > F; cfctl clear; cfctl load F\n"
 			"restores the filter. Exact mode only: a compact filter stores no\n"
-			"addresses (exit 3).\n",
+			"entries (exit 3).\n",
 	}, {
 		.name = "list", .run = do_list,
 		.opts = OPT_JSON,
 		.synopsis = "[-j]",
-		.summary = "print every blocked address",
-		.help = "Sorted, each address once, no header. Exact mode only: in compact mode\n"
+		.summary = "print every entry",
+		.help = "Sorted, each entry once in add's syntax, no header. Exact mode only: in compact mode\n"
 			"the filter keeps no addresses, only fingerprints, and list fails with\n"
 			"exit status 3. Addresses added or deleted while list runs may or may\n"
-			"not be printed. JSON: {\"entries\":[{\"type\":\"src4\",\"addr\":\"192.0.2.1\"}]}\n",
+			"not be printed. JSON: {\"entries\":[{\"type\":\"src4\",\"entry\":\"192.0.2.1\",\n"
+			"\"addr\":\"192.0.2.1\"}]}; flows have proto, saddr, daddr and sport and\n"
+			"dport, or icmp_type, instead of addr.\n",
 	}, {
 		.name = "info", .run = do_info,
 		.opts = OPT_JSON,
 		.synopsis = "[-j]",
 		.summary = "show the filter's size and occupancy",
 		.help = "Prints one \"key: value\" line per property: mode (exact or compact),\n"
-			"capacity (slots), max_capacity (keys each address family may grow\n"
+			"capacity (slots), max_capacity (keys each entry type may grow\n"
 			"to hold), count, load, geometry, memory_bytes, insert_failures (adds\n"
 			"refused because the filter was full) and grows (table doublings).\n"
-			"Counts and sizes add up the IPv4 and IPv6 tables. JSON uses the same\n"
+			"Counts and sizes add up the tables of every entry type (source,\n"
+			"destination, flow and allow; IPv4 and IPv6). JSON uses the same\n"
 			"names.\n",
 	}, {
 		.name = "clear", .run = do_clear,
 		.opts = OPT_DRY_RUN,
 		.synopsis = "[-n]",
-		.summary = "unblock every address",
+		.summary = "remove every entry",
 	}, {
 		.name = "stats", .run = do_stats,
 		.opts = OPT_JSON,
 		.synopsis = "[-j]",
 		.summary = "show the XDP program's packet counters",
-		.help = "Prints the packets passed, dropped and unparsed (not IP, truncated or\n"
-			"malformed; passed too) on every interface the program is attached to,\n"
+		.help = "Prints the packets passed, allowed (would be dropped, but the source\n"
+			"is on the allow list; passed), dropped by source, destination or flow\n"
+			"entry, and unparsed (not IP, truncated or malformed; passed too) on\n"
+			"every interface the program is attached to,\n"
 			"since the first attach after boot. They live in " CF_STATS_PIN ".\n",
 	}, {
 		.name = "attach", .run = do_attach, .arg = "IFACE",
-		.opts = OPT_MODE | OPT_DRY_RUN,
-		.synopsis = "[-n] IFACE [-m native|generic]",
+		.opts = OPT_MODE | OPT_DRY_RUN | OPT_MATCH_DST,
+		.synopsis = "[-n] [--match-dst] IFACE [-m native|generic]",
 		.summary = "attach the XDP program to IFACE",
 		.help = "The program stays attached after cfctl exits. Needs cfilter.ko loaded.\n",
 	}, {
@@ -501,7 +567,8 @@ static void usage(FILE *out)
 
 	fprintf(out, "Usage: cfctl [-v] [-j] COMMAND [OPTIONS] [ARGS]\n"
 		"       cfctl --version\n"
-		"Manage cfilter's filter of blocked source addresses and its XDP program.\n\n"
+		"Manage cfilter's filters (blocked sources, destinations and flows, and\n"
+		"allowed sources) and its XDP program.\n\n"
 		"Commands:\n");
 	for (i = 0; i < ARRAY_SIZE(verbs); i++)
 		fprintf(out, "  %-7s %-30s %s\n", verbs[i].name,
@@ -512,7 +579,7 @@ static void usage(FILE *out)
 	fprintf(out, "  %-18s %s\n", "--version", "print cfctl's version");
 	fprintf(out, "-j before the command works as after it. cfctl COMMAND --help shows\n"
 		"a command's own options.\n\n"
-		"Exit status: 0 success (test: blocked), 1 not blocked (test, del),\n"
+		"Exit status: 0 success (test: present), 1 not present (test, del),\n"
 		"2 usage error or malformed input, 3 system error (module not loaded,\n"
 		"permission denied, filter full, list in compact mode, ...).\n");
 }
@@ -671,6 +738,9 @@ static int parse_verb(const struct verb *v, int argc, char *argv[],
 		case LOPT_SKIP_BAD:
 			o->skip_bad = true;
 			break;
+		case LOPT_MATCH_DST:
+			o->match_dst = true;
+			break;
 		case 'm':
 			if (parse_mode(optarg, &o->mode)) {
 				cf_err("%s: invalid mode '%s': expected native or generic",
@@ -702,6 +772,11 @@ static int parse_verb(const struct verb *v, int argc, char *argv[],
 			return CF_USAGE;
 		}
 		o->arg = argv[optind++];
+	}
+	if (v->entry) {
+		o->words = argv + optind - 1;
+		o->nwords = argc - optind + 1;
+		optind = argc;
 	}
 	if (optind < argc) {
 		cf_err("%s: unexpected argument '%s'", v->name, argv[optind]);

@@ -22,12 +22,15 @@ enum cf_exit {
 
 /* The command line, parsed: what each do_<verb>() gets. */
 struct cfctl_opts {
-	const char	*arg;		/* the verb's ADDR, IFACE or FILE */
+	const char	*arg;		/* the verb's IFACE or FILE */
+	char *const	*words;		/* add, del, test, allow: the ENTRY */
+	int		nwords;
 	enum cf_xdp_mode mode;		/* attach */
 	bool		verbose;
 	bool		dry_run;	/* check and say, change nothing */
 	bool		json;		/* one JSON document on stdout */
 	bool		skip_bad;	/* load: skip malformed lines */
+	bool		match_dst;	/* attach: match destination keys too */
 };
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))

@@ -124,7 +124,7 @@ void dev_report_full(int fd)
 	if (dev_info(fd, &info))
 		cf_err("filter full: reload the module with a larger max_capacity= (exact mode) or capacity= (compact mode)");
 	else if (info.mode == CFILTER_MODE_EXACT)
-		cf_err("filter full (%llu keys; max_capacity=%llu keys per address family): reload the module with a larger max_capacity=",
+		cf_err("filter full (%llu keys; max_capacity=%llu keys per entry type): reload the module with a larger max_capacity=",
 		       (unsigned long long)info.count,
 		       (unsigned long long)info.max_capacity);
 	else

@@ -1,7 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The entry-list format of `cfctl load` and `cfctl save`: one address per
- * line; blank lines and comments ('#' or ';' to the end of the line) are
+ * Entries, and the entry-list format of `cfctl load` and `cfctl save`.
+ *
+ * An entry is one key, written as words:
+ *	ADDR or src ADDR			source address
+ *	dst ADDR				destination address
+ *	allow ADDR				source exempt from blocking
+ *	tcp|udp SADDR:SPORT DADDR:DPORT		5-tuple ([ADDR]:PORT for IPv6)
+ *	icmp|icmp6 SADDR DADDR TYPE		ICMP or ICMPv6 messages of TYPE
+ * `cfctl add`, `del` and `test` take these words as arguments.
+ *
+ * A list has one entry per line; blank lines and comments ('#' or ';' to the end of the line) are
  * ignored, and so are surrounding whitespace, a leading "add " (lists made
  * as cfctl command scripts), a UTF-8 byte order mark and CR line ends
  * (lists saved on Windows). Anything else is a malformed line, reported with
@@ -10,7 +19,9 @@
  * Parsing never touches the filter: `load` reads the whole file first and
  * applies nothing if a line is bad.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -43,12 +54,231 @@ static char *strip(char *s)
 	return s;
 }
 
-static bool has_space(const char *s)
+/* Parses decimal @str, at most @max, into @val; false if it is not one. */
+static bool parse_uint(const char *str, unsigned long max, unsigned long *val)
 {
-	for (; *s; s++)
-		if (is_space(*s))
-			return true;
-	return false;
+	const char *p;
+
+	*val = 0;
+	if (!*str || strlen(str) > 5)
+		return false;
+	for (p = str; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return false;
+		*val = *val * 10 + (*p - '0');
+	}
+	return *val <= max;
+}
+
+/* An address of IP version @v (0: either) into @addr; returns a verdict. */
+static enum kf_line parse_addr_word(const char *str, int *v, __u8 *addr)
+{
+	int ret = addr_parse(str, addr);
+
+	if (ret == -EOPNOTSUPP)
+		return KF_PREFIX;
+	if (ret < 0)
+		return KF_BAD_ADDR;
+	if (*v && ret != *v)
+		return KF_MIXED;
+	*v = ret;
+	return KF_ENTRY;
+}
+
+/*
+ * "ADDR:PORT", or "[ADDR]:PORT" for IPv6 (whose colons would make a bare
+ * form ambiguous), into @addr and @port.
+ */
+static enum kf_line parse_endpoint(const char *str, int *v, __u8 *addr,
+				   __be16 *port)
+{
+	char a[INET6_ADDRSTRLEN + 2];
+	const char *colon = strrchr(str, ':');
+	enum kf_line what;
+	unsigned long p;
+	size_t len;
+
+	if (!colon || (size_t)(colon - str) >= sizeof(a))
+		return KF_BAD_ENDPOINT;
+	len = colon - str;
+	if (*str == '[') {
+		if (len < 2 || str[len - 1] != ']')
+			return KF_BAD_ENDPOINT;
+		memcpy(a, str + 1, len - 2);
+		a[len - 2] = '\0';
+	} else {
+		memcpy(a, str, len);
+		a[len] = '\0';
+	}
+	what = parse_addr_word(a, v, addr);
+	if (what == KF_BAD_ADDR && (*str == '[') != (strchr(a, ':') != NULL))
+		return KF_BAD_ENDPOINT;
+	if (what == KF_ENTRY && (*str == '[') != (*v == 6))
+		return KF_BAD_ENDPOINT;
+	if (what != KF_ENTRY)
+		return what;
+	if (!parse_uint(colon + 1, 65535, &p))
+		return KF_BAD_PORT;
+	*port = htons(p);
+	return KF_ENTRY;
+}
+
+/* Sets the key type of IP version @v: @t4 or the IPv6 type after it. */
+static void set_type(struct cfilter_key *key, __u8 t4, int v)
+{
+	key->type = v == 6 ? t4 + 1 : t4;
+	key->prefix_len = v == 6 ? 128 : 32;
+}
+
+/* "tcp|udp SADDR:SPORT DADDR:DPORT" */
+static enum kf_line parse_port_flow(char *const w[], struct cfilter_key *key,
+				    const char **word)
+{
+	enum kf_line what;
+	int v = 0, i;
+
+	for (i = 1; i <= 2; i++) {
+		*word = w[i];
+		what = parse_endpoint(w[i], &v, i == 1 ? key->saddr : key->daddr,
+				      i == 1 ? &key->sport : &key->dport);
+		if (what != KF_ENTRY)
+			return what;
+	}
+	key->proto = !strcmp(w[0], "tcp") ? IPPROTO_TCP : IPPROTO_UDP;
+	set_type(key, CFILTER_KEY_FLOW4, v);
+	*word = w[0];
+	return KF_ENTRY;
+}
+
+/* "icmp|icmp6 SADDR DADDR TYPE": the flow key holds TYPE in sport. */
+static enum kf_line parse_icmp_flow(char *const w[], struct cfilter_key *key,
+				    const char **word)
+{
+	int v = !strcmp(w[0], "icmp6") ? 6 : 4;
+	enum kf_line what;
+	unsigned long type;
+	int i;
+
+	for (i = 1; i <= 2; i++) {
+		*word = w[i];
+		what = parse_addr_word(w[i], &v, i == 1 ? key->saddr : key->daddr);
+		if (what != KF_ENTRY)
+			return what;
+	}
+	*word = w[3];
+	if (!parse_uint(w[3], 255, &type))
+		return KF_BAD_TYPE;
+	key->proto = v == 6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP;
+	key->sport = htons(type);
+	set_type(key, CFILTER_KEY_FLOW4, v);
+	*word = w[0];
+	return KF_ENTRY;
+}
+
+/* The kinds of entry: first word, word count, the key type for IPv4. */
+static const struct kf_kind {
+	const char	*name;
+	int		words;
+	__u8		type4;
+	const char	*usage;
+} kf_kinds[] = {
+	{ "src",   2, CFILTER_KEY_SRC4,   "src ADDR" },
+	{ "dst",   2, CFILTER_KEY_DST4,   "dst ADDR" },
+	{ "allow", 2, CFILTER_KEY_ALLOW4, "allow ADDR" },
+	{ "tcp",   3, CFILTER_KEY_FLOW4,  "tcp SADDR:SPORT DADDR:DPORT" },
+	{ "udp",   3, CFILTER_KEY_FLOW4,  "udp SADDR:SPORT DADDR:DPORT" },
+	{ "icmp",  4, CFILTER_KEY_FLOW4,  "icmp SADDR DADDR TYPE" },
+	{ "icmp6", 4, CFILTER_KEY_FLOW4,  "icmp6 SADDR DADDR TYPE" },
+};
+
+static const struct kf_kind *find_kind(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(kf_kinds) / sizeof(kf_kinds[0]); i++)
+		if (!strcmp(kf_kinds[i].name, name))
+			return &kf_kinds[i];
+	return NULL;
+}
+
+/* "ADDR" (a source) or "src|dst|allow ADDR": @addr is the address word. */
+static enum kf_line parse_addr_entry(const char *addr, __u8 type4,
+				     struct cfilter_key *key)
+{
+	enum kf_line what;
+	int v = 0;
+
+	what = parse_addr_word(addr, &v, type4 == CFILTER_KEY_DST4 ?
+				   key->daddr : key->saddr);
+	if (what == KF_ENTRY)
+		set_type(key, type4, v);
+	return what;
+}
+
+/**
+ * keyfile_parse_words() - parse one entry given as words
+ * @words: the words (see the top of this file)
+ * @n:     how many
+ * @key:   set for KF_ENTRY, zeroed otherwise
+ * @word:  set to the word a KF_ENTRY or an error is about
+ *
+ * Return: KF_ENTRY, or why @words are not an entry.
+ */
+enum kf_line keyfile_parse_words(char *const words[], int n,
+				 struct cfilter_key *key, const char **word)
+{
+	const struct kf_kind *kind = n ? find_kind(words[0]) : NULL;
+	enum kf_line what;
+
+	memset(key, 0, sizeof(*key));
+	*word = n ? words[0] : "";
+	if (!kind) {
+		if (n == 1)
+			return parse_addr_entry(words[0], CFILTER_KEY_SRC4, key);
+		if (!n || addr_parse(words[0], key->saddr) < 0)
+			return n ? KF_BAD_KIND : KF_WORDS;
+		/* One address per entry: the word after it is the bad one. */
+		memset(key, 0, sizeof(*key));
+		*word = words[1];
+		return KF_WORDS;
+	}
+	if (n != kind->words)
+		return KF_WORDS;
+	switch (kind->words) {
+	case 2:
+		*word = words[1];
+		what = parse_addr_entry(words[1], kind->type4, key);
+		break;
+	case 3:
+		what = parse_port_flow(words, key, word);
+		break;
+	default:
+		what = parse_icmp_flow(words, key, word);
+	}
+	if (what != KF_ENTRY)
+		memset(key, 0, sizeof(*key));
+	return what;
+}
+
+/*
+ * Splits @s at white space into at most @max words; a line with more words
+ * keeps the rest after the last one, unsplit.
+ */
+static int split(char *s, char *words[], int max)
+{
+	int n = 0;
+
+	while (*s && n < max) {
+		words[n++] = s;
+		while (*s && !is_space(*s))
+			s++;
+		if (!*s)
+			break;
+		*s++ = '\0';
+		while (is_space(*s))
+			s++;
+	}
+	return n;
 }
 
 /**
@@ -63,7 +293,9 @@ static bool has_space(const char *s)
 enum kf_line keyfile_parse_line(char *line, size_t len,
 				struct cfilter_key *key, const char **word)
 {
+	char *words[KF_MAX_WORDS + 1];
 	char *s;
+	int n;
 
 	if (memchr(line, '\0', len))
 		return KF_NUL;
@@ -79,15 +311,65 @@ enum kf_line keyfile_parse_line(char *line, size_t len,
 			s++;
 		*word = s;
 	}
-	if (has_space(s))
-		return KF_WORDS;
-	switch (addr_parse(s, key)) {
-	case 0:
-		return KF_ENTRY;
-	case -EOPNOTSUPP:
-		return KF_PREFIX;
+	/* One word too many is enough for the parser to name the excess. */
+	n = split(s, words, KF_MAX_WORDS + 1);
+	return keyfile_parse_words(words, n, key, word);
+}
+
+/**
+ * keyfile_reason() - say why an entry is malformed, naming the bad word
+ * @out:  where to; a newline ends the message
+ * @what: the verdict (not KF_ENTRY or KF_EMPTY)
+ * @word: and the word it is about
+ */
+void keyfile_reason(FILE *out, enum kf_line what, const char *word)
+{
+	int len = strlen(word) > QUOTE_MAX ? QUOTE_MAX : (int)strlen(word);
+	const char *more = strlen(word) > QUOTE_MAX ? "..." : "";
+	const struct kf_kind *kind = find_kind(word);
+
+	switch (what) {
+	case KF_BAD_ADDR:
+		fprintf(out, "invalid address '%.*s%s': expected an IPv4 or IPv6 address\n",
+			len, word, more);
+		break;
+	case KF_PREFIX:
+		fprintf(out, "'%.*s%s' is a prefix: prefixes are not supported yet, list single addresses\n",
+			len, word, more);
+		break;
+	case KF_WORDS:
+		if (kind)
+			fprintf(out, "wrong number of words after '%s': expected %s\n",
+				word, kind->usage);
+		else
+			fprintf(out, "unexpected '%.*s%s' after an address: an entry is one address, or a kind (src, dst, allow, tcp, udp, icmp, icmp6) and its words\n",
+				len, word, more);
+		break;
+	case KF_BAD_KIND:
+		fprintf(out, "unknown entry kind '%.*s%s': expected an address, or src, dst, allow, tcp, udp, icmp or icmp6\n",
+			len, word, more);
+		break;
+	case KF_BAD_ENDPOINT:
+		fprintf(out, "invalid endpoint '%.*s%s': expected ADDR:PORT, or [ADDR]:PORT for IPv6\n",
+			len, word, more);
+		break;
+	case KF_BAD_PORT:
+		fprintf(out, "invalid port in '%.*s%s': expected 0 to 65535\n",
+			len, word, more);
+		break;
+	case KF_BAD_TYPE:
+		fprintf(out, "invalid ICMP type '%.*s%s': expected 0 to 255\n",
+			len, word, more);
+		break;
+	case KF_MIXED:
+		fprintf(out, "address '%.*s%s' is of the wrong IP version: a flow's addresses are both IPv4 or both IPv6, icmp takes IPv4 and icmp6 IPv6\n",
+			len, word, more);
+		break;
+	case KF_ADD_ALONE:
+		fprintf(out, "'add' without an entry\n");
+		break;
 	default:
-		return KF_BAD_ADDR;
+		fprintf(out, "the line has a NUL byte: is this a text file?\n");
 	}
 }
 
@@ -102,29 +384,8 @@ enum kf_line keyfile_parse_line(char *line, size_t len,
 void keyfile_explain(FILE *out, const char *name, unsigned long lineno,
 		     enum kf_line what, const char *word)
 {
-	int len = strlen(word) > QUOTE_MAX ? QUOTE_MAX : (int)strlen(word);
-	const char *more = strlen(word) > QUOTE_MAX ? "..." : "";
-
 	fprintf(out, "%s:%lu: ", name, lineno);
-	switch (what) {
-	case KF_BAD_ADDR:
-		fprintf(out, "invalid address '%.*s%s': expected an IPv4 or IPv6 address\n",
-			len, word, more);
-		break;
-	case KF_PREFIX:
-		fprintf(out, "'%.*s%s' is a prefix: prefixes are not supported yet, list single addresses\n",
-			len, word, more);
-		break;
-	case KF_WORDS:
-		fprintf(out, "'%.*s%s': expected one address per line (flows are not supported yet)\n",
-			len, word, more);
-		break;
-	case KF_ADD_ALONE:
-		fprintf(out, "'add' without an address\n");
-		break;
-	default:
-		fprintf(out, "the line has a NUL byte: is this a text file?\n");
-	}
+	keyfile_reason(out, what, word);
 }
 
 /* Makes room for one more entry. Returns 0 or -ENOMEM. */

@@ -1,21 +1,32 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Lists of entries, one per line: what `cfctl load` reads, `cfctl save` writes. */
+/*
+ * Entries: what `cfctl add`, `del` and `test` take as words, and lists of
+ * them, one per line: what `cfctl load` reads, `cfctl save` writes.
+ */
 #ifndef CFCTL_KEYFILE_H
 #define CFCTL_KEYFILE_H
 
 #include <stdio.h>
 #include <linux/cfilter.h>
 
-/* What one line holds: an entry, nothing, or why it is malformed. */
+/* What one line or command line holds: an entry, nothing, or why not. */
 enum kf_line {
-	KF_ENTRY,	/* one address */
+	KF_ENTRY,	/* one entry */
 	KF_EMPTY,	/* blank or a comment */
 	KF_BAD_ADDR,	/* a word that is not an address */
 	KF_PREFIX,	/* ADDR/LEN: not supported yet */
-	KF_WORDS,	/* more than one word: a flow? not supported yet */
+	KF_WORDS,	/* too many or too few words for the entry's kind */
 	KF_ADD_ALONE,	/* "add" and nothing else */
 	KF_NUL,		/* a NUL byte: not a text file */
+	KF_BAD_KIND,	/* several words, and the first names no kind of entry */
+	KF_BAD_ENDPOINT, /* not ADDR:PORT, or [ADDR]:PORT for IPv6 */
+	KF_BAD_PORT,	/* a port not in 0-65535 */
+	KF_BAD_TYPE,	/* an ICMP type not in 0-255 */
+	KF_MIXED,	/* an address of the wrong IP version for the entry */
 };
+
+/* The most words an entry has: "icmp SADDR DADDR TYPE". */
+#define KF_MAX_WORDS	4
 
 /* The entries of one file, in file order, with the line each came from. */
 struct key_list {
@@ -26,8 +37,11 @@ struct key_list {
 	size_t			bad;	/* malformed lines seen */
 };
 
+enum kf_line keyfile_parse_words(char *const words[], int n,
+				 struct cfilter_key *key, const char **word);
 enum kf_line keyfile_parse_line(char *line, size_t len,
 				struct cfilter_key *key, const char **word);
+void keyfile_reason(FILE *out, enum kf_line what, const char *word);
 void keyfile_explain(FILE *out, const char *name, unsigned long lineno,
 		     enum kf_line what, const char *word);
 int keyfile_read(FILE *in, const char *name, struct key_list *kl, FILE *errs);

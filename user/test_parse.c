@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host tests of what cfctl does without the module: the entry-list parser
- * of `load` and the JSON writer of -j. Run by `make -C user check`, under
+ * Host tests of what cfctl does without the module: the entry parser of
+ * add, del, test and `load` and the JSON writer of -j. Run by `make -C user check`, under
  * valgrind when it is installed. Prints TAP; exits 1 if a case failed.
  */
 #define _GNU_SOURCE
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "addr.h"
 #include "cfctl.h"
 #include "json.h"
 #include "keyfile.h"
@@ -75,11 +76,43 @@ static void test_lines(void)
 		{ "2001:DB8::1", KF_ENTRY, "2001:DB8::1" },
 		{ "add\n", KF_ADD_ALONE, "add" },
 		{ "add # nothing", KF_ADD_ALONE, "add" },
-		{ "added 192.0.2.1", KF_WORDS, "added 192.0.2.1" },
+		{ "added 192.0.2.1", KF_BAD_KIND, "added" },
 		{ "addr", KF_BAD_ADDR, "addr" },
-		{ "192.0.2.1 192.0.2.2", KF_WORDS, "192.0.2.1 192.0.2.2" },
-		{ "tcp 192.0.2.1 80", KF_WORDS, "tcp 192.0.2.1 80" },
-		{ "del 192.0.2.1", KF_WORDS, "del 192.0.2.1" },
+		{ "192.0.2.1 192.0.2.2", KF_WORDS, "192.0.2.2" },
+		{ "192.0.2.1 a b c d e f", KF_WORDS, "a" },
+		{ "tcp 192.0.2.1 80", KF_BAD_ENDPOINT, "192.0.2.1" },
+		{ "del 192.0.2.1", KF_BAD_KIND, "del" },
+		{ "src 192.0.2.1", KF_ENTRY, "192.0.2.1" },
+		{ "dst 2001:db8::1", KF_ENTRY, "2001:db8::1" },
+		{ "allow 192.0.2.1 # ok", KF_ENTRY, "192.0.2.1" },
+		{ "add allow 192.0.2.1", KF_ENTRY, "192.0.2.1" },
+		{ "tcp 192.0.2.1:1 198.51.100.1:80", KF_ENTRY, "tcp" },
+		{ "udp  [2001:db8::1]:53\t[2001:db8::2]:5353", KF_ENTRY, "udp" },
+		{ "icmp 192.0.2.1 198.51.100.1 8", KF_ENTRY, "icmp" },
+		{ "icmp6 2001:db8::1 2001:db8::2 128", KF_ENTRY, "icmp6" },
+		{ "src", KF_WORDS, "src" },
+		{ "dst", KF_WORDS, "dst" },
+		{ "allow 192.0.2.1 192.0.2.2", KF_WORDS, "allow" },
+		{ "tcp 192.0.2.1:1", KF_WORDS, "tcp" },
+		{ "icmp 192.0.2.1 198.51.100.1 8 9", KF_WORDS, "icmp" },
+		{ "icmp 192.0.2.1 198.51.100.1 8 9 10", KF_WORDS, "icmp" },
+		{ "dst 192.0.2.0/24", KF_PREFIX, "192.0.2.0/24" },
+		{ "allow nowhere", KF_BAD_ADDR, "nowhere" },
+		{ "tcp 2001:db8::1:80 [2001:db8::2]:80", KF_BAD_ENDPOINT, "2001:db8::1:80" },
+		{ "tcp [192.0.2.1]:80 198.51.100.1:80", KF_BAD_ENDPOINT, "[192.0.2.1]:80" },
+		{ "tcp [2001:db8::1:80 [2001:db8::2]:80", KF_BAD_ENDPOINT, "[2001:db8::1:80" },
+		{ "tcp 192.0.2.1:80 [2001:db8::2]:80", KF_MIXED, "[2001:db8::2]:80" },
+		{ "udp 192.0.2.1:65536 198.51.100.1:80", KF_BAD_PORT, "192.0.2.1:65536" },
+		{ "udp 192.0.2.1:1 198.51.100.1:", KF_BAD_PORT, "198.51.100.1:" },
+		{ "udp 192.0.2.1:-1 198.51.100.1:2", KF_BAD_PORT, "192.0.2.1:-1" },
+		{ "udp 192.0.2.1:1x 198.51.100.1:2", KF_BAD_PORT, "192.0.2.1:1x" },
+		{ "udp 192.0.2.300:1 198.51.100.1:2", KF_BAD_ADDR, "192.0.2.300:1" },
+		{ "icmp 192.0.2.1 198.51.100.1 256", KF_BAD_TYPE, "256" },
+		{ "icmp 192.0.2.1 198.51.100.1 echo", KF_BAD_TYPE, "echo" },
+		{ "icmp 2001:db8::1 2001:db8::2 8", KF_MIXED, "2001:db8::1" },
+		{ "icmp6 2001:db8::1 192.0.2.1 8", KF_MIXED, "192.0.2.1" },
+		{ "icmp6 192.0.2.1 192.0.2.2 8", KF_MIXED, "192.0.2.1" },
+		{ "TCP 192.0.2.1:1 198.51.100.1:80", KF_BAD_KIND, "TCP" },
 		{ "192.0.2.0/24", KF_PREFIX, "192.0.2.0/24" },
 		{ "add 2001:db8::/32", KF_PREFIX, "2001:db8::/32" },
 		{ "192.0.2.0/33", KF_BAD_ADDR, "192.0.2.0/33" },
@@ -87,7 +120,7 @@ static void test_lines(void)
 		{ "192.0.2", KF_BAD_ADDR, "192.0.2" },
 		{ "192.0.2.01", KF_BAD_ADDR, "192.0.2.01" },
 		{ "::g", KF_BAD_ADDR, "::g" },
-		{ "ADD 192.0.2.1", KF_WORDS, "ADD 192.0.2.1" },
+		{ "ADD 192.0.2.1", KF_BAD_KIND, "ADD" },
 	};
 	struct cfilter_key key;
 	char word[128], name[200];
@@ -108,6 +141,117 @@ static void test_lines(void)
 	ok(is_key4(&key, "192.0.2.7"), "IPv4 entry: the XDP program's key");
 	parse(" 2001:db8:0::7\n", &key, word, sizeof(word));
 	ok(is_key6(&key, "2001:db8::7"), "IPv6 entry: the XDP program's key");
+}
+
+/* Parses @text; is the key @want and does it format back to @text? */
+static void check_entry(const char *text, const struct cfilter_key *want)
+{
+	char word[128], back[ENTRY_STRLEN], name[200];
+	struct cfilter_key key;
+	enum kf_line what;
+
+	what = parse(text, &key, word, sizeof(word));
+	entry_format(&key, back, sizeof(back));
+	snprintf(name, sizeof(name), "entry '%s': key, and formats back", text);
+	ok(what == KF_ENTRY && !memcmp(&key, want, sizeof(key)) &&
+	   !strcmp(back, text), name);
+}
+
+static void test_entries(void)
+{
+	struct cfilter_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.type = CFILTER_KEY_DST4;
+	k.prefix_len = 32;
+	inet_pton(AF_INET, "198.51.100.7", k.daddr);
+	check_entry("dst 198.51.100.7", &k);
+
+	memset(&k, 0, sizeof(k));
+	k.type = CFILTER_KEY_DST6;
+	k.prefix_len = 128;
+	inet_pton(AF_INET6, "2001:db8::7", k.daddr);
+	check_entry("dst 2001:db8::7", &k);
+
+	memset(&k, 0, sizeof(k));
+	k.type = CFILTER_KEY_ALLOW4;
+	k.prefix_len = 32;
+	inet_pton(AF_INET, "192.0.2.9", k.saddr);
+	check_entry("allow 192.0.2.9", &k);
+
+	memset(&k, 0, sizeof(k));
+	k.type = CFILTER_KEY_ALLOW6;
+	k.prefix_len = 128;
+	inet_pton(AF_INET6, "2001:db8::9", k.saddr);
+	check_entry("allow 2001:db8::9", &k);
+
+	memset(&k, 0, sizeof(k));
+	k.type = CFILTER_KEY_FLOW4;
+	k.prefix_len = 32;
+	k.proto = IPPROTO_TCP;
+	k.sport = htons(40000);
+	k.dport = htons(80);
+	inet_pton(AF_INET, "192.0.2.1", k.saddr);
+	inet_pton(AF_INET, "198.51.100.1", k.daddr);
+	check_entry("tcp 192.0.2.1:40000 198.51.100.1:80", &k);
+	k.proto = IPPROTO_UDP;
+	check_entry("udp 192.0.2.1:40000 198.51.100.1:80", &k);
+	k.proto = IPPROTO_ICMP;
+	k.sport = htons(8);
+	k.dport = 0;
+	check_entry("icmp 192.0.2.1 198.51.100.1 8", &k);
+
+	memset(&k, 0, sizeof(k));
+	k.type = CFILTER_KEY_FLOW6;
+	k.prefix_len = 128;
+	k.proto = IPPROTO_UDP;
+	k.sport = htons(0);
+	k.dport = htons(65535);
+	inet_pton(AF_INET6, "2001:db8::1", k.saddr);
+	inet_pton(AF_INET6, "2001:db8::2", k.daddr);
+	check_entry("udp [2001:db8::1]:0 [2001:db8::2]:65535", &k);
+	k.proto = IPPROTO_ICMPV6;
+	k.sport = htons(128);
+	k.dport = 0;
+	check_entry("icmp6 2001:db8::1 2001:db8::2 128", &k);
+
+	memset(&k, 0, sizeof(k));
+	k.type = CFILTER_KEY_SRC6;
+	k.prefix_len = 128;
+	inet_pton(AF_INET6, "2001:db8::5", k.saddr);
+	check_entry("2001:db8::5", &k);
+}
+
+/* Each reason names its word. */
+static void test_reasons(void)
+{
+	static const struct {
+		enum kf_line	what;
+		const char	*word;
+		const char	*msg;
+	} cases[] = {
+		{ KF_BAD_KIND, "del", "unknown entry kind 'del'" },
+		{ KF_WORDS, "tcp", "after 'tcp': expected tcp SADDR:SPORT DADDR:DPORT" },
+		{ KF_WORDS, "192.0.2.9", "unexpected '192.0.2.9' after an address" },
+		{ KF_BAD_ENDPOINT, "x", "invalid endpoint 'x': expected ADDR:PORT, or [ADDR]:PORT for IPv6" },
+		{ KF_BAD_PORT, "a:99999", "invalid port in 'a:99999'" },
+		{ KF_BAD_TYPE, "300", "invalid ICMP type '300'" },
+		{ KF_MIXED, "::1", "address '::1' is of the wrong IP version" },
+	};
+	char *msg = NULL, name[200];
+	unsigned int i;
+	size_t len;
+	FILE *f;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		f = open_memstream(&msg, &len);
+		keyfile_reason(f, cases[i].what, cases[i].word);
+		fclose(f);
+		snprintf(name, sizeof(name), "reason %d: '%s'", cases[i].what,
+			 cases[i].msg);
+		ok(strstr(msg, cases[i].msg) && msg[len - 1] == '\n', name);
+		free(msg);
+	}
 }
 
 static void test_nul(void)
@@ -278,6 +422,8 @@ int main(void)
 {
 	printf("TAP version 13\n");
 	test_lines();
+	test_entries();
+	test_reasons();
 	test_nul();
 	test_read();
 	test_read_many();

@@ -257,6 +257,7 @@ static __u32 mode_flags(enum cf_xdp_mode mode)
  * xdp_attach() - load the program and attach it to @ifname
  * @ifname:  interface
  * @mode:    XDP mode
+ * @match_dst: look destination addresses up too
  * @verbose: let libbpf print its diagnostics (verifier log included)
  * @dry_run: load the program (the verifier and permissions have their say)
  *           and check @ifname has no XDP program, but attach and pin nothing
@@ -266,8 +267,8 @@ static __u32 mode_flags(enum cf_xdp_mode mode)
  *
  * Return: enum cf_exit.
  */
-int xdp_attach(const char *ifname, enum cf_xdp_mode mode, bool verbose,
-	       bool dry_run)
+int xdp_attach(const char *ifname, enum cf_xdp_mode mode, bool match_dst,
+	       bool verbose, bool dry_run)
 {
 	struct cfilter_bpf *skel;
 	struct bpf_map *map;
@@ -293,6 +294,8 @@ int xdp_attach(const char *ifname, enum cf_xdp_mode mode, bool verbose,
 		return CF_SYSTEM;
 	}
 	map = skel->maps.cfilter_stats;
+	/* Read-only data, fixed at load: the verifier prunes the other path. */
+	skel->rodata->match_dst = match_dst;
 
 	map_fd = stats_map_open();
 	if (map_fd < 0 && map_fd != -ENOENT)

@@ -16,8 +16,8 @@ enum cf_xdp_mode {
 };
 
 /* These print what went wrong and return an enum cf_exit status. */
-int xdp_attach(const char *ifname, enum cf_xdp_mode mode, bool verbose,
-	       bool dry_run);
+int xdp_attach(const char *ifname, enum cf_xdp_mode mode, bool match_dst,
+	       bool verbose, bool dry_run);
 int xdp_detach(const char *ifname, bool verbose, bool dry_run);
 int xdp_stats(__u64 sums[__CFILTER_STAT_MAX]);
 

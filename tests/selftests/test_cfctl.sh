@@ -28,11 +28,11 @@ expect "unknown option: exit 2, named" 2 -e --frobnicate -- \
 	"$CFCTL" --frobnicate
 expect "unknown option of a command: exit 2, named" 2 -e --frobnicate -- \
 	"$CFCTL" add --frobnicate 192.0.2.5
-for verb in add del test clear info list stats attach detach; do
+for verb in add allow del test clear info list stats attach detach; do
 	expect "$verb --help exits 0" 0 -o "cfctl $verb" -- \
 		"$CFCTL" "$verb" --help
 done
-for verb in add del test attach detach; do
+for verb in add allow del test attach detach; do
 	expect "$verb without its argument: exit 2" 2 -- "$CFCTL" "$verb"
 done
 expect "add with two addresses: exit 2, extra named" 2 -e 192.0.2.6 -- \
@@ -54,7 +54,46 @@ for verb in del test; do
 			"$CFCTL" "$verb" "$bad"
 	done
 done
+# Malformed entries of the other kinds: exit 2, the bad word named.
+expect "add tcp without a port: exit 2, named" 2 -e "'192.0.2.1'" -- \
+	"$CFCTL" add tcp 192.0.2.1 198.51.100.1:80
+expect "add tcp, bare IPv6 endpoint: exit 2, named" 2 -e "2001:db8::1:80" -- \
+	"$CFCTL" add tcp 2001:db8::1:80 "[2001:db8::2]:80"
+expect "add udp, port 65536: exit 2, named" 2 -e "invalid port in '192.0.2.1:65536'" -- \
+	"$CFCTL" add udp 192.0.2.1:65536 198.51.100.1:80
+expect "add udp, mixed versions: exit 2, named" 2 -e "[2001:db8::2]:80" -- \
+	"$CFCTL" add udp 192.0.2.1:1 "[2001:db8::2]:80"
+expect "add icmp, type 256: exit 2, named" 2 -e "invalid ICMP type '256'" -- \
+	"$CFCTL" add icmp 192.0.2.1 198.51.100.1 256
+expect "add icmp with IPv6: exit 2, named" 2 -e "2001:db8::1" -- \
+	"$CFCTL" add icmp 2001:db8::1 2001:db8::2 8
+expect "add dst without an address: exit 2" 2 -e "dst ADDR" -- \
+	"$CFCTL" add dst
+expect "add of an unknown kind: exit 2, named" 2 -e "'sctp'" -- \
+	"$CFCTL" add sctp 192.0.2.1:1 198.51.100.1:2
+expect "allow with two addresses: exit 2, extra named" 2 -e 192.0.2.6 -- \
+	"$CFCTL" allow 192.0.2.5 192.0.2.6
 expect "malformed adds stored nothing" 0 -- test "$(info_value count)" = 0
+
+# Every kind: add, test, del.
+for e in "src 192.0.2.7" "dst 198.51.100.7" "allow 2001:db8::7" \
+	"tcp [2001:db8::1]:1 [2001:db8::2]:443" "udp 192.0.2.1:53 198.51.100.1:5353" \
+	"icmp 192.0.2.1 198.51.100.1 8" "icmp6 2001:db8::1 2001:db8::2 128"; do
+	# shellcheck disable=SC2086 # an entry is several words
+	expect "add $e: exit 0" 0 -- "$CFCTL" add $e
+	# shellcheck disable=SC2086
+	expect "test $e: exit 0, blocked" 0 -o blocked -O "not blocked" -- \
+		"$CFCTL" test $e
+	# shellcheck disable=SC2086
+	expect "del $e: exit 0" 0 -- "$CFCTL" del $e
+	# shellcheck disable=SC2086
+	expect "test $e after del: exit 1" 1 -o "not blocked" -- \
+		"$CFCTL" test $e
+done
+expect "allow 192.0.2.8 then test allow 192.0.2.8" 0 -o "allow 192.0.2.8: blocked" -- \
+	sh -c "\"$CFCTL\" allow 192.0.2.8 && \"$CFCTL\" test allow 192.0.2.8"
+expect "allow is not a source entry" 1 -- "$CFCTL" test 192.0.2.8
+check "clear after the kinds" "$CFCTL" clear
 
 # IPv4 round trip.
 expect "add 192.0.2.5" 0 -- "$CFCTL" add 192.0.2.5
@@ -110,8 +149,8 @@ expect "detach from unknown interface: exit 2, named" 2 -e nosuchif0 -- \
 expect "attach $VETH: exit 0" 0 -- "$CFCTL" attach "$VETH" --mode generic
 expect "attach twice: exit 3, says detach" 3 -e detach -- \
 	"$CFCTL" attach "$VETH" --mode generic
-expect "stats: exit 0" 0 -o dropped -- "$CFCTL" stats
-for counter in passed dropped unparsed; do
+expect "stats: exit 0" 0 -o dropped_src -- "$CFCTL" stats
+for counter in passed allowed dropped_src dropped_dst dropped_flow unparsed; do
 	expect "stats: $counter is a number" 0 -- \
 		test -n "$(stat_value $counter)"
 done

@@ -223,14 +223,15 @@ TEST_F(cf, info_reports_geometry_and_count)
 	ASSERT_NE(0ULL, info.buckets);
 	EXPECT_EQ(read_param("fp_bits"), info.fp_bits);
 	/*
-	 * Two tables (IPv4, IPv6), each sized so that capacity= keys fit at
-	 * 95% load; the sums are reported.
+	 * One table per key type (every type but NONE), each sized so that
+	 * capacity= keys fit at 95% load; the sums are reported.
 	 */
-	EXPECT_LE(2 * read_param("capacity") * 100, info.capacity * 95);
+	EXPECT_LE((__CFILTER_KEY_MAX - 1) * read_param("capacity") * 100,
+		  info.capacity * 95);
 	EXPECT_EQ(info.count * 1000000 / info.capacity, info.load_ppm);
-	/* Exact mode keeps the keys too: 4 bytes per IPv4 slot, 16 per IPv6. */
+	/* Exact mode keeps the keys too: at least 4 bytes per slot. */
 	EXPECT_GE(info.memory_bytes,
-		  info.capacity * info.fp_bits / 8 + info.capacity / 2 * 4);
+		  info.capacity * info.fp_bits / 8 + info.capacity * 4);
 	EXPECT_EQ(0ULL, info.insert_failures);
 	EXPECT_LT(0U, info.max_kicks);
 	EXPECT_EQ((__u32)CFILTER_MODE_EXACT, info.mode);
@@ -552,6 +553,190 @@ TEST_F(bad, unprivileged_reads_but_cannot_write)
 	EXPECT_EQ(EACCES, r.open);
 	EXPECT_EQ(1, cf_count(self->fd));
 	EXPECT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_TEST, &self->v4));
+}
+
+/*
+ * A key of any type: @af's addresses @src (saddr) and @dst (daddr), either
+ * may be NULL; proto and ports host order. The prefix is the full length.
+ */
+static struct cfilter_key_req key_of(__u8 type, int af, const char *src,
+				     const char *dst, __u8 proto,
+				     __u16 sport, __u16 dport)
+{
+	struct cfilter_key_req req;
+
+	memset(&req, 0, sizeof(req));
+	req.key.type = type;
+	req.key.prefix_len = af == AF_INET ? 32 : 128;
+	req.key.proto = proto;
+	req.key.sport = htons(sport);
+	req.key.dport = htons(dport);
+	if ((src && inet_pton(af, src, req.key.saddr) != 1) ||
+	    (dst && inet_pton(af, dst, req.key.daddr) != 1))
+		abort();
+	return req;
+}
+
+/* One valid key of every type beyond the source ones. */
+static const struct {
+	const char		*name;
+	__u8			type;
+	int			af;
+	const char		*src, *dst;
+	__u8			proto;
+	__u16			sport, dport;
+} new_keys[] = {
+	{ "DST4", CFILTER_KEY_DST4, AF_INET, NULL, "198.51.100.1", 0, 0, 0 },
+	{ "DST6", CFILTER_KEY_DST6, AF_INET6, NULL, "2001:db8::9", 0, 0, 0 },
+	{ "FLOW4 TCP", CFILTER_KEY_FLOW4, AF_INET, "192.0.2.1", "198.51.100.1",
+	  IPPROTO_TCP, 40000, 80 },
+	{ "FLOW4 UDP", CFILTER_KEY_FLOW4, AF_INET, "192.0.2.1", "198.51.100.1",
+	  IPPROTO_UDP, 0, 0 },
+	{ "FLOW4 ICMP", CFILTER_KEY_FLOW4, AF_INET, "192.0.2.1", "198.51.100.1",
+	  IPPROTO_ICMP, 255, 0 },
+	{ "FLOW6 TCP", CFILTER_KEY_FLOW6, AF_INET6, "2001:db8::1", "2001:db8::2",
+	  IPPROTO_TCP, 1, 65535 },
+	{ "FLOW6 ICMPv6", CFILTER_KEY_FLOW6, AF_INET6, "2001:db8::1",
+	  "2001:db8::2", IPPROTO_ICMPV6, 128, 0 },
+	{ "ALLOW4", CFILTER_KEY_ALLOW4, AF_INET, "192.0.2.1", NULL, 0, 0, 0 },
+	{ "ALLOW6", CFILTER_KEY_ALLOW6, AF_INET6, "2001:db8::1", NULL, 0, 0, 0 },
+};
+
+#define NEW_KEY(i)							\
+	key_of(new_keys[i].type, new_keys[i].af, new_keys[i].src,	\
+	       new_keys[i].dst, new_keys[i].proto, new_keys[i].sport,	\
+	       new_keys[i].dport)
+
+/* Each type's key is its own: adding one leaves the others absent. */
+TEST_F(cf, new_types_add_test_del_round_trip)
+{
+	struct cfilter_key_req req, other;
+	size_t i, j;
+
+	for (i = 0; i < ARRAY_SIZE(new_keys); i++) {
+		req = NEW_KEY(i);
+		ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req))
+			TH_LOG("add %s", new_keys[i].name);
+		EXPECT_EQ(EEXIST, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req));
+		EXPECT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_TEST, &req));
+		for (j = 0; j < ARRAY_SIZE(new_keys); j++) {
+			other = NEW_KEY(j);
+			if (j != i)
+				EXPECT_EQ(ENOENT, cf_ioctl(self->fd,
+							   CFILTER_IOC_TEST,
+							   &other))
+					TH_LOG("%s present after adding %s",
+					       new_keys[j].name,
+					       new_keys[i].name);
+		}
+		EXPECT_EQ(1, cf_count(self->fd));
+		EXPECT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_DEL, &req));
+		EXPECT_EQ(ENOENT, cf_ioctl(self->fd, CFILTER_IOC_TEST, &req));
+		EXPECT_EQ(0, cf_count(self->fd));
+	}
+}
+
+/* The flow fields are all part of a flow key. */
+TEST_F(cf, flow_fields_are_part_of_the_key)
+{
+	struct cfilter_key_req req = NEW_KEY(2), other;	/* FLOW4 TCP */
+
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req));
+	other = req;
+	other.key.proto = IPPROTO_UDP;
+	EXPECT_EQ(ENOENT, cf_ioctl(self->fd, CFILTER_IOC_TEST, &other));
+	other = req;
+	other.key.sport = htons(40001);
+	EXPECT_EQ(ENOENT, cf_ioctl(self->fd, CFILTER_IOC_TEST, &other));
+	other = req;
+	other.key.dport = htons(81);
+	EXPECT_EQ(ENOENT, cf_ioctl(self->fd, CFILTER_IOC_TEST, &other));
+	other = req;
+	other.key.saddr[3] ^= 1;
+	EXPECT_EQ(ENOENT, cf_ioctl(self->fd, CFILTER_IOC_TEST, &other));
+	other = req;
+	other.key.daddr[3] ^= 1;
+	EXPECT_EQ(ENOENT, cf_ioctl(self->fd, CFILTER_IOC_TEST, &other));
+}
+
+TEST_F(bad, new_types_unused_fields_nonzero)
+{
+	struct cfilter_key_req req;
+	size_t i;
+	int b;
+
+	for (i = 0; i < ARRAY_SIZE(new_keys); i++) {
+		bool v4 = new_keys[i].af == AF_INET;
+		bool flow = new_keys[i].proto != 0;
+		bool dst = !new_keys[i].src;
+
+		req = NEW_KEY(i);
+		req.key.pad = 1;
+		expect_einval(_metadata, self->fd, &req, new_keys[i].name);
+		req = NEW_KEY(i);
+		req.key.prefix_len = v4 ? 24 : 64;
+		expect_einval(_metadata, self->fd, &req, new_keys[i].name);
+		for (b = v4 ? 4 : 16; b < 16; b++) {
+			req = NEW_KEY(i);
+			req.key.saddr[b] = 1;
+			expect_einval(_metadata, self->fd, &req,
+				      new_keys[i].name);
+			req = NEW_KEY(i);
+			req.key.daddr[b] = 1;
+			expect_einval(_metadata, self->fd, &req,
+				      new_keys[i].name);
+		}
+		if (flow)
+			continue;
+		req = NEW_KEY(i);
+		req.key.proto = IPPROTO_TCP;
+		expect_einval(_metadata, self->fd, &req, new_keys[i].name);
+		req = NEW_KEY(i);
+		req.key.sport = htons(1);
+		expect_einval(_metadata, self->fd, &req, new_keys[i].name);
+		req = NEW_KEY(i);
+		req.key.dport = htons(1);
+		expect_einval(_metadata, self->fd, &req, new_keys[i].name);
+		/* The address in the field the type does not use. */
+		req = NEW_KEY(i);
+		if (dst)
+			req.key.saddr[0] = 1;
+		else
+			req.key.daddr[0] = 1;
+		expect_einval(_metadata, self->fd, &req, new_keys[i].name);
+	}
+}
+
+TEST_F(bad, flow_proto_and_icmp_fields)
+{
+	static const struct {
+		__u8	type;
+		__u8	proto;
+		__u16	sport, dport;
+		const char *what;
+	} cases[] = {
+		{ CFILTER_KEY_FLOW4, 0, 1, 1, "FLOW4 proto 0" },
+		{ CFILTER_KEY_FLOW4, IPPROTO_SCTP, 1, 1, "FLOW4 SCTP" },
+		{ CFILTER_KEY_FLOW4, IPPROTO_ICMPV6, 128, 0, "FLOW4 ICMPv6" },
+		{ CFILTER_KEY_FLOW6, IPPROTO_ICMP, 8, 0, "FLOW6 ICMP" },
+		{ CFILTER_KEY_FLOW6, IPPROTO_GRE, 0, 0, "FLOW6 GRE" },
+		{ CFILTER_KEY_FLOW4, IPPROTO_ICMP, 8, 1, "FLOW4 ICMP dport 1" },
+		{ CFILTER_KEY_FLOW4, IPPROTO_ICMP, 256, 0, "FLOW4 ICMP type 256" },
+		{ CFILTER_KEY_FLOW6, IPPROTO_ICMPV6, 128, 80, "FLOW6 ICMPv6 dport" },
+		{ CFILTER_KEY_FLOW6, IPPROTO_ICMPV6, 0x8000, 0, "FLOW6 ICMPv6 type 0x8000" },
+	};
+	struct cfilter_key_req req;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		bool v4 = cases[i].type == CFILTER_KEY_FLOW4;
+
+		req = key_of(cases[i].type, v4 ? AF_INET : AF_INET6,
+			     v4 ? "192.0.2.1" : "2001:db8::1",
+			     v4 ? "192.0.2.2" : "2001:db8::2", cases[i].proto,
+			     cases[i].sport, cases[i].dport);
+		expect_einval(_metadata, self->fd, &req, cases[i].what);
+	}
 }
 
 TEST(device_node_is_char_0600)

@@ -171,7 +171,7 @@ check "setup: clear" "$CFCTL" clear
 "$CFCTL" add 192.0.2.1 >/dev/null 2>&1
 "$CFCTL" add 2001:db8::1 >/dev/null 2>&1
 expect "list -j: entries with type and addr" 0 -- test "$("$CFCTL" list -j)" = \
-	'{"entries":[{"type":"src4","addr":"192.0.2.1"},{"type":"src6","addr":"2001:db8::1"}]}'
+	'{"entries":[{"type":"src4","entry":"192.0.2.1","addr":"192.0.2.1"},{"type":"src6","entry":"2001:db8::1","addr":"2001:db8::1"}]}'
 check "clear" "$CFCTL" clear
 expect "list --json of an empty filter" 0 -- test "$("$CFCTL" list --json)" = \
 	'{"entries":[]}'
@@ -196,7 +196,7 @@ expect "detach -n: exit 0, says would detach" 0 -o "would detach" -- \
 check "detach -n left it attached" has_xdp "$VETH"
 ping_from_ns_retry "$HOST4" >/dev/null 2>&1
 expect "stats -j: one object of numbers" 0 -- sh -c \
-	"\"$CFCTL\" stats -j | grep -qE '^\{\"passed\":[1-9][0-9]*,\"dropped\":[0-9]+,\"unparsed\":[0-9]+\}\$'"
+	"\"$CFCTL\" stats -j | grep -qE '^\{\"passed\":[1-9][0-9]*,\"allowed\":[0-9]+,\"dropped_src\":[0-9]+,\"dropped_dst\":[0-9]+,\"dropped_flow\":[0-9]+,\"unparsed\":[0-9]+\}\$'"
 check "detach" "$CFCTL" detach "$VETH"
 expect "detach -n with nothing attached: exit 3" 3 -- \
 	"$CFCTL" detach -n "$VETH"

@@ -390,7 +390,7 @@ TEST_F_TIMEOUT(stress, present_sources_always_dropped_under_churn, 120)
 	ASSERT_LT(0.0, w.churn_s);
 
 	ASSERT_EQ(0, read_stats(self, after));
-	EXPECT_EQ(packets, after[CFILTER_STAT_DROP] - before[CFILTER_STAT_DROP]);
+	EXPECT_EQ(packets, after[CFILTER_STAT_DROP_SRC] - before[CFILTER_STAT_DROP_SRC]);
 	EXPECT_EQ(0ULL, after[CFILTER_STAT_PASS] - before[CFILTER_STAT_PASS])
 		TH_LOG("present sources passed: wrong verdicts");
 	EXPECT_EQ(0ULL,

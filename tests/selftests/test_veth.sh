@@ -17,11 +17,11 @@ block_cycle()
 	expect "$mode: ping $host from $peer passes" 0 -- \
 		ping_from_ns_retry "$host"
 	expect "$mode: add $peer" 0 -- "$CFCTL" add "$peer"
-	dropped=$(stat_value dropped)
+	dropped=$(stat_value dropped_src)
 	expect "$mode: ping from blocked $peer fails" nonzero -- \
 		ping_from_ns "$host"
 	expect "$mode: stats count the dropped echo" 0 -- \
-		test "$(stat_value dropped)" -gt "${dropped:-0}"
+		test "$(stat_value dropped_src)" -gt "${dropped:-0}"
 	expect "$mode: del $peer" 0 -- "$CFCTL" del "$peer"
 	expect "$mode: ping from unblocked $peer passes again" 0 -- \
 		ping_from_ns_retry "$host"

@@ -31,10 +31,13 @@
 #define BLOCKED6	"2001:db8::2"
 #define OTHER6		"2001:db8::3"
 
-static const char stat_names[__CFILTER_STAT_MAX][sizeof("UNPARSED")] = {
-	[CFILTER_STAT_PASS]	= "PASS",
-	[CFILTER_STAT_DROP]	= "DROP",
-	[CFILTER_STAT_UNPARSED]	= "UNPARSED",
+static const char stat_names[__CFILTER_STAT_MAX][sizeof("DROP_FLOW")] = {
+	[CFILTER_STAT_PASS]		= "PASS",
+	[CFILTER_STAT_DROP_SRC]		= "DROP_SRC",
+	[CFILTER_STAT_UNPARSED]		= "UNPARSED",
+	[CFILTER_STAT_DROP_DST]		= "DROP_DST",
+	[CFILTER_STAT_DROP_FLOW]	= "DROP_FLOW",
+	[CFILTER_STAT_ALLOWED]		= "ALLOWED",
 };
 
 /* Route libbpf's warnings into the TAP stream as diagnostics. */
@@ -161,7 +164,7 @@ static void expect_verdict(struct __test_metadata *_metadata,
 }
 
 #define EXPECT_DROP(f, len, what) \
-	expect_verdict(_metadata, self, f, len, XDP_DROP, CFILTER_STAT_DROP, what)
+	expect_verdict(_metadata, self, f, len, XDP_DROP, CFILTER_STAT_DROP_SRC, what)
 #define EXPECT_PASS(f, len, what) \
 	expect_verdict(_metadata, self, f, len, XDP_PASS, CFILTER_STAT_PASS, what)
 #define EXPECT_UNPARSED(f, len, what) \
@@ -544,7 +547,7 @@ static void expect_shapes(struct __test_metadata *_metadata,
 		[EXEMPT]	= { XDP_PASS, XDP_PASS },
 	};
 	static const int stat[][2] = {
-		[PARSED]	= { CFILTER_STAT_PASS, CFILTER_STAT_DROP },
+		[PARSED]	= { CFILTER_STAT_PASS, CFILTER_STAT_DROP_SRC },
 		[UNPARSED]	= { CFILTER_STAT_UNPARSED, CFILTER_STAT_UNPARSED },
 		[EXEMPT]	= { CFILTER_STAT_PASS, CFILTER_STAT_PASS },
 	};
@@ -783,6 +786,231 @@ TEST_F(xdp, every_cut_of_ipv4_options_tcp)
 	};
 
 	expect_every_cut(_metadata, self, &s, 6);
+}
+
+/*
+ * Every key type on real frames. The frames come from build(): source
+ * BLOCKED4/BLOCKED6 (the "blocked" variant) to IPV4_DADDR/IPV6_DADDR, TCP
+ * 40000 -> 80, UDP 40000 -> 53, ICMP of the shape's type. Each case adds
+ * its keys to an empty filter and expects one verdict and one counter.
+ */
+struct key_spec {
+	__u8		type;		/* CFILTER_KEY_NONE ends the list */
+	__u8		proto;
+	const char	*saddr;
+	const char	*daddr;
+	__u16		sport;		/* or the ICMP type */
+	__u16		dport;
+};
+
+#define S4	BLOCKED4
+#define D4	IPV4_DADDR
+#define S6	BLOCKED6
+#define D6	IPV6_DADDR
+#define K_SRC4		{ CFILTER_KEY_SRC4, 0, S4, NULL, 0, 0 }
+#define K_SRC6		{ CFILTER_KEY_SRC6, 0, S6, NULL, 0, 0 }
+#define K_DST4(a)	{ CFILTER_KEY_DST4, 0, NULL, a, 0, 0 }
+#define K_DST6(a)	{ CFILTER_KEY_DST6, 0, NULL, a, 0, 0 }
+#define K_ALLOW4(a)	{ CFILTER_KEY_ALLOW4, 0, a, NULL, 0, 0 }
+#define K_ALLOW6(a)	{ CFILTER_KEY_ALLOW6, 0, a, NULL, 0, 0 }
+#define K_FLOW4(p, sp, dp) { CFILTER_KEY_FLOW4, p, S4, D4, sp, dp }
+#define K_FLOW6(p, sp, dp) { CFILTER_KEY_FLOW6, p, S6, D6, sp, dp }
+
+struct key_case {
+	const char	*name;
+	struct key_spec	keys[3];
+	struct layer	layers[5];
+	bool		match_dst;	/* attach --match-dst */
+	int		stat;		/* the verdict follows from it */
+};
+
+static int add_spec(int fd, const struct key_spec *k)
+{
+	bool v6 = k->type == CFILTER_KEY_SRC6 || k->type == CFILTER_KEY_DST6 ||
+		  k->type == CFILTER_KEY_FLOW6 || k->type == CFILTER_KEY_ALLOW6;
+	int af = v6 ? AF_INET6 : AF_INET;
+	struct cfilter_key_req req;
+
+	memset(&req, 0, sizeof(req));
+	req.key.type = k->type;
+	req.key.prefix_len = v6 ? 128 : 32;
+	req.key.proto = k->proto;
+	req.key.sport = htons(k->sport);
+	req.key.dport = htons(k->dport);
+	if ((k->saddr && inet_pton(af, k->saddr, req.key.saddr) != 1) ||
+	    (k->daddr && inet_pton(af, k->daddr, req.key.daddr) != 1))
+		abort();
+	return ioctl(fd, CFILTER_IOC_ADD, &req) ? errno : 0;
+}
+
+/* Loads the program again, with destination matching on or off. */
+static int reload(FIXTURE_DATA(xdp) *self, bool match_dst)
+{
+	cfilter_bpf__destroy(self->skel);
+	self->skel = cfilter_bpf__open();
+	if (!self->skel)
+		return -errno;
+	self->skel->rodata->match_dst = match_dst;
+	if (cfilter_bpf__load(self->skel))
+		return -errno;
+	self->prog_fd = bpf_program__fd(self->skel->progs.cfilter_xdp);
+	return 0;
+}
+
+static void expect_key_cases(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(xdp) *self,
+			     const struct key_case *cases, size_t n)
+{
+	const struct key_spec *k;
+	struct shape shape;
+	struct frame f;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct key_case *c = &cases[i];
+		bool drop = c->stat == CFILTER_STAT_DROP_SRC ||
+			    c->stat == CFILTER_STAT_DROP_DST ||
+			    c->stat == CFILTER_STAT_DROP_FLOW;
+
+		ASSERT_EQ(0, reload(self, c->match_dst)) TH_LOG("%s", c->name);
+		ASSERT_EQ(0, ioctl(self->dev, CFILTER_IOC_CLEAR));
+		for (k = c->keys; k < c->keys + 3 && k->type; k++)
+			ASSERT_EQ(0, add_spec(self->dev, k))
+				TH_LOG("%s: adding key %zu", c->name,
+				       (size_t)(k - c->keys));
+		memset(&shape, 0, sizeof(shape));
+		shape.name = c->name;
+		memcpy(shape.layers, c->layers, sizeof(c->layers));
+		f = build(&shape, true);
+		expect_verdict(_metadata, self, &f, f.len,
+			       drop ? XDP_DROP : XDP_PASS, c->stat, c->name);
+	}
+}
+
+#define EXPECT_KEY_CASES(cases) \
+	expect_key_cases(_metadata, self, cases, ARRAY_SIZE(cases))
+
+#define PASS_		CFILTER_STAT_PASS
+#define DROP_SRC	CFILTER_STAT_DROP_SRC
+#define DROP_DST	CFILTER_STAT_DROP_DST
+#define DROP_FLOW	CFILTER_STAT_DROP_FLOW
+#define ALLOWED		CFILTER_STAT_ALLOWED
+
+TEST_F(xdp, destination_keys)
+{
+	static const struct key_case cases[] = {
+		{ "dst4 hit, --match-dst", { K_DST4(D4) },
+		  { IPV4(5, 0), TCP(5) }, true, DROP_DST },
+		{ "dst4 hit, no --match-dst", { K_DST4(D4) },
+		  { IPV4(5, 0), TCP(5) }, false, PASS_ },
+		{ "dst4 miss", { K_DST4("198.51.100.1") },
+		  { IPV4(5, 0), TCP(5) }, true, PASS_ },
+		{ "dst4 is not a source", { K_DST4(S4) },
+		  { IPV4(5, 0), UDP }, true, PASS_ },
+		{ "dst4, non-first fragment", { K_DST4(D4) },
+		  { IPV4(5, OFF(8)), OPAQUE(IPPROTO_TCP, 8) }, true, DROP_DST },
+		{ "dst6 hit, --match-dst", { K_DST6(D6) },
+		  { IPV6(64), UDP }, true, DROP_DST },
+		{ "dst6 hit, no --match-dst", { K_DST6(D6) },
+		  { IPV6(64), UDP }, false, PASS_ },
+		{ "dst6 miss", { K_DST6("2001:db8::99") },
+		  { IPV6(64), ICMP6(128) }, true, PASS_ },
+		{ "source first: src4 and dst4", { K_SRC4, K_DST4(D4) },
+		  { IPV4(5, 0), TCP(5) }, true, DROP_SRC },
+	};
+
+	EXPECT_KEY_CASES(cases);
+}
+
+TEST_F(xdp, flow_keys)
+{
+	static const struct key_case cases[] = {
+		{ "tcp4 hit", { K_FLOW4(IPPROTO_TCP, 40000, 80) },
+		  { IPV4(5, 0), TCP(5) }, false, DROP_FLOW },
+		{ "tcp4 other dport", { K_FLOW4(IPPROTO_TCP, 40000, 81) },
+		  { IPV4(5, 0), TCP(5) }, false, PASS_ },
+		{ "tcp4 other sport", { K_FLOW4(IPPROTO_TCP, 40001, 80) },
+		  { IPV4(5, 0), TCP(5) }, false, PASS_ },
+		{ "tcp4 key, UDP frame", { K_FLOW4(IPPROTO_TCP, 40000, 53) },
+		  { IPV4(5, 0), UDP }, false, PASS_ },
+		{ "udp4 hit", { K_FLOW4(IPPROTO_UDP, 40000, 53) },
+		  { IPV4(5, 0), UDP }, false, DROP_FLOW },
+		{ "icmp4 hit", { K_FLOW4(IPPROTO_ICMP, 8, 0) },
+		  { IPV4(5, 0), ICMP(8) }, false, DROP_FLOW },
+		{ "icmp4 other type", { K_FLOW4(IPPROTO_ICMP, 0, 0) },
+		  { IPV4(5, 0), ICMP(8) }, false, PASS_ },
+		{ "tcp4 first fragment", { K_FLOW4(IPPROTO_TCP, 40000, 80) },
+		  { IPV4(5, MF), TCP(5), DATA(8) }, false, DROP_FLOW },
+		{ "tcp4 non-first fragment", { K_FLOW4(IPPROTO_TCP, 40000, 80) },
+		  { IPV4(5, OFF(8)), TCP(5) }, false, PASS_ },
+		{ "udp4 last fragment", { K_FLOW4(IPPROTO_UDP, 40000, 53) },
+		  { IPV4(5, OFF(1480)), UDP }, false, PASS_ },
+		{ "tcp6 hit", { K_FLOW6(IPPROTO_TCP, 40000, 80) },
+		  { IPV6(64), TCP(5) }, false, DROP_FLOW },
+		{ "tcp6 after extension headers",
+		  { K_FLOW6(IPPROTO_TCP, 40000, 80) },
+		  { IPV6(64), HOPOPTS(0), DSTOPTS(1), TCP(5) }, false,
+		  DROP_FLOW },
+		{ "udp6 hit", { K_FLOW6(IPPROTO_UDP, 40000, 53) },
+		  { IPV6(64), UDP }, false, DROP_FLOW },
+		{ "udp6 other dport", { K_FLOW6(IPPROTO_UDP, 40000, 54) },
+		  { IPV6(64), UDP }, false, PASS_ },
+		{ "icmp6 hit", { K_FLOW6(IPPROTO_ICMPV6, 128, 0) },
+		  { IPV6(64), ICMP6(128) }, false, DROP_FLOW },
+		{ "icmp6 other type", { K_FLOW6(IPPROTO_ICMPV6, 129, 0) },
+		  { IPV6(64), ICMP6(128) }, false, PASS_ },
+		{ "udp6 first fragment", { K_FLOW6(IPPROTO_UDP, 40000, 53) },
+		  { IPV6(64), FRAG6(0, 1), UDP, DATA(8) }, false, DROP_FLOW },
+		{ "udp6 non-first fragment", { K_FLOW6(IPPROTO_UDP, 40000, 53) },
+		  { IPV6(64), FRAG6(8, 0), UDP }, false, PASS_ },
+		{ "icmp6 non-first fragment", { K_FLOW6(IPPROTO_ICMPV6, 128, 0) },
+		  { IPV6(64), FRAG6(8, 1), ICMP6(128) }, false, PASS_ },
+		{ "v4 flow key, IPv6 frame", { K_FLOW4(IPPROTO_UDP, 40000, 53) },
+		  { IPV6(64), UDP }, false, PASS_ },
+		{ "source first: src6 and flow6",
+		  { K_SRC6, K_FLOW6(IPPROTO_TCP, 40000, 80) },
+		  { IPV6(64), TCP(5) }, false, DROP_SRC },
+		{ "destination before flow",
+		  { K_DST4(D4), K_FLOW4(IPPROTO_TCP, 40000, 80) },
+		  { IPV4(5, 0), TCP(5) }, true, DROP_DST },
+	};
+
+	EXPECT_KEY_CASES(cases);
+}
+
+TEST_F(xdp, allow_keys_win)
+{
+	static const struct key_case cases[] = {
+		{ "allow4 over src4", { K_SRC4, K_ALLOW4(S4) },
+		  { IPV4(5, 0), TCP(5) }, false, ALLOWED },
+		{ "allow4 over dst4", { K_DST4(D4), K_ALLOW4(S4) },
+		  { IPV4(5, 0), UDP }, true, ALLOWED },
+		{ "allow4 over flow4",
+		  { K_FLOW4(IPPROTO_TCP, 40000, 80), K_ALLOW4(S4) },
+		  { IPV4(5, 0), TCP(5) }, false, ALLOWED },
+		{ "allow4 over all three",
+		  { K_SRC4, K_DST4(D4), K_ALLOW4(S4) },
+		  { IPV4(5, 0), ICMP(8) }, true, ALLOWED },
+		{ "allow4 alone: plain pass", { K_ALLOW4(S4) },
+		  { IPV4(5, 0), TCP(5) }, false, PASS_ },
+		{ "allow4 of another source", { K_SRC4, K_ALLOW4(OTHER4) },
+		  { IPV4(5, 0), TCP(5) }, false, DROP_SRC },
+		{ "allow4 is not a destination", { K_DST4(D4), K_ALLOW4(D4) },
+		  { IPV4(5, 0), TCP(5) }, true, DROP_DST },
+		{ "allow6 over src6", { K_SRC6, K_ALLOW6(S6) },
+		  { IPV6(64), UDP }, false, ALLOWED },
+		{ "allow6 over dst6", { K_DST6(D6), K_ALLOW6(S6) },
+		  { IPV6(64), TCP(5) }, true, ALLOWED },
+		{ "allow6 over flow6",
+		  { K_FLOW6(IPPROTO_ICMPV6, 128, 0), K_ALLOW6(S6) },
+		  { IPV6(64), ICMP6(128) }, false, ALLOWED },
+		{ "allow6 of another source", { K_SRC6, K_ALLOW6(OTHER6) },
+		  { IPV6(64), UDP }, false, DROP_SRC },
+		{ "allow4 does not cover IPv6", { K_SRC6, K_ALLOW4(S4) },
+		  { IPV6(64), UDP }, false, DROP_SRC },
+	};
+
+	EXPECT_KEY_CASES(cases);
 }
 
 TEST_HARNESS_MAIN
