@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cfilter's XDP program: drop every packet that cfilter.ko's filters block
+ * cfilter's XDP and TC programs: drop every packet that cfilter.ko's filters block
  * by source address, destination address (if the loader enabled it) or
  * 5-tuple, unless its source is on the allow list; pass everything else,
  * and count every packet exactly once in cfilter_stats.
  *
  * The parser (cfilter_parse.h) reads the headers down to the L4 ports; one
- * call of bpf_cfilter_match() does every lookup.
+ * call of bpf_cfilter_match() does every lookup. The same verdicts are
+ * offered at TC ingress (cfilter_tc) for links without XDP.
  */
 #include <stdbool.h>
 #include <linux/bpf.h>
+#include <linux/pkt_cls.h>
 #include <linux/cfilter.h>
 #include <bpf/bpf_helpers.h>
 
@@ -77,30 +79,28 @@ static __always_inline void match_pkt(const struct packet *pkt,
 	__builtin_memcpy(m->daddr, pkt->daddr, 16);
 }
 
-static __always_inline int count(__u32 stat, int action)
+static __always_inline void count(__u32 stat)
 {
 	__u64 *n = bpf_map_lookup_elem(&cfilter_stats, &stat);
 
-	/* Per-CPU slot, and XDP does not migrate: no atomic needed. */
+	/* Per-CPU slot, and a BPF program does not migrate: no atomic needed. */
 	if (n)
 		*n += 1;
-	return action;
 }
 
-SEC("xdp")
-int cfilter_xdp(struct xdp_md *ctx)
+/*
+ * The verdict on the packet between @c's ends, as the counter it goes to:
+ * the XDP and the TC program differ only in how they say drop.
+ */
+static __always_inline enum cfilter_stat classify(struct cursor *c)
 {
-	struct cursor c = {
-		.pos = (void *)(long)ctx->data,
-		.end = (void *)(long)ctx->data_end,
-	};
 	struct cfilter_pkt m;
 	struct packet pkt;
 
-	if (!parse_packet(&c, &pkt))
-		return count(CFILTER_STAT_UNPARSED, XDP_PASS);
+	if (!parse_packet(c, &pkt))
+		return CFILTER_STAT_UNPARSED;
 	if (is_neigh_discovery(&pkt))
-		return count(CFILTER_STAT_PASS, XDP_PASS);
+		return CFILTER_STAT_PASS;
 
 	/*
 	 * A negative return means the module rejected the packet's shape,
@@ -112,16 +112,68 @@ int cfilter_xdp(struct xdp_md *ctx)
 	match_pkt(&pkt, &m);
 	switch (bpf_cfilter_match(&m, sizeof(m))) {
 	case CFILTER_DROP_SRC:
-		return count(CFILTER_STAT_DROP_SRC, XDP_DROP);
+		return CFILTER_STAT_DROP_SRC;
 	case CFILTER_DROP_DST:
-		return count(CFILTER_STAT_DROP_DST, XDP_DROP);
+		return CFILTER_STAT_DROP_DST;
 	case CFILTER_DROP_FLOW:
-		return count(CFILTER_STAT_DROP_FLOW, XDP_DROP);
+		return CFILTER_STAT_DROP_FLOW;
 	case CFILTER_ALLOWED:
-		return count(CFILTER_STAT_ALLOWED, XDP_PASS);
+		return CFILTER_STAT_ALLOWED;
 	default:
-		return count(CFILTER_STAT_PASS, XDP_PASS);
+		return CFILTER_STAT_PASS;
 	}
+}
+
+static __always_inline bool is_drop(enum cfilter_stat stat)
+{
+	return stat == CFILTER_STAT_DROP_SRC || stat == CFILTER_STAT_DROP_DST ||
+	       stat == CFILTER_STAT_DROP_FLOW;
+}
+
+SEC("xdp")
+int cfilter_xdp(struct xdp_md *ctx)
+{
+	struct cursor c = {
+		.pos = (void *)(long)ctx->data,
+		.end = (void *)(long)ctx->data_end,
+	};
+	enum cfilter_stat stat = classify(&c);
+
+	count(stat);
+	return is_drop(stat) ? XDP_DROP : XDP_PASS;
+}
+
+/*
+ * The most the parser reads: Ethernet, two VLAN tags, IPv6 and its
+ * extension headers, and the L4 ports; more than any packet it parses needs.
+ */
+#define TC_PULL_LEN	256
+
+/*
+ * For links whose driver has no native XDP: the same verdicts on clsact
+ * ingress. Unlike XDP, an
+ * skb's headers may lie partly outside its linear area; they are pulled in
+ * only then, as pulling unclones a shared skb.
+ */
+SEC("tc")
+int cfilter_tc(struct __sk_buff *skb)
+{
+	__u32 want = skb->len < TC_PULL_LEN ? skb->len : TC_PULL_LEN;
+	struct cursor c = {
+		.pos = (void *)(long)skb->data,
+		.end = (void *)(long)skb->data_end,
+	};
+	enum cfilter_stat stat;
+
+	if (c.pos + want > c.end) {
+		/* A failed pull leaves what the parser can still read. */
+		bpf_skb_pull_data(skb, want);
+		c.pos = (void *)(long)skb->data;
+		c.end = (void *)(long)skb->data_end;
+	}
+	stat = classify(&c);
+	count(stat);
+	return is_drop(stat) ? TC_ACT_SHOT : TC_ACT_OK;
 }
 
 char LICENSE[] SEC("license") = "GPL";

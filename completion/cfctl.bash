@@ -9,7 +9,7 @@ _cfctl()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]}
 	local prev=${COMP_WORDS[COMP_CWORD-1]}
-	local verbs="add allow del test load save list info clear stats attach detach"
+	local verbs="add allow del test load save list info clear stats status attach detach"
 	local verb="" opts i nwords=0
 
 	# The command is the first word after cfctl's own options.
@@ -37,7 +37,8 @@ _cfctl()
 	case $verb in
 	add | allow | del) opts="-n --dry-run" ;;
 	load)		opts="-n --dry-run --skip-bad" ;;
-	list | info | stats) opts="-j --json" ;;
+	list | info | status) opts="-j --json" ;;
+	stats)		opts="-j --json --watch -i --interval --count" ;;
 	clear)		opts="-n --dry-run" ;;
 	attach)		opts="-n --dry-run -m --mode --match-dst" ;;
 	detach)		opts="-n --dry-run" ;;
@@ -46,7 +47,7 @@ _cfctl()
 	opts="-h --help -v --verbose $opts"
 
 	if [[ $verb == attach && ($prev == -m || $prev == --mode) ]]; then
-		mapfile -t COMPREPLY < <(compgen -W "native generic" -- "$cur")
+		mapfile -t COMPREPLY < <(compgen -W "native generic tc" -- "$cur")
 		return
 	fi
 	if [[ $cur == -* ]]; then

@@ -15,7 +15,8 @@
 #   SELFTESTS_DIR  /opt/cfilter/selftests (default: <root>/tests/selftests)
 #   VM_TIMEOUT     seconds before qemu is killed (default: 600)
 #   VM_SMP, VM_MEM guest CPUs and memory  (default: 2, 1024M)
-#   VM_MODULES     kernel modules loaded before cfilter.ko (default: veth)
+#   VM_MODULES     kernel modules loaded before cfilter.ko (default: veth,
+#                  and sch_ingress cls_bpf for the TC attachment)
 #   VM_KERNEL      kernel image to boot   (default: GUEST_VMLINUX, the
 #                  decompressed ELF; GUEST_VMLINUZ also works, 5 s slower)
 #   VM_APPEND      extra kernel command line arguments
@@ -68,7 +69,7 @@ read_args() {
 	VM_TIMEOUT=${VM_TIMEOUT:-600}
 	VM_SMP=${VM_SMP:-2}
 	VM_MEM=${VM_MEM:-1024M}
-	VM_MODULES=${VM_MODULES:-veth}
+	VM_MODULES=${VM_MODULES:-veth sch_ingress cls_bpf}
 	VM_APPEND=${VM_APPEND:-}
 	is_uint "$VM_TIMEOUT" || die "VM_TIMEOUT=$VM_TIMEOUT: want a number of seconds > 0"
 	is_uint "$VM_SMP" || die "VM_SMP=$VM_SMP: want a number of CPUs > 0"

@@ -9,9 +9,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -29,6 +32,7 @@ enum {
 	OPT_JSON	= 1 << 2,
 	OPT_SKIP_BAD	= 1 << 3,
 	OPT_MATCH_DST	= 1 << 4,
+	OPT_WATCH	= 1 << 5,
 };
 
 /* getopt values of long options without a short form. */
@@ -36,6 +40,8 @@ enum {
 	LOPT_SKIP_BAD	= 256,
 	LOPT_VERSION,
 	LOPT_MATCH_DST,
+	LOPT_WATCH,
+	LOPT_COUNT,
 };
 
 struct verb {
@@ -344,28 +350,24 @@ static int do_clear(const struct cfctl_opts *o)
 	return CF_OK;
 }
 
-static int do_stats(const struct cfctl_opts *o)
+/* Outcomes first, in the order the program decides them. */
+static const struct {
+	enum cfilter_stat	stat;
+	const char		*name;
+} counters[] = {
+	{ CFILTER_STAT_PASS,		"passed" },
+	{ CFILTER_STAT_ALLOWED,		"allowed" },
+	{ CFILTER_STAT_DROP_SRC,	"dropped_src" },
+	{ CFILTER_STAT_DROP_DST,	"dropped_dst" },
+	{ CFILTER_STAT_DROP_FLOW,	"dropped_flow" },
+	{ CFILTER_STAT_UNPARSED,	"unparsed" },
+};
+
+static void print_counters(const struct cfctl_opts *o, const __u64 *sums)
 {
-	/* Outcomes first, in the order the program decides them. */
-	static const struct {
-		enum cfilter_stat	stat;
-		const char		*name;
-	} counters[] = {
-		{ CFILTER_STAT_PASS,		"passed" },
-		{ CFILTER_STAT_ALLOWED,		"allowed" },
-		{ CFILTER_STAT_DROP_SRC,	"dropped_src" },
-		{ CFILTER_STAT_DROP_DST,	"dropped_dst" },
-		{ CFILTER_STAT_DROP_FLOW,	"dropped_flow" },
-		{ CFILTER_STAT_UNPARSED,	"unparsed" },
-	};
-	__u64 sums[__CFILTER_STAT_MAX];
 	struct json j;
 	unsigned int i;
-	int ret;
 
-	ret = xdp_stats(sums);
-	if (ret != CF_OK)
-		return ret;
 	json_init(&j, stdout);
 	if (o->json)
 		json_object_begin(&j);
@@ -380,7 +382,93 @@ static int do_stats(const struct cfctl_opts *o)
 	}
 	if (o->json)
 		json_object_end(&j);
-	return CF_OK;
+}
+
+/* One line (text or a JSON document) of packets per second per counter. */
+static void print_rates(const struct cfctl_opts *o, const __u64 *cur,
+			const __u64 *prev)
+{
+	struct json j;
+	unsigned int i;
+
+	json_init(&j, stdout);
+	if (o->json)
+		json_object_begin(&j);
+	for (i = 0; i < ARRAY_SIZE(counters); i++) {
+		enum cfilter_stat s = counters[i].stat;
+		__u64 rate = (cur[s] - prev[s]) / o->interval;
+
+		if (o->json)
+			json_kv_uint(&j, counters[i].name, rate);
+		else
+			printf("%s%s %llu/s", i ? " " : "", counters[i].name,
+			       (unsigned long long)rate);
+	}
+	if (o->json)
+		json_object_end(&j);
+	else
+		putchar('\n');
+	fflush(stdout);
+}
+
+static volatile sig_atomic_t stop_watch;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_watch = 1;
+}
+
+/*
+ * Without SA_RESTART, so that a signal cuts the sleep short: an interrupted
+ * watch ends at once, and successfully, as the operator asked it to.
+ */
+static void catch_stop_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static int stats_watch(const struct cfctl_opts *o)
+{
+	__u64 prev[__CFILTER_STAT_MAX], cur[__CFILTER_STAT_MAX];
+	unsigned int n;
+	int ret;
+
+	catch_stop_signals();
+	ret = xdp_stats(prev);
+	for (n = 0; ret == CF_OK && (!o->count || n < o->count); n++) {
+		sleep(o->interval);
+		if (stop_watch)
+			break;
+		ret = xdp_stats(cur);
+		if (ret != CF_OK)
+			break;
+		print_rates(o, cur, prev);
+		memcpy(prev, cur, sizeof(prev));
+	}
+	return ret;
+}
+
+static int do_stats(const struct cfctl_opts *o)
+{
+	__u64 sums[__CFILTER_STAT_MAX];
+	int ret;
+
+	if (o->watch)
+		return stats_watch(o);
+	ret = xdp_stats(sums);
+	if (ret == CF_OK)
+		print_counters(o, sums);
+	return ret;
+}
+
+static int do_status(const struct cfctl_opts *o)
+{
+	return xdp_status(o->json);
 }
 
 static int do_attach(const struct cfctl_opts *o)
@@ -409,8 +497,10 @@ static const struct cf_option options[] = {
 	  "-v, --verbose", "show libbpf's messages (attach, detach)" },
 	{ { "mode", required_argument, NULL, 'm' }, OPT_MODE,
 	  "-m, --mode MODE", "native: in the driver; generic: in the network stack\n"
-	  "(any interface, slower); default: native if the\n"
-	  "driver supports it. The mode obtained is printed." },
+	  "(any interface, slower); tc: a TC filter on clsact\n"
+	  "ingress, for links without native XDP; default:\n"
+	  "native if the driver supports it. The mode obtained\n"
+	  "is printed." },
 	{ { "dry-run", no_argument, NULL, 'n' }, OPT_DRY_RUN,
 	  "-n, --dry-run", "check the input, the device and the permissions;\n"
 	  "print what would be done, change nothing, and exit\n"
@@ -422,6 +512,13 @@ static const struct cf_option options[] = {
 	{ { "match-dst", no_argument, NULL, LOPT_MATCH_DST }, OPT_MATCH_DST,
 	  "--match-dst", "match destination entries (dst ADDR) too; without\n"
 	  "it they are stored but match no packet" },
+	{ { "watch", no_argument, NULL, LOPT_WATCH }, OPT_WATCH,
+	  "--watch", "print packets per second per counter, one line per\n"
+	  "interval, until interrupted (Ctrl-C exits 0)" },
+	{ { "interval", required_argument, NULL, 'i' }, OPT_WATCH,
+	  "-i, --interval SECS", "--watch: seconds per line (1-3600, default 1)" },
+	{ { "count", required_argument, NULL, LOPT_COUNT }, OPT_WATCH,
+	  "--count N", "--watch: stop after N lines" },
 };
 
 /* cfctl's own options, before the command. */
@@ -524,27 +621,42 @@ static const struct verb verbs[] = {
 		.summary = "remove every entry",
 	}, {
 		.name = "stats", .run = do_stats,
-		.opts = OPT_JSON,
-		.synopsis = "[-j]",
+		.opts = OPT_JSON | OPT_WATCH,
+		.synopsis = "[-j] [--watch [-i SECS] [--count N]]",
 		.summary = "show the XDP program's packet counters",
 		.help = "Prints the packets passed, allowed (would be dropped, but the source\n"
 			"is on the allow list; passed), dropped by source, destination or flow\n"
 			"entry, and unparsed (not IP, truncated or malformed; passed too) on\n"
 			"every interface the program is attached to,\n"
-			"since the first attach after boot. They live in " CF_STATS_PIN ".\n",
+			"since the first attach after boot. They live in " CF_STATS_PIN ".\n"
+			"With --watch, prints their rates instead; with -j, one JSON object\n"
+			"per line.\n",
+	}, {
+		.name = "status", .run = do_status,
+		.opts = OPT_JSON,
+		.synopsis = "[-j]",
+		.summary = "show where the XDP program runs",
+		.help = "Prints whether cfilter.ko is loaded, then one line per interface\n"
+			"running cfilter_xdp: its mode, program id and whether destination\n"
+			"matching (attach --match-dst) is on; or \"not attached anywhere\".\n"
+			"JSON: {\"module_loaded\":true,\"attached\":[{\"interface\":\"eth0\",\n"
+			"\"hook\":\"xdp\",\"mode\":\"native\",\"prog_id\":7,\"match_dst\":false}]}.\n",
 	}, {
 		.name = "attach", .run = do_attach, .arg = "IFACE",
 		.opts = OPT_MODE | OPT_DRY_RUN | OPT_MATCH_DST,
-		.synopsis = "[-n] [--match-dst] IFACE [-m native|generic]",
-		.summary = "attach the XDP program to IFACE",
-		.help = "The program stays attached after cfctl exits. Needs cfilter.ko loaded.\n",
+		.synopsis = "[-n] [--match-dst] IFACE [-m native|generic|tc]",
+		.summary = "attach the XDP (or TC) program to IFACE",
+		.help = "The program stays attached after cfctl exits. Needs cfilter.ko loaded.\n"
+			"An interface runs it once: attaching again, in any mode, is an error\n"
+			"(exit 3) until cfctl detach.\n",
 	}, {
 		.name = "detach", .run = do_detach, .arg = "IFACE",
 		.opts = OPT_DRY_RUN,
 		.synopsis = "[-n] IFACE",
-		.summary = "detach the XDP program from IFACE",
-		.help = "Refuses to detach another tool's XDP program. The counters stay in\n"
-			CF_STATS_PIN " for the next attach.\n",
+		.summary = "detach the XDP or TC program from IFACE",
+		.help = "Refuses to detach another tool's program. The counters stay in\n"
+			CF_STATS_PIN " for the next attach, and a clsact qdisc\n"
+			"stays for the other filters it may hold.\n",
 	},
 };
 
@@ -553,7 +665,11 @@ static void option_help(FILE *out, const struct cf_option *opt)
 {
 	const char *text = opt->help, *nl;
 
-	fprintf(out, "  %-18s ", opt->usage);
+	/* A long one gets the help on lines of its own. */
+	if (strlen(opt->usage) > 18)
+		fprintf(out, "  %s\n%21s", opt->usage, "");
+	else
+		fprintf(out, "  %-18s ", opt->usage);
 	while ((nl = strchr(text, '\n'))) {
 		fprintf(out, "%.*s\n%21s", (int)(nl - text), text, "");
 		text = nl + 1;
@@ -616,6 +732,8 @@ static int parse_mode(const char *s, enum cf_xdp_mode *mode)
 		*mode = CF_XDP_NATIVE;
 	else if (!strcmp(s, "generic"))
 		*mode = CF_XDP_GENERIC;
+	else if (!strcmp(s, "tc"))
+		*mode = CF_TC;
 	else
 		return -EINVAL;
 	return 0;
@@ -680,6 +798,23 @@ static void bad_option(const struct verb *v, char *const argv[])
 	verb_usage(v, stderr);
 }
 
+/* Parses all of @s as a decimal number in [@min, @max]. Returns 0 or -1. */
+static int parse_uint(const char *s, unsigned int min, unsigned int max,
+		      unsigned int *v)
+{
+	unsigned long n;
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	if (errno || *end || n < min || n > max)
+		return -1;
+	*v = n;
+	return 0;
+}
+
 /*
  * getopt_long()'s tables for @v: the options it takes. @shorts has room for
  * ":" and "x:" per option; @longs for every option and the terminator.
@@ -741,9 +876,26 @@ static int parse_verb(const struct verb *v, int argc, char *argv[],
 		case LOPT_MATCH_DST:
 			o->match_dst = true;
 			break;
+		case LOPT_WATCH:
+			o->watch = true;
+			break;
+		case 'i':
+			if (parse_uint(optarg, 1, 3600, &o->interval)) {
+				cf_err("%s: invalid interval '%s': expected 1 to 3600 seconds",
+				       v->name, optarg);
+				return CF_USAGE;
+			}
+			break;
+		case LOPT_COUNT:
+			if (parse_uint(optarg, 1, UINT_MAX, &o->count)) {
+				cf_err("%s: invalid count '%s': expected a positive number",
+				       v->name, optarg);
+				return CF_USAGE;
+			}
+			break;
 		case 'm':
 			if (parse_mode(optarg, &o->mode)) {
-				cf_err("%s: invalid mode '%s': expected native or generic",
+				cf_err("%s: invalid mode '%s': expected native, generic or tc",
 				       v->name, optarg);
 				return CF_USAGE;
 			}
@@ -758,6 +910,13 @@ static int parse_verb(const struct verb *v, int argc, char *argv[],
 			return CF_USAGE;
 		}
 	}
+
+	if ((o->interval || o->count) && !o->watch) {
+		cf_err("%s: -i and --count apply only with --watch", v->name);
+		return CF_USAGE;
+	}
+	if (!o->interval)
+		o->interval = 1;
 
 	/* -j before the verb: not caught by the verb's own options. */
 	if (o->json && !(v->opts & OPT_JSON)) {

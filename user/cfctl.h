@@ -31,6 +31,9 @@ struct cfctl_opts {
 	bool		json;		/* one JSON document on stdout */
 	bool		skip_bad;	/* load: skip malformed lines */
 	bool		match_dst;	/* attach: match destination keys too */
+	bool		watch;		/* stats: print rates until interrupted */
+	unsigned int	interval;	/* stats --watch: seconds per sample */
+	unsigned int	count;		/* stats --watch: samples; 0: unbounded */
 };
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))

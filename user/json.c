@@ -131,6 +131,12 @@ void json_hundredths(struct json *j, unsigned long long v)
 	fprintf(j->out, "%llu.%02llu", v / 100, v % 100);
 }
 
+void json_bool(struct json *j, bool v)
+{
+	json_sep(j);
+	fputs(v ? "true" : "false", j->out);
+}
+
 void json_kv_string(struct json *j, const char *key, const char *s)
 {
 	json_key(j, key);
@@ -141,4 +147,10 @@ void json_kv_uint(struct json *j, const char *key, unsigned long long v)
 {
 	json_key(j, key);
 	json_uint(j, v);
+}
+
+void json_kv_bool(struct json *j, const char *key, bool v)
+{
+	json_key(j, key);
+	json_bool(j, v);
 }

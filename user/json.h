@@ -24,7 +24,9 @@ void json_key(struct json *j, const char *key);
 void json_string(struct json *j, const char *s);
 void json_uint(struct json *j, unsigned long long v);
 void json_hundredths(struct json *j, unsigned long long v);
+void json_bool(struct json *j, bool v);
 void json_kv_string(struct json *j, const char *key, const char *s);
 void json_kv_uint(struct json *j, const char *key, unsigned long long v);
+void json_kv_bool(struct json *j, const char *key, bool v);
 
 #endif /* CFCTL_JSON_H */

@@ -24,10 +24,19 @@
 
 #include "cfctl.h"
 #include "cfilter.skel.h"
+#include "json.h"
 #include "xdp.h"
 
-/* The kernel knows programs by this name, truncated to 15 characters. */
+/* The kernel knows programs by these names, truncated to 15 characters. */
 #define CF_PROG_NAME	"cfilter_xdp"
+#define CF_TC_PROG_NAME	"cfilter_tc"
+
+/*
+ * Where cfilter_tc sits on clsact ingress: a fixed handle and priority, so
+ * that a second attach collides (EEXIST) and detach finds exactly ours.
+ */
+#define CF_TC_HANDLE	0xcf
+#define CF_TC_PRIO	0xcf
 /* Present exactly when cfilter.ko is loaded with the BTF its kfunc needs. */
 #define CF_MODULE_BTF	"/sys/kernel/btf/cfilter"
 
@@ -183,7 +192,7 @@ static int report_load_error(int err, const char *ifname)
 		cf_err(MSG_NO_PERM);
 		break;
 	default:
-		cf_err("the kernel rejected the XDP program (%s): run cfctl attach -v %s to see why",
+		cf_err("the kernel rejected cfilter's BPF program (%s): run cfctl attach -v %s to see why",
 		       strerror(-err), ifname);
 	}
 	return CF_SYSTEM;
@@ -217,6 +226,155 @@ static int report_attach_error(int err, const char *ifname,
 }
 
 /*
+ * Sets *@prog_id to the program of the TC filter at our handle and
+ * priority on @ifindex's ingress, or to 0 if there is none. Returns 0 or a
+ * negative errno.
+ */
+static int tc_query(unsigned int ifindex, __u32 *prog_id)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
+		    .attach_point = BPF_TC_INGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = CF_TC_HANDLE,
+		    .priority = CF_TC_PRIO);
+	int err;
+
+	*prog_id = 0;
+	err = bpf_tc_query(&hook, &opts);
+	/* ENOENT: no such filter; EINVAL: no clsact qdisc at all. */
+	if (err == -ENOENT || err == -EINVAL)
+		return 0;
+	if (!err)
+		*prog_id = opts.prog_id;
+	return err;
+}
+
+/* Is @prog_id a program called @want? */
+static bool prog_is(__u32 prog_id, const char *want)
+{
+	char name[BPF_OBJ_NAME_LEN];
+	int fd;
+
+	if (!prog_id)
+		return false;
+	fd = prog_open(prog_id, name);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return !strcmp(name, want);
+}
+
+/*
+ * One hook per interface: the XDP and the TC program together would judge
+ * and count every packet twice. Returns enum cf_exit.
+ */
+static int check_free(const char *ifname, unsigned int ifindex)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	__u32 tc_id;
+	int err;
+
+	err = bpf_xdp_query(ifindex, 0, &q);
+	if (!err)
+		err = tc_query(ifindex, &tc_id);
+	if (err) {
+		if (err == -EPERM || err == -EACCES)
+			cf_err(MSG_NO_PERM);
+		else
+			cf_err("cannot query the programs on %s: %s", ifname,
+			       strerror(-err));
+		return CF_SYSTEM;
+	}
+	if (prog_is(q.drv_prog_id, CF_PROG_NAME) ||
+	    prog_is(q.skb_prog_id, CF_PROG_NAME) ||
+	    prog_is(q.hw_prog_id, CF_PROG_NAME) ||
+	    prog_is(tc_id, CF_TC_PROG_NAME)) {
+		cf_err("%s already runs cfilter's program: run cfctl detach %s first",
+		       ifname, ifname);
+		return CF_SYSTEM;
+	}
+	/* Another tool's XDP program: the kernel refuses the attach. */
+	return CF_OK;
+}
+
+/*
+ * Attaches @prog_fd at @ifindex's clsact ingress, creating the qdisc if
+ * there is none. Returns enum cf_exit.
+ */
+static int tc_attach(const char *ifname, unsigned int ifindex, int prog_fd)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
+		    .attach_point = BPF_TC_INGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = CF_TC_HANDLE,
+		    .priority = CF_TC_PRIO, .prog_fd = prog_fd);
+	bool created = true;
+	int err;
+
+	err = bpf_tc_hook_create(&hook);
+	if (err == -EEXIST) {
+		created = false;
+		err = 0;
+	}
+	if (!err)
+		err = bpf_tc_attach(&hook, &opts);
+	if (!err) {
+		printf("%s: attached %s at TC ingress (prog id %u)\n", ifname,
+		       CF_TC_PROG_NAME, opts.prog_id);
+		return CF_OK;
+	}
+
+	if (err == -EEXIST)
+		cf_err("%s already has a TC filter at cfilter's handle and priority: run cfctl detach %s first",
+		       ifname, ifname);
+	else if (err == -ENOENT)	/* no such qdisc or classifier kind */
+		cf_err("the kernel lacks the clsact qdisc or the bpf classifier: run modprobe sch_ingress cls_bpf");
+	else if (err == -EPERM || err == -EACCES)
+		cf_err(MSG_NO_PERM);
+	else
+		cf_err("cannot attach to %s at TC ingress: %s", ifname,
+		       strerror(-err));
+	/* A clsact qdisc cfctl created for nothing would stay for good. */
+	if (created) {
+		hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
+		bpf_tc_hook_destroy(&hook);
+	}
+	return CF_SYSTEM;
+}
+
+/*
+ * Detaches cfilter_tc from @ifindex. Returns 0 if it did (or would), 1 if
+ * it is not there, or a reported negative errno. The clsact qdisc stays:
+ * it may hold other filters.
+ */
+static int tc_detach(const char *ifname, unsigned int ifindex, bool dry_run)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
+		    .attach_point = BPF_TC_INGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = CF_TC_HANDLE,
+		    .priority = CF_TC_PRIO);
+	__u32 id;
+	int err;
+
+	err = tc_query(ifindex, &id);
+	if (!err && !prog_is(id, CF_TC_PROG_NAME))
+		return 1;
+	if (!err && dry_run) {
+		printf("would detach %s (prog id %u) from %s (dry run: nothing changed)\n",
+		       CF_TC_PROG_NAME, id, ifname);
+		return 0;
+	}
+	if (!err)
+		err = bpf_tc_detach(&hook, &opts);
+	if (err) {
+		if (err == -EPERM || err == -EACCES)
+			cf_err(MSG_NO_PERM);
+		else
+			cf_err("cannot detach from %s at TC ingress: %s",
+			       ifname, strerror(-err));
+	}
+	return err;
+}
+
+/*
  * What attach would do, short of doing it. Whether a driver supports native
  * XDP shows only when attaching; an occupied interface shows now.
  */
@@ -227,6 +385,7 @@ static int attach_dry_run(const char *ifname, unsigned int ifindex,
 		[CF_XDP_AUTO]		= "native mode if the driver supports it, else generic",
 		[CF_XDP_NATIVE]		= "native mode",
 		[CF_XDP_GENERIC]	= "generic mode",
+		[CF_TC]			= "TC ingress",
 	};
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	int err;
@@ -234,10 +393,11 @@ static int attach_dry_run(const char *ifname, unsigned int ifindex,
 	err = bpf_xdp_query(ifindex, 0, &q);
 	if (err)
 		return report_attach_error(err, ifname, mode);
-	if (q.prog_id)
+	if (q.prog_id && mode != CF_TC)
 		return report_attach_error(-EBUSY, ifname, mode);
 	printf("would attach %s to %s in %s (dry run: nothing changed)\n",
-	       CF_PROG_NAME, ifname, how[mode]);
+	       mode == CF_TC ? CF_TC_PROG_NAME : CF_PROG_NAME, ifname,
+	       how[mode]);
 	return CF_OK;
 }
 
@@ -279,6 +439,10 @@ int xdp_attach(const char *ifname, enum cf_xdp_mode mode, bool match_dst,
 	ret = iface_index(ifname, &ifindex);
 	if (ret != CF_OK)
 		return ret;
+	set_verbose(verbose);
+	ret = check_free(ifname, ifindex);
+	if (ret != CF_OK)
+		return ret;
 	ret = CF_SYSTEM;
 	/* The kfunc lives in the module: say so before libbpf fails on it. */
 	if (access(CF_MODULE_BTF, F_OK)) {
@@ -294,6 +458,9 @@ int xdp_attach(const char *ifname, enum cf_xdp_mode mode, bool match_dst,
 		return CF_SYSTEM;
 	}
 	map = skel->maps.cfilter_stats;
+	/* Only the program @mode runs is loaded. */
+	bpf_program__set_autoload(skel->progs.cfilter_tc, mode == CF_TC);
+	bpf_program__set_autoload(skel->progs.cfilter_xdp, mode != CF_TC);
 	/* Read-only data, fixed at load: the verifier prunes the other path. */
 	skel->rodata->match_dst = match_dst;
 
@@ -327,6 +494,11 @@ int xdp_attach(const char *ifname, enum cf_xdp_mode mode, bool match_dst,
 		pinned = true;
 	}
 
+	if (mode == CF_TC) {
+		ret = tc_attach(ifname, ifindex,
+				bpf_program__fd(skel->progs.cfilter_tc));
+		goto cleanup;
+	}
 	err = bpf_xdp_attach(ifindex, bpf_program__fd(skel->progs.cfilter_xdp),
 			     XDP_FLAGS_UPDATE_IF_NOEXIST | mode_flags(mode),
 			     NULL);
@@ -400,7 +572,7 @@ static int detach_slot(const char *ifname, unsigned int ifindex,
 	return err;
 }
 
-/* Returns enum cf_exit. */
+/* Detaches our XDP and TC programs. Returns enum cf_exit. */
 static int detach_ours(const char *ifname, unsigned int ifindex,
 		       const struct bpf_xdp_query_opts *q, bool dry_run)
 {
@@ -422,14 +594,18 @@ static int detach_ours(const char *ifname, unsigned int ifindex,
 			return CF_SYSTEM;
 		detached |= !err;
 	}
+	err = tc_detach(ifname, ifindex, dry_run);
+	if (err < 0)
+		return CF_SYSTEM;
+	detached |= !err;
 
 	if (detached)
 		return CF_OK;
 	if (other[0])
-		cf_err("%s runs another tool's XDP program (%s): cfctl detaches only %s",
-		       ifname, other, CF_PROG_NAME);
+		cf_err("%s runs another tool's XDP program (%s): cfctl detaches only %s and %s",
+		       ifname, other, CF_PROG_NAME, CF_TC_PROG_NAME);
 	else
-		cf_err("no XDP program on %s", ifname);
+		cf_err("no cfilter program on %s", ifname);
 	return CF_SYSTEM;
 }
 
@@ -514,4 +690,193 @@ out_free:
 out_close:
 	close(fd);
 	return ret;
+}
+
+/*
+ * Whether the program @prog_fd was loaded with match_dst set: its value is
+ * in the program's read-only data map, which libbpf names "<obj>.rodata".
+ * Returns 1 or 0, or a negative errno if the map cannot be read.
+ */
+static int prog_match_dst(int prog_fd)
+{
+	struct cfilter_bpf__rodata rodata;
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	__u32 ids[8], i, key = 0;
+	int err = -ENOENT;
+
+	info.nr_map_ids = ARRAY_SIZE(ids);
+	info.map_ids = (__u64)(unsigned long)ids;
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
+		return -errno;
+	for (i = 0; i < info.nr_map_ids && i < ARRAY_SIZE(ids); i++) {
+		struct bpf_map_info m = {};
+		__u32 mlen = sizeof(m);
+		int fd = bpf_map_get_fd_by_id(ids[i]);
+
+		if (fd < 0)
+			return -errno;
+		if (!bpf_obj_get_info_by_fd(fd, &m, &mlen) &&
+		    strstr(m.name, ".rodata") &&
+		    m.value_size == sizeof(rodata) &&
+		    !bpf_map_lookup_elem(fd, &key, &rodata))
+			err = rodata.match_dst;
+		close(fd);
+		if (err >= 0)
+			break;
+	}
+	return err;
+}
+
+/* One interface's cfilter program, for status. */
+struct attachment {
+	const char	*ifname;
+	const char	*hook;		/* xdp or tc */
+	const char	*mode;
+	__u32		prog_id;
+	int		match_dst;	/* 1, 0, or a negative errno: unknown */
+};
+
+static void print_attachment(const struct attachment *a, struct json *j)
+{
+	if (j) {
+		json_object_begin(j);
+		json_kv_string(j, "interface", a->ifname);
+		json_kv_string(j, "hook", a->hook);
+		json_kv_string(j, "mode", a->mode);
+		json_kv_uint(j, "prog_id", a->prog_id);
+		json_key(j, "match_dst");
+		if (a->match_dst < 0)
+			json_string(j, "unknown");
+		else
+			json_bool(j, a->match_dst);
+		json_object_end(j);
+		return;
+	}
+	printf("%s: %s in %s mode (prog id %u), destination matching %s\n",
+	       a->ifname, strcmp(a->hook, "tc") ? CF_PROG_NAME : CF_TC_PROG_NAME,
+	       a->mode, a->prog_id,
+	       a->match_dst < 0 ? "unknown" : a->match_dst ? "on" : "off");
+}
+
+/* Prints cfilter_tc if it is on @ifn's ingress. Returns 1 if so, else 0. */
+static int status_tc(const struct if_nameindex *ifn, struct json *j)
+{
+	struct attachment a = {
+		.ifname = ifn->if_name,
+		.hook = "tc",
+		.mode = "tc",
+	};
+	char name[BPF_OBJ_NAME_LEN];
+	int fd;
+
+	if (tc_query(ifn->if_index, &a.prog_id) || !a.prog_id)
+		return 0;
+	fd = prog_open(a.prog_id, name);
+	if (fd < 0)
+		return 0;
+	if (strcmp(name, CF_TC_PROG_NAME)) {
+		close(fd);
+		return 0;
+	}
+	a.match_dst = prog_match_dst(fd);
+	close(fd);
+	print_attachment(&a, j);
+	return 1;
+}
+
+/*
+ * Prints every cfilter program attached to @ifname. Returns how many, or a
+ * negative errno (permission) that makes the whole walk pointless.
+ */
+static int status_iface(const struct if_nameindex *ifn, struct json *j)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	char name[BPF_OBJ_NAME_LEN];
+	const struct {
+		__u32		*id;
+		const char	*mode;
+	} slots[] = {
+		{ &q.drv_prog_id, "native" },
+		{ &q.skb_prog_id, "generic" },
+		{ &q.hw_prog_id, "offloaded" },
+	};
+	unsigned int i;
+	int fd, n = 0;
+
+	/* An interface that went away during the walk has nothing on it. */
+	if (bpf_xdp_query(ifn->if_index, 0, &q))
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(slots); i++) {
+		struct attachment a = {
+			.ifname = ifn->if_name,
+			.hook = "xdp",
+			.mode = slots[i].mode,
+			.prog_id = *slots[i].id,
+		};
+
+		if (!a.prog_id)
+			continue;
+		fd = prog_open(a.prog_id, name);
+		if (fd == -EPERM || fd == -EACCES)
+			return fd;
+		if (fd < 0 || strcmp(name, CF_PROG_NAME)) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		a.match_dst = prog_match_dst(fd);
+		close(fd);
+		print_attachment(&a, j);
+		n++;
+	}
+	return n + status_tc(ifn, j);
+}
+
+/**
+ * xdp_status() - print where the program runs and whether the module is in
+ * @json: one JSON document instead of text
+ *
+ * Return: enum cf_exit.
+ */
+int xdp_status(bool json)
+{
+	bool module = !access(CF_MODULE_BTF, F_OK);
+	struct if_nameindex *ifs, *ifn;
+	struct json j;
+	int n, total = 0;
+
+	ifs = if_nameindex();
+	if (!ifs) {
+		cf_err("cannot list the network interfaces: %s",
+		       strerror(errno));
+		return CF_SYSTEM;
+	}
+	set_verbose(false);
+	json_init(&j, stdout);
+	if (json) {
+		json_object_begin(&j);
+		json_kv_bool(&j, "module_loaded", module);
+		json_key(&j, "attached");
+		json_array_begin(&j);
+	} else {
+		printf("module: %s\n", module ? "loaded" : "not loaded");
+	}
+	for (ifn = ifs; ifn->if_index; ifn++) {
+		n = status_iface(ifn, json ? &j : NULL);
+		if (n < 0) {
+			cf_err(MSG_NO_PERM);
+			if_freenameindex(ifs);
+			return CF_SYSTEM;
+		}
+		total += n;
+	}
+	if_freenameindex(ifs);
+	if (json) {
+		json_array_end(&j);
+		json_object_end(&j);
+	} else if (!total) {
+		printf("%s: not attached anywhere\n", CF_PROG_NAME);
+	}
+	return CF_OK;
 }

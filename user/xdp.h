@@ -13,6 +13,7 @@ enum cf_xdp_mode {
 	CF_XDP_AUTO,		/* the kernel's choice: native if the driver can */
 	CF_XDP_NATIVE,
 	CF_XDP_GENERIC,
+	CF_TC,			/* not XDP: a clsact ingress filter */
 };
 
 /* These print what went wrong and return an enum cf_exit status. */
@@ -20,5 +21,6 @@ int xdp_attach(const char *ifname, enum cf_xdp_mode mode, bool match_dst,
 	       bool verbose, bool dry_run);
 int xdp_detach(const char *ifname, bool verbose, bool dry_run);
 int xdp_stats(__u64 sums[__CFILTER_STAT_MAX]);
+int xdp_status(bool json);
 
 #endif /* CFCTL_XDP_H */
