@@ -86,7 +86,10 @@ static int cfilter_delete(struct cfilter_family *f, const u8 *packed)
 	return err;
 }
 
-static long cfilter_ioc_add(const void __user *argp)
+/* ADD and DEL: one key through @write under the writer lock. */
+static long cfilter_ioc_write(const void __user *argp,
+			      int (*write)(struct cfilter_family *f,
+					   const u8 *packed))
 {
 	u8 packed[CUCKOO_KEY_MAX];
 	struct cfilter_family *f;
@@ -99,25 +102,7 @@ static long cfilter_ioc_add(const void __user *argp)
 		return err;
 
 	mutex_lock(&cfilter_lock);
-	err = cfilter_insert(f, packed);
-	mutex_unlock(&cfilter_lock);
-	return err;
-}
-
-static long cfilter_ioc_del(const void __user *argp)
-{
-	u8 packed[CUCKOO_KEY_MAX];
-	struct cfilter_family *f;
-	int err;
-
-	if (!capable(CAP_NET_ADMIN))
-		return -EPERM;
-	err = cfilter_get_key_req(argp, &f, packed);
-	if (err)
-		return err;
-
-	mutex_lock(&cfilter_lock);
-	err = cfilter_delete(f, packed);
+	err = write(f, packed);
 	mutex_unlock(&cfilter_lock);
 	return err;
 }
@@ -561,9 +546,9 @@ static long cfilter_ioctl(struct file *file, unsigned int cmd,
 
 	switch (cmd) {
 	case CFILTER_IOC_ADD:
-		return cfilter_ioc_add(argp);
+		return cfilter_ioc_write(argp, cfilter_insert);
 	case CFILTER_IOC_DEL:
-		return cfilter_ioc_del(argp);
+		return cfilter_ioc_write(argp, cfilter_delete);
 	case CFILTER_IOC_TEST:
 		return cfilter_ioc_test(argp);
 	case CFILTER_IOC_CLEAR:
