@@ -95,4 +95,37 @@ bool cuckoo_contains(const struct cuckoo *c, const void *key);
 /* Writer side (consistent snapshot under the writer lock). */
 void cuckoo_get_stats(const struct cuckoo *c, struct cuckoo_stats *st);
 
+/*
+ * Raw tables, for snapshots of compact filters (whose keys cannot be
+ * listed): the fingerprint slots as they are in memory, and the hash seed
+ * without which they mean nothing.
+ */
+struct cuckoo_raw {
+	u64 seed;
+	u64 buckets;
+	u64 count;		/* nonzero slots */
+	u32 fp_bits;
+};
+
+/* Bytes of @c's current slot array. Writer side. */
+u64 cuckoo_raw_bytes(const struct cuckoo *c);
+/*
+ * Copies @c's slots into @data (@size bytes, at least cuckoo_raw_bytes())
+ * and describes them in @r. 0; -EOPNOTSUPP (exact mode); -ENOSPC (@size
+ * too small, nothing copied). Writer side.
+ */
+int cuckoo_raw_read(const struct cuckoo *c, struct cuckoo_raw *r, void *data,
+		    u64 size);
+/*
+ * A new compact filter holding exactly the slots @data describes: @p gives
+ * key_len and fp_bits (which must equal @r->fp_bits) and max_capacity; the
+ * seed and the geometry come from @r. Every rule is checked: buckets a
+ * power of two within max_capacity, @size equal to the table's bytes,
+ * @r->count equal to the nonzero slots, each slot a possible fingerprint.
+ * Returns the filter, or an ERR_PTR: -EINVAL, -ENOMEM. May sleep.
+ */
+struct cuckoo *cuckoo_raw_create(const struct cuckoo_params *p,
+				 const struct cuckoo_raw *r, const void *data,
+				 u64 size);
+
 #endif /* CFILTER_CUCKOO_H */

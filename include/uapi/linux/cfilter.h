@@ -44,15 +44,33 @@ enum cfilter_key_type {
  * a packet from it passes whatever source, destination or flow key would
  * drop it.
  *
- * Every key type's @prefix_len is, for now, the full length of its
- * addresses: 32 for the IPv4 types, 128 for the IPv6 ones.
+ * Prefixes. An address key (SRC, DST, ALLOW) names a CIDR prefix when its
+ * @prefix_len is shorter than the full length of its addresses (32 for the
+ * IPv4 types, 128 for the IPv6 ones): 0-32 and 0-128. The address bits
+ * beyond @prefix_len must be zero (192.0.2.0/24, not 192.0.2.7/24), so
+ * that one prefix has one representation. A full-length key is a single
+ * address. Prefix and address keys of one type coexist; a packet matches a
+ * type if its address equals an address key or lies in a prefix key.
+ * Flow keys always carry the full length.
+ *
+ * Prefixes are matched by controlled prefix expansion (Srinivasan and
+ * Varghese, 1999): each prefix is stored expanded to the next of at most
+ * a few target lengths (module parameters prefix_levels4 and
+ * prefix_levels6), chosen from the lengths present so that the expanded
+ * entries stay few, and re-chosen as the set changes. A lookup costs one
+ * probe for the addresses plus one per target length, however many
+ * distinct lengths are present. The prefixes themselves are kept, so
+ * delete and LIST are exact, in either mode.
+ *
+ * The allow list wins: a packet whose source matches an allow key (address
+ * or prefix) passes whatever block key matches it.
  */
 
 /**
  * struct cfilter_key - one blocked key (40 bytes)
  * @type:       enum cfilter_key_type
- * @prefix_len: prefix length in bits; for address keys this is currently
- *              the full length (32 for SRC4, 128 for SRC6)
+ * @prefix_len: prefix length in bits: the full length (32 or 128) for a
+ *              flow or a single address, shorter for a prefix (see above)
  * @proto:      IP protocol of a flow key; zero for address keys
  * @pad:        must be zero
  * @sport:      source port of a flow key, network byte order; else zero
@@ -74,11 +92,21 @@ struct cfilter_key {
 	__u8	daddr[16];
 };
 
+/*
+ * Flags of struct cfilter_key_req and struct cfilter_batch.
+ * CFILTER_F_STAGED: act on the set staged on this open file by
+ * CFILTER_IOC_STAGE (see there) instead of the live one.
+ */
+#define CFILTER_F_STAGED	(1U << 0)
+
 /**
  * struct cfilter_key_req - argument of ADD, DEL and TEST
  * @key:   the key
- * @flags: no flags are defined yet; must be zero
+ * @flags: 0 or CFILTER_F_STAGED
  * @pad:   must be zero
+ *
+ * TEST asks whether this very key is stored (an address inside a stored
+ * prefix is not); CFILTER_IOC_MATCH asks what a packet would meet.
  */
 struct cfilter_key_req {
 	struct cfilter_key key;
@@ -104,9 +132,12 @@ struct cfilter_key_req {
  * @pad:              zero
  * @max_capacity:     exact mode: the keys the filter may grow to hold
  * @grows:            table doublings since the module was loaded
+ * @prefixes:         prefix keys stored (included in @count)
+ * @prefix_entries:   entries their expansion stores (not in @count)
  * @reserved:         zero
  *
- * Counts, capacities and memory add up the tables of every key type.
+ * Counts, capacities and memory add up the tables of every key type,
+ * prefix tables included.
  */
 struct cfilter_info {
 	__u32	size;
@@ -124,6 +155,39 @@ struct cfilter_info {
 	__u32	pad;
 	__u64	max_capacity;
 	__u64	grows;
+	__u64	prefixes;
+	__u64	prefix_entries;
+	__u64	reserved[1];
+};
+
+#define CFILTER_PREFIX_LEVELS_MAX	8
+
+/**
+ * struct cfilter_type_info - one key type's tables (CFILTER_IOC_TYPE_INFO)
+ * @type:           in: enum cfilter_key_type
+ * @nlevels:        out: prefix target lengths in use (0: no prefixes)
+ * @levels:         out: those lengths, longest first
+ * @flags:          in: 0 or CFILTER_F_STAGED
+ * @pad:            zero
+ * @count:          out: keys stored, addresses or flows and prefixes
+ * @prefixes:       out: prefix keys among them
+ * @prefix_entries: out: entries the expansion of the prefixes stores
+ * @memory_bytes:   out: kernel memory of this type's tables
+ * @capacity:       out: slots of the address or flow table
+ * @reserved:       zero
+ */
+struct cfilter_type_info {
+	__u8	type;
+	__u8	nlevels;
+	__u8	levels[CFILTER_PREFIX_LEVELS_MAX];
+	__u8	pad[6];
+	__u32	flags;
+	__u32	pad2;
+	__u64	count;
+	__u64	prefixes;
+	__u64	prefix_entries;
+	__u64	memory_bytes;
+	__u64	capacity;
 	__u64	reserved[3];
 };
 
@@ -143,7 +207,7 @@ enum cfilter_batch_op {
 /**
  * struct cfilter_batch - apply one operation to an array of keys
  * @op:          enum cfilter_batch_op
- * @flags:       none defined yet; must be zero
+ * @flags:       0 or CFILTER_F_STAGED
  * @keys:        user pointer to @count struct cfilter_key
  * @results:     user pointer to @count __s32, set to each key's result as
  *               its single-key ioctl would return it (0 or -errno)
@@ -170,7 +234,7 @@ struct cfilter_batch {
 };
 
 /**
- * struct cfilter_list - read stored keys (exact mode)
+ * struct cfilter_list - read stored keys
  * @keys:     user pointer to room for @max struct cfilter_key
  * @max:      in: room in @keys
  * @count:    out: keys written; 0 at the end
@@ -182,7 +246,8 @@ struct cfilter_batch {
  *
  * Keys added or deleted between calls may or may not be reported; every
  * other key is reported, and reported once unless the filter grew between
- * calls.
+ * calls. In compact mode only prefix keys (kept exactly in both modes) are
+ * listed: addresses and flows are fingerprints only (see CFILTER_IOC_DUMP).
  */
 struct cfilter_list {
 	__u64	keys;
@@ -233,10 +298,12 @@ struct cfilter_pkt {
 };
 
 /*
- * What bpf_cfilter_match() decides. The source is looked up first, then the
- * destination (with CFILTER_PKT_MATCH_DST), then the flow (with
+ * What bpf_cfilter_match() decides. The source is looked up first (its
+ * address keys, then its prefixes), then the destination (with
+ * CFILTER_PKT_MATCH_DST; addresses, then prefixes), then the flow (with
  * CFILTER_PKT_PORTS); the first hit is the would-be drop, and an allow key
- * for the source turns any of them into CFILTER_ALLOWED.
+ * (address or prefix) for the source turns any of them into
+ * CFILTER_ALLOWED.
  */
 enum cfilter_verdict {
 	CFILTER_PASS		= 0,	/* no key matches */
@@ -244,6 +311,7 @@ enum cfilter_verdict {
 	CFILTER_DROP_DST	= 2,	/* the destination address is blocked */
 	CFILTER_DROP_FLOW	= 3,	/* the 5-tuple is blocked */
 	CFILTER_ALLOWED		= 4,	/* blocked, but the source is exempt */
+	CFILTER_DROP_PREFIX	= 5,	/* a source or destination prefix */
 };
 
 /*
@@ -257,7 +325,56 @@ enum cfilter_stat {
 	CFILTER_STAT_DROP_DST	= 3,	/* destination blocked: XDP_DROP */
 	CFILTER_STAT_DROP_FLOW	= 4,	/* 5-tuple blocked: XDP_DROP */
 	CFILTER_STAT_ALLOWED	= 5,	/* blocked but exempt source: XDP_PASS */
+	CFILTER_STAT_DROP_PREFIX = 6,	/* source or destination prefix: XDP_DROP */
 	__CFILTER_STAT_MAX,
+};
+
+/**
+ * struct cfilter_match_req - argument of CFILTER_IOC_MATCH
+ * @pkt:      in: the packet, as bpf_cfilter_match() takes it
+ * @verdict:  out: enum cfilter_verdict, exactly as the kfunc decides it
+ * @flags:    in: must be zero
+ * @reserved: must be zero
+ */
+struct cfilter_match_req {
+	struct cfilter_pkt pkt;
+	__u32	verdict;
+	__u32	flags;
+	__u64	reserved[2];
+};
+
+/**
+ * struct cfilter_table - one key type's raw table (DUMP and RESTORE)
+ * @type:     enum cfilter_key_type
+ * @pad:      zero
+ * @flags:    zero
+ * @fp_bits:  bits per fingerprint of the table
+ * @pad2:     zero
+ * @seed:     the table's hash key: fingerprints mean nothing without it
+ * @buckets:  buckets in the table (a power of two)
+ * @count:    fingerprints stored (nonzero slots)
+ * @data:     user pointer to the slots, in the module's in-memory layout:
+ *            @buckets * 4 slots of @fp_bits (8, 16 or 32; 12-bit
+ *            fingerprints are stored in 16), little endian
+ * @size:     DUMP in: room at @data, out: bytes needed (ENOSPC if the room
+ *            is too small, nothing written); RESTORE in: bytes at @data
+ * @reserved: zero
+ *
+ * Compact mode only (exact mode lists its keys: see CFILTER_IOC_LIST). A
+ * raw table holds a type's addresses or flows; its prefixes are listed.
+ */
+struct cfilter_table {
+	__u8	type;
+	__u8	pad[3];
+	__u32	flags;
+	__u32	fp_bits;
+	__u32	pad2;
+	__u64	seed;
+	__u64	buckets;
+	__u64	count;
+	__u64	data;
+	__u64	size;
+	__u64	reserved[2];
 };
 
 /*
@@ -272,8 +389,31 @@ enum cfilter_stat {
  * INFO:  fills struct cfilter_info
  * BATCH: struct cfilter_batch; 0 once every key was processed (per-key
  *        results in the array), EINVAL for a malformed key (nothing done)
- * LIST:  struct cfilter_list; EOPNOTSUPP in compact mode
- * ADD, DEL, CLEAR and BATCH with ADD or DEL need CAP_NET_ADMIN.
+ * LIST:  struct cfilter_list (compact mode: prefixes only)
+ *
+ * Atomic replacement, like `ipset swap`: STAGE gives this open file an
+ * empty set of tables of its own (EBUSY if it already has one); ADD, DEL,
+ * TEST, BATCH and TYPE_INFO with CFILTER_F_STAGED and RESTORE act on it
+ * (EINVAL if there is none); COMMIT makes it the live set in one pointer
+ * swap, so a packet sees the whole old set or the whole new one, and frees
+ * the old set after an RCU grace period; ABORT, or closing the file, drops
+ * it. The live set serves packets untouched until COMMIT.
+ * STAGE:     0, EBUSY, ENOMEM
+ * COMMIT:    0, EINVAL (nothing staged)
+ * ABORT:     0, EINVAL (nothing staged)
+ *
+ * TYPE_INFO: struct cfilter_type_info; EINVAL for a type the module lacks
+ * MATCH:     struct cfilter_match_req: the kfunc's verdict for a packet
+ * DUMP:      struct cfilter_table: a type's raw table (compact mode; else
+ *            EOPNOTSUPP); ENOSPC with @size set if the room is too small
+ * RESTORE:   struct cfilter_table into the staged set: replaces that type's
+ *            address or flow table (compact mode; else EOPNOTSUPP). EINVAL
+ *            if anything disagrees with the module (fp_bits, a bucket count
+ *            that is not a power of two or over max_capacity, a size that
+ *            is not the table's, a count that is not the nonzero slots)
+ *
+ * ADD, DEL, CLEAR, BATCH with ADD or DEL, STAGE, COMMIT, ABORT and RESTORE
+ * need CAP_NET_ADMIN.
  */
 #define CFILTER_IOC_MAGIC	0xCF
 
@@ -284,5 +424,12 @@ enum cfilter_stat {
 #define CFILTER_IOC_INFO	_IOWR(CFILTER_IOC_MAGIC, 0x44, struct cfilter_info)
 #define CFILTER_IOC_BATCH	_IOWR(CFILTER_IOC_MAGIC, 0x45, struct cfilter_batch)
 #define CFILTER_IOC_LIST	_IOWR(CFILTER_IOC_MAGIC, 0x46, struct cfilter_list)
+#define CFILTER_IOC_STAGE	_IO  (CFILTER_IOC_MAGIC, 0x47)
+#define CFILTER_IOC_COMMIT	_IO  (CFILTER_IOC_MAGIC, 0x48)
+#define CFILTER_IOC_ABORT	_IO  (CFILTER_IOC_MAGIC, 0x49)
+#define CFILTER_IOC_TYPE_INFO	_IOWR(CFILTER_IOC_MAGIC, 0x4a, struct cfilter_type_info)
+#define CFILTER_IOC_MATCH	_IOWR(CFILTER_IOC_MAGIC, 0x4b, struct cfilter_match_req)
+#define CFILTER_IOC_DUMP	_IOWR(CFILTER_IOC_MAGIC, 0x4c, struct cfilter_table)
+#define CFILTER_IOC_RESTORE	_IOW (CFILTER_IOC_MAGIC, 0x4d, struct cfilter_table)
 
 #endif /* _UAPI_LINUX_CFILTER_H */
