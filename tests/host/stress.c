@@ -5,18 +5,23 @@
  *
  *   cuckoo_stress [--mutant] LOOKUPS
  *
- * Two exact-mode filters, both created for 64 keys:
- * - hot: grows to 512 buckets (its maximum) holding 1500 always-present
- *   keys, then the writer churns 350 more through it, adding one and
- *   deleting the oldest: at 90% load most adds move entries, and in a
- *   table this small the readers' keys are moved all the time;
+ * Three exact-mode filters, all created for 64 keys:
+ * - hot and hot4 (16- and 4-byte keys: compared a word at a time, and in
+ *   one load): each grows to 512 buckets (its maximum) holding 1500
+ *   always-present keys, then the writer churns 350 more through it,
+ *   adding one and deleting the oldest: at 90% load most adds move
+ *   entries, and in a table this small the readers' keys are moved all
+ *   the time;
  * - big: 10000 always-present keys; the writer adds "growth" keys (never
  *   deleted) until the table has doubled its way to millions of keys, each
  *   growth re-inserting every key into a new table published under RCU
  *   while the readers look on; then it churns there too.
- * The readers look up always-present keys of both filters, alternately,
- * each lookup inside rcu_read_lock(), until LOOKUPS lookups in total.
- * A miss is a bug: the test fails on any.
+ * The readers look up always-present keys of every filter, in turn, each
+ * lookup inside rcu_read_lock(), until LOOKUPS lookups in total. A miss is
+ * a bug: the test fails on any. They also look up churn keys of the hot
+ * filters that were deleted just before the lookup began, whose stale
+ * bytes may still sit in the key array next to a reused slot: a hit there
+ * (a ghost) is a false positive, and fails the test too, mutant or not.
  *
  * The mutant (built with -DCUCKOO_NO_VERSIONS) reads both buckets once,
  * without the version protocol. A reader reads b1 and then b2; if between
@@ -53,14 +58,19 @@
 struct filter {
 	struct cuckoo *c;
 	unsigned int key_len;
+	unsigned int fp_bits;
 	u64 keys;		/* SET_IN keys 0..keys-1 */
 	u64 churned;		/* SET_CHURN keys added so far */
 	u64 window;
 	u64 misses;		/* by all readers */
+	u64 ghosts;		/* deleted keys found, by all readers */
 };
 
 static struct filter hot = { .key_len = 16, .keys = HOT_KEYS,
 			     .window = HOT_WINDOW };
+/* 8-bit fingerprints: a deleted key's fingerprint is often reused */
+static struct filter hot4 = { .key_len = 4, .fp_bits = 8, .keys = HOT_KEYS,
+			      .window = HOT_WINDOW };
 static struct filter big = { .key_len = 4, .keys = BIG_KEYS,
 			     .window = BIG_WINDOW };
 static u64 target;		/* lookups wanted */
@@ -111,22 +121,45 @@ static void die(const char *what, int rc)
 	exit(1);
 }
 
+/*
+ * Is one of the churn keys deleted last (before this call) found? The
+ * writer deletes churn key j before it publishes churned = j + window + 1.
+ */
+static bool ghost(const struct filter *f, u64 i)
+{
+	u64 c = __atomic_load_n(&f->churned, __ATOMIC_ACQUIRE);
+
+	if (c < f->window + 8)
+		return false;
+	return has(f, SET_CHURN, c - f->window - 1 - i % 8);
+}
+
 static void *reader(void *arg)
 {
-	u64 n = 0, i = (uintptr_t)arg * 7919, hot_misses = 0, big_misses = 0;
+	u64 n = 0, i = (uintptr_t)arg * 7919;
+	u64 hot_misses = 0, hot4_misses = 0, big_misses = 0;
+	u64 hot_ghosts = 0, hot4_ghosts = 0;
 
 	rcu_register_thread();
 	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		hot_misses += !has(&hot, SET_IN, i % HOT_KEYS);
+		hot4_misses += !has(&hot4, SET_IN, i % HOT_KEYS);
 		big_misses += !has(&big, SET_IN, i % BIG_KEYS);
+		hot_ghosts += ghost(&hot, i);
+		hot4_ghosts += ghost(&hot4, i);
 		i++;
-		n += 2;
-		if (!(n & 4095))
-			__atomic_fetch_add(&lookups, 4096, __ATOMIC_RELAXED);
+		n += 5;
+		if (n >= 4096) {
+			__atomic_fetch_add(&lookups, n, __ATOMIC_RELAXED);
+			n = 0;
+		}
 	}
-	__atomic_fetch_add(&lookups, n & 4095, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&lookups, n, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&hot.misses, hot_misses, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&hot4.misses, hot4_misses, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&big.misses, big_misses, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&hot.ghosts, hot_ghosts, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&hot4.ghosts, hot4_ghosts, __ATOMIC_RELAXED);
 	rcu_unregister_thread();
 	return NULL;
 }
@@ -141,9 +174,11 @@ static void churn(struct filter *f)
 		if (rc)
 			die("churn delete", rc);
 	}
-	rc = add(f, SET_CHURN, f->churned++);
+	rc = add(f, SET_CHURN, f->churned);
 	if (rc)
 		die("churn add", rc);
+	/* after the delete above: see ghost() */
+	__atomic_store_n(&f->churned, f->churned + 1, __ATOMIC_RELEASE);
 }
 
 static u64 grow_target(void)
@@ -159,7 +194,7 @@ static struct filter *setup(struct filter *f, u64 max)
 		.capacity = 64,
 		.max_capacity = max,
 		.seed = SEED,
-		.fp_bits = 16,
+		.fp_bits = f->fp_bits ? f->fp_bits : 16,
 		.key_len = f->key_len,
 		.exact = true,
 	};
@@ -192,8 +227,8 @@ static u64 version_sum(const struct cuckoo *c)
 int main(int argc, char **argv)
 {
 	bool mutant = argc == 3 && !strcmp(argv[1], "--mutant");
-	u64 grown = 0, i, hot_v0, hot_adds, bad = 0, misses;
-	struct cuckoo_stats hs, bs;
+	u64 grown = 0, i, hot_v0, hot_adds, bad = 0, misses, ghosts;
+	struct cuckoo_stats hs, h4s, bs;
 	pthread_t tid[READERS];
 	time_t start = time(NULL);
 	struct timespec t0, t1;
@@ -204,9 +239,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setup(&hot, HOT_MAX);
+	setup(&hot4, HOT_MAX);
 	setup(&big, BIG_MAX);
-	for (i = 0; i < HOT_WINDOW; i++)
+	for (i = 0; i < HOT_WINDOW; i++) {
 		churn(&hot);
+		churn(&hot4);
+	}
 	/* hot is at its largest now: its versions count every move from here */
 	hot_v0 = version_sum(hot.c);
 	hot_adds = hot.churned;
@@ -218,6 +256,7 @@ int main(int argc, char **argv)
 	while (__atomic_load_n(&lookups, __ATOMIC_RELAXED) < target ||
 	       grown < grow_target()) {
 		churn(&hot);
+		churn(&hot4);
 		if (grown < grow_target()) {
 			int rc = add(&big, SET_GROW, grown++);
 
@@ -239,20 +278,25 @@ int main(int argc, char **argv)
 	for (i = 0; i < grown; i++)
 		bad += !has(&big, SET_GROW, i);
 	for (i = 0; i < HOT_KEYS; i++)
-		bad += !has(&hot, SET_IN, i);
+		bad += !has(&hot, SET_IN, i) + !has(&hot4, SET_IN, i);
 	for (i = 0; i < BIG_KEYS; i++)
 		bad += !has(&big, SET_IN, i);
 	cuckoo_get_stats(hot.c, &hs);
+	cuckoo_get_stats(hot4.c, &h4s);
 	cuckoo_get_stats(big.c, &bs);
 	bad += hs.count != HOT_KEYS + HOT_WINDOW;
+	bad += h4s.count != HOT_KEYS + HOT_WINDOW;
 	bad += bs.count != BIG_KEYS + grown +
 			   (big.churned < BIG_WINDOW ? big.churned : BIG_WINDOW);
 
-	misses = hot.misses + big.misses;
-	printf("# %s: %llu lookups in %.1f s by %d readers; misses: %llu hot, %llu big\n",
+	misses = hot.misses + hot4.misses + big.misses;
+	ghosts = hot.ghosts + hot4.ghosts;
+	printf("# %s: %llu lookups in %.1f s by %d readers; misses: %llu hot, %llu hot4, %llu big; ghosts: %llu hot, %llu hot4\n",
 	       mutant ? "mutant (no versions)" : "versioned",
 	       (unsigned long long)lookups, secs, READERS,
-	       (unsigned long long)hot.misses, (unsigned long long)big.misses);
+	       (unsigned long long)hot.misses, (unsigned long long)hot4.misses,
+	       (unsigned long long)big.misses, (unsigned long long)hot.ghosts,
+	       (unsigned long long)hot4.ghosts);
 	printf("# hot: %llu keys in %llu slots, %llu churn adds, %llu moves, %llu grows\n",
 	       (unsigned long long)hs.count, (unsigned long long)hs.capacity,
 	       (unsigned long long)(hot.churned - hot_adds),
@@ -264,7 +308,13 @@ int main(int argc, char **argv)
 	       (unsigned long long)(bs.memory_bytes >> 20),
 	       (unsigned long long)big.churned, (unsigned long long)bs.grows);
 	cuckoo_destroy(hot.c);
+	cuckoo_destroy(hot4.c);
 	cuckoo_destroy(big.c);
+	if (ghosts) {
+		printf("not ok 1 cuckoo_stress # %llu deleted keys found\n",
+		       (unsigned long long)ghosts);
+		return 1;
+	}
 	if (bad) {
 		printf("not ok 1 cuckoo_stress # %llu keys missing afterwards\n",
 		       (unsigned long long)bad);
