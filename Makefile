@@ -45,6 +45,7 @@ export KSFT_DIR
 # (.cache/build-<kernel>/). A file is copied only when its content differs,
 # so kbuild rebuilds only what changed.
 MODULE_DIR ?= $(CURDIR)
+override MODULE_DIR := $(abspath $(MODULE_DIR))
 MODULE_SRCS := Kbuild $(wildcard kmod/*.[ch]) $(shell find include -name '*.h')
 # kbuild notices neither a new compiler nor a new pahole: a change of either
 # (or of KDIR) cleans the module's folder. The record is a .cmd file, as

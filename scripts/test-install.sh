@@ -103,7 +103,7 @@ uninstall_from() {
 }
 
 make -s module user
-kver=$(sed -n 's/^CFILTER_KO := //p' ".cache/kernel-$KERNEL.mk")
+kver=$(sed -n 's/^CFILTER_KO := //p' ".cache/kernel-$KERNEL.mk") # from the root
 kver=$(objcopy -O binary --only-section=.modinfo "$kver" /dev/stdout |
 	tr '\0' '\n' | sed -n 's/^vermagic=\([^ ]*\).*/\1/p')
 stage=$WORK/stage

@@ -102,7 +102,9 @@ read_kernel_mk() {
 	[ -f "$GUEST_MODULES/modules.order" ] ||
 		die "$GUEST_MODULES/modules.order not found: remove .cache and run scripts/kernel.sh $KERNEL"
 
-	CFILTER_KO=$(input_file "cfilter.ko" "${CFILTER_KO:-$(kernel_mk_var CFILTER_KO)}" \
+	# kernel-*.mk names it relative to the root of the checkout
+	CFILTER_KO=$(input_file "cfilter.ko" \
+		"${CFILTER_KO:-$ROOT/$(kernel_mk_var CFILTER_KO)}" \
 		"run make KERNEL=$KERNEL")
 	# insmod would refuse a module built for another kernel with a bare
 	# "Invalid module format".
