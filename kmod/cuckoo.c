@@ -1182,6 +1182,25 @@ static s64 cuckoo_words_from_le(const struct cuckoo *c, struct cuckoo_table *t,
 }
 
 /**
+ * cuckoo_raw_max_bytes() - the largest raw table a filter may have
+ * @p: the filter's parameters
+ *
+ * Lets a caller bound a copy of untrusted data before cuckoo_raw_create()
+ * checks it.
+ *
+ * Return: the bytes of a table for @p->max_capacity keys (or @p->capacity),
+ * or 0 if @p is invalid.
+ */
+u64 cuckoo_raw_max_bytes(const struct cuckoo_params *p)
+{
+	u64 buckets, max_buckets;
+
+	if (cuckoo_geometry(p, &buckets, &max_buckets))
+		return 0;
+	return max_buckets << cuckoo_bucket_shift(p->fp_bits);
+}
+
+/**
  * cuckoo_raw_create() - a compact filter from a raw table
  * @p: key_len, fp_bits and max_capacity of the filter (as for
  *     cuckoo_create(); compact mode; @p->seed is not used)

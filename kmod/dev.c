@@ -864,24 +864,6 @@ static long cfilter_ioc_dump(struct cfilter_table __user *ut)
 	return err;
 }
 
-/*
- * RESTORE's bound on @size: in compact mode every table of a type has its
- * fixed size, the one the staged set's own table has. 0 if nothing staged.
- */
-static u64 cfilter_restore_room(struct file *file,
-				const struct cfilter_family *f)
-{
-	struct cfilter_set *s;
-	u64 room = 0;
-
-	mutex_lock(&cfilter_lock);
-	s = file->private_data;
-	if (s)
-		room = cuckoo_raw_bytes(cfilter_set_table(s, f));
-	mutex_unlock(&cfilter_lock);
-	return room;
-}
-
 /**
  * cfilter_ioc_restore() - install a raw table into the staged set
  * @file: the open device, which must hold a staged set
@@ -914,7 +896,10 @@ static long cfilter_ioc_restore(struct file *file,
 	err = cfilter_table_args(&t, &f);
 	if (err)
 		return err;
-	if (!t.size || t.size > cfilter_restore_room(file, f))
+	/* Bounds the copy; cuckoo_raw_create() checks the size exactly. */
+	if (!t.size || t.size > cuckoo_raw_max_bytes(&cfilter_config.params[t.type]))
+		return -EINVAL;
+	if (!cfilter_has_staged(file))
 		return -EINVAL;
 
 	data = kvmalloc(t.size, GFP_KERNEL);

@@ -1111,6 +1111,11 @@ TEST(raw_create_checks_every_rule)
 	raw_case_make(&rc, 16);
 	ASSERT_NE(NULL, rc.data);
 	ASSERT_EQ(0, raw_create_err(&rc));
+	/* The bound a caller checks sizes against before copying. */
+	EXPECT_EQ(rc.size, cuckoo_raw_max_bytes(&rc.p));
+	bad = rc;
+	bad.p.fp_bits = 13;
+	EXPECT_EQ(0U, cuckoo_raw_max_bytes(&bad.p));
 
 	bad = rc;
 	bad.p.exact = true;
