@@ -44,7 +44,7 @@
 /* Prefix table key: the address, then the length in a native u32. */
 #define PREFIX_KEY_MAX		(16 + 4)
 /* List positions with this bit set are in the prefix table. */
-#define PREFIX_LIST_PREFIXES	(1ULL << 63)
+#define PREFIX_LIST_PREFIXES	BIT_ULL(63)
 #define PREFIX_LIST_CHUNK	8
 /* Expanding this many entries may be followed by a resched. */
 #define PREFIX_RESCHED_MASK	0xfff
@@ -285,9 +285,9 @@ static u64 prefix_best(struct prefix_set *s, struct prefix_targets *t)
 
 			/* p[i]: the previous target; tail: p[i+1..j] to p[j] */
 			for (i = j; i-- > k - 1;) {
-				tail = prefix_sat_add(tail,
-					prefix_sat_shl(s->hist[p[i + 1]],
-						       p[j] - p[i + 1]));
+				c = prefix_sat_shl(s->hist[p[i + 1]],
+						   p[j] - p[i + 1]);
+				tail = prefix_sat_add(tail, c);
 				c = prefix_sat_add(s->dp[k - 1][i], tail);
 				if (c < b) {
 					b = c;
@@ -613,8 +613,14 @@ static int prefix_place(struct prefix_set *s, const u8 *addr, u32 len)
 
 	prefix_plan_targets(pl, &cur);
 	now = prefix_cost(s, &cur);
-	if (now != PREFIX_COST_INF && !prefix_replan_due(now, best_cost))
-		return prefix_expand(s, pl, addr, len);
+	if (now != PREFIX_COST_INF && !prefix_replan_due(now, best_cost)) {
+		err = prefix_expand(s, pl, addr, len);
+		/* a level is full: the best targets may spread the load */
+		if (err != -ENOSPC || (cur.n == best.n &&
+				       !memcmp(cur.len, best.len, cur.n)))
+			return err;
+		return prefix_rebuild(s, &best) ? err : 0;
+	}
 	err = prefix_rebuild(s, &best);
 	/*
 	 * The current plan may still hold the prefix where the best did not
