@@ -1257,6 +1257,109 @@ TEST_F(cf, list_reports_prefixes)
 	EXPECT_EQ(0U, l.count);
 }
 
+/*
+ * Random prefixes of every length against a model: a random address gets
+ * DROP_PREFIX exactly when a stored prefix covers it (exact mode has no
+ * false positives), while prefixes come and go and the expansion is
+ * re-planned under them.
+ */
+#define MODEL_PREFIXES	300
+#define MODEL_PROBES	3000
+
+/* The verdict the model gives @addr: a /32 is an address, first. */
+static __u32 model_verdict(const __u32 *net, const __u8 *len, const bool *live,
+			   unsigned int n, __u32 addr)
+{
+	__u32 verdict = CFILTER_PASS;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (!live[i] || ((addr ^ net[i]) >> (32 - len[i])))
+			continue;
+		if (len[i] == 32)
+			return CFILTER_DROP_SRC;
+		verdict = CFILTER_DROP_PREFIX;
+	}
+	return verdict;
+}
+
+/* Is prefix @i the same as an earlier one? */
+static bool model_dup(const __u32 *net, const __u8 *len, unsigned int i)
+{
+	unsigned int j;
+
+	for (j = 0; j < i; j++)
+		if (net[j] == net[i] && len[j] == len[i])
+			return true;
+	return false;
+}
+
+TEST_F(cf, match_agrees_with_a_model_of_random_prefixes)
+{
+	static __u32 net[MODEL_PREFIXES];
+	static __u8 len[MODEL_PREFIXES];
+	static bool live[MODEL_PREFIXES];
+	struct cfilter_match_req mr;
+	struct cfilter_key_req req;
+	unsigned int i, round, wrong = 0, hits = 0;
+	__u32 x = 12345, addr;
+
+	/* Inside 10.0.0.0/8, /14 to /32: overlapping, neither sparse nor full. */
+	for (i = 0; i < MODEL_PREFIXES; i++) {
+		do {
+			x = x * 1664525U + 1013904223U;
+			len[i] = 14 + (x >> 8) % 19;
+			x = x * 1664525U + 1013904223U;
+			net[i] = (0x0a000000U | (x >> 8)) &
+				 (0xffffffffU << (32 - len[i]));
+		} while (model_dup(net, len, i));
+	}
+	for (round = 0; round < 3; round++) {
+		/* Round 0 adds all, then each round deletes or re-adds a third. */
+		for (i = 0; i < MODEL_PREFIXES; i++) {
+			bool want = round == 0 || (i % 3 == round ? !live[i] : live[i]);
+			int err;
+
+			if (want == live[i] && round)
+				continue;
+			memset(&req, 0, sizeof(req));
+			req.key.type = CFILTER_KEY_SRC4;
+			req.key.prefix_len = len[i];
+			addr = htonl(net[i]);
+			memcpy(req.key.saddr, &addr, 4);
+			err = cf_ioctl(self->fd, want ? CFILTER_IOC_ADD :
+				       CFILTER_IOC_DEL, &req);
+			ASSERT_EQ(0, err);
+			live[i] = want;
+		}
+		for (i = 0; i < MODEL_PROBES; i++) {
+			__u32 want;
+
+			/* Anywhere in 10/8, or inside one of the prefixes. */
+			x = x * 1664525U + 1013904223U;
+			addr = 0x0a000000U | (x >> 8);
+			if (i % 2)
+				addr = net[x % MODEL_PREFIXES] |
+				       (addr & ~(0xffffffffU << (32 - len[x % MODEL_PREFIXES])));
+			want = model_verdict(net, len, live, MODEL_PREFIXES,
+					     addr);
+			memset(&mr, 0, sizeof(mr));
+			mr.pkt.family = 4;
+			addr = htonl(addr);
+			memcpy(mr.pkt.saddr, &addr, 4);
+			ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_MATCH, &mr));
+			if (mr.verdict != want && !wrong++)
+				TH_LOG("round %u: 0x%08x: verdict %u, model %u",
+				       round, ntohl(addr), mr.verdict, want);
+			hits += want != CFILTER_PASS;
+		}
+	}
+	TH_LOG("%u probes, %u covered, %u wrong", 3 * MODEL_PROBES, hits, wrong);
+	EXPECT_EQ(0U, wrong);
+	EXPECT_LT(3U * MODEL_PROBES / 10, hits);
+	EXPECT_GT(3U * MODEL_PROBES * 9 / 10, hits);
+}
+
 /* Exact mode lists its keys: raw tables are for compact mode only. */
 TEST_F(cf, dump_and_restore_need_compact_mode)
 {
