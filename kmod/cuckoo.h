@@ -109,6 +109,8 @@ struct cuckoo_raw {
 
 /* Bytes of @c's current slot array. Writer side. */
 u64 cuckoo_raw_bytes(const struct cuckoo *c);
+/* Bytes of the largest slot array a filter made with @p has; 0: bad @p. */
+u64 cuckoo_raw_max_bytes(const struct cuckoo_params *p);
 /*
  * Copies @c's slots into @data (@size bytes, at least cuckoo_raw_bytes())
  * and describes them in @r. 0; -EOPNOTSUPP (exact mode); -ENOSPC (@size
