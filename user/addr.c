@@ -186,3 +186,20 @@ const char *entry_format(const struct cfilter_key *key, char *buf, size_t len)
 	}
 	return buf;
 }
+
+/* The short name of a key type, as info and list -j print it. */
+const char *key_type_name(__u8 type)
+{
+	static const char *const names[__CFILTER_KEY_MAX] = {
+		[CFILTER_KEY_SRC4]	= "src4",
+		[CFILTER_KEY_SRC6]	= "src6",
+		[CFILTER_KEY_DST4]	= "dst4",
+		[CFILTER_KEY_DST6]	= "dst6",
+		[CFILTER_KEY_FLOW4]	= "flow4",
+		[CFILTER_KEY_FLOW6]	= "flow6",
+		[CFILTER_KEY_ALLOW4]	= "allow4",
+		[CFILTER_KEY_ALLOW6]	= "allow6",
+	};
+
+	return type < __CFILTER_KEY_MAX && names[type] ? names[type] : "unknown";
+}

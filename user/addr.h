@@ -13,6 +13,7 @@
 
 int addr_parse(const char *str, __u8 addr[16]);
 int prefix_parse(const char *str, __u8 addr[16], unsigned int *len);
+const char *key_type_name(__u8 type);
 const char *entry_format(const struct cfilter_key *key, char *buf, size_t len);
 
 #endif /* CFCTL_ADDR_H */

@@ -11,6 +11,9 @@
 #include "dev.h"
 
 #define MSG_NO_MODULE	"cfilter module not loaded: run insmod cfilter.ko (or modprobe cfilter)"
+/* Keys per LIST call. */
+#define LIST_BATCH	4096
+
 #define MSG_NO_PERM	"permission denied: run as root (needs CAP_NET_ADMIN)"
 
 /**
@@ -169,6 +172,45 @@ long dev_list(int fd, struct cfilter_key *keys, unsigned int max,
 		return -errno;
 	*cursor = l.cursor;
 	return l.count;
+}
+
+/**
+ * dev_list_all() - read every key LIST gives
+ * @fd:   the device
+ * @keys: set to a malloc()ed array the caller frees (NULL if none)
+ *
+ * In compact mode LIST gives the prefixes only. A key may appear twice
+ * if the filter grew between calls.
+ *
+ * Return: the number of keys, or a negative errno.
+ */
+long dev_list_all(int fd, struct cfilter_key **keys)
+{
+	unsigned long long cursor = 0;
+	struct cfilter_key *all = NULL, *bigger;
+	size_t cap = 0, have = 0;
+	long got;
+
+	do {
+		if (cap - have < LIST_BATCH) {
+			cap = cap ? cap * 2 : 4 * LIST_BATCH;
+			bigger = realloc(all, cap * sizeof(*all));
+			if (!bigger) {
+				free(all);
+				return -ENOMEM;
+			}
+			all = bigger;
+		}
+		got = dev_list(fd, all + have, LIST_BATCH, &cursor);
+		if (got > 0)
+			have += got;
+	} while (got > 0);
+	if (got < 0) {
+		free(all);
+		return got;
+	}
+	*keys = all;
+	return have;
 }
 
 /**

@@ -15,6 +15,7 @@ int dev_restore(int fd, const struct cfilter_table *t);
 int dev_info(int fd, struct cfilter_info *info);
 long dev_list(int fd, struct cfilter_key *keys, unsigned int max,
 	      unsigned long long *cursor);
+long dev_list_all(int fd, struct cfilter_key **keys);
 int dev_batch(int fd, __u32 op, __u32 flags, const struct cfilter_key *keys,
 	      __s32 *results, __u32 n, __u32 *done);
 void dev_report_full(int fd);
