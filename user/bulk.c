@@ -144,10 +144,22 @@ static int report_load_failure(int fd, const char *name,
 	return CF_SYSTEM;
 }
 
-/* Compares keys by their bytes: by type, then address. */
+/*
+ * Orders keys by type, then addresses, then prefix length, so that a
+ * list reads in address order; any other difference decides last.
+ */
 static int key_cmp(const void *a, const void *b)
 {
-	return memcmp(a, b, sizeof(struct cfilter_key));
+	const struct cfilter_key *x = a, *y = b;
+	int d = x->type - y->type;
+
+	if (!d)
+		d = memcmp(x->saddr, y->saddr, sizeof(x->saddr));
+	if (!d)
+		d = memcmp(x->daddr, y->daddr, sizeof(x->daddr));
+	if (!d)
+		d = x->prefix_len - y->prefix_len;
+	return d ? d : memcmp(a, b, sizeof(*x));
 }
 
 /* Sorts @keys and drops repeats; returns how many distinct keys remain. */
