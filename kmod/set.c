@@ -87,8 +87,9 @@ struct cfilter_set *cfilter_set_create(void)
  * cfilter_set_publish() - make a set the live one, and free the old one
  * @s: the new live set, not yet visible to any reader
  *
- * At load there is no old set. Takes cfilter_lock for the swap; a reader sees the old set or @s, each
- * whole. The old set is freed once no reader can hold it. Sleeps.
+ * Takes cfilter_lock for the swap; a reader sees the old set or @s, each
+ * whole. The old set (none at load) is freed once no reader can hold it.
+ * Sleeps.
  */
 void cfilter_set_publish(struct cfilter_set *s)
 {

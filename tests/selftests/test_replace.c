@@ -20,7 +20,13 @@
 #include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <linux/cfilter.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+
+#include "cfilter.skel.h"
 #include "kselftest_harness.h"
 
 #define NOBODY	65534
@@ -367,8 +373,8 @@ TEST_F(rp, unprivileged_cannot_stage_commit_or_abort)
  * set, or the source table of one set and the destination table of the
  * other.
  */
-#define SWAP_ADDR_A	"192.0.2.1"
-#define SWAP_ADDR_B	"198.51.100.1"
+#define SWAP_ADDR_A	"198.51.100.1"
+#define SWAP_ADDR_B	"192.0.2.1"
 #define SWAPS		400
 
 struct reader {
@@ -469,6 +475,136 @@ TEST_F(rp, clear_then_add_does_show_a_gap)
 	close(r.fd);
 	TH_LOG("PASS seen after %d clear+add rounds", i);
 	EXPECT_LT(0, r.seen[CFILTER_PASS]);
+}
+
+/*
+ * The same through the XDP program and the kfunc (BPF_PROG_TEST_RUN, with
+ * destination matching on): every packet A -> B is dropped, counted as
+ * DROP_SRC or DROP_DST, never passed, over many swaps.
+ */
+#define XDP_REPEAT	200
+
+/* An Ethernet frame: IPv4 A -> B, ICMP echo request. */
+struct frame4 {
+	struct ethhdr	eth;
+	struct iphdr	ip;
+	__u8		icmp[8];
+} __attribute__((packed));
+
+static struct frame4 frame_a_to_b(void)
+{
+	struct frame4 f;
+
+	memset(&f, 0, sizeof(f));
+	f.eth.h_proto = htons(ETH_P_IP);
+	f.ip.version = 4;
+	f.ip.ihl = 5;
+	f.ip.tot_len = htons(sizeof(f.ip) + sizeof(f.icmp));
+	f.ip.ttl = 64;
+	f.ip.protocol = IPPROTO_ICMP;
+	if (inet_pton(AF_INET, SWAP_ADDR_A, &f.ip.saddr) != 1 ||
+	    inet_pton(AF_INET, SWAP_ADDR_B, &f.ip.daddr) != 1)
+		abort();
+	f.icmp[0] = 8;
+	return f;
+}
+
+struct xdp_reader {
+	int		prog_fd;
+	volatile bool	stop;
+	int		err;
+	long		runs;
+	long		passed;		/* runs whose last packet passed */
+};
+
+static void *xdp_reader(void *arg)
+{
+	struct xdp_reader *r = arg;
+	struct frame4 f = frame_a_to_b();
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		.data_in = &f,
+		.data_size_in = sizeof(f),
+		.repeat = XDP_REPEAT,
+	);
+
+	while (!r->stop && !r->err) {
+		if (bpf_prog_test_run_opts(r->prog_fd, &opts))
+			r->err = errno;
+		r->passed += opts.retval != XDP_DROP;
+		r->runs++;
+	}
+	return NULL;
+}
+
+/* Each counter of the program, summed over the CPUs. */
+static int read_stats(struct cfilter_bpf *skel, __u64 sums[__CFILTER_STAT_MAX])
+{
+	int cpu, ncpus = libbpf_num_possible_cpus();
+	__u64 *vals;
+	int err = 0;
+	__u32 key;
+
+	if (ncpus <= 0)
+		return ncpus ? -ncpus : EINVAL;
+	vals = calloc(ncpus, sizeof(*vals));
+	if (!vals)
+		return ENOMEM;
+	for (key = 0; key < __CFILTER_STAT_MAX && !err; key++) {
+		if (bpf_map__lookup_elem(skel->maps.cfilter_stats, &key,
+					 sizeof(key), vals,
+					 ncpus * sizeof(*vals), 0))
+			err = errno;
+		sums[key] = 0;
+		for (cpu = 0; cpu < ncpus; cpu++)
+			sums[key] += vals[cpu];
+	}
+	free(vals);
+	return err;
+}
+
+TEST_F_TIMEOUT(rp, replace_under_xdp_traffic_shows_no_mix, 240)
+{
+	struct xdp_reader r = { 0 };
+	__u64 before[__CFILTER_STAT_MAX], after[__CFILTER_STAT_MAX];
+	struct cfilter_bpf *skel;
+	pthread_t tid;
+	int i;
+
+	skel = cfilter_bpf__open();
+	ASSERT_NE(NULL, skel);
+	skel->rodata->match_dst = true;
+	ASSERT_EQ(0, cfilter_bpf__load(skel))
+		TH_LOG("loading cfilter_xdp: the kfunc needs cfilter.ko with BTF");
+	r.prog_fd = bpf_program__fd(skel->progs.cfilter_xdp);
+	ASSERT_EQ(0, stage_and_commit(self->fd, CFILTER_KEY_SRC4, SWAP_ADDR_A));
+	ASSERT_EQ(0, read_stats(skel, before));
+	ASSERT_EQ(0, pthread_create(&tid, NULL, xdp_reader, &r));
+	for (i = 0; i < SWAPS; i++) {
+		ASSERT_EQ(0, stage_and_commit(self->fd, i % 2 ? CFILTER_KEY_SRC4 :
+					      CFILTER_KEY_DST4,
+					      i % 2 ? SWAP_ADDR_A : SWAP_ADDR_B));
+	}
+	r.stop = true;
+	ASSERT_EQ(0, pthread_join(tid, NULL));
+	ASSERT_EQ(0, r.err) TH_LOG("BPF_PROG_TEST_RUN: %s", strerror(r.err));
+	ASSERT_EQ(0, read_stats(skel, after));
+	cfilter_bpf__destroy(skel);
+
+	for (i = 0; i < __CFILTER_STAT_MAX; i++)
+		after[i] -= before[i];
+	TH_LOG("%d swaps, %ld runs of %d packets: %llu DROP_SRC, %llu DROP_DST, %llu PASS",
+	       SWAPS, r.runs, XDP_REPEAT,
+	       (unsigned long long)after[CFILTER_STAT_DROP_SRC],
+	       (unsigned long long)after[CFILTER_STAT_DROP_DST],
+	       (unsigned long long)after[CFILTER_STAT_PASS]);
+	EXPECT_EQ(0, r.passed);
+	EXPECT_EQ(0U, after[CFILTER_STAT_PASS]);
+	EXPECT_EQ(0U, after[CFILTER_STAT_UNPARSED]);
+	EXPECT_EQ(0U, after[CFILTER_STAT_ALLOWED]);
+	EXPECT_EQ((__u64)r.runs * XDP_REPEAT,
+		  after[CFILTER_STAT_DROP_SRC] + after[CFILTER_STAT_DROP_DST]);
+	EXPECT_LT(0U, after[CFILTER_STAT_DROP_SRC]);
+	EXPECT_LT(0U, after[CFILTER_STAT_DROP_DST]);
 }
 
 TEST_HARNESS_MAIN
