@@ -71,6 +71,7 @@ typedef __u32 u32;
 typedef __u64 u64;
 
 #define GFP_KERNEL		0
+#define BIT_ULL(nr)		(1ULL << (nr))
 #define ____cacheline_aligned	alignas(64)
 #define likely(x)		__builtin_expect(!!(x), 1)
 #define unlikely(x)		__builtin_expect(!!(x), 0)
