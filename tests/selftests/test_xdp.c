@@ -31,13 +31,14 @@
 #define BLOCKED6	"2001:db8::2"
 #define OTHER6		"2001:db8::3"
 
-static const char stat_names[__CFILTER_STAT_MAX][sizeof("DROP_FLOW")] = {
+static const char stat_names[__CFILTER_STAT_MAX][sizeof("DROP_PREFIX")] = {
 	[CFILTER_STAT_PASS]		= "PASS",
 	[CFILTER_STAT_DROP_SRC]		= "DROP_SRC",
 	[CFILTER_STAT_UNPARSED]		= "UNPARSED",
 	[CFILTER_STAT_DROP_DST]		= "DROP_DST",
 	[CFILTER_STAT_DROP_FLOW]	= "DROP_FLOW",
 	[CFILTER_STAT_ALLOWED]		= "ALLOWED",
+	[CFILTER_STAT_DROP_PREFIX]	= "DROP_PREFIX",
 };
 
 /* Route libbpf's warnings into the TAP stream as diagnostics. */
@@ -786,6 +787,202 @@ TEST_F(xdp, every_cut_of_ipv4_options_tcp)
 	};
 
 	expect_every_cut(_metadata, self, &s, 6);
+}
+
+/*
+ * The IP datagram's own length bounds what is parsed after the IP header.
+ * Each shape is built whole, then its IP length field (IPv4 tot_len, IPv6
+ * payload_len) declares @ip_short bytes fewer than the frame holds, and
+ * @pad bytes of link padding follow: bytes past the declared length are
+ * padding, not headers.
+ */
+struct len_shape {
+	struct shape	shape;
+	unsigned int	ip_short;
+	unsigned int	pad;
+};
+
+/* Declare the datagram to end @end bytes into the frame; keep the bytes. */
+static void set_ip_end(struct frame *f, unsigned int end)
+{
+	unsigned int len = f->len;
+
+	f->len = end;
+	ip_done(f);
+	f->len = len;
+}
+
+static void expect_len_shapes(struct __test_metadata *_metadata,
+			      FIXTURE_DATA(xdp) *self,
+			      const struct len_shape *shapes, size_t n)
+{
+	const struct shape *s;
+	struct frame f;
+	char what[160];
+	size_t i;
+	int b;
+
+	ASSERT_EQ(0, cf_key(self->dev, CFILTER_IOC_ADD, AF_INET, BLOCKED4));
+	ASSERT_EQ(0, cf_key(self->dev, CFILTER_IOC_ADD, AF_INET6, BLOCKED6));
+	for (i = 0; i < n; i++) {
+		s = &shapes[i].shape;
+		for (b = 0; b < 2; b++) {
+			f = build(s, b);
+			set_ip_end(&f, f.len - shapes[i].ip_short);
+			put_zeros(&f, shapes[i].pad);
+			snprintf(what, sizeof(what),
+				 "%s (IP length %u short, %u bytes of padding), %s source",
+				 s->name, shapes[i].ip_short, shapes[i].pad,
+				 b ? "blocked" : "unblocked");
+			if (s->outcome == UNPARSED)
+				EXPECT_UNPARSED(&f, f.len, what);
+			else if (b)
+				EXPECT_DROP(&f, f.len, what);
+			else
+				EXPECT_PASS(&f, f.len, what);
+		}
+	}
+}
+
+#define EXPECT_LEN_SHAPES(shapes) \
+	expect_len_shapes(_metadata, self, shapes, ARRAY_SIZE(shapes))
+
+TEST_F(xdp, ipv4_total_length_bounds_l4)
+{
+	static const struct len_shape shapes[] = {
+		{ { "UDP padded to 60 bytes", { IPV4(5, 0), UDP }, 0, PARSED },
+		  0, 18 },
+		{ { "ICMP echo padded to 60 bytes", { IPV4(5, 0), ICMP(8) },
+		    0, PARSED }, 0, 18 },
+		{ { "TCP padded to 60 bytes", { IPV4(5, 0), TCP(5) }, 0, PARSED },
+		  0, 6 },
+		{ { "UDP, payload cut by tot_len", { IPV4(5, 0), UDP, DATA(10) },
+		    0, PARSED }, 10, 8 },
+		{ { "UDP header ends past tot_len", { IPV4(5, 0), UDP },
+		    0, UNPARSED }, 1, 0 },
+		{ { "tot_len of the IP header alone, UDP in the padding",
+		    { IPV4(5, 0), UDP }, 0, UNPARSED }, UDP_HLEN, 18 },
+		{ { "TCP header ends past tot_len", { IPV4(5, 0), TCP(5) },
+		    0, UNPARSED }, 1, 0 },
+		{ { "tot_len of the IP header alone, TCP in the frame",
+		    { IPV4(5, 0), TCP(5) }, 0, UNPARSED }, 20, 0 },
+		{ { "TCP options end past tot_len", { IPV4(5, 0), TCP(8) },
+		    0, UNPARSED }, 4, 0 },
+		{ { "ICMP header ends past tot_len", { IPV4(5, 0), ICMP(8) },
+		    0, UNPARSED }, 1, 0 },
+		{ { "IP options end past tot_len", { IPV4(6, 0), UDP },
+		    0, UNPARSED }, UDP_HLEN + 1, 0 },
+		{ { "IP options, UDP ends past tot_len", { IPV4(6, 0), UDP },
+		    0, UNPARSED }, 1, 0 },
+		{ { "first fragment, TCP ends past tot_len",
+		    { IPV4(5, MF), TCP(5), DATA(8) }, 0, UNPARSED }, 9, 0 },
+		{ { "non-first fragment of the header alone, UDP not read",
+		    { IPV4(5, OFF(8)), OPAQUE(IPPROTO_UDP, 8) }, 0, PARSED },
+		  8, 0 },
+		{ { "GRE, not read, past tot_len",
+		    { IPV4(5, 0), OPAQUE(IPPROTO_GRE, 4) }, 0, PARSED }, 4, 0 },
+	};
+
+	EXPECT_LEN_SHAPES(shapes);
+}
+
+TEST_F(xdp, ipv6_payload_length_bounds_l4)
+{
+	static const struct len_shape shapes[] = {
+		{ { "UDP, 4 bytes of padding", { IPV6(64), UDP }, 0, PARSED },
+		  0, 4 },
+		{ { "TCP, payload cut by payload_len",
+		    { IPV6(64), TCP(5), DATA(12) }, 0, PARSED }, 12, 0 },
+		{ { "TCP header ends past payload_len", { IPV6(64), TCP(5) },
+		    0, UNPARSED }, 1, 0 },
+		{ { "payload_len 8, TCP", { IPV6(64), TCP(5) }, 0, UNPARSED },
+		  12, 0 },
+		{ { "TCP options end past payload_len", { IPV6(64), TCP(6) },
+		    0, UNPARSED }, 4, 0 },
+		{ { "UDP header ends past payload_len", { IPV6(64), UDP },
+		    0, UNPARSED }, 1, 4 },
+		{ { "payload_len 0, UDP in the frame", { IPV6(64), UDP },
+		    0, UNPARSED }, UDP_HLEN, 0 },
+		{ { "ICMPv6 header ends past payload_len",
+		    { IPV6(64), ICMP6(128) }, 0, UNPARSED }, 1, 0 },
+		{ { "neighbour solicitation, payload_len 4",
+		    { IPV6(255), ICMP6(135), DATA(16) }, 0, UNPARSED }, 20, 0 },
+		{ { "destination options end past payload_len",
+		    { IPV6(64), DSTOPTS(1), UDP }, 0, UNPARSED },
+		  UDP_HLEN + 1, 0 },
+		{ { "fragment header ends past payload_len",
+		    { IPV6(64), DSTOPTS(0), FRAG6(0, 1), UDP }, 0, UNPARSED },
+		  UDP_HLEN + 1, 0 },
+		{ { "UDP after a fragment header ends past payload_len",
+		    { IPV6(64), FRAG6(0, 1), UDP }, 0, UNPARSED }, 1, 0 },
+		{ { "payload_len 0, no next header",
+		    { IPV6(64), OPAQUE(IPPROTO_NONE, 8) }, 0, PARSED }, 8, 0 },
+		{ { "jumbogram (payload_len 0, hop-by-hop), UDP",
+		    { IPV6(64), HOPOPTS(0), UDP }, 0, PARSED }, 16, 0 },
+		{ { "jumbogram, TCP cut by the frame",
+		    { IPV6(64), HOPOPTS(0), TCP(5) }, 1, UNPARSED }, 27, 0 },
+		{ { "payload_len 0 after a destination options header",
+		    { IPV6(64), DSTOPTS(0), UDP }, 0, UNPARSED }, 16, 0 },
+	};
+
+	EXPECT_LEN_SHAPES(shapes);
+}
+
+/*
+ * Every IP length of one whole frame: a datagram declared to end before
+ * @hdr_end, the end of the last header the parser reads, is truncated
+ * however many bytes the frame holds; from there on it is matched.
+ */
+static void expect_every_ip_len(struct __test_metadata *_metadata,
+				FIXTURE_DATA(xdp) *self, const struct shape *s,
+				unsigned int tcp_doff)
+{
+	struct frame blocked = build(s, true), other = build(s, false);
+	unsigned int hdr_end = blocked.l4 + tcp_doff * 4, end, first;
+	char what[128];
+
+	ASSERT_EQ(0, cf_key(self->dev, CFILTER_IOC_ADD, AF_INET, BLOCKED4));
+	ASSERT_EQ(0, cf_key(self->dev, CFILTER_IOC_ADD, AF_INET6, BLOCKED6));
+	ASSERT_LT(hdr_end, blocked.len);
+	/* An IPv6 length field cannot declare less than its own header. */
+	first = blocked.l3 + (blocked.family == AF_INET6 ?
+			      sizeof(struct ipv6hdr) : 0);
+	for (end = first; end <= blocked.len; end++) {
+		set_ip_end(&blocked, end);
+		set_ip_end(&other, end);
+		snprintf(what, sizeof(what),
+			 "%s, datagram ends at %u of %u (headers end at %u)",
+			 s->name, end, blocked.len, hdr_end);
+		if (end < hdr_end) {
+			EXPECT_UNPARSED(&blocked, blocked.len, what);
+			EXPECT_UNPARSED(&other, other.len, what);
+		} else {
+			EXPECT_DROP(&blocked, blocked.len, what);
+			EXPECT_PASS(&other, other.len, what);
+		}
+	}
+}
+
+TEST_F(xdp, every_ip_len_of_ipv4_options_tcp)
+{
+	static const struct shape s = {
+		.name = "IPv4 with options, TCP",
+		.layers = { IPV4(8, 0), TCP(6), DATA(16) },
+	};
+
+	expect_every_ip_len(_metadata, self, &s, 6);
+}
+
+/* No hop-by-hop header first: payload_len 0 would make it a jumbogram. */
+TEST_F(xdp, every_ip_len_of_vlan_ipv6_ext_chain_tcp)
+{
+	static const struct shape s = {
+		.name = "802.1Q IPv6 dstopts routing fragment TCP",
+		.layers = { VLAN_Q, IPV6(64), DSTOPTS(0), ROUTING(2),
+			    FRAG6(0, 1), TCP(8), DATA(16) },
+	};
+
+	expect_every_ip_len(_metadata, self, &s, 8);
 }
 
 /*
