@@ -1006,6 +1006,8 @@ struct key_spec {
 #define D6	IPV6_DADDR
 #define K_SRC4		{ CFILTER_KEY_SRC4, 0, S4, NULL, 0, 0 }
 #define K_SRC6		{ CFILTER_KEY_SRC6, 0, S6, NULL, 0, 0 }
+#define K_SRC4P(p)	{ CFILTER_KEY_SRC4, 0, p, NULL, 0, 0 }
+#define K_SRC6P(p)	{ CFILTER_KEY_SRC6, 0, p, NULL, 0, 0 }
 #define K_DST4(a)	{ CFILTER_KEY_DST4, 0, NULL, a, 0, 0 }
 #define K_DST6(a)	{ CFILTER_KEY_DST6, 0, NULL, a, 0, 0 }
 #define K_ALLOW4(a)	{ CFILTER_KEY_ALLOW4, 0, a, NULL, 0, 0 }
@@ -1021,6 +1023,25 @@ struct key_case {
 	int		stat;		/* the verdict follows from it */
 };
 
+/*
+ * Parses "ADDR" or "ADDR/LEN" into @addr; sets *@len to LEN if given.
+ * Aborts on a malformed spec: the tables are the test's own.
+ */
+static void parse_spec_addr(int af, const char *spec, __u8 *addr, __u8 *len)
+{
+	char buf[INET6_ADDRSTRLEN + 4];
+	char *slash;
+
+	snprintf(buf, sizeof(buf), "%s", spec);
+	slash = strchr(buf, '/');
+	if (slash) {
+		*slash = '\0';
+		*len = atoi(slash + 1);
+	}
+	if (inet_pton(af, buf, addr) != 1)
+		abort();
+}
+
 static int add_spec(int fd, const struct key_spec *k)
 {
 	bool v6 = k->type == CFILTER_KEY_SRC6 || k->type == CFILTER_KEY_DST6 ||
@@ -1034,9 +1055,10 @@ static int add_spec(int fd, const struct key_spec *k)
 	req.key.proto = k->proto;
 	req.key.sport = htons(k->sport);
 	req.key.dport = htons(k->dport);
-	if ((k->saddr && inet_pton(af, k->saddr, req.key.saddr) != 1) ||
-	    (k->daddr && inet_pton(af, k->daddr, req.key.daddr) != 1))
-		abort();
+	if (k->saddr)
+		parse_spec_addr(af, k->saddr, req.key.saddr, &req.key.prefix_len);
+	if (k->daddr)
+		parse_spec_addr(af, k->daddr, req.key.daddr, &req.key.prefix_len);
 	return ioctl(fd, CFILTER_IOC_ADD, &req) ? errno : 0;
 }
 
@@ -1067,7 +1089,8 @@ static void expect_key_cases(struct __test_metadata *_metadata,
 		const struct key_case *c = &cases[i];
 		bool drop = c->stat == CFILTER_STAT_DROP_SRC ||
 			    c->stat == CFILTER_STAT_DROP_DST ||
-			    c->stat == CFILTER_STAT_DROP_FLOW;
+			    c->stat == CFILTER_STAT_DROP_FLOW ||
+			    c->stat == CFILTER_STAT_DROP_PREFIX;
 
 		ASSERT_EQ(0, reload(self, c->match_dst)) TH_LOG("%s", c->name);
 		ASSERT_EQ(0, ioctl(self->dev, CFILTER_IOC_CLEAR));
@@ -1092,6 +1115,7 @@ static void expect_key_cases(struct __test_metadata *_metadata,
 #define DROP_DST	CFILTER_STAT_DROP_DST
 #define DROP_FLOW	CFILTER_STAT_DROP_FLOW
 #define ALLOWED		CFILTER_STAT_ALLOWED
+#define DROP_PREFIX	CFILTER_STAT_DROP_PREFIX
 
 TEST_F(xdp, destination_keys)
 {
@@ -1205,6 +1229,75 @@ TEST_F(xdp, allow_keys_win)
 		  { IPV6(64), UDP }, false, DROP_SRC },
 		{ "allow4 does not cover IPv6", { K_SRC6, K_ALLOW4(S4) },
 		  { IPV6(64), UDP }, false, DROP_SRC },
+	};
+
+	EXPECT_KEY_CASES(cases);
+}
+
+/*
+ * Prefix keys: a packet whose source (or, with --match-dst, destination)
+ * lies in a stored prefix is dropped and counted DROP_PREFIX; an address
+ * key for it is found first; an allow prefix covering the source wins.
+ * S4 is 192.0.2.2, D4 192.0.2.1, S6 2001:db8::2, D6 2001:db8::1.
+ */
+TEST_F(xdp, prefix_keys)
+{
+	static const struct key_case cases[] = {
+		{ "src4 /24 hit", { K_SRC4P("192.0.2.0/24") },
+		  { IPV4(5, 0), TCP(5) }, false, DROP_PREFIX },
+		{ "src4 /31 hit", { K_SRC4P("192.0.2.2/31") },
+		  { IPV4(5, 0), UDP }, false, DROP_PREFIX },
+		{ "src4 /8 hit", { K_SRC4P("192.0.0.0/8") },
+		  { IPV4(5, 0), ICMP(8) }, false, DROP_PREFIX },
+		{ "src4 /0 hit", { K_SRC4P("0.0.0.0/0") },
+		  { IPV4(5, 0), TCP(5) }, false, DROP_PREFIX },
+		{ "src4 /24 next door", { K_SRC4P("192.0.3.0/24") },
+		  { IPV4(5, 0), TCP(5) }, false, PASS_ },
+		{ "src4 /31 next door", { K_SRC4P("192.0.2.0/31") },
+		  { IPV4(5, 0), TCP(5) }, false, PASS_ },
+		{ "src4 /32 is an address key", { K_SRC4P("192.0.2.2/32") },
+		  { IPV4(5, 0), TCP(5) }, false, DROP_SRC },
+		{ "src4 address found before the prefix",
+		  { K_SRC4P("192.0.2.0/24"), K_SRC4 },
+		  { IPV4(5, 0), TCP(5) }, false, DROP_SRC },
+		{ "src4 prefix, non-first fragment", { K_SRC4P("192.0.2.0/24") },
+		  { IPV4(5, OFF(8)), OPAQUE(IPPROTO_UDP, 8) }, false,
+		  DROP_PREFIX },
+		{ "src4 prefix before a flow",
+		  { K_FLOW4(IPPROTO_TCP, 40000, 80), K_SRC4P("192.0.2.0/24") },
+		  { IPV4(5, 0), TCP(5) }, false, DROP_PREFIX },
+		{ "src4 prefix does not cover IPv6", { K_SRC4P("0.0.0.0/0") },
+		  { IPV6(64), UDP }, false, PASS_ },
+		{ "src6 /32 hit", { K_SRC6P("2001:db8::/32") },
+		  { IPV6(64), UDP }, false, DROP_PREFIX },
+		{ "src6 /127 hit", { K_SRC6P("2001:db8::2/127") },
+		  { IPV6(64), TCP(5) }, false, DROP_PREFIX },
+		{ "src6 /64 next door", { K_SRC6P("2001:db8:0:1::/64") },
+		  { IPV6(64), TCP(5) }, false, PASS_ },
+		{ "dst4 /24, --match-dst", { K_DST4("192.0.2.0/24") },
+		  { IPV4(5, 0), TCP(5) }, true, DROP_PREFIX },
+		{ "dst4 /24, no --match-dst", { K_DST4("192.0.2.0/24") },
+		  { IPV4(5, 0), TCP(5) }, false, PASS_ },
+		{ "dst6 /48, --match-dst", { K_DST6("2001:db8::/48") },
+		  { IPV6(64), UDP }, true, DROP_PREFIX },
+		{ "allow4 /28 inside a blocked /24",
+		  { K_SRC4P("192.0.2.0/24"), K_ALLOW4("192.0.2.0/28") },
+		  { IPV4(5, 0), TCP(5) }, false, ALLOWED },
+		{ "allow4 /25 beside the source",
+		  { K_SRC4P("192.0.2.0/24"), K_ALLOW4("192.0.2.128/25") },
+		  { IPV4(5, 0), TCP(5) }, false, DROP_PREFIX },
+		{ "allow4 prefix over an address key",
+		  { K_SRC4, K_ALLOW4("192.0.2.0/30") },
+		  { IPV4(5, 0), UDP }, false, ALLOWED },
+		{ "allow4 prefix over a dst prefix",
+		  { K_DST4("192.0.2.0/30"), K_ALLOW4("192.0.2.0/24") },
+		  { IPV4(5, 0), UDP }, true, ALLOWED },
+		{ "allow6 /64 inside a blocked /32",
+		  { K_SRC6P("2001:db8::/32"), K_ALLOW6("2001:db8::/64") },
+		  { IPV6(64), TCP(5) }, false, ALLOWED },
+		{ "allow6 /64 beside the source",
+		  { K_SRC6P("2001:db8::/32"), K_ALLOW6("2001:db8:1::/64") },
+		  { IPV6(64), TCP(5) }, false, DROP_PREFIX },
 	};
 
 	EXPECT_KEY_CASES(cases);
