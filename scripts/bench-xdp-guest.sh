@@ -8,6 +8,7 @@
 set -eu
 
 cd /opt/cfilter/selftests
+# shellcheck source=/dev/null # written by scripts/bench-xdp.sh
 . ./params
 ./xdp_bench -n "$PACKETS" -p "$PASSES" -g geo-ranges.txt \
 	-l "$(cat geo-label)" >/tmp/xdp-bench.out

@@ -40,7 +40,7 @@ db=$GEOIP_DIR/geoip${v6:+6}
 codes=
 for cc in "$@"; do
 	case $cc in
-	[A-Za-z][A-Za-z]) codes="$codes $(echo "$cc" | tr a-z A-Z)" ;;
+	[A-Za-z][A-Za-z]) codes="$codes $(echo "$cc" | tr '[:lower:]' '[:upper:]')" ;;
 	*)
 		echo "geoip-ranges: '$cc' is not a two-letter country code" >&2
 		exit 2
