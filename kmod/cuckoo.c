@@ -1240,25 +1240,6 @@ struct cuckoo *cuckoo_raw_create(const struct cuckoo_params *p,
 }
 
 /**
- * cuckoo_exchange() - swap the contents of two filters
- * @a: a filter
- * @b: another
- *
- * After the call @a holds what @b held (seed, geometry, table, counters)
- * and the reverse; neither handle moves, so a structure that owns @a (a
- * prefix set's address table) gets @b's table without knowing. Only for
- * filters no reader can reach (not yet published), since a reader's seed
- * and table would change under it. Writer side.
- */
-void cuckoo_exchange(struct cuckoo *a, struct cuckoo *b)
-{
-	struct cuckoo tmp = *a;
-
-	*a = *b;
-	*b = tmp;
-}
-
-/**
  * cuckoo_destroy() - free a filter
  * @c: the filter, or NULL
  *

@@ -127,10 +127,5 @@ int cuckoo_raw_read(const struct cuckoo *c, struct cuckoo_raw *r, void *data,
 struct cuckoo *cuckoo_raw_create(const struct cuckoo_params *p,
 				 const struct cuckoo_raw *r, const void *data,
 				 u64 size);
-/*
- * Swaps everything two filters hold, for a filter no reader can reach yet
- * (RESTORE into a staged set). Writer side.
- */
-void cuckoo_exchange(struct cuckoo *a, struct cuckoo *b);
 
 #endif /* CFILTER_CUCKOO_H */

@@ -968,6 +968,29 @@ struct cuckoo *prefix_set_addrs(struct prefix_set *s)
 }
 
 /**
+ * prefix_set_replace_addrs() - install another address table
+ * @s: a set no reader can reach yet (a staged set being restored)
+ * @addrs: the new table, made with the parameters @s was created with
+ *
+ * Counts its members, so that lookups do not skip it, and renumbers list
+ * positions. Writer side.
+ *
+ * Return: the table replaced, for the caller to destroy.
+ */
+struct cuckoo *prefix_set_replace_addrs(struct prefix_set *s,
+					struct cuckoo *addrs)
+{
+	struct cuckoo *old = s->addrs;
+	struct cuckoo_stats st;
+
+	cuckoo_get_stats(addrs, &st);
+	s->addrs = addrs;
+	WRITE_ONCE(s->naddrs, st.count);
+	s->list_gen++;
+	return old;
+}
+
+/**
  * prefix_params_check() - check set parameters without allocating
  * @p: the parameters
  *

@@ -1212,21 +1212,4 @@ TEST(raw_create_without_memory_fails_cleanly)
 	free(rc.data);
 }
 
-TEST(exchange_moves_a_whole_filter_behind_a_stable_handle)
-{
-	struct cuckoo *a = make(64, 64, 16, LEN_IP4, false);
-	struct cuckoo *b = make(1000, 1000, 8, LEN_IP4, false);
-
-	ASSERT_NE(NULL, a);
-	ASSERT_NE(NULL, b);
-	ASSERT_EQ(0, add(b, SET_IN, 1));
-	cuckoo_exchange(a, b);
-	EXPECT_TRUE(has(a, SET_IN, 1));
-	EXPECT_EQ(8U, stats_of(a).fp_bits);
-	EXPECT_EQ(0U, stats_of(b).count);
-	EXPECT_EQ(16U, stats_of(b).fp_bits);
-	cuckoo_destroy(a);
-	cuckoo_destroy(b);
-}
-
 TEST_HARNESS_MAIN
