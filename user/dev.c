@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -241,20 +242,30 @@ int dev_batch(int fd, __u32 op, __u32 flags, const struct cfilter_key *keys,
 	return err;
 }
 
-/* ENOSPC on add: say how full the filter is and which bound to raise. */
-void dev_report_full(int fd)
+/*
+ * ENOSPC on add: say how full the filter is and which bound to raise. The
+ * live filter's count means nothing when the set that filled is @staged.
+ */
+void dev_report_full(int fd, bool staged)
 {
 	struct cfilter_info info;
+	char keys[64] = "";
 
-	if (dev_info(fd, &info))
+	if (dev_info(fd, &info)) {
 		cf_err("filter full: reload the module with a larger max_capacity= (exact mode) or capacity= (compact mode)");
-	else if (info.mode == CFILTER_MODE_EXACT)
-		cf_err("filter full (%llu keys; max_capacity=%llu keys per entry type): reload the module with a larger max_capacity=",
-		       (unsigned long long)info.count,
+		return;
+	}
+	if (!staged)
+		snprintf(keys, sizeof(keys), "%llu keys%s",
+			 (unsigned long long)info.count,
+			 info.mode == CFILTER_MODE_EXACT ? "; " : " in ");
+	if (info.mode == CFILTER_MODE_EXACT)
+		cf_err("%s full (%smax_capacity=%llu keys per entry type): reload the module with a larger max_capacity=",
+		       staged ? "new set" : "filter", keys,
 		       (unsigned long long)info.max_capacity);
 	else
-		cf_err("filter full (%llu keys in %llu slots; compact mode does not grow): reload the module with a larger capacity=",
-		       (unsigned long long)info.count,
+		cf_err("%s full (%s%llu slots; compact mode does not grow): reload the module with a larger capacity=",
+		       staged ? "new set" : "filter", keys,
 		       (unsigned long long)info.capacity);
 }
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Host tests of what cfctl does without the module: the entry parser of
- * add, del, test and `load` and the JSON writer of -j. Run by `make -C user check`, under
+ * add, del, test and `load` (prefixes and ranges included), the range
+ * splitter, the snapshot file format (built, then damaged) and the JSON
+ * writer of -j. Run by `make -C user check`, under
  * valgrind when it is installed. Prints TAP; exits 1 if a case failed.
  */
 #define _GNU_SOURCE

@@ -23,6 +23,13 @@ listed_is()
 	[ "$(listed)" = "$1" ]
 }
 
+# Keeps the last command's stderr in $E: expect overwrites its own.
+E=$tap_tmp/kept.err
+keep_err()
+{
+	cp "$tap_tmp/err" "$E"
+}
+
 L=$tap_tmp/list
 tap_begin
 load_module || tap_skip_all "cannot load $CFILTER_KO"
@@ -37,16 +44,17 @@ OLD="192.0.2.1 192.0.2.2 "
 printf '198.51.100.1\n# a comment\n198.51.100.0/24\n198.51.100.7/24\n' >"$L.bad"
 expect "a bad line: exit 2, FILE:LINE: named" 2 -e "$L.bad:4:" -- \
 	"$CFCTL" replace "$L.bad"
+keep_err
 expect "... with the prefix meant" 0 -- \
-	grep -qF "did you mean 198.51.100.0/24?" "$tap_tmp/err"
+	grep -qF "did you mean 198.51.100.0/24?" "$E"
 expect "... and says the live set is untouched" 0 -- \
-	grep -qF "nothing replaced: the live set is untouched" "$tap_tmp/err"
+	grep -qF "nothing replaced: the live set is untouched" "$E"
 check "a bad line: the live set is as it was" listed_is "$OLD"
 expect "missing file: exit 2, named" 2 -e "$tap_tmp/nosuchfile" -- \
 	"$CFCTL" replace "$tap_tmp/nosuchfile"
 check "missing file: the live set is as it was" listed_is "$OLD"
 expect "replace -n: exit 0, says would replace" 0 \
-	-o "would replace the filter with 2 entries (0 skipped)" -- \
+	-o "would replace the filter with 2 entries (1 skipped)" -- \
 	"$CFCTL" replace -n "$L.bad" --skip-bad
 check "replace -n: the live set is as it was" listed_is "$OLD"
 expect "replace -n of a bad file: exit 2 as replace would" 2 -e "$L.bad:4:" \
@@ -80,9 +88,10 @@ if unload_module; then
 		>"$L.300"
 	expect "replace with too many entries: exit 3, says filter full" 3 \
 		-e "filter full" -- "$CFCTL" replace "$L.300"
+	keep_err
 	expect "... and that the live set is untouched" 0 -- \
-		grep -qF "nothing replaced: the live set is untouched" "$tap_tmp/err"
-	diag_file "its message" "$tap_tmp/err"
+		grep -qF "nothing replaced: the live set is untouched" "$E"
+	diag_file "its message" "$E"
 	check "full: the live set is as it was" listed_is "$OLD"
 	check "unload" unload_module
 	check "reload with defaults" insmod "$CFILTER_KO"
@@ -116,6 +125,7 @@ if veth_setup && "$CFCTL" attach "$VETH" --mode generic >/dev/null; then
 	expect "20 replaces while pinging: all succeeded" 0 -- test "$fails" = 0
 	expect "... and not one echo from the blocked peer got a reply" 0 -- \
 		test ! -s "$tap_tmp/replies"
+	diag_file "replies" "$tap_tmp/replies"
 	expect "... the drops were counted" 0 -- \
 		test "$(($(stat_value dropped_src) + $(stat_value dropped_prefix)))" \
 		-gt "$dropped"
