@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # bash completion for cfctl(8): commands, each command's options, entry
-# kinds for add, del and test, network interfaces for attach and detach,
-# files for load. Needs bash only, not the
+# kinds for add, del and test, protocols for match, network interfaces for
+# attach and detach, files for load, replace, snapshot and restore. Needs bash only, not the
 # bash-completion package. Install as
 # /usr/share/bash-completion/completions/cfctl, or source it.
 
@@ -9,7 +9,8 @@ _cfctl()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]}
 	local prev=${COMP_WORDS[COMP_CWORD-1]}
-	local verbs="add allow del test load save list info clear stats status attach detach"
+	local verbs="add allow del test match load replace save snapshot restore
+		list info clear stats status attach detach"
 	local verb="" opts i nwords=0
 
 	# The command is the first word after cfctl's own options.
@@ -36,7 +37,8 @@ _cfctl()
 
 	case $verb in
 	add | allow | del) opts="-n --dry-run" ;;
-	load)		opts="-n --dry-run --skip-bad" ;;
+	load | replace)	opts="-n --dry-run --skip-bad" ;;
+	snapshot | restore) opts="-n --dry-run" ;;
 	list | info | status) opts="-j --json" ;;
 	stats)		opts="-j --json --watch -i --interval --count" ;;
 	clear)		opts="-n --dry-run" ;;
@@ -60,14 +62,23 @@ _cfctl()
 		((nwords == 0)) && mapfile -t COMPREPLY < <(compgen -W \
 			"src dst allow tcp udp icmp icmp6" -- "$cur")
 		;;
+	match)
+		# SRC DST, then the protocol of a flow.
+		((nwords == 2)) && mapfile -t COMPREPLY < <(compgen -W \
+			"tcp udp icmp icmp6" -- "$cur")
+		;;
 	attach | detach)
 		mapfile -t COMPREPLY < <(compgen -W \
 			"$(ls /sys/class/net 2>/dev/null)" -- "$cur")
 		;;
-	load)
+	load | replace)
 		# Files, and - for the standard input.
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		[[ -z $cur || $cur == - ]] && COMPREPLY+=(-)
+		compopt -o filenames 2>/dev/null
+		;;
+	snapshot | restore)
+		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		compopt -o filenames 2>/dev/null
 		;;
 	esac

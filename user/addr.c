@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Addresses as typed, and keys as the entries that name them. inet_pton()
- * is the parser because it is strict: no surrounding spaces, no trailing garbage, all four IPv4
- * parts, no leading zeros (which other parsers read as octal).
+ * Addresses and prefixes as typed, and keys as the entries that name them.
+ * inet_pton() is the parser because it is strict: no surrounding spaces, no
+ * trailing garbage, all four IPv4 parts, no leading zeros (which other
+ * parsers read as octal).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -13,59 +14,81 @@
 
 #include "addr.h"
 
-/* "ADDR/LEN" with a LEN that fits ADDR's family: a well-formed prefix. */
-static bool is_prefix(const char *str, const char *slash)
-{
-	unsigned char buf[sizeof(struct in6_addr)];
-	char addr[INET6_ADDRSTRLEN];
-	size_t len = slash - str;
-	unsigned int bits = 0, max;
-	const char *p;
-
-	if (len >= sizeof(addr))
-		return false;
-	memcpy(addr, str, len);
-	addr[len] = '\0';
-	if (inet_pton(AF_INET, addr, buf) == 1)
-		max = 32;
-	else if (inet_pton(AF_INET6, addr, buf) == 1)
-		max = 128;
-	else
-		return false;
-
-	if (!slash[1] || strlen(slash + 1) > 3)
-		return false;
-	for (p = slash + 1; *p; p++) {
-		if (*p < '0' || *p > '9')
-			return false;
-		bits = bits * 10 + (*p - '0');
-	}
-	return bits <= max;
-}
-
 /**
  * addr_parse() - parse an IPv4 or IPv6 address
  * @str:  the address, exactly as typed
  * @addr: 16 bytes: the address in network byte order, IPv4 in the first 4
  *        and the rest zero
  *
- * Return: 4 or 6, the IP version of @str; -EOPNOTSUPP if @str is a
- * well-formed prefix (ADDR/LEN), which the filter cannot hold yet; -EINVAL
- * if @str is not an address at all.
+ * Return: 4 or 6, the IP version of @str; -EINVAL if @str is not an
+ * address (a prefix ADDR/LEN is not one: see prefix_parse()).
  */
 int addr_parse(const char *str, __u8 addr[16])
 {
-	const char *slash = strchr(str, '/');
-
 	memset(addr, 0, 16);
 	if (inet_pton(AF_INET, str, addr) == 1)
 		return 4;
 	if (inet_pton(AF_INET6, str, addr) == 1)
 		return 6;
 	memset(addr, 0, 16);
-	if (slash && is_prefix(str, slash))
-		return -EOPNOTSUPP;
 	return -EINVAL;
+}
+
+/**
+ * prefix_parse() - parse an address or a CIDR prefix ADDR/LEN
+ * @str:  what was typed; a bare address is a full-length prefix
+ * @addr: 16 bytes: the prefix's address as addr_parse() writes it; on
+ *        -EADDRNOTAVAIL, with the host bits cleared (the likely intent)
+ * @len:  its length in bits: 0-32 for IPv4, 0-128 for IPv6
+ *
+ * LEN is decimal, without sign, spaces or leading zeros ("/08" is refused:
+ * some tools read it as something else).
+ *
+ * Return: 4 or 6; -EINVAL if the address is not one, -ERANGE if LEN is not
+ * a length for its family, -EADDRNOTAVAIL if bits past LEN are set.
+ */
+int prefix_parse(const char *str, __u8 addr[16], unsigned int *len)
+{
+	const char *slash = strchr(str, '/');
+	char a[INET6_ADDRSTRLEN];
+	unsigned int bits = 0, max, i;
+	const char *p;
+	bool host = false;
+	int v;
+
+	if (!slash) {
+		v = addr_parse(str, addr);
+		*len = v == 6 ? 128 : 32;
+		return v;
+	}
+	if ((size_t)(slash - str) >= sizeof(a))
+		return -EINVAL;
+	memcpy(a, str, slash - str);
+	a[slash - str] = '\0';
+	v = addr_parse(a, addr);
+	if (v < 0)
+		return v;
+	max = v == 6 ? 128 : 32;
+	p = slash + 1;
+	if (!*p || strlen(p) > 3 || (*p == '0' && p[1]))
+		return -ERANGE;
+	for (; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -ERANGE;
+		bits = bits * 10 + (*p - '0');
+	}
+	if (bits > max)
+		return -ERANGE;
+	*len = bits;
+	for (i = bits; i < max; i++) {
+		__u8 mask = 0x80 >> (i % 8);
+
+		if (addr[i / 8] & mask) {
+			host = true;
+			addr[i / 8] &= ~mask;
+		}
+	}
+	return host ? -EADDRNOTAVAIL : v;
 }
 
 /* The address at @addr of IP version @v as text, @brackets around IPv6. */
@@ -76,6 +99,16 @@ static int addr_print(char *buf, size_t len, const __u8 *addr, bool v6,
 
 	inet_ntop(v6 ? AF_INET6 : AF_INET, addr, a, sizeof(a));
 	return snprintf(buf, len, v6 && brackets ? "[%s]" : "%s", a);
+}
+
+/* An address key's address, and "/LEN" if it is a prefix. */
+static void prefix_print(char *buf, size_t len, const __u8 *addr, bool v6,
+			 unsigned int bits)
+{
+	int n = addr_print(buf, len, addr, v6, false);
+
+	if (bits < (v6 ? 128U : 32U))
+		snprintf(buf + n, len - n, "/%u", bits);
 }
 
 static const char *proto_name(__u8 proto, bool v6)
@@ -116,7 +149,7 @@ static void flow_format(const struct cfilter_key *key, char *buf, size_t len)
  * @len: bytes at @buf; ENTRY_STRLEN is enough for any key
  *
  * Writes what `cfctl load` reads back as @key: "ADDR" for a source,
- * "dst ADDR", "allow ADDR", "tcp|udp SADDR:SPORT DADDR:DPORT" or
+ * "dst ADDR", "allow ADDR" (ADDR/LEN for a prefix), "tcp|udp SADDR:SPORT DADDR:DPORT" or
  * "icmp|icmp6 SADDR DADDR TYPE".
  *
  * Return: @buf, or a description of a key type this cfctl does not know
@@ -129,20 +162,20 @@ const char *entry_format(const struct cfilter_key *key, char *buf, size_t len)
 	switch (key->type) {
 	case CFILTER_KEY_SRC4:
 	case CFILTER_KEY_SRC6:
-		addr_print(buf, len, key->saddr,
-			   key->type == CFILTER_KEY_SRC6, false);
+		prefix_print(buf, len, key->saddr,
+			     key->type == CFILTER_KEY_SRC6, key->prefix_len);
 		break;
 	case CFILTER_KEY_ALLOW4:
 	case CFILTER_KEY_ALLOW6:
 		n = snprintf(buf, len, "allow ");
-		addr_print(buf + n, len - n, key->saddr,
-			   key->type == CFILTER_KEY_ALLOW6, false);
+		prefix_print(buf + n, len - n, key->saddr,
+			     key->type == CFILTER_KEY_ALLOW6, key->prefix_len);
 		break;
 	case CFILTER_KEY_DST4:
 	case CFILTER_KEY_DST6:
 		n = snprintf(buf, len, "dst ");
-		addr_print(buf + n, len - n, key->daddr,
-			   key->type == CFILTER_KEY_DST6, false);
+		prefix_print(buf + n, len - n, key->daddr,
+			     key->type == CFILTER_KEY_DST6, key->prefix_len);
 		break;
 	case CFILTER_KEY_FLOW4:
 	case CFILTER_KEY_FLOW6:
@@ -152,4 +185,21 @@ const char *entry_format(const struct cfilter_key *key, char *buf, size_t len)
 		snprintf(buf, len, "(key of unknown type %u)", key->type);
 	}
 	return buf;
+}
+
+/* The short name of a key type, as info and list -j print it. */
+const char *key_type_name(__u8 type)
+{
+	static const char *const names[__CFILTER_KEY_MAX] = {
+		[CFILTER_KEY_SRC4]	= "src4",
+		[CFILTER_KEY_SRC6]	= "src6",
+		[CFILTER_KEY_DST4]	= "dst4",
+		[CFILTER_KEY_DST6]	= "dst6",
+		[CFILTER_KEY_FLOW4]	= "flow4",
+		[CFILTER_KEY_FLOW6]	= "flow6",
+		[CFILTER_KEY_ALLOW4]	= "allow4",
+		[CFILTER_KEY_ALLOW6]	= "allow6",
+	};
+
+	return type < __CFILTER_KEY_MAX && names[type] ? names[type] : "unknown";
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Many entries at once: load (a list file into the filter, through BATCH),
- * save and list (the filter's entries, through LIST).
+ * replace (the same into a staged set, committed in one swap), save and
+ * list (the filter's entries, through LIST).
  *
  * load parses the whole input before touching the filter, so a malformed
  * line changes nothing, then adds LOAD_BATCH keys per ioctl. The module
@@ -31,8 +32,6 @@
  * (256 KiB) and how far a load goes past a full filter.
  */
 #define LOAD_BATCH	65536
-/* Keys per LIST call. */
-#define LIST_BATCH	4096
 
 /* What a load did, key by key. */
 struct load_tally {
@@ -94,8 +93,12 @@ static void tally(struct load_tally *t, const __s32 *results, __u32 done)
 	t->processed += done;
 }
 
-/* Adds every key of @kl, stopping after a batch in which one failed. */
-static int load_apply(int fd, const struct key_list *kl, struct load_tally *t)
+/*
+ * Adds every key of @kl (to the staged set with @flags CFILTER_F_STAGED),
+ * stopping after a batch in which one failed.
+ */
+static int load_apply(int fd, const struct key_list *kl, __u32 flags,
+		      struct load_tally *t)
 {
 	__s32 *results;
 	__u32 n, done;
@@ -107,7 +110,7 @@ static int load_apply(int fd, const struct key_list *kl, struct load_tally *t)
 	while (t->processed < kl->n && !t->fail_err) {
 		n = kl->n - t->processed < LOAD_BATCH ?
 		    kl->n - t->processed : LOAD_BATCH;
-		err = dev_batch(fd, CFILTER_BATCH_ADD, kl->keys + t->processed,
+		err = dev_batch(fd, CFILTER_BATCH_ADD, flags, kl->keys + t->processed,
 				results, n, &done);
 		tally(t, results, done);
 		if (err)
@@ -141,10 +144,22 @@ static int report_load_failure(int fd, const char *name,
 	return CF_SYSTEM;
 }
 
-/* Compares keys by their bytes: by type, then address. */
+/*
+ * Orders keys by type, then addresses, then prefix length, so that a
+ * list reads in address order; any other difference decides last.
+ */
 static int key_cmp(const void *a, const void *b)
 {
-	return memcmp(a, b, sizeof(struct cfilter_key));
+	const struct cfilter_key *x = a, *y = b;
+	int d = x->type - y->type;
+
+	if (!d)
+		d = memcmp(x->saddr, y->saddr, sizeof(x->saddr));
+	if (!d)
+		d = memcmp(x->daddr, y->daddr, sizeof(x->daddr));
+	if (!d)
+		d = x->prefix_len - y->prefix_len;
+	return d ? d : memcmp(a, b, sizeof(*x));
 }
 
 /* Sorts @keys and drops repeats; returns how many distinct keys remain. */
@@ -171,7 +186,7 @@ static int load_dry_run(int fd, struct key_list *kl, size_t skipped)
 	__u32 i, chunk, done;
 	int err;
 
-	err = dev_batch(fd, CFILTER_BATCH_ADD, NULL, NULL, 0, &done);
+	err = dev_batch(fd, CFILTER_BATCH_ADD, 0, NULL, NULL, 0, &done);
 	if (err) {
 		dev_report(err, "cannot add");
 		return CF_SYSTEM;
@@ -183,7 +198,7 @@ static int load_dry_run(int fd, struct key_list *kl, size_t skipped)
 	}
 	for (start = 0; start < n; start += chunk) {
 		chunk = n - start < LOAD_BATCH ? n - start : LOAD_BATCH;
-		err = dev_batch(fd, CFILTER_BATCH_TEST, kl->keys + start,
+		err = dev_batch(fd, CFILTER_BATCH_TEST, 0, kl->keys + start,
 				results, chunk, &done);
 		if (err)
 			break;
@@ -227,7 +242,7 @@ int do_load(const struct cfctl_opts *o)
 		goto out_close;
 	}
 
-	err = load_apply(fd, &kl, &t);
+	err = load_apply(fd, &kl, 0, &t);
 	if (t.fail_err) {
 		ret = report_load_failure(fd, name, &kl, &t);
 	} else if (err) {
@@ -247,66 +262,106 @@ out:
 	return ret;
 }
 
-/*
- * Reads every stored key, sorted and each once (LIST may repeat a key if
- * the filter grew meanwhile). Returns enum cf_exit; on CF_OK the caller
- * frees *@keys.
- */
-static int read_all(const char *verb, struct cfilter_key **keys, size_t *n)
+#define UNTOUCHED	"nothing replaced: the live set is untouched"
+
+/* Stages @kl and commits it. Returns enum cf_exit. */
+static int replace_apply(int fd, const char *name, const struct key_list *kl,
+			 struct load_tally *t)
 {
-	unsigned long long cursor = 0;
-	struct cfilter_key *all = NULL, *bigger;
-	size_t cap = 0, have = 0;
+	char buf[ENTRY_STRLEN];
+	int err;
+
+	err = dev_simple(fd, CFILTER_IOC_STAGE);
+	if (err) {
+		dev_report(err, "cannot stage a new set");
+		cf_err(UNTOUCHED);
+		return CF_SYSTEM;
+	}
+	err = load_apply(fd, kl, CFILTER_F_STAGED, t);
+	if (t->fail_err) {
+		cf_err("%s:%lu: cannot add %s: %s", name,
+		       kl->lines[t->first_fail],
+		       entry_format(&kl->keys[t->first_fail], buf, sizeof(buf)),
+		       t->fail_err == -ENOSPC ? "filter full" :
+		       strerror(-t->fail_err));
+		if (t->fail_err == -ENOSPC)
+			dev_report_full(fd);
+	} else if (err) {
+		dev_report(err, "cannot fill the staged set");
+	} else {
+		err = dev_simple(fd, CFILTER_IOC_COMMIT);
+		if (!err)
+			return CF_OK;
+		dev_report(err, "cannot commit the staged set");
+	}
+	/* Closing the file would drop it too; ABORT says so at once. */
+	dev_simple(fd, CFILTER_IOC_ABORT);
+	cf_err(UNTOUCHED);
+	return CF_SYSTEM;
+}
+
+int do_replace(const struct cfctl_opts *o)
+{
+	struct key_list kl = { 0 };
+	struct load_tally t = { 0 };
+	const char *name;
+	int fd, ret;
+
+	ret = read_list(o->arg, &kl, &name);
+	if (ret != CF_OK)
+		goto out;
+	if (kl.bad && !o->skip_bad) {
+		cf_err("%s: %zu malformed line%s: %s; fix %s, or pass --skip-bad to replace with the rest",
+		       name, kl.bad, kl.bad == 1 ? "" : "s", UNTOUCHED,
+		       kl.bad == 1 ? "it" : "them");
+		ret = CF_USAGE;
+		goto out;
+	}
+	if (o->dry_run) {
+		printf("would replace the filter with %zu entries (%zu skipped); dry run: nothing changed\n",
+		       kl.n, kl.bad);
+		goto out;
+	}
+	fd = dev_open(true);
+	if (fd < 0) {
+		ret = CF_SYSTEM;
+		goto out;
+	}
+	ret = replace_apply(fd, name, &kl, &t);
+	if (ret == CF_OK)
+		printf("replaced the filter with %zu entries (%zu added, %zu repeated, %zu skipped)\n",
+		       kl.n, t.added, t.present, kl.bad);
+	close(fd);
+out:
+	key_list_free(&kl);
+	return ret;
+}
+
+/*
+ * Reads every key LIST gives (compact mode: the prefixes only), sorted and
+ * each once (LIST may repeat a key if the filter grew meanwhile); *@mode
+ * is the module's. Returns enum cf_exit; on CF_OK the caller frees *@keys.
+ */
+static int read_all(struct cfilter_key **keys, size_t *n, __u32 *mode)
+{
+	struct cfilter_info info;
 	long got;
 	int fd;
 
 	fd = dev_open(false);
 	if (fd < 0)
 		return CF_SYSTEM;
-	do {
-		if (cap - have < LIST_BATCH) {
-			cap = cap ? cap * 2 : 4 * LIST_BATCH;
-			bigger = realloc(all, cap * sizeof(*all));
-			if (!bigger) {
-				got = -ENOMEM;
-				break;
-			}
-			all = bigger;
-		}
-		got = dev_list(fd, all + have, LIST_BATCH, &cursor);
-		if (got > 0)
-			have += got;
-	} while (got > 0);
+	got = dev_info(fd, &info);
+	*mode = info.mode;
+	if (!got)
+		got = dev_list_all(fd, keys);
 	close(fd);
-
-	if (got == -EOPNOTSUPP)
-		cf_err("filter is in compact mode: keys are not stored, so they cannot be %s (snapshot and restore of compact filters are planned: keep the lists you load)",
-		       verb);
-	else if (got < 0)
-		dev_report(got, "cannot list the blocked addresses");
 	if (got < 0) {
-		free(all);
+		dev_report(got, "cannot list the entries");
 		return CF_SYSTEM;
 	}
-	*n = sort_unique(all, have);
-	*keys = all;
+	*n = sort_unique(*keys, got);
 	return CF_OK;
-}
-
-static const char *key_type_name(__u8 type)
-{
-	static const char *const names[__CFILTER_KEY_MAX] = {
-		[CFILTER_KEY_SRC4]	= "src4",
-		[CFILTER_KEY_SRC6]	= "src6",
-		[CFILTER_KEY_DST4]	= "dst4",
-		[CFILTER_KEY_DST6]	= "dst6",
-		[CFILTER_KEY_FLOW4]	= "flow4",
-		[CFILTER_KEY_FLOW6]	= "flow6",
-		[CFILTER_KEY_ALLOW4]	= "allow4",
-		[CFILTER_KEY_ALLOW6]	= "allow6",
-	};
-
-	return type < __CFILTER_KEY_MAX && names[type] ? names[type] : "unknown";
 }
 
 /* The fields of a flow key, named as in the UAPI. */
@@ -344,6 +399,7 @@ static void entry_json(struct json *j, const struct cfilter_key *key)
 	case CFILTER_KEY_ALLOW6:
 		json_kv_string(j, "addr",
 			       inet_ntop(af, key->saddr, buf, sizeof(buf)));
+		json_kv_uint(j, "prefix_len", key->prefix_len);
 		break;
 	case CFILTER_KEY_DST4:
 		af = AF_INET;
@@ -351,6 +407,7 @@ static void entry_json(struct json *j, const struct cfilter_key *key)
 	case CFILTER_KEY_DST6:
 		json_kv_string(j, "addr",
 			       inet_ntop(af, key->daddr, buf, sizeof(buf)));
+		json_kv_uint(j, "prefix_len", key->prefix_len);
 		break;
 	case CFILTER_KEY_FLOW4:
 	case CFILTER_KEY_FLOW6:
@@ -389,12 +446,15 @@ static void list_text(const struct cfilter_key *keys, size_t n)
 int do_list(const struct cfctl_opts *o)
 {
 	struct cfilter_key *keys;
+	__u32 mode;
 	size_t n;
 	int ret;
 
-	ret = read_all("listed", &keys, &n);
+	ret = read_all(&keys, &n, &mode);
 	if (ret != CF_OK)
 		return ret;
+	if (mode == CFILTER_MODE_COMPACT)
+		cf_err("note: compact mode: only prefixes are listed; addresses and flows are kept as fingerprints, which cannot be listed (cfctl snapshot saves them)");
 	if (o->json)
 		list_json(keys, n);
 	else
@@ -424,13 +484,19 @@ int do_save(const struct cfctl_opts *o)
 	struct cfilter_key *keys;
 	char date[32];
 	time_t now = time(NULL);
+	__u32 mode;
 	size_t n;
 	int ret;
 
 	(void)o;
-	ret = read_all("saved", &keys, &n);
+	ret = read_all(&keys, &n, &mode);
 	if (ret != CF_OK)
 		return ret;
+	if (mode == CFILTER_MODE_COMPACT) {
+		cf_err("filter is in compact mode: its addresses and flows are kept as fingerprints, which cannot be listed or saved as entries: use cfctl snapshot FILE (and cfctl restore FILE) to save and restore it whole");
+		free(keys);
+		return CF_SYSTEM;
+	}
 	if (!all_known(keys, n)) {
 		free(keys);
 		return CF_SYSTEM;

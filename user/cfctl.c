@@ -6,10 +6,12 @@
  * One table of verbs; each has its own do_<verb>() taking the parsed
  * options. See usage() or `cfctl --help` for the exit statuses.
  */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -72,19 +74,97 @@ void cf_err(const char *fmt, ...)
  * cf_exit.
  */
 static int parse_entry(const char *verb, char *const words[], int n,
-		       struct cfilter_key *key, char *text)
+		       struct kf_entry *e, char *text)
 {
 	enum kf_line what;
 	const char *word;
 
-	what = keyfile_parse_words(words, n, key, &word);
+	what = keyfile_parse_words(words, n, e, &word);
 	if (what != KF_ENTRY) {
 		fprintf(stderr, "cfctl: %s: ", verb);
 		keyfile_reason(stderr, what, word);
 		return CF_USAGE;
 	}
-	entry_format(key, text, ENTRY_STRLEN);
+	if (e->range)
+		snprintf(text, ENTRY_STRLEN, "%s", word);
+	else
+		entry_format(&e->key, text, ENTRY_STRLEN);
 	return CF_OK;
+}
+
+/* The keys of a range, for one BATCH. */
+struct range_keys {
+	struct cfilter_key	keys[256];
+	__s32			results[256];
+	unsigned int		n;
+};
+
+static int collect_key(const struct cfilter_key *key, void *arg)
+{
+	struct range_keys *rk = arg;
+
+	/* A range of n-bit addresses splits into at most 2n - 2 prefixes. */
+	if (rk->n == ARRAY_SIZE(rk->keys))
+		return -E2BIG;
+	rk->keys[rk->n++] = *key;
+	return 0;
+}
+
+/*
+ * add, allow and del of a range FIRST-LAST (@text): its prefixes in one
+ * BATCH. del exits 1 if any of them was not there. Returns enum cf_exit.
+ */
+static int range_entry(const struct cfctl_opts *o, int fd, const char *text,
+		       const struct kf_entry *e, __u32 op)
+{
+	bool add = op == CFILTER_BATCH_ADD;
+	struct range_keys rk = { .n = 0 };
+	unsigned int i, ok = 0, same = 0;
+	__u32 done;
+	int err;
+
+	keyfile_expand(e, collect_key, &rk);
+	err = dev_batch(fd, o->dry_run ? CFILTER_BATCH_TEST : op, 0, rk.keys,
+			rk.results, rk.n, &done);
+	if (err) {
+		dev_report(err, add ? "cannot add" : "cannot delete");
+		return CF_SYSTEM;
+	}
+	for (i = 0; i < rk.n; i++) {
+		if (!rk.results[i])
+			ok++;
+		else if (rk.results[i] == (add ? -EEXIST : -ENOENT))
+			same++;
+	}
+	if (o->dry_run) {
+		printf("would %s %s: %u prefixes, %u of them present (dry run: nothing changed)\n",
+		       add ? "add" : "delete", text, rk.n, ok);
+		return !add && ok < rk.n ? CF_ABSENT : CF_OK;
+	}
+	for (i = 0; i < rk.n; i++) {
+		if (rk.results[i] && rk.results[i] != (add ? -EEXIST : -ENOENT)) {
+			char buf[ENTRY_STRLEN];
+
+			if (rk.results[i] == -ENOSPC) {
+				dev_report_full(fd);
+			} else {
+				cf_err("cannot %s %s: %s", add ? "add" : "delete",
+				       entry_format(&rk.keys[i], buf, sizeof(buf)),
+				       strerror(-rk.results[i]));
+			}
+			cf_err("%s: %u of %u prefixes %s, the others not",
+			       text, ok + same, rk.n,
+			       add ? "blocked" : "deleted or absent");
+			return CF_SYSTEM;
+		}
+	}
+	if (add)
+		printf("%s: %u prefixes (%u added, %u already present)\n", text,
+		       rk.n, ok, same);
+	else
+		printf("%s: %u prefixes (%u deleted, %u not present)\n", text,
+		       rk.n, ok, same);
+	return !add && same ? CF_ABSENT : CF_OK;
 }
 
 /*
@@ -98,7 +178,7 @@ static int key_dry_run(int fd, const char *text, __u32 op,
 	__u32 done;
 	int err;
 
-	err = dev_batch(fd, op, NULL, NULL, 0, &done);
+	err = dev_batch(fd, op, 0, NULL, NULL, 0, &done);
 	if (!err)
 		err = dev_key_ioctl(fd, CFILTER_IOC_TEST, key);
 	if (err && err != -ENOENT) {
@@ -122,15 +202,22 @@ static int add_entry(const struct cfctl_opts *o, const char *verb,
 		     char *const words[], int n)
 {
 	char text[ENTRY_STRLEN];
+	struct kf_entry e;
 	struct cfilter_key key;
 	int fd, err, ret;
 
-	ret = parse_entry(verb, words, n, &key, text);
+	ret = parse_entry(verb, words, n, &e, text);
 	if (ret != CF_OK)
 		return ret;
+	key = e.key;
 	fd = dev_open(true);
 	if (fd < 0)
 		return CF_SYSTEM;
+	if (e.range) {
+		ret = range_entry(o, fd, text, &e, CFILTER_BATCH_ADD);
+		close(fd);
+		return ret;
+	}
 	if (o->dry_run) {
 		ret = key_dry_run(fd, text, CFILTER_BATCH_ADD, &key);
 		close(fd);
@@ -183,15 +270,22 @@ static int do_allow(const struct cfctl_opts *o)
 static int do_del(const struct cfctl_opts *o)
 {
 	char text[ENTRY_STRLEN];
+	struct kf_entry e;
 	struct cfilter_key key;
 	int fd, err, ret;
 
-	ret = parse_entry("del", o->words, o->nwords, &key, text);
+	ret = parse_entry("del", o->words, o->nwords, &e, text);
 	if (ret != CF_OK)
 		return ret;
+	key = e.key;
 	fd = dev_open(true);
 	if (fd < 0)
 		return CF_SYSTEM;
+	if (e.range) {
+		ret = range_entry(o, fd, text, &e, CFILTER_BATCH_DEL);
+		close(fd);
+		return ret;
+	}
 	if (o->dry_run) {
 		ret = key_dry_run(fd, text, CFILTER_BATCH_DEL, &key);
 		close(fd);
@@ -213,12 +307,19 @@ static int do_del(const struct cfctl_opts *o)
 static int do_test(const struct cfctl_opts *o)
 {
 	char text[ENTRY_STRLEN];
+	struct kf_entry e;
 	struct cfilter_key key;
 	int fd, err, ret;
 
-	ret = parse_entry("test", o->words, o->nwords, &key, text);
+	ret = parse_entry("test", o->words, o->nwords, &e, text);
 	if (ret != CF_OK)
 		return ret;
+	if (e.range) {
+		cf_err("test: %s is a range, which stands for several prefixes: test one address or prefix, or ask cfctl match ADDR",
+		       text);
+		return CF_USAGE;
+	}
+	key = e.key;
 	fd = dev_open(false);
 	if (fd < 0)
 		return CF_SYSTEM;
@@ -235,6 +336,158 @@ static int do_test(const struct cfctl_opts *o)
 	}
 	close(fd);
 	return ret;
+}
+
+/* A decimal number in [0, @max] for match; false if @s is not one. */
+static bool match_number(const char *s, unsigned long max, __be16 *v)
+{
+	unsigned long n;
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	if (errno || *end || n > max)
+		return false;
+	*v = htons(n);
+	return true;
+}
+
+/* The transport words of match: "tcp|udp SPORT DPORT" or "icmp|icmp6 TYPE". */
+static int match_transport(char *const w[], int n, int v,
+			   struct cfilter_pkt *pkt)
+{
+	bool icmp = !strcmp(w[0], "icmp") || !strcmp(w[0], "icmp6");
+
+	if (strcmp(w[0], "tcp") && strcmp(w[0], "udp") && !icmp) {
+		cf_err("match: unexpected '%s': expected tcp, udp, icmp or icmp6 after SRC DST",
+		       w[0]);
+		return CF_USAGE;
+	}
+	if (n != (icmp ? 2 : 3)) {
+		cf_err("match: wrong number of words after '%s': expected %s",
+		       w[0], icmp ? "icmp|icmp6 TYPE" : "tcp|udp SPORT DPORT");
+		return CF_USAGE;
+	}
+	if (icmp && (w[0][4] == '6') != (v == 6)) {
+		cf_err("match: '%s' with IPv%d addresses: use icmp for IPv4, icmp6 for IPv6",
+		       w[0], v);
+		return CF_USAGE;
+	}
+	if (icmp) {
+		pkt->proto = v == 6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP;
+		if (!match_number(w[1], 255, &pkt->sport)) {
+			cf_err("match: invalid ICMP type '%s': expected 0 to 255", w[1]);
+			return CF_USAGE;
+		}
+	} else {
+		pkt->proto = !strcmp(w[0], "tcp") ? IPPROTO_TCP : IPPROTO_UDP;
+		if (!match_number(w[1], 65535, &pkt->sport) ||
+		    !match_number(w[2], 65535, &pkt->dport)) {
+			cf_err("match: invalid port '%s': expected 0 to 65535",
+			       match_number(w[1], 65535, &pkt->sport) ? w[2] : w[1]);
+			return CF_USAGE;
+		}
+	}
+	pkt->flags |= CFILTER_PKT_PORTS;
+	return CF_OK;
+}
+
+/* "SRC [DST] [transport]" into @pkt; returns enum cf_exit. */
+static int match_parse(char *const w[], int n, struct cfilter_pkt *pkt)
+{
+	const char *which = "SRC";
+	int v = 0, v2, i;
+
+	memset(pkt, 0, sizeof(*pkt));
+	for (i = 0; i < 2 && i < n; i++) {
+		v2 = addr_parse(w[i], i ? pkt->daddr : pkt->saddr);
+		if (v2 < 0 && i == 1)
+			break;	/* no DST: the transport words follow */
+		if (v2 < 0 && strpbrk(w[i], "/-"))
+			cf_err("match: %s '%s' is a prefix or range: match takes a packet, whose %s is one address",
+			       which, w[i], which);
+		else if (v2 < 0)
+			cf_err("match: invalid %s '%s': expected an IPv4 or IPv6 address",
+			       which, w[i]);
+		if (v2 < 0)
+			return CF_USAGE;
+		if (i && v2 != v) {
+			cf_err("match: DST '%s' is not of SRC's IP version", w[i]);
+			return CF_USAGE;
+		}
+		v = v2;
+		which = "DST";
+	}
+	pkt->family = v;
+	if (i == 2)
+		pkt->flags |= CFILTER_PKT_MATCH_DST;
+	if (i == n)
+		return CF_OK;
+	if (i == 1) {
+		cf_err("match: '%s' after SRC: a flow needs DST too: cfctl match SRC DST %s ...",
+		       w[1], w[1]);
+		return CF_USAGE;
+	}
+	return match_transport(w + 2, n - 2, v, pkt);
+}
+
+/* The verdict as match prints it; @pkt tells a source from a destination prefix. */
+static const char *verdict_name(int fd, __u32 verdict, struct cfilter_pkt *pkt)
+{
+	__u32 src_only;
+
+	switch (verdict) {
+	case CFILTER_PASS:
+		return "pass";
+	case CFILTER_DROP_SRC:
+		return "drop (source address)";
+	case CFILTER_DROP_DST:
+		return "drop (destination address)";
+	case CFILTER_DROP_FLOW:
+		return "drop (flow)";
+	case CFILTER_ALLOWED:
+		return "allowed (exception)";
+	case CFILTER_DROP_PREFIX:
+		/*
+		 * The source is looked up first: if it alone drops the
+		 * packet, its prefix did.
+		 */
+		if (!(pkt->flags & CFILTER_PKT_MATCH_DST))
+			return "drop (source prefix)";
+		pkt->flags &= ~(CFILTER_PKT_MATCH_DST | CFILTER_PKT_PORTS);
+		if (!dev_match(fd, pkt, &src_only) &&
+		    src_only == CFILTER_DROP_PREFIX)
+			return "drop (source prefix)";
+		return "drop (destination prefix)";
+	default:
+		return "drop (a reason this cfctl does not know)";
+	}
+}
+
+static int do_match(const struct cfctl_opts *o)
+{
+	struct cfilter_pkt pkt;
+	__u32 verdict;
+	int fd, err, ret;
+
+	ret = match_parse(o->words, o->nwords, &pkt);
+	if (ret != CF_OK)
+		return ret;
+	fd = dev_open(false);
+	if (fd < 0)
+		return CF_SYSTEM;
+	err = dev_match(fd, &pkt, &verdict);
+	if (err) {
+		dev_report(err, "cannot match");
+		close(fd);
+		return CF_SYSTEM;
+	}
+	printf("%s\n", verdict_name(fd, verdict, &pkt));
+	close(fd);
+	return verdict == CFILTER_PASS || verdict == CFILTER_ALLOWED ?
+	       CF_ABSENT : CF_OK;
 }
 
 static const char *mode_name(__u32 mode)
@@ -265,10 +518,61 @@ static void print_info(const struct cfilter_info *info)
 	printf("insert_failures: %llu\n",
 	       (unsigned long long)info->insert_failures);
 	printf("grows: %llu\n", (unsigned long long)info->grows);
+	printf("prefixes: %llu\n", (unsigned long long)info->prefixes);
+	printf("prefix_entries: %llu\n",
+	       (unsigned long long)info->prefix_entries);
 }
 
-static void print_info_json(const struct cfilter_info *info)
+/* "24,16": a type's prefix target lengths, or "-" if it has none. */
+static void levels_text(const struct cfilter_type_info *ti, char *buf,
+			size_t len)
 {
+	size_t n = 0;
+	unsigned int i;
+
+	snprintf(buf, len, "-");
+	for (i = 0; i < ti->nlevels && i < CFILTER_PREFIX_LEVELS_MAX; i++)
+		n += snprintf(buf + n, len - n, "%s%u", i ? "," : "",
+			      ti->levels[i]);
+}
+
+static void print_type_info(const struct cfilter_type_info *ti)
+{
+	char levels[CFILTER_PREFIX_LEVELS_MAX * 4 + 1];
+
+	levels_text(ti, levels, sizeof(levels));
+	printf("%s: count %llu, prefixes %llu, prefix_entries %llu, levels %s, memory_bytes %llu, capacity %llu\n",
+	       key_type_name(ti->type), (unsigned long long)ti->count,
+	       (unsigned long long)ti->prefixes,
+	       (unsigned long long)ti->prefix_entries, levels,
+	       (unsigned long long)ti->memory_bytes,
+	       (unsigned long long)ti->capacity);
+}
+
+static void type_info_json(struct json *j, const struct cfilter_type_info *ti)
+{
+	unsigned int i;
+
+	json_object_begin(j);
+	json_kv_string(j, "type", key_type_name(ti->type));
+	json_kv_uint(j, "count", ti->count);
+	json_kv_uint(j, "prefixes", ti->prefixes);
+	json_kv_uint(j, "prefix_entries", ti->prefix_entries);
+	json_key(j, "levels");
+	json_array_begin(j);
+	for (i = 0; i < ti->nlevels && i < CFILTER_PREFIX_LEVELS_MAX; i++)
+		json_uint(j, ti->levels[i]);
+	json_array_end(j);
+	json_kv_uint(j, "memory_bytes", ti->memory_bytes);
+	json_kv_uint(j, "capacity", ti->capacity);
+	json_object_end(j);
+}
+
+static void print_info_json(const struct cfilter_info *info,
+			    const struct cfilter_type_info *types,
+			    unsigned int ntypes)
+{
+	unsigned int i;
 	struct json j;
 
 	json_init(&j, stdout);
@@ -286,27 +590,48 @@ static void print_info_json(const struct cfilter_info *info)
 	json_kv_uint(&j, "memory_bytes", info->memory_bytes);
 	json_kv_uint(&j, "insert_failures", info->insert_failures);
 	json_kv_uint(&j, "grows", info->grows);
+	json_kv_uint(&j, "prefixes", info->prefixes);
+	json_kv_uint(&j, "prefix_entries", info->prefix_entries);
+	json_key(&j, "types");
+	json_array_begin(&j);
+	for (i = 0; i < ntypes; i++)
+		type_info_json(&j, &types[i]);
+	json_array_end(&j);
 	json_object_end(&j);
 }
 
 static int do_info(const struct cfctl_opts *o)
 {
+	struct cfilter_type_info types[__CFILTER_KEY_MAX];
 	struct cfilter_info info;
+	unsigned int n = 0, i;
+	__u8 type;
 	int fd, err;
 
 	fd = dev_open(false);
 	if (fd < 0)
 		return CF_SYSTEM;
 	err = dev_info(fd, &info);
+	/* EINVAL: a type this module lacks; it has nothing to show. */
+	for (type = 1; !err && type < __CFILTER_KEY_MAX; type++) {
+		err = dev_type_info(fd, type, false, &types[n]);
+		if (!err)
+			n++;
+		else if (err == -EINVAL)
+			err = 0;
+	}
 	close(fd);
 	if (err) {
 		dev_report(err, "cannot read the filter's info");
 		return CF_SYSTEM;
 	}
-	if (o->json)
-		print_info_json(&info);
-	else
+	if (o->json) {
+		print_info_json(&info, types, n);
+	} else {
 		print_info(&info);
+		for (i = 0; i < n; i++)
+			print_type_info(&types[i]);
+	}
 	return CF_OK;
 }
 
@@ -317,7 +642,7 @@ static int clear_dry_run(int fd)
 	__u32 done;
 	int err;
 
-	err = dev_batch(fd, CFILTER_BATCH_DEL, NULL, NULL, 0, &done);
+	err = dev_batch(fd, CFILTER_BATCH_DEL, 0, NULL, NULL, 0, &done);
 	if (!err)
 		err = dev_info(fd, &info);
 	if (err) {
@@ -341,7 +666,7 @@ static int do_clear(const struct cfctl_opts *o)
 		close(fd);
 		return err;
 	}
-	err = dev_clear(fd);
+	err = dev_simple(fd, CFILTER_IOC_CLEAR);
 	close(fd);
 	if (err) {
 		dev_report(err, "cannot clear");
@@ -360,6 +685,7 @@ static const struct {
 	{ CFILTER_STAT_DROP_SRC,	"dropped_src" },
 	{ CFILTER_STAT_DROP_DST,	"dropped_dst" },
 	{ CFILTER_STAT_DROP_FLOW,	"dropped_flow" },
+	{ CFILTER_STAT_DROP_PREFIX,	"dropped_prefix" },
 	{ CFILTER_STAT_UNPARSED,	"unparsed" },
 };
 
@@ -542,6 +868,10 @@ static const struct verb verbs[] = {
 			"  tcp|udp SADDR:SPORT DADDR:DPORT  one flow; IPv6 as [ADDR]:PORT\n"
 			"  icmp|icmp6 SADDR DADDR TYPE      ICMP/ICMPv6 messages of TYPE (0-255)\n"
 			"  allow ADDR                       never drop packets from ADDR\n"
+			"The ADDR of src, dst and allow may be a prefix, 203.0.113.0/24 or\n"
+			"2001:db8::/32 (host bits zero: 192.0.2.7/24 is refused), or a range\n"
+			"FIRST-LAST, added as the fewest prefixes covering it, in one call.\n"
+			"A flow names single addresses.\n"
 			"An allow entry wins over every other: a packet from ADDR passes\n"
 			"whichever entry would drop it. Non-first fragments carry no ports and\n"
 			"match no flow (their addresses still match).\n"
@@ -555,22 +885,39 @@ static const struct verb verbs[] = {
 		.opts = OPT_DRY_RUN,
 		.synopsis = "[-n] ADDR",
 		.summary = "never drop packets from ADDR (add allow ADDR)",
-		.help = "Undo with cfctl del allow ADDR.\n",
+		.help = "ADDR may be a prefix or a range, as for add. Undo with cfctl del allow ADDR.\n",
 	}, {
 		.name = "del", .run = do_del, .arg = "ENTRY", .entry = true,
 		.opts = OPT_DRY_RUN,
 		.synopsis = "[-n] ENTRY",
 		.summary = "remove ENTRY (see add)",
-		.help = "Exits 1 if ENTRY is not present.\n",
+		.help = "Exits 1 if ENTRY is not present; for a range, if any of its prefixes\n"
+			"is not. A prefix is deleted as it was added: deleting an address\n"
+			"inside a stored prefix does not split the prefix.\n",
 	}, {
 		.name = "test", .run = do_test, .arg = "ENTRY", .entry = true,
 		.synopsis = "ENTRY",
 		.summary = "tell whether ENTRY (see add) is present",
 		.help = "Prints \"ENTRY: blocked\" (exit 0) or \"ENTRY: not blocked\" (exit 1),\n"
 			"ENTRY as save writes it; for allow entries, blocked means listed.\n"
+			"This is exact membership: an address inside a stored prefix is not\n"
+			"present. To ask whether a packet would be dropped, use match.\n"
 			"In exact mode (the default) the answer is always right. In compact\n"
 			"mode, like any cuckoo filter, it may call an entry that was never\n"
 			"added present (a false positive), never the reverse.\n",
+	}, {
+		.name = "match", .run = do_match, .arg = "SRC", .entry = true,
+		.synopsis = "SRC [DST [PROTO PORTS|TYPE]]",
+		.summary = "tell what the filter does to such a packet",
+		.help = "PROTO PORTS|TYPE: tcp|udp SPORT DPORT, or icmp|icmp6 TYPE.\n"
+			"Asks the module what the XDP program would decide for a packet from\n"
+			"SRC (to DST, of that flow), prefixes and the allow list included,\n"
+			"and prints it: \"drop (source address)\", \"drop (source prefix)\",\n"
+			"\"drop (destination address)\", \"drop (destination prefix)\",\n"
+			"\"drop (flow)\", \"allowed (exception)\" or \"pass\". Exits 0 if the\n"
+			"packet would be dropped, 1 if it would pass (allowed included).\n"
+			"With DST, destination entries are matched, as after attach\n"
+			"--match-dst; without it, the source only.\n",
 	}, {
 		.name = "load", .run = do_load, .arg = "FILE",
 		.opts = OPT_DRY_RUN | OPT_SKIP_BAD,
@@ -584,24 +931,56 @@ static const struct verb verbs[] = {
 			"E already present, S skipped)\". Should the filter fill up, the entries\n"
 			"added stay, and cfctl says how many and which line failed (exit 3).\n",
 	}, {
+		.name = "replace", .run = do_replace, .arg = "FILE",
+		.opts = OPT_DRY_RUN | OPT_SKIP_BAD,
+		.synopsis = "[-n] [--skip-bad] FILE|-",
+		.summary = "make the entries in FILE the whole filter, atomically",
+		.help = "Reads FILE as load does, builds the new set beside the live one and\n"
+			"swaps it in at once: packets meet the old set or the new one, never\n"
+			"a mix or an empty filter. Any failure before the swap (a malformed\n"
+			"line without --skip-bad: exit 2; a full filter: exit 3) leaves the\n"
+			"live set untouched, and says so. Then prints \"replaced the filter with\n"
+			"N entries (A added, R repeated, S skipped)\". --dry-run parses only.\n",
+	}, {
 		.name = "save", .run = do_save,
 		.synopsis = "",
 		.summary = "print every entry, for load",
 		.help = "A comment line with the count, the date and cfctl's version, then one\n"
-			"entry per line, in add's syntax, sorted: cfctl save > F; cfctl clear; cfctl load F\n"
-			"restores the filter. Exact mode only: a compact filter stores no\n"
-			"entries (exit 3).\n",
+			"entry per line, in add's syntax, sorted: cfctl save > F; cfctl replace F\n"
+			"restores the filter. Exact mode only: a compact filter keeps its\n"
+			"addresses and flows as fingerprints, which cannot be listed (exit 3):\n"
+			"use cfctl snapshot there.\n",
+	}, {
+		.name = "snapshot", .run = do_snapshot, .arg = "FILE",
+		.opts = OPT_DRY_RUN,
+		.synopsis = "[-n] FILE",
+		.summary = "save the whole filter, in either mode, to FILE",
+		.help = "A binary file (see cfctl(8)): in compact mode the raw tables and the\n"
+			"prefixes, in exact mode every entry; with a checksum. Written to\n"
+			"FILE.tmp, then renamed: FILE is whole or untouched. Entries changed\n"
+			"while it runs may or may not be in it.\n",
+	}, {
+		.name = "restore", .run = do_restore, .arg = "FILE",
+		.opts = OPT_DRY_RUN,
+		.synopsis = "[-n] FILE",
+		.summary = "replace the whole filter with a snapshot, atomically",
+		.help = "Checks all of FILE first: not a snapshot, another format version,\n"
+			"truncated or corrupted (checksum mismatch) is exit 2. The module must\n"
+			"be loaded with the snapshot's mode= and, in compact mode, fp_bits=;\n"
+			"if not, cfctl names the parameter (exit 3). Then swaps the snapshot in\n"
+			"as replace does; nothing changes if any step fails.\n",
 	}, {
 		.name = "list", .run = do_list,
 		.opts = OPT_JSON,
 		.synopsis = "[-j]",
 		.summary = "print every entry",
-		.help = "Sorted, each entry once in add's syntax, no header. Exact mode only: in compact mode\n"
-			"the filter keeps no addresses, only fingerprints, and list fails with\n"
-			"exit status 3. Addresses added or deleted while list runs may or may\n"
-			"not be printed. JSON: {\"entries\":[{\"type\":\"src4\",\"entry\":\"192.0.2.1\",\n"
-			"\"addr\":\"192.0.2.1\"}]}; flows have proto, saddr, daddr and sport and\n"
-			"dport, or icmp_type, instead of addr.\n",
+		.help = "Sorted, each entry once in add's syntax, no header. In compact mode\n"
+			"the filter keeps addresses and flows as fingerprints only: list prints\n"
+			"the prefixes, with a note on stderr. Entries added or deleted while\n"
+			"list runs may or may not be printed. JSON: {\"entries\":[{\"type\":\n"
+			"\"src4\",\"entry\":\"192.0.2.0/24\",\"addr\":\"192.0.2.0\",\"prefix_len\":24}]};\n"
+			"flows have proto, saddr, daddr and sport and dport, or icmp_type,\n"
+			"instead of addr and prefix_len.\n",
 	}, {
 		.name = "info", .run = do_info,
 		.opts = OPT_JSON,
@@ -612,8 +991,11 @@ static const struct verb verbs[] = {
 			"to hold), count, load, geometry, memory_bytes, insert_failures (adds\n"
 			"refused because the filter was full) and grows (table doublings).\n"
 			"Counts and sizes add up the tables of every entry type (source,\n"
-			"destination, flow and allow; IPv4 and IPv6). JSON uses the same\n"
-			"names.\n",
+			"destination, flow and allow; IPv4 and IPv6); prefixes (among count)\n"
+			"and prefix_entries (what their expansion stores) too. Then one line\n"
+			"per entry type: its count, prefixes, prefix_entries, levels (the\n"
+			"lengths prefixes are expanded to, or -), memory_bytes and capacity.\n"
+			"JSON uses the same names, the types in a \"types\" array.\n",
 	}, {
 		.name = "clear", .run = do_clear,
 		.opts = OPT_DRY_RUN,
@@ -626,7 +1008,7 @@ static const struct verb verbs[] = {
 		.summary = "show the XDP program's packet counters",
 		.help = "Prints the packets passed, allowed (would be dropped, but the source\n"
 			"is on the allow list; passed), dropped by source, destination or flow\n"
-			"entry, and unparsed (not IP, truncated or malformed; passed too) on\n"
+			"entry or by a source or destination prefix, and unparsed (not IP, truncated or malformed; passed too) on\n"
 			"every interface the program is attached to,\n"
 			"since the first attach after boot. They live in " CF_STATS_PIN ".\n"
 			"With --watch, prints their rates instead; with -j, one JSON object\n"
@@ -687,7 +1069,7 @@ static void usage(FILE *out)
 		"allowed sources) and its XDP program.\n\n"
 		"Commands:\n");
 	for (i = 0; i < ARRAY_SIZE(verbs); i++)
-		fprintf(out, "  %-7s %-30s %s\n", verbs[i].name,
+		fprintf(out, "  %-8s %-30s %s\n", verbs[i].name,
 			verbs[i].synopsis, verbs[i].summary);
 	fprintf(out, "\nOptions:\n");
 	for (i = 0; i < ARRAY_SIZE(options); i++)
@@ -695,7 +1077,8 @@ static void usage(FILE *out)
 	fprintf(out, "  %-18s %s\n", "--version", "print cfctl's version");
 	fprintf(out, "-j before the command works as after it. cfctl COMMAND --help shows\n"
 		"a command's own options.\n\n"
-		"Exit status: 0 success (test: present), 1 not present (test, del),\n"
+		"Exit status: 0 success (test: present; match: dropped), 1 not present\n"
+		"(test, del) or passed (match),\n"
 		"2 usage error or malformed input, 3 system error (module not loaded,\n"
 		"permission denied, filter full, list in compact mode, ...).\n");
 }

@@ -43,7 +43,12 @@ void cf_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Verbs of bulk.c. */
 int do_load(const struct cfctl_opts *o);
+int do_replace(const struct cfctl_opts *o);
 int do_save(const struct cfctl_opts *o);
 int do_list(const struct cfctl_opts *o);
+
+/* Verbs of snapshot.c. */
+int do_snapshot(const struct cfctl_opts *o);
+int do_restore(const struct cfctl_opts *o);
 
 #endif /* CFCTL_H */

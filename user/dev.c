@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 
@@ -10,6 +11,9 @@
 #include "dev.h"
 
 #define MSG_NO_MODULE	"cfilter module not loaded: run insmod cfilter.ko (or modprobe cfilter)"
+/* Keys per LIST call. */
+#define LIST_BATCH	4096
+
 #define MSG_NO_PERM	"permission denied: run as root (needs CAP_NET_ADMIN)"
 
 /**
@@ -51,10 +55,90 @@ int dev_key_ioctl(int fd, unsigned long req, const struct cfilter_key *key)
 	return ioctl(fd, req, &kr) ? -errno : 0;
 }
 
-/* Returns 0 or a negative errno. */
-int dev_clear(int fd)
+/*
+ * An ioctl without argument: CLEAR, STAGE, COMMIT or ABORT. Returns 0 or a
+ * negative errno.
+ */
+int dev_simple(int fd, unsigned long req)
 {
-	return ioctl(fd, CFILTER_IOC_CLEAR) ? -errno : 0;
+	return ioctl(fd, req) ? -errno : 0;
+}
+
+/**
+ * dev_type_info() - one key type's tables
+ * @fd:     the device
+ * @type:   enum cfilter_key_type
+ * @staged: of the set staged on @fd rather than the live one
+ * @ti:     filled in
+ *
+ * Return: 0 or a negative errno (-EINVAL: a type the module lacks).
+ */
+int dev_type_info(int fd, __u8 type, bool staged, struct cfilter_type_info *ti)
+{
+	memset(ti, 0, sizeof(*ti));
+	ti->type = type;
+	ti->flags = staged ? CFILTER_F_STAGED : 0;
+	return ioctl(fd, CFILTER_IOC_TYPE_INFO, ti) ? -errno : 0;
+}
+
+/* The kfunc's verdict on @pkt into *@verdict. Returns 0 or a negative errno. */
+int dev_match(int fd, const struct cfilter_pkt *pkt, __u32 *verdict)
+{
+	struct cfilter_match_req mr = { .pkt = *pkt };
+
+	if (ioctl(fd, CFILTER_IOC_MATCH, &mr))
+		return -errno;
+	*verdict = mr.verdict;
+	return 0;
+}
+
+/**
+ * dev_dump() - read one key type's raw table (compact mode)
+ * @fd:   the device
+ * @t:    @t->type set; the rest filled in
+ * @data: set to a buffer of @t->size bytes the caller frees
+ *
+ * Asks for the size first; should the table grow in between, asks again.
+ *
+ * Return: 0 or a negative errno (-EOPNOTSUPP in exact mode).
+ */
+int dev_dump(int fd, struct cfilter_table *t, void **data)
+{
+	__u8 type = t->type;
+	void *buf = NULL, *bigger;
+	__u64 room = 0;
+
+	for (;;) {
+		memset(t, 0, sizeof(*t));
+		t->type = type;
+		t->data = (uintptr_t)buf;
+		t->size = room;
+		if (!ioctl(fd, CFILTER_IOC_DUMP, t)) {
+			*data = buf;
+			return 0;
+		}
+		if (errno != ENOSPC || t->size <= room || t->size > SIZE_MAX) {
+			int err = -errno;
+
+			free(buf);
+			return err;
+		}
+		room = t->size;
+		bigger = realloc(buf, room);
+		if (!bigger) {
+			free(buf);
+			return -ENOMEM;
+		}
+		buf = bigger;
+	}
+}
+
+/* RESTORE @t into the set staged on @fd. Returns 0 or a negative errno. */
+int dev_restore(int fd, const struct cfilter_table *t)
+{
+	struct cfilter_table copy = *t;
+
+	return ioctl(fd, CFILTER_IOC_RESTORE, &copy) ? -errno : 0;
 }
 
 /* Returns 0 or a negative errno. */
@@ -91,9 +175,49 @@ long dev_list(int fd, struct cfilter_key *keys, unsigned int max,
 }
 
 /**
+ * dev_list_all() - read every key LIST gives
+ * @fd:   the device
+ * @keys: set to a malloc()ed array the caller frees (NULL if none)
+ *
+ * In compact mode LIST gives the prefixes only. A key may appear twice
+ * if the filter grew between calls.
+ *
+ * Return: the number of keys, or a negative errno.
+ */
+long dev_list_all(int fd, struct cfilter_key **keys)
+{
+	unsigned long long cursor = 0;
+	struct cfilter_key *all = NULL, *bigger;
+	size_t cap = 0, have = 0;
+	long got;
+
+	do {
+		if (cap - have < LIST_BATCH) {
+			cap = cap ? cap * 2 : 4 * LIST_BATCH;
+			bigger = realloc(all, cap * sizeof(*all));
+			if (!bigger) {
+				free(all);
+				return -ENOMEM;
+			}
+			all = bigger;
+		}
+		got = dev_list(fd, all + have, LIST_BATCH, &cursor);
+		if (got > 0)
+			have += got;
+	} while (got > 0);
+	if (got < 0) {
+		free(all);
+		return got;
+	}
+	*keys = all;
+	return have;
+}
+
+/**
  * dev_batch() - apply one operation to an array of keys
  * @fd:      the device
  * @op:      enum cfilter_batch_op
+ * @flags:   0 or CFILTER_F_STAGED
  * @keys:    the keys
  * @results: room for @n results: 0 or a negative errno per key
  * @n:       number of keys; 0 only checks that the caller may do @op
@@ -101,11 +225,12 @@ long dev_list(int fd, struct cfilter_key *keys, unsigned int max,
  *
  * Return: 0 once every key was processed, or a negative errno.
  */
-int dev_batch(int fd, __u32 op, const struct cfilter_key *keys,
+int dev_batch(int fd, __u32 op, __u32 flags, const struct cfilter_key *keys,
 	      __s32 *results, __u32 n, __u32 *done)
 {
 	struct cfilter_batch b = {
 		.op = op,
+		.flags = flags,
 		.keys = (uintptr_t)keys,
 		.results = (uintptr_t)results,
 		.count = n,

@@ -8,7 +8,10 @@
  *	allow ADDR				source exempt from blocking
  *	tcp|udp SADDR:SPORT DADDR:DPORT		5-tuple ([ADDR]:PORT for IPv6)
  *	icmp|icmp6 SADDR DADDR TYPE		ICMP or ICMPv6 messages of TYPE
- * `cfctl add`, `del` and `test` take these words as arguments.
+ * `cfctl add`, `del` and `test` take these words as arguments. The ADDR of
+ * src, dst and allow may be a CIDR prefix ADDR/LEN (host bits zero) or a
+ * range FIRST-LAST, which stands for the fewest prefixes covering it; flows
+ * name single addresses.
  *
  * A list has one entry per line; blank lines and comments ('#' or ';' to the end of the line) are
  * ignored, and so are surrounding whitespace, a leading "add " (lists made
@@ -29,6 +32,7 @@
 
 #include "addr.h"
 #include "keyfile.h"
+#include "range.h"
 
 /* Longest part of a bad line quoted in its message. */
 #define QUOTE_MAX	60
@@ -70,13 +74,16 @@ static bool parse_uint(const char *str, unsigned long max, unsigned long *val)
 	return *val <= max;
 }
 
-/* An address of IP version @v (0: either) into @addr; returns a verdict. */
+/*
+ * A flow's address, of IP version @v (0: either), into @addr; returns a
+ * verdict.
+ */
 static enum kf_line parse_addr_word(const char *str, int *v, __u8 *addr)
 {
 	int ret = addr_parse(str, addr);
 
-	if (ret == -EOPNOTSUPP)
-		return KF_PREFIX;
+	if (ret < 0 && strpbrk(str, "/-"))
+		return KF_FLOW_PREFIX;
 	if (ret < 0)
 		return KF_BAD_ADDR;
 	if (*v && ret != *v)
@@ -201,53 +208,104 @@ static const struct kf_kind *find_kind(const char *name)
 	return NULL;
 }
 
-/* "ADDR" (a source) or "src|dst|allow ADDR": @addr is the address word. */
-static enum kf_line parse_addr_entry(const char *addr, __u8 type4,
-				     struct cfilter_key *key)
+/* FIRST-LAST: both addresses of one IP version, FIRST not above LAST. */
+static enum kf_line parse_range(const char *str, const char *dash, __u8 *lo,
+				__u8 *hi, int *v)
 {
-	enum kf_line what;
-	int v = 0;
+	char first[INET6_ADDRSTRLEN];
+	size_t len = dash - str;
+	int v2;
 
-	what = parse_addr_word(addr, &v, type4 == CFILTER_KEY_DST4 ?
-				   key->daddr : key->saddr);
-	if (what == KF_ENTRY)
+	if (len >= sizeof(first))
+		return KF_BAD_ADDR;
+	memcpy(first, str, len);
+	first[len] = '\0';
+	*v = addr_parse(first, lo);
+	v2 = addr_parse(dash + 1, hi);
+	if (*v < 0 || v2 < 0)
+		return KF_BAD_ADDR;
+	if (*v != v2)
+		return KF_RANGE_MIXED;
+	if (memcmp(lo, hi, *v == 6 ? 16 : 4) > 0)
+		return KF_BAD_RANGE;
+	return KF_ENTRY;
+}
+
+/*
+ * "ADDR" (a source) or "src|dst|allow ADDR": @addr is the address word: an
+ * address, a prefix or a range.
+ */
+static enum kf_line parse_addr_entry(const char *addr, __u8 type4,
+				     struct kf_entry *e)
+{
+	struct cfilter_key *key = &e->key;
+	__u8 *a = type4 == CFILTER_KEY_DST4 ? key->daddr : key->saddr;
+	const char *dash = strchr(addr, '-');
+	enum kf_line what;
+	unsigned int len;
+	int v;
+
+	if (dash) {
+		what = parse_range(addr, dash, a, e->hi, &v);
+		if (what != KF_ENTRY)
+			return what;
 		set_type(key, type4, v);
-	return what;
+		e->range = true;
+		return KF_ENTRY;
+	}
+	v = prefix_parse(addr, a, &len);
+	switch (v) {
+	case -EINVAL:
+		return KF_BAD_ADDR;
+	case -ERANGE:
+		return KF_BAD_LEN;
+	case -EADDRNOTAVAIL:
+		return KF_HOST_BITS;
+	}
+	set_type(key, type4, v);
+	key->prefix_len = len;
+	return KF_ENTRY;
 }
 
 /**
  * keyfile_parse_words() - parse one entry given as words
  * @words: the words (see the top of this file)
  * @n:     how many
- * @key:   set for KF_ENTRY, zeroed otherwise
+ * @e:     set for KF_ENTRY, zeroed otherwise
  * @word:  set to the word a KF_ENTRY or an error is about
  *
  * Return: KF_ENTRY, or why @words are not an entry.
  */
 enum kf_line keyfile_parse_words(char *const words[], int n,
-				 struct cfilter_key *key, const char **word)
+				 struct kf_entry *e, const char **word)
 {
 	const struct kf_kind *kind = n ? find_kind(words[0]) : NULL;
+	struct cfilter_key *key = &e->key;
 	enum kf_line what;
 
-	memset(key, 0, sizeof(*key));
+	memset(e, 0, sizeof(*e));
 	*word = n ? words[0] : "";
 	if (!kind) {
-		if (n == 1)
-			return parse_addr_entry(words[0], CFILTER_KEY_SRC4, key);
-		if (!n || addr_parse(words[0], key->saddr) < 0)
-			return n ? KF_BAD_KIND : KF_WORDS;
-		/* One address per entry: the word after it is the bad one. */
-		memset(key, 0, sizeof(*key));
-		*word = words[1];
-		return KF_WORDS;
+		if (!n)
+			return KF_WORDS;
+		what = parse_addr_entry(words[0], CFILTER_KEY_SRC4, e);
+		if (n > 1 && what == KF_BAD_ADDR) {
+			what = KF_BAD_KIND;
+		} else if (n > 1) {
+			/* One address per entry: the next word is the bad one. */
+			what = KF_WORDS;
+			*word = words[1];
+		}
+		if (what != KF_ENTRY)
+			memset(e, 0, sizeof(*e));
+		return what;
 	}
 	if (n != kind->words)
 		return KF_WORDS;
 	switch (kind->words) {
 	case 2:
 		*word = words[1];
-		what = parse_addr_entry(words[1], kind->type4, key);
+		what = parse_addr_entry(words[1], kind->type4, e);
 		break;
 	case 3:
 		what = parse_port_flow(words, key, word);
@@ -256,8 +314,50 @@ enum kf_line keyfile_parse_words(char *const words[], int n,
 		what = parse_icmp_flow(words, key, word);
 	}
 	if (what != KF_ENTRY)
-		memset(key, 0, sizeof(*key));
+		memset(e, 0, sizeof(*e));
 	return what;
+}
+
+/* What keyfile_expand() passes range_split() for each prefix. */
+struct expand_ctx {
+	const struct kf_entry	*e;
+	int			(*emit)(const struct cfilter_key *key, void *arg);
+	void			*arg;
+};
+
+static int expand_prefix(const __u8 *addr, unsigned int len, void *arg)
+{
+	struct expand_ctx *c = arg;
+	struct cfilter_key key = c->e->key;
+	bool dst = key.type == CFILTER_KEY_DST4 || key.type == CFILTER_KEY_DST6;
+
+	/* The template's length is the full one: the address's size. */
+	memcpy(dst ? key.daddr : key.saddr, addr, key.prefix_len / 8);
+	key.prefix_len = len;
+	return c->emit(&key, c->arg);
+}
+
+/**
+ * keyfile_expand() - the keys an entry stands for
+ * @e:    an entry keyfile_parse_words() or keyfile_parse_line() accepted
+ * @emit: called once per key: once for a key, once per prefix for a range
+ *        (lowest first); a nonzero return stops and is returned
+ * @arg:  passed to @emit
+ *
+ * Return: 0, or what @emit returned.
+ */
+int keyfile_expand(const struct kf_entry *e,
+		   int (*emit)(const struct cfilter_key *key, void *arg),
+		   void *arg)
+{
+	struct expand_ctx c = { .e = e, .emit = emit, .arg = arg };
+	const struct cfilter_key *k = &e->key;
+	bool dst = k->type == CFILTER_KEY_DST4 || k->type == CFILTER_KEY_DST6;
+
+	if (!e->range)
+		return emit(k, arg);
+	return range_split(dst ? k->daddr : k->saddr, e->hi, k->prefix_len / 8,
+			   expand_prefix, &c);
 }
 
 /*
@@ -285,13 +385,13 @@ static int split(char *s, char *words[], int max)
  * keyfile_parse_line() - parse one line of an entry list
  * @line: the line, with or without its newline; modified
  * @len:  its length in bytes (a NUL byte inside is an error)
- * @key:  set for KF_ENTRY
+ * @e:    set for KF_ENTRY
  * @word: set to the part of @line a KF_ENTRY or error is about
  *
  * Return: what the line holds.
  */
 enum kf_line keyfile_parse_line(char *line, size_t len,
-				struct cfilter_key *key, const char **word)
+				struct kf_entry *e, const char **word)
 {
 	char *words[KF_MAX_WORDS + 1];
 	char *s;
@@ -313,7 +413,23 @@ enum kf_line keyfile_parse_line(char *line, size_t len,
 	}
 	/* One word too many is enough for the parser to name the excess. */
 	n = split(s, words, KF_MAX_WORDS + 1);
-	return keyfile_parse_words(words, n, key, word);
+	return keyfile_parse_words(words, n, e, word);
+}
+
+/* "192.0.2.7/24: host bits set (did you mean 192.0.2.0/24?)" */
+static void host_bits_reason(FILE *out, const char *word, int len,
+			     const char *more)
+{
+	char fixed[INET6_ADDRSTRLEN];
+	unsigned int bits;
+	__u8 addr[16];
+	int v;
+
+	prefix_parse(word, addr, &bits);
+	v = strchr(word, ':') ? AF_INET6 : AF_INET;
+	inet_ntop(v, addr, fixed, sizeof(fixed));
+	fprintf(out, "%.*s%s: host bits set (did you mean %s/%u?)\n", len, word,
+		more, fixed, bits);
 }
 
 /**
@@ -333,8 +449,23 @@ void keyfile_reason(FILE *out, enum kf_line what, const char *word)
 		fprintf(out, "invalid address '%.*s%s': expected an IPv4 or IPv6 address\n",
 			len, word, more);
 		break;
-	case KF_PREFIX:
-		fprintf(out, "'%.*s%s' is a prefix: prefixes are not supported yet, list single addresses\n",
+	case KF_BAD_LEN:
+		fprintf(out, "invalid prefix length in '%.*s%s': expected /0 to /32 for IPv4, /0 to /128 for IPv6, without leading zeros\n",
+			len, word, more);
+		break;
+	case KF_HOST_BITS:
+		host_bits_reason(out, word, len, more);
+		break;
+	case KF_BAD_RANGE:
+		fprintf(out, "invalid range '%.*s%s': its first address is above its last\n",
+			len, word, more);
+		break;
+	case KF_RANGE_MIXED:
+		fprintf(out, "invalid range '%.*s%s': both ends must be IPv4 or both IPv6\n",
+			len, word, more);
+		break;
+	case KF_FLOW_PREFIX:
+		fprintf(out, "'%.*s%s': a flow names single addresses, not a prefix or range\n",
 			len, word, more);
 		break;
 	case KF_WORDS:
@@ -409,6 +540,28 @@ static int key_list_grow(struct key_list *kl)
 	return 0;
 }
 
+struct append_ctx {
+	struct key_list	*kl;
+	unsigned long	lineno;
+};
+
+/* Appends one key of line @arg->lineno. Returns 0 or -ENOMEM. */
+static int append_key(const struct cfilter_key *key, void *arg)
+{
+	struct append_ctx *c = arg;
+	struct key_list *kl = c->kl;
+	int err;
+
+	if (kl->n == kl->cap) {
+		err = key_list_grow(kl);
+		if (err)
+			return err;
+	}
+	kl->keys[kl->n] = *key;
+	kl->lines[kl->n++] = c->lineno;
+	return 0;
+}
+
 /**
  * keyfile_read() - read every line of an entry list
  * @in:   the open file
@@ -422,6 +575,7 @@ static int key_list_grow(struct key_list *kl)
 int keyfile_read(FILE *in, const char *name, struct key_list *kl, FILE *errs)
 {
 	unsigned long lineno = 0;
+	struct kf_entry e;
 	size_t size = 0;
 	const char *word;
 	char *line = NULL;
@@ -438,14 +592,13 @@ int keyfile_read(FILE *in, const char *name, struct key_list *kl, FILE *errs)
 			s += 3;
 			len -= 3;
 		}
-		if (kl->n == kl->cap) {
-			err = key_list_grow(kl);
+		what = keyfile_parse_line(s, len, &e, &word);
+		if (what == KF_ENTRY) {
+			struct append_ctx c = { .kl = kl, .lineno = lineno };
+
+			err = keyfile_expand(&e, append_key, &c);
 			if (err)
 				break;
-		}
-		what = keyfile_parse_line(s, len, &kl->keys[kl->n], &word);
-		if (what == KF_ENTRY) {
-			kl->lines[kl->n++] = lineno;
 		} else if (what != KF_EMPTY) {
 			kl->bad++;
 			keyfile_explain(errs, name, lineno, what, word);

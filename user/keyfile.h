@@ -6,6 +6,7 @@
 #ifndef CFCTL_KEYFILE_H
 #define CFCTL_KEYFILE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <linux/cfilter.h>
 
@@ -14,7 +15,11 @@ enum kf_line {
 	KF_ENTRY,	/* one entry */
 	KF_EMPTY,	/* blank or a comment */
 	KF_BAD_ADDR,	/* a word that is not an address */
-	KF_PREFIX,	/* ADDR/LEN: not supported yet */
+	KF_BAD_LEN,	/* ADDR/LEN with a LEN not in 0-32 (IPv4), 0-128 (IPv6) */
+	KF_HOST_BITS,	/* ADDR/LEN with address bits set past LEN */
+	KF_BAD_RANGE,	/* FIRST-LAST with FIRST above LAST */
+	KF_RANGE_MIXED,	/* FIRST-LAST of different IP versions */
+	KF_FLOW_PREFIX,	/* a prefix or range in a flow: flows are exact */
 	KF_WORDS,	/* too many or too few words for the entry's kind */
 	KF_ADD_ALONE,	/* "add" and nothing else */
 	KF_NUL,		/* a NUL byte: not a text file */
@@ -23,6 +28,17 @@ enum kf_line {
 	KF_BAD_PORT,	/* a port not in 0-65535 */
 	KF_BAD_TYPE,	/* an ICMP type not in 0-255 */
 	KF_MIXED,	/* an address of the wrong IP version for the entry */
+};
+
+/*
+ * One entry as parsed: a key, or a range FIRST-LAST of addresses (@key holds
+ * FIRST, with the type; @hi holds LAST) that stands for the prefixes
+ * covering it.
+ */
+struct kf_entry {
+	struct cfilter_key	key;
+	bool			range;
+	__u8			hi[16];
 };
 
 /* The most words an entry has: "icmp SADDR DADDR TYPE". */
@@ -38,9 +54,12 @@ struct key_list {
 };
 
 enum kf_line keyfile_parse_words(char *const words[], int n,
-				 struct cfilter_key *key, const char **word);
+				 struct kf_entry *e, const char **word);
 enum kf_line keyfile_parse_line(char *line, size_t len,
-				struct cfilter_key *key, const char **word);
+				struct kf_entry *e, const char **word);
+int keyfile_expand(const struct kf_entry *e,
+		   int (*emit)(const struct cfilter_key *key, void *arg),
+		   void *arg);
 void keyfile_reason(FILE *out, enum kf_line what, const char *word);
 void keyfile_explain(FILE *out, const char *name, unsigned long lineno,
 		     enum kf_line what, const char *word);

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Host tests of what cfctl does without the module: the entry parser of
- * add, del, test and `load` and the JSON writer of -j. Run by `make -C user check`, under
+ * add, del, test and `load` (prefixes and ranges included), the range
+ * splitter, the snapshot file format (built, then damaged) and the JSON
+ * writer of -j. Run by `make -C user check`, under
  * valgrind when it is installed. Prints TAP; exits 1 if a case failed.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +17,8 @@
 #include "cfctl.h"
 #include "json.h"
 #include "keyfile.h"
+#include "range.h"
+#include "snapfile.h"
 
 static int tests, failures;
 
@@ -32,8 +37,10 @@ static enum kf_line parse(const char *text, struct cfilter_key *key,
 	char *line = strdup(text);
 	const char *w = "";
 	enum kf_line what;
+	struct kf_entry e;
 
-	what = keyfile_parse_line(line, strlen(line), key, &w);
+	what = keyfile_parse_line(line, strlen(line), &e, &w);
+	*key = e.key;
 	snprintf(word, len, "%s", w);
 	free(line);
 	return what;
@@ -96,7 +103,14 @@ static void test_lines(void)
 		{ "tcp 192.0.2.1:1", KF_WORDS, "tcp" },
 		{ "icmp 192.0.2.1 198.51.100.1 8 9", KF_WORDS, "icmp" },
 		{ "icmp 192.0.2.1 198.51.100.1 8 9 10", KF_WORDS, "icmp" },
-		{ "dst 192.0.2.0/24", KF_PREFIX, "192.0.2.0/24" },
+		{ "dst 192.0.2.0/24", KF_ENTRY, "192.0.2.0/24" },
+		{ "dst 192.0.2.7/24", KF_HOST_BITS, "192.0.2.7/24" },
+		{ "allow 2001:db8::/129", KF_BAD_LEN, "2001:db8::/129" },
+		{ "192.0.2.0/24 192.0.2.9", KF_WORDS, "192.0.2.9" },
+		{ "192.0.2.1-192.0.2.9 x", KF_WORDS, "x" },
+		{ "tcp 192.0.2.0/24:80 198.51.100.1:80", KF_FLOW_PREFIX, "192.0.2.0/24:80" },
+		{ "icmp 192.0.2.0/24 198.51.100.1 8", KF_FLOW_PREFIX, "192.0.2.0/24" },
+		{ "icmp 192.0.2.1-192.0.2.2 198.51.100.1 8", KF_FLOW_PREFIX, "192.0.2.1-192.0.2.2" },
 		{ "allow nowhere", KF_BAD_ADDR, "nowhere" },
 		{ "tcp 2001:db8::1:80 [2001:db8::2]:80", KF_BAD_ENDPOINT, "2001:db8::1:80" },
 		{ "tcp [192.0.2.1]:80 198.51.100.1:80", KF_BAD_ENDPOINT, "[192.0.2.1]:80" },
@@ -113,9 +127,32 @@ static void test_lines(void)
 		{ "icmp6 2001:db8::1 192.0.2.1 8", KF_MIXED, "192.0.2.1" },
 		{ "icmp6 192.0.2.1 192.0.2.2 8", KF_MIXED, "192.0.2.1" },
 		{ "TCP 192.0.2.1:1 198.51.100.1:80", KF_BAD_KIND, "TCP" },
-		{ "192.0.2.0/24", KF_PREFIX, "192.0.2.0/24" },
-		{ "add 2001:db8::/32", KF_PREFIX, "2001:db8::/32" },
-		{ "192.0.2.0/33", KF_BAD_ADDR, "192.0.2.0/33" },
+		{ "192.0.2.0/24", KF_ENTRY, "192.0.2.0/24" },
+		{ "add 2001:db8::/32", KF_ENTRY, "2001:db8::/32" },
+		{ "192.0.2.0/33", KF_BAD_LEN, "192.0.2.0/33" },
+		{ "192.0.2.0/", KF_BAD_LEN, "192.0.2.0/" },
+		{ "192.0.2.0/024", KF_BAD_LEN, "192.0.2.0/024" },
+		{ "192.0.2.0/2x", KF_BAD_LEN, "192.0.2.0/2x" },
+		{ "192.0.2.0/-1", KF_BAD_ADDR, "192.0.2.0/-1" },
+		{ "192.0.2.0/ 24", KF_WORDS, "24" },
+		{ "192.0.2/24", KF_BAD_ADDR, "192.0.2/24" },
+		{ "/24", KF_BAD_ADDR, "/24" },
+		{ "0.0.0.0/0", KF_ENTRY, "0.0.0.0/0" },
+		{ "::/0", KF_ENTRY, "::/0" },
+		{ "192.0.2.1/32", KF_ENTRY, "192.0.2.1/32" },
+		{ "192.0.2.128/25", KF_ENTRY, "192.0.2.128/25" },
+		{ "192.0.2.128/24", KF_HOST_BITS, "192.0.2.128/24" },
+		{ "0.0.0.1/0", KF_HOST_BITS, "0.0.0.1/0" },
+		{ "2001:db8::1/64", KF_HOST_BITS, "2001:db8::1/64" },
+		{ "2001:db8::/0129", KF_BAD_LEN, "2001:db8::/0129" },
+		{ "192.0.2.10-192.0.2.99", KF_ENTRY, "192.0.2.10-192.0.2.99" },
+		{ "dst 2001:db8::-2001:db8::ff", KF_ENTRY, "2001:db8::-2001:db8::ff" },
+		{ "192.0.2.99-192.0.2.10", KF_BAD_RANGE, "192.0.2.99-192.0.2.10" },
+		{ "192.0.2.1-2001:db8::1", KF_RANGE_MIXED, "192.0.2.1-2001:db8::1" },
+		{ "192.0.2.1-", KF_BAD_ADDR, "192.0.2.1-" },
+		{ "-192.0.2.1", KF_BAD_ADDR, "-192.0.2.1" },
+		{ "192.0.2.0/24-192.0.2.255", KF_BAD_ADDR, "192.0.2.0/24-192.0.2.255" },
+		{ "192.0.2.1-192.0.2.2-192.0.2.3", KF_BAD_ADDR, "192.0.2.1-192.0.2.2-192.0.2.3" },
 		{ "192.0.2.256", KF_BAD_ADDR, "192.0.2.256" },
 		{ "192.0.2", KF_BAD_ADDR, "192.0.2" },
 		{ "192.0.2.01", KF_BAD_ADDR, "192.0.2.01" },
@@ -257,11 +294,21 @@ static void test_reasons(void)
 static void test_nul(void)
 {
 	char line[] = "192.0.2.1\0junk\n";
-	struct cfilter_key key;
+	struct kf_entry key;
 	const char *w;
 
 	ok(keyfile_parse_line(line, sizeof(line) - 1, &key, &w) == KF_NUL,
 	   "a NUL byte inside the line: KF_NUL");
+}
+
+/* Is @key the source prefix @addr/@len? */
+static int is_prefix4(const struct cfilter_key *key, const char *addr,
+		      unsigned int len)
+{
+	struct cfilter_key want = { .type = CFILTER_KEY_SRC4, .prefix_len = len };
+
+	inet_pton(AF_INET, addr, want.saddr);
+	return !memcmp(key, &want, sizeof(want));
 }
 
 /* keyfile_read() of @text: entries, lines, bad count, and the messages. */
@@ -274,8 +321,9 @@ static void test_read(void)
 		"add 192.0.2.2 ; from a script\n"	/* 4 */
 		"192.0.2.300\n"				/* 5 */
 		"2001:db8::1 # v6\n"			/* 6 */
-		"192.0.2.0/24\n"			/* 7 */
-		"192.0.2.1";				/* 8: repeat, no newline */
+		"192.0.2.7/24\n"			/* 7 */
+		"198.51.100.1-198.51.100.6\n"		/* 8: four prefixes */
+		"192.0.2.1";				/* 9: repeat, no newline */
 	struct key_list kl = { 0 };
 	char *msgs = NULL;
 	size_t msgs_len;
@@ -289,18 +337,23 @@ static void test_read(void)
 	fclose(errs);
 
 	ok(!err, "read: no error");
-	ok(kl.n == 4 && kl.bad == 2, "read: 4 entries, 2 malformed lines");
-	ok(kl.n == 4 && kl.lines[0] == 2 && kl.lines[1] == 4 &&
-	   kl.lines[2] == 6 && kl.lines[3] == 8, "read: each entry's line number");
-	ok(kl.n == 4 && is_key4(&kl.keys[0], "192.0.2.1") &&
+	ok(kl.n == 8 && kl.bad == 2, "read: 8 keys, 2 malformed lines");
+	ok(kl.n == 8 && kl.lines[0] == 2 && kl.lines[1] == 4 &&
+	   kl.lines[2] == 6 && kl.lines[3] == 8 && kl.lines[6] == 8 &&
+	   kl.lines[7] == 9, "read: each key's line number, a range's on each");
+	ok(kl.n == 8 && is_key4(&kl.keys[0], "192.0.2.1") &&
 	   is_key4(&kl.keys[1], "192.0.2.2") &&
 	   is_key6(&kl.keys[2], "2001:db8::1") &&
-	   is_key4(&kl.keys[3], "192.0.2.1"), "read: the keys, in file order");
+	   is_prefix4(&kl.keys[3], "198.51.100.1", 32) &&
+	   is_prefix4(&kl.keys[4], "198.51.100.2", 31) &&
+	   is_prefix4(&kl.keys[5], "198.51.100.4", 31) &&
+	   is_prefix4(&kl.keys[6], "198.51.100.6", 32) &&
+	   is_key4(&kl.keys[7], "192.0.2.1"), "read: the keys, in file order");
 	ok(msgs && strstr(msgs, "list.txt:5: invalid address '192.0.2.300'"),
 	   "read: bad address reported as FILE:LINE: with the word");
 	ok(msgs && strstr(msgs,
-			  "list.txt:7: '192.0.2.0/24' is a prefix: prefixes are not supported yet"),
-	   "read: prefix reported as not supported yet");
+			  "list.txt:7: 192.0.2.7/24: host bits set (did you mean 192.0.2.0/24?)\n"),
+	   "read: host bits reported with the prefix meant");
 	ok(msgs && !strstr(msgs, "list.txt:1:"),
 	   "read: byte order mark and comment accepted");
 	free(msgs);
@@ -335,7 +388,7 @@ static void test_long_line(void)
 {
 	size_t n = 10000;
 	char *line = malloc(n + 1), *msgs = NULL;
-	struct cfilter_key key;
+	struct kf_entry key;
 	const char *w;
 	size_t len;
 	FILE *f;
@@ -418,6 +471,305 @@ static void test_json(void)
 	free(s);
 }
 
+/* Prefix entries format back as typed: the host-bits rule keeps one form. */
+static void test_prefix_entries(void)
+{
+	struct cfilter_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.type = CFILTER_KEY_SRC4;
+	k.prefix_len = 24;
+	inet_pton(AF_INET, "203.0.113.0", k.saddr);
+	check_entry("203.0.113.0/24", &k);
+
+	memset(&k, 0, sizeof(k));
+	k.type = CFILTER_KEY_SRC6;
+	k.prefix_len = 32;
+	inet_pton(AF_INET6, "2001:db8::", k.saddr);
+	check_entry("2001:db8::/32", &k);
+
+	memset(&k, 0, sizeof(k));
+	k.type = CFILTER_KEY_DST4;
+	k.prefix_len = 24;
+	inet_pton(AF_INET, "198.51.100.0", k.daddr);
+	check_entry("dst 198.51.100.0/24", &k);
+
+	memset(&k, 0, sizeof(k));
+	k.type = CFILTER_KEY_ALLOW6;
+	k.prefix_len = 0;
+	check_entry("allow ::/0", &k);
+
+	memset(&k, 0, sizeof(k));
+	k.type = CFILTER_KEY_SRC4;
+	k.prefix_len = 0;
+	check_entry("0.0.0.0/0", &k);
+}
+
+/* What range_split() emitted, as "ADDR/LEN ..." text. */
+struct split_out {
+	char	text[8192];
+	int	n;
+	int	af;
+	int	stop_after;	/* nonzero: return 7 from the n-th emit */
+};
+
+static int split_emit(const uint8_t *addr, unsigned int len, void *arg)
+{
+	struct split_out *o = arg;
+	char a[INET6_ADDRSTRLEN];
+	size_t used = strlen(o->text);
+
+	inet_ntop(o->af, addr, a, sizeof(a));
+	snprintf(o->text + used, sizeof(o->text) - used, "%s%s/%u",
+		 o->n ? " " : "", a, len);
+	o->n++;
+	return o->stop_after && o->n == o->stop_after ? 7 : 0;
+}
+
+static int split(const char *lo, const char *hi, struct split_out *o)
+{
+	uint8_t l[16], h[16];
+	int af = strchr(lo, ':') ? AF_INET6 : AF_INET;
+
+	memset(o->text, 0, sizeof(o->text));
+	o->n = 0;
+	o->af = af;
+	inet_pton(af, lo, l);
+	inet_pton(strchr(hi, ':') ? AF_INET6 : AF_INET, hi, h);
+	return range_split(l, h, af == AF_INET6 ? 16 : 4, split_emit, o);
+}
+
+static void test_range_split(void)
+{
+	static const struct {
+		const char	*lo, *hi;
+		const char	*want;
+	} cases[] = {
+		{ "192.0.2.10", "192.0.2.99",
+		  "192.0.2.10/31 192.0.2.12/30 192.0.2.16/28 192.0.2.32/27 192.0.2.64/27 192.0.2.96/30" },
+		{ "192.0.2.7", "192.0.2.7", "192.0.2.7/32" },
+		{ "192.0.2.0", "192.0.2.255", "192.0.2.0/24" },
+		{ "192.0.2.0", "192.0.3.255", "192.0.2.0/23" },
+		{ "192.0.2.255", "192.0.3.0", "192.0.2.255/32 192.0.3.0/32" },
+		{ "0.0.0.0", "255.255.255.255", "0.0.0.0/0" },
+		{ "0.0.0.0", "255.255.255.254",
+		  "0.0.0.0/1 128.0.0.0/2 192.0.0.0/3 224.0.0.0/4 240.0.0.0/5 248.0.0.0/6 252.0.0.0/7 254.0.0.0/8 255.0.0.0/9 255.128.0.0/10 255.192.0.0/11 255.224.0.0/12 255.240.0.0/13 255.248.0.0/14 255.252.0.0/15 255.254.0.0/16 255.255.0.0/17 255.255.128.0/18 255.255.192.0/19 255.255.224.0/20 255.255.240.0/21 255.255.248.0/22 255.255.252.0/23 255.255.254.0/24 255.255.255.0/25 255.255.255.128/26 255.255.255.192/27 255.255.255.224/28 255.255.255.240/29 255.255.255.248/30 255.255.255.252/31 255.255.255.254/32" },
+		{ "255.255.255.255", "255.255.255.255", "255.255.255.255/32" },
+		{ "0.0.0.1", "255.255.255.255", NULL },	/* 32 prefixes: counted below */
+		{ "::", "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "::/0" },
+		{ "2001:db8::", "2001:db8::ff", "2001:db8::/120" },
+		{ "2001:db8::1", "2001:db8::2", "2001:db8::1/128 2001:db8::2/128" },
+		{ "2001:db8::", "2001:db8:ffff:ffff:ffff:ffff:ffff:ffff", "2001:db8::/32" },
+		{ "::ffff:ffff:ffff:ffff", "::1:0:0:0:0", "::ffff:ffff:ffff:ffff/128 0:0:0:1::/128" },
+	};
+	struct split_out o = { .stop_after = 0 };
+	char name[300];
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		if (!cases[i].want)
+			continue;
+		ret = split(cases[i].lo, cases[i].hi, &o);
+		snprintf(name, sizeof(name), "range %s-%s: %.150s", cases[i].lo,
+			 cases[i].hi, cases[i].want);
+		ok(!ret && !strcmp(o.text, cases[i].want), name);
+		if (ret || strcmp(o.text, cases[i].want))
+			printf("# got %s\n", o.text);
+	}
+	ret = split("0.0.0.1", "255.255.255.255", &o);
+	ok(!ret && o.n == 32 && !strncmp(o.text, "0.0.0.1/32 0.0.0.2/31 ", 22) &&
+	   strstr(o.text, " 128.0.0.0/1"), "range 0.0.0.1-255.255.255.255: 32 prefixes");
+	ret = split("::1", "ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe", &o);
+	ok(!ret && o.n == 254, "range ::1 to the last but one IPv6: 254 prefixes, the most");
+	ok(split("192.0.2.9", "192.0.2.8", &o) == -EINVAL && !o.n,
+	   "range lo > hi: -EINVAL, nothing emitted");
+	o.stop_after = 2;
+	ok(split("192.0.2.1", "192.0.2.9", &o) == 7 && o.n == 2,
+	   "range: emit's nonzero return stops the split and is returned");
+	o.stop_after = 0;
+	{
+		uint8_t a[16] = { 0 };
+
+		ok(range_split(a, a, 8, split_emit, &o) == -EINVAL,
+		   "range: an address length other than 4 or 16: -EINVAL");
+	}
+}
+
+/* Each new reason: exact text, the fix named. */
+static void test_prefix_reasons(void)
+{
+	static const struct {
+		enum kf_line	what;
+		const char	*word;
+		const char	*msg;
+	} cases[] = {
+		{ KF_HOST_BITS, "192.0.2.7/24", "192.0.2.7/24: host bits set (did you mean 192.0.2.0/24?)\n" },
+		{ KF_HOST_BITS, "2001:db8::1/32", "2001:db8::1/32: host bits set (did you mean 2001:db8::/32?)\n" },
+		{ KF_BAD_LEN, "192.0.2.0/33", "invalid prefix length in '192.0.2.0/33': expected /0 to /32 for IPv4, /0 to /128 for IPv6, without leading zeros\n" },
+		{ KF_BAD_RANGE, "192.0.2.9-192.0.2.1", "invalid range '192.0.2.9-192.0.2.1': its first address is above its last\n" },
+		{ KF_RANGE_MIXED, "192.0.2.1-::1", "invalid range '192.0.2.1-::1': both ends must be IPv4 or both IPv6\n" },
+		{ KF_FLOW_PREFIX, "192.0.2.0/24", "'192.0.2.0/24': a flow names single addresses, not a prefix or range\n" },
+	};
+	char *msg = NULL, name[300];
+	unsigned int i;
+	size_t len;
+	FILE *f;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		f = open_memstream(&msg, &len);
+		keyfile_reason(f, cases[i].what, cases[i].word);
+		fclose(f);
+		snprintf(name, sizeof(name), "reason %d: %s", cases[i].what,
+			 cases[i].msg);
+		name[strlen(name) - 1] = '\0';
+		ok(!strcmp(msg, cases[i].msg), name);
+		free(msg);
+	}
+}
+
+/* A compact snapshot: a table of 2 buckets of 16-bit slots and 2 keys. */
+static struct snap_buf make_snapshot(void)
+{
+	struct snap_buf b = { .data = NULL };
+	__u16 slots[8] = { 0x1234, 0, 0, 0, 0, 0xbeef, 0, 0 };
+	struct cfilter_key keys[2] = {
+		{ .type = CFILTER_KEY_SRC4, .prefix_len = 24, .saddr = { 192, 0, 2 } },
+		{ .type = CFILTER_KEY_DST6, .prefix_len = 32,
+		  .daddr = { 0x20, 0x01, 0x0d, 0xb8 } },
+	};
+
+	snap_begin(&b, CFILTER_MODE_COMPACT, 16);
+	snap_add_table(&b, CFILTER_KEY_SRC4, 0x0123456789abcdefULL, 2, 2,
+		       slots, sizeof(slots));
+	snap_add_keys(&b, keys, 2);
+	snap_finish(&b);
+	return b;
+}
+
+/* Rewrites the checksum of @b after a deliberate change to its fields. */
+static void resum(struct snap_buf *b)
+{
+	uint32_t crc = snap_crc32(0, b->data, b->len - 4);
+
+	memcpy(b->data + b->len - 4, &crc, 4);	/* the host is little endian */
+}
+
+static void test_snapshot(void)
+{
+	struct snap_buf b = make_snapshot();
+	struct snap s;
+	char why[256];
+	enum snap_err err;
+
+	ok(snap_crc32(0, (const uint8_t *)"123456789", 9) == 0xCBF43926,
+	   "snapshot: CRC-32 of \"123456789\" is the standard check value");
+	ok(!b.err && b.len == 32 + 40 + 16 + 40 + 80 + 4,
+	   "snapshot: header, two sections and the CRC: 212 bytes");
+	err = snap_parse(b.data, b.len, &s, why, sizeof(why));
+	ok(err == SNAP_OK && s.version == 1 && s.mode == CFILTER_MODE_COMPACT &&
+	   s.fp_bits == 16 && s.nsect == 2, "snapshot: parses back");
+	ok(err == SNAP_OK && s.sect[0].kind == SNAP_TABLE &&
+	   s.sect[0].type == CFILTER_KEY_SRC4 &&
+	   s.sect[0].seed == 0x0123456789abcdefULL && s.sect[0].buckets == 2 &&
+	   s.sect[0].count == 2 && s.sect[0].length == 16 &&
+	   s.sect[0].data[0] == 0x34 && s.sect[0].data[10] == 0xef,
+	   "snapshot: the table section, fields and slots");
+	ok(err == SNAP_OK && s.sect[1].kind == SNAP_KEYS && s.sect[1].count == 2 &&
+	   s.sect[1].data[40] == CFILTER_KEY_DST6, "snapshot: the key section");
+	ok(!memcmp(b.data, "\x89" "CFSNAP\n\x01\0\0\0\x01\0\0\0\x10\0\0\0\x02\0\0\0\xd4\0\0\0\0\0\0\0", 32),
+	   "snapshot: header bytes, little endian");
+	ok(!snap_check_module(&s, CFILTER_MODE_COMPACT, 16, why, sizeof(why)),
+	   "snapshot: restorable into a compact module with 16-bit fingerprints");
+	ok(snap_check_module(&s, CFILTER_MODE_COMPACT, 8, why, sizeof(why)) &&
+	   !strcmp(why, "the snapshot's fingerprints have 16 bits and the module's 8: reload cfilter with fp_bits=16"),
+	   "snapshot: other fp_bits: names fp_bits=16");
+	ok(snap_check_module(&s, CFILTER_MODE_EXACT, 16, why, sizeof(why)) &&
+	   !strcmp(why, "the snapshot is of a filter in compact mode and the module is in exact mode: reload cfilter with mode=compact"),
+	   "snapshot: other mode: names mode=compact");
+
+	err = snap_parse(b.data, b.len - 1, &s, why, sizeof(why));
+	ok(err == SNAP_TRUNCATED && !strcmp(why, "truncated: 211 of 212 bytes"),
+	   "snapshot: one byte short: truncated");
+	err = snap_parse(b.data, 20, &s, why, sizeof(why));
+	ok(err == SNAP_TRUNCATED, "snapshot: cut inside the header: truncated");
+	err = snap_parse(b.data, 5, &s, why, sizeof(why));
+	ok(err == SNAP_TRUNCATED, "snapshot: cut inside the magic: truncated");
+	err = snap_parse(b.data, 0, &s, why, sizeof(why));
+	ok(err == SNAP_BAD_MAGIC && !strcmp(why, "not a cfilter snapshot"),
+	   "snapshot: empty file: not a cfilter snapshot");
+	err = snap_parse((const uint8_t *)"192.0.2.1\n", 10, &s, why, sizeof(why));
+	ok(err == SNAP_BAD_MAGIC, "snapshot: a text list: not a cfilter snapshot");
+
+	b.data[100] ^= 0x10;
+	err = snap_parse(b.data, b.len, &s, why, sizeof(why));
+	ok(err == SNAP_CHECKSUM && !strcmp(why, "corrupted: checksum mismatch"),
+	   "snapshot: a flipped bit in the table: checksum mismatch");
+	b.data[100] ^= 0x10;
+	b.data[b.len - 1] ^= 1;
+	err = snap_parse(b.data, b.len, &s, why, sizeof(why));
+	ok(err == SNAP_CHECKSUM, "snapshot: a flipped bit in the CRC: checksum mismatch");
+	b.data[b.len - 1] ^= 1;
+
+	b.data[0] = 'X';
+	err = snap_parse(b.data, b.len, &s, why, sizeof(why));
+	ok(err == SNAP_BAD_MAGIC, "snapshot: wrong magic: not a cfilter snapshot");
+	b.data[0] = 0x89;
+
+	b.data[8] = 2;
+	err = snap_parse(b.data, b.len, &s, why, sizeof(why));
+	ok(err == SNAP_BAD_VERSION &&
+	   strstr(why, "snapshot format version 2: this cfctl reads version 1 only"),
+	   "snapshot: version 2: refused, named");
+	b.data[8] = 1;
+
+	/* Well summed but inconsistent: what a buggy writer could make. */
+	b.data[32 + 16] = 3;	/* 3 buckets */
+	resum(&b);
+	err = snap_parse(b.data, b.len, &s, why, sizeof(why));
+	ok(err == SNAP_BAD_SECTION && !strncmp(why, "corrupted: section 1: a table", 29),
+	   "snapshot: a bucket count not a power of two: corrupted, section named");
+	b.data[32 + 16] = 2;
+	b.data[32 + 4] = 9;	/* key type 9 */
+	resum(&b);
+	err = snap_parse(b.data, b.len, &s, why, sizeof(why));
+	ok(err == SNAP_BAD_SECTION && strstr(why, "unknown key type 9"),
+	   "snapshot: a table of an unknown key type: corrupted");
+	b.data[32 + 4] = CFILTER_KEY_SRC4;
+	b.data[32 + 40 + 16 + 40] = 0;	/* first key: type NONE */
+	resum(&b);
+	err = snap_parse(b.data, b.len, &s, why, sizeof(why));
+	ok(err == SNAP_BAD_SECTION && strstr(why, "section 2: key 1 of unknown type 0"),
+	   "snapshot: a key of type 0: corrupted");
+	b.data[32 + 40 + 16 + 40] = CFILTER_KEY_SRC4;
+	b.data[12] = CFILTER_MODE_EXACT;
+	resum(&b);
+	err = snap_parse(b.data, b.len, &s, why, sizeof(why));
+	ok(err == SNAP_BAD_SECTION && strstr(why, "a raw table, but"),
+	   "snapshot: a raw table in an exact-mode snapshot: corrupted");
+	b.data[12] = CFILTER_MODE_COMPACT;
+	b.data[20] = 3;	/* one section more than there is */
+	resum(&b);
+	err = snap_parse(b.data, b.len, &s, why, sizeof(why));
+	ok(err == SNAP_BAD_SECTION && strstr(why, "section 3: past the end"),
+	   "snapshot: more sections than bytes: corrupted");
+	b.data[20] = 2;
+	resum(&b);
+	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_OK,
+	   "snapshot: every change undone: parses again");
+	free(b.data);
+
+	b = (struct snap_buf){ .data = NULL };
+	snap_begin(&b, CFILTER_MODE_EXACT, 12);
+	snap_add_keys(&b, NULL, 0);
+	snap_finish(&b);
+	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_OK &&
+	   s.nsect == 1 && !s.sect[0].count &&
+	   !snap_check_module(&s, CFILTER_MODE_EXACT, 16, why, sizeof(why)),
+	   "snapshot: an empty exact one restores into any fp_bits");
+	free(b.data);
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -429,6 +781,10 @@ int main(void)
 	test_read_many();
 	test_long_line();
 	test_json();
+	test_prefix_entries();
+	test_range_split();
+	test_prefix_reasons();
+	test_snapshot();
 	printf("1..%d\n", tests);
 	return failures ? 1 : 0;
 }

@@ -28,11 +28,11 @@ expect "unknown option: exit 2, named" 2 -e --frobnicate -- \
 	"$CFCTL" --frobnicate
 expect "unknown option of a command: exit 2, named" 2 -e --frobnicate -- \
 	"$CFCTL" add --frobnicate 192.0.2.5
-for verb in add allow del test clear info list stats attach detach; do
+for verb in add allow del test match clear info list stats attach detach; do
 	expect "$verb --help exits 0" 0 -o "cfctl $verb" -- \
 		"$CFCTL" "$verb" --help
 done
-for verb in add allow del test attach detach; do
+for verb in add allow del test match attach detach; do
 	expect "$verb without its argument: exit 2" 2 -- "$CFCTL" "$verb"
 done
 expect "add with two addresses: exit 2, extra named" 2 -e 192.0.2.6 -- \
@@ -44,7 +44,8 @@ expect "list with an argument: exit 2" 2 -e 192.0.2.5 -- \
 
 # Malformed addresses: refused before the filter is touched.
 for bad in 1.2.3 1.2.3.256 1.2.3.4.5 ::g 2001:db8::1::2 a.b.c.d \
-	" 192.0.2.5" "192.0.2.5 " 192.0.2.0/24 2001:db8::/64; do
+	" 192.0.2.5" "192.0.2.5 " 192.0.2.0/33 2001:db8::/129 192.0.2.0/ \
+	192.0.2.0/024 192.0.2.9-192.0.2.1 192.0.2.1-2001:db8::1; do
 	expect "add '$bad': exit 2, named" 2 -e "$bad" -- "$CFCTL" add "$bad"
 done
 expect "add '': exit 2" 2 -- "$CFCTL" add ""
@@ -74,6 +75,95 @@ expect "add of an unknown kind: exit 2, named" 2 -e "'sctp'" -- \
 expect "allow with two addresses: exit 2, extra named" 2 -e 192.0.2.6 -- \
 	"$CFCTL" allow 192.0.2.5 192.0.2.6
 expect "malformed adds stored nothing" 0 -- test "$(info_value count)" = 0
+
+# Prefixes and ranges: host bits named with the fix, nothing stored.
+expect "add 192.0.2.7/24: exit 2, names the prefix meant" 2 \
+	-e "192.0.2.7/24: host bits set (did you mean 192.0.2.0/24?)" -- \
+	"$CFCTL" add 192.0.2.7/24
+expect "add dst 2001:db8::1/32: exit 2, names the prefix meant" 2 \
+	-e "2001:db8::1/32: host bits set (did you mean 2001:db8::/32?)" -- \
+	"$CFCTL" add dst 2001:db8::1/32
+expect "add 192.0.2.0/33: exit 2, says the lengths" 2 \
+	-e "expected /0 to /32 for IPv4" -- "$CFCTL" add 192.0.2.0/33
+expect "add 192.0.2.9-192.0.2.1: exit 2, says first above last" 2 \
+	-e "first address is above its last" -- "$CFCTL" add 192.0.2.9-192.0.2.1
+expect "add tcp with a prefix: exit 2, flows are exact" 2 \
+	-e "a flow names single addresses" -- \
+	"$CFCTL" add tcp 192.0.2.0/24:1 198.51.100.1:80
+expect "test of a range: exit 2, points to match" 2 -e match -- \
+	"$CFCTL" test 192.0.2.1-192.0.2.9
+expect "malformed prefixes stored nothing" 0 -- test "$(info_value count)" = 0
+
+expect "add 203.0.113.0/24: exit 0" 0 -- "$CFCTL" add 203.0.113.0/24
+expect "test 203.0.113.0/24: exit 0, blocked" 0 -o "203.0.113.0/24: blocked" -- \
+	"$CFCTL" test 203.0.113.0/24
+expect "test 203.0.113.9, inside it: exit 1 (exact membership)" 1 \
+	-o "not blocked" -- "$CFCTL" test 203.0.113.9
+expect "match 203.0.113.9: exit 0, drop (source prefix)" 0 \
+	-o "drop (source prefix)" -- "$CFCTL" match 203.0.113.9
+expect "match 203.0.114.1, outside it: exit 1, pass" 1 -o pass -- \
+	"$CFCTL" match 203.0.114.1
+expect "add 203.0.113.9: exit 0, address beside the prefix" 0 -- \
+	"$CFCTL" add 203.0.113.9
+expect "match 203.0.113.9: the address wins" 0 -o "drop (source address)" \
+	-- "$CFCTL" match 203.0.113.9
+expect "allow 203.0.113.8/29: exit 0" 0 -- "$CFCTL" allow 203.0.113.8/29
+expect "match 203.0.113.9: exit 1, allowed (exception)" 1 \
+	-o "allowed (exception)" -- "$CFCTL" match 203.0.113.9
+expect "add dst 198.51.100.0/24: exit 0" 0 -- "$CFCTL" add dst 198.51.100.0/24
+expect "match 192.0.2.1 198.51.100.9: drop (destination prefix)" 0 \
+	-o "drop (destination prefix)" -- "$CFCTL" match 192.0.2.1 198.51.100.9
+expect "match 203.0.113.200 198.51.100.9: drop (source prefix)" 0 \
+	-o "drop (source prefix)" -- "$CFCTL" match 203.0.113.200 198.51.100.9
+expect "match 192.0.2.1 (no DST): pass, dst keys unasked" 1 -o pass -- \
+	"$CFCTL" match 192.0.2.1
+expect "add udp 192.0.2.1:53 192.0.2.2:5353: exit 0" 0 -- \
+	"$CFCTL" add udp 192.0.2.1:53 192.0.2.2:5353
+expect "match the flow: drop (flow)" 0 -o "drop (flow)" -- \
+	"$CFCTL" match 192.0.2.1 192.0.2.2 udp 53 5353
+expect "match another port: pass" 1 -o pass -- \
+	"$CFCTL" match 192.0.2.1 192.0.2.2 udp 53 5354
+expect "match with a prefix: exit 2, named" 2 -e "'203.0.113.0/24' is a prefix" \
+	-- "$CFCTL" match 203.0.113.0/24
+expect "match with ports but no DST: exit 2, says DST" 2 -e "needs DST" -- \
+	"$CFCTL" match 192.0.2.1 tcp 1 2
+expect "match icmp6 with IPv4: exit 2" 2 -e icmp6 -- \
+	"$CFCTL" match 192.0.2.1 192.0.2.2 icmp6 128
+expect "match, port 65536: exit 2, named" 2 -e 65536 -- \
+	"$CFCTL" match 192.0.2.1 192.0.2.2 tcp 1 65536
+expect "list: prefixes as ADDR/LEN" 0 -o "dst 198.51.100.0/24" -- "$CFCTL" list
+expect "list: the allow prefix" 0 -o "allow 203.0.113.8/29" -- "$CFCTL" list
+expect "info: the prefixes counted" 0 -- test "$(info_value prefixes)" = 3
+expect "info: a line per type, levels named" 0 \
+	-o "src4: count 2, prefixes 1, prefix_entries" -- "$CFCTL" info
+expect "del 203.0.113.0/24: exit 0" 0 -- "$CFCTL" del 203.0.113.0/24
+expect "del 203.0.113.0/24 again: exit 1" 1 -- "$CFCTL" del 203.0.113.0/24
+expect "match 203.0.113.200 after del: pass" 1 -o pass -- \
+	"$CFCTL" match 203.0.113.200
+check "clear after the prefixes" "$CFCTL" clear
+
+# A range is its prefixes, added and deleted in one call.
+expect "add 192.0.2.10-192.0.2.99: 6 prefixes added" 0 \
+	-o "192.0.2.10-192.0.2.99: 6 prefixes (6 added, 0 already present)" -- \
+	"$CFCTL" add 192.0.2.10-192.0.2.99
+expect "list: exactly those prefixes" 0 -- test "$("$CFCTL" list | tr '\n' ' ')" = \
+	"192.0.2.10/31 192.0.2.12/30 192.0.2.16/28 192.0.2.32/27 192.0.2.64/27 192.0.2.96/30 "
+expect "match 192.0.2.99: drop" 0 -o "drop (source prefix)" -- \
+	"$CFCTL" match 192.0.2.99
+expect "match 192.0.2.100: pass" 1 -o pass -- "$CFCTL" match 192.0.2.100
+expect "match 192.0.2.9: pass" 1 -o pass -- "$CFCTL" match 192.0.2.9
+expect "add the range again: all already present" 0 -o "(0 added, 6 already present)" \
+	-- "$CFCTL" add 192.0.2.10-192.0.2.99
+expect "del -n of a wider range: exit 1, some absent" 1 -o "would delete" -- \
+	"$CFCTL" del -n 192.0.2.10-192.0.2.100
+expect "del of the range: exit 0, 6 deleted" 0 -o "(6 deleted, 0 not present)" \
+	-- "$CFCTL" del 192.0.2.10-192.0.2.99
+expect "allow a v6 range: exit 0" 0 -o "2 prefixes (2 added" -- \
+	"$CFCTL" allow 2001:db8::1-2001:db8::2
+expect "the whole IPv4 space is one /0" 0 -o "1 prefixes (1 added" -- \
+	"$CFCTL" add dst 0.0.0.0-255.255.255.255
+expect "list: dst 0.0.0.0/0" 0 -o "dst 0.0.0.0/0" -- "$CFCTL" list
+check "clear after the ranges" "$CFCTL" clear
 
 # Every kind: add, test, del.
 for e in "src 192.0.2.7" "dst 198.51.100.7" "allow 2001:db8::7" \
@@ -150,7 +240,8 @@ expect "attach $VETH: exit 0" 0 -- "$CFCTL" attach "$VETH" --mode generic
 expect "attach twice: exit 3, says detach" 3 -e detach -- \
 	"$CFCTL" attach "$VETH" --mode generic
 expect "stats: exit 0" 0 -o dropped_src -- "$CFCTL" stats
-for counter in passed allowed dropped_src dropped_dst dropped_flow unparsed; do
+for counter in passed allowed dropped_src dropped_dst dropped_flow \
+	dropped_prefix unparsed; do
 	expect "stats: $counter is a number" 0 -- \
 		test -n "$(stat_value $counter)"
 done
@@ -161,7 +252,7 @@ veth_cleanup
 # Module not loaded: every filter command says to load it.
 if unload_module; then
 	for cmd in "add 192.0.2.5" "del 192.0.2.5" "test 192.0.2.5" clear info \
-		list; do
+		list "match 192.0.2.5" "snapshot $tap_tmp/s" "add 192.0.2.0/24"; do
 		# shellcheck disable=SC2086 # split the command into words
 		expect "$cmd without the module: exit 3, says module" 3 \
 			-e module -- "$CFCTL" $cmd
@@ -209,9 +300,12 @@ if unload_module; then
 		insmod "$CFILTER_KO" mode=compact capacity=64
 	expect "info shows mode: compact" 0 -o "mode: compact" -- "$CFCTL" info
 	"$CFCTL" add 192.0.2.7 >/dev/null
-	expect "list in compact mode: exit 3, says why" 3 \
-		-e "filter is in compact mode: keys are not stored, so they cannot be listed" \
+	"$CFCTL" add 198.51.100.0/24 >/dev/null
+	expect "list in compact mode: exit 0, the prefixes only" 0 \
+		-o "198.51.100.0/24" -O "192.0.2.7" -e "only prefixes are listed" \
 		-- "$CFCTL" list
+	expect "save in compact mode: exit 3, points to snapshot" 3 \
+		-e "cfctl snapshot" -- "$CFCTL" save
 	expect "test in compact mode: exit 0" 0 -o blocked -- \
 		"$CFCTL" test 192.0.2.7
 	fill_filter

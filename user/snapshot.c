@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cfctl snapshot and cfctl restore: the whole filter to a file and back,
+ * in either mode. A compact filter keeps no addresses or flows, only
+ * fingerprints, so its raw tables are saved (with their hash seeds, which
+ * give the fingerprints their meaning) and restored as they were; prefixes
+ * and, in exact mode, every key are saved as keys and added again. The
+ * format is in snapfile.h.
+ *
+ * restore checks the whole file, then the module's mode and fingerprint
+ * width, before it changes anything; then it builds the new set on the
+ * side (STAGE, RESTORE, BATCH with CFILTER_F_STAGED) and swaps it in with
+ * COMMIT, so that packets meet the old set or the new one, never a mix.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "addr.h"
+#include "cfctl.h"
+#include "dev.h"
+#include "snapfile.h"
+
+/* Keys per BATCH call of restore, as load. */
+#define RESTORE_BATCH	65536
+
+/* What a snapshot or restore moved: for its last line. */
+struct snap_tally {
+	unsigned int	tables;
+	__u64		fingerprints;
+	size_t		keys;
+};
+
+/* Adds each key type's raw table that holds anything. Returns 0 or -errno. */
+static int snapshot_tables(int fd, struct snap_buf *b, struct snap_tally *t)
+{
+	struct cfilter_table tab;
+	void *data;
+	__u8 type;
+	int err;
+
+	for (type = 1; type < __CFILTER_KEY_MAX; type++) {
+		tab.type = type;
+		err = dev_dump(fd, &tab, &data);
+		if (err == -EINVAL)	/* a key type this module lacks */
+			continue;
+		if (err)
+			return err;
+		if (tab.count) {
+			snap_add_table(b, type, tab.seed, tab.buckets, tab.count,
+				       data, tab.size);
+			t->tables++;
+			t->fingerprints += tab.count;
+		}
+		free(data);
+	}
+	return 0;
+}
+
+/* Writes @len bytes to @name through a temporary file: all or nothing. */
+static int write_file(const char *name, const void *data, size_t len)
+{
+	char tmp[4096];
+	FILE *f;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", name) >= (int)sizeof(tmp)) {
+		cf_err("snapshot: file name too long: %s", name);
+		return CF_USAGE;
+	}
+	f = fopen(tmp, "wb");
+	if (!f) {
+		cf_err("cannot create %s: %s: give a writable place", tmp,
+		       strerror(errno));
+		return CF_SYSTEM;
+	}
+	if (fwrite(data, 1, len, f) != len || fflush(f) || fsync(fileno(f))) {
+		cf_err("cannot write %s: %s", tmp, strerror(errno));
+		fclose(f);
+		unlink(tmp);
+		return CF_SYSTEM;
+	}
+	if (fclose(f) || rename(tmp, name)) {
+		cf_err("cannot write %s: %s", name, strerror(errno));
+		unlink(tmp);
+		return CF_SYSTEM;
+	}
+	return CF_OK;
+}
+
+int do_snapshot(const struct cfctl_opts *o)
+{
+	struct snap_buf b = { .data = NULL };
+	struct snap_tally t = { 0 };
+	struct cfilter_key *keys = NULL;
+	struct cfilter_info info;
+	long n;
+	int fd, err, ret;
+
+	fd = dev_open(false);
+	if (fd < 0)
+		return CF_SYSTEM;
+	err = dev_info(fd, &info);
+	if (!err) {
+		snap_begin(&b, info.mode, info.fp_bits);
+		if (info.mode == CFILTER_MODE_COMPACT)
+			err = snapshot_tables(fd, &b, &t);
+	}
+	if (!err) {
+		/* Exact mode: every key; compact mode: the prefixes. */
+		n = dev_list_all(fd, &keys);
+		if (n < 0)
+			err = n;
+		else
+			snap_add_keys(&b, keys, n);
+		t.keys = n;
+		free(keys);
+	}
+	close(fd);
+	if (!err)
+		err = snap_finish(&b);
+	if (err) {
+		dev_report(err, "cannot take a snapshot");
+		free(b.data);
+		return CF_SYSTEM;
+	}
+	if (o->dry_run) {
+		printf("would write %zu bytes to %s: %u tables of %llu fingerprints, %zu keys (dry run: nothing written)\n",
+		       b.len, o->arg, t.tables,
+		       (unsigned long long)t.fingerprints, t.keys);
+		free(b.data);
+		return CF_OK;
+	}
+	ret = write_file(o->arg, b.data, b.len);
+	if (ret == CF_OK)
+		printf("snapshot of the %s-mode filter written to %s: %u tables of %llu fingerprints, %zu keys, %zu bytes\n",
+		       info.mode == CFILTER_MODE_COMPACT ? "compact" : "exact",
+		       o->arg, t.tables, (unsigned long long)t.fingerprints,
+		       t.keys, b.len);
+	free(b.data);
+	return ret;
+}
+
+/* Reads all of @name into *@buf. Returns enum cf_exit. */
+static int read_file(const char *name, uint8_t **buf, size_t *len)
+{
+	size_t cap = 1 << 16, got;
+	uint8_t *data = NULL, *bigger;
+	FILE *f = fopen(name, "rb");
+
+	if (!f) {
+		cf_err("cannot open %s: %s: give a snapshot written by cfctl snapshot",
+		       name, strerror(errno));
+		return CF_USAGE;
+	}
+	*len = 0;
+	for (;;) {
+		bigger = realloc(data, cap);
+		if (!bigger) {
+			cf_err("%s: out of memory", name);
+			free(data);
+			fclose(f);
+			return CF_SYSTEM;
+		}
+		data = bigger;
+		got = fread(data + *len, 1, cap - *len, f);
+		*len += got;
+		if (*len < cap)
+			break;
+		cap *= 2;
+	}
+	if (ferror(f)) {
+		cf_err("cannot read %s: %s", name, strerror(errno));
+		free(data);
+		fclose(f);
+		return CF_USAGE;
+	}
+	fclose(f);
+	*buf = data;
+	return CF_OK;
+}
+
+/* Adds the key list of @sec to the staged set. Returns 0 or -errno. */
+static int restore_keys(int fd, const struct snap_section *sec,
+			size_t *bad_key)
+{
+	const struct cfilter_key *keys = (const void *)sec->data;
+	struct cfilter_key *chunk;
+	__s32 *results;
+	size_t start, i;
+	__u32 n, done;
+	int err = 0;
+
+	results = malloc(RESTORE_BATCH * sizeof(*results));
+	chunk = malloc(RESTORE_BATCH * sizeof(*chunk));
+	if (!results || !chunk) {
+		free(results);
+		free(chunk);
+		return -ENOMEM;
+	}
+	for (start = 0; !err && start < sec->count; start += n) {
+		n = sec->count - start < RESTORE_BATCH ?
+		    sec->count - start : RESTORE_BATCH;
+		/* The file's bytes need not be aligned for the ioctl. */
+		memcpy(chunk, keys + start, n * sizeof(*chunk));
+		err = dev_batch(fd, CFILTER_BATCH_ADD, CFILTER_F_STAGED, chunk,
+				results, n, &done);
+		for (i = 0; !err && i < done; i++) {
+			/* EEXIST: a key twice, which LIST may report. */
+			if (results[i] && results[i] != -EEXIST) {
+				err = results[i];
+				*bad_key = start + i;
+			}
+		}
+	}
+	free(results);
+	free(chunk);
+	return err;
+}
+
+/* Stages the snapshot @s and commits it. Returns enum cf_exit. */
+static int restore_apply(int fd, const char *name, const struct snap *s,
+			 struct snap_tally *t)
+{
+	const struct snap_section *sec;
+	struct cfilter_table tab;
+	size_t bad_key = SIZE_MAX;
+	unsigned int i;
+	int err;
+
+	err = dev_simple(fd, CFILTER_IOC_STAGE);
+	for (i = 0; !err && i < s->nsect; i++) {
+		sec = &s->sect[i];
+		if (sec->kind == SNAP_KEYS) {
+			err = restore_keys(fd, sec, &bad_key);
+			t->keys += sec->count;
+			continue;
+		}
+		memset(&tab, 0, sizeof(tab));
+		tab.type = sec->type;
+		tab.fp_bits = s->fp_bits;
+		tab.seed = sec->seed;
+		tab.buckets = sec->buckets;
+		tab.count = sec->count;
+		tab.data = (uintptr_t)sec->data;
+		tab.size = sec->length;
+		err = dev_restore(fd, &tab);
+		if (err == -EINVAL)
+			cf_err("%s: the module refused the table of %s keys (%llu buckets): is its max_capacity= smaller than the snapshotted filter's?",
+			       name, key_type_name(sec->type),
+			       (unsigned long long)sec->buckets);
+		t->tables++;
+		t->fingerprints += sec->count;
+	}
+	if (!err)
+		err = dev_simple(fd, CFILTER_IOC_COMMIT);
+	if (!err)
+		return CF_OK;
+	if (err == -ENOSPC)
+		dev_report_full(fd);
+	else if (bad_key != SIZE_MAX)
+		cf_err("%s: cannot add key %zu: %s", name, bad_key + 1,
+		       strerror(-err));
+	else
+		dev_report(err, "cannot restore");
+	dev_simple(fd, CFILTER_IOC_ABORT);
+	cf_err("nothing restored: the live set is untouched");
+	return CF_SYSTEM;
+}
+
+int do_restore(const struct cfctl_opts *o)
+{
+	struct snap_tally t = { 0 };
+	struct cfilter_info info;
+	uint8_t *buf = NULL;
+	char why[256];
+	struct snap s;
+	size_t len;
+	int fd, err, ret;
+
+	ret = read_file(o->arg, &buf, &len);
+	if (ret != CF_OK)
+		return ret;
+	if (snap_parse(buf, len, &s, why, sizeof(why)) != SNAP_OK) {
+		cf_err("%s: %s: nothing restored", o->arg, why);
+		free(buf);
+		return CF_USAGE;
+	}
+	fd = dev_open(true);
+	if (fd < 0) {
+		free(buf);
+		return CF_SYSTEM;
+	}
+	err = dev_info(fd, &info);
+	if (err) {
+		dev_report(err, "cannot read the filter's info");
+		ret = CF_SYSTEM;
+	} else if (snap_check_module(&s, info.mode, info.fp_bits, why,
+				     sizeof(why))) {
+		cf_err("%s: %s: nothing restored", o->arg, why);
+		ret = CF_SYSTEM;
+	} else if (o->dry_run) {
+		printf("%s: a valid snapshot that this module can restore (dry run: nothing changed)\n",
+		       o->arg);
+	} else {
+		ret = restore_apply(fd, o->arg, &s, &t);
+		if (ret == CF_OK)
+			printf("restored %s: %u tables of %llu fingerprints, %zu keys\n",
+			       o->arg, t.tables,
+			       (unsigned long long)t.fingerprints, t.keys);
+	}
+	close(fd);
+	free(buf);
+	return ret;
+}
