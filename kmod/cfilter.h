@@ -14,53 +14,37 @@
 #include <linux/types.h>
 #include <uapi/linux/cfilter.h>
 
-struct cuckoo;
+#include "cuckoo.h"
 
 /**
- * struct cfilter_family - one key type and the filter that holds its keys
- * @name:    for messages, e.g. "src4"
- * @key_len: bytes of a packed key: only what the type uses, so that an IPv4
- *           key costs 4 bytes of key storage in exact mode, not 40
- * @pack:    checks that @key has this type's shape (every field the type
- *           does not use is zero) and copies the bytes it uses to @out
- *           (@key_len bytes); returns 0, or -EINVAL for a malformed key
- * @unpack:  the inverse: rebuilds the struct cfilter_key @pack came from
- * @filter:  the filter of this type's keys; created before the kfunc and
- *           the device are registered, destroyed after the device is gone,
- *           and never replaced in between (the core swaps tables inside it)
+ * struct cfilter_family - one key type: how its keys are checked and packed
+ * @name:     for messages, e.g. "src4"
+ * @key_len:  bytes of a packed key: only what the type uses, so that an IPv4
+ *            key costs 4 bytes of key storage in exact mode, not 40
+ * @addr_len: address types (SRC, DST, ALLOW): the address bytes (4 or 16,
+ *            equal to @key_len), whose keys live in a prefix set; 0 for
+ *            flows, whose keys live in a plain cuckoo filter
+ * @pack:     checks that @key has this type's shape (every field the type
+ *            does not use is zero; a prefix has no bits set past its length)
+ *            and copies the bytes it uses to @out (@key_len bytes) and its
+ *            prefix length to *@len; returns 0, or -EINVAL for a malformed
+ *            key
+ * @unpack:   the inverse: rebuilds the struct cfilter_key @pack came from
  *
- * Adding a key type is one entry in cfilter_families[] (keys.c).
+ * Read-only: the tables of the keys are in a struct cfilter_set (set.h),
+ * which an atomic replace swaps whole. Adding a key type is one entry in
+ * cfilter_families[] (keys.c).
  */
 struct cfilter_family {
 	const char	*name;
 	u32		key_len;
-	int		(*pack)(const struct cfilter_key *key, u8 *out);
-	void		(*unpack)(const u8 *in, struct cfilter_key *key);
-	struct cuckoo	*filter;
+	u32		addr_len;
+	int		(*pack)(const struct cfilter_key *key, u8 *out, u32 *len);
+	void		(*unpack)(const u8 *in, u32 len, struct cfilter_key *key);
 };
 
 /* Indexed by enum cfilter_key_type; types the module lacks have key_len 0. */
-extern struct cfilter_family cfilter_families[__CFILTER_KEY_MAX];
-
-/*
- * Keys stored in each family's filter, indexed like cfilter_families[] (which
- * is read-only after init, hence apart). Written under cfilter_lock after
- * the filter changed; read locklessly by the kfunc, which skips a family
- * with none: a lookup in an empty filter can only miss.
- */
-extern unsigned long cfilter_nkeys[__CFILTER_KEY_MAX];
-
-static inline unsigned long cfilter_family_nkeys(const struct cfilter_family *f)
-{
-	return READ_ONCE(cfilter_nkeys[f - cfilter_families]);
-}
-
-/* Caller holds cfilter_lock. */
-static inline void cfilter_family_nkeys_set(const struct cfilter_family *f,
-					    unsigned long n)
-{
-	WRITE_ONCE(cfilter_nkeys[f - cfilter_families], n);
-}
+extern const struct cfilter_family cfilter_families[__CFILTER_KEY_MAX];
 
 /* Packed flow key: proto, saddr, daddr, sport, dport; @alen 4 or 16. */
 #define CFILTER_FLOW_LEN(alen)	(1 + 2 * (alen) + 2 * sizeof(__be16))
@@ -87,9 +71,9 @@ static __always_inline void cfilter_flow_pack_fields(u8 *out, u8 proto,
  * @type comes from userspace or a BPF program: the index is clamped so that
  * it cannot be used speculatively out of bounds.
  */
-static inline struct cfilter_family *cfilter_family(unsigned int type)
+static inline const struct cfilter_family *cfilter_family(unsigned int type)
 {
-	struct cfilter_family *f;
+	const struct cfilter_family *f;
 
 	if (type >= __CFILTER_KEY_MAX)
 		return NULL;
@@ -97,8 +81,15 @@ static inline struct cfilter_family *cfilter_family(unsigned int type)
 	return f->key_len ? f : NULL;
 }
 
+/* The key type of family @f. */
+static inline unsigned int cfilter_family_type(const struct cfilter_family *f)
+{
+	return f - cfilter_families;
+}
+
 /* The first family at or after @f that the module handles, or NULL. */
-static inline struct cfilter_family *cfilter_family_from(struct cfilter_family *f)
+static inline const struct cfilter_family *
+cfilter_family_from(const struct cfilter_family *f)
 {
 	for (; f < cfilter_families + __CFILTER_KEY_MAX; f++)
 		if (f->key_len)
@@ -109,35 +100,46 @@ static inline struct cfilter_family *cfilter_family_from(struct cfilter_family *
 /*
  * Every family: for (f = cfilter_family_first(); f; f = cfilter_family_next(f))
  */
-static inline struct cfilter_family *cfilter_family_first(void)
+static inline const struct cfilter_family *cfilter_family_first(void)
 {
 	return cfilter_family_from(cfilter_families);
 }
 
-static inline struct cfilter_family *cfilter_family_next(struct cfilter_family *f)
+static inline const struct cfilter_family *
+cfilter_family_next(const struct cfilter_family *f)
 {
 	return cfilter_family_from(f + 1);
 }
 
 /**
- * struct cfilter_config - how the filters were created (module parameters)
+ * struct cfilter_config - how every set of tables is created (module
+ * parameters, settled at load)
  * @mode:         enum cfilter_mode
- * @max_capacity: keys each family's filter may grow to hold (exact mode);
- *                in compact mode, the fixed capacity
+ * @fp_bits:      bits per fingerprint
+ * @max_capacity: keys each type's table may grow to hold (exact mode); in
+ *                compact mode, the fixed capacity
+ * @params:       per key type: the parameters of its address or flow table
+ *                (the seed is drawn anew for each set)
+ * @levels:       per key type: the prefix target lengths at most (address
+ *                types: prefix_levels4 or prefix_levels6)
  */
 struct cfilter_config {
-	u32	mode;
-	u64	max_capacity;
+	u32			mode;
+	u32			fp_bits;
+	u64			max_capacity;
+	struct cuckoo_params	params[__CFILTER_KEY_MAX];
+	u32			levels[__CFILTER_KEY_MAX];
 };
 
 extern struct cfilter_config cfilter_config;
 
 /*
- * Serialises writers of every family's filter: add, delete, clear, list and
- * reading the statistics (cuckoo_insert, cuckoo_delete, cuckoo_clear,
- * cuckoo_list, cuckoo_get_stats). Lookups (cuckoo_contains) take no lock:
- * they run inside an RCU read-side critical section (the TEST ioctl takes
- * rcu_read_lock(); XDP and TC programs run inside one).
+ * Serialises every writer of every set of tables, live or staged: add,
+ * delete, list, raw reads, the statistics, replacing the live set and
+ * installing or dropping a staged one (see set.h). Lookups of the live set
+ * take no lock: they run inside an RCU read-side critical section (the TEST
+ * and MATCH ioctls take rcu_read_lock(); XDP and TC programs run inside
+ * one).
  */
 extern struct mutex cfilter_lock;
 

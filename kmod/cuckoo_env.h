@@ -10,6 +10,7 @@
 
 #include <linux/types.h>
 #include <linux/errno.h>
+#include <linux/err.h>
 #include <linux/compiler.h>
 #include <linux/bitops.h>
 #include <linux/bottom_half.h>
@@ -69,6 +70,7 @@ typedef __u8 u8;
 typedef __u16 u16;
 typedef __u32 u32;
 typedef __u64 u64;
+typedef __s64 s64;
 
 #define GFP_KERNEL		0
 #define ____cacheline_aligned	alignas(64)
@@ -141,6 +143,49 @@ static inline u64 get_unaligned_le64(const void *p)
 	return (u64)b[0] | (u64)b[1] << 8 | (u64)b[2] << 16 |
 	       (u64)b[3] << 24 | (u64)b[4] << 32 | (u64)b[5] << 40 |
 	       (u64)b[6] << 48 | (u64)b[7] << 56;
+}
+
+static inline u32 get_unaligned_le32(const void *p)
+{
+	const u8 *b = p;
+
+	return (u32)b[0] | (u32)b[1] << 8 | (u32)b[2] << 16 | (u32)b[3] << 24;
+}
+
+static inline void put_unaligned_le32(u32 v, void *p)
+{
+	u8 *b = p;
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		b[i] = v >> (8 * i);
+}
+
+static inline void put_unaligned_le64(u64 v, void *p)
+{
+	u8 *b = p;
+	unsigned int i;
+
+	for (i = 0; i < 8; i++)
+		b[i] = v >> (8 * i);
+}
+
+/* The kernel's error pointers: the top 4095 addresses are errnos. */
+#define MAX_ERRNO	4095
+
+static inline void *ERR_PTR(long err)
+{
+	return (void *)err;
+}
+
+static inline long PTR_ERR(const void *p)
+{
+	return (long)p;
+}
+
+static inline bool IS_ERR(const void *p)
+{
+	return (unsigned long)p >= (unsigned long)-MAX_ERRNO;
 }
 
 /* As the kernel's; "+ 0" drops the const of *ptr (u32, u64). */

@@ -2,10 +2,17 @@
 /*
  * /dev/cfilter: the administrative interface to the filters.
  *
- * Anyone who can open the device may TEST and LIST keys and read INFO; ADD,
- * DEL, CLEAR and BATCH ADD or DEL also need CAP_NET_ADMIN, so the device
- * mode can be widened for monitoring without handing out control of the
- * filter.
+ * Anyone who can open the device may TEST, LIST, MATCH and DUMP and read
+ * INFO and TYPE_INFO; ADD, DEL, CLEAR, BATCH ADD or DEL, STAGE, COMMIT,
+ * ABORT and RESTORE also need CAP_NET_ADMIN, so the device mode can be
+ * widened for monitoring without handing out control of the filter.
+ *
+ * Each open file may hold one staged set (file->private_data, under
+ * cfilter_lock): a whole set of tables that CFILTER_F_STAGED requests fill
+ * and COMMIT makes live at once. A staged set costs as much memory as a
+ * live one; only CAP_NET_ADMIN may create one, one per open file, and it
+ * is freed on ABORT, COMMIT (the old live set then) or close, so it cannot
+ * outlive its owner's file.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -28,6 +35,8 @@
 
 #include "cfilter.h"
 #include "cuckoo.h"
+#include "prefix.h"
+#include "set.h"
 
 /*
  * Keys per step of BATCH and LIST: each step copies this many keys in one
@@ -38,143 +47,157 @@
 #define CFILTER_CHUNK		256
 #define CFILTER_LIST_CHUNK	128
 
-/* A key's family and packed form, or -EINVAL if the key is malformed. */
-static int cfilter_pack(const struct cfilter_key *key,
-			struct cfilter_family **fp, u8 *packed)
-{
-	struct cfilter_family *f = cfilter_family(key->type);
+/* A packed key: its family, its bytes and its prefix length. */
+struct cfilter_packed {
+	const struct cfilter_family	*f;
+	u32				len;
+	u8				bytes[CUCKOO_KEY_MAX];
+};
 
-	if (!f)
+/* Validates and packs @key, or returns -EINVAL if it is malformed. */
+static int cfilter_pack(const struct cfilter_key *key, struct cfilter_packed *k)
+{
+	k->f = cfilter_family(key->type);
+	if (!k->f)
 		return -EINVAL;
-	*fp = f;
-	return f->pack(key, packed);
+	return k->f->pack(key, k->bytes, &k->len);
+}
+
+/*
+ * The set a request names: the live one, or with CFILTER_F_STAGED this
+ * file's staged one (NULL if there is none). Caller holds cfilter_lock.
+ */
+static struct cfilter_set *cfilter_target(struct file *file, u32 flags)
+{
+	lockdep_assert_held(&cfilter_lock);
+	if (flags & CFILTER_F_STAGED)
+		return file->private_data;
+	return cfilter_live_locked();
 }
 
 /* Copies the argument of ADD, DEL or TEST, validates and packs its key. */
 static int cfilter_get_key_req(const void __user *argp,
-			       struct cfilter_family **fp, u8 *packed)
+			       struct cfilter_key_req *req,
+			       struct cfilter_packed *k)
 {
-	struct cfilter_key_req req;
-
-	if (copy_from_user(&req, argp, sizeof(req)))
+	if (copy_from_user(req, argp, sizeof(*req)))
 		return -EFAULT;
-	if (req.flags || req.pad)
+	if ((req->flags & ~CFILTER_F_STAGED) || req->pad)
 		return -EINVAL;
-	return cfilter_pack(&req.key, fp, packed);
+	return cfilter_pack(&req->key, k);
 }
 
-/*
- * The filter writers, keeping cfilter_nkeys[] in step with the filters; the
- * caller holds cfilter_lock. A count that lags its filter for a moment is
- * harmless: a lookup racing a write may see either state anyway.
- */
-static int cfilter_insert(struct cfilter_family *f, const u8 *packed)
+static int cfilter_insert(struct cfilter_set *s, const struct cfilter_packed *k)
 {
-	int err = cuckoo_insert(f->filter, packed);
-
-	if (!err)
-		cfilter_family_nkeys_set(f, cfilter_family_nkeys(f) + 1);
-	return err;
+	return cfilter_set_insert(s, k->f, k->bytes, k->len);
 }
 
-static int cfilter_delete(struct cfilter_family *f, const u8 *packed)
+static int cfilter_delete(struct cfilter_set *s, const struct cfilter_packed *k)
 {
-	int err = cuckoo_delete(f->filter, packed);
-
-	if (!err)
-		cfilter_family_nkeys_set(f, cfilter_family_nkeys(f) - 1);
-	return err;
+	return cfilter_set_delete(s, k->f, k->bytes, k->len);
 }
 
 /* ADD and DEL: one key through @write under the writer lock. */
-static long cfilter_ioc_write(const void __user *argp,
-			      int (*write)(struct cfilter_family *f,
-					   const u8 *packed))
+static long cfilter_ioc_write(struct file *file, const void __user *argp,
+			      int (*write)(struct cfilter_set *s,
+					   const struct cfilter_packed *k))
 {
-	u8 packed[CUCKOO_KEY_MAX];
-	struct cfilter_family *f;
+	struct cfilter_key_req req;
+	struct cfilter_packed k;
+	struct cfilter_set *s;
 	int err;
 
 	if (!capable(CAP_NET_ADMIN))
 		return -EPERM;
-	err = cfilter_get_key_req(argp, &f, packed);
+	err = cfilter_get_key_req(argp, &req, &k);
 	if (err)
 		return err;
 
 	mutex_lock(&cfilter_lock);
-	err = write(f, packed);
+	s = cfilter_target(file, req.flags);
+	err = s ? write(s, &k) : -EINVAL;
 	mutex_unlock(&cfilter_lock);
 	return err;
 }
 
-/* Lock-free, like the XDP path: a lookup never waits for a writer. */
-static int cfilter_contains(const struct cfilter_family *f, const u8 *packed)
+/* Inside an RCU read-side section (and cfilter_lock for a staged set). */
+static int cfilter_contains(const struct cfilter_set *s,
+			    const struct cfilter_packed *k)
 {
-	bool found;
-
-	rcu_read_lock();
-	found = cuckoo_contains(f->filter, packed);
-	rcu_read_unlock();
-	return found ? 0 : -ENOENT;
-}
-
-static long cfilter_ioc_test(const void __user *argp)
-{
-	u8 packed[CUCKOO_KEY_MAX];
-	struct cfilter_family *f;
-	int err;
-
-	err = cfilter_get_key_req(argp, &f, packed);
-	if (err)
-		return err;
-	return cfilter_contains(f, packed);
+	return cfilter_set_contains(s, k->f, k->bytes, k->len) ? 0 : -ENOENT;
 }
 
 /*
- * Clears every family. cuckoo_clear() changes nothing when it fails, but
- * families cleared before a failing one stay cleared.
+ * TEST of the live set is lock-free, like the XDP path: a lookup never
+ * waits for a writer. A staged set may be freed by ABORT from another
+ * thread sharing the file, so it is looked at under the lock.
  */
-static long cfilter_ioc_clear(void)
+static long cfilter_ioc_test(struct file *file, const void __user *argp)
 {
-	struct cfilter_family *f;
-	int err = 0;
+	struct cfilter_key_req req;
+	struct cfilter_packed k;
+	struct cfilter_set *s;
+	int err;
 
-	if (!capable(CAP_NET_ADMIN))
-		return -EPERM;
-
-	mutex_lock(&cfilter_lock);
-	for (f = cfilter_family_first(); f; f = cfilter_family_next(f)) {
-		err = cuckoo_clear(f->filter);
-		if (err) {
-			pr_warn_ratelimited("no memory to clear the %s filter: its keys stay\n",
-					    f->name);
-			break;
-		}
-		cfilter_family_nkeys_set(f, 0);
+	err = cfilter_get_key_req(argp, &req, &k);
+	if (err)
+		return err;
+	if (!(req.flags & CFILTER_F_STAGED)) {
+		rcu_read_lock();
+		err = cfilter_contains(rcu_dereference(cfilter_live), &k);
+		rcu_read_unlock();
+		return err;
 	}
+	mutex_lock(&cfilter_lock);
+	s = file->private_data;
+	rcu_read_lock();
+	err = s ? cfilter_contains(s, &k) : -EINVAL;
+	rcu_read_unlock();
 	mutex_unlock(&cfilter_lock);
 	return err;
 }
 
-/* The sums over every family, under the lock: a snapshot of one moment. */
+/*
+ * Replaces the live set with an empty one, in one swap: a packet sees every
+ * key or none, and nothing changes if there is no memory for the new set.
+ */
+static long cfilter_ioc_clear(void)
+{
+	struct cfilter_set *s;
+
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+	s = cfilter_set_create();
+	if (!s)
+		return -ENOMEM;
+	cfilter_set_publish(s);
+	return 0;
+}
+
+/* The sums over every type of the live set, under the lock: one moment. */
 static void cfilter_fill_info(struct cfilter_info *info)
 {
-	struct cfilter_family *f;
-	struct cuckoo_stats st;
+	const struct cfilter_family *f;
+	struct cfilter_type_stats st;
+	struct cfilter_set *s;
 
 	mutex_lock(&cfilter_lock);
+	s = cfilter_live_locked();
+	info->grows = cfilter_set_grows();
 	for (f = cfilter_family_first(); f; f = cfilter_family_next(f)) {
-		cuckoo_get_stats(f->filter, &st);
-		info->capacity += st.capacity;
+		cfilter_set_type_stats(s, f, &st);
+		info->capacity += st.table.capacity;
 		info->count += st.count;
-		info->buckets += st.buckets;
+		info->buckets += st.table.buckets;
 		info->memory_bytes += st.memory_bytes;
-		info->insert_failures += st.insert_failures;
-		info->grows += st.grows;
-		info->fp_bits = st.fp_bits;
+		info->insert_failures += st.table.insert_failures;
+		info->grows += st.table.grows;
+		info->prefixes += st.prefixes;
+		info->prefix_entries += st.prefix_entries;
 	}
 	mutex_unlock(&cfilter_lock);
 
+	info->fp_bits = cfilter_config.fp_bits;
 	info->slots_per_bucket = CUCKOO_SLOTS;
 	info->load_ppm = mul_u64_u64_div_u64(info->count, 1000000,
 					     info->capacity);
@@ -184,7 +207,7 @@ static void cfilter_fill_info(struct cfilter_info *info)
 }
 
 /**
- * cfilter_ioc_info() - report the filters' geometry and occupancy
+ * cfilter_ioc_info() - report the live set's geometry and occupancy
  * @uinfo: caller's struct cfilter_info
  *
  * @uinfo->size must cover at least the structure this module knows. A larger
@@ -206,6 +229,77 @@ static long cfilter_ioc_info(struct cfilter_info __user *uinfo)
 	info.size = sizeof(info);
 	cfilter_fill_info(&info);
 	if (copy_to_user(uinfo, &info, sizeof(info)))
+		return -EFAULT;
+	return 0;
+}
+
+/**
+ * cfilter_ioc_type_info() - report one key type's tables
+ * @file: the open device (its staged set, with CFILTER_F_STAGED)
+ * @uti:  caller's struct cfilter_type_info
+ *
+ * Return: 0; -EINVAL (a type the module lacks, nonzero pad or reserved,
+ * unknown flags, CFILTER_F_STAGED with nothing staged); -EFAULT.
+ */
+static long cfilter_ioc_type_info(struct file *file,
+				  struct cfilter_type_info __user *uti)
+{
+	const struct cfilter_family *f;
+	struct cfilter_type_stats st;
+	struct cfilter_type_info ti;
+	struct cfilter_set *s;
+
+	if (copy_from_user(&ti, uti, sizeof(ti)))
+		return -EFAULT;
+	f = cfilter_family(ti.type);
+	if (!f || (ti.flags & ~CFILTER_F_STAGED) || ti.pad2 ||
+	    memchr_inv(ti.pad, 0, sizeof(ti.pad)) ||
+	    memchr_inv(ti.reserved, 0, sizeof(ti.reserved)))
+		return -EINVAL;
+
+	mutex_lock(&cfilter_lock);
+	s = cfilter_target(file, ti.flags);
+	if (s)
+		cfilter_set_type_stats(s, f, &st);
+	mutex_unlock(&cfilter_lock);
+	if (!s)
+		return -EINVAL;
+
+	BUILD_BUG_ON(sizeof(ti.levels) != sizeof(st.levels));
+	ti.nlevels = st.nlevels;
+	memcpy(ti.levels, st.levels, sizeof(ti.levels));
+	ti.count = st.count;
+	ti.prefixes = st.prefixes;
+	ti.prefix_entries = st.prefix_entries;
+	ti.memory_bytes = st.memory_bytes;
+	ti.capacity = st.table.capacity;
+	if (copy_to_user(uti, &ti, sizeof(ti)))
+		return -EFAULT;
+	return 0;
+}
+
+/**
+ * cfilter_ioc_match() - the kfunc's verdict for a packet
+ * @umr: caller's struct cfilter_match_req
+ *
+ * Return: 0 with @umr->verdict set; -EINVAL (nonzero flags or reserved, a
+ * packet the kfunc refuses); -EFAULT.
+ */
+static long cfilter_ioc_match(struct cfilter_match_req __user *umr)
+{
+	struct cfilter_match_req mr;
+	int verdict;
+
+	if (copy_from_user(&mr, umr, sizeof(mr)))
+		return -EFAULT;
+	if (mr.flags || mr.reserved[0] || mr.reserved[1])
+		return -EINVAL;
+	rcu_read_lock();
+	verdict = cfilter_verdict(&mr.pkt);
+	rcu_read_unlock();
+	if (verdict < 0)
+		return verdict;
+	if (put_user(verdict, &umr->verdict))
 		return -EFAULT;
 	return 0;
 }
@@ -244,8 +338,7 @@ static int cfilter_batch_yield(void)
 static int cfilter_batch_check(struct cfilter_batch *b, struct cfilter_chunk *c)
 {
 	s32 __user *results = u64_to_user_ptr(b->results);
-	u8 packed[CUCKOO_KEY_MAX];
-	struct cfilter_family *f;
+	struct cfilter_packed k;
 	u32 start, n, i;
 	int err;
 
@@ -254,7 +347,7 @@ static int cfilter_batch_check(struct cfilter_batch *b, struct cfilter_chunk *c)
 		if (err)
 			return err;
 		for (i = 0; i < n; i++) {
-			if (cfilter_pack(&c->keys[i], &f, packed)) {
+			if (cfilter_pack(&c->keys[i], &k)) {
 				b->first_error = start + i;
 				return -EINVAL;
 			}
@@ -268,51 +361,70 @@ static int cfilter_batch_check(struct cfilter_batch *b, struct cfilter_chunk *c)
 	return 0;
 }
 
-/* One key of pass 2; the caller holds cfilter_lock for ADD and DEL. */
-static int cfilter_batch_one(u32 op, const struct cfilter_key *key)
+/* One key of pass 2 into set @s; see cfilter_batch_step() for locking. */
+static int cfilter_batch_one(struct cfilter_set *s, u32 op,
+			     const struct cfilter_key *key)
 {
-	u8 packed[CUCKOO_KEY_MAX];
-	struct cfilter_family *f;
+	struct cfilter_packed k;
 	int err;
 
 	/* Checked in pass 1, but the caller may have changed it since. */
-	err = cfilter_pack(key, &f, packed);
+	err = cfilter_pack(key, &k);
 	if (err)
 		return err;
 	switch (op) {
 	case CFILTER_BATCH_ADD:
-		return cfilter_insert(f, packed);
+		return cfilter_insert(s, &k);
 	case CFILTER_BATCH_DEL:
-		return cfilter_delete(f, packed);
+		return cfilter_delete(s, &k);
 	default:
-		return cfilter_contains(f, packed);
+		rcu_read_lock();
+		err = cfilter_contains(s, &k);
+		rcu_read_unlock();
+		return err;
 	}
 }
 
 /*
- * Applies step @start's @n keys (already in @c), the writer lock held
- * across the step for ADD and DEL; fills in their results.
+ * Applies step @start's @n keys (already in @c) to the set @b names;
+ * fills in their results. The writer lock is held across the step for ADD
+ * and DEL, and for anything on a staged set (which ABORT may free); a TEST
+ * of the live set is lock-free, inside one RCU read-side section. The set
+ * is looked up anew each step: a COMMIT between steps sends the rest of a
+ * live batch to the new live set, and -EINVAL ends a staged batch whose set
+ * was committed or aborted meanwhile.
  */
-static int cfilter_batch_step(struct cfilter_batch *b, u32 start,
-			      struct cfilter_chunk *c, u32 n)
+static int cfilter_batch_step(struct file *file, struct cfilter_batch *b,
+			      u32 start, struct cfilter_chunk *c, u32 n)
 {
-	bool write = b->op != CFILTER_BATCH_TEST;
+	bool lock = b->op != CFILTER_BATCH_TEST ||
+		    (b->flags & CFILTER_F_STAGED);
+	struct cfilter_set *s;
 	u32 i;
 
-	if (write && mutex_lock_killable(&cfilter_lock))
-		return -EINTR;
-	for (i = 0; i < n; i++) {
-		c->results[i] = cfilter_batch_one(b->op, &c->keys[i]);
+	if (lock) {
+		if (mutex_lock_killable(&cfilter_lock))
+			return -EINTR;
+		s = cfilter_target(file, b->flags);
+	} else {
+		rcu_read_lock();
+		s = rcu_dereference(cfilter_live);
+	}
+	for (i = 0; s && i < n; i++) {
+		c->results[i] = cfilter_batch_one(s, b->op, &c->keys[i]);
 		if (c->results[i] && b->first_error == b->count)
 			b->first_error = start + i;
 	}
-	if (write)
+	if (lock)
 		mutex_unlock(&cfilter_lock);
-	return 0;
+	else
+		rcu_read_unlock();
+	return s ? 0 : -EINVAL;
 }
 
 /* Pass 2 of BATCH: apply, step by step, and report each key's result. */
-static int cfilter_batch_apply(struct cfilter_batch *b, struct cfilter_chunk *c)
+static int cfilter_batch_apply(struct file *file, struct cfilter_batch *b,
+			       struct cfilter_chunk *c)
 {
 	s32 __user *results = u64_to_user_ptr(b->results);
 	u32 n;
@@ -322,7 +434,7 @@ static int cfilter_batch_apply(struct cfilter_batch *b, struct cfilter_chunk *c)
 		err = cfilter_batch_read(b, b->done, c, &n);
 		if (err)
 			return err;
-		err = cfilter_batch_step(b, b->done, c, n);
+		err = cfilter_batch_step(file, b, b->done, c, n);
 		if (err)
 			return err;
 		/* Applied: counted as done even if the results are lost. */
@@ -337,24 +449,42 @@ static int cfilter_batch_apply(struct cfilter_batch *b, struct cfilter_chunk *c)
 	return 0;
 }
 
-static int cfilter_batch_args(const struct cfilter_batch *b)
+/* Is this file's staged set there? (It may go before the call uses it.) */
+static bool cfilter_has_staged(struct file *file)
 {
-	if (b->flags || b->pad || b->reserved[0] || b->reserved[1])
+	bool staged;
+
+	mutex_lock(&cfilter_lock);
+	staged = file->private_data;
+	mutex_unlock(&cfilter_lock);
+	return staged;
+}
+
+static int cfilter_batch_args(struct file *file, const struct cfilter_batch *b)
+{
+	if ((b->flags & ~CFILTER_F_STAGED) || b->pad || b->reserved[0] ||
+	    b->reserved[1])
 		return -EINVAL;
 	switch (b->op) {
 	case CFILTER_BATCH_ADD:
 	case CFILTER_BATCH_DEL:
-		return capable(CAP_NET_ADMIN) ? 0 : -EPERM;
+		if (!capable(CAP_NET_ADMIN))
+			return -EPERM;
+		break;
 	case CFILTER_BATCH_TEST:
-		return 0;
+		break;
 	default:
 		return -EINVAL;
 	}
+	if ((b->flags & CFILTER_F_STAGED) && !cfilter_has_staged(file))
+		return -EINVAL;
+	return 0;
 }
 
 /**
  * cfilter_ioc_batch() - add, delete or test an array of keys
- * @ub: caller's struct cfilter_batch
+ * @file: the open device (its staged set, with CFILTER_F_STAGED)
+ * @ub:   caller's struct cfilter_batch
  *
  * Pass 1 reads every key and checks it, pass 2 reads them again and applies
  * them in steps of CFILTER_CHUNK keys, so that any number of keys takes a
@@ -363,11 +493,12 @@ static int cfilter_batch_args(const struct cfilter_batch *b)
  * first_error are written back whatever the outcome.
  *
  * Return: 0 once every key was processed (per-key results in the results
- * array); -EINVAL (bad arguments, or a malformed key: nothing applied),
+ * array); -EINVAL (bad arguments, CFILTER_F_STAGED with nothing staged, or
+ * a malformed key: nothing applied; or the staged set went mid-call),
  * -EPERM, -EFAULT, -ENOMEM, or -EINTR if the caller is being killed (done
  * says how far it got).
  */
-static long cfilter_ioc_batch(struct cfilter_batch __user *ub)
+static long cfilter_ioc_batch(struct file *file, struct cfilter_batch __user *ub)
 {
 	struct cfilter_chunk *c;
 	struct cfilter_batch b;
@@ -375,7 +506,7 @@ static long cfilter_ioc_batch(struct cfilter_batch __user *ub)
 
 	if (copy_from_user(&b, ub, sizeof(b)))
 		return -EFAULT;
-	err = cfilter_batch_args(&b);
+	err = cfilter_batch_args(file, &b);
 	if (err)
 		return err;
 	b.done = 0;
@@ -388,7 +519,7 @@ static long cfilter_ioc_batch(struct cfilter_batch __user *ub)
 		return -ENOMEM;
 	err = cfilter_batch_check(&b, c);
 	if (!err)
-		err = cfilter_batch_apply(&b, c);
+		err = cfilter_batch_apply(file, &b, c);
 	kfree(c);
 out:
 	if (copy_to_user(ub, &b, sizeof(b)))
@@ -400,23 +531,22 @@ static int cfilter_list_args(const struct cfilter_list *l)
 {
 	if (l->flags || l->pad || l->reserved[0] || l->reserved[1] || !l->max)
 		return -EINVAL;
-	if (cfilter_config.mode != CFILTER_MODE_EXACT)
-		return -EOPNOTSUPP;
 	return 0;
 }
 
 /*
- * A LIST cursor, opaque to the caller: the key type being listed, the
- * number of times that type's table had grown (its low bits), and the
- * core's position in that table. Cursor 0 starts at the first type; a type
- * past the last one is the end.
+ * A LIST cursor, opaque to the caller: the key type being listed, a
+ * generation of its tables (low bits) and the position in them. Cursor 0
+ * starts at the first type; a type past the last one is the end.
  *
- * Positions are slots of the current table, so a growth between two calls
+ * Positions are slots of the current tables, so a growth or re-expansion
+ * between two calls, or a commit or clear that put another set in place,
  * moves keys to other positions: continuing from the old position could
- * skip keys that were present all along. The grow count tells; the type is
- * then listed again from its start, so every key present throughout is
- * reported at least once (some twice). The core's tables have fewer than
- * 2^40 slots (no array of theirs exceeds 1 GiB).
+ * skip keys that were present all along. The generation tells (it mixes
+ * the set's id with the tables' own generation); the type is then listed
+ * again from its start, so every key present throughout is reported at
+ * least once (some twice). The core's tables have fewer than 2^40 slots (no
+ * array of theirs exceeds 1 GiB).
  */
 #define CFILTER_CURSOR_TYPE	GENMASK_ULL(63, 56)
 #define CFILTER_CURSOR_GEN	GENMASK_ULL(55, 40)
@@ -428,40 +558,75 @@ struct cfilter_cursor {
 	u64	pos;
 };
 
-/* One LIST step: packed keys from the core, unpacked for the caller. */
+/*
+ * One LIST step: packed keys from the tables (a prefix-set member is its
+ * address and one byte of length), unpacked for the caller.
+ */
 struct cfilter_list_buf {
 	u8			packed[CFILTER_LIST_CHUNK * CUCKOO_KEY_MAX];
 	struct cfilter_key	keys[CFILTER_LIST_CHUNK];
 };
 
 /*
- * Copies up to @room keys of family @f from cursor @cur on to @dst,
- * advancing @cur; returns how many (0 at the family's end) or a negative
- * errno.
+ * Copies up to @max members of type @f of set @s from @cur->pos on into
+ * @buf->keys; returns how many (0 at the type's end). Compact flow tables
+ * hold fingerprints only and list nothing; compact prefix sets list their
+ * prefixes. Caller holds cfilter_lock.
  */
-static long cfilter_list_step(struct cfilter_family *f,
-			      struct cfilter_cursor *cur, u32 room,
-			      struct cfilter_list_buf *buf,
-			      struct cfilter_key __user *dst)
+static long cfilter_list_type(struct cfilter_set *s,
+			      const struct cfilter_family *f,
+			      struct cfilter_cursor *cur, u32 max,
+			      struct cfilter_list_buf *buf)
 {
+	unsigned int t = cfilter_family_type(f);
+	u32 step = f->addr_len ? PREFIX_ENTRY_LEN(f->addr_len) : f->key_len;
 	struct cuckoo_stats st;
 	long n, i;
 	u64 gen;
 
-	mutex_lock(&cfilter_lock);
-	cuckoo_get_stats(f->filter, &st);
-	gen = st.grows & FIELD_MAX(CFILTER_CURSOR_GEN);
+	if (f->addr_len) {
+		gen = prefix_set_list_gen(s->pfx[t]);
+	} else {
+		cuckoo_get_stats(s->flow[t], &st);
+		if (!st.exact)
+			return 0;
+		gen = st.grows;
+	}
+	gen = (gen + s->id * 0x9e37) & FIELD_MAX(CFILTER_CURSOR_GEN);
 	if (cur->gen != gen) {
 		cur->gen = gen;
 		cur->pos = 0;
 	}
-	n = cuckoo_list(f->filter, &cur->pos, buf->packed,
-			min_t(u32, room, CFILTER_LIST_CHUNK));
+	if (f->addr_len)
+		n = prefix_set_list(s->pfx[t], &cur->pos, buf->packed, max);
+	else
+		n = cuckoo_list(s->flow[t], &cur->pos, buf->packed, max);
+	for (i = 0; i < n; i++) {
+		const u8 *in = buf->packed + i * step;
+
+		f->unpack(in, f->addr_len ? in[f->addr_len] : f->key_len * 8,
+			  &buf->keys[i]);
+	}
+	return n;
+}
+
+/*
+ * Copies up to @room keys of type @f from cursor @cur on to @dst, advancing
+ * @cur; returns how many (0 at the type's end) or a negative errno.
+ */
+static long cfilter_list_step(const struct cfilter_family *f,
+			      struct cfilter_cursor *cur, u32 room,
+			      struct cfilter_list_buf *buf,
+			      struct cfilter_key __user *dst)
+{
+	long n;
+
+	mutex_lock(&cfilter_lock);
+	n = cfilter_list_type(cfilter_live_locked(), f, cur,
+			      min_t(u32, room, CFILTER_LIST_CHUNK), buf);
 	mutex_unlock(&cfilter_lock);
 	if (n <= 0)
 		return n;
-	for (i = 0; i < n; i++)
-		f->unpack(buf->packed + i * f->key_len, &buf->keys[i]);
 	if (copy_to_user(dst, buf->keys, n * sizeof(buf->keys[0])))
 		return -EFAULT;
 	return n;
@@ -477,7 +642,7 @@ static long cfilter_list_fill(struct cfilter_list *l,
 		.gen = FIELD_GET(CFILTER_CURSOR_GEN, l->cursor),
 		.pos = FIELD_GET(CFILTER_CURSOR_POS, l->cursor),
 	};
-	struct cfilter_family *f = NULL;
+	const struct cfilter_family *f = NULL;
 	long n;
 
 	if (cur.type > __CFILTER_KEY_MAX)
@@ -486,8 +651,8 @@ static long cfilter_list_fill(struct cfilter_list *l,
 		f = cfilter_family_from(&cfilter_families[cur.type]);
 	l->count = 0;
 	while (f && l->count < l->max) {
-		if (f - cfilter_families != cur.type) {
-			cur.type = f - cfilter_families;
+		if (cfilter_family_type(f) != cur.type) {
+			cur.type = cfilter_family_type(f);
 			cur.pos = 0;
 		}
 		n = cfilter_list_step(f, &cur, l->max - l->count, buf,
@@ -508,12 +673,14 @@ static long cfilter_list_fill(struct cfilter_list *l,
 }
 
 /**
- * cfilter_ioc_list() - read the stored keys, a part per call (exact mode)
+ * cfilter_ioc_list() - read the live set's keys, a part per call
  * @ul: caller's struct cfilter_list
  *
+ * Exact mode lists every key; compact mode only prefixes (its address and
+ * flow tables hold fingerprints: see DUMP).
+ *
  * Return: 0 (count 0: the end), -EINVAL (nonzero flags, pad or reserved,
- * max 0, a cursor naming no key type), -EOPNOTSUPP in compact mode,
- * -EFAULT, -ENOMEM.
+ * max 0, a cursor naming no key type), -EFAULT, -ENOMEM.
  */
 static long cfilter_ioc_list(struct cfilter_list __user *ul)
 {
@@ -539,6 +706,245 @@ static long cfilter_ioc_list(struct cfilter_list __user *ul)
 	return 0;
 }
 
+/* STAGE: an empty set for this file. */
+static long cfilter_ioc_stage(struct file *file)
+{
+	struct cfilter_set *s;
+
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+	/* Checked first so that a refused STAGE allocates nothing. */
+	if (cfilter_has_staged(file))
+		return -EBUSY;
+	s = cfilter_set_create();
+	if (!s)
+		return -ENOMEM;
+	mutex_lock(&cfilter_lock);
+	if (file->private_data) {
+		mutex_unlock(&cfilter_lock);
+		cfilter_set_destroy(s);
+		return -EBUSY;
+	}
+	file->private_data = s;
+	mutex_unlock(&cfilter_lock);
+	return 0;
+}
+
+/* Takes this file's staged set off it; NULL if there is none. */
+static struct cfilter_set *cfilter_unstage(struct file *file)
+{
+	struct cfilter_set *s;
+
+	mutex_lock(&cfilter_lock);
+	s = file->private_data;
+	file->private_data = NULL;
+	mutex_unlock(&cfilter_lock);
+	return s;
+}
+
+/* COMMIT: the staged set goes live in one swap; the old one is freed. */
+static long cfilter_ioc_commit(struct file *file)
+{
+	struct cfilter_set *s;
+
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+	s = cfilter_unstage(file);
+	if (!s)
+		return -EINVAL;
+	cfilter_set_publish(s);
+	return 0;
+}
+
+/* ABORT: the staged set, never seen by a reader, is freed at once. */
+static long cfilter_ioc_abort(struct file *file)
+{
+	struct cfilter_set *s;
+
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+	s = cfilter_unstage(file);
+	if (!s)
+		return -EINVAL;
+	cfilter_set_destroy(s);
+	return 0;
+}
+
+/* DUMP and RESTORE: compact mode, a known type, zero pad and reserved. */
+static int cfilter_table_args(const struct cfilter_table *t,
+			      const struct cfilter_family **f)
+{
+	if (cfilter_config.mode != CFILTER_MODE_COMPACT)
+		return -EOPNOTSUPP;
+	*f = cfilter_family(t->type);
+	if (!*f || t->flags || t->pad2 || memchr_inv(t->pad, 0, sizeof(t->pad)) ||
+	    t->reserved[0] || t->reserved[1])
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Reads type @f's live table into a new buffer of *@size bytes. The size
+ * is read first and the buffer allocated without the lock; should the
+ * table have been replaced by a larger one meanwhile (a commit of a
+ * restored table), it starts over.
+ */
+static void *cfilter_dump_read(const struct cfilter_family *f,
+			       struct cuckoo_raw *r, u64 *size)
+{
+	void *data;
+	int err;
+
+	for (;;) {
+		mutex_lock(&cfilter_lock);
+		*size = cuckoo_raw_bytes(cfilter_set_table(cfilter_live_locked(),
+							   f));
+		mutex_unlock(&cfilter_lock);
+		data = kvmalloc(*size, GFP_KERNEL);
+		if (!data)
+			return ERR_PTR(-ENOMEM);
+		mutex_lock(&cfilter_lock);
+		err = cuckoo_raw_read(cfilter_set_table(cfilter_live_locked(),
+							f), r, data, *size);
+		if (!err)
+			*size = cuckoo_raw_bytes(cfilter_set_table(cfilter_live_locked(),
+								   f));
+		mutex_unlock(&cfilter_lock);
+		if (!err)
+			return data;
+		kvfree(data);
+		if (err != -ENOSPC)
+			return ERR_PTR(err);
+		if (fatal_signal_pending(current))
+			return ERR_PTR(-EINTR);
+	}
+}
+
+/**
+ * cfilter_ioc_dump() - copy a type's live address or flow table out
+ * @ut: caller's struct cfilter_table
+ *
+ * Return: 0; -ENOSPC with @ut->size set to the bytes needed (nothing else
+ * written); -EOPNOTSUPP in exact mode; -EINVAL; -EFAULT; -ENOMEM.
+ */
+static long cfilter_ioc_dump(struct cfilter_table __user *ut)
+{
+	const struct cfilter_family *f;
+	struct cfilter_table t;
+	struct cuckoo_raw r;
+	void *data;
+	u64 size;
+	int err;
+
+	if (copy_from_user(&t, ut, sizeof(t)))
+		return -EFAULT;
+	err = cfilter_table_args(&t, &f);
+	if (err)
+		return err;
+
+	data = cfilter_dump_read(f, &r, &size);
+	if (IS_ERR(data))
+		return PTR_ERR(data);
+	if (t.size < size) {
+		err = -ENOSPC;
+	} else if (copy_to_user(u64_to_user_ptr(t.data), data, size)) {
+		err = -EFAULT;
+	} else {
+		t.fp_bits = r.fp_bits;
+		t.seed = r.seed;
+		t.buckets = r.buckets;
+		t.count = r.count;
+	}
+	kvfree(data);
+	if (err && err != -ENOSPC)
+		return err;
+	t.size = size;
+	if (copy_to_user(ut, &t, sizeof(t)))
+		return -EFAULT;
+	return err;
+}
+
+/*
+ * RESTORE's bound on @size: in compact mode every table of a type has its
+ * fixed size, the one the staged set's own table has. 0 if nothing staged.
+ */
+static u64 cfilter_restore_room(struct file *file,
+				const struct cfilter_family *f)
+{
+	struct cfilter_set *s;
+	u64 room = 0;
+
+	mutex_lock(&cfilter_lock);
+	s = file->private_data;
+	if (s)
+		room = cuckoo_raw_bytes(cfilter_set_table(s, f));
+	mutex_unlock(&cfilter_lock);
+	return room;
+}
+
+/**
+ * cfilter_ioc_restore() - install a raw table into the staged set
+ * @file: the open device, which must hold a staged set
+ * @ut:   caller's struct cfilter_table
+ *
+ * The table is built to the side from a checked copy of the caller's data
+ * (cuckoo_raw_create() trusts none of it), then replaces the staged set's
+ * table of that type, which no reader can see yet. A prefix set keeps its
+ * prefixes.
+ *
+ * Return: 0; -EOPNOTSUPP in exact mode; -EINVAL (nothing staged, bad
+ * arguments, a table the module could not have made); -EPERM; -EFAULT;
+ * -ENOMEM. Nothing changes on error.
+ */
+static long cfilter_ioc_restore(struct file *file,
+				const struct cfilter_table __user *ut)
+{
+	const struct cfilter_family *f;
+	struct cfilter_table t;
+	struct cfilter_set *s;
+	struct cuckoo_raw r;
+	struct cuckoo *c;
+	void *data;
+	int err;
+
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+	if (copy_from_user(&t, ut, sizeof(t)))
+		return -EFAULT;
+	err = cfilter_table_args(&t, &f);
+	if (err)
+		return err;
+	if (!t.size || t.size > cfilter_restore_room(file, f))
+		return -EINVAL;
+
+	data = kvmalloc(t.size, GFP_KERNEL);
+	if (!data)
+		return -ENOMEM;
+	if (copy_from_user(data, u64_to_user_ptr(t.data), t.size)) {
+		kvfree(data);
+		return -EFAULT;
+	}
+	r = (struct cuckoo_raw){
+		.seed = t.seed,
+		.buckets = t.buckets,
+		.count = t.count,
+		.fp_bits = t.fp_bits,
+	};
+	c = cuckoo_raw_create(&cfilter_config.params[t.type], &r, data, t.size);
+	kvfree(data);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+
+	mutex_lock(&cfilter_lock);
+	s = file->private_data;
+	if (s)
+		c = cfilter_set_replace_table(s, f, c);
+	mutex_unlock(&cfilter_lock);
+	/* The table replaced, or the new one if the set went meanwhile. */
+	cuckoo_destroy(c);
+	return s ? 0 : -EINVAL;
+}
+
 static long cfilter_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
 {
@@ -546,26 +952,56 @@ static long cfilter_ioctl(struct file *file, unsigned int cmd,
 
 	switch (cmd) {
 	case CFILTER_IOC_ADD:
-		return cfilter_ioc_write(argp, cfilter_insert);
+		return cfilter_ioc_write(file, argp, cfilter_insert);
 	case CFILTER_IOC_DEL:
-		return cfilter_ioc_write(argp, cfilter_delete);
+		return cfilter_ioc_write(file, argp, cfilter_delete);
 	case CFILTER_IOC_TEST:
-		return cfilter_ioc_test(argp);
+		return cfilter_ioc_test(file, argp);
 	case CFILTER_IOC_CLEAR:
 		return cfilter_ioc_clear();
 	case CFILTER_IOC_INFO:
 		return cfilter_ioc_info(argp);
 	case CFILTER_IOC_BATCH:
-		return cfilter_ioc_batch(argp);
+		return cfilter_ioc_batch(file, argp);
 	case CFILTER_IOC_LIST:
 		return cfilter_ioc_list(argp);
+	case CFILTER_IOC_STAGE:
+		return cfilter_ioc_stage(file);
+	case CFILTER_IOC_COMMIT:
+		return cfilter_ioc_commit(file);
+	case CFILTER_IOC_ABORT:
+		return cfilter_ioc_abort(file);
+	case CFILTER_IOC_TYPE_INFO:
+		return cfilter_ioc_type_info(file, argp);
+	case CFILTER_IOC_MATCH:
+		return cfilter_ioc_match(argp);
+	case CFILTER_IOC_DUMP:
+		return cfilter_ioc_dump(argp);
+	case CFILTER_IOC_RESTORE:
+		return cfilter_ioc_restore(file, argp);
 	default:
 		return -ENOTTY;
 	}
 }
 
+/* misc_open() left the miscdevice here: the file starts with nothing staged. */
+static int cfilter_open(struct inode *inode, struct file *file)
+{
+	file->private_data = NULL;
+	return 0;
+}
+
+/* A set staged and never committed goes with the file. */
+static int cfilter_release(struct inode *inode, struct file *file)
+{
+	cfilter_set_destroy(file->private_data);
+	return 0;
+}
+
 static const struct file_operations cfilter_fops = {
 	.owner		= THIS_MODULE,
+	.open		= cfilter_open,
+	.release	= cfilter_release,
 	.unlocked_ioctl	= cfilter_ioctl,
 	/* Every argument has the same layout for 32-bit callers. */
 	.compat_ioctl	= compat_ptr_ioctl,

@@ -3,7 +3,7 @@
  * Key families: how a struct cfilter_key (40 bytes, the UAPI and BPF form)
  * becomes the few bytes its family's filter stores, and back.
  *
- * Each key type has its own filter, so the type is implied by the filter and
+ * Each key type has its own tables, so the type is implied by the table and
  * a packed key holds only what the type uses: 4 bytes for an IPv4 address,
  * 16 for an IPv6 one, 13 and 37 for the flows (proto, saddr, daddr, sport,
  * dport). Packing is also the validation: a key whose unused fields
@@ -33,29 +33,46 @@ static __always_inline bool cfilter_zero(const u8 *p, unsigned int len)
 }
 
 /*
- * An address key uses @alen bytes of saddr (@dst false) or of daddr (@dst
- * true); every other field must be zero.
+ * Are the bits of @addr (@alen bytes) past the first @len all zero? A
+ * prefix has one representation: 192.0.2.0/24, never 192.0.2.7/24.
  */
-static int cfilter_addr_pack(const struct cfilter_key *key, u8 *out,
+static bool cfilter_host_bits_zero(const u8 *addr, unsigned int alen,
+				   unsigned int len)
+{
+	unsigned int i = len / 8;
+
+	if (len % 8 && (addr[i++] & (0xff >> (len % 8))))
+		return false;
+	return cfilter_zero(addr + i, alen - i);
+}
+
+/*
+ * An address key uses @alen bytes of saddr (@dst false) or of daddr (@dst
+ * true) and a prefix length of 0 to 8 * @alen (the full length: a single
+ * address); every other field must be zero.
+ */
+static int cfilter_addr_pack(const struct cfilter_key *key, u8 *out, u32 *len,
 			     unsigned int alen, bool dst)
 {
 	const u8 *used = dst ? key->daddr : key->saddr;
 	const u8 *unused = dst ? key->saddr : key->daddr;
 
-	if (key->prefix_len != alen * 8 || key->proto || key->pad ||
+	if (key->prefix_len > alen * 8 || key->proto || key->pad ||
 	    key->sport || key->dport || !cfilter_zero(used + alen, 16 - alen) ||
-	    !cfilter_zero(unused, 16))
+	    !cfilter_zero(unused, 16) ||
+	    !cfilter_host_bits_zero(used, alen, key->prefix_len))
 		return -EINVAL;
 	memcpy(out, used, alen);
+	*len = key->prefix_len;
 	return 0;
 }
 
-static void cfilter_addr_unpack(const u8 *in, struct cfilter_key *key,
+static void cfilter_addr_unpack(const u8 *in, u32 len, struct cfilter_key *key,
 				u8 type, unsigned int alen, bool dst)
 {
 	memset(key, 0, sizeof(*key));
 	key->type = type;
-	key->prefix_len = alen * 8;
+	key->prefix_len = len;
 	memcpy(dst ? key->daddr : key->saddr, in, alen);
 }
 
@@ -83,7 +100,8 @@ static bool cfilter_flow_l4_ok(const struct cfilter_key *key, bool v6)
 	return !key->dport && ntohs(key->sport) <= U8_MAX;
 }
 
-static int cfilter_flow_pack(const struct cfilter_key *key, u8 *out,
+/* Flows are exact 5-tuples: always the full length. */
+static int cfilter_flow_pack(const struct cfilter_key *key, u8 *out, u32 *len,
 			     unsigned int alen)
 {
 	if (key->prefix_len != alen * 8 || key->pad ||
@@ -93,10 +111,11 @@ static int cfilter_flow_pack(const struct cfilter_key *key, u8 *out,
 		return -EINVAL;
 	cfilter_flow_pack_fields(out, key->proto, key->saddr, key->daddr,
 				 key->sport, key->dport, alen);
+	*len = alen * 8;
 	return 0;
 }
 
-static void cfilter_flow_unpack(const u8 *in, struct cfilter_key *key,
+static void cfilter_flow_unpack(const u8 *in, u32 len, struct cfilter_key *key,
 				u8 type, unsigned int alen)
 {
 	memset(key, 0, sizeof(*key));
@@ -109,105 +128,102 @@ static void cfilter_flow_unpack(const u8 *in, struct cfilter_key *key,
 	memcpy(&key->dport, in + 3 + 2 * alen, 2);
 }
 
-static int cfilter_src4_pack(const struct cfilter_key *key, u8 *out)
+static int cfilter_src4_pack(const struct cfilter_key *key, u8 *out, u32 *len)
 {
-	return cfilter_addr_pack(key, out, 4, false);
+	return cfilter_addr_pack(key, out, len, 4, false);
 }
 
-static void cfilter_src4_unpack(const u8 *in, struct cfilter_key *key)
+static void cfilter_src4_unpack(const u8 *in, u32 len, struct cfilter_key *key)
 {
-	cfilter_addr_unpack(in, key, CFILTER_KEY_SRC4, 4, false);
+	cfilter_addr_unpack(in, len, key, CFILTER_KEY_SRC4, 4, false);
 }
 
-static int cfilter_src6_pack(const struct cfilter_key *key, u8 *out)
+static int cfilter_src6_pack(const struct cfilter_key *key, u8 *out, u32 *len)
 {
-	return cfilter_addr_pack(key, out, 16, false);
+	return cfilter_addr_pack(key, out, len, 16, false);
 }
 
-static void cfilter_src6_unpack(const u8 *in, struct cfilter_key *key)
+static void cfilter_src6_unpack(const u8 *in, u32 len, struct cfilter_key *key)
 {
-	cfilter_addr_unpack(in, key, CFILTER_KEY_SRC6, 16, false);
+	cfilter_addr_unpack(in, len, key, CFILTER_KEY_SRC6, 16, false);
 }
 
-static int cfilter_dst4_pack(const struct cfilter_key *key, u8 *out)
+static int cfilter_dst4_pack(const struct cfilter_key *key, u8 *out, u32 *len)
 {
-	return cfilter_addr_pack(key, out, 4, true);
+	return cfilter_addr_pack(key, out, len, 4, true);
 }
 
-static void cfilter_dst4_unpack(const u8 *in, struct cfilter_key *key)
+static void cfilter_dst4_unpack(const u8 *in, u32 len, struct cfilter_key *key)
 {
-	cfilter_addr_unpack(in, key, CFILTER_KEY_DST4, 4, true);
+	cfilter_addr_unpack(in, len, key, CFILTER_KEY_DST4, 4, true);
 }
 
-static int cfilter_dst6_pack(const struct cfilter_key *key, u8 *out)
+static int cfilter_dst6_pack(const struct cfilter_key *key, u8 *out, u32 *len)
 {
-	return cfilter_addr_pack(key, out, 16, true);
+	return cfilter_addr_pack(key, out, len, 16, true);
 }
 
-static void cfilter_dst6_unpack(const u8 *in, struct cfilter_key *key)
+static void cfilter_dst6_unpack(const u8 *in, u32 len, struct cfilter_key *key)
 {
-	cfilter_addr_unpack(in, key, CFILTER_KEY_DST6, 16, true);
+	cfilter_addr_unpack(in, len, key, CFILTER_KEY_DST6, 16, true);
 }
 
-static int cfilter_allow4_pack(const struct cfilter_key *key, u8 *out)
+static int cfilter_allow4_pack(const struct cfilter_key *key, u8 *out, u32 *len)
 {
-	return cfilter_addr_pack(key, out, 4, false);
+	return cfilter_addr_pack(key, out, len, 4, false);
 }
 
-static void cfilter_allow4_unpack(const u8 *in, struct cfilter_key *key)
+static void cfilter_allow4_unpack(const u8 *in, u32 len, struct cfilter_key *key)
 {
-	cfilter_addr_unpack(in, key, CFILTER_KEY_ALLOW4, 4, false);
+	cfilter_addr_unpack(in, len, key, CFILTER_KEY_ALLOW4, 4, false);
 }
 
-static int cfilter_allow6_pack(const struct cfilter_key *key, u8 *out)
+static int cfilter_allow6_pack(const struct cfilter_key *key, u8 *out, u32 *len)
 {
-	return cfilter_addr_pack(key, out, 16, false);
+	return cfilter_addr_pack(key, out, len, 16, false);
 }
 
-static void cfilter_allow6_unpack(const u8 *in, struct cfilter_key *key)
+static void cfilter_allow6_unpack(const u8 *in, u32 len, struct cfilter_key *key)
 {
-	cfilter_addr_unpack(in, key, CFILTER_KEY_ALLOW6, 16, false);
+	cfilter_addr_unpack(in, len, key, CFILTER_KEY_ALLOW6, 16, false);
 }
 
-static int cfilter_flow4_pack(const struct cfilter_key *key, u8 *out)
+static int cfilter_flow4_pack(const struct cfilter_key *key, u8 *out, u32 *len)
 {
-	return cfilter_flow_pack(key, out, 4);
+	return cfilter_flow_pack(key, out, len, 4);
 }
 
-static void cfilter_flow4_unpack(const u8 *in, struct cfilter_key *key)
+static void cfilter_flow4_unpack(const u8 *in, u32 len, struct cfilter_key *key)
 {
-	cfilter_flow_unpack(in, key, CFILTER_KEY_FLOW4, 4);
+	cfilter_flow_unpack(in, len, key, CFILTER_KEY_FLOW4, 4);
 }
 
-static int cfilter_flow6_pack(const struct cfilter_key *key, u8 *out)
+static int cfilter_flow6_pack(const struct cfilter_key *key, u8 *out, u32 *len)
 {
-	return cfilter_flow_pack(key, out, 16);
+	return cfilter_flow_pack(key, out, len, 16);
 }
 
-static void cfilter_flow6_unpack(const u8 *in, struct cfilter_key *key)
+static void cfilter_flow6_unpack(const u8 *in, u32 len, struct cfilter_key *key)
 {
-	cfilter_flow_unpack(in, key, CFILTER_KEY_FLOW6, 16);
+	cfilter_flow_unpack(in, len, key, CFILTER_KEY_FLOW6, 16);
 }
 
-#define CFILTER_FAMILY(fn, len)		\
-	{				\
-		.name	= #fn,		\
-		.key_len = (len),	\
-		.pack	= cfilter_##fn##_pack,	\
-		.unpack	= cfilter_##fn##_unpack,	\
+#define CFILTER_FAMILY(fn, len, alen)			\
+	{						\
+		.name		= #fn,			\
+		.key_len	= (len),		\
+		.addr_len	= (alen),		\
+		.pack		= cfilter_##fn##_pack,	\
+		.unpack		= cfilter_##fn##_unpack,	\
 	}
 
-/* The filters are created in cfilter_init() and never replaced after it. */
-struct cfilter_family cfilter_families[__CFILTER_KEY_MAX] __ro_after_init = {
-	[CFILTER_KEY_SRC4]	= CFILTER_FAMILY(src4, 4),
-	[CFILTER_KEY_SRC6]	= CFILTER_FAMILY(src6, 16),
-	[CFILTER_KEY_DST4]	= CFILTER_FAMILY(dst4, 4),
-	[CFILTER_KEY_DST6]	= CFILTER_FAMILY(dst6, 16),
-	[CFILTER_KEY_FLOW4]	= CFILTER_FAMILY(flow4, CFILTER_FLOW_LEN(4)),
-	[CFILTER_KEY_FLOW6]	= CFILTER_FAMILY(flow6, CFILTER_FLOW_LEN(16)),
-	[CFILTER_KEY_ALLOW4]	= CFILTER_FAMILY(allow4, 4),
-	[CFILTER_KEY_ALLOW6]	= CFILTER_FAMILY(allow6, 16),
+const struct cfilter_family cfilter_families[__CFILTER_KEY_MAX] = {
+	[CFILTER_KEY_SRC4]	= CFILTER_FAMILY(src4, 4, 4),
+	[CFILTER_KEY_SRC6]	= CFILTER_FAMILY(src6, 16, 16),
+	[CFILTER_KEY_DST4]	= CFILTER_FAMILY(dst4, 4, 4),
+	[CFILTER_KEY_DST6]	= CFILTER_FAMILY(dst6, 16, 16),
+	[CFILTER_KEY_FLOW4]	= CFILTER_FAMILY(flow4, CFILTER_FLOW_LEN(4), 0),
+	[CFILTER_KEY_FLOW6]	= CFILTER_FAMILY(flow6, CFILTER_FLOW_LEN(16), 0),
+	[CFILTER_KEY_ALLOW4]	= CFILTER_FAMILY(allow4, 4, 4),
+	[CFILTER_KEY_ALLOW6]	= CFILTER_FAMILY(allow6, 16, 16),
 };
-
-/* Keys stored per family; see cfilter_family_nkeys(). */
-unsigned long cfilter_nkeys[__CFILTER_KEY_MAX];

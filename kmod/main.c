@@ -3,8 +3,8 @@
  * cfilter: a cuckoo filter of blocked traffic keys, managed through
  * /dev/cfilter and consulted by XDP and TC programs through a kfunc.
  *
- * One filter per key family (keys.c), all created with the same module
- * parameters.
+ * One set of tables (set.h): per key type (keys.c) a prefix set or a
+ * flow filter, all created from the same module parameters.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,6 +20,8 @@
 
 #include "cfilter.h"
 #include "cuckoo.h"
+#include "prefix.h"
+#include "set.h"
 
 #define CFILTER_DEFAULT_CAPACITY	65536UL
 #define CFILTER_DEFAULT_MAX_CAPACITY	(16UL << 20)
@@ -40,10 +42,18 @@ static unsigned long max_capacity;
 module_param(max_capacity, ulong, 0444);
 MODULE_PARM_DESC(max_capacity, "Exact mode: keys of each type the filter may grow to hold (default: the larger of 16777216 and capacity, less for a key type whose tables cannot grow that far; at least capacity). Compact mode: 0 or equal to capacity");
 
+static unsigned int prefix_levels4 = 4;
+module_param(prefix_levels4, uint, 0444);
+MODULE_PARM_DESC(prefix_levels4, "IPv4 prefixes: target lengths of prefix expansion at most, 1 to 8 (default 4); each costs a lookup per packet when prefixes are present, fewer store more expanded entries");
+
+static unsigned int prefix_levels6 = 6;
+module_param(prefix_levels6, uint, 0444);
+MODULE_PARM_DESC(prefix_levels6, "IPv6 prefixes: target lengths of prefix expansion at most, 1 to 8 (default 6)");
+
 struct cfilter_config cfilter_config __ro_after_init;
-/* max_capacity= was not given: each family grows as far as it can up to it. */
+/* max_capacity= was not given: each type grows as far as it can up to it. */
 static bool cfilter_max_defaulted __initdata;
-DEFINE_MUTEX(cfilter_lock);	/* writers of every filter: see cfilter.h */
+DEFINE_MUTEX(cfilter_lock);	/* writers of every set: see cfilter.h */
 
 static const char * const cfilter_mode_names[] = {
 	[CFILTER_MODE_EXACT]	= "exact",
@@ -65,7 +75,7 @@ static void cfilter_params(const struct cfilter_family *f, u64 cap, u64 max,
 /* Can a filter of every family be built with @cap and @max? */
 static bool __init cfilter_params_ok(u64 cap, u64 max)
 {
-	struct cfilter_family *f;
+	const struct cfilter_family *f;
 	struct cuckoo_params p;
 
 	for (f = cfilter_family_first(); f; f = cfilter_family_next(f)) {
@@ -161,7 +171,7 @@ static int __init cfilter_params_check(void)
 	}
 
 	if (!max_capacity) {
-		/* Bounded per family in cfilter_create_filters(). */
+		/* Bounded per type in cfilter_settle_config(). */
 		max_capacity = max(CFILTER_DEFAULT_MAX_CAPACITY, capacity);
 		cfilter_config.max_capacity = max_capacity;
 		cfilter_max_defaulted = true;
@@ -199,33 +209,52 @@ static u64 __init cfilter_family_max(const struct cfilter_family *f, u64 max)
 	return lo;
 }
 
-static void cfilter_destroy_filters(void)
+/* Are prefix_levels4 and prefix_levels6 in range? */
+static int __init cfilter_levels_check(void)
 {
-	struct cfilter_family *f;
-
-	for (f = cfilter_family_first(); f; f = cfilter_family_next(f))
-		if (f->filter)
-			cuckoo_destroy(f->filter);
+	if (prefix_levels4 < 1 || prefix_levels4 > PREFIX_LEVELS_MAX) {
+		pr_err("prefix_levels4=%u is out of range: use 1 to %u\n",
+		       prefix_levels4, PREFIX_LEVELS_MAX);
+		return -EINVAL;
+	}
+	if (prefix_levels6 < 1 || prefix_levels6 > PREFIX_LEVELS_MAX) {
+		pr_err("prefix_levels6=%u is out of range: use 1 to %u\n",
+		       prefix_levels6, PREFIX_LEVELS_MAX);
+		return -EINVAL;
+	}
+	return 0;
 }
 
-static int __init cfilter_create_filters(void)
+/*
+ * Settles each key type's table parameters, from which every set is
+ * created (cfilter_set_create()). The prefix sets take them as they are:
+ * the checks above covered every table a set holds.
+ */
+static int __init cfilter_settle_config(void)
 {
-	struct cfilter_family *f;
-	struct cuckoo_params p;
+	const struct cfilter_family *f;
 	u64 max;
 
 	max = cfilter_config.mode == CFILTER_MODE_EXACT ?
 	      cfilter_config.max_capacity : 0;
+	cfilter_config.fp_bits = fp_bits;
 	for (f = cfilter_family_first(); f; f = cfilter_family_next(f)) {
+		unsigned int t = cfilter_family_type(f);
+		struct prefix_params pp = { .addr_len = f->addr_len };
+
 		cfilter_params(f, capacity, cfilter_max_defaulted ?
-			       cfilter_family_max(f, max) : max, &p);
-		p.seed = get_random_u64();
-		f->filter = cuckoo_create(&p);
-		if (!f->filter) {
-			pr_err("no memory for the %s filter (mode=%s capacity=%lu fp_bits=%u): lower capacity\n",
+			       cfilter_family_max(f, max) : max,
+			       &cfilter_config.params[t]);
+		cfilter_config.levels[t] = f->addr_len == 16 ? prefix_levels6 :
+							       prefix_levels4;
+		if (!f->addr_len)
+			continue;
+		pp.max_levels = cfilter_config.levels[t];
+		pp.addrs = cfilter_config.params[t];
+		if (prefix_params_check(&pp)) {
+			pr_err("the %s prefix set refuses mode=%s capacity=%lu fp_bits=%u\n",
 			       f->name, mode, capacity, fp_bits);
-			cfilter_destroy_filters();
-			return -ENOMEM;
+			return -EINVAL;
 		}
 	}
 	return 0;
@@ -233,14 +262,23 @@ static int __init cfilter_create_filters(void)
 
 static int __init cfilter_init(void)
 {
+	struct cfilter_set *set;
 	int err;
 
 	err = cfilter_params_check();
+	if (!err)
+		err = cfilter_levels_check();
+	if (!err)
+		err = cfilter_settle_config();
 	if (err)
 		return err;
-	err = cfilter_create_filters();
-	if (err)
-		return err;
+	set = cfilter_set_create();
+	if (!set) {
+		pr_err("no memory for the tables (mode=%s capacity=%lu fp_bits=%u): lower capacity\n",
+		       mode, capacity, fp_bits);
+		return -ENOMEM;
+	}
+	cfilter_set_publish(set);
 
 	/*
 	 * A kfunc set cannot be unregistered on 6.1, and need not be: it lives
@@ -265,7 +303,7 @@ static int __init cfilter_init(void)
 
 err_destroy:
 	/* Never reachable by a reader: no grace period to wait for. */
-	cfilter_destroy_filters();
+	cfilter_set_destroy(rcu_dereference_protected(cfilter_live, true));
 	return err;
 }
 
@@ -273,12 +311,12 @@ err_destroy:
  * The module is unloaded only when nothing references it: no open
  * /dev/cfilter (no writer, no TEST) and no BPF program using the kfunc (a
  * program drops its reference only after an RCU grace period). So no reader
- * can be inside a filter any more.
+ * can be inside a set any more, and no file holds a staged one.
  */
 static void __exit cfilter_exit(void)
 {
 	cfilter_dev_unregister();
-	cfilter_destroy_filters();
+	cfilter_set_destroy(rcu_dereference_protected(cfilter_live, true));
 }
 
 module_init(cfilter_init);

@@ -121,5 +121,12 @@ void prefix_set_get_stats(const struct prefix_set *s, struct prefix_stats *st);
 
 /* The address table, for raw DUMP and RESTORE (compact mode). */
 struct cuckoo *prefix_set_addrs(struct prefix_set *s);
+/*
+ * RESTORE: makes @addrs (key_len addr_len) the address table of @s, which
+ * no reader can reach yet (a staged set), and counts its members; returns
+ * the table it replaces, for the caller to destroy. Writer side.
+ */
+struct cuckoo *prefix_set_replace_addrs(struct prefix_set *s,
+					struct cuckoo *addrs);
 
 #endif /* CFILTER_PREFIX_H */

@@ -177,7 +177,8 @@ TEST_F(batch, malformed_key_is_einval_and_nothing_applied)
 		for (i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
 			j = where[i];
 			good = self->keys[j];
-			self->keys[j].prefix_len = 24;
+			/* Longer than any address: malformed in every type. */
+			self->keys[j].prefix_len = 129;
 			EXPECT_EQ(EINVAL, cf_batch(self->fd, op, self->keys,
 						   self->results, N, &b))
 				TH_LOG("op %u, bad key %u", op, j);
@@ -202,7 +203,7 @@ TEST_F(batch, every_kind_of_malformed_key_is_einval)
 	bad[0].type = CFILTER_KEY_NONE;
 	bad[1].type = __CFILTER_KEY_MAX;
 	bad[2].saddr[4] = 1;		/* SRC4 uses 4 bytes */
-	bad[3].prefix_len = 32;		/* SRC6 is /128 */
+	bad[3].prefix_len = 32;		/* SRC6 with host bits past /32 */
 	bad[4].proto = 6;
 	bad[5].pad = 1;
 	bad[6].dport = 1;

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -239,7 +240,9 @@ TEST_F(cf, info_reports_geometry_and_count)
 	/* The default bound, which sysfs shows once settled at load. */
 	EXPECT_EQ(16ULL << 20, info.max_capacity);
 	EXPECT_EQ(read_param("max_capacity"), info.max_capacity);
-	for (i = 0; i < 3; i++)
+	EXPECT_EQ(0ULL, info.prefixes);
+	EXPECT_EQ(0ULL, info.prefix_entries);
+	for (i = 0; i < (int)ARRAY_SIZE(info.reserved); i++)
 		EXPECT_EQ(0ULL, info.reserved[i]);
 }
 
@@ -382,7 +385,8 @@ TEST_F(bad, key_type_none_and_unknown)
 	expect_einval(_metadata, self->fd, &req, "type 99");
 }
 
-TEST_F(bad, prefix_len_not_full_length)
+/* Host bits set past the prefix, or a length past the address's. */
+TEST_F(bad, prefix_len_with_host_bits_or_too_long)
 {
 	struct cfilter_key_req req = self->v4;
 
@@ -737,6 +741,536 @@ TEST_F(bad, flow_proto_and_icmp_fields)
 			     cases[i].sport, cases[i].dport);
 		expect_einval(_metadata, self->fd, &req, cases[i].what);
 	}
+}
+
+/*
+ * Prefixes. pfx(type, "a.b.c.d/len") builds an address key of any address
+ * type (SRC, DST, ALLOW; either family) from CIDR text.
+ */
+static struct cfilter_key_req pfx(__u8 type, const char *cidr)
+{
+	struct cfilter_key_req req;
+	char addr[64];
+	const char *slash = strchr(cidr, '/');
+	bool v6 = strchr(cidr, ':');
+	bool dst = type == CFILTER_KEY_DST4 || type == CFILTER_KEY_DST6;
+
+	memset(&req, 0, sizeof(req));
+	req.key.type = type;
+	if (!slash || (size_t)(slash - cidr) >= sizeof(addr))
+		abort();
+	memcpy(addr, cidr, slash - cidr);
+	addr[slash - cidr] = '\0';
+	req.key.prefix_len = atoi(slash + 1);
+	if (inet_pton(v6 ? AF_INET6 : AF_INET, addr,
+		      dst ? req.key.daddr : req.key.saddr) != 1)
+		abort();
+	return req;
+}
+
+static int cf_add(int fd, struct cfilter_key_req req)
+{
+	return cf_ioctl(fd, CFILTER_IOC_ADD, &req);
+}
+
+static int cf_del(int fd, struct cfilter_key_req req)
+{
+	return cf_ioctl(fd, CFILTER_IOC_DEL, &req);
+}
+
+static int cf_test(int fd, struct cfilter_key_req req)
+{
+	return cf_ioctl(fd, CFILTER_IOC_TEST, &req);
+}
+
+static int cf_type_info(int fd, __u8 type, __u32 flags,
+			struct cfilter_type_info *ti)
+{
+	memset(ti, 0, sizeof(*ti));
+	ti->type = type;
+	ti->flags = flags;
+	return cf_ioctl(fd, CFILTER_IOC_TYPE_INFO, ti);
+}
+
+TEST_F(bad, prefix_keys_refused)
+{
+	static const struct {
+		__u8		type;
+		const char	*cidr;
+	} cases[] = {
+		{ CFILTER_KEY_SRC4, "192.0.2.1/24" },	/* host bit in byte 3 */
+		{ CFILTER_KEY_SRC4, "192.0.2.128/24" },
+		{ CFILTER_KEY_SRC4, "192.0.3.0/23" },	/* bit 23 of a /23 */
+		{ CFILTER_KEY_SRC4, "128.0.0.0/0" },
+		{ CFILTER_KEY_SRC4, "10.0.0.0/33" },
+		{ CFILTER_KEY_SRC4, "10.0.0.0/255" },
+		{ CFILTER_KEY_DST4, "10.0.0.1/31" },
+		{ CFILTER_KEY_ALLOW4, "10.16.0.0/11" },
+		{ CFILTER_KEY_SRC6, "2001:db8::1/64" },
+		{ CFILTER_KEY_SRC6, "2001:db8:0:0:8000::/64" },
+		{ CFILTER_KEY_DST6, "2001:db8::/129" },
+		{ CFILTER_KEY_ALLOW6, "2001:db9::/31" },
+		{ CFILTER_KEY_ALLOW6, "::1/127" },
+	};
+	struct cfilter_key_req req;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		req = pfx(cases[i].type, cases[i].cidr);
+		expect_einval(_metadata, self->fd, &req, cases[i].cidr);
+	}
+	/* A flow is a full 5-tuple: no prefix of it. */
+	for (i = 0; i < ARRAY_SIZE(new_keys); i++) {
+		if (!new_keys[i].proto)
+			continue;
+		req = NEW_KEY(i);
+		req.key.prefix_len = 0;
+		expect_einval(_metadata, self->fd, &req, new_keys[i].name);
+		req.key.prefix_len = new_keys[i].af == AF_INET ? 128 : 32;
+		expect_einval(_metadata, self->fd, &req, new_keys[i].name);
+	}
+	EXPECT_EQ(0, cf_test(self->fd, self->v4));
+}
+
+TEST_F(cf, prefixes_of_every_address_type_round_trip)
+{
+	static const struct {
+		__u8		type;
+		const char	*cidr;
+	} cases[] = {
+		{ CFILTER_KEY_SRC4, "192.0.2.0/24" },
+		{ CFILTER_KEY_SRC4, "0.0.0.0/0" },
+		{ CFILTER_KEY_SRC4, "10.0.0.0/7" },
+		{ CFILTER_KEY_SRC4, "192.0.2.254/31" },
+		{ CFILTER_KEY_DST4, "198.51.100.0/25" },
+		{ CFILTER_KEY_ALLOW4, "203.0.113.64/26" },
+		{ CFILTER_KEY_SRC6, "2001:db8::/32" },
+		{ CFILTER_KEY_SRC6, "::/0" },
+		{ CFILTER_KEY_DST6, "2001:db8:1:2::/64" },
+		{ CFILTER_KEY_ALLOW6, "2001:db8:8000::/33" },
+		{ CFILTER_KEY_ALLOW6, "2001:db8::fffe/127" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct cfilter_key_req req = pfx(cases[i].type, cases[i].cidr);
+
+		EXPECT_EQ(ENOENT, cf_test(self->fd, req)) TH_LOG("%s", cases[i].cidr);
+		EXPECT_EQ(0, cf_add(self->fd, req)) TH_LOG("%s", cases[i].cidr);
+		EXPECT_EQ(EEXIST, cf_add(self->fd, req)) TH_LOG("%s", cases[i].cidr);
+		EXPECT_EQ(0, cf_test(self->fd, req)) TH_LOG("%s", cases[i].cidr);
+		EXPECT_EQ((long long)i + 1, cf_count(self->fd));
+	}
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct cfilter_key_req req = pfx(cases[i].type, cases[i].cidr);
+
+		EXPECT_EQ(0, cf_del(self->fd, req)) TH_LOG("%s", cases[i].cidr);
+		EXPECT_EQ(ENOENT, cf_del(self->fd, req)) TH_LOG("%s", cases[i].cidr);
+		EXPECT_EQ(ENOENT, cf_test(self->fd, req)) TH_LOG("%s", cases[i].cidr);
+	}
+	EXPECT_EQ(0, cf_count(self->fd));
+}
+
+/* TEST asks for this very key: not for what covers or is covered by it. */
+TEST_F(cf, test_is_exact_for_prefixes)
+{
+	ASSERT_EQ(0, cf_add(self->fd, pfx(CFILTER_KEY_SRC4, "192.0.2.0/24")));
+	ASSERT_EQ(0, cf_add(self->fd, pfx(CFILTER_KEY_SRC4, "198.51.100.7/32")));
+	EXPECT_EQ(0, cf_test(self->fd, pfx(CFILTER_KEY_SRC4, "192.0.2.0/24")));
+	EXPECT_EQ(ENOENT, cf_test(self->fd, pfx(CFILTER_KEY_SRC4, "192.0.2.0/25")));
+	EXPECT_EQ(ENOENT, cf_test(self->fd, pfx(CFILTER_KEY_SRC4, "192.0.2.0/23")));
+	EXPECT_EQ(ENOENT, cf_test(self->fd, pfx(CFILTER_KEY_SRC4, "192.0.2.0/32")));
+	EXPECT_EQ(ENOENT, cf_test(self->fd, pfx(CFILTER_KEY_SRC4, "192.0.2.1/32")));
+	EXPECT_EQ(ENOENT, cf_test(self->fd, pfx(CFILTER_KEY_DST4, "192.0.2.0/24")));
+	EXPECT_EQ(ENOENT, cf_test(self->fd, pfx(CFILTER_KEY_SRC4, "198.51.100.0/24")));
+	/* An address and the prefix of the same bits are two keys. */
+	EXPECT_EQ(0, cf_add(self->fd, pfx(CFILTER_KEY_SRC4, "192.0.2.0/32")));
+	EXPECT_EQ(0, cf_del(self->fd, pfx(CFILTER_KEY_SRC4, "192.0.2.0/24")));
+	EXPECT_EQ(0, cf_test(self->fd, pfx(CFILTER_KEY_SRC4, "192.0.2.0/32")));
+	EXPECT_EQ(ENOENT, cf_del(self->fd, pfx(CFILTER_KEY_SRC4, "192.0.2.0/25")));
+	EXPECT_EQ(2, cf_count(self->fd));
+}
+
+TEST_F(cf, type_info_reports_a_types_tables)
+{
+	static const char * const cidrs[] = {
+		"10.0.0.0/8", "10.1.0.0/16", "192.168.1.0/24", "172.16.0.0/12",
+		"100.64.0.0/10", "192.0.2.128/25",
+	};
+	struct cfilter_type_info ti, flow;
+	struct cfilter_info info;
+	unsigned long levels = read_param("prefix_levels4");
+	size_t i;
+
+	ASSERT_EQ(0, cf_type_info(self->fd, CFILTER_KEY_SRC4, 0, &ti));
+	EXPECT_EQ(0U, ti.count);
+	EXPECT_EQ(0U, ti.nlevels);
+	EXPECT_LT(0U, ti.capacity);
+	EXPECT_LT(0U, ti.memory_bytes);
+
+	ASSERT_EQ(4U, levels) TH_LOG("the default prefix_levels4 is 4");
+	for (i = 0; i < ARRAY_SIZE(cidrs); i++)
+		ASSERT_EQ(0, cf_add(self->fd, pfx(CFILTER_KEY_SRC4, cidrs[i])));
+	ASSERT_EQ(0, cf_add(self->fd, src4("198.51.100.1")));
+	ASSERT_EQ(0, cf_add(self->fd, src4("198.51.100.2")));
+	ASSERT_EQ(0, cf_add(self->fd, NEW_KEY(2)));	/* FLOW4 */
+
+	ASSERT_EQ(0, cf_type_info(self->fd, CFILTER_KEY_SRC4, 0, &ti));
+	EXPECT_EQ(CFILTER_KEY_SRC4, ti.type);
+	EXPECT_EQ(8U, ti.count);
+	EXPECT_EQ(6U, ti.prefixes);
+	/* Six lengths on four levels: some prefixes expand. */
+	EXPECT_LT(6U, ti.prefix_entries);
+	EXPECT_EQ(levels, ti.nlevels);
+	for (i = 0; i < ti.nlevels; i++) {
+		EXPECT_GE(32, ti.levels[i]);
+		EXPECT_LE(8, ti.levels[i]);
+		if (i)
+			EXPECT_GT(ti.levels[i - 1], ti.levels[i]);
+	}
+	/* The longest prefix needs a level of its length exactly. */
+	EXPECT_EQ(25, ti.levels[0]);
+	for (; i < CFILTER_PREFIX_LEVELS_MAX; i++)
+		EXPECT_EQ(0, ti.levels[i]);
+
+	ASSERT_EQ(0, cf_type_info(self->fd, CFILTER_KEY_FLOW4, 0, &flow));
+	EXPECT_EQ(1U, flow.count);
+	EXPECT_EQ(0U, flow.prefixes);
+	EXPECT_EQ(0U, flow.prefix_entries);
+	EXPECT_EQ(0U, flow.nlevels);
+
+	/* INFO sums the types: counts with prefixes, and the expansion. */
+	ASSERT_EQ(0, cf_info(self->fd, &info));
+	EXPECT_EQ(9U, info.count);
+	EXPECT_EQ(6U, info.prefixes);
+	EXPECT_EQ(ti.prefix_entries, info.prefix_entries);
+	EXPECT_LE(ti.memory_bytes + flow.memory_bytes, info.memory_bytes);
+
+	/* A prefix gone is counted out, and the levels follow the set. */
+	for (i = 0; i < ARRAY_SIZE(cidrs); i++)
+		ASSERT_EQ(0, cf_del(self->fd, pfx(CFILTER_KEY_SRC4, cidrs[i])));
+	ASSERT_EQ(0, cf_type_info(self->fd, CFILTER_KEY_SRC4, 0, &ti));
+	EXPECT_EQ(2U, ti.count);
+	EXPECT_EQ(0U, ti.prefixes);
+	EXPECT_EQ(0U, ti.prefix_entries);
+	ASSERT_EQ(0, cf_info(self->fd, &info));
+	EXPECT_EQ(3U, info.count);
+	EXPECT_EQ(0U, info.prefixes);
+}
+
+TEST_F(cf, type_info_bad_arguments_are_einval)
+{
+	struct cfilter_type_info ti;
+
+	EXPECT_EQ(EINVAL, cf_type_info(self->fd, CFILTER_KEY_NONE, 0, &ti));
+	EXPECT_EQ(EINVAL, cf_type_info(self->fd, __CFILTER_KEY_MAX, 0, &ti));
+	EXPECT_EQ(EINVAL, cf_type_info(self->fd, 200, 0, &ti));
+	/* Nothing staged on this file. */
+	EXPECT_EQ(EINVAL, cf_type_info(self->fd, CFILTER_KEY_SRC4,
+				       CFILTER_F_STAGED, &ti));
+	EXPECT_EQ(EINVAL, cf_type_info(self->fd, CFILTER_KEY_SRC4, 2, &ti));
+	memset(&ti, 0, sizeof(ti));
+	ti.type = CFILTER_KEY_SRC4;
+	ti.pad[5] = 1;
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_TYPE_INFO, &ti));
+	memset(&ti, 0, sizeof(ti));
+	ti.type = CFILTER_KEY_SRC4;
+	ti.pad2 = 1;
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_TYPE_INFO, &ti));
+	memset(&ti, 0, sizeof(ti));
+	ti.type = CFILTER_KEY_SRC4;
+	ti.reserved[2] = 1;
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_TYPE_INFO, &ti));
+	EXPECT_EQ(EFAULT, cf_ioctl(self->fd, CFILTER_IOC_TYPE_INFO, NULL));
+}
+
+/* MATCH: a packet description, as the kfunc takes it. */
+static int cf_match(int fd, int af, const char *saddr, const char *daddr,
+		    __u8 flags, __u8 proto, __u16 sport, __u16 dport,
+		    __u32 *verdict)
+{
+	struct cfilter_match_req mr;
+	int err;
+
+	memset(&mr, 0, sizeof(mr));
+	mr.pkt.family = af == AF_INET ? 4 : 6;
+	mr.pkt.flags = flags;
+	mr.pkt.proto = proto;
+	mr.pkt.sport = htons(sport);
+	mr.pkt.dport = htons(dport);
+	if (inet_pton(af, saddr, mr.pkt.saddr) != 1 ||
+	    inet_pton(af, daddr, mr.pkt.daddr) != 1)
+		abort();
+	mr.verdict = 0xdead;
+	err = cf_ioctl(fd, CFILTER_IOC_MATCH, &mr);
+	*verdict = mr.verdict;
+	return err;
+}
+
+#define D	CFILTER_PKT_MATCH_DST
+#define P	CFILTER_PKT_PORTS
+
+static const struct {
+	int		af;
+	const char	*saddr, *daddr;
+	__u8		flags, proto;
+	__u16		sport, dport;
+	__u32		verdict;
+} match_cases[] = {
+	/* Source prefixes of many lengths (more than the levels). */
+	{ AF_INET, "10.5.5.5", "8.8.8.8", 0, 0, 0, 0, CFILTER_DROP_PREFIX },
+	{ AF_INET, "10.1.9.9", "8.8.8.8", 0, 0, 0, 0, CFILTER_DROP_PREFIX },
+	{ AF_INET, "11.0.0.1", "8.8.8.8", 0, 0, 0, 0, CFILTER_PASS },
+	{ AF_INET, "9.255.255.255", "8.8.8.8", 0, 0, 0, 0, CFILTER_PASS },
+	{ AF_INET, "100.100.1.1", "8.8.8.8", 0, 0, 0, 0, CFILTER_DROP_PREFIX },
+	{ AF_INET, "100.128.0.1", "8.8.8.8", 0, 0, 0, 0, CFILTER_PASS },
+	{ AF_INET, "198.19.255.255", "8.8.8.8", 0, 0, 0, 0, CFILTER_DROP_PREFIX },
+	{ AF_INET, "198.20.0.0", "8.8.8.8", 0, 0, 0, 0, CFILTER_PASS },
+	{ AF_INET, "192.168.1.78", "8.8.8.8", 0, 0, 0, 0, CFILTER_DROP_PREFIX },
+	{ AF_INET, "192.168.2.1", "8.8.8.8", 0, 0, 0, 0, CFILTER_PASS },
+	{ AF_INET, "203.0.113.200", "8.8.8.8", 0, 0, 0, 0, CFILTER_DROP_PREFIX },
+	{ AF_INET, "203.0.113.100", "8.8.8.8", 0, 0, 0, 0, CFILTER_PASS },
+	{ AF_INET, "192.0.2.254", "8.8.8.8", 0, 0, 0, 0, CFILTER_DROP_PREFIX },
+	{ AF_INET, "192.0.2.255", "8.8.8.8", 0, 0, 0, 0, CFILTER_DROP_PREFIX },
+	{ AF_INET, "192.0.2.253", "8.8.8.8", 0, 0, 0, 0, CFILTER_PASS },
+	/* A source address; the one next to it is not blocked. */
+	{ AF_INET, "172.16.5.4", "8.8.8.8", 0, 0, 0, 0, CFILTER_DROP_SRC },
+	{ AF_INET, "172.16.5.5", "8.8.8.8", 0, 0, 0, 0, CFILTER_PASS },
+	/* Allow prefix inside a blocked prefix; allow address in one. */
+	{ AF_INET, "10.1.2.3", "8.8.8.8", 0, 0, 0, 0, CFILTER_ALLOWED },
+	{ AF_INET, "10.1.3.3", "8.8.8.8", 0, 0, 0, 0, CFILTER_DROP_PREFIX },
+	{ AF_INET, "192.168.1.77", "8.8.8.8", 0, 0, 0, 0, CFILTER_ALLOWED },
+	/* An allowed source that nothing blocks simply passes. */
+	{ AF_INET, "198.51.100.66", "8.8.8.8", 0, 0, 0, 0, CFILTER_PASS },
+	/* Destinations: only with MATCH_DST; the source comes first. */
+	{ AF_INET, "8.8.8.8", "203.0.113.9", D, 0, 0, 0, CFILTER_DROP_PREFIX },
+	{ AF_INET, "8.8.8.8", "203.0.113.9", 0, 0, 0, 0, CFILTER_PASS },
+	{ AF_INET, "8.8.8.8", "198.51.100.7", D, 0, 0, 0, CFILTER_DROP_DST },
+	{ AF_INET, "8.8.8.8", "198.51.100.8", D, 0, 0, 0, CFILTER_PASS },
+	{ AF_INET, "172.16.5.4", "203.0.113.9", D, 0, 0, 0, CFILTER_DROP_SRC },
+	{ AF_INET, "10.9.9.9", "198.51.100.7", D, 0, 0, 0, CFILTER_DROP_PREFIX },
+	{ AF_INET, "10.1.2.3", "198.51.100.7", D, 0, 0, 0, CFILTER_ALLOWED },
+	{ AF_INET, "198.51.100.66", "198.51.100.7", D, 0, 0, 0, CFILTER_ALLOWED },
+	/* Flows: only with ports, after addresses. */
+	{ AF_INET, "1.2.3.4", "5.6.7.8", P, IPPROTO_TCP, 1000, 80, CFILTER_DROP_FLOW },
+	{ AF_INET, "1.2.3.4", "5.6.7.8", P, IPPROTO_TCP, 1000, 81, CFILTER_PASS },
+	{ AF_INET, "1.2.3.4", "5.6.7.8", P, IPPROTO_UDP, 1000, 80, CFILTER_PASS },
+	{ AF_INET, "1.2.3.4", "5.6.7.8", 0, IPPROTO_TCP, 0, 0, CFILTER_PASS },
+	{ AF_INET, "1.2.3.4", "203.0.113.1", D | P, IPPROTO_TCP, 1000, 80,
+	  CFILTER_DROP_PREFIX },
+	/* IPv6. */
+	{ AF_INET6, "2001:db8:1:5::1", "2001:db8::9", 0, 0, 0, 0, CFILTER_DROP_PREFIX },
+	{ AF_INET6, "2001:db8:1:2::1", "2001:db8::9", 0, 0, 0, 0, CFILTER_ALLOWED },
+	{ AF_INET6, "2001:db8:2::1", "2001:db8::9", 0, 0, 0, 0, CFILTER_PASS },
+	{ AF_INET6, "2001:db8:2::7", "2001:db8::9", 0, 0, 0, 0, CFILTER_DROP_SRC },
+	{ AF_INET6, "2001:db8:2::1", "2001:db8:ff::5", D, 0, 0, 0, CFILTER_DROP_PREFIX },
+	{ AF_INET6, "2001:db8:2::1", "2001:db8:ff:1::5", D, 0, 0, 0, CFILTER_PASS },
+	{ AF_INET6, "2001:db8:2::1", "2001:db8:ff:1::5", D | P, IPPROTO_UDP, 53,
+	  53, CFILTER_DROP_FLOW },
+	/* The same bits in the other family are another key. */
+	{ AF_INET6, "a00::1", "2001:db8::9", 0, 0, 0, 0, CFILTER_PASS },
+};
+
+#undef D
+#undef P
+
+/* The set of keys match_cases[] runs against. */
+static void add_match_keys(struct __test_metadata *_metadata, int fd)
+{
+	static const struct {
+		__u8		type;
+		const char	*cidr;
+	} keys[] = {
+		{ CFILTER_KEY_SRC4, "10.0.0.0/8" },
+		{ CFILTER_KEY_SRC4, "10.1.0.0/16" },
+		{ CFILTER_KEY_SRC4, "100.64.0.0/10" },
+		{ CFILTER_KEY_SRC4, "198.18.0.0/15" },
+		{ CFILTER_KEY_SRC4, "192.168.1.0/24" },
+		{ CFILTER_KEY_SRC4, "203.0.113.128/25" },
+		{ CFILTER_KEY_SRC4, "192.0.2.254/31" },
+		{ CFILTER_KEY_SRC4, "172.16.5.4/32" },
+		{ CFILTER_KEY_ALLOW4, "10.1.2.0/24" },
+		{ CFILTER_KEY_ALLOW4, "192.168.1.77/32" },
+		{ CFILTER_KEY_ALLOW4, "198.51.100.66/32" },
+		{ CFILTER_KEY_DST4, "203.0.113.0/24" },
+		{ CFILTER_KEY_DST4, "198.51.100.7/32" },
+		{ CFILTER_KEY_SRC6, "2001:db8:1::/48" },
+		{ CFILTER_KEY_SRC6, "2001:db8:2::7/128" },
+		{ CFILTER_KEY_ALLOW6, "2001:db8:1:2::/64" },
+		{ CFILTER_KEY_DST6, "2001:db8:ff::/64" },
+	};
+	struct cfilter_key_req flow4 = key_of(CFILTER_KEY_FLOW4, AF_INET,
+					      "1.2.3.4", "5.6.7.8", IPPROTO_TCP,
+					      1000, 80);
+	struct cfilter_key_req flow6 = key_of(CFILTER_KEY_FLOW6, AF_INET6,
+					      "2001:db8:2::1", "2001:db8:ff:1::5",
+					      IPPROTO_UDP, 53, 53);
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
+		ASSERT_EQ(0, cf_add(fd, pfx(keys[i].type, keys[i].cidr)));
+	ASSERT_EQ(0, cf_add(fd, flow4));
+	ASSERT_EQ(0, cf_add(fd, flow6));
+}
+
+static void expect_match_cases(struct __test_metadata *_metadata, int fd)
+{
+	__u32 v;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(match_cases); i++) {
+		ASSERT_EQ(0, cf_match(fd, match_cases[i].af,
+				      match_cases[i].saddr, match_cases[i].daddr,
+				      match_cases[i].flags, match_cases[i].proto,
+				      match_cases[i].sport, match_cases[i].dport,
+				      &v));
+		EXPECT_EQ(match_cases[i].verdict, v)
+			TH_LOG("match_cases[%zu]: verdict %u, expected %u "
+			       "(enum cfilter_verdict)", i, v,
+			       match_cases[i].verdict);
+	}
+}
+
+TEST_F(cf, match_verdicts)
+{
+	__u32 v;
+
+	/* Nothing stored: everything passes. */
+	ASSERT_EQ(0, cf_match(self->fd, AF_INET, "10.1.1.1", "203.0.113.9",
+			      CFILTER_PKT_MATCH_DST, 0, 0, 0, &v));
+	EXPECT_EQ((__u32)CFILTER_PASS, v);
+	add_match_keys(_metadata, self->fd);
+	expect_match_cases(_metadata, self->fd);
+
+	/* Deleting the /16 leaves 10.1.9.9 in the /8; deleting that frees it. */
+	ASSERT_EQ(0, cf_del(self->fd, pfx(CFILTER_KEY_SRC4, "10.1.0.0/16")));
+	ASSERT_EQ(0, cf_match(self->fd, AF_INET, "10.1.9.9", "8.8.8.8", 0, 0,
+			      0, 0, &v));
+	EXPECT_EQ((__u32)CFILTER_DROP_PREFIX, v);
+	ASSERT_EQ(0, cf_del(self->fd, pfx(CFILTER_KEY_SRC4, "10.0.0.0/8")));
+	ASSERT_EQ(0, cf_match(self->fd, AF_INET, "10.1.9.9", "8.8.8.8", 0, 0,
+			      0, 0, &v));
+	EXPECT_EQ((__u32)CFILTER_PASS, v);
+	/* A /0 covers every source of its family. */
+	ASSERT_EQ(0, cf_add(self->fd, pfx(CFILTER_KEY_SRC4, "0.0.0.0/0")));
+	ASSERT_EQ(0, cf_match(self->fd, AF_INET, "1.1.1.1", "8.8.8.8", 0, 0,
+			      0, 0, &v));
+	EXPECT_EQ((__u32)CFILTER_DROP_PREFIX, v);
+	ASSERT_EQ(0, cf_match(self->fd, AF_INET6, "2001:db8:9::1", "::1", 0, 0,
+			      0, 0, &v));
+	EXPECT_EQ((__u32)CFILTER_PASS, v);
+}
+
+TEST_F(cf, match_bad_requests_are_einval)
+{
+	struct cfilter_match_req mr;
+
+	memset(&mr, 0, sizeof(mr));
+	mr.pkt.family = 4;
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_MATCH, &mr));
+	EXPECT_EQ((__u32)CFILTER_PASS, mr.verdict);
+	mr.flags = 1;
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_MATCH, &mr));
+	mr.flags = 0;
+	mr.reserved[1] = 1;
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_MATCH, &mr));
+	mr.reserved[1] = 0;
+	mr.pkt.family = 5;
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_MATCH, &mr));
+	mr.pkt.family = 4;
+	mr.pkt.saddr[4] = 1;	/* past an IPv4 address */
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_MATCH, &mr));
+	mr.pkt.saddr[4] = 0;
+	mr.pkt.flags = 0x80;
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_MATCH, &mr));
+	mr.pkt.flags = CFILTER_PKT_PORTS;
+	mr.pkt.proto = IPPROTO_ICMPV6;	/* in IPv4 */
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_MATCH, &mr));
+	mr.pkt.flags = 0;
+	mr.pkt.proto = 0;
+	mr.pkt.sport = htons(1);	/* ports without CFILTER_PKT_PORTS */
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_MATCH, &mr));
+	EXPECT_EQ(EFAULT, cf_ioctl(self->fd, CFILTER_IOC_MATCH, NULL));
+}
+
+/* BATCH takes prefixes too, and checks their host bits before anything. */
+TEST_F(cf, batch_of_prefixes)
+{
+	struct cfilter_key keys[3];
+	__s32 results[3];
+	struct cfilter_batch b;
+
+	keys[0] = pfx(CFILTER_KEY_SRC4, "192.0.2.0/24").key;
+	keys[1] = pfx(CFILTER_KEY_SRC6, "2001:db8::/32").key;
+	keys[2] = pfx(CFILTER_KEY_SRC4, "192.0.2.1/24").key;
+	memset(&b, 0, sizeof(b));
+	b.op = CFILTER_BATCH_ADD;
+	b.keys = (uintptr_t)keys;
+	b.results = (uintptr_t)results;
+	b.count = 3;
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_BATCH, &b));
+	EXPECT_EQ(2U, b.first_error);
+	EXPECT_EQ(0, cf_count(self->fd));
+
+	b.count = 2;
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_BATCH, &b));
+	EXPECT_EQ(2U, b.first_error);
+	EXPECT_EQ(0, results[0]);
+	EXPECT_EQ(0, results[1]);
+	b.op = CFILTER_BATCH_TEST;
+	keys[1].prefix_len = 33;	/* 2001:db8::/33: not stored */
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_BATCH, &b));
+	EXPECT_EQ(0, results[0]);
+	EXPECT_EQ(-ENOENT, results[1]);
+	EXPECT_EQ(2, cf_count(self->fd));
+}
+
+/* LIST reports prefixes with their lengths, beside addresses. */
+TEST_F(cf, list_reports_prefixes)
+{
+	struct cfilter_key keys[8];
+	struct cfilter_list l;
+	bool seen24 = false, seen32 = false, seen48 = false;
+	__u32 i;
+
+	ASSERT_EQ(0, cf_add(self->fd, pfx(CFILTER_KEY_SRC4, "192.0.2.0/24")));
+	ASSERT_EQ(0, cf_add(self->fd, pfx(CFILTER_KEY_SRC4, "192.0.2.0/32")));
+	ASSERT_EQ(0, cf_add(self->fd, pfx(CFILTER_KEY_DST6, "2001:db8:1::/48")));
+	memset(&l, 0, sizeof(l));
+	l.keys = (uintptr_t)keys;
+	l.max = 8;
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_LIST, &l));
+	ASSERT_EQ(3U, l.count);
+	for (i = 0; i < l.count; i++) {
+		struct cfilter_key want24 = pfx(CFILTER_KEY_SRC4, "192.0.2.0/24").key;
+		struct cfilter_key want32 = pfx(CFILTER_KEY_SRC4, "192.0.2.0/32").key;
+		struct cfilter_key want48 = pfx(CFILTER_KEY_DST6, "2001:db8:1::/48").key;
+
+		seen24 |= !memcmp(&keys[i], &want24, sizeof(want24));
+		seen32 |= !memcmp(&keys[i], &want32, sizeof(want32));
+		seen48 |= !memcmp(&keys[i], &want48, sizeof(want48));
+	}
+	EXPECT_TRUE(seen24);
+	EXPECT_TRUE(seen32);
+	EXPECT_TRUE(seen48);
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_LIST, &l));
+	EXPECT_EQ(0U, l.count);
+}
+
+/* Exact mode lists its keys: raw tables are for compact mode only. */
+TEST_F(cf, dump_and_restore_need_compact_mode)
+{
+	struct cfilter_table t;
+	char buf[64];
+
+	memset(&t, 0, sizeof(t));
+	t.type = CFILTER_KEY_SRC4;
+	t.data = (uintptr_t)buf;
+	t.size = sizeof(buf);
+	EXPECT_EQ(EOPNOTSUPP, cf_ioctl(self->fd, CFILTER_IOC_DUMP, &t));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_STAGE, NULL));
+	EXPECT_EQ(EOPNOTSUPP, cf_ioctl(self->fd, CFILTER_IOC_RESTORE, &t));
+	EXPECT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ABORT, NULL));
 }
 
 TEST(device_node_is_char_0600)

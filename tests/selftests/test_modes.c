@@ -5,7 +5,10 @@
  * - exact mode gives no false positives, even with 8-bit fingerprints,
  *   where compact mode gives many;
  * - exact mode grows from a tiny table to 100,000 keys, losing none;
- * - compact mode stores no keys, so LIST is refused, but BATCH works.
+ * - compact mode stores no address or flow keys, so LIST shows only
+ *   prefixes, but BATCH works;
+ * - compact mode's raw tables (DUMP, RESTORE into a staged set, COMMIT)
+ *   give back the very same answers, and a bad RESTORE changes nothing.
  * Tests skip when the module cannot be reloaded (an XDP program attached or
  * /dev/cfilter open).
  */
@@ -17,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 #include <sys/ioctl.h>
 #include <linux/cfilter.h>
 
@@ -196,9 +200,9 @@ TEST_F(reload, exact_mode_grows_and_keeps_every_key)
 		TH_LOG("key %u lost after growing", b.first_error);
 }
 
-TEST_F(reload, compact_mode_list_is_eopnotsupp)
+TEST_F(reload, compact_mode_lists_prefixes_only)
 {
-	struct cfilter_key key = nth_key4(1), out[4];
+	struct cfilter_key keys[2] = { nth_key4(1), nth_key4(0) }, out[4];
 	struct cfilter_list l = { .keys = (uintptr_t)out, .max = 4 };
 	struct cfilter_info info;
 	struct cfilter_batch b;
@@ -208,14 +212,286 @@ TEST_F(reload, compact_mode_list_is_eopnotsupp)
 	ASSERT_EQ(0, load(&self->fd, "mode=compact"));
 	ASSERT_EQ(0, cf_info(self->fd, &info));
 	EXPECT_EQ((__u32)CFILTER_MODE_COMPACT, info.mode);
-	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_ADD, &key, self->results,
-			      1, &b));
+	keys[1].prefix_len = 8;		/* 10.0.0.0/8 */
+	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_ADD, keys, self->results,
+			      2, &b));
 	EXPECT_EQ(0, self->results[0]);
-	EXPECT_EQ(EOPNOTSUPP, cf_ioctl(self->fd, CFILTER_IOC_LIST, &l));
+	EXPECT_EQ(0, self->results[1]);
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_LIST, &l));
+	ASSERT_EQ(1U, l.count);
+	EXPECT_EQ(0, memcmp(&keys[1], &out[0], sizeof(out[0])));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_LIST, &l));
+	EXPECT_EQ(0U, l.count);
 	/* Batch and single-key ioctls work as in exact mode. */
-	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_TEST, &key, self->results,
-			      1, &b));
+	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_TEST, keys, self->results,
+			      2, &b));
 	EXPECT_EQ(0, self->results[0]);
+	EXPECT_EQ(0, self->results[1]);
+}
+
+/* Snapshots of compact tables. */
+#define SNAP_ADDRS	1000
+#define SNAP_FLOWS	50
+#define SNAP_PROBES	20000
+#define SNAP_KEYS	(SNAP_ADDRS + SNAP_FLOWS + 2 * SNAP_PROBES)
+
+static const __u8 snap_types[] = {
+	CFILTER_KEY_SRC4, CFILTER_KEY_DST6, CFILTER_KEY_FLOW4,
+};
+
+/*
+ * @keys: SNAP_ADDRS SRC4 addresses, SNAP_FLOWS FLOW4 flows, then as many
+ * absent SRC4 and DST6 keys to probe false positives with.
+ */
+static void snap_keys(struct cfilter_key *keys)
+{
+	unsigned int i;
+
+	for (i = 0; i < SNAP_ADDRS; i++)
+		keys[i] = nth_key4(i);
+	for (i = 0; i < SNAP_FLOWS; i++) {
+		struct cfilter_key *k = &keys[SNAP_ADDRS + i];
+
+		memset(k, 0, sizeof(*k));
+		k->type = CFILTER_KEY_FLOW4;
+		k->prefix_len = 32;
+		k->proto = 6;
+		k->saddr[0] = 192;
+		k->daddr[0] = 198;
+		k->sport = htons(1024 + i);
+		k->dport = htons(443);
+	}
+	for (i = 0; i < SNAP_PROBES; i++) {
+		struct cfilter_key *k = &keys[SNAP_ADDRS + SNAP_FLOWS + 2 * i];
+
+		*k = nth_key4(SNAP_ADDRS + i);
+		memset(k + 1, 0, sizeof(*k));
+		k[1].type = CFILTER_KEY_DST6;
+		k[1].prefix_len = 128;
+		k[1].daddr[0] = 0x20;
+		k[1].daddr[14] = i >> 8;
+		k[1].daddr[15] = i;
+	}
+}
+
+/* DUMP of @type: a malloc'd buffer (freed by the caller) in @t->data. */
+static int dump(int fd, __u8 type, struct cfilter_table *t)
+{
+	void *data;
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	t->type = type;
+	err = cf_ioctl(fd, CFILTER_IOC_DUMP, t);
+	if (err != ENOSPC)
+		return err ? err : EPROTO;	/* size 0 cannot hold a table */
+	data = malloc(t->size);
+	if (!data)
+		return ENOMEM;
+	t->data = (uintptr_t)data;
+	err = cf_ioctl(fd, CFILTER_IOC_DUMP, t);
+	if (err)
+		free(data);
+	return err;
+}
+
+static long long type_count(int fd, __u8 type, __u32 flags)
+{
+	struct cfilter_type_info ti;
+
+	memset(&ti, 0, sizeof(ti));
+	ti.type = type;
+	ti.flags = flags;
+	if (cf_ioctl(fd, CFILTER_IOC_TYPE_INFO, &ti))
+		return -errno;
+	return ti.count;
+}
+
+/*
+ * DUMP every table, forget everything (CLEAR), then restore as cfctl does:
+ * STAGE, RESTORE per type, BATCH STAGED of the listed prefixes, COMMIT.
+ * Every key, present or absent, gets the same answer as before, false
+ * positives included: the tables are the same bits under the same seeds.
+ */
+TEST_F(reload, compact_dump_restore_gives_the_same_answers)
+{
+	struct cfilter_table t[ARRAY_SIZE(snap_types)];
+	struct cfilter_key prefixes[2], listed[4];
+	struct cfilter_list l = { .keys = (uintptr_t)listed, .max = 4 };
+	struct cfilter_info before, after;
+	struct cfilter_batch b;
+	__s32 *again;
+	unsigned int i;
+
+	if (_metadata->skip)
+		return;
+	ASSERT_EQ(0, load(&self->fd, "mode=compact fp_bits=8 capacity=4096"));
+	again = calloc(SNAP_KEYS, sizeof(*again));
+	ASSERT_NE(NULL, again);
+	snap_keys(self->keys);
+	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_ADD, self->keys,
+			      self->results, SNAP_ADDRS + SNAP_FLOWS, &b));
+	for (i = 0; i < 40; i++) {	/* DST6 addresses among the probes */
+		struct cfilter_key *k = &self->keys[SNAP_ADDRS + SNAP_FLOWS + 2 * i + 1];
+
+		ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_ADD, k,
+				      self->results, 1, &b));
+	}
+	prefixes[0] = nth_key4(0);
+	prefixes[0].saddr[0] = 172;
+	prefixes[0].prefix_len = 12;	/* 172.0.0.0/12 */
+	prefixes[1] = prefixes[0];
+	prefixes[1].type = CFILTER_KEY_DST4;
+	memcpy(prefixes[1].daddr, prefixes[1].saddr, 4);
+	memset(prefixes[1].saddr, 0, 4);
+	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_ADD, prefixes,
+			      self->results, 2, &b));
+	ASSERT_EQ(2U, b.first_error);
+	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_TEST, self->keys,
+			      self->results, SNAP_KEYS, &b));
+	ASSERT_EQ(0, cf_info(self->fd, &before));
+
+	for (i = 0; i < ARRAY_SIZE(snap_types); i++) {
+		ASSERT_EQ(0, dump(self->fd, snap_types[i], &t[i]));
+		EXPECT_EQ(8U, t[i].fp_bits);
+		EXPECT_LT(0U, t[i].count);
+	}
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_LIST, &l));
+	ASSERT_EQ(2U, l.count);
+
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_STAGE, NULL));
+	for (i = 0; i < ARRAY_SIZE(snap_types); i++)
+		ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_RESTORE, &t[i]));
+	memset(&b, 0, sizeof(b));
+	b.op = CFILTER_BATCH_ADD;
+	b.flags = CFILTER_F_STAGED;
+	b.keys = (uintptr_t)listed;
+	b.results = (uintptr_t)again;
+	b.count = l.count;
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_BATCH, &b));
+	ASSERT_EQ(b.count, b.first_error);
+	/* Nothing live until the commit. */
+	EXPECT_EQ(0, type_count(self->fd, CFILTER_KEY_SRC4, 0));
+	EXPECT_EQ((long long)t[0].count + 1,
+		  type_count(self->fd, CFILTER_KEY_SRC4, CFILTER_F_STAGED));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
+
+	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_TEST, self->keys, again,
+			      SNAP_KEYS, &b));
+	for (i = 0; i < SNAP_KEYS; i++)
+		ASSERT_EQ(self->results[i], again[i]) TH_LOG("key %u", i);
+	ASSERT_EQ(0, cf_info(self->fd, &after));
+	EXPECT_EQ(before.count, after.count);
+	EXPECT_EQ(before.prefixes, after.prefixes);
+	for (i = 0; i < ARRAY_SIZE(snap_types); i++)
+		free((void *)(uintptr_t)t[i].data);
+	free(again);
+}
+
+/* Each RESTORE below breaks one rule: EINVAL, and the staged set unchanged. */
+TEST_F(reload, compact_bad_restore_is_einval_and_changes_nothing)
+{
+	struct cfilter_table good, bad;
+	struct cfilter_key_req req = {
+		.key = nth_key4(7),
+		.flags = CFILTER_F_STAGED,
+	};
+	struct cfilter_batch b;
+	unsigned char *data, *copy;
+	__u64 i;
+	int c;
+
+	if (_metadata->skip)
+		return;
+	ASSERT_EQ(0, load(&self->fd, "mode=compact capacity=1000"));
+	for (i = 0; i < 500; i++)
+		self->keys[i] = nth_key4(100 + i);
+	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_ADD, self->keys,
+			      self->results, 500, &b));
+	ASSERT_EQ(0, dump(self->fd, CFILTER_KEY_SRC4, &good));
+	data = (unsigned char *)(uintptr_t)good.data;
+	copy = malloc(good.size * 2);
+	ASSERT_NE(NULL, copy);
+	memcpy(copy, data, good.size);
+	memset(copy + good.size, 0, good.size);
+
+	/* No staged set; then one holding one key. */
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_RESTORE, &good));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_STAGE, NULL));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req));
+
+	for (c = 0; c < 15; c++) {
+		bad = good;
+		bad.data = (uintptr_t)copy;
+		switch (c) {
+		case 0: bad.type = CFILTER_KEY_NONE; break;
+		case 1: bad.type = __CFILTER_KEY_MAX; break;
+		case 2: bad.pad[1] = 1; break;
+		case 3: bad.flags = CFILTER_F_STAGED; break;
+		case 4: bad.pad2 = 1; break;
+		case 5: bad.reserved[1] = 1; break;
+		case 6: bad.fp_bits = 8; break;
+		case 7: bad.buckets = good.buckets - 1; break;
+		case 8: bad.buckets = good.buckets * 2;	/* past capacity */
+			bad.size = good.size * 2; break;
+		case 9: bad.size = good.size - 8; break;
+		case 10: bad.size = good.size + 8; break;
+		case 11: bad.size = 0; break;
+		case 12: bad.count = good.count + 1; break;
+		case 13: bad.count = good.count - 1; break;
+		case 14: /* a slot emptied behind the count's back */
+			i = 0;
+			while (i < good.size && !copy[i])
+				i++;
+			copy[i & ~1ULL] = 0;
+			copy[i | 1] = 0;
+			break;
+		}
+		EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_RESTORE, &bad))
+			TH_LOG("case %d", c);
+		memcpy(copy, data, good.size);
+		EXPECT_EQ(1, type_count(self->fd, CFILTER_KEY_SRC4,
+					CFILTER_F_STAGED)) TH_LOG("case %d", c);
+	}
+	/* The live set was never touched; the good table still restores. */
+	EXPECT_EQ(500, type_count(self->fd, CFILTER_KEY_SRC4, 0));
+	bad = good;
+	bad.data = (uintptr_t)copy;
+	EXPECT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_RESTORE, &bad));
+	EXPECT_EQ(500, type_count(self->fd, CFILTER_KEY_SRC4, CFILTER_F_STAGED));
+	EXPECT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ABORT, NULL));
+	free(copy);
+	free(data);
+}
+
+TEST_F(reload, compact_dump_arguments)
+{
+	struct cfilter_table t;
+	unsigned char small[16];
+
+	if (_metadata->skip)
+		return;
+	ASSERT_EQ(0, load(&self->fd, "mode=compact capacity=1000"));
+	memset(&t, 0, sizeof(t));
+	t.type = CFILTER_KEY_FLOW6;
+	t.data = (uintptr_t)small;
+	t.size = sizeof(small);
+	memset(small, 0xa5, sizeof(small));
+	/* Too small: ENOSPC, the size needed, nothing written. */
+	EXPECT_EQ(ENOSPC, cf_ioctl(self->fd, CFILTER_IOC_DUMP, &t));
+	EXPECT_LT(sizeof(small), t.size);
+	EXPECT_EQ(0xa5, small[0]);
+	EXPECT_EQ(0U, t.buckets);
+	t.size = sizeof(small);
+	t.type = 0;
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_DUMP, &t));
+	t.type = CFILTER_KEY_FLOW6;
+	t.reserved[0] = 1;
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_DUMP, &t));
+	t.reserved[0] = 0;
+	t.pad[0] = 1;
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_DUMP, &t));
 }
 
 TEST_HARNESS_MAIN

@@ -1,0 +1,1075 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Prefix sets: addresses and CIDR prefixes of one family, matched by
+ * controlled prefix expansion over cuckoo filters (see prefix.h).
+ *
+ * Invariants the writer keeps (readers rely on the first two):
+ * - every level of the published plan holds exactly the union of the
+ *   expansions of the prefixes whose length maps to it: a prefix of length
+ *   l maps to the shortest target T >= l and contributes its 2^(T - l)
+ *   addresses masked to T. An entry shared by several prefixes is stored
+ *   once, so deleting a prefix removes an entry only if no other prefix of
+ *   the level's lengths still covers it (asked of the prefix table, which is
+ *   exact: no reference counts needed);
+ * - a member present throughout a lookup has its entries in every plan a
+ *   reader can see: a re-expansion builds complete new levels off to the
+ *   side, publishes them with one pointer store, and frees the old ones
+ *   after a grace period;
+ * - hist[l] counts the prefixes of length l in the prefix table.
+ *
+ * Targets are chosen by the dynamic program of Srinivasan and Varghese:
+ * over the lengths present, p_0 < ... < p_(m-1), with n_l prefixes of
+ * length l, the cost of a set of targets is the number of entries,
+ * sum over l of n_l * 2^(T(l) - l); the longest length present is always a
+ * target (nothing longer could be cheaper), and the best plan with k
+ * targets whose longest is p_j extends the best with k - 1 targets ending
+ * at some p_i, i < j, by the target p_j for the lengths p_(i+1)..p_j.
+ * Costs saturate at U64 max: IPv6 lengths make 2^(T - l) overflow.
+ *
+ * Re-planning: a change that leaves the current plan within 25% (plus a
+ * small constant) of the best one updates the levels in place; otherwise,
+ * or when the current targets cannot hold a new length, every level is
+ * rebuilt from the prefix table.
+ */
+#include "prefix.h"
+
+/* Fingerprint width of the exact tables: a false match costs a key compare. */
+#define PREFIX_FP_BITS		16
+/* First capacity of the prefix table and of a level updated in place. */
+#define PREFIX_TABLE_START	64
+/* Re-plan when the plan's cost exceeds the best by 25% plus this. */
+#define PREFIX_REPLAN_SLACK	64
+#define PREFIX_COST_INF		(~0ULL)
+#define PREFIX_BITS_MAX		128
+/* Prefix table key: the address, then the length in a native u32. */
+#define PREFIX_KEY_MAX		(16 + 4)
+/* List positions with this bit set are in the prefix table. */
+#define PREFIX_LIST_PREFIXES	(1ULL << 63)
+#define PREFIX_LIST_CHUNK	8
+/* Expanding this many entries may be followed by a resched. */
+#define PREFIX_RESCHED_MASK	0xfff
+
+/* Hash keys of the prefix table and of the levels, from the set's seed. */
+#define PREFIX_SEED_PREFIXES	0x243f6a8885a308d3ULL
+#define PREFIX_SEED_LEVELS	0x13198a2e03707344ULL
+
+/**
+ * struct prefix_level - one target length
+ * @table: masked addresses; key_len is 4 * @words
+ * @mask: the first @words words of an address, masked to @len
+ * @words: u32 words of address the key keeps: enough for @len bits
+ * @len: the target length
+ */
+struct prefix_level {
+	struct cuckoo *table;
+	u32 mask[4];
+	u32 words;
+	u32 len;
+};
+
+/**
+ * struct prefix_plan - the levels readers probe, published as one
+ * @nlevels: levels in use
+ * @level: longest target first
+ */
+struct prefix_plan {
+	u32 nlevels;
+	struct prefix_level level[PREFIX_LEVELS_MAX];
+};
+
+/* Target lengths, longest first. */
+struct prefix_targets {
+	u32 n;
+	u8 len[PREFIX_LEVELS_MAX];
+};
+
+/**
+ * struct prefix_set - addresses, prefixes and their expansion
+ * @addrs: full-length members; never replaced (cleared in place)
+ * @prefixes: the prefix table; replaced by clear
+ * @plan: the levels; NULL while there is no prefix
+ * @naddrs: members in @addrs: lets a reader skip an empty table
+ * @nprefixes: members in @prefixes
+ * @addr_len: bytes per address
+ * @bits: 8 * @addr_len
+ * @max_levels: most targets a plan may have
+ * @prefix_params: how @prefixes is created
+ * @level_max: max_capacity of a level table, by its words (1..4)
+ * @level_seed: hash key of the level tables
+ * @expanded: entries in the levels of @plan
+ * @rebuilds: plans built from scratch
+ * @list_gen: grows of prefix tables since freed, plus clears
+ * @hist: prefixes per length
+ * @dp: the dynamic program's best costs, [targets - 1][last length index]
+ * @dp_from: ... and the index of the previous target
+ * @buf: prefix table keys being walked by a rebuild
+ *
+ * Readers use the fields up to @addr_len, which change only through
+ * WRITE_ONCE() and rcu_assign_pointer(); the rest is the writer's, which
+ * the caller serialises.
+ */
+struct prefix_set {
+	struct cuckoo *addrs;
+	struct cuckoo __rcu *prefixes;
+	struct prefix_plan __rcu *plan;
+	u64 naddrs;
+	u64 nprefixes;
+	u32 addr_len;
+
+	u32 bits;
+	u32 max_levels;
+	struct cuckoo_params prefix_params;
+	u64 level_max[5];
+	u64 level_seed;
+	u64 expanded;
+	u64 rebuilds;
+	u64 list_gen;
+	u64 hist[PREFIX_BITS_MAX];
+	u64 dp[PREFIX_LEVELS_MAX][PREFIX_BITS_MAX];
+	u8 dp_from[PREFIX_LEVELS_MAX][PREFIX_BITS_MAX];
+	u8 buf[PREFIX_LIST_CHUNK * PREFIX_KEY_MAX];
+};
+
+static struct prefix_plan *prefix_wplan(const struct prefix_set *s)
+{
+	return rcu_dereference_protected(s->plan, true);
+}
+
+static struct cuckoo *prefix_wtable(const struct prefix_set *s)
+{
+	return rcu_dereference_protected(s->prefixes, true);
+}
+
+static u64 prefix_sat_add(u64 a, u64 b)
+{
+	return a + b < a ? PREFIX_COST_INF : a + b;
+}
+
+/* @n * 2^@shift, saturating. */
+static u64 prefix_sat_shl(u64 n, u32 shift)
+{
+	if (!n)
+		return 0;
+	if (shift >= 64 || n > PREFIX_COST_INF >> shift)
+		return PREFIX_COST_INF;
+	return n << shift;
+}
+
+/* Clears the bits of @a from @len on. */
+static void prefix_mask(u8 *a, u32 alen, u32 len)
+{
+	u32 i;
+
+	for (i = len / 8; i < alen; i++)
+		a[i] &= i == len / 8 ? (u8)(0xff00 >> (len % 8)) : 0;
+}
+
+/* Are the bits of @a from @len on all zero? */
+static bool prefix_host_bits_zero(const u8 *a, u32 alen, u32 len)
+{
+	u32 i;
+
+	for (i = len / 8; i < alen; i++)
+		if (a[i] & (i == len / 8 ? 0xff >> (len % 8) : 0xff))
+			return false;
+	return true;
+}
+
+/* Sets bits [@from, @to) of @a to @v, most significant bit first. */
+static void prefix_put_bits(u8 *a, u32 from, u32 to, u64 v)
+{
+	u32 b;
+
+	for (b = from; b < to; b++) {
+		u8 m = 0x80 >> (b % 8);
+
+		if ((v >> (to - 1 - b)) & 1)
+			a[b / 8] |= m;
+		else
+			a[b / 8] &= ~m;
+	}
+}
+
+static int prefix_check(const struct prefix_set *s, const u8 *addr, u32 len)
+{
+	if (len > s->bits || !prefix_host_bits_zero(addr, s->addr_len, len))
+		return -EINVAL;
+	return 0;
+}
+
+/* The prefix table's key of (@addr, @len). */
+static void prefix_key(const struct prefix_set *s, u8 *key, const u8 *addr,
+		       u32 len)
+{
+	memcpy(key, addr, s->addr_len);
+	memcpy(key + s->addr_len, &len, sizeof(len));
+}
+
+/* Writer side: is (@addr, @len) a prefix member? */
+static bool prefix_table_has(const struct prefix_set *s, const u8 *addr,
+			     u32 len)
+{
+	u8 key[PREFIX_KEY_MAX];
+	bool hit;
+
+	prefix_key(s, key, addr, len);
+	rcu_read_lock();
+	hit = cuckoo_contains(prefix_wtable(s), key);
+	rcu_read_unlock();
+	return hit;
+}
+
+/* u32 words of address that a level of @len bits keeps (at least one). */
+static u32 prefix_words(u32 len)
+{
+	return len > 32 ? (len + 31) / 32 : 1;
+}
+
+/*
+ * The largest max_capacity an exact table of @key_len bytes may have, at
+ * most @want: the core refuses tables whose arrays would pass 1 GiB.
+ */
+static u64 prefix_table_limit(u64 want, u32 key_len, u64 seed)
+{
+	struct cuckoo_params p = {
+		.capacity = 1,
+		.max_capacity = want,
+		.seed = seed,
+		.fp_bits = PREFIX_FP_BITS,
+		.key_len = key_len,
+		.exact = true,
+	};
+
+	while (p.max_capacity > 1 && cuckoo_params_check(&p))
+		p.max_capacity -= p.max_capacity / 8 ? p.max_capacity / 8 : 1;
+	return p.max_capacity;
+}
+
+/* The lengths with prefixes, shortest first, into @lens; their number. */
+static u32 prefix_lengths(const struct prefix_set *s, u8 *lens)
+{
+	u32 l, m = 0;
+
+	for (l = 0; l < s->bits; l++)
+		if (s->hist[l])
+			lens[m++] = l;
+	return m;
+}
+
+/*
+ * The cheapest targets for the prefixes present, at most max_levels of
+ * them, into @t; returns their cost (entries). Ties go to fewer targets:
+ * each one costs readers a lookup.
+ */
+static u64 prefix_best(struct prefix_set *s, struct prefix_targets *t)
+{
+	u8 p[PREFIX_BITS_MAX];
+	u32 m = prefix_lengths(s, p), kmax, k, best_k = 0, i, j;
+	u64 best = PREFIX_COST_INF, c;
+
+	t->n = 0;
+	if (!m)
+		return 0;
+	kmax = m < s->max_levels ? m : s->max_levels;
+	for (j = 0; j < m; j++) {
+		c = 0;
+		for (i = 0; i <= j; i++)
+			c = prefix_sat_add(c, prefix_sat_shl(s->hist[p[i]],
+							     p[j] - p[i]));
+		s->dp[0][j] = c;
+	}
+	for (k = 1; k < kmax; k++) {
+		for (j = k; j < m; j++) {
+			u64 tail = 0, b = PREFIX_COST_INF;
+			u8 from = j - 1;
+
+			/* p[i]: the previous target; tail: p[i+1..j] to p[j] */
+			for (i = j; i-- > k - 1;) {
+				tail = prefix_sat_add(tail,
+					prefix_sat_shl(s->hist[p[i + 1]],
+						       p[j] - p[i + 1]));
+				c = prefix_sat_add(s->dp[k - 1][i], tail);
+				if (c < b) {
+					b = c;
+					from = i;
+				}
+			}
+			s->dp[k][j] = b;
+			s->dp_from[k][j] = from;
+		}
+	}
+	for (k = 0; k < kmax; k++) {
+		if (!k || s->dp[k][m - 1] < best) {
+			best = s->dp[k][m - 1];
+			best_k = k;
+		}
+	}
+	j = m - 1;
+	for (k = best_k;; k--) {
+		t->len[t->n++] = p[j];
+		if (!k)
+			break;
+		j = s->dp_from[k][j];
+	}
+	return best;
+}
+
+/* The index of the level @len expands into (-1: none is long enough). */
+static int prefix_target_of(const struct prefix_targets *t, u32 len)
+{
+	int i;
+
+	for (i = t->n - 1; i >= 0; i--)
+		if (t->len[i] >= len)
+			return i;
+	return -1;
+}
+
+/* The shortest length level @i of @t holds. */
+static u32 prefix_level_lo(const struct prefix_targets *t, u32 i)
+{
+	return i + 1 < t->n ? t->len[i + 1] + 1U : 0;
+}
+
+/* Entries level @i of @t needs for the prefixes present. */
+static u64 prefix_level_cost(const struct prefix_set *s,
+			     const struct prefix_targets *t, u32 i)
+{
+	u32 l;
+	u64 c = 0;
+
+	for (l = prefix_level_lo(t, i); l <= t->len[i]; l++)
+		c = prefix_sat_add(c, prefix_sat_shl(s->hist[l],
+						     t->len[i] - l));
+	return c;
+}
+
+/* The cost of @t for the prefixes present; INF if it cannot hold them. */
+static u64 prefix_cost(const struct prefix_set *s,
+		       const struct prefix_targets *t)
+{
+	u32 i, l;
+	u64 c = 0;
+
+	if (!t->n)
+		return PREFIX_COST_INF;
+	for (l = t->len[0] + 1; l < s->bits; l++)
+		if (s->hist[l])
+			return PREFIX_COST_INF;
+	for (i = 0; i < t->n; i++)
+		c = prefix_sat_add(c, prefix_level_cost(s, t, i));
+	return c;
+}
+
+static void prefix_plan_targets(const struct prefix_plan *pl,
+				struct prefix_targets *t)
+{
+	u32 i;
+
+	t->n = pl ? pl->nlevels : 0;
+	for (i = 0; i < t->n; i++)
+		t->len[i] = pl->level[i].len;
+}
+
+/* Is a plan costing @now worth replacing by one costing @best? */
+static bool prefix_replan_due(u64 now, u64 best)
+{
+	return now > prefix_sat_add(best, best / 4 + PREFIX_REPLAN_SLACK);
+}
+
+static void prefix_plan_free(struct prefix_plan *pl)
+{
+	u32 i;
+
+	if (!pl)
+		return;
+	for (i = 0; i < PREFIX_LEVELS_MAX; i++)
+		cuckoo_destroy(pl->level[i].table);
+	kvfree(pl);
+}
+
+/* Publishes @pl and frees the plan it replaces once no reader can use it. */
+static void prefix_plan_swap(struct prefix_set *s, struct prefix_plan *pl)
+{
+	struct prefix_plan *old = prefix_wplan(s);
+
+	rcu_assign_pointer(s->plan, pl);
+	if (old) {
+		synchronize_rcu();
+		prefix_plan_free(old);
+	}
+}
+
+/* Sets up level @lv for target @len with room for @capacity entries. */
+static int prefix_level_init(const struct prefix_set *s,
+			     struct prefix_level *lv, u32 len, u64 capacity)
+{
+	u8 mask[16] = { 0 };
+	struct cuckoo_params p = {
+		.seed = s->level_seed ^ (u64)len * PREFIX_SEED_PREFIXES,
+		.fp_bits = PREFIX_FP_BITS,
+		.exact = true,
+	};
+
+	lv->len = len;
+	lv->words = prefix_words(len);
+	memset(mask, 0xff, s->addr_len);
+	prefix_mask(mask, s->addr_len, len);
+	memcpy(lv->mask, mask, sizeof(lv->mask));
+	p.key_len = 4 * lv->words;
+	p.max_capacity = s->level_max[lv->words];
+	if (capacity > p.max_capacity)
+		return -ENOSPC;
+	p.capacity = capacity > PREFIX_TABLE_START ? capacity :
+		     PREFIX_TABLE_START;
+	if (p.capacity > p.max_capacity)
+		p.capacity = p.max_capacity;
+	lv->table = cuckoo_create(&p);
+	return lv->table ? 0 : -ENOMEM;
+}
+
+/* Entry @j of the expansion of (@addr, @len) into level @lv, in @e. */
+static void prefix_entry(const struct prefix_set *s,
+			 const struct prefix_level *lv, const u8 *addr,
+			 u32 len, u64 j, u8 *e)
+{
+	memcpy(e, addr, s->addr_len);
+	prefix_put_bits(e, len, lv->len, j);
+}
+
+/*
+ * Is entry @e of the level holding lengths @lo..@hi covered by a prefix of
+ * a length other than @except? A prefix of length @except covering @e is
+ * the one being added or deleted.
+ */
+static bool prefix_covered(const struct prefix_set *s, const u8 *e, u32 lo,
+			   u32 hi, u32 except)
+{
+	u8 a[16];
+	u32 l;
+
+	for (l = lo; l <= hi; l++) {
+		if (l == except || !s->hist[l])
+			continue;
+		memcpy(a, e, s->addr_len);
+		prefix_mask(a, s->addr_len, l);
+		if (prefix_table_has(s, a, l))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Removes from level @i of @pl entries 0..@n-1 of the expansion of
+ * (@addr, @len) that no other prefix covers.
+ */
+static void prefix_unexpand(struct prefix_set *s, struct prefix_plan *pl,
+			    u32 i, const u8 *addr, u32 len, u64 n)
+{
+	struct prefix_targets t;
+	struct prefix_level *lv = &pl->level[i];
+	u32 lo;
+	u8 e[16];
+	u64 j;
+
+	prefix_plan_targets(pl, &t);
+	lo = prefix_level_lo(&t, i);
+	for (j = 0; j < n; j++) {
+		if (!(j & PREFIX_RESCHED_MASK))
+			cond_resched();
+		prefix_entry(s, lv, addr, len, j, e);
+		if (prefix_covered(s, e, lo, lv->len, len))
+			continue;
+		WARN_ON_ONCE(cuckoo_delete(lv->table, e));
+		s->expanded--;
+	}
+}
+
+/*
+ * Adds the expansion of (@addr, @len) to the level of @pl that holds @len;
+ * -ENOSPC or -ENOMEM with the levels as before.
+ */
+static int prefix_expand(struct prefix_set *s, struct prefix_plan *pl,
+			 const u8 *addr, u32 len)
+{
+	struct prefix_targets t;
+	struct prefix_level *lv;
+	struct cuckoo_stats st;
+	u64 j, n;
+	u8 e[16];
+	int i, err;
+
+	prefix_plan_targets(pl, &t);
+	i = prefix_target_of(&t, len);
+	if (WARN_ON_ONCE(i < 0))
+		return -ENOSPC;
+	lv = &pl->level[i];
+	cuckoo_get_stats(lv->table, &st);
+	if (lv->len - len >= 64 || st.count >= s->level_max[lv->words] ||
+	    1ULL << (lv->len - len) > s->level_max[lv->words] - st.count)
+		return -ENOSPC;
+	n = 1ULL << (lv->len - len);
+	for (j = 0; j < n; j++) {
+		if (!(j & PREFIX_RESCHED_MASK))
+			cond_resched();
+		prefix_entry(s, lv, addr, len, j, e);
+		err = cuckoo_insert(lv->table, e);
+		if (err == -EEXIST)
+			continue;
+		if (err) {
+			prefix_unexpand(s, pl, i, addr, len, j);
+			return err;
+		}
+		s->expanded++;
+	}
+	return 0;
+}
+
+/* Adds every entry of prefix table key @key to plan @pl, which has @t. */
+static int prefix_expand_into(const struct prefix_set *s,
+			      struct prefix_plan *pl,
+			      const struct prefix_targets *t, const u8 *key,
+			      u64 *entries)
+{
+	struct prefix_level *lv;
+	u32 len;
+	u64 j, n;
+	u8 e[16];
+	int i, err;
+
+	memcpy(&len, key + s->addr_len, sizeof(len));
+	i = prefix_target_of(t, len);
+	if (WARN_ON_ONCE(i < 0))
+		return -EINVAL;
+	lv = &pl->level[i];
+	n = 1ULL << (lv->len - len);	/* the caller checked the cost */
+	for (j = 0; j < n; j++) {
+		if (!(j & PREFIX_RESCHED_MASK))
+			cond_resched();
+		prefix_entry(s, lv, key, len, j, e);
+		err = cuckoo_insert(lv->table, e);
+		if (err == -EEXIST)
+			continue;
+		if (err)
+			return err;
+		(*entries)++;
+	}
+	return 0;
+}
+
+/*
+ * Builds levels for targets @t from the prefix table and publishes them.
+ * -ENOSPC (a level would pass its max_capacity) or -ENOMEM: the old plan
+ * stays.
+ */
+static int prefix_rebuild(struct prefix_set *s, const struct prefix_targets *t)
+{
+	struct cuckoo *pt = prefix_wtable(s);
+	struct prefix_plan *pl;
+	u64 pos = 0, entries = 0;
+	u32 i, klen = s->addr_len + 4;
+	long n, k;
+	int err;
+
+	pl = kvzalloc(sizeof(*pl), GFP_KERNEL);
+	if (!pl)
+		return -ENOMEM;
+	pl->nlevels = t->n;
+	for (i = 0; i < t->n; i++) {
+		err = prefix_level_init(s, &pl->level[i], t->len[i],
+					prefix_level_cost(s, t, i));
+		if (err)
+			goto err_free;
+	}
+	while ((n = cuckoo_list(pt, &pos, s->buf, PREFIX_LIST_CHUNK)) > 0) {
+		for (k = 0; k < n; k++) {
+			err = prefix_expand_into(s, pl, t, s->buf + k * klen,
+						 &entries);
+			if (err)
+				goto err_free;
+		}
+	}
+	prefix_plan_swap(s, pl);
+	s->expanded = entries;
+	s->rebuilds++;
+	return 0;
+
+err_free:
+	prefix_plan_free(pl);
+	return err;
+}
+
+/*
+ * Places the new prefix (@addr, @len), already in the prefix table and
+ * counted in hist[], into the levels: in place, or by a new plan if the
+ * current one cannot hold it or has become too costly.
+ */
+static int prefix_place(struct prefix_set *s, const u8 *addr, u32 len)
+{
+	struct prefix_plan *pl = prefix_wplan(s);
+	struct prefix_targets best, cur;
+	u64 best_cost = prefix_best(s, &best), now;
+	int err;
+
+	prefix_plan_targets(pl, &cur);
+	now = prefix_cost(s, &cur);
+	if (now != PREFIX_COST_INF && !prefix_replan_due(now, best_cost))
+		return prefix_expand(s, pl, addr, len);
+	err = prefix_rebuild(s, &best);
+	/*
+	 * The current plan may still hold the prefix where the best did not
+	 * fit; if it cannot either, the rebuild's error says why.
+	 */
+	if (err && now != PREFIX_COST_INF && !prefix_expand(s, pl, addr, len))
+		err = 0;
+	return err;
+}
+
+/**
+ * prefix_set_insert() - add an address or a prefix
+ * @s: the set
+ * @addr: addr_len bytes, network order, zero beyond @len
+ * @len: prefix length, 0 to 8 * addr_len (full: an address)
+ *
+ * A prefix goes into the prefix table and is expanded into the levels, in
+ * place or by re-planning every level. The caller serialises writers; may
+ * sleep.
+ *
+ * Return: 0; -EINVAL (bad length or host bits set); -EEXIST (present);
+ * -ENOSPC or -ENOMEM (a table is full or could not grow). On error the set
+ * is as it was.
+ */
+int prefix_set_insert(struct prefix_set *s, const u8 *addr, u32 len)
+{
+	u8 key[PREFIX_KEY_MAX];
+	int err = prefix_check(s, addr, len);
+
+	if (err)
+		return err;
+	if (len == s->bits) {
+		err = cuckoo_insert(s->addrs, addr);
+		if (!err)
+			WRITE_ONCE(s->naddrs, s->naddrs + 1);
+		return err;
+	}
+	prefix_key(s, key, addr, len);
+	err = cuckoo_insert(prefix_wtable(s), key);
+	if (err)
+		return err;
+	s->hist[len]++;
+	err = prefix_place(s, addr, len);
+	if (err) {
+		s->hist[len]--;
+		WARN_ON_ONCE(cuckoo_delete(prefix_wtable(s), key));
+		return err;
+	}
+	WRITE_ONCE(s->nprefixes, s->nprefixes + 1);
+	return 0;
+}
+
+/**
+ * prefix_set_delete() - remove an address or a prefix
+ * @s: the set
+ * @addr: addr_len bytes, network order, zero beyond @len
+ * @len: prefix length
+ *
+ * Removes exactly the expanded entries no other prefix covers, then
+ * re-plans if the remaining prefixes are better served by other targets
+ * (if that fails for want of memory, the current plan, still exact, stays).
+ * The caller serialises writers; may sleep.
+ *
+ * Return: 0; -EINVAL (bad length or host bits set); -ENOENT (absent).
+ */
+int prefix_set_delete(struct prefix_set *s, const u8 *addr, u32 len)
+{
+	struct prefix_plan *pl = prefix_wplan(s);
+	struct prefix_targets best, cur;
+	u8 key[PREFIX_KEY_MAX];
+	u64 best_cost, now;
+	int err = prefix_check(s, addr, len), i;
+
+	if (err)
+		return err;
+	if (len == s->bits) {
+		err = cuckoo_delete(s->addrs, addr);
+		if (!err)
+			WRITE_ONCE(s->naddrs, s->naddrs - 1);
+		return err;
+	}
+	prefix_key(s, key, addr, len);
+	err = cuckoo_delete(prefix_wtable(s), key);
+	if (err)
+		return err;
+	s->hist[len]--;
+	WRITE_ONCE(s->nprefixes, s->nprefixes - 1);
+	if (!s->nprefixes) {
+		prefix_plan_swap(s, NULL);
+		s->expanded = 0;
+		return 0;
+	}
+	prefix_plan_targets(pl, &cur);
+	i = prefix_target_of(&cur, len);
+	if (!WARN_ON_ONCE(i < 0))
+		prefix_unexpand(s, pl, i, addr, len,
+				1ULL << (cur.len[i] - len));
+	best_cost = prefix_best(s, &best);
+	now = prefix_cost(s, &cur);
+	if (prefix_replan_due(now, best_cost))
+		prefix_rebuild(s, &best);
+	return 0;
+}
+
+/**
+ * prefix_set_clear() - remove every member
+ * @s: the set
+ *
+ * Allocates the empty tables first, so that failing changes nothing. The
+ * caller serialises writers; sleeps.
+ *
+ * Return: 0, or -ENOMEM with nothing changed.
+ */
+int prefix_set_clear(struct prefix_set *s)
+{
+	struct cuckoo *old = prefix_wtable(s), *pt;
+	struct prefix_plan *pl = prefix_wplan(s);
+	struct cuckoo_stats st;
+	int err;
+
+	pt = cuckoo_create(&s->prefix_params);
+	if (!pt)
+		return -ENOMEM;
+	err = cuckoo_clear(s->addrs);
+	if (err) {
+		cuckoo_destroy(pt);
+		return err;
+	}
+	cuckoo_get_stats(old, &st);
+	s->list_gen += st.grows + 1;
+	rcu_assign_pointer(s->prefixes, pt);
+	rcu_assign_pointer(s->plan, NULL);
+	WRITE_ONCE(s->naddrs, 0);
+	WRITE_ONCE(s->nprefixes, 0);
+	memset(s->hist, 0, sizeof(s->hist));
+	s->expanded = 0;
+	synchronize_rcu();
+	cuckoo_destroy(old);
+	prefix_plan_free(pl);
+	return 0;
+}
+
+/* Copies @n keys of @klen bytes from @keys as list entries into @out. */
+static void prefix_list_copy(const struct prefix_set *s, u8 *out,
+			     const u8 *keys, long n, u32 klen, bool prefixes)
+{
+	u32 elen = PREFIX_ENTRY_LEN(s->addr_len), len;
+	long k;
+
+	for (k = 0; k < n; k++) {
+		const u8 *key = keys + k * klen;
+
+		memcpy(out + k * elen, key, s->addr_len);
+		len = s->bits;
+		if (prefixes)
+			memcpy(&len, key + s->addr_len, sizeof(len));
+		out[k * elen + s->addr_len] = len;
+	}
+}
+
+/* Lists from one table; *@done tells whether it has no more. */
+static u64 prefix_list_table(const struct prefix_set *s, struct cuckoo *c,
+			     bool prefixes, u64 *pos, u8 *out, u64 max,
+			     bool *done)
+{
+	u8 buf[PREFIX_LIST_CHUNK * PREFIX_KEY_MAX];
+	u32 klen = prefixes ? s->addr_len + 4 : s->addr_len;
+	u64 n = 0;
+	long k;
+
+	*done = false;
+	while (n < max) {
+		k = cuckoo_list(c, pos, buf, max - n < PREFIX_LIST_CHUNK ?
+				max - n : PREFIX_LIST_CHUNK);
+		if (k <= 0) {
+			*done = true;
+			break;
+		}
+		prefix_list_copy(s, out + n * PREFIX_ENTRY_LEN(s->addr_len),
+				 buf, k, klen, prefixes);
+		n += k;
+	}
+	return n;
+}
+
+/**
+ * prefix_set_list() - copy members out
+ * @s: the set
+ * @pos: in: where to start, 0 at first; out: where the next call starts
+ * @out: room for @max entries of PREFIX_ENTRY_LEN(addr_len) bytes
+ * @max: most entries to copy
+ *
+ * Addresses first (exact mode only), then prefixes; a position with bit 63
+ * set is in the prefix table. Writer side.
+ *
+ * Return: the number of entries copied, 0 at the end.
+ */
+long prefix_set_list(const struct prefix_set *s, u64 *pos, void *out, u64 max)
+{
+	struct cuckoo_stats st;
+	u64 n = 0, p;
+	bool done = true;
+
+	if (!(*pos & PREFIX_LIST_PREFIXES)) {
+		cuckoo_get_stats(s->addrs, &st);
+		if (st.exact)
+			n = prefix_list_table(s, s->addrs, false, pos, out,
+					      max, &done);
+		if (!done)
+			return n;
+		*pos = PREFIX_LIST_PREFIXES;
+	}
+	p = *pos & ~PREFIX_LIST_PREFIXES;
+	n += prefix_list_table(s, prefix_wtable(s), true, &p,
+			       (u8 *)out + n * PREFIX_ENTRY_LEN(s->addr_len),
+			       max - n, &done);
+	*pos = p | PREFIX_LIST_PREFIXES;
+	return n;
+}
+
+/**
+ * prefix_set_list_gen() - the generation of list positions
+ * @s: the set
+ *
+ * Changes when the address or prefix table grows or the set is cleared.
+ * Writer side.
+ *
+ * Return: a value that changes whenever positions are renumbered.
+ */
+u64 prefix_set_list_gen(const struct prefix_set *s)
+{
+	struct cuckoo_stats a, p;
+
+	cuckoo_get_stats(s->addrs, &a);
+	cuckoo_get_stats(prefix_wtable(s), &p);
+	return s->list_gen + a.grows + p.grows;
+}
+
+/**
+ * prefix_set_contains() - test one member
+ * @s: the set
+ * @addr: addr_len bytes
+ * @len: its length
+ *
+ * Reader side: inside rcu_read_lock().
+ *
+ * Return: true if exactly (@addr, @len) is a member; false otherwise, and
+ * for a bad length or host bits set.
+ */
+bool prefix_set_contains(const struct prefix_set *s, const u8 *addr, u32 len)
+{
+	u8 key[PREFIX_KEY_MAX];
+
+	if (prefix_check(s, addr, len))
+		return false;
+	if (len == s->bits)
+		return cuckoo_contains(s->addrs, addr);
+	prefix_key(s, key, addr, len);
+	return cuckoo_contains(rcu_dereference(s->prefixes), key);
+}
+
+/**
+ * prefix_set_match() - does a member cover an address?
+ * @s: the set
+ * @addr: addr_len bytes, network order
+ *
+ * Probes the address table (unless empty), then each level, longest
+ * target first. Lock-free: call inside rcu_read_lock(). A member present
+ * throughout the call is found, across re-plans and table growth.
+ *
+ * Return: PREFIX_ADDR, PREFIX_PREFIX or PREFIX_MISS.
+ */
+enum prefix_hit prefix_set_match(const struct prefix_set *s, const u8 *addr)
+{
+	const struct prefix_plan *pl;
+	u32 i, w, key[4];
+
+	if (READ_ONCE(s->naddrs) && cuckoo_contains(s->addrs, addr))
+		return PREFIX_ADDR;
+	pl = rcu_dereference(s->plan);
+	if (!pl)
+		return PREFIX_MISS;
+	for (i = 0; i < pl->nlevels; i++) {
+		const struct prefix_level *lv = &pl->level[i];
+
+		for (w = 0; w < lv->words; w++)
+			key[w] = get_unaligned((const u32 *)addr + w) &
+				 lv->mask[w];
+		if (cuckoo_contains(lv->table, key))
+			return PREFIX_PREFIX;
+	}
+	return PREFIX_MISS;
+}
+
+/**
+ * prefix_set_empty() - is there no member at all?
+ * @s: the set
+ *
+ * Lock-free.
+ *
+ * Return: true if the set has no address and no prefix.
+ */
+bool prefix_set_empty(const struct prefix_set *s)
+{
+	return !READ_ONCE(s->naddrs) && !READ_ONCE(s->nprefixes);
+}
+
+/**
+ * prefix_set_get_stats() - report members, expansion and memory
+ * @s: the set
+ * @st: filled in
+ *
+ * Writer side.
+ */
+void prefix_set_get_stats(const struct prefix_set *s, struct prefix_stats *st)
+{
+	const struct prefix_plan *pl = prefix_wplan(s);
+	struct cuckoo_stats cs;
+	u32 i;
+
+	memset(st, 0, sizeof(*st));
+	cuckoo_get_stats(s->addrs, &st->addrs);
+	cuckoo_get_stats(prefix_wtable(s), &cs);
+	st->prefixes = s->nprefixes;
+	st->expanded = s->expanded;
+	st->rebuilds = s->rebuilds;
+	st->memory_bytes = sizeof(*s) + st->addrs.memory_bytes +
+			   cs.memory_bytes;
+	if (!pl)
+		return;
+	st->memory_bytes += sizeof(*pl);
+	st->nlevels = pl->nlevels;
+	for (i = 0; i < pl->nlevels; i++) {
+		cuckoo_get_stats(pl->level[i].table, &cs);
+		st->memory_bytes += cs.memory_bytes;
+		st->levels[i] = pl->level[i].len;
+	}
+}
+
+/**
+ * prefix_set_addrs() - the address table
+ * @s: the set
+ *
+ * For raw dumps of a compact table. Writer side.
+ *
+ * Return: the table of full-length members.
+ */
+struct cuckoo *prefix_set_addrs(struct prefix_set *s)
+{
+	return s->addrs;
+}
+
+/**
+ * prefix_set_replace_addrs() - install another address table
+ * @s: a set no reader can reach yet (a staged set being restored)
+ * @addrs: the new table, made with the parameters @s was created with
+ *
+ * Counts its members, so that lookups do not skip it, and renumbers list
+ * positions. Writer side.
+ *
+ * Return: the table replaced, for the caller to destroy.
+ */
+struct cuckoo *prefix_set_replace_addrs(struct prefix_set *s,
+					struct cuckoo *addrs)
+{
+	struct cuckoo *old = s->addrs;
+	struct cuckoo_stats st;
+
+	cuckoo_get_stats(addrs, &st);
+	s->addrs = addrs;
+	WRITE_ONCE(s->naddrs, st.count);
+	s->list_gen++;
+	return old;
+}
+
+/**
+ * prefix_params_check() - check set parameters without allocating
+ * @p: the parameters
+ *
+ * Return: 0, or -EINVAL if addr_len is not 4 or 16, max_levels is not
+ * 1..PREFIX_LEVELS_MAX, the address table's key_len is not addr_len, or
+ * its parameters fail cuckoo_params_check().
+ */
+int prefix_params_check(const struct prefix_params *p)
+{
+	if ((p->addr_len != 4 && p->addr_len != 16) || !p->max_levels ||
+	    p->max_levels > PREFIX_LEVELS_MAX ||
+	    p->addrs.key_len != p->addr_len)
+		return -EINVAL;
+	return cuckoo_params_check(&p->addrs);
+}
+
+/**
+ * prefix_set_create() - allocate an empty set
+ * @p: the parameters (see prefix_params_check())
+ *
+ * The prefix table and each level may grow to the address table's
+ * max_capacity (or capacity) entries, less if the core's size limits for
+ * their key length say so. May sleep.
+ *
+ * Return: the set, or NULL on bad parameters or no memory.
+ */
+struct prefix_set *prefix_set_create(const struct prefix_params *p)
+{
+	u64 cap = p->addrs.max_capacity ? p->addrs.max_capacity :
+		  p->addrs.capacity;
+	struct prefix_set *s;
+	struct cuckoo *pt;
+	u32 w;
+
+	if (prefix_params_check(p))
+		return NULL;
+	s = kvzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return NULL;
+	s->addr_len = p->addr_len;
+	s->bits = 8 * p->addr_len;
+	s->max_levels = p->max_levels;
+	s->level_seed = p->addrs.seed ^ PREFIX_SEED_LEVELS;
+	for (w = 1; w <= s->addr_len / 4; w++)
+		s->level_max[w] = prefix_table_limit(cap, 4 * w, s->level_seed);
+	s->prefix_params = (struct cuckoo_params){
+		.seed = p->addrs.seed ^ PREFIX_SEED_PREFIXES,
+		.fp_bits = PREFIX_FP_BITS,
+		.key_len = s->addr_len + 4,
+		.exact = true,
+	};
+	s->prefix_params.max_capacity =
+		prefix_table_limit(cap, s->addr_len + 4,
+				   s->prefix_params.seed);
+	s->prefix_params.capacity =
+		s->prefix_params.max_capacity < PREFIX_TABLE_START ?
+		s->prefix_params.max_capacity : PREFIX_TABLE_START;
+	s->addrs = cuckoo_create(&p->addrs);
+	pt = cuckoo_create(&s->prefix_params);
+	RCU_INIT_POINTER(s->prefixes, pt);
+	if (!s->addrs || !pt) {
+		prefix_set_destroy(s);
+		return NULL;
+	}
+	return s;
+}
+
+/**
+ * prefix_set_destroy() - free a set
+ * @s: the set, or NULL
+ *
+ * No reader may still use it.
+ */
+void prefix_set_destroy(struct prefix_set *s)
+{
+	if (!s)
+		return;
+	prefix_plan_free(rcu_dereference_protected(s->plan, true));
+	cuckoo_destroy(rcu_dereference_protected(s->prefixes, true));
+	cuckoo_destroy(s->addrs);
+	kvfree(s);
+}

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sets of tables (see set.h): creation from the module's configuration,
+ * the writers, the statistics, and replacing the live set.
+ */
+#include <linux/atomic.h>
+#include <linux/errno.h>
+#include <linux/mutex.h>
+#include <linux/random.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "set.h"
+
+struct cfilter_set __rcu *cfilter_live;
+
+/*
+ * Table doublings of the sets that were live and have been replaced, so
+ * that INFO's grows counts since load across commits and clears. Written
+ * under cfilter_lock.
+ */
+static u64 cfilter_retired_grows;
+
+/**
+ * cfilter_set_destroy() - free a set and all its tables
+ * @s: the set, or NULL
+ *
+ * No reader may still use @s: it was never published, or a grace period
+ * passed since it was replaced.
+ */
+void cfilter_set_destroy(struct cfilter_set *s)
+{
+	unsigned int t;
+
+	if (!s)
+		return;
+	for (t = 0; t < __CFILTER_KEY_MAX; t++) {
+		if (s->pfx[t])
+			prefix_set_destroy(s->pfx[t]);
+		if (s->flow[t])
+			cuckoo_destroy(s->flow[t]);
+	}
+	kfree(s);
+}
+
+/**
+ * cfilter_set_create() - an empty set of tables, as the module parameters say
+ *
+ * The one way a set comes to be: at load, by STAGE and by CLEAR. Each table
+ * gets a new random seed. May sleep.
+ *
+ * Return: the set, or NULL if memory is short.
+ */
+struct cfilter_set *cfilter_set_create(void)
+{
+	static atomic64_t ids = ATOMIC64_INIT(0);
+	const struct cfilter_family *f;
+	struct cfilter_set *s;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return NULL;
+	s->id = atomic64_inc_return(&ids);
+	for (f = cfilter_family_first(); f; f = cfilter_family_next(f)) {
+		unsigned int t = cfilter_family_type(f);
+		struct prefix_params pp = {
+			.addr_len = f->addr_len,
+			.max_levels = cfilter_config.levels[t],
+			.addrs = cfilter_config.params[t],
+		};
+
+		pp.addrs.seed = get_random_u64();
+		if (f->addr_len)
+			s->pfx[t] = prefix_set_create(&pp);
+		else
+			s->flow[t] = cuckoo_create(&pp.addrs);
+		if (!s->pfx[t] && !s->flow[t]) {
+			cfilter_set_destroy(s);
+			return NULL;
+		}
+	}
+	return s;
+}
+
+/**
+ * cfilter_set_publish() - make a set the live one, and free the old one
+ * @s: the new live set, not yet visible to any reader
+ *
+ * At load there is no old set. Takes cfilter_lock for the swap; a reader sees the old set or @s, each
+ * whole. The old set is freed once no reader can hold it. Sleeps.
+ */
+void cfilter_set_publish(struct cfilter_set *s)
+{
+	const struct cfilter_family *f;
+	struct cfilter_type_stats st;
+	struct cfilter_set *old;
+
+	mutex_lock(&cfilter_lock);
+	old = cfilter_live_locked();
+	for (f = cfilter_family_first(); old && f; f = cfilter_family_next(f)) {
+		cfilter_set_type_stats(old, f, &st);
+		cfilter_retired_grows += st.table.grows;
+	}
+	/* Orders every table of @s before the pointer readers follow. */
+	rcu_assign_pointer(cfilter_live, s);
+	mutex_unlock(&cfilter_lock);
+
+	/* No writer can reach @old now (they look under the lock); readers: */
+	if (old) {
+		synchronize_rcu();
+		cfilter_set_destroy(old);
+	}
+}
+
+/* Doublings of the tables of replaced sets; caller holds cfilter_lock. */
+u64 cfilter_set_grows(void)
+{
+	return cfilter_retired_grows;
+}
+
+/**
+ * cfilter_set_insert() - add a key to a set
+ * @s:      the set (caller holds cfilter_lock)
+ * @f:      the key's family
+ * @packed: the key as @f->pack() packed it
+ * @len:    its prefix length
+ *
+ * Return: 0, -EEXIST, -ENOSPC, -ENOMEM (nothing changed for the last three).
+ */
+int cfilter_set_insert(struct cfilter_set *s, const struct cfilter_family *f,
+		       const u8 *packed, u32 len)
+{
+	unsigned int t = cfilter_family_type(f);
+	int err;
+
+	if (f->addr_len)
+		err = prefix_set_insert(s->pfx[t], packed, len);
+	else
+		err = cuckoo_insert(s->flow[t], packed);
+	if (!err)
+		WRITE_ONCE(s->nkeys[t], s->nkeys[t] + 1);
+	return err;
+}
+
+/**
+ * cfilter_set_delete() - remove a key from a set
+ * @s:      the set (caller holds cfilter_lock)
+ * @f:      the key's family
+ * @packed: the key as @f->pack() packed it
+ * @len:    its prefix length
+ *
+ * Return: 0, or -ENOENT.
+ */
+int cfilter_set_delete(struct cfilter_set *s, const struct cfilter_family *f,
+		       const u8 *packed, u32 len)
+{
+	unsigned int t = cfilter_family_type(f);
+	int err;
+
+	if (f->addr_len)
+		err = prefix_set_delete(s->pfx[t], packed, len);
+	else
+		err = cuckoo_delete(s->flow[t], packed);
+	if (!err)
+		WRITE_ONCE(s->nkeys[t], s->nkeys[t] - 1);
+	return err;
+}
+
+/**
+ * cfilter_set_contains() - is exactly this key stored?
+ * @s:      the set
+ * @f:      the key's family
+ * @packed: the key as @f->pack() packed it
+ * @len:    its prefix length
+ *
+ * A prefix is present only as itself: an address inside it is not. Call
+ * inside an RCU read-side critical section.
+ *
+ * Return: true if present.
+ */
+bool cfilter_set_contains(const struct cfilter_set *s,
+			  const struct cfilter_family *f, const u8 *packed,
+			  u32 len)
+{
+	unsigned int t = cfilter_family_type(f);
+
+	if (f->addr_len)
+		return prefix_set_contains(s->pfx[t], packed, len);
+	return cuckoo_contains(s->flow[t], packed);
+}
+
+/**
+ * cfilter_set_table() - the address or flow table of a key type
+ * @s: the set (caller holds cfilter_lock)
+ * @f: the family
+ *
+ * Return: the prefix set's address table, or the flow filter.
+ */
+struct cuckoo *cfilter_set_table(struct cfilter_set *s,
+				 const struct cfilter_family *f)
+{
+	unsigned int t = cfilter_family_type(f);
+
+	return f->addr_len ? prefix_set_addrs(s->pfx[t]) : s->flow[t];
+}
+
+/**
+ * cfilter_set_replace_table() - install a restored address or flow table
+ * @s: a set no reader can reach: a staged one (caller holds cfilter_lock)
+ * @f: the family
+ * @c: the new table, made with cfilter_config.params of @f's type
+ *
+ * A prefix set keeps its prefixes and takes @c as its address table.
+ *
+ * Return: the table replaced, for the caller to destroy.
+ */
+struct cuckoo *cfilter_set_replace_table(struct cfilter_set *s,
+					 const struct cfilter_family *f,
+					 struct cuckoo *c)
+{
+	unsigned int t = cfilter_family_type(f);
+	struct cfilter_type_stats st;
+	struct cuckoo *old;
+
+	if (f->addr_len) {
+		old = prefix_set_replace_addrs(s->pfx[t], c);
+	} else {
+		old = s->flow[t];
+		s->flow[t] = c;
+	}
+	cfilter_set_type_stats(s, f, &st);
+	WRITE_ONCE(s->nkeys[t], st.count);
+	return old;
+}
+
+/**
+ * cfilter_set_type_stats() - one key type's tables in a set
+ * @s:  the set (caller holds cfilter_lock)
+ * @f:  the family
+ * @st: filled in
+ */
+void cfilter_set_type_stats(const struct cfilter_set *s,
+			    const struct cfilter_family *f,
+			    struct cfilter_type_stats *st)
+{
+	unsigned int t = cfilter_family_type(f);
+	struct prefix_stats ps;
+
+	memset(st, 0, sizeof(*st));
+	if (!f->addr_len) {
+		cuckoo_get_stats(s->flow[t], &st->table);
+		st->count = st->table.count;
+		st->memory_bytes = st->table.memory_bytes;
+		return;
+	}
+	prefix_set_get_stats(s->pfx[t], &ps);
+	st->table = ps.addrs;
+	st->count = ps.addrs.count + ps.prefixes;
+	st->prefixes = ps.prefixes;
+	st->prefix_entries = ps.expanded;
+	st->memory_bytes = ps.memory_bytes;
+	st->nlevels = ps.nlevels;
+	memcpy(st->levels, ps.levels, sizeof(st->levels));
+}

@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Atomic replacement (CFILTER_IOC_STAGE, COMMIT, ABORT and CFILTER_F_STAGED):
+ * errnos, isolation of the staged set from the live one and from other
+ * files, its end on close, privileges, and a packet never meeting a mix of
+ * two sets (or none) while sets are swapped under it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <linux/cfilter.h>
+
+#include "kselftest_harness.h"
+
+#define NOBODY	65534
+
+static int cf_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? errno : 0;
+}
+
+/* An IPv4 address key of @type (SRC4, DST4, ALLOW4) for @addr. */
+static struct cfilter_key_req key4(__u8 type, const char *addr, __u32 flags)
+{
+	struct cfilter_key_req req;
+
+	memset(&req, 0, sizeof(req));
+	req.key.type = type;
+	req.key.prefix_len = 32;
+	req.flags = flags;
+	if (inet_pton(AF_INET, addr, type == CFILTER_KEY_DST4 ?
+		      req.key.daddr : req.key.saddr) != 1)
+		abort();
+	return req;
+}
+
+static int cf_key(int fd, unsigned long cmd, __u8 type, const char *addr,
+		  __u32 flags)
+{
+	struct cfilter_key_req req = key4(type, addr, flags);
+
+	return cf_ioctl(fd, cmd, &req);
+}
+
+#define ADD(fd, type, addr, flags) \
+	cf_key(fd, CFILTER_IOC_ADD, CFILTER_KEY_##type, addr, flags)
+#define DEL(fd, type, addr, flags) \
+	cf_key(fd, CFILTER_IOC_DEL, CFILTER_KEY_##type, addr, flags)
+#define TST(fd, type, addr, flags) \
+	cf_key(fd, CFILTER_IOC_TEST, CFILTER_KEY_##type, addr, flags)
+#define LIVE	0
+#define STAGED	CFILTER_F_STAGED
+
+static long long cf_count(int fd)
+{
+	struct cfilter_info info;
+
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	if (cf_ioctl(fd, CFILTER_IOC_INFO, &info))
+		return -1;
+	return info.count;
+}
+
+static long long cf_type_count(int fd, __u8 type, __u32 flags)
+{
+	struct cfilter_type_info ti;
+
+	memset(&ti, 0, sizeof(ti));
+	ti.type = type;
+	ti.flags = flags;
+	if (cf_ioctl(fd, CFILTER_IOC_TYPE_INFO, &ti))
+		return -errno;
+	return ti.count;
+}
+
+/* The verdict for an IPv4 packet @saddr -> @daddr (MATCH_DST), or -errno. */
+static int cf_match(int fd, const char *saddr, const char *daddr)
+{
+	struct cfilter_match_req mr;
+
+	memset(&mr, 0, sizeof(mr));
+	mr.pkt.family = 4;
+	mr.pkt.flags = CFILTER_PKT_MATCH_DST;
+	if (inet_pton(AF_INET, saddr, mr.pkt.saddr) != 1 ||
+	    inet_pton(AF_INET, daddr, mr.pkt.daddr) != 1)
+		abort();
+	if (ioctl(fd, CFILTER_IOC_MATCH, &mr))
+		return -errno;
+	return mr.verdict;
+}
+
+FIXTURE(rp) {
+	int fd;
+};
+
+FIXTURE_SETUP(rp)
+{
+	self->fd = open(CFILTER_DEVICE, O_RDWR);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s (is cfilter.ko loaded?)",
+				      CFILTER_DEVICE, strerror(errno));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
+}
+
+FIXTURE_TEARDOWN(rp)
+{
+	int fd = open(CFILTER_DEVICE, O_RDWR);
+
+	if (self->fd >= 0)
+		close(self->fd);
+	if (fd >= 0) {
+		ioctl(fd, CFILTER_IOC_CLEAR);
+		close(fd);
+	}
+}
+
+TEST_F(rp, stage_commit_abort_errnos)
+{
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_ABORT, NULL));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_STAGE, NULL));
+	EXPECT_EQ(EBUSY, cf_ioctl(self->fd, CFILTER_IOC_STAGE, NULL));
+	EXPECT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ABORT, NULL));
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_ABORT, NULL));
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_STAGE, NULL));
+	EXPECT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_ABORT, NULL));
+	/* A committed file may stage again. */
+	EXPECT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_STAGE, NULL));
+	EXPECT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ABORT, NULL));
+}
+
+/* Every request naming a staged set fails with EINVAL when there is none. */
+TEST_F(rp, staged_flag_without_a_staged_set_is_einval)
+{
+	struct cfilter_key keys[1] = { key4(CFILTER_KEY_SRC4, "192.0.2.9", 0).key };
+	struct cfilter_type_info ti;
+	struct cfilter_batch b;
+	__s32 results[1];
+
+	ASSERT_EQ(0, ADD(self->fd, SRC4, "192.0.2.1", LIVE));
+	EXPECT_EQ(EINVAL, ADD(self->fd, SRC4, "192.0.2.9", STAGED));
+	EXPECT_EQ(EINVAL, DEL(self->fd, SRC4, "192.0.2.1", STAGED));
+	EXPECT_EQ(EINVAL, TST(self->fd, SRC4, "192.0.2.1", STAGED));
+	memset(&b, 0, sizeof(b));
+	b.op = CFILTER_BATCH_ADD;
+	b.flags = CFILTER_F_STAGED;
+	b.keys = (uintptr_t)keys;
+	b.results = (uintptr_t)results;
+	b.count = 1;
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_BATCH, &b));
+	b.op = CFILTER_BATCH_TEST;
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_BATCH, &b));
+	memset(&ti, 0, sizeof(ti));
+	ti.type = CFILTER_KEY_SRC4;
+	ti.flags = CFILTER_F_STAGED;
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_TYPE_INFO, &ti));
+	/* Nothing changed, and flags beyond STAGED stay invalid. */
+	EXPECT_EQ(1, cf_count(self->fd));
+	EXPECT_EQ(ENOENT, TST(self->fd, SRC4, "192.0.2.9", LIVE));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_STAGE, NULL));
+	EXPECT_EQ(EINVAL, ADD(self->fd, SRC4, "192.0.2.9", 2));
+	EXPECT_EQ(EINVAL, ADD(self->fd, SRC4, "192.0.2.9", STAGED | 2));
+	EXPECT_EQ(0, cf_type_count(self->fd, CFILTER_KEY_SRC4, STAGED));
+}
+
+TEST_F(rp, staged_writes_are_invisible_until_commit)
+{
+	struct cfilter_key keys[2] = {
+		key4(CFILTER_KEY_DST4, "198.51.100.1", 0).key,
+		key4(CFILTER_KEY_SRC4, "192.0.2.1", 0).key,
+	};
+	struct cfilter_batch b;
+	__s32 results[2];
+
+	ASSERT_EQ(0, ADD(self->fd, SRC4, "192.0.2.1", LIVE));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_STAGE, NULL));
+	/* The staged set starts empty, whatever is live. */
+	EXPECT_EQ(ENOENT, TST(self->fd, SRC4, "192.0.2.1", STAGED));
+	EXPECT_EQ(0, cf_type_count(self->fd, CFILTER_KEY_SRC4, STAGED));
+	ASSERT_EQ(0, ADD(self->fd, SRC4, "192.0.2.2", STAGED));
+	EXPECT_EQ(EEXIST, ADD(self->fd, SRC4, "192.0.2.2", STAGED));
+	memset(&b, 0, sizeof(b));
+	b.op = CFILTER_BATCH_ADD;
+	b.flags = CFILTER_F_STAGED;
+	b.keys = (uintptr_t)keys;
+	b.results = (uintptr_t)results;
+	b.count = 1;
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_BATCH, &b));
+	EXPECT_EQ(0, results[0]);
+
+	/* The live set, its counts and its verdicts are untouched. */
+	EXPECT_EQ(0, TST(self->fd, SRC4, "192.0.2.2", STAGED));
+	EXPECT_EQ(ENOENT, TST(self->fd, SRC4, "192.0.2.2", LIVE));
+	EXPECT_EQ(ENOENT, TST(self->fd, DST4, "198.51.100.1", LIVE));
+	EXPECT_EQ(0, TST(self->fd, SRC4, "192.0.2.1", LIVE));
+	EXPECT_EQ(1, cf_count(self->fd));
+	EXPECT_EQ(1, cf_type_count(self->fd, CFILTER_KEY_SRC4, LIVE));
+	EXPECT_EQ(1, cf_type_count(self->fd, CFILTER_KEY_SRC4, STAGED));
+	EXPECT_EQ(1, cf_type_count(self->fd, CFILTER_KEY_DST4, STAGED));
+	EXPECT_EQ(CFILTER_PASS, cf_match(self->fd, "192.0.2.2", "198.51.100.1"));
+	EXPECT_EQ(CFILTER_DROP_SRC, cf_match(self->fd, "192.0.2.1", "8.8.8.8"));
+	/* A staged BATCH TEST and DEL see the staged set only. */
+	b.op = CFILTER_BATCH_TEST;
+	b.count = 2;
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_BATCH, &b));
+	EXPECT_EQ(0, results[0]);
+	EXPECT_EQ(-ENOENT, results[1]);
+	EXPECT_EQ(ENOENT, DEL(self->fd, SRC4, "192.0.2.1", STAGED));
+	EXPECT_EQ(0, TST(self->fd, SRC4, "192.0.2.1", LIVE));
+
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
+	EXPECT_EQ(2, cf_count(self->fd));
+	EXPECT_EQ(ENOENT, TST(self->fd, SRC4, "192.0.2.1", LIVE));
+	EXPECT_EQ(0, TST(self->fd, SRC4, "192.0.2.2", LIVE));
+	EXPECT_EQ(CFILTER_PASS, cf_match(self->fd, "192.0.2.1", "8.8.8.8"));
+	EXPECT_EQ(CFILTER_DROP_SRC, cf_match(self->fd, "192.0.2.2", "8.8.8.8"));
+	EXPECT_EQ(CFILTER_DROP_DST, cf_match(self->fd, "8.8.8.8", "198.51.100.1"));
+	/* The committed set is the live one now: plain writes reach it. */
+	EXPECT_EQ(0, DEL(self->fd, SRC4, "192.0.2.2", LIVE));
+	EXPECT_EQ(1, cf_count(self->fd));
+}
+
+TEST_F(rp, abort_drops_the_staged_set_and_keeps_the_live_one)
+{
+	ASSERT_EQ(0, ADD(self->fd, SRC4, "192.0.2.1", LIVE));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_STAGE, NULL));
+	ASSERT_EQ(0, ADD(self->fd, SRC4, "192.0.2.2", STAGED));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ABORT, NULL));
+	EXPECT_EQ(0, TST(self->fd, SRC4, "192.0.2.1", LIVE));
+	EXPECT_EQ(ENOENT, TST(self->fd, SRC4, "192.0.2.2", LIVE));
+	/* The next staged set is a new, empty one. */
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_STAGE, NULL));
+	EXPECT_EQ(ENOENT, TST(self->fd, SRC4, "192.0.2.2", STAGED));
+	EXPECT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ABORT, NULL));
+	EXPECT_EQ(1, cf_count(self->fd));
+}
+
+/* A staged set belongs to its open file: others neither see nor block it. */
+TEST_F(rp, staged_sets_are_per_file)
+{
+	int fd2 = open(CFILTER_DEVICE, O_RDWR);
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_STAGE, NULL));
+	ASSERT_EQ(0, ADD(self->fd, SRC4, "192.0.2.1", STAGED));
+	EXPECT_EQ(EINVAL, TST(fd2, SRC4, "192.0.2.1", STAGED));
+	EXPECT_EQ(EINVAL, cf_ioctl(fd2, CFILTER_IOC_COMMIT, NULL));
+	ASSERT_EQ(0, cf_ioctl(fd2, CFILTER_IOC_STAGE, NULL));
+	EXPECT_EQ(ENOENT, TST(fd2, SRC4, "192.0.2.1", STAGED));
+	ASSERT_EQ(0, ADD(fd2, SRC4, "192.0.2.2", STAGED));
+
+	/* The later commit wins; the other set stays staged till then. */
+	ASSERT_EQ(0, cf_ioctl(fd2, CFILTER_IOC_COMMIT, NULL));
+	EXPECT_EQ(0, TST(self->fd, SRC4, "192.0.2.2", LIVE));
+	EXPECT_EQ(0, TST(self->fd, SRC4, "192.0.2.1", STAGED));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
+	EXPECT_EQ(0, TST(fd2, SRC4, "192.0.2.1", LIVE));
+	EXPECT_EQ(ENOENT, TST(fd2, SRC4, "192.0.2.2", LIVE));
+	close(fd2);
+}
+
+/* Closing a file without COMMIT drops its staged set: nothing goes live. */
+TEST_F(rp, close_without_commit_drops_the_staged_set)
+{
+	struct cfilter_info before, after;
+	int fd2 = open(CFILTER_DEVICE, O_RDWR);
+	int i;
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, ADD(self->fd, SRC4, "192.0.2.1", LIVE));
+	memset(&before, 0, sizeof(before));
+	before.size = sizeof(before);
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_INFO, &before));
+	ASSERT_EQ(0, cf_ioctl(fd2, CFILTER_IOC_STAGE, NULL));
+	for (i = 0; i < 100; i++) {
+		char addr[32];
+
+		snprintf(addr, sizeof(addr), "10.0.0.%d", i);
+		ASSERT_EQ(0, ADD(fd2, SRC4, addr, STAGED));
+	}
+	close(fd2);
+	EXPECT_EQ(ENOENT, TST(self->fd, SRC4, "10.0.0.1", LIVE));
+	EXPECT_EQ(0, TST(self->fd, SRC4, "192.0.2.1", LIVE));
+	memset(&after, 0, sizeof(after));
+	after.size = sizeof(after);
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_INFO, &after));
+	EXPECT_EQ(before.count, after.count);
+	EXPECT_EQ(before.memory_bytes, after.memory_bytes);
+}
+
+/* CLEAR replaces the live set; a staged set is not the live one. */
+TEST_F(rp, clear_leaves_a_staged_set_alone)
+{
+	ASSERT_EQ(0, ADD(self->fd, SRC4, "192.0.2.1", LIVE));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_STAGE, NULL));
+	ASSERT_EQ(0, ADD(self->fd, SRC4, "192.0.2.2", STAGED));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
+	EXPECT_EQ(0, cf_count(self->fd));
+	EXPECT_EQ(0, TST(self->fd, SRC4, "192.0.2.2", STAGED));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
+	EXPECT_EQ(1, cf_count(self->fd));
+	EXPECT_EQ(0, TST(self->fd, SRC4, "192.0.2.2", LIVE));
+}
+
+struct unpriv_result {
+	int setup, stage, commit, abort, test_staged;
+};
+
+TEST_F(rp, unprivileged_cannot_stage_commit_or_abort)
+{
+	struct unpriv_result r;
+	int pipefd[2], status;
+	pid_t pid;
+
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_STAGE, NULL));
+	ASSERT_EQ(0, ADD(self->fd, SRC4, "192.0.2.2", STAGED));
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		memset(&r, 0, sizeof(r));
+		close(pipefd[0]);
+		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+		    setresuid(NOBODY, NOBODY, NOBODY))
+			r.setup = errno;
+		r.stage = cf_ioctl(self->fd, CFILTER_IOC_STAGE, NULL);
+		r.commit = cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL);
+		r.abort = cf_ioctl(self->fd, CFILTER_IOC_ABORT, NULL);
+		r.test_staged = TST(self->fd, SRC4, "192.0.2.2", STAGED);
+		if (write(pipefd[1], &r, sizeof(r)) != sizeof(r))
+			_exit(1);
+		_exit(0);
+	}
+	close(pipefd[1]);
+	ASSERT_EQ((ssize_t)sizeof(r), read(pipefd[0], &r, sizeof(r)));
+	close(pipefd[0]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, r.setup);
+	EXPECT_EQ(EPERM, r.stage);
+	EXPECT_EQ(EPERM, r.commit);
+	EXPECT_EQ(EPERM, r.abort);
+	EXPECT_EQ(0, r.test_staged);
+	/* Still staged, still not live. */
+	EXPECT_EQ(0, TST(self->fd, SRC4, "192.0.2.2", STAGED));
+	EXPECT_EQ(ENOENT, TST(self->fd, SRC4, "192.0.2.2", LIVE));
+}
+
+/*
+ * A packet from A to B, matched with MATCH_DST. Set "A" blocks source A,
+ * set "B" destination B; each also holds filler so that it has several
+ * tables in use. Whichever set is live, the packet is dropped: DROP_SRC in
+ * A, DROP_DST in B. PASS would mean a reader met an empty or half-built
+ * set, or the source table of one set and the destination table of the
+ * other.
+ */
+#define SWAP_ADDR_A	"192.0.2.1"
+#define SWAP_ADDR_B	"198.51.100.1"
+#define SWAPS		400
+
+struct reader {
+	int		fd;
+	volatile bool	stop;
+	long		seen[8];	/* by verdict; [7]: errors */
+};
+
+static void *match_reader(void *arg)
+{
+	struct reader *r = arg;
+
+	while (!r->stop) {
+		int v = cf_match(r->fd, SWAP_ADDR_A, SWAP_ADDR_B);
+
+		r->seen[v >= 0 && v < 7 ? v : 7]++;
+	}
+	return NULL;
+}
+
+/* Stages a set holding @type @addr and filler, and commits it. */
+static int stage_and_commit(int fd, __u8 type, const char *addr)
+{
+	char filler[32];
+	int err, i;
+
+	err = cf_ioctl(fd, CFILTER_IOC_STAGE, NULL);
+	if (err)
+		return err;
+	err = cf_key(fd, CFILTER_IOC_ADD, type, addr, STAGED);
+	for (i = 0; !err && i < 8; i++) {
+		snprintf(filler, sizeof(filler), "203.0.113.%d", i);
+		err = cf_key(fd, CFILTER_IOC_ADD, i % 2 ? CFILTER_KEY_SRC4 :
+			     CFILTER_KEY_DST4, filler, STAGED);
+	}
+	if (err) {
+		cf_ioctl(fd, CFILTER_IOC_ABORT, NULL);
+		return err;
+	}
+	return cf_ioctl(fd, CFILTER_IOC_COMMIT, NULL);
+}
+
+TEST_F(rp, replace_under_traffic_shows_no_mix)
+{
+	struct reader r = { .fd = open(CFILTER_DEVICE, O_RDWR) };
+	pthread_t tid;
+	int i;
+
+	ASSERT_LE(0, r.fd);
+	ASSERT_EQ(0, stage_and_commit(self->fd, CFILTER_KEY_SRC4, SWAP_ADDR_A));
+	ASSERT_EQ(0, pthread_create(&tid, NULL, match_reader, &r));
+	for (i = 0; i < SWAPS; i++) {
+		ASSERT_EQ(0, stage_and_commit(self->fd, i % 2 ? CFILTER_KEY_SRC4 :
+					      CFILTER_KEY_DST4,
+					      i % 2 ? SWAP_ADDR_A : SWAP_ADDR_B));
+	}
+	r.stop = true;
+	ASSERT_EQ(0, pthread_join(tid, NULL));
+	close(r.fd);
+
+	TH_LOG("%d swaps; verdicts: %ld DROP_SRC, %ld DROP_DST, %ld PASS, %ld other",
+	       SWAPS, r.seen[CFILTER_DROP_SRC], r.seen[CFILTER_DROP_DST],
+	       r.seen[CFILTER_PASS], r.seen[3] + r.seen[4] + r.seen[5] +
+	       r.seen[6] + r.seen[7]);
+	EXPECT_EQ(0, r.seen[CFILTER_PASS]);
+	EXPECT_EQ(0, r.seen[CFILTER_DROP_FLOW]);
+	EXPECT_EQ(0, r.seen[CFILTER_ALLOWED]);
+	EXPECT_EQ(0, r.seen[CFILTER_DROP_PREFIX]);
+	EXPECT_EQ(0, r.seen[6] + r.seen[7]);
+	/* The reader saw both sets: the swaps happened under it. */
+	EXPECT_LT(0, r.seen[CFILTER_DROP_SRC]);
+	EXPECT_LT(0, r.seen[CFILTER_DROP_DST]);
+}
+
+/*
+ * The same protection seen from a mutant's angle: were COMMIT to empty the
+ * live set and refill it key by key (what CLEAR and ADD would do), a reader
+ * would see PASS. This checks that such a window is observable at all:
+ * the reader does see PASS between a CLEAR and an ADD.
+ */
+TEST_F(rp, clear_then_add_does_show_a_gap)
+{
+	struct reader r = { .fd = open(CFILTER_DEVICE, O_RDWR) };
+	pthread_t tid;
+	int i;
+
+	ASSERT_LE(0, r.fd);
+	ASSERT_EQ(0, ADD(self->fd, SRC4, SWAP_ADDR_A, LIVE));
+	ASSERT_EQ(0, pthread_create(&tid, NULL, match_reader, &r));
+	for (i = 0; i < SWAPS && !r.seen[CFILTER_PASS]; i++) {
+		ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
+		/* A pause as long as a staged fill takes. */
+		usleep(200);
+		ASSERT_EQ(0, ADD(self->fd, SRC4, SWAP_ADDR_A, LIVE));
+	}
+	r.stop = true;
+	ASSERT_EQ(0, pthread_join(tid, NULL));
+	close(r.fd);
+	TH_LOG("PASS seen after %d clear+add rounds", i);
+	EXPECT_LT(0, r.seen[CFILTER_PASS]);
+}
+
+TEST_HARNESS_MAIN
