@@ -613,8 +613,14 @@ static int prefix_place(struct prefix_set *s, const u8 *addr, u32 len)
 
 	prefix_plan_targets(pl, &cur);
 	now = prefix_cost(s, &cur);
-	if (now != PREFIX_COST_INF && !prefix_replan_due(now, best_cost))
-		return prefix_expand(s, pl, addr, len);
+	if (now != PREFIX_COST_INF && !prefix_replan_due(now, best_cost)) {
+		err = prefix_expand(s, pl, addr, len);
+		/* a level is full: the best targets may spread the load */
+		if (err != -ENOSPC || (cur.n == best.n &&
+				       !memcmp(cur.len, best.len, cur.n)))
+			return err;
+		return prefix_rebuild(s, &best) ? err : 0;
+	}
 	err = prefix_rebuild(s, &best);
 	/*
 	 * The current plan may still hold the prefix where the best did not

@@ -627,6 +627,28 @@ TEST(enospc_and_enomem_change_nothing)
 	ASSERT_LT(2, budget);
 }
 
+/* A full level within the re-plan margin: a new target makes room. */
+TEST(full_level_replans_before_refusing)
+{
+	struct prefix_set *s = make(4, 2, 16, 64, true);
+	u32 i;
+
+	ASSERT_NE(NULL, s);
+	ASSERT_EQ(0, add4(s, 0x0a000000, 24));
+	for (i = 0; i < 15; i++)	/* 4 entries each at /24: 61 */
+		ASSERT_EQ(0, add4(s, 0x0b000000 | i << 10, 22));
+	ASSERT_EQ(0U, stats_of(s).rebuilds - 1);
+	ASSERT_EQ(61U, stats_of(s).expanded);
+	ASSERT_EQ(0, add4(s, 0x0b000000 | 15 << 10, 22));
+	ASSERT_EQ(2U, stats_of(s).rebuilds);
+	ASSERT_EQ(2U, stats_of(s).nlevels);
+	ASSERT_EQ(17U, stats_of(s).expanded);
+	for (i = 0; i < 16; i++)
+		ASSERT_EQ(PREFIX_PREFIX, match4(s, 0x0b0003ff | i << 10));
+	ASSERT_EQ(PREFIX_MISS, match4(s, 0x0b000000 | 16 << 10));
+	prefix_set_destroy(s);
+}
+
 TEST(compact_address_table)
 {
 	struct prefix_set *s = make(4, 3, 1000, 0, false);
