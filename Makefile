@@ -11,7 +11,7 @@
 
 # Goals that must work before `make deps` has installed anything.
 NO_KERNEL_GOALS := deps clean help demo check bench fuzz stress \
-	uninstall install-dkms uninstall-dkms bench-load
+	uninstall install-dkms uninstall-dkms bench-load bench-xdp
 ifeq ($(filter-out $(NO_KERNEL_GOALS),$(MAKECMDGOALS)),)
 ifneq ($(MAKECMDGOALS),)
 SKIP_KERNEL_MK := 1
@@ -59,7 +59,7 @@ MODULE_OUTPUTS := kmod/*.o kmod/.*.cmd *.o .*.cmd *.ko *.mod *.mod.c \
 
 .PHONY: all module module-sources bpf user selftests host-tests check demo \
 	deps kernel vm-run clean help bench fuzz stress \
-	install uninstall install-dkms uninstall-dkms bench-load
+	install uninstall install-dkms uninstall-dkms bench-load bench-xdp
 
 all: module user selftests
 
@@ -75,6 +75,7 @@ help:
 	@echo 'make fuzz          fuzz the filter core (FUZZ_SECONDS=600)'
 	@echo 'make stress        lock-free readers vs a churning writer (host)'
 	@echo 'make bench-load    cfctl load vs per-entry adds vs a BPF hash map (guest)'
+	@echo 'make bench-xdp     XDP ns/packet: cfilter vs BPF hash, LPM, Bloom (guest)'
 	@echo 'make install [DESTDIR= PREFIX=]   cfctl, man page, completion, unit, module'
 	@echo 'make uninstall     remove what make install put'
 	@echo 'make install-dkms VERSION=x       module sources for DKMS'
@@ -130,6 +131,11 @@ stress:
 # BPF hash map (guest; writes bench/load-results.txt).
 bench-load:
 	scripts/bench-load.sh
+
+# ns per packet of the XDP program vs the same parser on BPF maps, exact
+# addresses and geo prefixes (guest; writes bench/xdp-results.txt).
+bench-xdp:
+	scripts/bench-xdp.sh
 
 # make install: cfctl with its man page and bash completion, cfilter.service
 # with its helper and example configuration, and cfilter.ko into
@@ -194,4 +200,5 @@ clean:
 	$(MAKE) -C tests/selftests clean
 	$(MAKE) -C tests/fuzz clean
 	$(MAKE) -C bench clean
+	$(MAKE) -C bench/xdp clean
 	rm -rf $(MODULE_OUTPUTS) .cache/build-*

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cfilter's XDP and TC programs: drop every packet that cfilter.ko's filters block
- * by source address, destination address (if the loader enabled it) or
- * 5-tuple, unless its source is on the allow list; pass everything else,
+ * by source address or prefix, destination address or prefix (if the loader
+ * enabled it) or 5-tuple, unless its source is on the allow list; pass everything else,
  * and count every packet exactly once in cfilter_stats.
  *
  * The parser (cfilter_parse.h) reads the headers down to the L4 ports; one
@@ -117,6 +117,8 @@ static __always_inline enum cfilter_stat classify(struct cursor *c)
 		return CFILTER_STAT_DROP_DST;
 	case CFILTER_DROP_FLOW:
 		return CFILTER_STAT_DROP_FLOW;
+	case CFILTER_DROP_PREFIX:
+		return CFILTER_STAT_DROP_PREFIX;
 	case CFILTER_ALLOWED:
 		return CFILTER_STAT_ALLOWED;
 	default:
@@ -127,7 +129,7 @@ static __always_inline enum cfilter_stat classify(struct cursor *c)
 static __always_inline bool is_drop(enum cfilter_stat stat)
 {
 	return stat == CFILTER_STAT_DROP_SRC || stat == CFILTER_STAT_DROP_DST ||
-	       stat == CFILTER_STAT_DROP_FLOW;
+	       stat == CFILTER_STAT_DROP_FLOW || stat == CFILTER_STAT_DROP_PREFIX;
 }
 
 SEC("xdp")

@@ -9,6 +9,16 @@
  * follow to the end of the headers it reads is "unparsed" and is never
  * matched, so truncated and malformed frames go on to the stack, which
  * discards them itself.
+ *
+ * What follows the IP header is also bounded by the datagram's own length
+ * (IPv4 tot_len, IPv6 40 + payload_len), as the stack trims a datagram to
+ * it on receipt: an extension or L4 header that runs past it is not part
+ * of the packet, whatever bytes the frame carries there, and the packet is
+ * truncated. Bytes after the datagram (Ethernet pads frames to 60 bytes)
+ * are link padding and are never read. An IPv6 jumbogram (payload_len 0
+ * and a hop-by-hop header, RFC 2675) is bounded by the frame alone: its
+ * length sits in an option the parser does not read, and the frame holds
+ * the whole datagram anyway.
  */
 #ifndef __CFILTER_PARSE_H
 #define __CFILTER_PARSE_H
@@ -114,11 +124,32 @@ struct packet {
 	__u8	daddr[16];
 };
 
-/* The unparsed rest of the frame. */
+/*
+ * The unparsed rest of the frame: @pos to @end for the verifier, and no more
+ * than @ip_left bytes of it, from @pos to the end of the IP datagram, once
+ * an IP header has set it.
+ */
 struct cursor {
 	void	*pos;
 	void	*end;
+	__u32	ip_left;
 };
+
+/* ip_left of a datagram whose only bound is the frame (IPv6 jumbogram). */
+#define IP_LEFT_FRAME	0xffffffffU
+
+/* Do @n bytes from the cursor lie inside the IP datagram? */
+static __always_inline bool in_datagram(const struct cursor *c, __u32 n)
+{
+	return n <= c->ip_left;
+}
+
+/* Step the datagram's bound over @n bytes that in_datagram() accepted. */
+static __always_inline void consume(struct cursor *c, __u32 n)
+{
+	if (c->ip_left != IP_LEFT_FRAME)
+		c->ip_left -= n;
+}
 
 /* What an IP header parser leaves for the L4 parser. */
 enum l3_result {
@@ -160,7 +191,7 @@ static __always_inline enum l3_result parse_ipv4(struct cursor *c,
 						 struct packet *pkt)
 {
 	struct iphdr *iph = c->pos;
-	__u32 hdr_len;
+	__u32 hdr_len, tot_len;
 	__u16 frag;
 
 	if ((void *)(iph + 1) > c->end)
@@ -168,12 +199,14 @@ static __always_inline enum l3_result parse_ipv4(struct cursor *c,
 	if (iph->version != 4 || iph->ihl < 5)
 		return L3_BAD;
 	hdr_len = iph->ihl * 4;
-	if (bpf_ntohs(iph->tot_len) < hdr_len)
+	tot_len = bpf_ntohs(iph->tot_len);
+	if (tot_len < hdr_len)
 		return L3_BAD;
 	/* A header whose options run past the frame is truncated. */
 	if ((void *)iph + hdr_len > c->end)
 		return L3_BAD;
 	c->pos = (void *)iph + hdr_len;
+	c->ip_left = tot_len - hdr_len;
 
 	pkt->family = PKT_IPV4;
 	pkt->l4_proto = iph->protocol;
@@ -207,9 +240,10 @@ static __always_inline enum l3_result skip_ipv6_ext_hdr(struct cursor *c,
 
 	if (pkt->l4_proto == IPPROTO_FRAGMENT) {
 		fh = c->pos;
-		if ((void *)(fh + 1) > c->end)
+		if ((void *)(fh + 1) > c->end || !in_datagram(c, sizeof(*fh)))
 			return L3_BAD;
 		c->pos = fh + 1;
+		consume(c, sizeof(*fh));
 		pkt->l4_proto = fh->nexthdr;
 		frag = bpf_ntohs(fh->frag_off);
 		/* Offset 0 without M is an atomic fragment: whole (RFC 6946). */
@@ -222,9 +256,10 @@ static __always_inline enum l3_result skip_ipv6_ext_hdr(struct cursor *c,
 	if ((void *)(oh + 1) > c->end)
 		return L3_BAD;
 	len = (oh->hdrlen + 1) * 8;
-	if (c->pos + len > c->end)
+	if (c->pos + len > c->end || !in_datagram(c, len))
 		return L3_BAD;
 	c->pos += len;
+	consume(c, len);
 	pkt->l4_proto = oh->nexthdr;
 	return L3_L4;
 }
@@ -241,6 +276,9 @@ static __always_inline enum l3_result parse_ipv6(struct cursor *c,
 	if (ip6h->version != 6)
 		return L3_BAD;
 	c->pos = ip6h + 1;
+	c->ip_left = bpf_ntohs(ip6h->payload_len);
+	if (!c->ip_left && ip6h->nexthdr == IPPROTO_HOPOPTS)
+		c->ip_left = IP_LEFT_FRAME;
 
 	pkt->family = PKT_IPV6;
 	pkt->l4_proto = ip6h->nexthdr;
@@ -262,8 +300,9 @@ static __always_inline enum l3_result parse_ipv6(struct cursor *c,
 
 /*
  * Read the ports or ICMP type and code of the L4 header at the cursor.
- * Returns false if a header the parser reads is cut short; a protocol it
- * does not read is fine as it is.
+ * Returns false if a header the parser reads is cut short, by the end of
+ * the frame or of the datagram; a protocol it does not read is fine as it
+ * is.
  */
 static __always_inline bool parse_l4(struct cursor *c, struct packet *pkt)
 {
@@ -276,7 +315,8 @@ static __always_inline bool parse_l4(struct cursor *c, struct packet *pkt)
 		tcph = c->pos;
 		if ((void *)(tcph + 1) > c->end)
 			return false;
-		if (tcph->doff < 5 || c->pos + tcph->doff * 4 > c->end)
+		if (tcph->doff < 5 || c->pos + tcph->doff * 4 > c->end ||
+		    !in_datagram(c, tcph->doff * 4))
 			return false;
 		pkt->sport = tcph->source;
 		pkt->dport = tcph->dest;
@@ -284,7 +324,7 @@ static __always_inline bool parse_l4(struct cursor *c, struct packet *pkt)
 		return true;
 	case IPPROTO_UDP:
 		udph = c->pos;
-		if ((void *)(udph + 1) > c->end)
+		if ((void *)(udph + 1) > c->end || !in_datagram(c, sizeof(*udph)))
 			return false;
 		pkt->sport = udph->source;
 		pkt->dport = udph->dest;
@@ -302,7 +342,7 @@ static __always_inline bool parse_l4(struct cursor *c, struct packet *pkt)
 		return true;
 	}
 	icmph = c->pos;
-	if ((void *)(icmph + 1) > c->end)
+	if ((void *)(icmph + 1) > c->end || !in_datagram(c, sizeof(*icmph)))
 		return false;
 	pkt->icmp_type = icmph->type;
 	pkt->icmp_code = icmph->code;

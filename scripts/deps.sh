@@ -6,6 +6,7 @@
 #
 # python3 runs the kernel's bpf_doc.py while kernel.sh builds resolve_btfids.
 # liburcu-dev is the host tests' RCU; libclang-rt-14-dev has libFuzzer.
+# tor-geoipdb has the country ranges make bench-xdp loads as prefixes.
 # linux-image-amd64 is deliberately absent: it pulls initramfs-tools and udev
 # and upgrades systemd. scripts/kernel.sh downloads and unpacks the guest
 # kernel image into .cache instead.
@@ -36,6 +37,7 @@ PACKAGES="
 	perl
 	python3
 	qemu-system-x86
+	tor-geoipdb
 	valgrind
 	xz-utils
 	zstd

@@ -31,13 +31,14 @@
 #define BLOCKED6	"2001:db8::2"
 #define OTHER6		"2001:db8::3"
 
-static const char stat_names[__CFILTER_STAT_MAX][sizeof("DROP_FLOW")] = {
+static const char stat_names[__CFILTER_STAT_MAX][sizeof("DROP_PREFIX")] = {
 	[CFILTER_STAT_PASS]		= "PASS",
 	[CFILTER_STAT_DROP_SRC]		= "DROP_SRC",
 	[CFILTER_STAT_UNPARSED]		= "UNPARSED",
 	[CFILTER_STAT_DROP_DST]		= "DROP_DST",
 	[CFILTER_STAT_DROP_FLOW]	= "DROP_FLOW",
 	[CFILTER_STAT_ALLOWED]		= "ALLOWED",
+	[CFILTER_STAT_DROP_PREFIX]	= "DROP_PREFIX",
 };
 
 /* Route libbpf's warnings into the TAP stream as diagnostics. */
@@ -789,6 +790,202 @@ TEST_F(xdp, every_cut_of_ipv4_options_tcp)
 }
 
 /*
+ * The IP datagram's own length bounds what is parsed after the IP header.
+ * Each shape is built whole, then its IP length field (IPv4 tot_len, IPv6
+ * payload_len) declares @ip_short bytes fewer than the frame holds, and
+ * @pad bytes of link padding follow: bytes past the declared length are
+ * padding, not headers.
+ */
+struct len_shape {
+	struct shape	shape;
+	unsigned int	ip_short;
+	unsigned int	pad;
+};
+
+/* Declare the datagram to end @end bytes into the frame; keep the bytes. */
+static void set_ip_end(struct frame *f, unsigned int end)
+{
+	unsigned int len = f->len;
+
+	f->len = end;
+	ip_done(f);
+	f->len = len;
+}
+
+static void expect_len_shapes(struct __test_metadata *_metadata,
+			      FIXTURE_DATA(xdp) *self,
+			      const struct len_shape *shapes, size_t n)
+{
+	const struct shape *s;
+	struct frame f;
+	char what[160];
+	size_t i;
+	int b;
+
+	ASSERT_EQ(0, cf_key(self->dev, CFILTER_IOC_ADD, AF_INET, BLOCKED4));
+	ASSERT_EQ(0, cf_key(self->dev, CFILTER_IOC_ADD, AF_INET6, BLOCKED6));
+	for (i = 0; i < n; i++) {
+		s = &shapes[i].shape;
+		for (b = 0; b < 2; b++) {
+			f = build(s, b);
+			set_ip_end(&f, f.len - shapes[i].ip_short);
+			put_zeros(&f, shapes[i].pad);
+			snprintf(what, sizeof(what),
+				 "%s (IP length %u short, %u bytes of padding), %s source",
+				 s->name, shapes[i].ip_short, shapes[i].pad,
+				 b ? "blocked" : "unblocked");
+			if (s->outcome == UNPARSED)
+				EXPECT_UNPARSED(&f, f.len, what);
+			else if (b)
+				EXPECT_DROP(&f, f.len, what);
+			else
+				EXPECT_PASS(&f, f.len, what);
+		}
+	}
+}
+
+#define EXPECT_LEN_SHAPES(shapes) \
+	expect_len_shapes(_metadata, self, shapes, ARRAY_SIZE(shapes))
+
+TEST_F(xdp, ipv4_total_length_bounds_l4)
+{
+	static const struct len_shape shapes[] = {
+		{ { "UDP padded to 60 bytes", { IPV4(5, 0), UDP }, 0, PARSED },
+		  0, 18 },
+		{ { "ICMP echo padded to 60 bytes", { IPV4(5, 0), ICMP(8) },
+		    0, PARSED }, 0, 18 },
+		{ { "TCP padded to 60 bytes", { IPV4(5, 0), TCP(5) }, 0, PARSED },
+		  0, 6 },
+		{ { "UDP, payload cut by tot_len", { IPV4(5, 0), UDP, DATA(10) },
+		    0, PARSED }, 10, 8 },
+		{ { "UDP header ends past tot_len", { IPV4(5, 0), UDP },
+		    0, UNPARSED }, 1, 0 },
+		{ { "tot_len of the IP header alone, UDP in the padding",
+		    { IPV4(5, 0), UDP }, 0, UNPARSED }, UDP_HLEN, 18 },
+		{ { "TCP header ends past tot_len", { IPV4(5, 0), TCP(5) },
+		    0, UNPARSED }, 1, 0 },
+		{ { "tot_len of the IP header alone, TCP in the frame",
+		    { IPV4(5, 0), TCP(5) }, 0, UNPARSED }, 20, 0 },
+		{ { "TCP options end past tot_len", { IPV4(5, 0), TCP(8) },
+		    0, UNPARSED }, 4, 0 },
+		{ { "ICMP header ends past tot_len", { IPV4(5, 0), ICMP(8) },
+		    0, UNPARSED }, 1, 0 },
+		{ { "IP options end past tot_len", { IPV4(6, 0), UDP },
+		    0, UNPARSED }, UDP_HLEN + 1, 0 },
+		{ { "IP options, UDP ends past tot_len", { IPV4(6, 0), UDP },
+		    0, UNPARSED }, 1, 0 },
+		{ { "first fragment, TCP ends past tot_len",
+		    { IPV4(5, MF), TCP(5), DATA(8) }, 0, UNPARSED }, 9, 0 },
+		{ { "non-first fragment of the header alone, UDP not read",
+		    { IPV4(5, OFF(8)), OPAQUE(IPPROTO_UDP, 8) }, 0, PARSED },
+		  8, 0 },
+		{ { "GRE, not read, past tot_len",
+		    { IPV4(5, 0), OPAQUE(IPPROTO_GRE, 4) }, 0, PARSED }, 4, 0 },
+	};
+
+	EXPECT_LEN_SHAPES(shapes);
+}
+
+TEST_F(xdp, ipv6_payload_length_bounds_l4)
+{
+	static const struct len_shape shapes[] = {
+		{ { "UDP, 4 bytes of padding", { IPV6(64), UDP }, 0, PARSED },
+		  0, 4 },
+		{ { "TCP, payload cut by payload_len",
+		    { IPV6(64), TCP(5), DATA(12) }, 0, PARSED }, 12, 0 },
+		{ { "TCP header ends past payload_len", { IPV6(64), TCP(5) },
+		    0, UNPARSED }, 1, 0 },
+		{ { "payload_len 8, TCP", { IPV6(64), TCP(5) }, 0, UNPARSED },
+		  12, 0 },
+		{ { "TCP options end past payload_len", { IPV6(64), TCP(6) },
+		    0, UNPARSED }, 4, 0 },
+		{ { "UDP header ends past payload_len", { IPV6(64), UDP },
+		    0, UNPARSED }, 1, 4 },
+		{ { "payload_len 0, UDP in the frame", { IPV6(64), UDP },
+		    0, UNPARSED }, UDP_HLEN, 0 },
+		{ { "ICMPv6 header ends past payload_len",
+		    { IPV6(64), ICMP6(128) }, 0, UNPARSED }, 1, 0 },
+		{ { "neighbour solicitation, payload_len 4",
+		    { IPV6(255), ICMP6(135), DATA(16) }, 0, UNPARSED }, 20, 0 },
+		{ { "destination options end past payload_len",
+		    { IPV6(64), DSTOPTS(1), UDP }, 0, UNPARSED },
+		  UDP_HLEN + 1, 0 },
+		{ { "fragment header ends past payload_len",
+		    { IPV6(64), DSTOPTS(0), FRAG6(0, 1), UDP }, 0, UNPARSED },
+		  UDP_HLEN + 1, 0 },
+		{ { "UDP after a fragment header ends past payload_len",
+		    { IPV6(64), FRAG6(0, 1), UDP }, 0, UNPARSED }, 1, 0 },
+		{ { "payload_len 0, no next header",
+		    { IPV6(64), OPAQUE(IPPROTO_NONE, 8) }, 0, PARSED }, 8, 0 },
+		{ { "jumbogram (payload_len 0, hop-by-hop), UDP",
+		    { IPV6(64), HOPOPTS(0), UDP }, 0, PARSED }, 16, 0 },
+		{ { "jumbogram, TCP cut by the frame",
+		    { IPV6(64), HOPOPTS(0), TCP(5) }, 1, UNPARSED }, 27, 0 },
+		{ { "payload_len 0 after a destination options header",
+		    { IPV6(64), DSTOPTS(0), UDP }, 0, UNPARSED }, 16, 0 },
+	};
+
+	EXPECT_LEN_SHAPES(shapes);
+}
+
+/*
+ * Every IP length of one whole frame: a datagram declared to end before
+ * @hdr_end, the end of the last header the parser reads, is truncated
+ * however many bytes the frame holds; from there on it is matched.
+ */
+static void expect_every_ip_len(struct __test_metadata *_metadata,
+				FIXTURE_DATA(xdp) *self, const struct shape *s,
+				unsigned int tcp_doff)
+{
+	struct frame blocked = build(s, true), other = build(s, false);
+	unsigned int hdr_end = blocked.l4 + tcp_doff * 4, end, first;
+	char what[128];
+
+	ASSERT_EQ(0, cf_key(self->dev, CFILTER_IOC_ADD, AF_INET, BLOCKED4));
+	ASSERT_EQ(0, cf_key(self->dev, CFILTER_IOC_ADD, AF_INET6, BLOCKED6));
+	ASSERT_LT(hdr_end, blocked.len);
+	/* An IPv6 length field cannot declare less than its own header. */
+	first = blocked.l3 + (blocked.family == AF_INET6 ?
+			      sizeof(struct ipv6hdr) : 0);
+	for (end = first; end <= blocked.len; end++) {
+		set_ip_end(&blocked, end);
+		set_ip_end(&other, end);
+		snprintf(what, sizeof(what),
+			 "%s, datagram ends at %u of %u (headers end at %u)",
+			 s->name, end, blocked.len, hdr_end);
+		if (end < hdr_end) {
+			EXPECT_UNPARSED(&blocked, blocked.len, what);
+			EXPECT_UNPARSED(&other, other.len, what);
+		} else {
+			EXPECT_DROP(&blocked, blocked.len, what);
+			EXPECT_PASS(&other, other.len, what);
+		}
+	}
+}
+
+TEST_F(xdp, every_ip_len_of_ipv4_options_tcp)
+{
+	static const struct shape s = {
+		.name = "IPv4 with options, TCP",
+		.layers = { IPV4(8, 0), TCP(6), DATA(16) },
+	};
+
+	expect_every_ip_len(_metadata, self, &s, 6);
+}
+
+/* No hop-by-hop header first: payload_len 0 would make it a jumbogram. */
+TEST_F(xdp, every_ip_len_of_vlan_ipv6_ext_chain_tcp)
+{
+	static const struct shape s = {
+		.name = "802.1Q IPv6 dstopts routing fragment TCP",
+		.layers = { VLAN_Q, IPV6(64), DSTOPTS(0), ROUTING(2),
+			    FRAG6(0, 1), TCP(8), DATA(16) },
+	};
+
+	expect_every_ip_len(_metadata, self, &s, 8);
+}
+
+/*
  * Every key type on real frames. The frames come from build(): source
  * BLOCKED4/BLOCKED6 (the "blocked" variant) to IPV4_DADDR/IPV6_DADDR, TCP
  * 40000 -> 80, UDP 40000 -> 53, ICMP of the shape's type. Each case adds
@@ -809,6 +1006,8 @@ struct key_spec {
 #define D6	IPV6_DADDR
 #define K_SRC4		{ CFILTER_KEY_SRC4, 0, S4, NULL, 0, 0 }
 #define K_SRC6		{ CFILTER_KEY_SRC6, 0, S6, NULL, 0, 0 }
+#define K_SRC4P(p)	{ CFILTER_KEY_SRC4, 0, p, NULL, 0, 0 }
+#define K_SRC6P(p)	{ CFILTER_KEY_SRC6, 0, p, NULL, 0, 0 }
 #define K_DST4(a)	{ CFILTER_KEY_DST4, 0, NULL, a, 0, 0 }
 #define K_DST6(a)	{ CFILTER_KEY_DST6, 0, NULL, a, 0, 0 }
 #define K_ALLOW4(a)	{ CFILTER_KEY_ALLOW4, 0, a, NULL, 0, 0 }
@@ -824,6 +1023,25 @@ struct key_case {
 	int		stat;		/* the verdict follows from it */
 };
 
+/*
+ * Parses "ADDR" or "ADDR/LEN" into @addr; sets *@len to LEN if given.
+ * Aborts on a malformed spec: the tables are the test's own.
+ */
+static void parse_spec_addr(int af, const char *spec, __u8 *addr, __u8 *len)
+{
+	char buf[INET6_ADDRSTRLEN + 4];
+	char *slash;
+
+	snprintf(buf, sizeof(buf), "%s", spec);
+	slash = strchr(buf, '/');
+	if (slash) {
+		*slash = '\0';
+		*len = atoi(slash + 1);
+	}
+	if (inet_pton(af, buf, addr) != 1)
+		abort();
+}
+
 static int add_spec(int fd, const struct key_spec *k)
 {
 	bool v6 = k->type == CFILTER_KEY_SRC6 || k->type == CFILTER_KEY_DST6 ||
@@ -837,9 +1055,10 @@ static int add_spec(int fd, const struct key_spec *k)
 	req.key.proto = k->proto;
 	req.key.sport = htons(k->sport);
 	req.key.dport = htons(k->dport);
-	if ((k->saddr && inet_pton(af, k->saddr, req.key.saddr) != 1) ||
-	    (k->daddr && inet_pton(af, k->daddr, req.key.daddr) != 1))
-		abort();
+	if (k->saddr)
+		parse_spec_addr(af, k->saddr, req.key.saddr, &req.key.prefix_len);
+	if (k->daddr)
+		parse_spec_addr(af, k->daddr, req.key.daddr, &req.key.prefix_len);
 	return ioctl(fd, CFILTER_IOC_ADD, &req) ? errno : 0;
 }
 
@@ -870,7 +1089,8 @@ static void expect_key_cases(struct __test_metadata *_metadata,
 		const struct key_case *c = &cases[i];
 		bool drop = c->stat == CFILTER_STAT_DROP_SRC ||
 			    c->stat == CFILTER_STAT_DROP_DST ||
-			    c->stat == CFILTER_STAT_DROP_FLOW;
+			    c->stat == CFILTER_STAT_DROP_FLOW ||
+			    c->stat == CFILTER_STAT_DROP_PREFIX;
 
 		ASSERT_EQ(0, reload(self, c->match_dst)) TH_LOG("%s", c->name);
 		ASSERT_EQ(0, ioctl(self->dev, CFILTER_IOC_CLEAR));
@@ -895,6 +1115,7 @@ static void expect_key_cases(struct __test_metadata *_metadata,
 #define DROP_DST	CFILTER_STAT_DROP_DST
 #define DROP_FLOW	CFILTER_STAT_DROP_FLOW
 #define ALLOWED		CFILTER_STAT_ALLOWED
+#define DROP_PREFIX	CFILTER_STAT_DROP_PREFIX
 
 TEST_F(xdp, destination_keys)
 {
@@ -1008,6 +1229,75 @@ TEST_F(xdp, allow_keys_win)
 		  { IPV6(64), UDP }, false, DROP_SRC },
 		{ "allow4 does not cover IPv6", { K_SRC6, K_ALLOW4(S4) },
 		  { IPV6(64), UDP }, false, DROP_SRC },
+	};
+
+	EXPECT_KEY_CASES(cases);
+}
+
+/*
+ * Prefix keys: a packet whose source (or, with --match-dst, destination)
+ * lies in a stored prefix is dropped and counted DROP_PREFIX; an address
+ * key for it is found first; an allow prefix covering the source wins.
+ * S4 is 192.0.2.2, D4 192.0.2.1, S6 2001:db8::2, D6 2001:db8::1.
+ */
+TEST_F(xdp, prefix_keys)
+{
+	static const struct key_case cases[] = {
+		{ "src4 /24 hit", { K_SRC4P("192.0.2.0/24") },
+		  { IPV4(5, 0), TCP(5) }, false, DROP_PREFIX },
+		{ "src4 /31 hit", { K_SRC4P("192.0.2.2/31") },
+		  { IPV4(5, 0), UDP }, false, DROP_PREFIX },
+		{ "src4 /8 hit", { K_SRC4P("192.0.0.0/8") },
+		  { IPV4(5, 0), ICMP(8) }, false, DROP_PREFIX },
+		{ "src4 /0 hit", { K_SRC4P("0.0.0.0/0") },
+		  { IPV4(5, 0), TCP(5) }, false, DROP_PREFIX },
+		{ "src4 /24 next door", { K_SRC4P("192.0.3.0/24") },
+		  { IPV4(5, 0), TCP(5) }, false, PASS_ },
+		{ "src4 /31 next door", { K_SRC4P("192.0.2.0/31") },
+		  { IPV4(5, 0), TCP(5) }, false, PASS_ },
+		{ "src4 /32 is an address key", { K_SRC4P("192.0.2.2/32") },
+		  { IPV4(5, 0), TCP(5) }, false, DROP_SRC },
+		{ "src4 address found before the prefix",
+		  { K_SRC4P("192.0.2.0/24"), K_SRC4 },
+		  { IPV4(5, 0), TCP(5) }, false, DROP_SRC },
+		{ "src4 prefix, non-first fragment", { K_SRC4P("192.0.2.0/24") },
+		  { IPV4(5, OFF(8)), OPAQUE(IPPROTO_UDP, 8) }, false,
+		  DROP_PREFIX },
+		{ "src4 prefix before a flow",
+		  { K_FLOW4(IPPROTO_TCP, 40000, 80), K_SRC4P("192.0.2.0/24") },
+		  { IPV4(5, 0), TCP(5) }, false, DROP_PREFIX },
+		{ "src4 prefix does not cover IPv6", { K_SRC4P("0.0.0.0/0") },
+		  { IPV6(64), UDP }, false, PASS_ },
+		{ "src6 /32 hit", { K_SRC6P("2001:db8::/32") },
+		  { IPV6(64), UDP }, false, DROP_PREFIX },
+		{ "src6 /127 hit", { K_SRC6P("2001:db8::2/127") },
+		  { IPV6(64), TCP(5) }, false, DROP_PREFIX },
+		{ "src6 /64 next door", { K_SRC6P("2001:db8:0:1::/64") },
+		  { IPV6(64), TCP(5) }, false, PASS_ },
+		{ "dst4 /24, --match-dst", { K_DST4("192.0.2.0/24") },
+		  { IPV4(5, 0), TCP(5) }, true, DROP_PREFIX },
+		{ "dst4 /24, no --match-dst", { K_DST4("192.0.2.0/24") },
+		  { IPV4(5, 0), TCP(5) }, false, PASS_ },
+		{ "dst6 /48, --match-dst", { K_DST6("2001:db8::/48") },
+		  { IPV6(64), UDP }, true, DROP_PREFIX },
+		{ "allow4 /28 inside a blocked /24",
+		  { K_SRC4P("192.0.2.0/24"), K_ALLOW4("192.0.2.0/28") },
+		  { IPV4(5, 0), TCP(5) }, false, ALLOWED },
+		{ "allow4 /25 beside the source",
+		  { K_SRC4P("192.0.2.0/24"), K_ALLOW4("192.0.2.128/25") },
+		  { IPV4(5, 0), TCP(5) }, false, DROP_PREFIX },
+		{ "allow4 prefix over an address key",
+		  { K_SRC4, K_ALLOW4("192.0.2.0/30") },
+		  { IPV4(5, 0), UDP }, false, ALLOWED },
+		{ "allow4 prefix over a dst prefix",
+		  { K_DST4("192.0.2.0/30"), K_ALLOW4("192.0.2.0/24") },
+		  { IPV4(5, 0), UDP }, true, ALLOWED },
+		{ "allow6 /64 inside a blocked /32",
+		  { K_SRC6P("2001:db8::/32"), K_ALLOW6("2001:db8::/64") },
+		  { IPV6(64), TCP(5) }, false, ALLOWED },
+		{ "allow6 /64 beside the source",
+		  { K_SRC6P("2001:db8::/32"), K_ALLOW6("2001:db8:1::/64") },
+		  { IPV6(64), TCP(5) }, false, DROP_PREFIX },
 	};
 
 	EXPECT_KEY_CASES(cases);

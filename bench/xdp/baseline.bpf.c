@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Baselines for `make bench-xdp`: XDP programs that parse exactly as
+ * cfilter's program does (bpf/cfilter_parse.h), then look the IPv4 source
+ * address up in one BPF map instead of calling the kfunc, and count the
+ * verdict in a per-CPU array as cfilter's program does. What differs
+ * between them and cfilter_xdp is the lookup, and only that.
+ *
+ *   xdp_parse: no lookup at all (the floor every program pays)
+ *   xdp_hash:  BPF_MAP_TYPE_HASH of addresses
+ *   xdp_lpm:   BPF_MAP_TYPE_LPM_TRIE of prefixes (/32 for an address)
+ *   xdp_bloom: BPF_MAP_TYPE_BLOOM_FILTER of addresses (false positives)
+ *
+ * The loader sizes the maps before loading.
+ */
+#include <stdbool.h>
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+#include "cfilter_parse.h"
+
+/* Indices of baseline_stats. */
+enum {
+	STAT_PASS,
+	STAT_DROP,
+	STAT_UNPARSED,
+	STAT_MAX,
+};
+
+struct lpm_key4 {
+	__u32	prefixlen;
+	__u8	addr[4];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, STAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} baseline_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u8);
+} hash_src4 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct lpm_key4);
+	__type(value, __u8);
+} lpm_src4 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_BLOOM_FILTER);
+	__uint(max_entries, 1);
+	__uint(value_size, sizeof(__u32));
+} bloom_src4 SEC(".maps");
+
+enum lookup {
+	LOOKUP_NONE,
+	LOOKUP_HASH,
+	LOOKUP_LPM,
+	LOOKUP_BLOOM,
+};
+
+static __always_inline bool lookup_src4(const struct packet *pkt,
+					enum lookup how)
+{
+	struct lpm_key4 lk = { .prefixlen = 32 };
+	__u32 addr;
+
+	__builtin_memcpy(&addr, pkt->saddr, sizeof(addr));
+	switch (how) {
+	case LOOKUP_HASH:
+		return bpf_map_lookup_elem(&hash_src4, &addr);
+	case LOOKUP_LPM:
+		__builtin_memcpy(lk.addr, pkt->saddr, sizeof(lk.addr));
+		return bpf_map_lookup_elem(&lpm_src4, &lk);
+	case LOOKUP_BLOOM:
+		return bpf_map_peek_elem(&bloom_src4, &addr) == 0;
+	default:
+		return false;
+	}
+}
+
+static __always_inline int run(struct xdp_md *ctx, enum lookup how)
+{
+	struct cursor c = {
+		.pos = (void *)(long)ctx->data,
+		.end = (void *)(long)ctx->data_end,
+	};
+	struct packet pkt;
+	__u32 stat;
+	__u64 *n;
+
+	if (!parse_packet(&c, &pkt))
+		stat = STAT_UNPARSED;
+	else if (pkt.family == PKT_IPV4 && lookup_src4(&pkt, how))
+		stat = STAT_DROP;
+	else
+		stat = STAT_PASS;
+	n = bpf_map_lookup_elem(&baseline_stats, &stat);
+	if (n)
+		*n += 1;
+	return stat == STAT_DROP ? XDP_DROP : XDP_PASS;
+}
+
+SEC("xdp")
+int xdp_parse(struct xdp_md *ctx)
+{
+	return run(ctx, LOOKUP_NONE);
+}
+
+SEC("xdp")
+int xdp_hash(struct xdp_md *ctx)
+{
+	return run(ctx, LOOKUP_HASH);
+}
+
+SEC("xdp")
+int xdp_lpm(struct xdp_md *ctx)
+{
+	return run(ctx, LOOKUP_LPM);
+}
+
+SEC("xdp")
+int xdp_bloom(struct xdp_md *ctx)
+{
+	return run(ctx, LOOKUP_BLOOM);
+}
+
+char LICENSE[] SEC("license") = "GPL";
