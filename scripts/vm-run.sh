@@ -102,10 +102,12 @@ read_kernel_mk() {
 	[ -f "$GUEST_MODULES/modules.order" ] ||
 		die "$GUEST_MODULES/modules.order not found: remove .cache and run scripts/kernel.sh $KERNEL"
 
-	# kernel-*.mk names it relative to the root of the checkout
-	CFILTER_KO=$(input_file "cfilter.ko" \
-		"${CFILTER_KO:-$ROOT/$(kernel_mk_var CFILTER_KO)}" \
-		"run make KERNEL=$KERNEL")
+	if [ -z "${CFILTER_KO:-}" ]; then
+		# kernel-*.mk names it relative to the root of the checkout
+		CFILTER_KO=$(kernel_mk_var CFILTER_KO)
+		[[ $CFILTER_KO = /* ]] || CFILTER_KO=$ROOT/$CFILTER_KO
+	fi
+	CFILTER_KO=$(input_file "cfilter.ko" "$CFILTER_KO" "run make KERNEL=$KERNEL")
 	# insmod would refuse a module built for another kernel with a bare
 	# "Invalid module format".
 	release=$(basename "$GUEST_MODULES")
