@@ -14,6 +14,10 @@
 #define cuckoo_list		cuckoo_nov_list
 #define cuckoo_contains		cuckoo_nov_contains
 #define cuckoo_get_stats	cuckoo_nov_get_stats
+#define cuckoo_raw_bytes	cuckoo_nov_raw_bytes
+#define cuckoo_raw_max_bytes	cuckoo_nov_raw_max_bytes
+#define cuckoo_raw_read		cuckoo_nov_raw_read
+#define cuckoo_raw_create	cuckoo_nov_raw_create
 
 #include "cuckoo_nov.h"
 #include "cuckoo.c"
