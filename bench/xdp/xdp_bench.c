@@ -52,6 +52,7 @@
 #define BATCH_KEYS	4096
 #define GOAL_EXACT_MISS	1.2	/* cfilter miss / hash miss, at most */
 #define PARSE_ONLY	"parse only (no lookup)"
+#define SUMMARY		"cfilter + /16 summary"
 
 struct opts {
 	unsigned int	packets;
@@ -681,6 +682,68 @@ static size_t split_range(uint64_t lo, uint64_t hi, struct prefix4 *out)
 	return n;
 }
 
+/* Sets the bit of every /16 that the ranges touch. */
+static void fill_summary(int fd, const struct range4 *r, size_t n)
+{
+	static __u32 bits[65536 / 32];
+	__u32 i, b;
+	size_t k;
+
+	memset(bits, 0, sizeof(bits));
+	for (k = 0; k < n; k++)
+		for (b = r[k].lo >> 16; b <= r[k].hi >> 16; b++)
+			bits[b / 32] |= 1U << (b % 32);
+	for (i = 0; i < 65536 / 32; i++)
+		if (bpf_map_update_elem(fd, &i, &bits[i], BPF_ANY))
+			die("summary update %u: %m", i);
+}
+
+/* The length of the prefix of range @r's split that covers @a. */
+static unsigned int covering_len(const struct range4 *r, uint32_t a)
+{
+	struct prefix4 p[64];
+	size_t n = split_range(r->lo, r->hi, p), i;
+
+	for (i = 0; i < n; i++)
+		if (((uint64_t)a ^ p[i].addr) >> (32 - p[i].len) == 0)
+			return p[i].len;
+	die("%u is not in its range", a);
+	return 0;
+}
+
+/*
+ * Probes per hit frame if the module's levels are tried longest target
+ * first (its order) and shortest first: the address table, then levels
+ * until the one holding the frame's expanded prefix. Any covering prefix
+ * gives the same verdict, so either order is correct.
+ */
+static void print_probe_counts(const struct cfilter_type_info *ti,
+			       const struct range4 *r, const size_t *hit_range,
+			       const uint32_t *hit_addr, unsigned int n)
+{
+	double longest = 0, shortest = 0;
+	unsigned int i, l, len, at;
+
+	if (ti->type != CFILTER_KEY_SRC4 || !ti->nlevels)
+		return;
+	for (i = 0; i < n; i++) {
+		len = covering_len(&r[hit_range[i]], hit_addr[i]);
+		if (len == 32) {
+			longest += 1;
+			shortest += 1;
+			continue;
+		}
+		/* levels[] is longest first: the last one at least len. */
+		for (at = 0, l = 0; l < ti->nlevels; l++)
+			if (ti->levels[l] >= len)
+				at = l;
+		longest += 1 + at + 1;
+		shortest += 1 + ti->nlevels - at;
+	}
+	printf("table probes per packet: hit traffic %.2f (longest target first, the module's order), %.2f if shortest first; miss traffic %u\n",
+	       longest / n, shortest / n, 1 + ti->nlevels);
+}
+
 static bool in_ranges(const struct range4 *r, size_t n, uint32_t a)
 {
 	size_t lo = 0, hi = n;
@@ -710,8 +773,9 @@ static void bench_geo(const struct opts *o, int dev, int cfilter_fd,
 	struct range4 *r;
 	struct prefix4 *p;
 	uint64_t *cum, total = 0, x;
-	size_t nr, np = 0, k, lo, hi;
-	struct row rows[3];
+	size_t nr, np = 0, k, lo, hi, *hit_range;
+	uint32_t *hit_addr;
+	struct row rows[4];
 	int err;
 
 	r = read_ranges(o->geo_file, &nr);
@@ -732,6 +796,8 @@ static void bench_geo(const struct opts *o, int dev, int cfilter_fd,
 	}
 
 	/* Hits uniform over the blocked addresses; misses outside them. */
+	hit_range = xcalloc(w.nframes, sizeof(*hit_range));
+	hit_addr = xcalloc(w.nframes, sizeof(*hit_addr));
 	w.frames[HIT] = frames_alloc(w.nframes);
 	w.frames[MISS] = frames_alloc(w.nframes);
 	for (i = 0; i < w.nframes; i++) {
@@ -747,6 +813,8 @@ static void bench_geo(const struct opts *o, int dev, int cfilter_fd,
 				hi = mid;
 		}
 		a = r[lo].hi - (uint32_t)(cum[lo] - 1 - x);
+		hit_range[i] = lo;
+		hit_addr[i] = a;
 		build_frame(w.frames[HIT] + (size_t)i * FRAME_LEN, a);
 		do
 			a = (uint32_t)rnd();
@@ -781,8 +849,11 @@ static void bench_geo(const struct opts *o, int dev, int cfilter_fd,
 	rows[1].mem = module_memory(dev, &ti);
 	rows[2] = row("lpm", bpf_program__fd(skel->progs.xdp_lpm), false);
 	rows[2].mem = map_memory(bpf_map__fd(skel->maps.lpm_src4));
+	fill_summary(bpf_map__fd(skel->maps.summary_16), r, nr);
+	rows[3] = row(SUMMARY, bpf_program__fd(skel->progs.xdp_summary),
+		      false);
 	w.rows = rows;
-	w.nrows = 3;
+	w.nrows = o->sweep ? 3 : 4;
 	measure(&w, o->passes);
 
 	if (o->sweep) {
@@ -807,11 +878,16 @@ static void bench_geo(const struct opts *o, int dev, int cfilter_fd,
 		for (l = 0; l < ti.nlevels && l < CFILTER_PREFIX_LEVELS_MAX; l++)
 			printf(" /%u", ti.levels[l]);
 		printf("\n");
+		print_probe_counts(&ti, r, hit_range, hit_addr, w.nframes);
 	} else {
 		printf("cfilter SRC4: no CFILTER_IOC_TYPE_INFO in this module: expansion not known\n");
 	}
-	if (!o->sweep)
+	if (!o->sweep) {
 		print_workload(&w, refs, 1);
+		printf("(\"%s\": an experiment, not cfilter's program: the kfunc is called only\n"
+		       "if a 64 Kibit bitmap of the /16s the ranges touch has the source's bit)\n\n",
+		       SUMMARY);
+	}
 	res->geo_ratio[HIT] = rows[1].ns[HIT] / rows[2].ns[HIT];
 	res->geo_ratio[MISS] = rows[1].ns[MISS] / rows[2].ns[MISS];
 	baseline_bpf__destroy(skel);
@@ -820,6 +896,8 @@ out:
 		die("clearing the module: %m");
 	free(w.frames[HIT]);
 	free(w.frames[MISS]);
+	free(hit_addr);
+	free(hit_range);
 	free(cum);
 	free(keys);
 	free(p);
