@@ -9,7 +9,7 @@
 # bench/xdp-results.txt. KERNEL=6.12 runs it on Debian 13's kernel.
 #
 # Environment: BENCH_COUNTRIES (default "CN RU KR BR IR"), BENCH_PACKETS
-# (distinct frames per traffic, default 32768), BENCH_PASSES (default 3).
+# (distinct frames per traffic, default 32768), BENCH_PASSES (default 5).
 #
 # The guest is emulated (qemu TCG): only the ratios between programs hold.
 set -euo pipefail
@@ -33,7 +33,7 @@ cp bench/xdp/xdp_bench "$STAGE/"
 scripts/geoip-ranges.sh $COUNTRIES >"$STAGE/geo-ranges.txt"
 echo "$COUNTRIES" >"$STAGE/geo-label"
 printf 'PACKETS=%s\nPASSES=%s\n' "${BENCH_PACKETS:-32768}" \
-	"${BENCH_PASSES:-3}" >"$STAGE/params"
+	"${BENCH_PASSES:-5}" >"$STAGE/params"
 
 SELFTESTS_DIR=$STAGE scripts/vm-run.sh scripts/bench-xdp-guest.sh | tee "$LOG"
 

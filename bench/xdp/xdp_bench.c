@@ -52,6 +52,7 @@
 #define BATCH_KEYS	4096
 #define GOAL_EXACT_MISS	1.2	/* cfilter miss / hash miss, at most */
 #define PARSE_ONLY	"parse only (no lookup)"
+#define SUMMARY		"cfilter + /16 summary"
 
 struct opts {
 	unsigned int	packets;
@@ -60,6 +61,7 @@ struct opts {
 	const char	*geo_file;
 	const char	*geo_label;
 	uint64_t	seed;
+	bool		sweep;		/* geo only, one line */
 };
 
 /* One IPv4 prefix, host byte order. */
@@ -165,30 +167,32 @@ static void build_frame(unsigned char *f, uint32_t saddr)
 
 /* ---- the module ---- */
 
+/*
+ * Adds @n keys in batches. Returns 0, -errno of a refused call, or of the
+ * first key the module refused (one already present is fine).
+ */
 static int batch_add(int dev, struct cfilter_key *keys, size_t n)
 {
 	__s32 *res = xcalloc(BATCH_KEYS, sizeof(*res));
 	struct cfilter_batch b;
 	size_t i, chunk;
+	int err = 0;
 
-	for (i = 0; i < n; i += chunk) {
+	for (i = 0; i < n && !err; i += chunk) {
 		chunk = n - i < BATCH_KEYS ? n - i : BATCH_KEYS;
 		memset(&b, 0, sizeof(b));
 		b.op = CFILTER_BATCH_ADD;
 		b.keys = (uintptr_t)(keys + i);
 		b.results = (uintptr_t)res;
 		b.count = chunk;
-		if (ioctl(dev, CFILTER_IOC_BATCH, &b)) {
-			free(res);
-			return -errno;
-		}
-		if (b.first_error != b.count && res[b.first_error] != -EEXIST) {
-			errno = -res[b.first_error];
-			die("adding key %zu to the module: %m", i + b.first_error);
-		}
+		if (ioctl(dev, CFILTER_IOC_BATCH, &b))
+			err = -errno;
+		else if (b.first_error != b.count &&
+			 res[b.first_error] != -EEXIST)
+			err = res[b.first_error];
 	}
 	free(res);
-	return 0;
+	return err;
 }
 
 static void src4_key(struct cfilter_key *k, uint32_t addr, uint8_t len)
@@ -461,6 +465,48 @@ struct result {
 	const char *geo_skipped;	/* why, if not measured */
 };
 
+/* Net ns per packet of programs whose lookups find nothing to probe. */
+struct empty_cost {
+	double	cfilter;
+	double	hash;
+};
+
+/*
+ * The exact workload's frames (hit and miss alike: nothing is stored) with
+ * the module and the maps still empty: what a lookup costs before it
+ * touches a table.
+ */
+static struct empty_cost measure_empty(const struct workload *exact,
+				       const struct opts *o,
+				       struct baseline_bpf *skel,
+				       int cfilter_fd)
+{
+	struct workload w = *exact;
+	struct empty_cost cost;
+	struct row rows[3];
+	unsigned int i, t;
+	double ns[3];
+
+	w.title = "empty";
+	rows[0] = row(PARSE_ONLY, bpf_program__fd(skel->progs.xdp_parse),
+		      false);
+	rows[1] = row("cfilter", cfilter_fd, false);
+	rows[2] = row("hash", bpf_program__fd(skel->progs.xdp_hash), false);
+	for (i = 0; i < 3; i++)
+		rows[i].passes_all = true;
+	w.rows = rows;
+	w.nrows = 3;
+	measure(&w, o->passes);
+	for (i = 0; i < 3; i++) {
+		ns[i] = 0;
+		for (t = 0; t < NTRAFFIC; t++)
+			ns[i] += rows[i].ns[t] / NTRAFFIC;
+	}
+	cost.cfilter = ns[1] - ns[0];
+	cost.hash = ns[2] - ns[0];
+	return cost;
+}
+
 static void bench_exact(const struct opts *o, int dev, int cfilter_fd,
 			struct result *res)
 {
@@ -471,8 +517,10 @@ static void bench_exact(const struct opts *o, int dev, int cfilter_fd,
 	struct cfilter_key *keys;
 	struct prefix4 *p;
 	uint32_t *addrs, *pick, a;
+	struct empty_cost empty;
 	unsigned int i, j;
 	struct row rows[5];
+	int err;
 
 	fprintf(stderr, "xdp_bench: exact: generating %u keys\n", o->keys);
 	addrs = random_addrs(o->keys);
@@ -504,9 +552,13 @@ static void bench_exact(const struct opts *o, int dev, int cfilter_fd,
 	fprintf(stderr, "xdp_bench: exact: loading the module and the maps\n");
 	if (ioctl(dev, CFILTER_IOC_CLEAR))
 		die("clearing the module: %m");
-	if (batch_add(dev, keys, o->keys))
-		die("adding %u addresses to the module: %m", o->keys);
 	skel = load_baseline(o->keys, o->keys, o->keys);
+	empty = measure_empty(&w, o, skel, cfilter_fd);
+	err = batch_add(dev, keys, o->keys);
+	if (err) {
+		errno = -err;
+		die("adding %u addresses to the module: %m", o->keys);
+	}
 	fill_hash(bpf_map__fd(skel->maps.hash_src4), addrs, o->keys);
 	fill_lpm(bpf_map__fd(skel->maps.lpm_src4), p, o->keys);
 	fill_bloom(bpf_map__fd(skel->maps.bloom_src4), addrs, o->keys);
@@ -530,6 +582,9 @@ static void bench_exact(const struct opts *o, int dev, int cfilter_fd,
 	print_workload(&w, refs, 2);
 	if (ti.type == CFILTER_KEY_NONE)
 		printf("(cfilter's memory: every key type's tables; the module has no TYPE_INFO)\n\n");
+	printf("With the module and the hash map empty (the same frames, all passed), net of parsing:\n");
+	printf("cfilter %.0f ns (the kfunc call and the verdict, no probe), hash %.0f ns (hashing, an empty bucket)\n\n",
+	       empty.cfilter, empty.hash);
 	res->exact_miss_ratio = rows[1].ns[MISS] / rows[2].ns[MISS];
 
 	baseline_bpf__destroy(skel);
@@ -627,6 +682,68 @@ static size_t split_range(uint64_t lo, uint64_t hi, struct prefix4 *out)
 	return n;
 }
 
+/* Sets the bit of every /16 that the ranges touch. */
+static void fill_summary(int fd, const struct range4 *r, size_t n)
+{
+	static __u32 bits[65536 / 32];
+	__u32 i, b;
+	size_t k;
+
+	memset(bits, 0, sizeof(bits));
+	for (k = 0; k < n; k++)
+		for (b = r[k].lo >> 16; b <= r[k].hi >> 16; b++)
+			bits[b / 32] |= 1U << (b % 32);
+	for (i = 0; i < 65536 / 32; i++)
+		if (bpf_map_update_elem(fd, &i, &bits[i], BPF_ANY))
+			die("summary update %u: %m", i);
+}
+
+/* The length of the prefix of range @r's split that covers @a. */
+static unsigned int covering_len(const struct range4 *r, uint32_t a)
+{
+	struct prefix4 p[64];
+	size_t n = split_range(r->lo, r->hi, p), i;
+
+	for (i = 0; i < n; i++)
+		if (((uint64_t)a ^ p[i].addr) >> (32 - p[i].len) == 0)
+			return p[i].len;
+	die("%u is not in its range", a);
+	return 0;
+}
+
+/*
+ * Probes per hit frame if the module's levels are tried longest target
+ * first (its order) and shortest first: the address table, then levels
+ * until the one holding the frame's expanded prefix. Any covering prefix
+ * gives the same verdict, so either order is correct.
+ */
+static void print_probe_counts(const struct cfilter_type_info *ti,
+			       const struct range4 *r, const size_t *hit_range,
+			       const uint32_t *hit_addr, unsigned int n)
+{
+	double longest = 0, shortest = 0;
+	unsigned int i, l, len, at;
+
+	if (ti->type != CFILTER_KEY_SRC4 || !ti->nlevels)
+		return;
+	for (i = 0; i < n; i++) {
+		len = covering_len(&r[hit_range[i]], hit_addr[i]);
+		if (len == 32) {
+			longest += 1;
+			shortest += 1;
+			continue;
+		}
+		/* levels[] is longest first: the last one at least len. */
+		for (at = 0, l = 0; l < ti->nlevels; l++)
+			if (ti->levels[l] >= len)
+				at = l;
+		longest += 1 + at + 1;
+		shortest += 1 + ti->nlevels - at;
+	}
+	printf("table probes per packet: hit traffic %.2f (longest target first, the module's order), %.2f if shortest first; miss traffic %u\n",
+	       longest / n, shortest / n, 1 + ti->nlevels);
+}
+
 static bool in_ranges(const struct range4 *r, size_t n, uint32_t a)
 {
 	size_t lo = 0, hi = n;
@@ -656,8 +773,9 @@ static void bench_geo(const struct opts *o, int dev, int cfilter_fd,
 	struct range4 *r;
 	struct prefix4 *p;
 	uint64_t *cum, total = 0, x;
-	size_t nr, np = 0, k, lo, hi;
-	struct row rows[3];
+	size_t nr, np = 0, k, lo, hi, *hit_range;
+	uint32_t *hit_addr;
+	struct row rows[4];
 	int err;
 
 	r = read_ranges(o->geo_file, &nr);
@@ -678,6 +796,8 @@ static void bench_geo(const struct opts *o, int dev, int cfilter_fd,
 	}
 
 	/* Hits uniform over the blocked addresses; misses outside them. */
+	hit_range = xcalloc(w.nframes, sizeof(*hit_range));
+	hit_addr = xcalloc(w.nframes, sizeof(*hit_addr));
 	w.frames[HIT] = frames_alloc(w.nframes);
 	w.frames[MISS] = frames_alloc(w.nframes);
 	for (i = 0; i < w.nframes; i++) {
@@ -693,6 +813,8 @@ static void bench_geo(const struct opts *o, int dev, int cfilter_fd,
 				hi = mid;
 		}
 		a = r[lo].hi - (uint32_t)(cum[lo] - 1 - x);
+		hit_range[i] = lo;
+		hit_addr[i] = a;
 		build_frame(w.frames[HIT] + (size_t)i * FRAME_LEN, a);
 		do
 			a = (uint32_t)rnd();
@@ -700,15 +822,21 @@ static void bench_geo(const struct opts *o, int dev, int cfilter_fd,
 		build_frame(w.frames[MISS] + (size_t)i * FRAME_LEN, a);
 	}
 
-	printf("== geo: %s: %zu ranges, %llu addresses, %zu prefixes (/%u to /%u) ==\n",
-	       o->geo_label, nr, (unsigned long long)total, np, minlen, maxlen);
+	if (!o->sweep)
+		printf("== geo: %s: %zu ranges, %llu addresses, %zu prefixes (/%u to /%u) ==\n",
+		       o->geo_label, nr, (unsigned long long)total, np, minlen,
+		       maxlen);
 	fprintf(stderr, "xdp_bench: geo: loading %zu prefixes\n", np);
 	if (ioctl(dev, CFILTER_IOC_CLEAR))
 		die("clearing the module: %m");
 	err = batch_add(dev, keys, np);
 	if (err) {
 		errno = -err;
-		printf("not measured: the module refused the prefixes: %m (a cfilter.ko without prefix support?)\n\n");
+		if (o->sweep)
+			printf("%-28s the module refused the prefixes: %m\n",
+			       o->geo_label);
+		else
+			printf("not measured: the module refused the prefixes: %m (a cfilter.ko without prefix support?)\n\n");
 		res->geo_skipped = "the module refused prefix keys";
 		goto out;
 	}
@@ -721,11 +849,28 @@ static void bench_geo(const struct opts *o, int dev, int cfilter_fd,
 	rows[1].mem = module_memory(dev, &ti);
 	rows[2] = row("lpm", bpf_program__fd(skel->progs.xdp_lpm), false);
 	rows[2].mem = map_memory(bpf_map__fd(skel->maps.lpm_src4));
+	fill_summary(bpf_map__fd(skel->maps.summary_16), r, nr);
+	rows[3] = row(SUMMARY, bpf_program__fd(skel->progs.xdp_summary),
+		      false);
 	w.rows = rows;
-	w.nrows = 3;
+	w.nrows = o->sweep ? 3 : 4;
 	measure(&w, o->passes);
 
-	if (ti.type == CFILTER_KEY_SRC4) {
+	if (o->sweep) {
+		char levels[64] = "";
+		int at = 0;
+
+		for (l = 0; l < ti.nlevels && l < CFILTER_PREFIX_LEVELS_MAX; l++)
+			at += snprintf(levels + at, sizeof(levels) - at, " /%u",
+				       ti.levels[l]);
+		printf("%-28s %-20s %9llu %8.2f M %8.0f %8.0f %8.0f %8.0f %9.2f %9.2f\n",
+		       o->geo_label, levels,
+		       (unsigned long long)ti.prefix_entries,
+		       rows[1].mem / 1048576.0, rows[1].ns[HIT],
+		       rows[1].ns[MISS], rows[2].ns[HIT], rows[2].ns[MISS],
+		       rows[1].ns[HIT] / rows[2].ns[HIT],
+		       rows[1].ns[MISS] / rows[2].ns[MISS]);
+	} else if (ti.type == CFILTER_KEY_SRC4) {
 		printf("cfilter SRC4: %llu keys, %llu of them prefixes, %llu expanded entries; target lengths",
 		       (unsigned long long)ti.count,
 		       (unsigned long long)ti.prefixes,
@@ -733,10 +878,16 @@ static void bench_geo(const struct opts *o, int dev, int cfilter_fd,
 		for (l = 0; l < ti.nlevels && l < CFILTER_PREFIX_LEVELS_MAX; l++)
 			printf(" /%u", ti.levels[l]);
 		printf("\n");
+		print_probe_counts(&ti, r, hit_range, hit_addr, w.nframes);
 	} else {
 		printf("cfilter SRC4: no CFILTER_IOC_TYPE_INFO in this module: expansion not known\n");
 	}
-	print_workload(&w, refs, 1);
+	if (!o->sweep) {
+		print_workload(&w, refs, 1);
+		printf("(\"%s\": an experiment, not cfilter's program: the kfunc is called only\n"
+		       "if a 64 Kibit bitmap of the /16s the ranges touch has the source's bit)\n\n",
+		       SUMMARY);
+	}
 	res->geo_ratio[HIT] = rows[1].ns[HIT] / rows[2].ns[HIT];
 	res->geo_ratio[MISS] = rows[1].ns[MISS] / rows[2].ns[MISS];
 	baseline_bpf__destroy(skel);
@@ -745,6 +896,8 @@ out:
 		die("clearing the module: %m");
 	free(w.frames[HIT]);
 	free(w.frames[MISS]);
+	free(hit_addr);
+	free(hit_range);
 	free(cum);
 	free(keys);
 	free(p);
@@ -798,7 +951,8 @@ static void usage(int status)
 		"  -k  IPv4 addresses of the exact workload (default 100000)\n"
 		"  -s  seed of the keys and packets (default 1)\n"
 		"  -g  file of LOW-HIGH IPv4 ranges (scripts/geoip-ranges.sh) for the geo workload\n"
-		"  -l  what the ranges are, for the table\n");
+		"  -l  what the ranges are, for the table\n"
+		"  -S  the geo workload alone, as one line of a sweep table (needs -g)\n");
 	exit(status);
 }
 
@@ -811,16 +965,29 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, ap);
 }
 
+static void print_header(const struct opts *o)
+{
+	struct utsname u;
+
+	uname(&u);
+	printf("kernel %s, %ld CPUs; qemu TCG is emulated: compare ratios only\n",
+	       u.release, sysconf(_SC_NPROCESSORS_ONLN));
+	printf("BPF_PROG_TEST_RUN, one run per frame: %u distinct %u-byte IPv4/UDP frames per traffic,\n",
+	       o->packets, FRAME_LEN);
+	printf("the same frames for every program; ns/packet as the kernel times the program run,\n");
+	printf("mean over the frames, median of %u passes; \"net\": minus the parse-only program\n\n",
+	       o->passes);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { .packets = 32768, .passes = 3, .keys = 100000,
 			  .geo_label = "ranges", .seed = 1 };
 	struct result res = { 0 };
 	struct cfilter_bpf *cf;
-	struct utsname u;
 	int c, dev;
 
-	while ((c = getopt(argc, argv, "n:p:k:s:g:l:h")) != -1) {
+	while ((c = getopt(argc, argv, "n:p:k:s:g:l:Sh")) != -1) {
 		switch (c) {
 		case 'n':
 			o.packets = parse_num("-n", optarg, 1, 1 << 22);
@@ -840,6 +1007,9 @@ int main(int argc, char **argv)
 		case 'l':
 			o.geo_label = optarg;
 			break;
+		case 'S':
+			o.sweep = true;
+			break;
 		case 'h':
 			usage(0);
 			break;
@@ -849,7 +1019,11 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc)
 		usage(2);
-	if (o.packets > o.keys) {
+	if (o.sweep && !o.geo_file) {
+		fprintf(stderr, "xdp_bench: -S needs -g RANGES\n");
+		exit(2);
+	}
+	if (!o.sweep && o.packets > o.keys) {
 		fprintf(stderr, "xdp_bench: -n %u: the hit traffic needs that many distinct keys, and -k is %u\n",
 			o.packets, o.keys);
 		exit(2);
@@ -864,19 +1038,18 @@ int main(int argc, char **argv)
 	if (!cf)
 		die("loading cfilter's XDP program: %m (the kfunc needs cfilter.ko with BTF)");
 
-	uname(&u);
-	printf("kernel %s, %ld CPUs; qemu TCG is emulated: compare ratios only\n",
-	       u.release, sysconf(_SC_NPROCESSORS_ONLN));
-	printf("BPF_PROG_TEST_RUN, one run per frame: %u distinct %u-byte IPv4/UDP frames per traffic,\n",
-	       o.packets, FRAME_LEN);
-	printf("the same frames for every program; ns/packet as the kernel times the program run,\n");
-	printf("mean over the frames, median of %u passes; \"net\": minus the parse-only program\n\n",
-	       o.passes);
-
-	bench_exact(&o, dev, bpf_program__fd(cf->progs.cfilter_xdp), &res);
-	if (o.geo_file)
+	if (!o.sweep)
+		print_header(&o);
+	if (o.sweep) {
 		bench_geo(&o, dev, bpf_program__fd(cf->progs.cfilter_xdp), &res);
-	print_goals(&o, &res);
+	} else {
+		bench_exact(&o, dev, bpf_program__fd(cf->progs.cfilter_xdp),
+			    &res);
+		if (o.geo_file)
+			bench_geo(&o, dev, bpf_program__fd(cf->progs.cfilter_xdp),
+				  &res);
+		print_goals(&o, &res);
+	}
 
 	cfilter_bpf__destroy(cf);
 	close(dev);
