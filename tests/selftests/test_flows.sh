@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Real traffic against every entry kind but the plain source (test_veth.sh):
+# Real traffic against every entry kind but the plain source (test_veth.sh),
+# prefixes and ranges included:
 # namespace cfns opens TCP connections to a busybox nc listener and sends
 # UDP datagrams to an echo, from exact source ports (flow_ping), and pings, all to the root namespace over
 # a veth pair whose root side runs cfctl's XDP program (generic mode). Flow
@@ -140,6 +141,52 @@ allow_cases()
 	"$CFCTL" del "$PEER4" >/dev/null
 }
 
+# Prefixes and ranges with real traffic, IPv4 and IPv6: a prefix around the
+# peer drops its TCP and UDP (counted as dropped_prefix), an allow prefix
+# punches a hole in it, an exact entry inside keeps blocking when the
+# prefix goes (dropped_src), and a range is a prefix too.
+prefix_cases()
+{
+	expect "prefix: add 192.0.2.0/24" 0 -- "$CFCTL" add 192.0.2.0/24
+	n=$(stat_value dropped_prefix)
+	expect "prefix: TCP from inside the /24 fails" nonzero -- \
+		tcp_from_ns "$HOST4" 45000
+	expect "prefix: UDP from inside the /24 gets no echo" 1 -- \
+		udp_from_ns "$PEER4" 45001 "$HOST4"
+	expect "prefix: counted as dropped_prefix" 0 -- grew dropped_prefix "$n"
+	expect "prefix: allow 192.0.2.2/31 inside it" 0 -- \
+		"$CFCTL" allow 192.0.2.2/31
+	n=$(stat_value allowed)
+	expect "prefix: TCP from the allowed /31 passes" 0 -- \
+		tcp_from_ns "$HOST4" 45002
+	expect "prefix: counted as allowed" 0 -- grew allowed "$n"
+	expect "prefix: del allow 192.0.2.2/31" 0 -- \
+		"$CFCTL" del allow 192.0.2.2/31
+	expect "prefix: add the peer's address too" 0 -- "$CFCTL" add "$PEER4"
+	expect "prefix: del 192.0.2.0/24" 0 -- "$CFCTL" del 192.0.2.0/24
+	n=$(stat_value dropped_src)
+	expect "prefix: the address entry still drops" 1 -- \
+		udp_from_ns "$PEER4" 45003 "$HOST4"
+	expect "prefix: counted as dropped_src" 0 -- grew dropped_src "$n"
+	expect "prefix: del the address" 0 -- "$CFCTL" del "$PEER4"
+	expect "prefix: UDP passes again" 0 -- \
+		udp_from_ns "$PEER4" 45004 "$HOST4"
+	expect "prefix: add the range 192.0.2.2-192.0.2.3" 0 -- \
+		"$CFCTL" add 192.0.2.2-192.0.2.3
+	expect "prefix: UDP from inside the range gets no echo" 1 -- \
+		udp_from_ns "$PEER4" 45005 "$HOST4"
+	expect "prefix: del the range" 0 -- "$CFCTL" del 192.0.2.2-192.0.2.3
+	expect "prefix: UDP passes once the range is gone" 0 -- \
+		udp_from_ns "$PEER4" 45006 "$HOST4"
+	expect "prefix: add 2001:db8::/64" 0 -- "$CFCTL" add 2001:db8::/64
+	expect "prefix: IPv6 TCP from inside the /64 fails" nonzero -- \
+		tcp_from_ns "$HOST6" 45007
+	expect "prefix: IPv6 UDP from inside the /64 gets no echo" 1 -- \
+		udp_from_ns "$PEER6" 45008 "$HOST6"
+	expect "prefix: del 2001:db8::/64" 0 -- "$CFCTL" del 2001:db8::/64
+	expect "prefix: IPv6 TCP passes again" 0 -- tcp_from_ns "$HOST6" 45009
+}
+
 # Destination entries match only with attach --match-dst.
 dst_cases()
 {
@@ -206,6 +253,7 @@ tcp_cases
 udp_cases
 icmp_cases
 allow_cases
+prefix_cases
 dst_cases
 check "detach" "$CFCTL" detach "$VETH"
 round_trip
