@@ -249,10 +249,32 @@ expect "detach $VETH: exit 0" 0 -- "$CFCTL" detach "$VETH"
 expect "detach again: exit 3" 3 -- "$CFCTL" detach "$VETH"
 veth_cleanup
 
+# Not root: every command that changes the filter says so and changes
+# nothing (as_nobody drops to uid 65534, losing CAP_NET_ADMIN).
+printf '192.0.2.5\n' >"$tap_tmp/one.list"
+"$CFCTL" clear
+if "$CFCTL" snapshot "$tap_tmp/empty.snap" >/dev/null 2>&1; then
+	chmod 644 "$tap_tmp/one.list" "$tap_tmp/empty.snap"
+	chmod 755 "$tap_tmp"
+	for cmd in "add 192.0.2.5" "add 192.0.2.0/24" "allow 192.0.2.5" \
+		"del 192.0.2.5" clear "load $tap_tmp/one.list" \
+		"replace $tap_tmp/one.list" "restore $tap_tmp/empty.snap"; do
+		# shellcheck disable=SC2086 # split the command into words
+		expect "$cmd as nobody: exit 3, says permission denied" 3 \
+			-e "permission denied" -- "$(dirname "$0")/as_nobody" \
+			"$CFCTL" $cmd
+	done
+	expect "... and nothing was added" 1 -- "$CFCTL" match 192.0.2.5
+else
+	tap_not_ok "snapshot of an empty filter"
+fi
+
 # Module not loaded: every filter command says to load it.
 if unload_module; then
 	for cmd in "add 192.0.2.5" "del 192.0.2.5" "test 192.0.2.5" clear info \
-		list "match 192.0.2.5" "snapshot $tap_tmp/s" "add 192.0.2.0/24"; do
+		list "match 192.0.2.5" "snapshot $tap_tmp/s" "add 192.0.2.0/24" \
+		"load $tap_tmp/one.list" "replace $tap_tmp/one.list" \
+		"restore $tap_tmp/empty.snap"; do
 		# shellcheck disable=SC2086 # split the command into words
 		expect "$cmd without the module: exit 3, says module" 3 \
 			-e module -- "$CFCTL" $cmd
