@@ -69,7 +69,7 @@
  * which sets them all.
  */
 #define PREFIX_SUM_SHIFT	16
-#define PREFIX_SUM_KEYS		(1U << PREFIX_SUM_SHIFT)
+#define PREFIX_SUM_KEYS		BIT_ULL(PREFIX_SUM_SHIFT)
 #define PREFIX_SUM_WORDS	(PREFIX_SUM_KEYS / 32)
 /* hash_32()'s multiplier: spreads the /32s of a prefix over the bits */
 #define PREFIX_SUM_HASH		0x61c88647U
@@ -321,6 +321,7 @@ static void prefix_sum_reset(struct prefix_set *s)
 {
 	u32 i;
 
+	/* the tables emptied before the bits go (see prefix_sum_put()) */
 	smp_wmb();
 	for (i = 0; i < PREFIX_SUM_WORDS; i++)
 		WRITE_ONCE(s->sum[i], 0);
