@@ -15,6 +15,14 @@
  *   reader can see: a re-expansion builds complete new levels off to the
  *   side, publishes them with one pointer store, and frees the old ones
  *   after a grace period;
+ * - sum_count[k] counts the members the summary counts (prefixes; addresses
+ *   too in exact mode) that intersect summary key k (IPv6 members shorter
+ *   than /16 in sum_all instead), and bit k of sum[] is set iff it is
+ *   nonzero, except briefly: a bit is set before the member's entries are
+ *   published (insert) and cleared after they are gone (delete, clear),
+ *   so a reader finding a bit clear could not have found a member there.
+ *   The summary depends on the members only, not on the plan: a rebuild
+ *   leaves it alone;
  * - hist[l] counts the prefixes of length l in the prefix table.
  *
  * Targets are chosen by the dynamic program of Srinivasan and Varghese:
@@ -53,6 +61,19 @@
 #define PREFIX_SEED_PREFIXES	0x243f6a8885a308d3ULL
 #define PREFIX_SEED_LEVELS	0x13198a2e03707344ULL
 
+/*
+ * The summary: one bit per /16 (IPv4) or per hashed /32 (IPv6), set iff a
+ * member the bit counts intersects that /16 (or a /32 hashing to it). A
+ * clear bit answers a lookup with no table probe. An IPv6 member shorter
+ * than /16 would set 2^16 or more bits: it is counted in sum_all instead,
+ * which sets them all.
+ */
+#define PREFIX_SUM_SHIFT	16
+#define PREFIX_SUM_KEYS		BIT_ULL(PREFIX_SUM_SHIFT)
+#define PREFIX_SUM_WORDS	(PREFIX_SUM_KEYS / 32)
+/* hash_32()'s multiplier: spreads the /32s of a prefix over the bits */
+#define PREFIX_SUM_HASH		0x61c88647U
+
 /**
  * struct prefix_level - one target length
  * @table: masked addresses; key_len is 4 * @words
@@ -70,7 +91,7 @@ struct prefix_level {
 /**
  * struct prefix_plan - the levels readers probe, published as one
  * @nlevels: levels in use
- * @level: longest target first
+ * @level: longest target first (readers probe them in reverse)
  */
 struct prefix_plan {
 	u32 nlevels;
@@ -90,7 +111,13 @@ struct prefix_targets {
  * @plan: the levels; NULL while there is no prefix
  * @naddrs: members in @addrs: lets a reader skip an empty table
  * @nprefixes: members in @prefixes
+ * @sum_all: members counted in every summary bit (IPv6, shorter than /16)
+ * @sum_addrs: full-length members are counted in @sum (the address table
+ *	is exact); else a reader probes the address table before @sum
  * @addr_len: bytes per address
+ * @sum: the summary bitmap, bit k of word k / 32 for key k; a bit is set
+ *	before the member it counts is published and cleared only after the
+ *	last member it counts is gone
  * @bits: 8 * @addr_len
  * @max_levels: most targets a plan may have
  * @prefix_params: how @prefixes is created
@@ -103,10 +130,12 @@ struct prefix_targets {
  * @dp: the dynamic program's best costs, [targets - 1][last length index]
  * @dp_from: ... and the index of the previous target
  * @buf: prefix table keys being walked by a rebuild
+ * @sum_count: per summary key, the members counted there (allocated at the
+ *	first insert: an unused set stays small)
  *
- * Readers use the fields up to @addr_len, which change only through
- * WRITE_ONCE() and rcu_assign_pointer(); the rest is the writer's, which
- * the caller serialises.
+ * Readers use the fields up to @sum, which change only through
+ * WRITE_ONCE() and rcu_assign_pointer() (@sum_addrs only while no reader
+ * can see the set); the rest is the writer's, which the caller serialises.
  */
 struct prefix_set {
 	struct cuckoo *addrs;
@@ -114,7 +143,10 @@ struct prefix_set {
 	struct prefix_plan __rcu *plan;
 	u64 naddrs;
 	u64 nprefixes;
+	u32 sum_all;
+	bool sum_addrs;
 	u32 addr_len;
+	u32 sum[PREFIX_SUM_WORDS];
 
 	u32 bits;
 	u32 max_levels;
@@ -128,6 +160,7 @@ struct prefix_set {
 	u64 dp[PREFIX_LEVELS_MAX][PREFIX_BITS_MAX];
 	u8 dp_from[PREFIX_LEVELS_MAX][PREFIX_BITS_MAX];
 	u8 buf[PREFIX_LIST_CHUNK * PREFIX_KEY_MAX];
+	u32 *sum_count;
 };
 
 static struct prefix_plan *prefix_wplan(const struct prefix_set *s)
@@ -195,6 +228,107 @@ static int prefix_check(const struct prefix_set *s, const u8 *addr, u32 len)
 	if (len > s->bits || !prefix_host_bits_zero(addr, s->addr_len, len))
 		return -EINVAL;
 	return 0;
+}
+
+/* Summary key of the /16 (IPv4) or /32 (IPv6) whose first bits are @v. */
+static __always_inline u32 prefix_sum_key(u32 alen, u32 v)
+{
+	return alen == 4 ? v : (v * PREFIX_SUM_HASH) >> (32 - PREFIX_SUM_SHIFT);
+}
+
+/*
+ * Reader: may a member cover @addr? False only if no member the summary
+ * counts intersects its /16 (IPv4) or its /32's bit (IPv6).
+ */
+static __always_inline bool prefix_sum_maybe(const struct prefix_set *s,
+					     const u8 *addr)
+{
+	u32 v, k, w, all;
+
+	if (s->addr_len == 4)
+		v = (u32)addr[0] << 8 | addr[1];
+	else
+		v = (u32)addr[0] << 24 | (u32)addr[1] << 16 |
+		    (u32)addr[2] << 8 | addr[3];
+	k = prefix_sum_key(s->addr_len, v);
+	w = READ_ONCE(s->sum[k / 32]);
+	all = READ_ONCE(s->sum_all);
+	/*
+	 * Pairs with the smp_wmb() of prefix_sum_get(): a member this
+	 * lookup's probes find had its bit set before it was published.
+	 */
+	smp_rmb();
+	return (w >> (k % 32)) & 1 || all;
+}
+
+/*
+ * Counts (@addr, @len) in (@add) or out of the summary: every summary key
+ * it intersects, or sum_all. A bit goes up with its first member and down
+ * with its last.
+ */
+static void prefix_sum_update(struct prefix_set *s, const u8 *addr, u32 len,
+			      bool add)
+{
+	u32 slen = s->addr_len == 4 ? 16 : 32, v = 0, i, k, *word;
+	u64 j, n = 1;
+
+	if (len < slen && slen - len > PREFIX_SUM_SHIFT) {
+		WRITE_ONCE(s->sum_all, s->sum_all + (add ? 1 : -1));
+		return;
+	}
+	for (i = 0; i < slen / 8; i++)
+		v = v << 8 | addr[i];
+	if (len < slen)
+		n = 1ULL << (slen - len);
+	/* the bits of @v beyond @len are zero: v + j walks the prefix */
+	for (j = 0; j < n; j++) {
+		k = prefix_sum_key(s->addr_len, v + (u32)j);
+		word = &s->sum[k / 32];
+		if (add && !s->sum_count[k]++)
+			WRITE_ONCE(*word, *word | 1U << (k % 32));
+		else if (!add && !--s->sum_count[k])
+			WRITE_ONCE(*word, *word & ~(1U << (k % 32)));
+	}
+}
+
+/* Allocates the summary's counts: 0 or -ENOMEM, nothing changed. */
+static int prefix_sum_prepare(struct prefix_set *s)
+{
+	if (!s->sum_count)
+		s->sum_count = kvcalloc(PREFIX_SUM_KEYS,
+					sizeof(*s->sum_count), GFP_KERNEL);
+	return s->sum_count ? 0 : -ENOMEM;
+}
+
+/* Counts a member about to be published: call before any reader can see it. */
+static void prefix_sum_get(struct prefix_set *s, const u8 *addr, u32 len)
+{
+	prefix_sum_update(s, addr, len, true);
+	/* the bits before the member's entries (see prefix_sum_maybe()) */
+	smp_wmb();
+}
+
+/* Uncounts a member gone from every table a reader can reach. */
+static void prefix_sum_put(struct prefix_set *s, const u8 *addr, u32 len)
+{
+	/* the member's entries gone before its bits go */
+	smp_wmb();
+	prefix_sum_update(s, addr, len, false);
+}
+
+/* Empties the summary once every member is gone. */
+static void prefix_sum_reset(struct prefix_set *s)
+{
+	u32 i;
+
+	/* the tables emptied before the bits go (see prefix_sum_put()) */
+	smp_wmb();
+	for (i = 0; i < PREFIX_SUM_WORDS; i++)
+		WRITE_ONCE(s->sum[i], 0);
+	WRITE_ONCE(s->sum_all, 0);
+	if (s->sum_count)
+		memset(s->sum_count, 0,
+		       PREFIX_SUM_KEYS * sizeof(*s->sum_count));
 }
 
 /* The prefix table's key of (@addr, @len). */
@@ -650,27 +784,38 @@ int prefix_set_insert(struct prefix_set *s, const u8 *addr, u32 len)
 	u8 key[PREFIX_KEY_MAX];
 	int err = prefix_check(s, addr, len);
 
+	if (!err)
+		err = prefix_sum_prepare(s);
 	if (err)
 		return err;
 	if (len == s->bits) {
+		if (s->sum_addrs)
+			prefix_sum_get(s, addr, len);
 		err = cuckoo_insert(s->addrs, addr);
 		if (!err)
 			WRITE_ONCE(s->naddrs, s->naddrs + 1);
+		else if (s->sum_addrs)
+			prefix_sum_put(s, addr, len);
 		return err;
 	}
 	prefix_key(s, key, addr, len);
+	prefix_sum_get(s, addr, len);
 	err = cuckoo_insert(prefix_wtable(s), key);
 	if (err)
-		return err;
+		goto err_sum;
 	s->hist[len]++;
 	err = prefix_place(s, addr, len);
 	if (err) {
 		s->hist[len]--;
 		WARN_ON_ONCE(cuckoo_delete(prefix_wtable(s), key));
-		return err;
+		goto err_sum;
 	}
 	WRITE_ONCE(s->nprefixes, s->nprefixes + 1);
 	return 0;
+
+err_sum:
+	prefix_sum_put(s, addr, len);
+	return err;
 }
 
 /**
@@ -698,8 +843,11 @@ int prefix_set_delete(struct prefix_set *s, const u8 *addr, u32 len)
 		return err;
 	if (len == s->bits) {
 		err = cuckoo_delete(s->addrs, addr);
-		if (!err)
+		if (!err) {
 			WRITE_ONCE(s->naddrs, s->naddrs - 1);
+			if (s->sum_addrs)
+				prefix_sum_put(s, addr, len);
+		}
 		return err;
 	}
 	prefix_key(s, key, addr, len);
@@ -711,17 +859,22 @@ int prefix_set_delete(struct prefix_set *s, const u8 *addr, u32 len)
 	if (!s->nprefixes) {
 		prefix_plan_swap(s, NULL);
 		s->expanded = 0;
-		return 0;
+	} else {
+		prefix_plan_targets(pl, &cur);
+		i = prefix_target_of(&cur, len);
+		if (!WARN_ON_ONCE(i < 0))
+			prefix_unexpand(s, pl, i, addr, len,
+					1ULL << (cur.len[i] - len));
+		best_cost = prefix_best(s, &best);
+		now = prefix_cost(s, &cur);
+		if (prefix_replan_due(now, best_cost))
+			prefix_rebuild(s, &best);
 	}
-	prefix_plan_targets(pl, &cur);
-	i = prefix_target_of(&cur, len);
-	if (!WARN_ON_ONCE(i < 0))
-		prefix_unexpand(s, pl, i, addr, len,
-				1ULL << (cur.len[i] - len));
-	best_cost = prefix_best(s, &best);
-	now = prefix_cost(s, &cur);
-	if (prefix_replan_due(now, best_cost))
-		prefix_rebuild(s, &best);
+	/*
+	 * Its entries are out of every level a new reader can reach (a plan
+	 * swapped out may still hold them: a stale hit, never a miss).
+	 */
+	prefix_sum_put(s, addr, len);
 	return 0;
 }
 
@@ -757,6 +910,7 @@ int prefix_set_clear(struct prefix_set *s)
 	WRITE_ONCE(s->nprefixes, 0);
 	memset(s->hist, 0, sizeof(s->hist));
 	s->expanded = 0;
+	prefix_sum_reset(s);
 	synchronize_rcu();
 	cuckoo_destroy(old);
 	prefix_plan_free(pl);
@@ -887,23 +1041,34 @@ bool prefix_set_contains(const struct prefix_set *s, const u8 *addr, u32 len)
  * @s: the set
  * @addr: addr_len bytes, network order
  *
- * Probes the address table (unless empty), then each level, longest
- * target first. Lock-free: call inside rcu_read_lock(). A member present
- * throughout the call is found, across re-plans and table growth.
+ * Reads the summary bit of @addr's /16 (IPv4) or hashed /32 (IPv6): if it
+ * is clear, no member covers @addr and no table is probed (in compact mode
+ * the address table, which the summary does not count, is probed first).
+ * Then probes the address table (unless empty), whose hit is PREFIX_ADDR,
+ * then each level, shortest target first: every member blocks, so any
+ * level that covers @addr gives the same answer, and the shortest covers
+ * the most addresses, so a hit stops soonest. Lock-free: call inside
+ * rcu_read_lock(). A member present throughout the call is found, across
+ * re-plans, table growth and summary updates.
  *
  * Return: PREFIX_ADDR, PREFIX_PREFIX or PREFIX_MISS.
  */
 enum prefix_hit prefix_set_match(const struct prefix_set *s, const u8 *addr)
 {
 	const struct prefix_plan *pl;
+	bool maybe = prefix_sum_maybe(s, addr);
 	u32 i, w, key[4];
 
+	if (!maybe && s->sum_addrs)
+		return PREFIX_MISS;
 	if (READ_ONCE(s->naddrs) && cuckoo_contains(s->addrs, addr))
 		return PREFIX_ADDR;
+	if (!maybe)
+		return PREFIX_MISS;
 	pl = rcu_dereference(s->plan);
 	if (!pl)
 		return PREFIX_MISS;
-	for (i = 0; i < pl->nlevels; i++) {
+	for (i = pl->nlevels; i-- > 0;) {
 		const struct prefix_level *lv = &pl->level[i];
 
 		for (w = 0; w < lv->words; w++)
@@ -947,8 +1112,11 @@ void prefix_set_get_stats(const struct prefix_set *s, struct prefix_stats *st)
 	st->prefixes = s->nprefixes;
 	st->expanded = s->expanded;
 	st->rebuilds = s->rebuilds;
+	/* sizeof(*s) holds the summary bitmap */
 	st->memory_bytes = sizeof(*s) + st->addrs.memory_bytes +
 			   cs.memory_bytes;
+	if (s->sum_count)
+		st->memory_bytes += PREFIX_SUM_KEYS * sizeof(*s->sum_count);
 	if (!pl)
 		return;
 	st->memory_bytes += sizeof(*pl);
@@ -991,6 +1159,12 @@ struct cuckoo *prefix_set_replace_addrs(struct prefix_set *s,
 
 	cuckoo_get_stats(addrs, &st);
 	s->addrs = addrs;
+	/*
+	 * Its addresses are unknown (compact: fingerprints), so the summary
+	 * stops counting addresses and readers probe them first. Counts left
+	 * by earlier addresses only keep bits set.
+	 */
+	s->sum_addrs = false;
 	WRITE_ONCE(s->naddrs, st.count);
 	s->list_gen++;
 	return old;
@@ -1039,6 +1213,7 @@ struct prefix_set *prefix_set_create(const struct prefix_params *p)
 	s->addr_len = p->addr_len;
 	s->bits = 8 * p->addr_len;
 	s->max_levels = p->max_levels;
+	s->sum_addrs = p->addrs.exact;
 	s->level_seed = p->addrs.seed ^ PREFIX_SEED_LEVELS;
 	for (w = 1; w <= s->addr_len / 4; w++)
 		s->level_max[w] = prefix_table_limit(cap, 4 * w, s->level_seed);
@@ -1077,5 +1252,6 @@ void prefix_set_destroy(struct prefix_set *s)
 	prefix_plan_free(rcu_dereference_protected(s->plan, true));
 	cuckoo_destroy(rcu_dereference_protected(s->prefixes, true));
 	cuckoo_destroy(s->addrs);
+	kvfree(s->sum_count);
 	kvfree(s);
 }

@@ -20,12 +20,25 @@
  *   of expanded entries (dynamic programming over the length histogram),
  *   and re-chosen when the set changes enough (see prefix.c).
  *
- * A lookup probes the address table, then each level (longest first),
- * each with the address masked to the level's length; the first hit
- * answers. The levels are published together through one RCU pointer, so
- * a re-expansion builds new levels off to the side and swaps them in: a
- * reader sees the old expansion or the new one, each complete, and a
- * member present throughout a lookup is always found.
+ * A summary bitmap answers most misses with one load: a bit per /16 for
+ * IPv4 (8 KiB), set iff some member (address or prefix) intersects that
+ * /16; for IPv6 a bit per /32 hashed into 2^16 bits (a member shorter than
+ * /16 sets them all). Writers keep per-bit counts: a bit is set before its
+ * first member is published and cleared only after its last one is gone.
+ * In compact mode the summary counts prefixes only: a restored address
+ * table's addresses are unknown, so the address table is probed first.
+ *
+ * If the bit is set, a lookup probes the address table (a hit there is
+ * PREFIX_ADDR), then each level, SHORTEST target first, each with the
+ * address masked to the level's length; the first hit answers. Any order
+ * gives the same answer: the address is blocked iff some member covers it
+ * (every member blocks; the allow list is a separate set, asked after, and
+ * always wins), and each member sits in exactly one level; shorter levels
+ * cover more addresses, so hits stop sooner. The levels are published
+ * together through one RCU pointer, so a re-expansion builds new levels
+ * off to the side and swaps them in: a reader sees the old expansion or
+ * the new one, each complete, and a member present throughout a lookup is
+ * always found.
  *
  * Concurrency is the core's: writers serialised by the caller, process
  * context, may sleep; readers lock-free inside an RCU read-side section.
@@ -63,7 +76,7 @@ struct prefix_stats {
 	struct cuckoo_stats addrs;	/* the address table */
 	u64 prefixes;			/* prefix members (shorter than full) */
 	u64 expanded;			/* entries in the levels */
-	u64 memory_bytes;		/* all tables: addresses, prefixes, levels */
+	u64 memory_bytes;		/* all tables and the summary */
 	u64 rebuilds;			/* re-expansions since creation */
 	u32 nlevels;
 	u8 levels[PREFIX_LEVELS_MAX];	/* target lengths, longest first */

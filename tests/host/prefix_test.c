@@ -2,7 +2,8 @@
 /*
  * Host unit tests of prefix sets (kmod/prefix.c): bad input, members of
  * every length, overlapping prefixes, re-planning against a brute-force
- * optimum, listing, clear, failure atomicity, compact address tables, a
+ * optimum, listing, clear, failure atomicity, compact address tables, the
+ * summary bitmap (exact bits and counts in any order), a
  * randomized comparison with a plain list of members, and lock-free
  * readers across re-plans.
  */
@@ -111,6 +112,64 @@ static u64 level_entries(const struct prefix_set *s)
 		n += cs.count;
 	}
 	return n;
+}
+
+/* Is summary bit @k set? */
+static bool sum_bit(const struct prefix_set *s, u32 k)
+{
+	return (s->sum[k / 32] >> (k % 32)) & 1;
+}
+
+static u32 sum_bits_set(const struct prefix_set *s)
+{
+	u32 k, n = 0;
+
+	for (k = 0; k < PREFIX_SUM_KEYS; k++)
+		n += sum_bit(s, k);
+	return n;
+}
+
+/*
+ * Adds to @want[k] the members among @m[0..@n-1] that intersect summary
+ * key k, computed from the /16s (IPv4) or /32s (IPv6) each covers; members
+ * too short for that go to *@all. Full-length members only if @addrs.
+ */
+static void sum_expect(u32 alen, const u8 (*a)[16], const u32 *len, u32 n,
+		       bool addrs, u32 *want, u32 *all)
+{
+	u32 slen = alen == 4 ? 16 : 32, i, first, v;
+	u64 j, span;
+
+	memset(want, 0, PREFIX_SUM_KEYS * sizeof(*want));
+	*all = 0;
+	for (i = 0; i < n; i++) {
+		if (len[i] == 8 * alen && !addrs)
+			continue;
+		if (len[i] + 16 < slen) {
+			(*all)++;
+			continue;
+		}
+		first = alen == 4 ? (u32)a[i][0] << 8 | a[i][1] :
+			(u32)a[i][0] << 24 | a[i][1] << 16 | a[i][2] << 8 |
+			a[i][3];
+		span = len[i] >= slen ? 1 : 1ULL << (slen - len[i]);
+		for (j = 0; j < span; j++) {
+			v = first + (u32)j;
+			want[alen == 4 ? v : prefix_sum_key(16, v)]++;
+		}
+	}
+}
+
+/* Bits and counts of @s differing from @want and @all (0: exact). */
+static u32 sum_diff(const struct prefix_set *s, const u32 *want, u32 all)
+{
+	u32 k, bad = s->sum_all != all;
+
+	for (k = 0; k < PREFIX_SUM_KEYS; k++) {
+		bad += sum_bit(s, k) != !!want[k];
+		bad += (s->sum_count ? s->sum_count[k] : 0) != want[k];
+	}
+	return bad;
 }
 
 /* The set's members, sorted, as list entries; their number. */
@@ -678,6 +737,238 @@ TEST(compact_address_table)
 	prefix_set_destroy(s);
 }
 
+/* Summary bits: exactly the /16s some member intersects, in any order. */
+static const struct {
+	u32 v, len;
+} sum_members4[] = {
+	{ 0x00000000, 0 },	/* every /16 */
+	{ 0x0a000000, 8 },	/* 10.0/16 .. 10.255/16 */
+	{ 0x0a020000, 15 },	/* 10.2/16, 10.3/16 */
+	{ 0x0a010000, 16 },
+	{ 0x0a018000, 17 },	/* in 10.1/16, beside the next one */
+	{ 0x0a010000, 17 },
+	{ 0x0a010203, 32 },
+	{ 0x0a040005, 32 },
+	{ 0xc0a80000, 16 },
+	{ 0xc0a80000, 17 },
+	{ 0x0b000000, 15 },
+	{ 0xac100000, 12 },
+	{ 0xc6336401, 32 },
+};
+
+#define SUM_N4	ARRAY_SIZE(sum_members4)
+
+static u32 sum_want[PREFIX_SUM_KEYS];
+
+/* Summary of @s against the members whose @in flag is set. */
+static u32 sum_check4(const struct prefix_set *s, const bool *in, bool addrs)
+{
+	u8 a[SUM_N4][16] = { { 0 } };
+	u32 len[SUM_N4], n = 0, i, all;
+
+	for (i = 0; i < SUM_N4; i++) {
+		if (!in[i])
+			continue;
+		ip4(a[n], sum_members4[i].v);
+		len[n++] = sum_members4[i].len;
+	}
+	sum_expect(4, (const u8 (*)[16])a, len, n, addrs, sum_want, &all);
+	return sum_diff(s, sum_want, all);
+}
+
+/* Shuffles @order (a permutation of 0..@n-1) with @seed; 0: identity. */
+static void permute(u32 *order, u32 n, unsigned int seed)
+{
+	u32 i, j, t;
+
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	if (seed == 1) {		/* reversed */
+		for (i = 0; i < n / 2; i++) {
+			t = order[i];
+			order[i] = order[n - 1 - i];
+			order[n - 1 - i] = t;
+		}
+	} else if (seed > 1) {
+		srandom(seed);
+		for (i = n - 1; i > 0; i--) {
+			j = random() % (i + 1);
+			t = order[i];
+			order[i] = order[j];
+			order[j] = t;
+		}
+	}
+}
+
+TEST(summary_bits_follow_ipv4_members_exactly)
+{
+	u32 ins[SUM_N4], del[SUM_N4], i, k, cleared_checks = 0;
+	bool in[SUM_N4] = { false };
+	unsigned int seed;
+
+	for (seed = 0; seed < 8; seed++) {
+		struct prefix_set *s = make(4, 1 + seed % 4, 64, 1 << 20,
+					    true);
+
+		ASSERT_NE(NULL, s);
+		ASSERT_EQ(0U, sum_bits_set(s));
+		permute(ins, SUM_N4, seed * 7);
+		permute(del, SUM_N4, seed);
+		for (i = 0; i < SUM_N4; i++) {
+			k = ins[i];
+			ASSERT_EQ(0, add4(s, sum_members4[k].v,
+					  sum_members4[k].len));
+			in[k] = true;
+			ASSERT_EQ(0U, sum_check4(s, in, true));
+		}
+		ASSERT_EQ(PREFIX_SUM_KEYS, sum_bits_set(s));	/* the /0 */
+		for (i = 0; i < SUM_N4; i++) {
+			k = del[i];
+			ASSERT_EQ(0, del4(s, sum_members4[k].v,
+					  sum_members4[k].len));
+			in[k] = false;
+			ASSERT_EQ(0U, sum_check4(s, in, true));
+			/* an address of a /16 whose bit is clear misses */
+			for (k = 0; k < PREFIX_SUM_KEYS; k += 257) {
+				if (sum_bit(s, k))
+					continue;
+				ASSERT_EQ(PREFIX_MISS, match4(s, k << 16 | 0x0101));
+				cleared_checks++;
+			}
+		}
+		ASSERT_EQ(0U, sum_bits_set(s));
+		prefix_set_destroy(s);
+	}
+	ASSERT_LT(1000U, cleared_checks);
+}
+
+TEST(summary_bits_unchanged_by_failed_inserts)
+{
+	struct prefix_set *s = make(4, 4, 64, 1 << 20, true);
+	bool in[SUM_N4] = { false };
+	u32 i;
+
+	ASSERT_NE(NULL, s);
+	/* the first insert allocates the counts: failing changes nothing */
+	cuckoo_host_alloc_budget = 0;
+	ASSERT_EQ(-ENOMEM, add4(s, 0x0a000000, 8));
+	cuckoo_host_alloc_budget = -1;
+	ASSERT_EQ(NULL, s->sum_count);
+	ASSERT_EQ(0U, sum_bits_set(s));
+	ASSERT_EQ(PREFIX_MISS, match4(s, 0x0a000001));
+	for (i = 0; i < SUM_N4; i++) {
+		ASSERT_EQ(0, add4(s, sum_members4[i].v, sum_members4[i].len));
+		in[i] = true;
+	}
+	for (i = 0; i < SUM_N4; i++) {
+		ASSERT_EQ(-EEXIST, add4(s, sum_members4[i].v,
+					sum_members4[i].len));
+		ASSERT_EQ(-EINVAL, add4(s, sum_members4[i].v | 1,
+					sum_members4[i].len ? 31 : 0));
+		ASSERT_EQ(0U, sum_check4(s, in, true));
+	}
+	ASSERT_EQ(-ENOENT, del4(s, 0x0a050000, 16));
+	ASSERT_EQ(-ENOENT, del4(s, 0x0a050505, 32));
+	ASSERT_EQ(0U, sum_check4(s, in, true));
+	prefix_set_destroy(s);
+}
+
+TEST(summary_cleared_by_clear)
+{
+	struct prefix_set *s = make(4, 4, 64, 1 << 20, true);
+	bool in[SUM_N4] = { false };
+	u32 i;
+
+	ASSERT_NE(NULL, s);
+	for (i = 0; i < SUM_N4; i++)
+		ASSERT_EQ(0, add4(s, sum_members4[i].v, sum_members4[i].len));
+	ASSERT_EQ(0, prefix_set_clear(s));
+	ASSERT_EQ(0U, sum_check4(s, in, true));
+	ASSERT_EQ(0U, sum_bits_set(s));
+	ASSERT_EQ(PREFIX_MISS, match4(s, 0x0a010203));
+	/* the counts start again from zero */
+	ASSERT_EQ(0, add4(s, 0x0a018000, 17));
+	in[4] = true;
+	ASSERT_EQ(0U, sum_check4(s, in, true));
+	ASSERT_EQ(0, del4(s, 0x0a018000, 17));
+	ASSERT_EQ(0U, sum_bits_set(s));
+	prefix_set_destroy(s);
+}
+
+TEST(summary_compact_mode_counts_prefixes_only)
+{
+	struct prefix_set *s = make(4, 4, 1024, 0, false);
+	bool in[SUM_N4] = { false };
+	u32 i;
+
+	ASSERT_NE(NULL, s);
+	for (i = 0; i < SUM_N4; i++) {
+		if (sum_members4[i].len == 0)
+			continue;	/* it would hide the others */
+		ASSERT_EQ(0, add4(s, sum_members4[i].v, sum_members4[i].len));
+		in[i] = true;
+		ASSERT_EQ(0U, sum_check4(s, in, false));
+	}
+	/* 198.51.100.1: no prefix in its /16, found in the address table */
+	ASSERT_FALSE(sum_bit(s, 0xc6336401 >> 16));
+	ASSERT_EQ(PREFIX_ADDR, match4(s, 0xc6336401));
+	ASSERT_EQ(PREFIX_ADDR, match4(s, 0x0a040005));
+	ASSERT_EQ(PREFIX_MISS, match4(s, 0xc6346401));
+	ASSERT_EQ(0, del4(s, 0xc6336401, 32));
+	in[12] = false;
+	ASSERT_EQ(0U, sum_check4(s, in, false));
+	prefix_set_destroy(s);
+}
+
+TEST(summary_ipv6_hashes_slash32s)
+{
+	struct prefix_set *s = make(16, 4, 64, 1 << 20, true);
+	u8 a[16] = { 0x20, 0x01, 0x0d, 0xb8 }, b[16] = { 0 };
+	u32 k = prefix_sum_key(16, 0x20010db8), v;
+
+	ASSERT_NE(NULL, s);
+	/* a /32, a /48 inside it and an address: one bit, three counts */
+	ASSERT_EQ(0, prefix_set_insert(s, a, 32));
+	a[5] = 0x01;
+	ASSERT_EQ(0, prefix_set_insert(s, a, 48));
+	a[15] = 0x07;
+	ASSERT_EQ(0, prefix_set_insert(s, a, 128));
+	ASSERT_EQ(1U, sum_bits_set(s));
+	ASSERT_TRUE(sum_bit(s, k));
+	ASSERT_EQ(3U, s->sum_count[k]);
+	ASSERT_EQ(0, prefix_set_delete(s, a, 128));
+	a[15] = 0;
+	ASSERT_EQ(0, prefix_set_delete(s, a, 48));
+	ASSERT_TRUE(sum_bit(s, k));
+	a[5] = 0;
+	ASSERT_EQ(0, prefix_set_delete(s, a, 32));
+	ASSERT_EQ(0U, sum_bits_set(s));
+	/* a /20: 4096 /32s, each one's bit set */
+	b[0] = 0x24;
+	b[1] = 0x00;
+	b[2] = 0xd0;
+	ASSERT_EQ(0, prefix_set_insert(s, b, 20));
+	for (v = 0x2400d000; v < 0x2400e000; v++)
+		ASSERT_TRUE(sum_bit(s, prefix_sum_key(16, v)));
+	ASSERT_GE(4096U, sum_bits_set(s));
+	ASSERT_LT(3500U, sum_bits_set(s));	/* few collisions */
+	/* a /15 would set 2^17 bits: it sets "all" */
+	b[2] = 0;
+	ASSERT_EQ(0, prefix_set_insert(s, b, 15));
+	ASSERT_EQ(1U, s->sum_all);
+	b[4] = 0x99;
+	ASSERT_EQ(PREFIX_PREFIX, match(s, b));
+	b[4] = 0;
+	ASSERT_EQ(0, prefix_set_delete(s, b, 15));
+	ASSERT_EQ(0U, s->sum_all);
+	b[2] = 0xd0;
+	ASSERT_EQ(0, prefix_set_delete(s, b, 20));
+	ASSERT_EQ(0U, sum_bits_set(s));
+	b[0] = 0x26;
+	ASSERT_EQ(PREFIX_MISS, match(s, b));
+	prefix_set_destroy(s);
+}
+
 /* The randomized comparison with a list of members. */
 struct member {
 	u8 a[16];
@@ -754,6 +1045,22 @@ static void edge(const struct member *m, u32 alen, u32 which, u8 *a)
 	}
 }
 
+/* The summary of @s against the model's members (0: exact). */
+static u32 model_sum_diff(const struct prefix_set *s, const struct model *md)
+{
+	static u8 a[MODEL_MAX][16];
+	static u32 len[MODEL_MAX];
+	u32 i, all;
+
+	for (i = 0; i < md->n; i++) {
+		memcpy(a[i], md->m[i].a, 16);
+		len[i] = md->m[i].len;
+	}
+	sum_expect(md->alen, (const u8 (*)[16])a, len, md->n, true, sum_want,
+		   &all);
+	return sum_diff(s, sum_want, all);
+}
+
 static int model_run(struct __test_metadata *_metadata, u32 alen,
 		     unsigned int seed, u32 steps)
 {
@@ -828,6 +1135,8 @@ static int model_run(struct __test_metadata *_metadata, u32 alen,
 		if (stats_of(s).expanded != level_entries(s) ||
 		    stats_of(s).nlevels > 1 + seed % 4)
 			return step + 1;
+		if (!(step % 64) && model_sum_diff(s, &md))
+			return step + 1;
 	}
 	NOTE("model: %u members at the end, %llu rebuilds, %u ENOSPC, %u checks\n",
 	     md.n, (unsigned long long)stats_of(s).rebuilds, enospc, checks);
@@ -843,7 +1152,8 @@ static int model_run(struct __test_metadata *_metadata, u32 alen,
 				return -3;
 		}
 	}
-	if (!prefix_set_empty(s) || level_entries(s))
+	if (!prefix_set_empty(s) || level_entries(s) || sum_bits_set(s) ||
+	    s->sum_all)
 		return -4;
 	prefix_set_destroy(s);
 	return 0;
@@ -865,7 +1175,10 @@ TEST(model_ipv6)
 		ASSERT_EQ(0, model_run(_metadata, 16, seed, 2500));
 }
 
-/* Lock-free readers while the writer forces re-plans. */
+/*
+ * Lock-free readers while the writer forces re-plans and flips summary
+ * bits: in the words of the stable members' bits, and in their own.
+ */
 #define READERS		2
 #define STABLE		64
 #define CHURN		1000
@@ -876,8 +1189,8 @@ static u64 reader_misses, reader_lookups;
 
 static u32 stable_addr(u32 i, u32 r)
 {
-	/* stable prefix i is 10.i.0.0/16 */
-	return 0x0a000000 | (i % STABLE) << 16 | (r & 0xffff);
+	/* stable prefix i is 10.2i.0.0/16: the odd /16s between flip */
+	return 0x0a000000 | (i % STABLE) << 17 | (r & 0xffff);
 }
 
 static void *reader(void *arg)
@@ -898,12 +1211,12 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-TEST(readers_never_miss_across_replans)
+TEST(readers_never_miss_across_replans_and_summary_flips)
 {
 	static const u8 churn_lens[] = { 30, 2, 28, 4, 24 };
 	pthread_t t[READERS];
-	u64 i, rebuilds;
-	u32 r;
+	u64 i, rebuilds, flips = 0;
+	u32 r, odd;
 
 	shared = make(4, 2, 64, 1 << 20, true);
 	ASSERT_NE(NULL, shared);
@@ -924,16 +1237,34 @@ TEST(readers_never_miss_across_replans)
 
 		ASSERT_EQ(0, add4(shared, v, len));
 		ASSERT_EQ(0, del4(shared, v, len));
+		/*
+		 * A /20 in the odd /16 beside a stable one: its bit, in the
+		 * same word, goes up and down; a /17 inside a stable /16 and,
+		 * now and then, 10/8: the stable bits' counts go up and down.
+		 */
+		odd = stable_addr(i, 0) + 0x10000;
+		v = odd | (i & 0xf) << 12;
+		ASSERT_EQ(0, add4(shared, v, 20));
+		flips += sum_bit(shared, odd >> 16);
+		ASSERT_EQ(0, add4(shared, stable_addr(i, 0x8000), 17));
+		ASSERT_EQ(0, del4(shared, v, 20));
+		flips += !sum_bit(shared, odd >> 16);
+		ASSERT_EQ(0, del4(shared, stable_addr(i, 0x8000), 17));
+		if (!(i % 16)) {
+			ASSERT_EQ(0, add4(shared, 0x0a000000, 8));
+			ASSERT_EQ(0, del4(shared, 0x0a000000, 8));
+		}
 	}
 	__atomic_store_n(&stop_readers, 1, __ATOMIC_RELAXED);
 	for (r = 0; r < READERS; r++)
 		pthread_join(t[r], NULL);
 	rebuilds = stats_of(shared).rebuilds;
-	NOTE("readers: %llu lookups, %llu misses, %llu rebuilds\n",
+	NOTE("readers: %llu lookups, %llu misses, %llu rebuilds, %llu summary bit flips\n",
 	     (unsigned long long)reader_lookups,
 	     (unsigned long long)reader_misses,
-	     (unsigned long long)rebuilds);
+	     (unsigned long long)rebuilds, (unsigned long long)flips);
 	ASSERT_EQ(0U, reader_misses);
+	ASSERT_EQ(2U * CHURN, flips);
 	ASSERT_LT((u64)CHURN / 2, rebuilds);
 	ASSERT_LT(10000U, reader_lookups);
 	prefix_set_destroy(shared);
