@@ -15,14 +15,15 @@
  *   reader can see: a re-expansion builds complete new levels off to the
  *   side, publishes them with one pointer store, and frees the old ones
  *   after a grace period;
- * - sum_count[k] counts the members the summary counts (prefixes; addresses
- *   too in exact mode) that intersect summary key k (IPv6 members shorter
- *   than /16 in sum_all instead), and bit k of sum[] is set iff it is
- *   nonzero, except briefly: a bit is set before the member's entries are
- *   published (insert) and cleared after they are gone (delete, clear),
- *   so a reader finding a bit clear could not have found a member there.
- *   The summary depends on the members only, not on the plan: a rebuild
- *   leaves it alone;
+ * - two summaries, of the prefixes (sum_pfx) and, in exact mode, of the
+ *   addresses (sum_addr): a summary's count[k] counts its members that
+ *   intersect summary key k (IPv6 prefixes shorter than /16 in its all
+ *   instead), and its bit k is set iff count[k] is nonzero, except
+ *   briefly: a bit is set before the member's entries are published
+ *   (insert) and cleared after they are gone (delete, clear), so a reader
+ *   finding a bit clear could not have found a member there. The
+ *   summaries depend on the members only, not on the plan: a rebuild
+ *   leaves them alone;
  * - hist[l] counts the prefixes of length l in the prefix table.
  *
  * Targets are chosen by the dynamic program of Srinivasan and Varghese:
@@ -62,11 +63,14 @@
 #define PREFIX_SEED_LEVELS	0x13198a2e03707344ULL
 
 /*
- * The summary: one bit per /16 (IPv4) or per hashed /32 (IPv6), set iff a
- * member the bit counts intersects that /16 (or a /32 hashing to it). A
- * clear bit answers a lookup with no table probe. An IPv6 member shorter
- * than /16 would set 2^16 or more bits: it is counted in sum_all instead,
- * which sets them all.
+ * A summary: one bit per /16 (IPv4) or per hashed /32 (IPv6), set iff a
+ * member the summary counts intersects that /16 (or a /32 hashing to it).
+ * A clear bit spares the tables it summarises a probe. An IPv6 prefix
+ * shorter than /16 would set 2^16 or more bits: it is counted in the
+ * summary's all instead, which sets them all. Addresses and prefixes have
+ * a summary each, so that a packet covered by a prefix does not probe the
+ * address table first unless an address shares its /16 (and the other
+ * way round).
  */
 #define PREFIX_SUM_SHIFT	16
 #define PREFIX_SUM_KEYS		BIT_ULL(PREFIX_SUM_SHIFT)
@@ -105,19 +109,31 @@ struct prefix_targets {
 };
 
 /**
+ * struct prefix_summary - which /16s (hashed /32s) hold members
+ * @bits: bit k of word k / 32 for key k; set before the member it counts is
+ *	published, cleared only after the last member it counts is gone
+ * @all: members counted in every bit (IPv6, shorter than /16)
+ * @count: per key, the members counted there (allocated at the first
+ *	insert: an unused set stays small); the writer's
+ */
+struct prefix_summary {
+	u32 bits[PREFIX_SUM_WORDS];
+	u32 all;
+	u32 *count;
+};
+
+/**
  * struct prefix_set - addresses, prefixes and their expansion
  * @addrs: full-length members; never replaced (cleared in place)
  * @prefixes: the prefix table; replaced by clear
  * @plan: the levels; NULL while there is no prefix
  * @naddrs: members in @addrs: lets a reader skip an empty table
  * @nprefixes: members in @prefixes
- * @sum_all: members counted in every summary bit (IPv6, shorter than /16)
- * @sum_addrs: full-length members are counted in @sum (the address table
- *	is exact); else a reader probes the address table before @sum
+ * @sum_addrs: full-length members are counted in @sum_addr (the address
+ *	table is exact); else a reader probes the address table regardless
  * @addr_len: bytes per address
- * @sum: the summary bitmap, bit k of word k / 32 for key k; a bit is set
- *	before the member it counts is published and cleared only after the
- *	last member it counts is gone
+ * @sum_pfx: the summary of the prefixes
+ * @sum_addr: the summary of the addresses (exact mode)
  * @bits: 8 * @addr_len
  * @max_levels: most targets a plan may have
  * @prefix_params: how @prefixes is created
@@ -130,10 +146,8 @@ struct prefix_targets {
  * @dp: the dynamic program's best costs, [targets - 1][last length index]
  * @dp_from: ... and the index of the previous target
  * @buf: prefix table keys being walked by a rebuild
- * @sum_count: per summary key, the members counted there (allocated at the
- *	first insert: an unused set stays small)
  *
- * Readers use the fields up to @sum, which change only through
+ * Readers use the fields up to @sum_addr, which change only through
  * WRITE_ONCE() and rcu_assign_pointer() (@sum_addrs only while no reader
  * can see the set); the rest is the writer's, which the caller serialises.
  */
@@ -143,10 +157,10 @@ struct prefix_set {
 	struct prefix_plan __rcu *plan;
 	u64 naddrs;
 	u64 nprefixes;
-	u32 sum_all;
 	bool sum_addrs;
 	u32 addr_len;
-	u32 sum[PREFIX_SUM_WORDS];
+	struct prefix_summary sum_pfx;
+	struct prefix_summary sum_addr;
 
 	u32 bits;
 	u32 max_levels;
@@ -160,7 +174,6 @@ struct prefix_set {
 	u64 dp[PREFIX_LEVELS_MAX][PREFIX_BITS_MAX];
 	u8 dp_from[PREFIX_LEVELS_MAX][PREFIX_BITS_MAX];
 	u8 buf[PREFIX_LIST_CHUNK * PREFIX_KEY_MAX];
-	u32 *sum_count;
 };
 
 static struct prefix_plan *prefix_wplan(const struct prefix_set *s)
@@ -236,23 +249,28 @@ static __always_inline u32 prefix_sum_key(u32 alen, u32 v)
 	return alen == 4 ? v : (v * PREFIX_SUM_HASH) >> (32 - PREFIX_SUM_SHIFT);
 }
 
-/*
- * Reader: may a member cover @addr? False only if no member the summary
- * counts intersects its /16 (IPv4) or its /32's bit (IPv6).
- */
-static __always_inline bool prefix_sum_maybe(const struct prefix_set *s,
-					     const u8 *addr)
+/* The summary key of @addr. */
+static __always_inline u32 prefix_sum_key_of(u32 alen, const u8 *addr)
 {
-	u32 v, k, w, all;
+	u32 v;
 
-	if (s->addr_len == 4)
+	if (alen == 4)
 		v = (u32)addr[0] << 8 | addr[1];
 	else
 		v = (u32)addr[0] << 24 | (u32)addr[1] << 16 |
 		    (u32)addr[2] << 8 | addr[3];
-	k = prefix_sum_key(s->addr_len, v);
-	w = READ_ONCE(s->sum[k / 32]);
-	all = READ_ONCE(s->sum_all);
+	return prefix_sum_key(alen, v);
+}
+
+/*
+ * Reader: may a member of @sum cover the address of summary key @k? False
+ * only if none intersects its /16 (IPv4) or its /32's bit (IPv6).
+ */
+static __always_inline bool prefix_sum_maybe(const struct prefix_summary *sum,
+					     u32 k)
+{
+	u32 w = READ_ONCE(sum->bits[k / 32]), all = READ_ONCE(sum->all);
+
 	/*
 	 * Pairs with the smp_wmb() of prefix_sum_get(): a member this
 	 * lookup's probes find had its bit set before it was published.
@@ -263,17 +281,18 @@ static __always_inline bool prefix_sum_maybe(const struct prefix_set *s,
 
 /*
  * Counts (@addr, @len) in (@add) or out of the summary: every summary key
- * it intersects, or sum_all. A bit goes up with its first member and down
+ * it intersects, or its all. A bit goes up with its first member and down
  * with its last.
  */
-static void prefix_sum_update(struct prefix_set *s, const u8 *addr, u32 len,
-			      bool add)
+static void prefix_sum_update(const struct prefix_set *s,
+			      struct prefix_summary *sum, const u8 *addr,
+			      u32 len, bool add)
 {
 	u32 slen = s->addr_len == 4 ? 16 : 32, v = 0, i, k, *word;
 	u64 j, n = 1;
 
 	if (len < slen && slen - len > PREFIX_SUM_SHIFT) {
-		WRITE_ONCE(s->sum_all, s->sum_all + (add ? 1 : -1));
+		WRITE_ONCE(sum->all, sum->all + (add ? 1 : -1));
 		return;
 	}
 	for (i = 0; i < slen / 8; i++)
@@ -283,52 +302,68 @@ static void prefix_sum_update(struct prefix_set *s, const u8 *addr, u32 len,
 	/* the bits of @v beyond @len are zero: v + j walks the prefix */
 	for (j = 0; j < n; j++) {
 		k = prefix_sum_key(s->addr_len, v + (u32)j);
-		word = &s->sum[k / 32];
-		if (add && !s->sum_count[k]++)
+		word = &sum->bits[k / 32];
+		if (add && !sum->count[k]++)
 			WRITE_ONCE(*word, *word | 1U << (k % 32));
-		else if (!add && !--s->sum_count[k])
+		else if (!add && !--sum->count[k])
 			WRITE_ONCE(*word, *word & ~(1U << (k % 32)));
 	}
 }
 
-/* Allocates the summary's counts: 0 or -ENOMEM, nothing changed. */
-static int prefix_sum_prepare(struct prefix_set *s)
+/*
+ * The summary that counts a member of length @len (NULL: none does, a
+ * compact address table's addresses).
+ */
+static struct prefix_summary *prefix_sum_of(struct prefix_set *s, u32 len)
 {
-	if (!s->sum_count)
-		s->sum_count = kvcalloc(PREFIX_SUM_KEYS,
-					sizeof(*s->sum_count), GFP_KERNEL);
-	return s->sum_count ? 0 : -ENOMEM;
+	if (len < s->bits)
+		return &s->sum_pfx;
+	return s->sum_addrs ? &s->sum_addr : NULL;
+}
+
+/* Allocates @sum's counts: 0 or -ENOMEM, nothing changed. */
+static int prefix_sum_prepare(struct prefix_summary *sum)
+{
+	if (sum && !sum->count)
+		sum->count = kvcalloc(PREFIX_SUM_KEYS, sizeof(*sum->count),
+				      GFP_KERNEL);
+	return !sum || sum->count ? 0 : -ENOMEM;
 }
 
 /* Counts a member about to be published: call before any reader can see it. */
-static void prefix_sum_get(struct prefix_set *s, const u8 *addr, u32 len)
+static void prefix_sum_get(struct prefix_set *s, struct prefix_summary *sum,
+			   const u8 *addr, u32 len)
 {
-	prefix_sum_update(s, addr, len, true);
+	if (!sum)
+		return;
+	prefix_sum_update(s, sum, addr, len, true);
 	/* the bits before the member's entries (see prefix_sum_maybe()) */
 	smp_wmb();
 }
 
 /* Uncounts a member gone from every table a reader can reach. */
-static void prefix_sum_put(struct prefix_set *s, const u8 *addr, u32 len)
+static void prefix_sum_put(struct prefix_set *s, struct prefix_summary *sum,
+			   const u8 *addr, u32 len)
 {
+	if (!sum)
+		return;
 	/* the member's entries gone before its bits go */
 	smp_wmb();
-	prefix_sum_update(s, addr, len, false);
+	prefix_sum_update(s, sum, addr, len, false);
 }
 
-/* Empties the summary once every member is gone. */
-static void prefix_sum_reset(struct prefix_set *s)
+/* Empties @sum once every member it counts is gone. */
+static void prefix_sum_reset(struct prefix_summary *sum)
 {
 	u32 i;
 
 	/* the tables emptied before the bits go (see prefix_sum_put()) */
 	smp_wmb();
 	for (i = 0; i < PREFIX_SUM_WORDS; i++)
-		WRITE_ONCE(s->sum[i], 0);
-	WRITE_ONCE(s->sum_all, 0);
-	if (s->sum_count)
-		memset(s->sum_count, 0,
-		       PREFIX_SUM_KEYS * sizeof(*s->sum_count));
+		WRITE_ONCE(sum->bits[i], 0);
+	WRITE_ONCE(sum->all, 0);
+	if (sum->count)
+		memset(sum->count, 0, PREFIX_SUM_KEYS * sizeof(*sum->count));
 }
 
 /* The prefix table's key of (@addr, @len). */
@@ -783,23 +818,25 @@ int prefix_set_insert(struct prefix_set *s, const u8 *addr, u32 len)
 {
 	u8 key[PREFIX_KEY_MAX];
 	int err = prefix_check(s, addr, len);
+	struct prefix_summary *sum;
 
-	if (!err)
-		err = prefix_sum_prepare(s);
+	if (err)
+		return err;
+	sum = prefix_sum_of(s, len);
+	err = prefix_sum_prepare(sum);
 	if (err)
 		return err;
 	if (len == s->bits) {
-		if (s->sum_addrs)
-			prefix_sum_get(s, addr, len);
+		prefix_sum_get(s, sum, addr, len);
 		err = cuckoo_insert(s->addrs, addr);
 		if (!err)
 			WRITE_ONCE(s->naddrs, s->naddrs + 1);
-		else if (s->sum_addrs)
-			prefix_sum_put(s, addr, len);
+		else
+			prefix_sum_put(s, sum, addr, len);
 		return err;
 	}
 	prefix_key(s, key, addr, len);
-	prefix_sum_get(s, addr, len);
+	prefix_sum_get(s, sum, addr, len);
 	err = cuckoo_insert(prefix_wtable(s), key);
 	if (err)
 		goto err_sum;
@@ -814,7 +851,7 @@ int prefix_set_insert(struct prefix_set *s, const u8 *addr, u32 len)
 	return 0;
 
 err_sum:
-	prefix_sum_put(s, addr, len);
+	prefix_sum_put(s, sum, addr, len);
 	return err;
 }
 
@@ -845,8 +882,7 @@ int prefix_set_delete(struct prefix_set *s, const u8 *addr, u32 len)
 		err = cuckoo_delete(s->addrs, addr);
 		if (!err) {
 			WRITE_ONCE(s->naddrs, s->naddrs - 1);
-			if (s->sum_addrs)
-				prefix_sum_put(s, addr, len);
+			prefix_sum_put(s, prefix_sum_of(s, len), addr, len);
 		}
 		return err;
 	}
@@ -874,7 +910,7 @@ int prefix_set_delete(struct prefix_set *s, const u8 *addr, u32 len)
 	 * Its entries are out of every level a new reader can reach (a plan
 	 * swapped out may still hold them: a stale hit, never a miss).
 	 */
-	prefix_sum_put(s, addr, len);
+	prefix_sum_put(s, &s->sum_pfx, addr, len);
 	return 0;
 }
 
@@ -910,7 +946,8 @@ int prefix_set_clear(struct prefix_set *s)
 	WRITE_ONCE(s->nprefixes, 0);
 	memset(s->hist, 0, sizeof(s->hist));
 	s->expanded = 0;
-	prefix_sum_reset(s);
+	prefix_sum_reset(&s->sum_pfx);
+	prefix_sum_reset(&s->sum_addr);
 	synchronize_rcu();
 	cuckoo_destroy(old);
 	prefix_plan_free(pl);
@@ -1041,13 +1078,13 @@ bool prefix_set_contains(const struct prefix_set *s, const u8 *addr, u32 len)
  * @s: the set
  * @addr: addr_len bytes, network order
  *
- * Reads the summary bit of @addr's /16 (IPv4) or hashed /32 (IPv6): if it
- * is clear, no member covers @addr and no table is probed (in compact mode
- * the address table, which the summary does not count, is probed first).
- * Then probes the address table (unless empty), whose hit is PREFIX_ADDR,
- * then each level, shortest target first: every member blocks, so any
- * level that covers @addr gives the same answer, and the shortest covers
- * the most addresses, so a hit stops soonest. Lock-free: call inside
+ * Probes the address table, whose hit is PREFIX_ADDR, unless it is empty or
+ * (exact mode) the address summary's bit for @addr's /16 (IPv4) or hashed
+ * /32 (IPv6) is clear; then, unless the prefix summary's bit is clear,
+ * each level, shortest target first: every member blocks, so any level
+ * that covers @addr gives the same answer, and the shortest covers the
+ * most addresses, so a hit stops soonest. An address outside every /16
+ * the set touches costs two bit tests and no probe. Lock-free: call inside
  * rcu_read_lock(). A member present throughout the call is found, across
  * re-plans, table growth and summary updates.
  *
@@ -1055,15 +1092,14 @@ bool prefix_set_contains(const struct prefix_set *s, const u8 *addr, u32 len)
  */
 enum prefix_hit prefix_set_match(const struct prefix_set *s, const u8 *addr)
 {
+	u32 i, w, key[4], k = prefix_sum_key_of(s->addr_len, addr);
 	const struct prefix_plan *pl;
-	bool maybe = prefix_sum_maybe(s, addr);
-	u32 i, w, key[4];
 
-	if (!maybe && s->sum_addrs)
-		return PREFIX_MISS;
-	if (READ_ONCE(s->naddrs) && cuckoo_contains(s->addrs, addr))
+	if (READ_ONCE(s->naddrs) &&
+	    (!s->sum_addrs || prefix_sum_maybe(&s->sum_addr, k)) &&
+	    cuckoo_contains(s->addrs, addr))
 		return PREFIX_ADDR;
-	if (!maybe)
+	if (!prefix_sum_maybe(&s->sum_pfx, k))
 		return PREFIX_MISS;
 	pl = rcu_dereference(s->plan);
 	if (!pl)
@@ -1115,8 +1151,10 @@ void prefix_set_get_stats(const struct prefix_set *s, struct prefix_stats *st)
 	/* sizeof(*s) holds the summary bitmap */
 	st->memory_bytes = sizeof(*s) + st->addrs.memory_bytes +
 			   cs.memory_bytes;
-	if (s->sum_count)
-		st->memory_bytes += PREFIX_SUM_KEYS * sizeof(*s->sum_count);
+	if (s->sum_pfx.count)
+		st->memory_bytes += PREFIX_SUM_KEYS * sizeof(*s->sum_pfx.count);
+	if (s->sum_addr.count)
+		st->memory_bytes += PREFIX_SUM_KEYS * sizeof(*s->sum_addr.count);
 	if (!pl)
 		return;
 	st->memory_bytes += sizeof(*pl);
@@ -1160,9 +1198,9 @@ struct cuckoo *prefix_set_replace_addrs(struct prefix_set *s,
 	cuckoo_get_stats(addrs, &st);
 	s->addrs = addrs;
 	/*
-	 * Its addresses are unknown (compact: fingerprints), so the summary
-	 * stops counting addresses and readers probe them first. Counts left
-	 * by earlier addresses only keep bits set.
+	 * Its addresses are unknown (compact: fingerprints), so no summary
+	 * counts addresses any more and readers probe the table whenever it
+	 * is not empty. Counts left by earlier addresses only keep bits set.
 	 */
 	s->sum_addrs = false;
 	WRITE_ONCE(s->naddrs, st.count);
@@ -1252,6 +1290,7 @@ void prefix_set_destroy(struct prefix_set *s)
 	prefix_plan_free(rcu_dereference_protected(s->plan, true));
 	cuckoo_destroy(rcu_dereference_protected(s->prefixes, true));
 	cuckoo_destroy(s->addrs);
-	kvfree(s->sum_count);
+	kvfree(s->sum_pfx.count);
+	kvfree(s->sum_addr.count);
 	kvfree(s);
 }

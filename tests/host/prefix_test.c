@@ -115,9 +115,20 @@ static u64 level_entries(const struct prefix_set *s)
 }
 
 /* Is summary bit @k set? */
+static bool sum_bit_of(const struct prefix_summary *sum, u32 k)
+{
+	return (sum->bits[k / 32] >> (k % 32)) & 1;
+}
+
+/* Is bit @k set in either summary (prefixes, addresses)? */
 static bool sum_bit(const struct prefix_set *s, u32 k)
 {
-	return (s->sum[k / 32] >> (k % 32)) & 1;
+	return sum_bit_of(&s->sum_pfx, k) || sum_bit_of(&s->sum_addr, k);
+}
+
+static u32 sum_count_of(const struct prefix_summary *sum, u32 k)
+{
+	return sum->count ? sum->count[k] : 0;
 }
 
 static u32 sum_bits_set(const struct prefix_set *s)
@@ -132,7 +143,8 @@ static u32 sum_bits_set(const struct prefix_set *s)
 /*
  * Adds to @want[k] the members among @m[0..@n-1] that intersect summary
  * key k, computed from the /16s (IPv4) or /32s (IPv6) each covers; members
- * too short for that go to *@all. Full-length members only if @addrs.
+ * too short for that go to *@all. Full-length members if @addrs, else the
+ * shorter ones.
  */
 static void sum_expect(u32 alen, const u8 (*a)[16], const u32 *len, u32 n,
 		       bool addrs, u32 *want, u32 *all)
@@ -143,7 +155,7 @@ static void sum_expect(u32 alen, const u8 (*a)[16], const u32 *len, u32 n,
 	memset(want, 0, PREFIX_SUM_KEYS * sizeof(*want));
 	*all = 0;
 	for (i = 0; i < n; i++) {
-		if (len[i] == 8 * alen && !addrs)
+		if ((len[i] == 8 * alen) != addrs)
 			continue;
 		if (len[i] + 16 < slen) {
 			(*all)++;
@@ -160,16 +172,35 @@ static void sum_expect(u32 alen, const u8 (*a)[16], const u32 *len, u32 n,
 	}
 }
 
-/* Bits and counts of @s differing from @want and @all (0: exact). */
-static u32 sum_diff(const struct prefix_set *s, const u32 *want, u32 all)
+/* Bits and counts of @sum differing from @want and @all (0: exact). */
+static u32 sum_diff_one(const struct prefix_summary *sum, const u32 *want,
+			u32 all)
 {
-	u32 k, bad = s->sum_all != all;
+	u32 k, bad = sum->all != all;
 
 	for (k = 0; k < PREFIX_SUM_KEYS; k++) {
-		bad += sum_bit(s, k) != !!want[k];
-		bad += (s->sum_count ? s->sum_count[k] : 0) != want[k];
+		bad += sum_bit_of(sum, k) != !!want[k];
+		bad += sum_count_of(sum, k) != want[k];
 	}
 	return bad;
+}
+
+static u32 sum_want[PREFIX_SUM_KEYS];
+
+/*
+ * Both summaries of @s against members @a/@len[0..@n-1]: the prefix one
+ * counts the prefixes, the address one the addresses if @addrs (an exact
+ * address table) and nothing otherwise. 0: exact.
+ */
+static u32 sum_diff(const struct prefix_set *s, u32 alen, const u8 (*a)[16],
+		    const u32 *len, u32 n, bool addrs)
+{
+	u32 all, bad;
+
+	sum_expect(alen, a, len, n, false, sum_want, &all);
+	bad = sum_diff_one(&s->sum_pfx, sum_want, all);
+	sum_expect(alen, a, len, addrs ? n : 0, true, sum_want, &all);
+	return bad + sum_diff_one(&s->sum_addr, sum_want, all);
 }
 
 /* The set's members, sorted, as list entries; their number. */
@@ -758,13 +789,11 @@ static const struct {
 
 #define SUM_N4	ARRAY_SIZE(sum_members4)
 
-static u32 sum_want[PREFIX_SUM_KEYS];
-
 /* Summary of @s against the members whose @in flag is set. */
 static u32 sum_check4(const struct prefix_set *s, const bool *in, bool addrs)
 {
 	u8 a[SUM_N4][16] = { { 0 } };
-	u32 len[SUM_N4], n = 0, i, all;
+	u32 len[SUM_N4], n = 0, i;
 
 	for (i = 0; i < SUM_N4; i++) {
 		if (!in[i])
@@ -772,8 +801,7 @@ static u32 sum_check4(const struct prefix_set *s, const bool *in, bool addrs)
 		ip4(a[n], sum_members4[i].v);
 		len[n++] = sum_members4[i].len;
 	}
-	sum_expect(4, (const u8 (*)[16])a, len, n, addrs, sum_want, &all);
-	return sum_diff(s, sum_want, all);
+	return sum_diff(s, 4, (const u8 (*)[16])a, len, n, addrs);
 }
 
 /* Shuffles @order (a permutation of 0..@n-1) with @seed; 0: identity. */
@@ -853,7 +881,8 @@ TEST(summary_bits_unchanged_by_failed_inserts)
 	cuckoo_host_alloc_budget = 0;
 	ASSERT_EQ(-ENOMEM, add4(s, 0x0a000000, 8));
 	cuckoo_host_alloc_budget = -1;
-	ASSERT_EQ(NULL, s->sum_count);
+	ASSERT_EQ(NULL, s->sum_pfx.count);
+	ASSERT_EQ(NULL, s->sum_addr.count);
 	ASSERT_EQ(0U, sum_bits_set(s));
 	ASSERT_EQ(PREFIX_MISS, match4(s, 0x0a000001));
 	for (i = 0; i < SUM_N4; i++) {
@@ -935,7 +964,9 @@ TEST(summary_ipv6_hashes_slash32s)
 	ASSERT_EQ(0, prefix_set_insert(s, a, 128));
 	ASSERT_EQ(1U, sum_bits_set(s));
 	ASSERT_TRUE(sum_bit(s, k));
-	ASSERT_EQ(3U, s->sum_count[k]);
+	/* the prefixes' summary counts two, the addresses' one */
+	ASSERT_EQ(2U, sum_count_of(&s->sum_pfx, k));
+	ASSERT_EQ(1U, sum_count_of(&s->sum_addr, k));
 	ASSERT_EQ(0, prefix_set_delete(s, a, 128));
 	a[15] = 0;
 	ASSERT_EQ(0, prefix_set_delete(s, a, 48));
@@ -955,12 +986,12 @@ TEST(summary_ipv6_hashes_slash32s)
 	/* a /15 would set 2^17 bits: it sets "all" */
 	b[2] = 0;
 	ASSERT_EQ(0, prefix_set_insert(s, b, 15));
-	ASSERT_EQ(1U, s->sum_all);
+	ASSERT_EQ(1U, s->sum_pfx.all);
 	b[4] = 0x99;
 	ASSERT_EQ(PREFIX_PREFIX, match(s, b));
 	b[4] = 0;
 	ASSERT_EQ(0, prefix_set_delete(s, b, 15));
-	ASSERT_EQ(0U, s->sum_all);
+	ASSERT_EQ(0U, s->sum_pfx.all);
 	b[2] = 0xd0;
 	ASSERT_EQ(0, prefix_set_delete(s, b, 20));
 	ASSERT_EQ(0U, sum_bits_set(s));
@@ -1050,15 +1081,13 @@ static u32 model_sum_diff(const struct prefix_set *s, const struct model *md)
 {
 	static u8 a[MODEL_MAX][16];
 	static u32 len[MODEL_MAX];
-	u32 i, all;
+	u32 i;
 
 	for (i = 0; i < md->n; i++) {
 		memcpy(a[i], md->m[i].a, 16);
 		len[i] = md->m[i].len;
 	}
-	sum_expect(md->alen, (const u8 (*)[16])a, len, md->n, true, sum_want,
-		   &all);
-	return sum_diff(s, sum_want, all);
+	return sum_diff(s, md->alen, (const u8 (*)[16])a, len, md->n, true);
 }
 
 static int model_run(struct __test_metadata *_metadata, u32 alen,
@@ -1153,7 +1182,7 @@ static int model_run(struct __test_metadata *_metadata, u32 alen,
 		}
 	}
 	if (!prefix_set_empty(s) || level_entries(s) || sum_bits_set(s) ||
-	    s->sum_all)
+	    s->sum_pfx.all)
 		return -4;
 	prefix_set_destroy(s);
 	return 0;
@@ -1177,7 +1206,8 @@ TEST(model_ipv6)
 
 /*
  * Lock-free readers while the writer forces re-plans and flips summary
- * bits: in the words of the stable members' bits, and in their own.
+ * bits, of both summaries: in the words of the stable members' bits, and
+ * in their own.
  */
 #define READERS		2
 #define STABLE		64
@@ -1193,6 +1223,12 @@ static u32 stable_addr(u32 i, u32 r)
 	return 0x0a000000 | (i % STABLE) << 17 | (r & 0xffff);
 }
 
+/* Stable address i, 10.(2i+1).0.1, in the odd /16 whose prefix bit flips. */
+static u32 stable_host(u32 i)
+{
+	return stable_addr(i, 0) + 0x10001;
+}
+
 static void *reader(void *arg)
 {
 	u64 n = 0, misses = 0;
@@ -1201,9 +1237,10 @@ static void *reader(void *arg)
 	rcu_register_thread();
 	while (!__atomic_load_n(&stop_readers, __ATOMIC_RELAXED)) {
 		r = r * 1103515245 + 12345;
-		misses += match4(shared, stable_addr(n, r >> 8)) !=
-			  PREFIX_PREFIX;
-		n++;
+		/* (an address churned inside a stable /16 may answer first) */
+		misses += match4(shared, stable_addr(n, r >> 8)) == PREFIX_MISS;
+		misses += match4(shared, stable_host(n)) != PREFIX_ADDR;
+		n += 2;
 	}
 	__atomic_fetch_add(&reader_misses, misses, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&reader_lookups, n, __ATOMIC_RELAXED);
@@ -1220,8 +1257,10 @@ TEST(readers_never_miss_across_replans_and_summary_flips)
 
 	shared = make(4, 2, 64, 1 << 20, true);
 	ASSERT_NE(NULL, shared);
-	for (i = 0; i < STABLE; i++)
+	for (i = 0; i < STABLE; i++) {
 		ASSERT_EQ(0, add4(shared, stable_addr(i, 0), 16));
+		ASSERT_EQ(0, add4(shared, stable_host(i), 32));
+	}
 	for (r = 0; r < READERS; r++)
 		ASSERT_EQ(0, pthread_create(&t[r], NULL, reader,
 					    (void *)(uintptr_t)(r + 1)));
@@ -1245,15 +1284,24 @@ TEST(readers_never_miss_across_replans_and_summary_flips)
 		odd = stable_addr(i, 0) + 0x10000;
 		v = odd | (i & 0xf) << 12;
 		ASSERT_EQ(0, add4(shared, v, 20));
-		flips += sum_bit(shared, odd >> 16);
+		flips += sum_bit_of(&shared->sum_pfx, odd >> 16);
 		ASSERT_EQ(0, add4(shared, stable_addr(i, 0x8000), 17));
 		ASSERT_EQ(0, del4(shared, v, 20));
-		flips += !sum_bit(shared, odd >> 16);
+		flips += !sum_bit_of(&shared->sum_pfx, odd >> 16);
 		ASSERT_EQ(0, del4(shared, stable_addr(i, 0x8000), 17));
 		if (!(i % 16)) {
 			ASSERT_EQ(0, add4(shared, 0x0a000000, 8));
 			ASSERT_EQ(0, del4(shared, 0x0a000000, 8));
 		}
+		/*
+		 * An address inside a stable /16: the address summary's bit
+		 * of that /16 goes up and down while its prefix bit stays.
+		 */
+		v = stable_addr(i, 0xc807);
+		ASSERT_EQ(0, add4(shared, v, 32));
+		flips += sum_bit_of(&shared->sum_addr, v >> 16);
+		ASSERT_EQ(0, del4(shared, v, 32));
+		flips += !sum_bit_of(&shared->sum_addr, v >> 16);
 	}
 	__atomic_store_n(&stop_readers, 1, __ATOMIC_RELAXED);
 	for (r = 0; r < READERS; r++)
@@ -1264,7 +1312,7 @@ TEST(readers_never_miss_across_replans_and_summary_flips)
 	     (unsigned long long)reader_misses,
 	     (unsigned long long)rebuilds, (unsigned long long)flips);
 	ASSERT_EQ(0U, reader_misses);
-	ASSERT_EQ(2U * CHURN, flips);
+	ASSERT_EQ(4U * CHURN, flips);
 	ASSERT_LT((u64)CHURN / 2, rebuilds);
 	ASSERT_LT(10000U, reader_lookups);
 	prefix_set_destroy(shared);
