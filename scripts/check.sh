@@ -4,7 +4,8 @@
 # Runs every test: the host unit tests of the filter core and a bounded
 # fuzzing run once, then the
 # kselftests inside a qemu guest on every supported kernel (Debian 12's 6.1,
-# Debian 13's 6.12: scripts/kernel.sh --list). Ends with one line
+# Debian 13's 6.12: scripts/kernel.sh --list), the demo and the install
+# tests. Ends with one line
 # "N passed, N failed, N skipped" totalling all of them, after one labelled
 # line per part; exits non-zero on any failure, including a build that breaks
 # or a guest that never reports.
@@ -121,6 +122,15 @@ fi
 for kernel in $kernels; do
 	guest_tests "$kernel"
 done
+
+# The README's first command, so that it cannot break unnoticed: one test.
+phase 'demo (make demo)'
+if scripts/demo.sh >"$log_dir/demo" 2>&1; then
+	result demo 1 0 0
+else
+	cat "$log_dir/demo"
+	broken demo "make demo failed"
+fi
 
 # make install into a staging folder on the host, then the unit's commands
 # in a guest booting the default kernel.

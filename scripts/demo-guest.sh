@@ -48,9 +48,11 @@ ping_from_client()
 	return $_rc
 }
 
+# Packets dropped because their source is blocked (cfctl stats counts
+# drops by reason: the demo blocks a source address).
 dropped()
 {
-	cfctl stats | sed -n 's/^dropped: *\([0-9][0-9]*\)$/\1/p'
+	cfctl stats | sed -n 's/^dropped_src: *\([0-9][0-9]*\)$/\1/p'
 }
 
 cleanup()
@@ -106,6 +108,16 @@ show cfctl del "$CLIENT" || fail "cfctl del failed"
 
 heading "The client can reach this host again"
 ping_from_client || fail "ping from $CLIENT still fails after cfctl del"
+
+heading "Block the client's whole network: cfctl add 192.0.2.0/24"
+show cfctl add 192.0.2.0/24 || fail "cfctl add of a prefix failed"
+ping_from_client && fail "ping from $CLIENT inside 192.0.2.0/24 got replies"
+show cfctl match "$CLIENT" || fail "cfctl match: $CLIENT should be dropped"
+
+heading "Punch a hole for the client: cfctl allow $CLIENT"
+show cfctl allow "$CLIENT" || fail "cfctl allow failed"
+ping_from_client || fail "ping from allowed $CLIENT failed"
+show cfctl stats || fail "cfctl stats failed"
 
 heading "The filter: cfctl info"
 show cfctl info || fail "cfctl info failed"
