@@ -712,12 +712,12 @@ static unsigned int covering_len(const struct range4 *r, uint32_t a)
 }
 
 /*
- * Table probes per frame if the module's levels are tried shortest target
- * first (its order) and longest first: the address table, then levels
- * until the one holding the frame's expanded prefix. Any covering prefix
- * gives the same verdict, so either order is correct. A miss frame probes
- * nothing if the module's summary bit of its /16 is clear (no range
- * touches that /16), else the address table and every level.
+ * Table probes per frame as the module makes them: the address table if
+ * its summary bit of the frame's /16 is set (some /32 member in that /16);
+ * then, if the prefix summary's bit is set, the levels shortest target
+ * first until the one holding the frame's prefix (a miss: every level).
+ * For comparison, the same longest target first; any covering prefix gives
+ * the same verdict, so either order is correct.
  */
 static void print_probe_counts(const struct cfilter_type_info *ti,
 			       const struct range4 *r, size_t nr,
@@ -725,38 +725,51 @@ static void print_probe_counts(const struct cfilter_type_info *ti,
 			       const uint32_t *hit_addr,
 			       const uint32_t *miss_addr, unsigned int n)
 {
-	static __u32 touched[65536 / 32];
-	double longest = 0, shortest = 0, miss = 0;
-	unsigned int i, l, len, at, b;
-	size_t k;
+	static uint8_t addr16[65536], pfx16[65536];
+	double shortest = 0, longest = 0, miss = 0;
+	unsigned int i, l, len, at, b, nl = ti->nlevels;
+	struct prefix4 p[64];
+	size_t k, np, j;
+	uint64_t span;
 
-	if (ti->type != CFILTER_KEY_SRC4 || !ti->nlevels)
+	if (ti->type != CFILTER_KEY_SRC4 || !nl)
 		return;
-	memset(touched, 0, sizeof(touched));
-	for (k = 0; k < nr; k++)
-		for (b = r[k].lo >> 16; b <= r[k].hi >> 16; b++)
-			touched[b / 32] |= 1U << (b % 32);
-	for (i = 0; i < n; i++) {
-		b = miss_addr[i] >> 16;
-		if (touched[b / 32] >> (b % 32) & 1)
-			miss += 1 + ti->nlevels;
+	memset(addr16, 0, sizeof(addr16));
+	memset(pfx16, 0, sizeof(pfx16));
+	for (k = 0; k < nr; k++) {
+		np = split_range(r[k].lo, r[k].hi, p);
+		for (j = 0; j < np; j++) {
+			b = p[j].addr >> 16;
+			if (p[j].len == 32) {
+				addr16[b] = 1;
+				continue;
+			}
+			span = p[j].len < 16 ? 1ULL << (16 - p[j].len) : 1;
+			for (; span--; b++)
+				pfx16[b] = 1;
+		}
 	}
 	for (i = 0; i < n; i++) {
+		b = miss_addr[i] >> 16;
+		miss += addr16[b] + (pfx16[b] ? nl : 0);
+	}
+	for (i = 0; i < n; i++) {
+		b = hit_addr[i] >> 16;
 		len = covering_len(&r[hit_range[i]], hit_addr[i]);
 		if (len == 32) {
-			longest += 1;
 			shortest += 1;
+			longest += 1;
 			continue;
 		}
 		/* levels[] is longest first: the last one at least len. */
-		for (at = 0, l = 0; l < ti->nlevels; l++)
+		for (at = 0, l = 0; l < nl; l++)
 			if (ti->levels[l] >= len)
 				at = l;
-		longest += 1 + at + 1;
-		shortest += 1 + ti->nlevels - at;
+		shortest += addr16[b] + nl - at;
+		longest += addr16[b] + at + 1;
 	}
-	printf("table probes per packet: hit traffic %.2f (shortest target first, the module's order), %.2f if longest first; miss traffic %.2f (after the /16 summary; %u without)\n",
-	       shortest / n, longest / n, miss / n, 1 + ti->nlevels);
+	printf("table probes per packet: hit traffic %.2f (the module's order: shortest target first), %.2f if longest first; miss traffic %.2f (%u without the summaries)\n",
+	       shortest / n, longest / n, miss / n, 1 + nl);
 }
 
 static bool in_ranges(const struct range4 *r, size_t n, uint32_t a)
