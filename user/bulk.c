@@ -134,7 +134,7 @@ static int report_load_failure(int fd, const char *name,
 	       t->added, kl->n, t->present, kl->n - t->added - t->present);
 	switch (-t->fail_err) {
 	case ENOSPC:
-		dev_report_full(fd, false);
+		dev_report_full(fd, false, &kl->keys[t->first_fail]);
 		break;
 	case ENOMEM:
 		cf_err("no memory to grow the filter: free some memory, or reload the module with a larger capacity= to allocate up front");
@@ -285,7 +285,7 @@ static int replace_apply(int fd, const char *name, const struct key_list *kl,
 		       t->fail_err == -ENOSPC ? "filter full" :
 		       strerror(-t->fail_err));
 		if (t->fail_err == -ENOSPC)
-			dev_report_full(fd, true);
+			dev_report_full(fd, true, &kl->keys[t->first_fail]);
 	} else if (err) {
 		dev_report(err, "cannot fill the staged set");
 	} else {

@@ -146,7 +146,7 @@ static int range_entry(const struct cfctl_opts *o, int fd, const char *text,
 			char buf[ENTRY_STRLEN];
 
 			if (rk.results[i] == -ENOSPC) {
-				dev_report_full(fd, false);
+				dev_report_full(fd, false, &rk.keys[i]);
 			} else {
 				cf_err("cannot %s %s: %s", add ? "add" : "delete",
 				       entry_format(&rk.keys[i], buf, sizeof(buf)),
@@ -233,7 +233,7 @@ static int add_entry(const struct cfctl_opts *o, const char *verb,
 		cf_err("%s is already blocked", text);
 		break;
 	case ENOSPC:
-		dev_report_full(fd, false);
+		dev_report_full(fd, false, &key);
 		ret = CF_SYSTEM;
 		break;
 	case ENOMEM:

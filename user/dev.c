@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
+#include "addr.h"
 #include "cfctl.h"
 #include "dev.h"
 
@@ -242,11 +243,63 @@ int dev_batch(int fd, __u32 op, __u32 flags, const struct cfilter_key *keys,
 	return err;
 }
 
+/* Is @key a prefix (shorter than its addresses)? */
+static bool key_is_prefix(const struct cfilter_key *key)
+{
+	switch (key->type) {
+	case CFILTER_KEY_SRC4:
+	case CFILTER_KEY_DST4:
+	case CFILTER_KEY_ALLOW4:
+		return key->prefix_len < 32;
+	case CFILTER_KEY_SRC6:
+	case CFILTER_KEY_DST6:
+	case CFILTER_KEY_ALLOW6:
+		return key->prefix_len < 128;
+	default:
+		return false;
+	}
+}
+
 /*
- * ENOSPC on add: say how full the filter is and which bound to raise. The
- * live filter's count means nothing when the set that filled is @staged.
+ * ENOSPC on adding prefix @key: what most often fills is not the filter
+ * but the expansion (a prefix stored as 2^(target - length) entries at the
+ * next target length), which more target lengths shrink.
  */
-void dev_report_full(int fd, bool staged)
+static bool report_expansion_full(int fd, bool staged,
+				  const struct cfilter_key *key,
+				  const struct cfilter_info *info)
+{
+	struct cfilter_type_info ti;
+	char levels[8 * CFILTER_PREFIX_LEVELS_MAX + 1] = "", buf[ENTRY_STRLEN];
+	bool v6 = key->type == CFILTER_KEY_SRC6 || key->type == CFILTER_KEY_DST6 ||
+		  key->type == CFILTER_KEY_ALLOW6;
+	size_t at = 0;
+	unsigned int i;
+
+	if (dev_type_info(fd, key->type, staged, &ti))
+		return false;
+	for (i = 0; i < ti.nlevels && i < CFILTER_PREFIX_LEVELS_MAX; i++)
+		at += snprintf(levels + at, sizeof(levels) - at, " /%u",
+			       ti.levels[i]);
+	cf_err("%s: the prefix's expansion does not fit: %s holds %llu prefix%s, stored as %llu entries at target lengths%s, and each length's table holds at most %s=%llu: reload the module with a larger prefix_levels%c= (up to %d; more target lengths, fewer entries) or %s=",
+	       entry_format(key, buf, sizeof(buf)), key_type_name(key->type),
+	       (unsigned long long)ti.prefixes, ti.prefixes == 1 ? "" : "es",
+	       (unsigned long long)ti.prefix_entries,
+	       ti.nlevels ? levels : " (none yet)",
+	       info->mode == CFILTER_MODE_EXACT ? "max_capacity" : "capacity",
+	       (unsigned long long)(info->mode == CFILTER_MODE_EXACT ?
+				    info->max_capacity : info->capacity),
+	       v6 ? '6' : '4', CFILTER_PREFIX_LEVELS_MAX,
+	       info->mode == CFILTER_MODE_EXACT ? "max_capacity" : "capacity");
+	return true;
+}
+
+/*
+ * ENOSPC on add of @key (NULL: unknown): say how full the filter is and
+ * which bound to raise. The live filter's count means nothing when the set
+ * that filled is @staged.
+ */
+void dev_report_full(int fd, bool staged, const struct cfilter_key *key)
 {
 	struct cfilter_info info;
 	char keys[64] = "";
@@ -255,6 +308,9 @@ void dev_report_full(int fd, bool staged)
 		cf_err("filter full: reload the module with a larger max_capacity= (exact mode) or capacity= (compact mode)");
 		return;
 	}
+	if (key && key_is_prefix(key) &&
+	    report_expansion_full(fd, staged, key, &info))
+		return;
 	if (!staged)
 		snprintf(keys, sizeof(keys), "%llu keys%s",
 			 (unsigned long long)info.count,

@@ -18,7 +18,7 @@ long dev_list(int fd, struct cfilter_key *keys, unsigned int max,
 long dev_list_all(int fd, struct cfilter_key **keys);
 int dev_batch(int fd, __u32 op, __u32 flags, const struct cfilter_key *keys,
 	      __s32 *results, __u32 n, __u32 *done);
-void dev_report_full(int fd, bool staged);
+void dev_report_full(int fd, bool staged, const struct cfilter_key *key);
 void dev_report(int err, const char *what);
 
 #endif /* CFCTL_DEV_H */

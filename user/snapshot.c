@@ -259,7 +259,7 @@ static int restore_apply(int fd, const char *name, const struct snap *s,
 	if (!err)
 		return CF_OK;
 	if (err == -ENOSPC)
-		dev_report_full(fd, true);
+		dev_report_full(fd, true, NULL);
 	else if (bad_key != SIZE_MAX)
 		cf_err("%s: cannot add key %zu: %s", name, bad_key + 1,
 		       strerror(-err));

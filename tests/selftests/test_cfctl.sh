@@ -335,6 +335,18 @@ if unload_module; then
 		full_says 3 "larger capacity="
 	diag_file "its message" "$tap_tmp/full.err"
 	check "unload" unload_module
+	# One target length for IPv4 prefixes: a /8 beside a /24 would be
+	# stored as 65536 /24s, more than a table of 64 holds.
+	expect "load with prefix_levels4=1 capacity=64 max_capacity=64" 0 -- \
+		insmod "$CFILTER_KO" prefix_levels4=1 capacity=64 \
+		max_capacity=64
+	check "add 10.0.0.0/24" "$CFCTL" add 10.0.0.0/24
+	expect "add 11.0.0.0/8: exit 3, names prefix_levels4=" 3 \
+		-e "larger prefix_levels4=" -- "$CFCTL" add 11.0.0.0/8
+	diag_file "its message" "$tap_tmp/err"
+	expect "... 11.0.0.0/8 was not added" 1 -- "$CFCTL" match 11.1.2.3
+	expect "... 10.0.0.0/24 still blocks" 0 -- "$CFCTL" match 10.0.0.5
+	check "unload" unload_module
 	expect "reload with defaults" 0 -- insmod "$CFILTER_KO"
 else
 	tap_skip "full filters and compact mode" "cannot rmmod cfilter"
