@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Reloading cfilter.ko with chosen parameters, and small ioctl helpers, for
- * the selftests that need a module configured their way (test_full,
- * test_modes). Reloading is only possible when nothing holds the module (no
- * XDP program using the kfunc, no open /dev/cfilter): callers skip then.
+ * Reloading cfilter.ko with chosen parameters, for the selftests that need
+ * a module configured their way (test_full, test_modes), and the small
+ * ioctl and sysfs helpers every C selftest shares. Reloading is only
+ * possible when nothing holds the module (no XDP program using the kfunc,
+ * no open /dev/cfilter): callers skip then.
  *
  * CFILTER_KO names the module file (default /lib/modules/cfilter.ko).
  */
@@ -102,6 +103,42 @@ static inline int module_wait_unused(void)
 	}
 	return refs;
 }
+
+/*
+ * For a FIXTURE_SETUP that reloads the module: skips the test if the module
+ * file is unreadable or something holds the module, else unloads it (if
+ * loaded), ready for module_load(). A harness macro: it may SKIP() and
+ * ASSERT(), which return from the setup.
+ */
+#define RELOAD_SETUP_UNLOAD() do {					\
+	int _refs;							\
+									\
+	if (access(module_file(), R_OK))				\
+		SKIP(return, "%s not readable: set CFILTER_KO",		\
+		     module_file());					\
+	_refs = module_wait_unused();					\
+	if (_refs > 0)							\
+		SKIP(return, "cfilter.ko has %d users (XDP program attached or /dev/cfilter open): cannot reload it", \
+		     _refs);						\
+	if (_refs == 0)							\
+		ASSERT_EQ(0, module_unload());				\
+} while (0)
+
+/*
+ * For a FIXTURE_TEARDOWN after RELOAD_SETUP_UNLOAD(): leaves the module
+ * loaded with its default parameters for the next test.
+ */
+#define RELOAD_TEARDOWN_DEFAULTS() do {					\
+	int _err;							\
+									\
+	if (_metadata->skip)						\
+		break;							\
+	if (module_refcnt() >= 0)					\
+		EXPECT_EQ(0, module_unload());				\
+	_err = module_load("");						\
+	EXPECT_EQ(0, _err) TH_LOG("reloading %s with defaults: %s",	\
+				  module_file(), strerror(_err));	\
+} while (0)
 
 /* A module parameter's value as sysfs shows it, or 0 if unreadable. */
 static inline unsigned long long read_param(const char *name)

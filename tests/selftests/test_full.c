@@ -90,17 +90,10 @@ FIXTURE_VARIANT_ADD(small, compact) {
  */
 FIXTURE_SETUP(small)
 {
-	int refs, err;
+	int err;
 
 	self->fd = -1;
-	if (access(module_file(), R_OK))
-		SKIP(return, "%s not readable: set CFILTER_KO", module_file());
-	refs = module_wait_unused();
-	if (refs > 0)
-		SKIP(return, "cfilter.ko has %d users (XDP program attached or /dev/cfilter open): cannot reload it",
-		     refs);
-	if (refs == 0)
-		ASSERT_EQ(0, module_unload());
+	RELOAD_SETUP_UNLOAD();
 	err = module_load(variant->params);
 	ASSERT_EQ(0, err) TH_LOG("insmod %s %s: %s", module_file(),
 				 variant->params, strerror(err));
@@ -112,17 +105,9 @@ FIXTURE_SETUP(small)
 /* Leave the module loaded with default parameters for the next test. */
 FIXTURE_TEARDOWN(small)
 {
-	int err;
-
 	if (self->fd >= 0)
 		close(self->fd);
-	if (_metadata->skip)
-		return;
-	if (module_refcnt() >= 0)
-		EXPECT_EQ(0, module_unload());
-	err = module_load("");
-	EXPECT_EQ(0, err) TH_LOG("reloading %s with defaults: %s",
-				 module_file(), strerror(err));
+	RELOAD_TEARDOWN_DEFAULTS();
 }
 
 TEST_F(small, geometry_follows_capacity_param)
@@ -289,29 +274,12 @@ FIXTURE(params) {
 
 FIXTURE_SETUP(params)
 {
-	int refs;
-
-	if (access(module_file(), R_OK))
-		SKIP(return, "%s not readable: set CFILTER_KO", module_file());
-	refs = module_wait_unused();
-	if (refs > 0)
-		SKIP(return, "cfilter.ko has %d users (XDP program attached or /dev/cfilter open): cannot reload it",
-		     refs);
-	if (refs == 0)
-		ASSERT_EQ(0, module_unload());
+	RELOAD_SETUP_UNLOAD();
 }
 
 FIXTURE_TEARDOWN(params)
 {
-	int err;
-
-	if (_metadata->skip)
-		return;
-	if (module_refcnt() >= 0)
-		EXPECT_EQ(0, module_unload());
-	err = module_load("");
-	EXPECT_EQ(0, err) TH_LOG("reloading %s with defaults: %s",
-				 module_file(), strerror(err));
+	RELOAD_TEARDOWN_DEFAULTS();
 }
 
 TEST_F(params, are_validated_at_load)

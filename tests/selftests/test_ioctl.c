@@ -23,6 +23,7 @@
 #include <linux/cfilter.h>
 
 #include "kselftest_harness.h"
+#include "reload.h"
 
 #define MISC_MAJOR_NR	10U
 #define NOBODY		65534
@@ -51,19 +52,6 @@ static struct cfilter_key_req src6(const char *addr)
 	return req;
 }
 
-/* Returns 0 or the errno of the failed ioctl, so tests can compare exactly. */
-static int cf_ioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? errno : 0;
-}
-
-static int cf_info(int fd, struct cfilter_info *info)
-{
-	memset(info, 0, sizeof(*info));
-	info->size = sizeof(*info);
-	return cf_ioctl(fd, CFILTER_IOC_INFO, info);
-}
-
 /* The number of keys stored, or -1 if INFO fails. */
 static long long cf_count(int fd)
 {
@@ -72,24 +60,6 @@ static long long cf_count(int fd)
 	if (cf_info(fd, &info))
 		return -1;
 	return info.count;
-}
-
-static unsigned long read_param(const char *name)
-{
-	char path[128], buf[32];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/sys/module/cfilter/parameters/%s", name);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	return strtoul(buf, NULL, 0);
 }
 
 FIXTURE(cf) {

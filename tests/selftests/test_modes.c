@@ -39,38 +39,21 @@ FIXTURE(reload) {
 
 FIXTURE_SETUP(reload)
 {
-	int refs;
-
 	self->fd = -1;
 	self->keys = calloc(FP_ADDED + FP_PROBED, sizeof(*self->keys));
 	self->results = calloc(FP_ADDED + FP_PROBED, sizeof(*self->results));
 	ASSERT_NE(NULL, self->keys);
 	ASSERT_NE(NULL, self->results);
-	if (access(module_file(), R_OK))
-		SKIP(return, "%s not readable: set CFILTER_KO", module_file());
-	refs = module_wait_unused();
-	if (refs > 0)
-		SKIP(return, "cfilter.ko has %d users (XDP program attached or /dev/cfilter open): cannot reload it",
-		     refs);
-	if (refs == 0)
-		ASSERT_EQ(0, module_unload());
+	RELOAD_SETUP_UNLOAD();
 }
 
 FIXTURE_TEARDOWN(reload)
 {
-	int err;
-
 	free(self->keys);
 	free(self->results);
 	if (self->fd >= 0)
 		close(self->fd);
-	if (_metadata->skip)
-		return;
-	if (module_refcnt() >= 0)
-		EXPECT_EQ(0, module_unload());
-	err = module_load("");
-	EXPECT_EQ(0, err) TH_LOG("reloading %s with defaults: %s",
-				 module_file(), strerror(err));
+	RELOAD_TEARDOWN_DEFAULTS();
 }
 
 /* Loads the module with @params and opens the device; 0 or an errno. */

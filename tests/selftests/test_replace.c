@@ -28,13 +28,9 @@
 
 #include "cfilter.skel.h"
 #include "kselftest_harness.h"
+#include "reload.h"
 
 #define NOBODY	65534
-
-static int cf_ioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? errno : 0;
-}
 
 /* An IPv4 address key of @type (SRC4, DST4, ALLOW4) for @addr. */
 static struct cfilter_key_req key4(__u8 type, const char *addr, __u32 flags)
