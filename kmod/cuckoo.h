@@ -60,6 +60,7 @@ struct cuckoo_stats {
 	u64 memory_bytes;	/* everything allocated now */
 	u64 insert_failures;	/* inserts refused with -ENOSPC since clear */
 	u64 grows;		/* table doublings since creation */
+	u64 moves;		/* entries moved between buckets, this table */
 	u32 fp_bits;
 	u32 key_len;
 	bool exact;

@@ -212,22 +212,18 @@ static struct filter *setup(struct filter *f, u64 max)
 	return f;
 }
 
-/* Version bumps on the current table: two per fill, four per move. */
-static u64 version_sum(const struct cuckoo *c)
+static u64 moves_of(const struct cuckoo *c)
 {
-	const struct cuckoo_table *t = cuckoo_wtable(c);
-	u64 sum = 0;
-	u32 i;
+	struct cuckoo_stats st;
 
-	for (i = 0; i <= t->stripe_mask; i++)
-		sum += t->versions[i];
-	return sum;
+	cuckoo_get_stats(c, &st);
+	return st.moves;
 }
 
 int main(int argc, char **argv)
 {
 	bool mutant = argc == 3 && !strcmp(argv[1], "--mutant");
-	u64 grown = 0, i, hot_v0, hot_adds, bad = 0, misses, ghosts;
+	u64 grown = 0, i, hot_moves0, hot_adds, bad = 0, misses, ghosts;
 	struct cuckoo_stats hs, h4s, bs;
 	pthread_t tid[READERS];
 	time_t start = time(NULL);
@@ -245,8 +241,8 @@ int main(int argc, char **argv)
 		churn(&hot);
 		churn(&hot4);
 	}
-	/* hot is at its largest now: its versions count every move from here */
-	hot_v0 = version_sum(hot.c);
+	/* hot is at its largest now: its table counts every move from here */
+	hot_moves0 = moves_of(hot.c);
 	hot_adds = hot.churned;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -300,8 +296,7 @@ int main(int argc, char **argv)
 	printf("# hot: %llu keys in %llu slots, %llu churn adds, %llu moves, %llu grows\n",
 	       (unsigned long long)hs.count, (unsigned long long)hs.capacity,
 	       (unsigned long long)(hot.churned - hot_adds),
-	       (unsigned long long)((version_sum(hot.c) - hot_v0 -
-				     2 * (hot.churned - hot_adds)) / 4),
+	       (unsigned long long)(moves_of(hot.c) - hot_moves0),
 	       (unsigned long long)hs.grows);
 	printf("# big: %llu keys in %llu slots (%llu MiB), %llu churn adds, %llu grows\n",
 	       (unsigned long long)bs.count, (unsigned long long)bs.capacity,
