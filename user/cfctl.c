@@ -197,34 +197,49 @@ static int key_dry_run(int fd, const char *text, __u32 op,
 	return !add && err ? CF_ABSENT : CF_OK;
 }
 
+/*
+ * The start add and del share: parses the entry (@op is its batch op) and
+ * opens the device; a range, and -n, are carried out here. Returns the
+ * exit code with *@fd = -1 when that is all, or CF_OK with *@fd open when
+ * the caller has its one-key ioctl to make.
+ */
+static int entry_begin(const struct cfctl_opts *o, const char *verb,
+		       char *const words[], int n, __u32 op,
+		       struct kf_entry *e, char *text, int *fd)
+{
+	int ret;
+
+	*fd = -1;
+	ret = parse_entry(verb, words, n, e, text);
+	if (ret != CF_OK)
+		return ret;
+	*fd = dev_open(true);
+	if (*fd < 0)
+		return CF_SYSTEM;
+	if (!e->range && !o->dry_run)
+		return CF_OK;
+	if (e->range)
+		ret = range_entry(o, *fd, text, e, op);
+	else
+		ret = key_dry_run(*fd, text, op, &e->key);
+	close(*fd);
+	*fd = -1;
+	return ret;
+}
+
 /* add and allow: @words are the entry; returns enum cf_exit. */
 static int add_entry(const struct cfctl_opts *o, const char *verb,
 		     char *const words[], int n)
 {
 	char text[ENTRY_STRLEN];
 	struct kf_entry e;
-	struct cfilter_key key;
 	int fd, err, ret;
 
-	ret = parse_entry(verb, words, n, &e, text);
-	if (ret != CF_OK)
-		return ret;
-	key = e.key;
-	fd = dev_open(true);
+	ret = entry_begin(o, verb, words, n, CFILTER_BATCH_ADD, &e, text, &fd);
 	if (fd < 0)
-		return CF_SYSTEM;
-	if (e.range) {
-		ret = range_entry(o, fd, text, &e, CFILTER_BATCH_ADD);
-		close(fd);
 		return ret;
-	}
-	if (o->dry_run) {
-		ret = key_dry_run(fd, text, CFILTER_BATCH_ADD, &key);
-		close(fd);
-		return ret;
-	}
 
-	err = dev_key_ioctl(fd, CFILTER_IOC_ADD, &key);
+	err = dev_key_ioctl(fd, CFILTER_IOC_ADD, &e.key);
 	switch (-err) {
 	case 0:
 		break;
@@ -233,7 +248,7 @@ static int add_entry(const struct cfctl_opts *o, const char *verb,
 		cf_err("%s is already blocked", text);
 		break;
 	case ENOSPC:
-		dev_report_full(fd, false, &key);
+		dev_report_full(fd, false, &e.key);
 		ret = CF_SYSTEM;
 		break;
 	case ENOMEM:
@@ -271,28 +286,14 @@ static int do_del(const struct cfctl_opts *o)
 {
 	char text[ENTRY_STRLEN];
 	struct kf_entry e;
-	struct cfilter_key key;
 	int fd, err, ret;
 
-	ret = parse_entry("del", o->words, o->nwords, &e, text);
-	if (ret != CF_OK)
-		return ret;
-	key = e.key;
-	fd = dev_open(true);
+	ret = entry_begin(o, "del", o->words, o->nwords, CFILTER_BATCH_DEL, &e,
+			  text, &fd);
 	if (fd < 0)
-		return CF_SYSTEM;
-	if (e.range) {
-		ret = range_entry(o, fd, text, &e, CFILTER_BATCH_DEL);
-		close(fd);
 		return ret;
-	}
-	if (o->dry_run) {
-		ret = key_dry_run(fd, text, CFILTER_BATCH_DEL, &key);
-		close(fd);
-		return ret;
-	}
 
-	err = dev_key_ioctl(fd, CFILTER_IOC_DEL, &key);
+	err = dev_key_ioctl(fd, CFILTER_IOC_DEL, &e.key);
 	if (err == -ENOENT) {
 		cf_err("%s is not blocked", text);
 		ret = CF_ABSENT;
