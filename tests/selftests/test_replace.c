@@ -27,6 +27,7 @@
 #include <linux/ip.h>
 
 #include "cfilter.skel.h"
+#include "xdp_stats.h"
 #include "kselftest_harness.h"
 #include "reload.h"
 
@@ -532,32 +533,6 @@ static void *xdp_reader(void *arg)
 	return NULL;
 }
 
-/* Each counter of the program, summed over the CPUs. */
-static int read_stats(struct cfilter_bpf *skel, __u64 sums[__CFILTER_STAT_MAX])
-{
-	int cpu, ncpus = libbpf_num_possible_cpus();
-	__u64 *vals;
-	int err = 0;
-	__u32 key;
-
-	if (ncpus <= 0)
-		return ncpus ? -ncpus : EINVAL;
-	vals = calloc(ncpus, sizeof(*vals));
-	if (!vals)
-		return ENOMEM;
-	for (key = 0; key < __CFILTER_STAT_MAX && !err; key++) {
-		if (bpf_map__lookup_elem(skel->maps.cfilter_stats, &key,
-					 sizeof(key), vals,
-					 ncpus * sizeof(*vals), 0))
-			err = errno;
-		sums[key] = 0;
-		for (cpu = 0; cpu < ncpus; cpu++)
-			sums[key] += vals[cpu];
-	}
-	free(vals);
-	return err;
-}
-
 TEST_F_TIMEOUT(rp, replace_under_xdp_traffic_shows_no_mix, 240)
 {
 	struct xdp_reader r = { 0 };
@@ -573,7 +548,7 @@ TEST_F_TIMEOUT(rp, replace_under_xdp_traffic_shows_no_mix, 240)
 		TH_LOG("loading cfilter_xdp: the kfunc needs cfilter.ko with BTF");
 	r.prog_fd = bpf_program__fd(skel->progs.cfilter_xdp);
 	ASSERT_EQ(0, stage_and_commit(self->fd, CFILTER_KEY_SRC4, SWAP_ADDR_A));
-	ASSERT_EQ(0, read_stats(skel, before));
+	ASSERT_EQ(0, xdp_stats_sum(skel, before));
 	ASSERT_EQ(0, pthread_create(&tid, NULL, xdp_reader, &r));
 	for (i = 0; i < SWAPS; i++) {
 		ASSERT_EQ(0, stage_and_commit(self->fd, i % 2 ? CFILTER_KEY_SRC4 :
@@ -583,7 +558,7 @@ TEST_F_TIMEOUT(rp, replace_under_xdp_traffic_shows_no_mix, 240)
 	r.stop = true;
 	ASSERT_EQ(0, pthread_join(tid, NULL));
 	ASSERT_EQ(0, r.err) TH_LOG("BPF_PROG_TEST_RUN: %s", strerror(r.err));
-	ASSERT_EQ(0, read_stats(skel, after));
+	ASSERT_EQ(0, xdp_stats_sum(skel, after));
 	cfilter_bpf__destroy(skel);
 
 	for (i = 0; i < __CFILTER_STAT_MAX; i++)

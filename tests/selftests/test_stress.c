@@ -37,6 +37,7 @@
 #include <bpf/libbpf.h>
 
 #include "cfilter.skel.h"
+#include "xdp_stats.h"
 #include "reload.h"
 #include "kselftest_harness.h"
 
@@ -81,7 +82,6 @@ FIXTURE(stress) {
 	struct cfilter_bpf *skel;
 	int dev;
 	int prog_fd;
-	int ncpus;
 };
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
@@ -126,28 +126,6 @@ static struct frame frame_from(unsigned int i)
 	memcpy(&iph->saddr, key.saddr, 4);
 	iph->daddr = htonl(0xc0000201);	/* 192.0.2.1 */
 	return f;
-}
-
-/* Sums each counter over all CPUs. Returns 0 or the lookup's error. */
-static int read_stats(FIXTURE_DATA(stress) *self,
-		      __u64 sums[__CFILTER_STAT_MAX])
-{
-	size_t size = self->ncpus * sizeof(__u64);
-	__u64 *vals = malloc(size);
-	int cpu, err = 0;
-	__u32 key;
-
-	if (!vals)
-		return -ENOMEM;
-	for (key = 0; key < __CFILTER_STAT_MAX && !err; key++) {
-		err = bpf_map__lookup_elem(self->skel->maps.cfilter_stats, &key,
-					   sizeof(key), vals, size, 0);
-		sums[key] = 0;
-		for (cpu = 0; cpu < self->ncpus && !err; cpu++)
-			sums[key] += vals[cpu];
-	}
-	free(vals);
-	return err;
 }
 
 /* Records the writer's first failure; returns true if there was one. */
@@ -301,8 +279,6 @@ FIXTURE_SETUP(stress)
 		TH_LOG("loading cfilter_xdp: %s; the kfunc needs cfilter.ko loaded with BTF",
 		       strerror(errno));
 	self->prog_fd = bpf_program__fd(self->skel->progs.cfilter_xdp);
-	self->ncpus = libbpf_num_possible_cpus();
-	ASSERT_LT(0, self->ncpus);
 }
 
 FIXTURE_TEARDOWN(stress)
@@ -348,7 +324,7 @@ TEST_F_TIMEOUT(stress, present_sources_always_dropped_under_churn, 120)
 	ASSERT_EQ(0, pin_to(READER_CPU));
 	ASSERT_EQ(0, cf_info(self->dev, &w.info));
 	w.grows0 = w.info.grows;
-	ASSERT_EQ(0, read_stats(self, before));
+	ASSERT_EQ(0, xdp_stats_sum(self->skel, before));
 
 	/* The reader's pace without a writer, for comparison (emulated time). */
 	t0 = now_s();
@@ -389,7 +365,7 @@ TEST_F_TIMEOUT(stress, present_sources_always_dropped_under_churn, 120)
 	ASSERT_LT(0ULL, w.info.grows - w.grows0);
 	ASSERT_LT(0.0, w.churn_s);
 
-	ASSERT_EQ(0, read_stats(self, after));
+	ASSERT_EQ(0, xdp_stats_sum(self->skel, after));
 	EXPECT_EQ(packets, after[CFILTER_STAT_DROP_SRC] - before[CFILTER_STAT_DROP_SRC]);
 	EXPECT_EQ(0ULL, after[CFILTER_STAT_PASS] - before[CFILTER_STAT_PASS])
 		TH_LOG("present sources passed: wrong verdicts");

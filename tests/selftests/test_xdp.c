@@ -23,6 +23,7 @@
 #include <bpf/libbpf.h>
 
 #include "cfilter.skel.h"
+#include "xdp_stats.h"
 #include "kselftest_harness.h"
 #include "xdp_packets.h"
 
@@ -67,7 +68,6 @@ FIXTURE(xdp) {
 	struct cfilter_bpf *skel;
 	int dev;
 	int prog_fd;
-	int ncpus;
 };
 
 FIXTURE_SETUP(xdp)
@@ -82,8 +82,6 @@ FIXTURE_SETUP(xdp)
 		TH_LOG("loading cfilter_xdp: %s; the kfunc needs cfilter.ko loaded with BTF (see /sys/kernel/btf/cfilter and the libbpf lines above)",
 		       strerror(errno));
 	self->prog_fd = bpf_program__fd(self->skel->progs.cfilter_xdp);
-	self->ncpus = libbpf_num_possible_cpus();
-	ASSERT_LT(0, self->ncpus);
 }
 
 FIXTURE_TEARDOWN(xdp)
@@ -93,27 +91,6 @@ FIXTURE_TEARDOWN(xdp)
 		ioctl(self->dev, CFILTER_IOC_CLEAR);
 		close(self->dev);
 	}
-}
-
-/* Sums each counter over all CPUs. Returns 0 or the lookup's error. */
-static int read_stats(FIXTURE_DATA(xdp) *self, __u64 sums[__CFILTER_STAT_MAX])
-{
-	size_t size = self->ncpus * sizeof(__u64);
-	__u64 *vals = malloc(size);
-	int cpu, err = 0;
-	__u32 key;
-
-	if (!vals)
-		return -ENOMEM;
-	for (key = 0; key < __CFILTER_STAT_MAX && !err; key++) {
-		err = bpf_map__lookup_elem(self->skel->maps.cfilter_stats, &key,
-					   sizeof(key), vals, size, 0);
-		sums[key] = 0;
-		for (cpu = 0; cpu < self->ncpus && !err; cpu++)
-			sums[key] += vals[cpu];
-	}
-	free(vals);
-	return err;
 }
 
 /*
@@ -154,10 +131,10 @@ static void expect_verdict(struct __test_metadata *_metadata,
 	__u64 before[__CFILTER_STAT_MAX], after[__CFILTER_STAT_MAX];
 	int ret, i;
 
-	ASSERT_EQ(0, read_stats(self, before));
+	ASSERT_EQ(0, xdp_stats_sum(self->skel, before));
 	ret = run(self, f, len);
 	ASSERT_EQ(verdict, ret) TH_LOG("%s (%u bytes): verdict", what, len);
-	ASSERT_EQ(0, read_stats(self, after));
+	ASSERT_EQ(0, xdp_stats_sum(self->skel, after));
 	for (i = 0; i < __CFILTER_STAT_MAX; i++)
 		ASSERT_EQ(i == stat ? 1ULL : 0ULL, after[i] - before[i])
 			TH_LOG("%s (%u bytes): counter %s", what, len,
