@@ -7,6 +7,7 @@
  * Concurrency gets its own, longer test: stress.c.
  */
 #include "cuckoo.c"
+#include "test_keys.h"
 
 #include <pthread.h>
 #include <time.h>
@@ -56,17 +57,6 @@ static int check(u64 capacity, u64 max_capacity, unsigned int fp_bits,
 	};
 
 	return cuckoo_params_check(&p);
-}
-
-/* Key i of a set: the set number, then i, truncated to @len bytes. */
-static void key_of(u8 *k, unsigned int len, unsigned int set, u64 i)
-{
-	unsigned int b;
-
-	memset(k, 0, len);
-	k[0] = set;
-	for (b = 1; b < len && b <= 8; b++)
-		k[b] = i >> (8 * (b - 1));
 }
 
 static int add(struct cuckoo *c, unsigned int set, u64 i)

@@ -32,6 +32,7 @@
  * missed (showing that this test catches a broken protocol).
  */
 #include "cuckoo.c"
+#include "test_keys.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -76,16 +77,6 @@ static struct filter big = { .key_len = 4, .keys = BIG_KEYS,
 static u64 target;		/* lookups wanted */
 static u64 lookups;		/* done, published in steps */
 static int stop;
-
-static void key_of(u8 *k, unsigned int len, unsigned int set, u64 i)
-{
-	unsigned int b;
-
-	memset(k, 0, len);
-	k[0] = set;
-	for (b = 1; b < len && b <= 8; b++)
-		k[b] = i >> (8 * (b - 1));
-}
 
 static int add(struct filter *f, unsigned int set, u64 i)
 {
