@@ -1117,19 +1117,6 @@ enum prefix_hit prefix_set_match(const struct prefix_set *s, const u8 *addr)
 }
 
 /**
- * prefix_set_empty() - is there no member at all?
- * @s: the set
- *
- * Lock-free.
- *
- * Return: true if the set has no address and no prefix.
- */
-bool prefix_set_empty(const struct prefix_set *s)
-{
-	return !READ_ONCE(s->naddrs) && !READ_ONCE(s->nprefixes);
-}
-
-/**
  * prefix_set_get_stats() - report members, expansion and memory
  * @s: the set
  * @st: filled in

@@ -126,9 +126,6 @@ bool prefix_set_contains(const struct prefix_set *s, const u8 *addr, u32 len);
 /* Does any member cover @addr (addr_len bytes)? Reader, lock-free. */
 enum prefix_hit prefix_set_match(const struct prefix_set *s, const u8 *addr);
 
-/* No member at all: a reader may skip the set. Lock-free. */
-bool prefix_set_empty(const struct prefix_set *s);
-
 /* Writer side. */
 void prefix_set_get_stats(const struct prefix_set *s, struct prefix_stats *st);
 
