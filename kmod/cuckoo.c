@@ -56,7 +56,7 @@
  * Fingerprints sharing a counter only make each other's readers retry more
  * often. A reader reads one counter, not one per bucket: in make bench the
  * two counters of the buckets cost 1.15-1.20x the version-free reader on
- * present keys at 16M, one counter 1.12-1.15x. At most 4096 counters
+ * present keys at 16M, one counter 1.11-1.15x. At most 4096 counters
  * (16 KiB), and no more than buckets, make retries rare without costing
  * much cache.
  */
