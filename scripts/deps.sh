@@ -7,6 +7,8 @@
 # python3 runs the kernel's bpf_doc.py while kernel.sh builds resolve_btfids.
 # liburcu-dev is the host tests' RCU; libclang-rt-14-dev has libFuzzer.
 # tor-geoipdb has the country ranges make bench-xdp loads as prefixes.
+# kmod has the modprobe that cfilter.service runs (a minimal Debian image
+# lacks it, and systemd-analyze verify then rejects the installed unit).
 # linux-image-amd64 is deliberately absent: it pulls initramfs-tools and udev
 # and upgrades systemd. scripts/kernel.sh downloads and unpacks the guest
 # kernel image into .cache instead.
@@ -25,6 +27,7 @@ PACKAGES="
 	gcc
 	iproute2
 	iputils-ping
+	kmod
 	libbpf-dev
 	libc6-dev
 	libclang-rt-14-dev
