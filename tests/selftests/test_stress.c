@@ -37,6 +37,7 @@
 #include <bpf/libbpf.h>
 
 #include "cfilter.skel.h"
+#include "xdp_packets.h"
 #include "xdp_stats.h"
 #include "reload.h"
 #include "kselftest_harness.h"
@@ -52,11 +53,6 @@
 #define FILL_SECONDS	30		/* give up growing/filling after this */
 #define READER_CPU	0
 #define WRITER_CPU	1
-
-/* An Ethernet + IPv4 + ICMP echo frame from 10.x.y.z (key @i). */
-struct frame {
-	unsigned char data[ETH_HLEN + sizeof(struct iphdr) + 8];
-};
 
 /* What the writer is doing, for the reader. */
 enum phase {
@@ -110,22 +106,15 @@ static int pin_to(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set) ? errno : 0;
 }
 
+/* An Ethernet + IPv4 + ICMP echo frame from 10.x.y.z (key @i). */
 static struct frame frame_from(unsigned int i)
 {
 	struct cfilter_key key = nth_key4(i);
-	struct frame f = { { 0 } };
-	struct ethhdr *eth = (struct ethhdr *)f.data;
-	struct iphdr *iph = (struct iphdr *)(eth + 1);
+	char saddr[INET_ADDRSTRLEN];
 
-	eth->h_proto = htons(ETH_P_IP);
-	iph->version = 4;
-	iph->ihl = 5;
-	iph->tot_len = htons(sizeof(*iph) + 8);
-	iph->ttl = 64;
-	iph->protocol = IPPROTO_ICMP;
-	memcpy(&iph->saddr, key.saddr, 4);
-	iph->daddr = htonl(0xc0000201);	/* 192.0.2.1 */
-	return f;
+	if (!inet_ntop(AF_INET, key.saddr, saddr, sizeof(saddr)))
+		abort();
+	return frame4(saddr, 5);
 }
 
 /* Records the writer's first failure; returns true if there was one. */
@@ -296,7 +285,7 @@ static int run_repeat(FIXTURE_DATA(stress) *self, const struct frame *f,
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts,
 		.data_in = f->data,
-		.data_size_in = sizeof(f->data),
+		.data_size_in = f->len,
 		.repeat = REPEAT,
 	);
 

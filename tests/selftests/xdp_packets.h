@@ -36,7 +36,7 @@ struct frame {
 	int family;		/* AF_INET, AF_INET6, or 0 before the IP header */
 };
 
-static void put(struct frame *f, const void *src, size_t n)
+static inline void put(struct frame *f, const void *src, size_t n)
 {
 	if (f->len + n > sizeof(f->data))
 		abort();
@@ -44,14 +44,14 @@ static void put(struct frame *f, const void *src, size_t n)
 	f->len += n;
 }
 
-static void put16(struct frame *f, __u16 host)
+static inline void put16(struct frame *f, __u16 host)
 {
 	__be16 v = htons(host);
 
 	put(f, &v, sizeof(v));
 }
 
-static void put_zeros(struct frame *f, size_t n)
+static inline void put_zeros(struct frame *f, size_t n)
 {
 	static const unsigned char zeros[sizeof(((struct frame *)0)->data)];
 
@@ -59,7 +59,7 @@ static void put_zeros(struct frame *f, size_t n)
 }
 
 /* Start a header of protocol @proto: name it in the previous header. */
-static void start_hdr(struct frame *f, __u8 proto)
+static inline void start_hdr(struct frame *f, __u8 proto)
 {
 	if (!f->family)
 		abort();
@@ -68,7 +68,7 @@ static void start_hdr(struct frame *f, __u8 proto)
 }
 
 /* Ethernet header with one tag per entry of @tpids, then @proto. */
-static void put_eth(struct frame *f, const __u16 *tpids, int ntags,
+static inline void put_eth(struct frame *f, const __u16 *tpids, int ntags,
 		    __u16 proto)
 {
 	static const unsigned char macs[2 * ETH_ALEN] = {
@@ -85,30 +85,31 @@ static void put_eth(struct frame *f, const __u16 *tpids, int ntags,
 }
 
 /* IPv4 header of @ihl words (NOP options past 5); @frag_off host order. */
-static void put_ip4(struct frame *f, const char *saddr, unsigned int ihl,
-		    __u16 frag_off)
+static inline void put_ip4(struct frame *f, const char *saddr,
+			   unsigned int ihl, __u16 frag_off)
 {
-	unsigned char hdr[60] = { 0 };
-	struct iphdr *iph = (struct iphdr *)hdr;
-	unsigned int hlen = ihl * 4;
+	struct iphdr iph = { 0 };
+	unsigned char nops[40];
 
-	iph->version = 4;
-	iph->ihl = ihl;
-	iph->ttl = 64;
-	iph->frag_off = htons(frag_off);
-	if (inet_pton(AF_INET, saddr, &iph->saddr) != 1 ||
-	    inet_pton(AF_INET, IPV4_DADDR, &iph->daddr) != 1)
+	if (ihl < 5 || ihl > 15)
 		abort();
-	if (hlen > sizeof(*iph))
-		memset(hdr + sizeof(*iph), IPOPT_NOP, hlen - sizeof(*iph));
+	iph.version = 4;
+	iph.ihl = ihl;
+	iph.ttl = 64;
+	iph.frag_off = htons(frag_off);
+	if (inet_pton(AF_INET, saddr, &iph.saddr) != 1 ||
+	    inet_pton(AF_INET, IPV4_DADDR, &iph.daddr) != 1)
+		abort();
+	memset(nops, IPOPT_NOP, sizeof(nops));
 	f->family = AF_INET;
 	f->l3 = f->len;
 	f->l4 = f->len;
 	f->next = f->len + offsetof(struct iphdr, protocol);
-	put(f, hdr, hlen);
+	put(f, &iph, sizeof(iph));
+	put(f, nops, ihl * 4 - sizeof(iph));
 }
 
-static void put_ip6(struct frame *f, const char *saddr, __u8 hop_limit)
+static inline void put_ip6(struct frame *f, const char *saddr, __u8 hop_limit)
 {
 	struct ipv6hdr ip6h = { 0 };
 
@@ -129,7 +130,7 @@ static void put_ip6(struct frame *f, const char *saddr, __u8 hop_limit)
  * (@hdrlen + 1) * 8 bytes; the options are Pad1, the routing header one
  * with no segments left.
  */
-static void put_ext6(struct frame *f, __u8 type, __u8 hdrlen)
+static inline void put_ext6(struct frame *f, __u8 type, __u8 hdrlen)
 {
 	start_hdr(f, type);
 	f->next = f->len;
@@ -138,7 +139,7 @@ static void put_ext6(struct frame *f, __u8 type, __u8 hdrlen)
 }
 
 /* IPv6 fragment header; @offset in bytes (a multiple of 8). */
-static void put_frag6(struct frame *f, unsigned int offset, int more)
+static inline void put_frag6(struct frame *f, unsigned int offset, int more)
 {
 	start_hdr(f, IPPROTO_FRAGMENT);
 	f->next = f->len;
@@ -148,7 +149,7 @@ static void put_frag6(struct frame *f, unsigned int offset, int more)
 }
 
 /* TCP header of @doff words (NOP options past 5), ports 40000 -> 80. */
-static void put_tcp(struct frame *f, unsigned int doff)
+static inline void put_tcp(struct frame *f, unsigned int doff)
 {
 	unsigned char hdr[60] = { 0 };
 	unsigned int hlen = doff < 5 ? 20 : doff * 4;
@@ -164,7 +165,7 @@ static void put_tcp(struct frame *f, unsigned int doff)
 	put(f, hdr, hlen);
 }
 
-static void put_udp(struct frame *f)
+static inline void put_udp(struct frame *f)
 {
 	start_hdr(f, IPPROTO_UDP);
 	put16(f, 40000);
@@ -174,7 +175,7 @@ static void put_udp(struct frame *f)
 }
 
 /* ICMP (IPPROTO_ICMP) or ICMPv6 (IPPROTO_ICMPV6) header of @type. */
-static void put_icmp(struct frame *f, __u8 proto, __u8 type)
+static inline void put_icmp(struct frame *f, __u8 proto, __u8 type)
 {
 	start_hdr(f, proto);
 	put16(f, type << 8);	/* type, code 0 */
@@ -182,36 +183,49 @@ static void put_icmp(struct frame *f, __u8 proto, __u8 type)
 }
 
 /* A protocol the parser stops at (AH, ESP, ...), with @n bytes of it. */
-static void put_opaque(struct frame *f, __u8 proto, size_t n)
+static inline void put_opaque(struct frame *f, __u8 proto, size_t n)
 {
 	start_hdr(f, proto);
 	put_zeros(f, n);
 }
 
-/* Set the IP length fields (and IPv4 checksum) from the frame's length. */
-static void ip_done(struct frame *f)
+/*
+ * Overwrite the 16-bit field at @off with @host in network order. Fields
+ * are patched as bytes: the frame is a byte array, and reaching into it
+ * through struct iphdr or ipv6hdr pointers would break C's aliasing and
+ * alignment rules (the IP header starts at an odd multiple of 2).
+ */
+static inline void patch16(struct frame *f, unsigned int off, __u16 host)
 {
-	struct ipv6hdr *ip6h = (struct ipv6hdr *)(f->data + f->l3);
-	struct iphdr *iph = (struct iphdr *)(f->data + f->l3);
+	__be16 v = htons(host);
+
+	memcpy(f->data + off, &v, sizeof(v));
+}
+
+/* Set the IP length fields (and IPv4 checksum) from the frame's length. */
+static inline void ip_done(struct frame *f)
+{
 	const unsigned char *p = f->data + f->l3;
+	unsigned int i, hlen = (p[0] & 0xf) * 4;
 	__u32 sum = 0;
-	unsigned int i;
 
 	if (f->family == AF_INET6) {
-		ip6h->payload_len = htons(f->len - f->l3 - sizeof(*ip6h));
+		patch16(f, f->l3 + offsetof(struct ipv6hdr, payload_len),
+			f->len - f->l3 - sizeof(struct ipv6hdr));
 		return;
 	}
-	iph->tot_len = htons(f->len - f->l3);
-	iph->check = 0;
-	for (i = 0; i < iph->ihl * 4u; i += 2)
+	patch16(f, f->l3 + offsetof(struct iphdr, tot_len), f->len - f->l3);
+	patch16(f, f->l3 + offsetof(struct iphdr, check), 0);
+	for (i = 0; i < hlen; i += 2)
 		sum += p[i] << 8 | p[i + 1];
 	while (sum >> 16)
 		sum = (sum & 0xffff) + (sum >> 16);
-	iph->check = htons(~sum & 0xffff);
+	patch16(f, f->l3 + offsetof(struct iphdr, check), ~sum & 0xffff);
 }
 
 /* IPv4 header of @ihl words + ICMP echo request. */
-static void put_ipv4(struct frame *f, const char *saddr, unsigned int ihl)
+static inline void put_ipv4(struct frame *f, const char *saddr,
+			    unsigned int ihl)
 {
 	put_ip4(f, saddr, ihl, 0);
 	put_icmp(f, IPPROTO_ICMP, 8);
@@ -219,14 +233,26 @@ static void put_ipv4(struct frame *f, const char *saddr, unsigned int ihl)
 }
 
 /* IPv6 header + ICMPv6 echo request. */
-static void put_ipv6(struct frame *f, const char *saddr)
+static inline void put_ipv6(struct frame *f, const char *saddr)
 {
 	put_ip6(f, saddr, 64);
 	put_icmp(f, IPPROTO_ICMPV6, 128);
 	ip_done(f);
 }
 
-static struct frame frame4(const char *saddr, unsigned int ihl)
+/* Rewrite the IP header's version nibble. */
+static inline void set_ip_version(struct frame *f, unsigned int version)
+{
+	f->data[f->l3] = (f->data[f->l3] & 0x0f) | version << 4;
+}
+
+/* Rewrite the IPv4 header's IHL nibble (checksum and options unchanged). */
+static inline void set_ihl(struct frame *f, unsigned int ihl)
+{
+	f->data[f->l3] = (f->data[f->l3] & 0xf0) | ihl;
+}
+
+static inline struct frame frame4(const char *saddr, unsigned int ihl)
 {
 	struct frame f = { .len = 0 };
 
@@ -235,7 +261,7 @@ static struct frame frame4(const char *saddr, unsigned int ihl)
 	return f;
 }
 
-static struct frame frame6(const char *saddr)
+static inline struct frame frame6(const char *saddr)
 {
 	struct frame f = { .len = 0 };
 
@@ -244,7 +270,7 @@ static struct frame frame6(const char *saddr)
 	return f;
 }
 
-static struct frame frame_arp(void)
+static inline struct frame frame_arp(void)
 {
 	unsigned char arp[28] = { 0, 1, 8, 0, 6, 4, 0, 1 };	/* request */
 	struct frame f = { .len = 0 };
