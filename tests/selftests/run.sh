@@ -50,8 +50,10 @@ run_test()
 		failed=$((failed + 1))
 		return
 	fi
+	t0=$(date +%s)
 	{ timeout "$TIMEOUT" "$@" 2>&1; echo $? >"$tmp/rc"; } | tee "$tmp/log"
 	rc=$(cat "$tmp/rc")
+	took="$(($(date +%s) - t0)) s"
 
 	ok=$(count '^ok ')
 	skip=$(count '^ok .*# [Ss][Kk][Ii][Pp]')
@@ -60,15 +62,15 @@ run_test()
 	skipped=$((skipped + skip))
 	failed=$((failed + not_ok))
 	if [ "$not_ok" -gt 0 ]; then
-		echo "# $t: FAIL ($not_ok failed, exit status $rc)"
+		echo "# $t: FAIL ($not_ok failed, exit status $rc, $took)"
 	elif [ "$rc" -eq 4 ] && [ "$ok" -eq 0 ]; then
-		echo "# $t: SKIP (exit status 4)"
+		echo "# $t: SKIP (exit status 4, $took)"
 		skipped=$((skipped + 1))
 	elif [ "$rc" -ne 0 ] || [ "$ok" -eq 0 ]; then
-		echo "# $t: FAIL (exit status $rc, $ok results, none failed: crashed, timed out after ${TIMEOUT}s, or printed no TAP)"
+		echo "# $t: FAIL (exit status $rc, $ok results, none failed: crashed, timed out after ${TIMEOUT}s, or printed no TAP; $took)"
 		failed=$((failed + 1))
 	else
-		echo "# $t: PASS"
+		echo "# $t: PASS ($took)"
 	fi
 }
 

@@ -368,7 +368,9 @@ TEST_F(rp, unprivileged_cannot_stage_commit_or_abort)
  * tables in use. Whichever set is live, the packet is dropped: DROP_SRC in
  * A, DROP_DST in B. PASS would mean a reader met an empty or half-built
  * set, or the source table of one set and the destination table of the
- * other.
+ * other. Each commit waits for an RCU grace period: SWAPS of them take from
+ * ten seconds to over a minute in the emulated guest, hence the 240 s
+ * timeouts of the tests that swap.
  */
 #define SWAP_ADDR_A	"198.51.100.1"
 #define SWAP_ADDR_B	"192.0.2.1"
@@ -414,7 +416,7 @@ static int stage_and_commit(int fd, __u8 type, const char *addr)
 	return cf_ioctl(fd, CFILTER_IOC_COMMIT, NULL);
 }
 
-TEST_F(rp, replace_under_traffic_shows_no_mix)
+TEST_F_TIMEOUT(rp, replace_under_traffic_shows_no_mix, 240)
 {
 	struct reader r = { .fd = open(CFILTER_DEVICE, O_RDWR) };
 	pthread_t tid;
