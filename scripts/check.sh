@@ -69,9 +69,8 @@ guest_tests() {
 		broken "guest $kernel" "building cfilter.ko for $kernel failed"
 		return
 	fi
-	# The suite takes 4 to 10 minutes in the emulated guest, depending on
-	# the host (the verifier and RCU grace periods slow down the most);
-	# 20 minutes per kernel still fits both in CI's 90.
+	# The suite has taken 4.5 to 9 minutes in the emulated guest, depending
+	# on the host; 20 minutes per kernel still fits both in CI's 90.
 	KERNEL=$kernel VM_TIMEOUT=${VM_TIMEOUT:-1200} \
 		scripts/vm-run.sh scripts/guest-check.sh 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}

@@ -368,9 +368,9 @@ TEST_F(rp, unprivileged_cannot_stage_commit_or_abort)
  * tables in use. Whichever set is live, the packet is dropped: DROP_SRC in
  * A, DROP_DST in B. PASS would mean a reader met an empty or half-built
  * set, or the source table of one set and the destination table of the
- * other. Each commit waits for an RCU grace period: SWAPS of them take from
- * ten seconds to over a minute in the emulated guest, hence the 240 s
- * timeouts of the tests that swap.
+ * other. Each commit builds a set and waits for an RCU grace period: SWAPS
+ * of them took 70 s per test in the emulated guest on a slow host, hence
+ * the 240 s timeouts of the tests that swap.
  */
 #define SWAP_ADDR_A	"198.51.100.1"
 #define SWAP_ADDR_B	"192.0.2.1"

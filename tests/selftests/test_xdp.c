@@ -1113,7 +1113,10 @@ static void expect_key_cases(struct __test_metadata *_metadata,
 	}
 }
 
-/* A table of twenty cases takes the emulated guest over 30 s. */
+/*
+ * Each case clears and refills the filter: on a slow emulated guest a table
+ * of twenty cases may need more than the harness's default 30 s.
+ */
 #define KEY_CASES_TIMEOUT	180
 
 #define EXPECT_KEY_CASES(cases) \

@@ -69,7 +69,7 @@ static inline void start_hdr(struct frame *f, __u8 proto)
 
 /* Ethernet header with one tag per entry of @tpids, then @proto. */
 static inline void put_eth(struct frame *f, const __u16 *tpids, int ntags,
-		    __u16 proto)
+			   __u16 proto)
 {
 	static const unsigned char macs[2 * ETH_ALEN] = {
 		0x02, 0, 0, 0, 0, 0x01, 0x02, 0, 0, 0, 0, 0x02,
