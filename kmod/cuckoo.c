@@ -36,6 +36,18 @@
  *   so a reader that read rewritten bytes sees f's version changed. Inserts
  *   write the key, then the fingerprint, inside an odd window of the new
  *   fingerprint's version, so a reader never trusts half-written bytes.
+ * A hit is final, with no second read of the version, in compact mode (a
+ * fingerprint seen in either bucket was there) and for keys compared in
+ * one load (4 and 8 bytes). Key bytes are written only by an insert or a
+ * move of that very key, each before the fingerprint that makes the slot
+ * live (smp_wmb(), paired with the reader's smp_rmb() between a slot's
+ * fingerprint and its key). A reader that reads a live fingerprint and
+ * then, in one load, bytes equal to its key, read bytes no older than
+ * those the fingerprint was stored after, so written by an insert or a
+ * move of its key: the key was there, or being added, during the lookup.
+ * Longer keys take several loads, which a rewrite of the slot can tear
+ * into parts of two other keys; the version check rules that out. Misses
+ * always check it: they are what a move can make wrong.
  * Compact mode stores a new fingerprint into a free slot, and deletes, with
  * a single store and no version: a reader sees the slot before or after,
  * and either answer is right for a key being added or removed. That holds
@@ -54,11 +66,11 @@
 /*
  * Versions are striped by fingerprint: f uses versions[f & stripe_mask].
  * Fingerprints sharing a counter only make each other's readers retry more
- * often. A reader reads one counter, not one per bucket: in make bench the
- * two counters of the buckets cost 1.15-1.20x the version-free reader on
- * present keys at 16M, one counter 1.11-1.15x. At most 4096 counters
- * (16 KiB), and no more than buckets, make retries rare without costing
- * much cache.
+ * often. A reader reads one counter, not one per bucket (in make bench
+ * the two counters of the buckets cost 1.15-1.20x the version-free reader
+ * on present keys at 16M, one counter 1.11-1.15x), and a final hit reads it
+ * once only. At most 4096 counters (16 KiB), and no more than buckets, make
+ * retries rare without costing much cache.
  */
 #define CUCKOO_STRIPES_MAX	4096
 
@@ -139,6 +151,8 @@ struct cuckoo_table {
  * @fp_bits: fingerprint width
  * @key_len: bytes per key
  * @exact: keys are stored beside the fingerprints
+ * @hit_final: a hit needs no version check: compact mode, or a key that
+ *	cuckoo_key_equal() reads in one load (see the top of this file)
  * @queue: the writer's BFS queue
  * @initial_buckets: table size at creation and after a clear
  * @max_buckets: growth stops at this size
@@ -157,6 +171,7 @@ struct cuckoo {
 	u32 fp_bits;
 	u32 key_len;
 	bool exact;
+	bool hit_final;
 
 	____cacheline_aligned struct cuckoo_node *queue;
 	u64 initial_buckets;
@@ -456,6 +471,7 @@ static __always_inline bool cuckoo_probe(const struct cuckoo *c,
 		return false;
 	if (!c->exact)
 		return true;
+	smp_rmb();	/* a slot's fingerprint, then its key bytes */
 	return (m1 && cuckoo_confirm(c, t, b1, w1, fp, key)) ||
 	       (m2 && cuckoo_confirm(c, t, b2, w2, fp, key));
 }
@@ -484,15 +500,18 @@ static __always_inline bool cuckoo_read(const struct cuckoo_table *t,
 	/*
 	 * An odd version (a write under way) is checked by the one comparison
 	 * with the re-read: the counter only grows, so it never again equals
-	 * an odd value less one (short of 2^32 writes during one lookup). The
-	 * answer read during a write is thrown away either way, and the common
-	 * path keeps one well-predicted branch (bench/: an early test cost up
-	 * to 1.6x on lookups served from cache).
+	 * an odd value less one (short of 2^32 writes during one lookup). A
+	 * miss read during a write is thrown away either way (a final hit is
+	 * right even then), and the common path keeps one well-predicted
+	 * branch (bench/: an early test cost up to 1.6x on lookups served from
+	 * cache).
 	 */
 	for (;;) {
 		seq = READ_ONCE(*v);
 		smp_rmb();	/* the version, then slots and keys */
 		hit = cuckoo_probe(c, t, b1, b2, fp, key);
+		if (hit && c->hit_final)
+			return true;
 		smp_rmb();	/* slots and keys, then the version again */
 		if (likely(READ_ONCE(*v) == (seq & ~1U)))
 			return hit;
@@ -656,6 +675,7 @@ static void cuckoo_move(const struct cuckoo *c, struct cuckoo_table *t,
 	if (c->exact)
 		cuckoo_key_store(c, cuckoo_key_at(c, t, to * CUCKOO_SLOTS + ts),
 				 cuckoo_key_at(c, t, from * CUCKOO_SLOTS + fs));
+	smp_wmb();	/* the key bytes before the fingerprint */
 	cuckoo_set_slot(c, t, to, ts, fp);
 	cuckoo_set_slot(c, t, from, fs, 0);
 	cuckoo_window_close(t, fp);
@@ -672,6 +692,7 @@ static void cuckoo_fill(const struct cuckoo *c, struct cuckoo_table *t,
 	}
 	cuckoo_window_open(t, fp);
 	cuckoo_key_store(c, cuckoo_key_at(c, t, b * CUCKOO_SLOTS + s), key);
+	smp_wmb();	/* the key bytes before the fingerprint */
 	cuckoo_set_slot(c, t, b, s, fp);
 	cuckoo_window_close(t, fp);
 }
@@ -1089,6 +1110,8 @@ struct cuckoo *cuckoo_create(const struct cuckoo_params *p)
 	c->fp_mask = p->fp_bits == 32 ? 0xffffffff : (1U << p->fp_bits) - 1;
 	c->key_len = p->key_len;
 	c->exact = p->exact;
+	c->hit_final = !p->exact || p->key_len == sizeof(u32) ||
+		       p->key_len == sizeof(u64);
 	c->initial_buckets = buckets;
 	c->max_buckets = max_buckets;
 	c->max_capacity = p->max_capacity ? p->max_capacity : p->capacity;
