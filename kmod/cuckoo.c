@@ -489,34 +489,62 @@ static __always_inline bool cuckoo_read(const struct cuckoo_table *t,
 	return cuckoo_probe(c, t, b1, b2, fp, key);
 }
 #else
+/*
+ * One look at both buckets between two reads of @fp's version. Returns
+ * true or false for the answer, or -EAGAIN if a write may have changed it.
+ *
+ * An odd version (a write under way) is checked by the one comparison with
+ * the re-read: the counter only grows, so it never again equals an odd
+ * value less one (short of 2^32 writes during one lookup). A miss read
+ * during a write is thrown away either way (a final hit is right even
+ * then), and the common path keeps one well-predicted branch (bench/: an
+ * early test cost up to 1.6x on lookups served from cache).
+ */
+static __always_inline int cuckoo_read_once(const struct cuckoo_table *t,
+					    const struct cuckoo *c, u64 b1,
+					    u64 b2, u32 fp, const void *key)
+{
+	const u32 *v = &t->versions[fp & t->stripe_mask];
+	u32 seq = READ_ONCE(*v);
+	bool hit;
+
+	smp_rmb();	/* the version, then slots and keys */
+	hit = cuckoo_probe(c, t, b1, b2, fp, key);
+	if (hit && c->hit_final)
+		return true;
+	smp_rmb();	/* slots and keys, then the version again */
+	if (likely(READ_ONCE(*v) == (seq & ~1U)))
+		return hit;
+	return -EAGAIN;
+}
+
+/*
+ * Rare, so out of line: inlined, this loop (and on the host its cpu_relax(),
+ * a call) gave every lookup a stack frame and more registers to save.
+ */
+static noinline bool cuckoo_read_retry(const struct cuckoo_table *t,
+				       const struct cuckoo *c, u64 b1, u64 b2,
+				       u32 fp, const void *key)
+{
+	int ret;
+
+	for (;;) {
+		cpu_relax();
+		ret = cuckoo_read_once(t, c, b1, b2, fp, key);
+		if (ret >= 0)
+			return ret;
+	}
+}
+
 static __always_inline bool cuckoo_read(const struct cuckoo_table *t,
 					const struct cuckoo *c, u64 b1, u64 b2,
 					u32 fp, const void *key)
 {
-	const u32 *v = &t->versions[fp & t->stripe_mask];
-	u32 seq;
-	bool hit;
+	int ret = cuckoo_read_once(t, c, b1, b2, fp, key);
 
-	/*
-	 * An odd version (a write under way) is checked by the one comparison
-	 * with the re-read: the counter only grows, so it never again equals
-	 * an odd value less one (short of 2^32 writes during one lookup). A
-	 * miss read during a write is thrown away either way (a final hit is
-	 * right even then), and the common path keeps one well-predicted
-	 * branch (bench/: an early test cost up to 1.6x on lookups served from
-	 * cache).
-	 */
-	for (;;) {
-		seq = READ_ONCE(*v);
-		smp_rmb();	/* the version, then slots and keys */
-		hit = cuckoo_probe(c, t, b1, b2, fp, key);
-		if (hit && c->hit_final)
-			return true;
-		smp_rmb();	/* slots and keys, then the version again */
-		if (likely(READ_ONCE(*v) == (seq & ~1U)))
-			return hit;
-		cpu_relax();
-	}
+	if (likely(ret >= 0))
+		return ret;
+	return cuckoo_read_retry(t, c, b1, b2, fp, key);
 }
 #endif
 

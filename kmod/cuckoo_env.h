@@ -75,6 +75,7 @@ typedef __s64 s64;
 #define GFP_KERNEL		0
 #define BIT_ULL(nr)		(1ULL << (nr))
 #define ____cacheline_aligned	alignas(64)
+#define noinline		__attribute__((__noinline__))
 #define likely(x)		__builtin_expect(!!(x), 1)
 #define unlikely(x)		__builtin_expect(!!(x), 0)
 

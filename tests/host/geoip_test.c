@@ -140,7 +140,7 @@ static void to_bytes(u128 v, u8 *a, u32 alen)
 		a[i] = v;
 }
 
-static __attribute__((noinline)) u128 from_bytes(const u8 *a, u32 alen)
+static noinline u128 from_bytes(const u8 *a, u32 alen)
 {
 	u128 v = 0;
 	u32 i;
