@@ -44,7 +44,7 @@
  * read one table, as two tables built alike from the same keys differ in
  * speed by where their pages landed: the placement control measures that,
  * the same way, for a second exact table built exactly like the first
- * (0.93x to 1.06x in the runs that chose this design).
+ * (0.93x to 1.07x in the runs that chose this design).
  *
  * False positives: compact filters of 2^20 slots at 95% load, FP_LOOKUPS
  * absent keys each, against the bound 2 * 4 / 2^f (2 buckets of 4 slots,
