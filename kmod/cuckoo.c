@@ -38,10 +38,10 @@
  *   fingerprint's version, so a reader never trusts half-written bytes.
  * A hit is final, with no second read of the version, in compact mode (a
  * fingerprint seen in either bucket was there) and for keys compared in
- * one load (4 and 8 bytes). Key bytes are written only by an insert or a
- * move of that very key, each before the fingerprint that makes the slot
- * live (smp_wmb(), paired with the reader's smp_rmb() between a slot's
- * fingerprint and its key). A reader that reads a live fingerprint and
+ * one load (4 bytes, and 8 on 64-bit machines). Key bytes are written only
+ * by an insert or a move of that very key, each before the fingerprint
+ * that makes the slot live (smp_wmb(), paired with the reader's smp_rmb()
+ * between a slot's fingerprint and its key). A reader that reads a live fingerprint and
  * then, in one load, bytes equal to its key, read bytes no older than
  * those the fingerprint was stored after, so written by an insert or a
  * move of its key: the key was there, or being added, during the lookup.
@@ -1139,7 +1139,7 @@ struct cuckoo *cuckoo_create(const struct cuckoo_params *p)
 	c->key_len = p->key_len;
 	c->exact = p->exact;
 	c->hit_final = !p->exact || p->key_len == sizeof(u32) ||
-		       p->key_len == sizeof(u64);
+		       p->key_len == sizeof(long);
 	c->initial_buckets = buckets;
 	c->max_buckets = max_buckets;
 	c->max_capacity = p->max_capacity ? p->max_capacity : p->capacity;
