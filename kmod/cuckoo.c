@@ -41,10 +41,11 @@
  * one load (4 bytes, and 8 on 64-bit machines). Key bytes are written only
  * by an insert or a move of that very key, each before the fingerprint
  * that makes the slot live (smp_wmb(), paired with the reader's smp_rmb()
- * between a slot's fingerprint and its key). A reader that reads a live fingerprint and
- * then, in one load, bytes equal to its key, read bytes no older than
- * those the fingerprint was stored after, so written by an insert or a
- * move of its key: the key was there, or being added, during the lookup.
+ * between a slot's fingerprint and its key). A reader that reads a live
+ * fingerprint and then, in one load, bytes equal to its key, read bytes
+ * no older than those the fingerprint was stored after, so written by an
+ * insert or a move of its key: the key was there, or being added, during
+ * the lookup.
  * Longer keys take several loads, which a rewrite of the slot can tear
  * into parts of two other keys; the version check rules that out. Misses
  * always check it: they are what a move can make wrong.
@@ -66,11 +67,12 @@
 /*
  * Versions are striped by fingerprint: f uses versions[f & stripe_mask].
  * Fingerprints sharing a counter only make each other's readers retry more
- * often. A reader reads one counter, not one per bucket (in make bench
- * the two counters of the buckets cost 1.15-1.20x the version-free reader
- * on present keys at 16M, one counter 1.11-1.15x), and a final hit reads it
- * once only. At most 4096 counters (16 KiB), and no more than buckets, make
- * retries rare without costing much cache.
+ * often. A reader reads one counter, not one per bucket (in make bench,
+ * when it still compared two tables, the two counters of the buckets cost
+ * 1.15-1.20x the version-free reader on present keys at 16M, one counter
+ * 1.11-1.15x), and a final hit reads it once only. At most 4096 counters
+ * (16 KiB), and no more than buckets, make retries rare without costing
+ * much cache.
  */
 #define CUCKOO_STRIPES_MAX	4096
 
