@@ -285,11 +285,6 @@ static int subject_insert(struct bench *b, enum subject s, const void *key)
 	}
 }
 
-static int subject_delete(struct bench *b, enum subject s, const void *key)
-{
-	return cuckoo_delete(b->c[s], key);
-}
-
 /*
  * Returns 1 if the key was stored, 0 if a compact filter already held an
  * entry indistinguishable from it (same fingerprint, same buckets: it tests
@@ -335,7 +330,7 @@ static double insert_window(struct bench *b, enum subject s, u64 from,
 			continue;
 		if (!undo)
 			b->stored[s]++;
-		else if (subject_delete(b, s, &keys[i]))
+		else if (cuckoo_delete(b->c[s], &keys[i]))
 			die("deleting a key just inserted failed");
 	}
 	return ns;
