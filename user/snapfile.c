@@ -306,6 +306,7 @@ static enum snap_err parse_sections(const uint8_t *buf, size_t len,
 enum snap_err snap_parse(const uint8_t *buf, size_t len, struct snap *s,
 			 char *why, size_t whylen)
 {
+	char section_why[256];
 	uint64_t size;
 
 	memset(s, 0, sizeof(*s));
@@ -347,12 +348,10 @@ enum snap_err snap_parse(const uint8_t *buf, size_t len, struct snap *s,
 		snprintf(why, whylen, "corrupted: unknown mode %u", s->mode);
 		return SNAP_BAD_SECTION;
 	}
-	if (parse_sections(buf, len, s, why, whylen) == SNAP_OK)
+	if (parse_sections(buf, len, s, section_why, sizeof(section_why)) ==
+	    SNAP_OK)
 		return SNAP_OK;
-	/* "corrupted: " before what parse_sections() found. */
-	memmove(why + 11, why, whylen - 11);
-	memcpy(why, "corrupted: ", 11);
-	why[whylen - 1] = '\0';
+	snprintf(why, whylen, "corrupted: %s", section_why);
 	return SNAP_BAD_SECTION;
 }
 

@@ -736,6 +736,16 @@ static void test_snapshot(void)
 	err = snap_parse(b.data, b.len, &s, why, sizeof(why));
 	ok(err == SNAP_BAD_SECTION && !strncmp(why, "corrupted: section 1: a table", 29),
 	   "snapshot: a bucket count not a power of two: corrupted, section named");
+	{
+		char small[8];
+
+		err = snap_parse(b.data, b.len, &s, small, sizeof(small));
+		ok(err == SNAP_BAD_SECTION && !strcmp(small, "corrupt"),
+		   "snapshot: a message room shorter than \"corrupted: \": cut, not overrun");
+		err = snap_parse(b.data, b.len, &s, NULL, 0);
+		ok(err == SNAP_BAD_SECTION,
+		   "snapshot: no message room at all: still the error");
+	}
 	b.data[32 + 16] = 2;
 	b.data[32 + 4] = 9;	/* key type 9 */
 	resum(&b);
