@@ -247,12 +247,17 @@ struct cfilter_batch {
  *            out: where the next call continues
  * @flags:    must be zero
  * @pad:      must be zero
+ * @gen:      in: 0 to start, else the value returned by the previous call;
+ *            out: the layout of the tables @cursor points into
  * @reserved: must be zero
  *
- * Keys added or deleted between calls may or may not be reported; every
- * other key is reported, and reported once unless the filter grew between
- * calls. In compact mode only prefix keys (kept exactly in both modes) are
- * listed: addresses and flows are fingerprints only (see CFILTER_IOC_DUMP).
+ * A listing reports every key present from its first call to its last
+ * exactly once; keys added or deleted meanwhile may or may not be reported.
+ * If the tables were laid out anew since the previous call (a key moved
+ * between buckets, a table grew, the set was replaced), the call fails with
+ * ESTALE and the listing must start over from cursor 0. In compact mode
+ * only prefix keys (kept exactly in both modes) are listed: addresses and
+ * flows are fingerprints only (see CFILTER_IOC_DUMP).
  */
 struct cfilter_list {
 	__u64	keys;
@@ -261,7 +266,8 @@ struct cfilter_list {
 	__u64	cursor;
 	__u32	flags;
 	__u32	pad;
-	__u64	reserved[2];
+	__u64	gen;
+	__u64	reserved;
 };
 
 /*
@@ -331,6 +337,8 @@ enum cfilter_stat {
 	CFILTER_STAT_DROP_FLOW	= 4,	/* 5-tuple blocked: XDP_DROP */
 	CFILTER_STAT_ALLOWED	= 5,	/* blocked but exempt source: XDP_PASS */
 	CFILTER_STAT_DROP_PREFIX = 6,	/* source or destination prefix: XDP_DROP */
+	CFILTER_STAT_DROP_DEEP	= 7,	/* headers past the parser's bound: XDP_DROP */
+	CFILTER_STAT_DROP_FRAG	= 8,	/* first fragment without its ports: XDP_DROP */
 	__CFILTER_STAT_MAX,
 };
 
