@@ -69,6 +69,7 @@ help:
 	@echo 'make deps          install the Debian packages needed'
 	@echo 'make               build cfilter.ko, cfctl and the selftests'
 	@echo 'make vm-run SCRIPT=f.sh   run f.sh as root in the guest'
+	@echo '  ... VM_DEBIAN=1  with the Debian root (fail2ban, CrowdSec) at /debian'
 	@echo '  ... KERNEL=6.12  with make, make vm-run, make demo: for Debian 13'"'"'s'
 	@echo '                   kernel instead of Debian 12'"'"'s (KERNEL=6.1)'
 	@echo 'make bench         time the filter core against its baselines (host)'

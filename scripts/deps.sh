@@ -24,6 +24,7 @@ PACKAGES="
 	cpio
 	dash
 	dwarves
+	e2fsprogs
 	gcc
 	iproute2
 	iputils-ping

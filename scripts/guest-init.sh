@@ -52,6 +52,22 @@ done </etc/cfilter-modules
 load_module /lib/modules/cfilter.ko
 export CFILTER_KO=/lib/modules/cfilter.ko
 
+# The Debian root (vm-run.sh VM_DEBIAN=1): read-only below, writable in
+# RAM above, with this system's mounts and cfctl inside, for chroot.
+if [ -b /dev/vda ]; then
+	mkdir -p /debian /run/debian-ro /run/debian-rw
+	mount -o ro,noload -t ext4 /dev/vda /run/debian-ro &&
+	mount -t tmpfs tmpfs /run/debian-rw &&
+	mkdir /run/debian-rw/upper /run/debian-rw/work &&
+	mount -t overlay overlay -o lowerdir=/run/debian-ro,upperdir=/run/debian-rw/upper,workdir=/run/debian-rw/work /debian ||
+		{ echo "vm-init: mounting the Debian root failed"; report 1; }
+	for dir in /proc /sys /dev /tmp /sys/fs/bpf; do
+		mount --bind "$dir" "/debian$dir"
+	done
+	cp /usr/bin/cfctl /debian/usr/sbin/cfctl
+	export DEBIAN_ROOT=/debian
+fi
+
 /bin/sh /opt/cfilter/script.sh </dev/null
 status=$?
 

@@ -20,6 +20,8 @@
 #   VM_KERNEL      kernel image to boot   (default: GUEST_VMLINUX, the
 #                  decompressed ELF; GUEST_VMLINUZ also works, 5 s slower)
 #   VM_APPEND      extra kernel command line arguments
+#   VM_DEBIAN      1: give the guest the Debian root of scripts/guest-root.sh
+#                  (built on first use), mounted at /debian (default: 0)
 # The guest kernel comes from .cache/kernel-$KERNEL.mk (made by
 # scripts/kernel.sh, run here when missing).
 #
@@ -71,6 +73,8 @@ read_args() {
 	VM_MEM=${VM_MEM:-1024M}
 	VM_MODULES=${VM_MODULES:-veth sch_ingress cls_bpf}
 	VM_APPEND=${VM_APPEND:-}
+	VM_DEBIAN=${VM_DEBIAN:-0}
+	[[ $VM_DEBIAN = [01] ]] || die "VM_DEBIAN=$VM_DEBIAN: want 0 or 1"
 	is_uint "$VM_TIMEOUT" || die "VM_TIMEOUT=$VM_TIMEOUT: want a number of seconds > 0"
 	is_uint "$VM_SMP" || die "VM_SMP=$VM_SMP: want a number of CPUs > 0"
 	[[ $VM_MEM =~ ^[0-9]+[MG]?$ ]] || die "VM_MEM=$VM_MEM: want a size such as 1024M or 2G"
@@ -260,6 +264,7 @@ run_qemu() {
 		-nographic -nodefaults -no-user-config -no-reboot -nic none \
 		-serial stdio -monitor none \
 		-kernel "$VM_KERNEL" -initrd "$WORK/initramfs.cpio.gz" \
+		${DRIVE[@]+"${DRIVE[@]}"} \
 		-append "console=ttyS0 panic=-1 quiet loglevel=4 $VM_APPEND" \
 		</dev/null >"$WORK/console" 2>&1 &
 	QEMU_PID=$!
@@ -307,6 +312,15 @@ START_MS=$(($(date +%s%N) / 1000000))
 INTERRUPTED=
 read_args "$@"
 read_kernel_mk
+DRIVE=()
+if [ "$VM_DEBIAN" = 1 ]; then
+	DEBIAN_IMG=$("$ROOT/scripts/guest-root.sh" | tail -n 1) ||
+		die "scripts/guest-root.sh failed"
+	# The drive and the file system on it (ext4 asks for crc32c at mount,
+	# not through its module dependencies); /init mounts it when present.
+	VM_MODULES="$VM_MODULES virtio_pci virtio_blk crc32c_generic ext4 overlay"
+	DRIVE=(-drive "file=$DEBIAN_IMG,if=virtio,format=raw,readonly=on")
+fi
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/cfilter-vm.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 build_initramfs
