@@ -139,9 +139,9 @@ bench-xdp:
 	scripts/bench-xdp.sh
 
 # make install: cfctl with its man page and bash completion, cfilter.service
-# with its helper and example configuration, and cfilter.ko into
-# /lib/modules/<the kernel it is built for>/updates (make KDIR=... install
-# for the running kernel). cfctl embeds the XDP program: there is no object
+# with its helper and example configuration, fail2ban's cfilter action, and
+# cfilter.ko into /lib/modules/<the kernel it is built for>/updates (make
+# KDIR=... install for the running kernel). cfctl embeds the XDP program: there is no object
 # file to install. DESTDIR stages the whole tree; PREFIX places all but the
 # module. make uninstall removes what the install's manifest lists.
 PREFIX ?= /usr/local
@@ -151,9 +151,12 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 LIBEXECDIR ?= $(PREFIX)/libexec
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 DOCDIR ?= $(PREFIX)/share/doc/cfilter
+# fail2ban reads its actions from /etc/fail2ban only, whatever the PREFIX.
+FAIL2BAN_ACTIONDIR ?= /etc/fail2ban/action.d
 INSTALL_ENV = DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' SBINDIR='$(SBINDIR)' \
 	MANDIR='$(MANDIR)' BASHCOMPDIR='$(BASHCOMPDIR)' \
-	LIBEXECDIR='$(LIBEXECDIR)' UNITDIR='$(UNITDIR)' DOCDIR='$(DOCDIR)'
+	LIBEXECDIR='$(LIBEXECDIR)' UNITDIR='$(UNITDIR)' DOCDIR='$(DOCDIR)' \
+	FAIL2BAN_ACTIONDIR='$(FAIL2BAN_ACTIONDIR)'
 # Signing needs the kernel's private key, which only its builder has:
 # kbuild would fail to sign and install the module unsigned anyway.
 MODULES_INSTALL = $(MAKE) -C $(KDIR) M=$(MODULE_DIR) $(KBUILD_ARGS) \

@@ -5,7 +5,8 @@
 #
 #   install.sh install KO [MODULES_INSTALL...]
 #	installs cfctl, its man page and bash completion, the systemd unit,
-#	its helper and the example configuration files, then cfilter.ko
+#	its helper and the example configuration files, fail2ban's cfilter
+#	action, then cfilter.ko
 #	(the module KO, built for the kernel its vermagic names) into
 #	/lib/modules/<kernel>/updates by running the kbuild command
 #	MODULES_INSTALL, then depmod unless DESTDIR is set.
@@ -20,7 +21,7 @@
 # folders if they are empty: folders that were there before stay.
 #
 # Environment: DESTDIR (staging root, may be empty), PREFIX, SBINDIR,
-# MANDIR, BASHCOMPDIR, LIBEXECDIR, UNITDIR, DOCDIR.
+# MANDIR, BASHCOMPDIR, LIBEXECDIR, UNITDIR, DOCDIR, FAIL2BAN_ACTIONDIR.
 set -eu
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -109,6 +110,8 @@ do_install() {
 	put_unit
 	put 644 "$SRC/packaging/modprobe-cfilter.conf" "$DOCDIR/modprobe-cfilter.conf"
 	put 644 "$SRC/packaging/interfaces.example" "$DOCDIR/interfaces.example"
+	put 644 "$SRC/packaging/fail2ban/action.d/cfilter.conf" \
+		"$FAIL2BAN_ACTIONDIR/cfilter.conf"
 	put_module "$@"
 	if [ -z "$DESTDIR" ] && [ -d /run/systemd/system ]; then
 		systemctl daemon-reload

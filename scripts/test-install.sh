@@ -46,7 +46,8 @@ quiet() {
 expected_tree() {
 	local kver=$1
 
-	printf '%s\n' . ./lib ./lib/modules "./lib/modules/$kver" \
+	printf '%s\n' . ./etc ./etc/fail2ban ./etc/fail2ban/action.d \
+		./etc/fail2ban/action.d/cfilter.conf ./lib ./lib/modules "./lib/modules/$kver" \
 		"./lib/modules/$kver/updates" "./lib/modules/$kver/updates/cfilter.ko" \
 		./usr ./usr/local ./usr/local/lib ./usr/local/lib/systemd \
 		./usr/local/lib/systemd/system \

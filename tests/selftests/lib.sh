@@ -200,6 +200,14 @@ has_xdp()
 	"$IP" link show dev "$1" | grep -q "prog/xdp"
 }
 
+# in_debian CMD...: runs CMD in the guest's Debian root (vm-run.sh
+# VM_DEBIAN=1), with a clean environment.
+in_debian()
+{
+	chroot "$DEBIAN_ROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+		HOME=/root "$@"
+}
+
 module_loaded()
 {
 	[ -d /sys/module/cfilter ]

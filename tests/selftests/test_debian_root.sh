@@ -13,12 +13,6 @@ module_loaded || tap_skip_all "cfilter.ko is not loaded"
 [ -n "${DEBIAN_ROOT:-}" ] ||
 	tap_skip_all "no Debian root: run the guest with VM_DEBIAN=1"
 
-in_debian()
-{
-	chroot "$DEBIAN_ROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-		HOME=/root "$@"
-}
-
 expect "Debian's python3 runs" 0 -o "3.11" -- \
 	in_debian python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])'
 expect "Debian's fail2ban-client runs" 0 -o "1.0.2" -- \
