@@ -10,7 +10,7 @@ _cfctl()
 	local cur=${COMP_WORDS[COMP_CWORD]}
 	local prev=${COMP_WORDS[COMP_CWORD-1]}
 	local verbs="add allow del test match load replace save snapshot restore
-		list info clear stats status attach detach"
+		crowdsec list info clear stats status attach detach"
 	local verb="" opts i nwords=0
 
 	# The command is the first word after cfctl's own options.

@@ -6,7 +6,8 @@
 #   install.sh install KO [MODULES_INSTALL...]
 #	installs cfctl, its man page and bash completion, the systemd unit,
 #	its helper and the example configuration files, fail2ban's cfilter
-#	action, then cfilter.ko
+#	action, CrowdSec's bouncer feed and its example configuration, then
+#	cfilter.ko
 #	(the module KO, built for the kernel its vermagic names) into
 #	/lib/modules/<kernel>/updates by running the kbuild command
 #	MODULES_INSTALL, then depmod unless DESTDIR is set.
@@ -59,12 +60,13 @@ put() {
 	echo "  INSTALL $DESTDIR$3"
 }
 
-# The unit names the paths chosen at install time.
-put_unit() {
+# put_paths MODE SOURCE.in TARGET: SOURCE with the paths chosen at install
+# time in place of @SBINDIR@ and @LIBEXECDIR@.
+put_paths() {
 	sed -e "s|@SBINDIR@|$SBINDIR|g" -e "s|@LIBEXECDIR@|$LIBEXECDIR|g" \
-		"$SRC/packaging/cfilter.service.in" >"$NEW.unit"
-	put 644 "$NEW.unit" "$UNITDIR/cfilter.service"
-	rm -f "$NEW.unit"
+		"$2" >"$NEW.subst"
+	put "$1" "$NEW.subst" "$3"
+	rm -f "$NEW.subst"
 }
 
 # Field vermagic of a module's .modinfo: "<kernel release> SMP ...".
@@ -95,7 +97,7 @@ do_install() {
 	[ -f "$1" ] || die "$1 not found: run make"
 	mkdir -p "$DESTDIR/"
 	NEW=$(mktemp)
-	trap 'rm -f "$NEW" "$NEW.unit"' EXIT
+	trap 'rm -f "$NEW" "$NEW.subst"' EXIT
 	if [ -f "$DESTDIR$MANIFEST" ]; then
 		cat "$DESTDIR$MANIFEST" >>"$NEW"
 	fi
@@ -107,11 +109,15 @@ do_install() {
 	put 644 "$SRC/docs/cfctl.8" "$MANDIR/man8/cfctl.8"
 	put 644 "$SRC/completion/cfctl.bash" "$BASHCOMPDIR/cfctl"
 	put 755 "$SRC/packaging/cfilter-boot" "$LIBEXECDIR/cfilter/cfilter-boot"
-	put_unit
+	put_paths 644 "$SRC/packaging/cfilter.service.in" "$UNITDIR/cfilter.service"
 	put 644 "$SRC/packaging/modprobe-cfilter.conf" "$DOCDIR/modprobe-cfilter.conf"
 	put 644 "$SRC/packaging/interfaces.example" "$DOCDIR/interfaces.example"
 	put 644 "$SRC/packaging/fail2ban/action.d/cfilter.conf" \
 		"$FAIL2BAN_ACTIONDIR/cfilter.conf"
+	put_paths 755 "$SRC/packaging/crowdsec/cfilter-crowdsec.in" \
+		"$LIBEXECDIR/cfilter/cfilter-crowdsec"
+	put_paths 644 "$SRC/packaging/crowdsec/crowdsec-custom-bouncer.yaml.in" \
+		"$DOCDIR/crowdsec-custom-bouncer.yaml"
 	put_module "$@"
 	if [ -z "$DESTDIR" ] && [ -d /run/systemd/system ]; then
 		systemctl daemon-reload

@@ -54,12 +54,14 @@ expected_tree() {
 		./usr/local/lib/systemd/system/cfilter.service \
 		./usr/local/libexec ./usr/local/libexec/cfilter \
 		./usr/local/libexec/cfilter/cfilter-boot \
+		./usr/local/libexec/cfilter/cfilter-crowdsec \
 		./usr/local/sbin ./usr/local/sbin/cfctl \
 		./usr/local/share ./usr/local/share/bash-completion \
 		./usr/local/share/bash-completion/completions \
 		./usr/local/share/bash-completion/completions/cfctl \
 		./usr/local/share/cfilter ./usr/local/share/cfilter/install-manifest \
 		./usr/local/share/doc ./usr/local/share/doc/cfilter \
+		./usr/local/share/doc/cfilter/crowdsec-custom-bouncer.yaml \
 		./usr/local/share/doc/cfilter/interfaces.example \
 		./usr/local/share/doc/cfilter/modprobe-cfilter.conf \
 		./usr/local/share/man ./usr/local/share/man/man8 \

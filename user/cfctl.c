@@ -983,6 +983,20 @@ static const struct verb verbs[] = {
 			"flows have proto, saddr, daddr and sport and dport, or icmp_type,\n"
 			"instead of addr and prefix_len.\n",
 	}, {
+		.name = "crowdsec", .run = do_crowdsec,
+		.synopsis = "",
+		.summary = "apply CrowdSec decisions read from stdin, until it ends",
+		.help = "For crowdsec-custom-bouncer with feed_via_stdin: true and bin_path\n"
+			"naming a script that runs cfctl crowdsec (see cfctl(8)): it writes each\n"
+			"decision as one line of JSON, action \"add\" when CrowdSec decides a ban\n"
+			"and \"del\" when the decision expires or is deleted. Bans of scope Ip\n"
+			"and Range are added to and deleted from the filter as they come, every\n"
+			"burst of lines in one call; other remedies (captcha) and scopes\n"
+			"(Country, AS), and simulated decisions, are skipped. A malformed line\n"
+			"is reported with its number and skipped. When stdin ends, prints what\n"
+			"it did and exits 0; exits 3 if the module fails. The bouncer's del\n"
+			"ends a ban: cfilter keeps no deadline of its own yet.\n",
+	}, {
 		.name = "info", .run = do_info,
 		.opts = OPT_JSON,
 		.synopsis = "[-j]",

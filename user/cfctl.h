@@ -51,4 +51,7 @@ int do_list(const struct cfctl_opts *o);
 int do_snapshot(const struct cfctl_opts *o);
 int do_restore(const struct cfctl_opts *o);
 
+/* The verb of crowdsec.c. */
+int do_crowdsec(const struct cfctl_opts *o);
+
 #endif /* CFCTL_H */

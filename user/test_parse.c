@@ -2,8 +2,8 @@
 /*
  * Host tests of what cfctl does without the module: the entry parser of
  * add, del, test and `load` (prefixes and ranges included), the range
- * splitter, the snapshot file format (built, then damaged) and the JSON
- * writer of -j. Run by `make -C user check`, under
+ * splitter, the snapshot file format (built, then damaged), the JSON
+ * writer of -j and the reader of CrowdSec's decisions. Run by `make -C user check`, under
  * valgrind when it is installed. Prints TAP; exits 1 if a case failed.
  */
 #define _GNU_SOURCE
@@ -15,6 +15,7 @@
 
 #include "addr.h"
 #include "cfctl.h"
+#include "decision.h"
 #include "json.h"
 #include "keyfile.h"
 #include "range.h"
@@ -787,6 +788,114 @@ static void test_snapshot(void)
 	free(b.data);
 }
 
+/* What decision_parse() makes of @text: 0 or -1, and why. */
+static int decide(const char *text, struct decision *d, const char **why)
+{
+	*why = "";
+	return decision_parse(text, strlen(text), d, why);
+}
+
+/* Is @text refused, for the reason @want? */
+static void refused(const char *text, const char *want, const char *name)
+{
+	struct decision d;
+	const char *why;
+
+	ok(decide(text, &d, &why) == -1 && !strcmp(why, want), name);
+	if (strcmp(why, want))
+		printf("# got \"%s\"\n", why);
+}
+
+static void test_decisions(void)
+{
+	struct decision d;
+	const char *why;
+	long long s;
+
+	/* As crowdsec-custom-bouncer 0.0.15 writes them. */
+	ok(!decide("{\"duration\":\"3h59m58.93s\",\"id\":7,\"origin\":\"cscli\","
+		   "\"scenario\":\"manual 'ban' from 'x'\",\"scope\":\"Ip\","
+		   "\"type\":\"ban\",\"value\":\"192.0.2.9\",\"action\":\"add\"}",
+		   &d, &why) &&
+	   d.action == DECISION_ADD && !strcmp(d.value, "192.0.2.9") &&
+	   !strcmp(d.scope, "Ip") && !strcmp(d.type, "ban") &&
+	   !d.simulated && d.seconds == 14399,
+	   "decision: a bouncer's add line, duration rounded up");
+	ok(!decide(" { \"action\" : \"del\" , \"value\":\"2001:db8::/48\","
+		   "\"scope\":\"Range\",\"type\":\"ban\",\"duration\":\"-2.5s\","
+		   "\"simulated\":true,\"uuid\":null,\"meta\":{\"a\":[1,2.5e3,{}]}} ",
+		   &d, &why) &&
+	   d.action == DECISION_DEL && !strcmp(d.value, "2001:db8::/48") &&
+	   d.simulated && d.seconds == -3,
+	   "decision: a del, expired, with members of every kind skipped");
+	ok(!decide("{\"action\":\"del\",\"value\":\"192.0.2.9\",\"scope\":\"Ip\","
+		   "\"type\":\"ban\"}", &d, &why) && d.seconds == 0,
+	   "decision: a del needs no duration");
+	ok(!decide("{\"action\":\"add\",\"value\":\"\\u0031\\u0039\\u0032.0.2.1\","
+		   "\"scope\":\"Ip\",\"type\":\"ban\",\"duration\":\"1s\"}", &d, &why) &&
+	   !strcmp(d.value, "192.0.2.1"), "decision: \\u escapes are read");
+
+	refused("", "not a JSON object", "decision: an empty line: refused");
+	refused("192.0.2.1", "not a JSON object", "decision: a bare address: refused");
+	refused("{\"action\":\"add\"", "the object is not closed",
+		"decision: cut short: refused");
+	refused("{\"action\":\"add\"} x", "text after the object",
+		"decision: text after the object: refused");
+	refused("{\"value\":\"192.0.2.1\",\"scope\":\"Ip\",\"type\":\"ban\"}",
+		"no \"action\"", "decision: no action: refused");
+	refused("{\"action\":\"block\",\"value\":\"192.0.2.1\",\"scope\":\"Ip\","
+		"\"type\":\"ban\",\"duration\":\"1s\"}",
+		"\"action\" is neither add nor del", "decision: unknown action: refused");
+	refused("{\"action\":\"add\",\"value\":\"192.0.2.1\",\"type\":\"ban\","
+		"\"duration\":\"1s\"}",
+		"a decision needs \"value\", \"scope\" and \"type\"",
+		"decision: no scope: refused");
+	refused("{\"action\":\"add\",\"value\":\"192.0.2.1\",\"scope\":\"Ip\","
+		"\"type\":\"ban\"}", "an add without \"duration\"",
+		"decision: an add without duration: refused");
+	refused("{\"action\":\"add\",\"value\":\"192.0.2.1\",\"scope\":\"Ip\","
+		"\"type\":\"ban\",\"duration\":\"4 hours\"}",
+		"\"duration\" is not a duration such as 3h59m58.5s",
+		"decision: a duration in words: refused");
+	refused("{\"action\":\"add\",\"value\":7,\"scope\":\"Ip\",\"type\":\"ban\","
+		"\"duration\":\"1s\"}",
+		"action, value, scope, type or duration is not a string",
+		"decision: a number for value: refused");
+	refused("{\"action\":\"add\",\"value\":\"1111:2222:3333:4444:5555:6666:7777:8888/128xxxxxxxxxxxxxxxxxxxxxx\","
+		"\"scope\":\"Ip\",\"type\":\"ban\",\"duration\":\"1s\"}",
+		"\"value\" is too long", "decision: a value of 64 characters: refused");
+	refused("{\"action\":\"add\",\"x\":[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]}",
+		"nested too deep", "decision: nesting past 16: refused, not recursed");
+	refused("{\"action\":\"add\",\"x\":\"a\tb\"}",
+		"a control character inside a string",
+		"decision: a raw tab in a string: refused");
+	refused("{\"action\":\"add\",\"x\":01.}",
+		"a number without digits after its point",
+		"decision: a number cut after its point: refused");
+	refused("{\"action\":\"add\",\"simulated\":\"yes\"}",
+		"\"simulated\" is not true or false",
+		"decision: simulated as a string: refused");
+
+	ok(!decision_duration("4h", &s) && s == 14400, "duration: 4h");
+	ok(!decision_duration("1h2m3s", &s) && s == 3723, "duration: 1h2m3s");
+	ok(!decision_duration("1.5s", &s) && s == 2, "duration: 1.5s rounds up to 2");
+	ok(!decision_duration("150ms", &s) && s == 1, "duration: 150ms rounds up to 1");
+	ok(!decision_duration("-1.5s", &s) && s == -2, "duration: -1.5s is -2");
+	ok(!decision_duration("0", &s) && s == 0, "duration: 0");
+	ok(!decision_duration(".5m", &s) && s == 30, "duration: .5m");
+	ok(!decision_duration("1\xc2\xb5s", &s) && s == 1, "duration: 1 microsecond (U+00B5)");
+	ok(!decision_duration("2562047h47m16.854775807s", &s) && s == 9223372037,
+	   "duration: Go's largest");
+	ok(decision_duration("2562048h", &s) == -1, "duration: past Go's largest: refused");
+	ok(decision_duration("99999999999999999999999h", &s) == -1,
+	   "duration: digits past 2^128: refused");
+	ok(decision_duration("5", &s) == -1, "duration: no unit: refused");
+	ok(decision_duration("5d", &s) == -1, "duration: days: refused, as in Go");
+	ok(decision_duration("", &s) == -1, "duration: empty: refused");
+	ok(decision_duration("-", &s) == -1, "duration: a sign alone: refused");
+	ok(decision_duration(".s", &s) == -1, "duration: a point alone: refused");
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -802,6 +911,7 @@ int main(void)
 	test_range_split();
 	test_prefix_reasons();
 	test_snapshot();
+	test_decisions();
 	printf("1..%d\n", tests);
 	return failures ? 1 : 0;
 }

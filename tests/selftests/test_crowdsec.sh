@@ -1,0 +1,187 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Debian's CrowdSec drives cfilter: its local API (LAPI, with its own
+# SQLite database) takes decisions from cscli, and Debian's
+# crowdsec-custom-bouncer feeds them with feed_via_stdin to `cfctl
+# crowdsec` through the wrapper packaging/crowdsec ships. A decision drops
+# the namespace's pings within seconds; deleting it, or its expiry, lets
+# them through again. Then `cfctl crowdsec` alone, on lines a bouncer
+# would not write.
+
+. "$(dirname "$0")/lib.sh"
+
+KEY=cfiltertestbouncerkey0123456789a
+BOUNCER_CONF=/etc/crowdsec/bouncers/cfilter.yaml
+WRAPPER=/usr/local/libexec/cfilter/cfilter-crowdsec
+LAPI_PID=
+BOUNCER_PID=
+
+cs_cleanup()
+{
+	[ -n "$BOUNCER_PID" ] && kill "$BOUNCER_PID" 2>/dev/null
+	[ -n "$LAPI_PID" ] && kill "$LAPI_PID" 2>/dev/null
+	lib_cleanup
+}
+trap cs_cleanup EXIT
+
+# within SECS CMD...: CMD succeeds within about SECS seconds.
+within()
+{
+	_limit=$(($1 * 2))
+	shift
+	_i=0
+	until "$@" >/dev/null 2>&1; do
+		_i=$((_i + 1))
+		[ "$_i" -ge "$_limit" ] && return 1
+		sleep 0.5
+	done
+}
+
+# Does the bouncer run, and the wrapper's command under it? (The guest has
+# no pgrep.)
+bouncer_feeding()
+{
+	kill -0 "$BOUNCER_PID" || return
+	for _p in /proc/[0-9]*; do
+		tr '\0' ' ' <"$_p/cmdline" 2>/dev/null
+		echo
+	done | grep -q '^/usr/sbin/cfctl crowdsec $'
+}
+
+not()
+{
+	! "$@"
+}
+
+# What the package's postinst does, less the Central API (no network
+# here): the offline hub, a machine for cscli, no daemon.
+lapi_setup()
+{
+	d=$DEBIAN_ROOT
+	sed -e 's/^  daemonize: true/  daemonize: false/' \
+	    -e '/online_client:/d' -e '/online_api_credentials/d' \
+	    "$d/etc/crowdsec/config.yaml" >"$d/etc/crowdsec/config.yaml.new" &&
+	mv "$d/etc/crowdsec/config.yaml.new" "$d/etc/crowdsec/config.yaml" &&
+	mkdir -p "$d/var/lib/crowdsec/data" "$d/var/lib/crowdsec/hub" &&
+	for item in blockers collections parsers postoverflows scenarios \
+		    .index.json; do
+		ln -sf "/usr/share/crowdsec/hub/$item" "$d/var/lib/crowdsec/hub/"
+	done &&
+	: >"$d/etc/crowdsec/local_api_credentials.yaml" &&
+	in_debian cscli --error machines add --force cfilter-test \
+		--password cfiltertestmachinepassword0123456
+}
+
+bouncer_setup()
+{
+	d=$DEBIAN_ROOT
+	mkdir -p "$d$(dirname "$WRAPPER")" &&
+	sed 's|@SBINDIR@|/usr/sbin|' crowdsec-cfilter-crowdsec.in >"$d$WRAPPER" &&
+	chmod 755 "$d$WRAPPER" &&
+	sed -e "s|@LIBEXECDIR@/cfilter/cfilter-crowdsec|$WRAPPER|" \
+	    -e 's|^api_key: .*|api_key: '"$KEY"'|' \
+	    -e 's|^update_frequency: .*|update_frequency: 1s|' \
+	    -e 's|^daemonize: .*|daemonize: false|' \
+	    crowdsec-bouncer.yaml.in >"$d$BOUNCER_CONF" &&
+	in_debian cscli bouncers add cfilter -k "$KEY"
+}
+
+blocked()
+{
+	"$CFCTL" test "$@" >/dev/null 2>&1
+}
+
+decision_cycle()
+{
+	what=$1 value=$2 entry=$3 host=$4
+	expect "$what: ping passes before any decision" 0 -- \
+		ping_from_ns_retry "$host"
+	check "$what: cscli decisions add --$what $value" \
+		in_debian cscli decisions add "--$what" "$value" --duration 5m
+	expect "$what: in cfilter within 15 s" 0 -- within 15 blocked $entry
+	expect "$what: its pings are dropped" nonzero -- ping_from_ns "$host"
+	check "$what: cscli decisions delete --$what $value" \
+		in_debian cscli decisions delete "--$what" "$value"
+	expect "$what: out of cfilter within 15 s" 0 -- \
+		within 15 not blocked $entry
+	expect "$what: its pings pass again" 0 -- ping_from_ns_retry "$host"
+}
+
+# feed NAME STATUS STDIN-TEXT: one case of cfctl crowdsec on its own.
+feed()
+{
+	printf '%s\n' "$3" >"$tap_tmp/feed"
+	expect "$1" "$2" -e "lines:" -- sh -c '"$0" crowdsec <"$1"' \
+		"$CFCTL" "$tap_tmp/feed"
+}
+
+add_line()
+{
+	echo "{\"duration\":\"1h\",\"origin\":\"cscli\",\"scenario\":\"test\",\"scope\":\"$2\",\"type\":\"${3:-ban}\",\"value\":\"$1\",\"action\":\"add\"}"
+}
+
+del_line()
+{
+	echo "{\"duration\":\"-1s\",\"origin\":\"cscli\",\"scenario\":\"test\",\"scope\":\"$2\",\"type\":\"ban\",\"value\":\"$1\",\"action\":\"del\"}"
+}
+
+tap_begin
+load_module || tap_skip_all "cannot load $CFILTER_KO"
+[ -n "${DEBIAN_ROOT:-}" ] ||
+	tap_skip_all "no Debian root: run the guest with VM_DEBIAN=1"
+[ -f crowdsec-cfilter-crowdsec.in ] ||
+	tap_skip_all "crowdsec-cfilter-crowdsec.in not built: make -C tests/selftests"
+
+check "setup: cfctl clear" "$CFCTL" clear
+check "setup: $NS and $VETH" veth_setup
+check "setup: attach to $VETH" "$CFCTL" attach "$VETH"
+check "setup: CrowdSec's LAPI configured" lapi_setup
+in_debian crowdsec -no-cs >"$tap_tmp/lapi.log" 2>&1 &
+LAPI_PID=$!
+expect "the LAPI answers within 90 s" 0 -- \
+	within 90 in_debian cscli lapi status
+check "setup: the bouncer registered and configured" bouncer_setup
+in_debian crowdsec-custom-bouncer -c "$BOUNCER_CONF" \
+	>"$tap_tmp/bouncer.log" 2>&1 &
+BOUNCER_PID=$!
+
+decision_cycle ip "$PEER4" "$PEER4" "$HOST4"
+decision_cycle range 2001:db8::/64 "src 2001:db8::/64" "$HOST6"
+
+check "expiry: cscli decisions add --ip $PEER4 --duration 5s" \
+	in_debian cscli decisions add --ip "$PEER4" --duration 5s
+expect "expiry: in cfilter within 15 s" 0 -- within 15 blocked "$PEER4"
+expect "expiry: out of cfilter within 20 s of the decision" 0 -- \
+	within 20 not blocked "$PEER4"
+expect "the bouncer still runs, and cfctl crowdsec under it" 0 -- \
+	bouncer_feeding
+
+kill "$BOUNCER_PID" 2>/dev/null
+BOUNCER_PID=
+"$CFCTL" clear >/dev/null
+feed "feed: add, del, add of one address: applied in order" 0 \
+	"$(add_line 192.0.2.50 Ip; del_line 192.0.2.50 Ip; add_line 192.0.2.50 Ip)"
+expect "feed: 192.0.2.50 ends blocked" 0 -- "$CFCTL" test 192.0.2.50
+feed "feed: bad lines are skipped, the good ones applied" 0 \
+	"$(echo 'not json'; echo '{"action":"add"}'; add_line 192.0.2.51 Ip
+	   add_line 192.0.2.52 Ip captcha; add_line FR Country
+	   add_line 192.0.2.999 Ip; add_line 198.51.100.0/24 Range)"
+expect "feed: the good add is in" 0 -- "$CFCTL" test 192.0.2.51
+expect "feed: a captcha is not a ban" 1 -- "$CFCTL" test 192.0.2.52
+expect "feed: the range is in" 0 -- "$CFCTL" test src 198.51.100.0/24
+expect "feed: nothing else is" 0 -- sh -c \
+	'test "$("$0" list | wc -l)" -eq 3' "$CFCTL"
+expect "feed: bad lines are named by number" 0 \
+	-e "line 1: not a JSON object: skipped" -- \
+	sh -c '"$0" crowdsec <"$1"' "$CFCTL" "$tap_tmp/feed"
+expect "feed: without the module's write access: exit 3" 3 -- \
+	sh -c 'echo | ./as_nobody "$0" crowdsec' "$CFCTL"
+"$CFCTL" clear >/dev/null
+
+if [ "$tap_failed" -ne 0 ]; then
+	diag_file "LAPI" "$tap_tmp/lapi.log"
+	diag_file "bouncer" "$tap_tmp/bouncer.log"
+	diag_file "bouncer's log" "$DEBIAN_ROOT/var/log/crowdsec-custom-bouncer.log"
+fi
+tap_end
