@@ -104,6 +104,8 @@ static int read_string(struct reader *r, char *out, size_t room, bool *cut)
 					return fail(r, "a bad \\u escape");
 				u = u << 4 | d;
 			}
+			if (!u)
+				return fail(r, "a NUL inside a string");
 			if (u < 0x80) {
 				c = u;
 				break;

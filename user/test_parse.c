@@ -866,6 +866,9 @@ static void test_decisions(void)
 		"\"value\" is too long", "decision: a value of 64 characters: refused");
 	refused("{\"action\":\"add\",\"x\":[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]}",
 		"nested too deep", "decision: nesting past 16: refused, not recursed");
+	refused("{\"action\":\"add\",\"value\":\"192.0.2.1\\u0000junk\"}",
+		"a NUL inside a string",
+		"decision: a NUL cannot cut a value short: refused");
 	refused("{\"action\":\"add\",\"x\":\"a\tb\"}",
 		"a control character inside a string",
 		"decision: a raw tab in a string: refused");
