@@ -21,6 +21,11 @@ endif
 # KDIR given by the user: build for that kernel, fetch no guest kernel.
 ifneq ($(filter command line environment,$(origin KDIR)),)
 SKIP_KERNEL_MK := 1
+else ifneq ($(filter install,$(MAKECMDGOALS)),)
+# make install is for this host: the running kernel's build tree, never
+# the guest kernel's the tests boot.
+KDIR := /lib/modules/$(shell uname -r)/build
+SKIP_KERNEL_MK := 1
 endif
 
 KERNEL ?= 6.1
@@ -58,8 +63,9 @@ MODULE_OUTPUTS := kmod/*.o kmod/.*.cmd *.o .*.cmd *.ko *.mod *.mod.c \
 	modules.order Module.symvers .tmp_versions
 
 .PHONY: all module module-sources bpf user selftests host-tests check demo \
-	deps kernel vm-run clean help bench fuzz stress \
-	install uninstall install-dkms uninstall-dkms bench-load bench-xdp
+	deps kernel vm-run vm-run-script clean help bench fuzz stress \
+	install install-kdir uninstall install-dkms uninstall-dkms bench-load \
+	bench-xdp
 
 all: module user selftests
 
@@ -140,9 +146,9 @@ bench-xdp:
 
 # make install: cfctl with its man page and bash completion, cfilter.service
 # with its helper and example configuration, fail2ban's cfilter action, and
-# cfilter.ko into /lib/modules/<the kernel it is built for>/updates (make
-# KDIR=... install for the running kernel). cfctl embeds the XDP program: there is no object
-# file to install. DESTDIR stages the whole tree; PREFIX places all but the
+# cfilter.ko, built for the running kernel (make install KDIR=... for
+# another), into /lib/modules/<that kernel>/updates. cfctl embeds the XDP
+# program: there is no object file to install. DESTDIR stages the whole tree; PREFIX places all but the
 # module. make uninstall removes what the install's manifest lists.
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
@@ -163,8 +169,13 @@ MODULES_INSTALL = $(MAKE) -C $(KDIR) M=$(MODULE_DIR) $(KBUILD_ARGS) \
 	INSTALL_MOD_PATH='$(DESTDIR)' INSTALL_MOD_DIR=updates \
 	CONFIG_MODULE_SIG_ALL= modules_install
 
-install: module user
+install: install-kdir module user
 	@$(INSTALL_ENV) packaging/install.sh install $(MODULE_DIR)/cfilter.ko $(MODULES_INSTALL)
+
+install-kdir:
+	@test -f $(KDIR)/Makefile || { \
+		echo 'make install: no kernel build tree at $(KDIR): install the running kernel'"'"'s headers (apt-get install linux-headers-$(shell uname -r)), or name a tree: make install KDIR=/path/to/build' >&2; \
+		exit 2; }
 
 uninstall:
 	@$(INSTALL_ENV) packaging/install.sh uninstall
@@ -187,9 +198,13 @@ uninstall-dkms:
 	@test -n '$(VERSION)' || { echo 'make uninstall-dkms: VERSION= must name the release' >&2; exit 2; }
 	rm -rf '$(DKMS_DIR)'
 
-vm-run:
-	@test -n "$(SCRIPT)" || { echo 'usage: make vm-run SCRIPT=path/to/script.sh [KERNEL=6.12]' >&2; exit 2; }
+# Builds what the guest boots first: the module for KERNEL, cfctl and the
+# selftests, each only as far as it changed.
+vm-run: vm-run-script module user selftests
 	scripts/vm-run.sh $(SCRIPT)
+
+vm-run-script:
+	@test -n "$(SCRIPT)" || { echo 'usage: make vm-run SCRIPT=path/to/script.sh [KERNEL=6.12] [VM_DEBIAN=1]' >&2; exit 2; }
 
 check:
 	scripts/check.sh

@@ -91,8 +91,16 @@ verify_unit() {
 	MANPATH=$dest/usr/local/share/man systemd-analyze verify "$unit"
 }
 
+# make install without KDIR is for the running kernel: these name the
+# guest's, whose module the guest half boots.
+kernel_mk() {
+	sed -n "s/^$1 := //p" ".cache/kernel-$KERNEL.mk"
+}
+
 install_into() {
-	make -s install DESTDIR="$1" >"$WORK/make.log" 2>&1 || {
+	make -s install DESTDIR="$1" KDIR="$(kernel_mk KDIR)" \
+		MODULE_DIR="$(kernel_mk MODULE_DIR)" \
+		KBUILD_ARGS="$(kernel_mk KBUILD_ARGS)" >"$WORK/make.log" 2>&1 || {
 		sed 's/^/# /' "$WORK/make.log"
 		return 1
 	}
@@ -123,6 +131,19 @@ cp -a "$stage" "$WORK/guest-root"
 check "uninstall succeeds" uninstall_from "$stage"
 check "uninstall leaves an empty DESTDIR" same_tree "$stage" <(echo .)
 check "uninstall without an install fails" not uninstall_from "$stage"
+
+# Without KDIR, make install builds for the running kernel, never for the
+# guest's; where that kernel has no build tree, it says what to install.
+running_build=/lib/modules/$(uname -r)/build
+if [ -e "$running_build" ]; then
+	n=$((n + 1))
+	echo "ok $n make install without KDIR names the headers # SKIP $running_build exists"
+else
+	check "make install without KDIR names the running kernel's headers" \
+		sh -c 'make -s install DESTDIR="$0" 2>&1 | grep -qF "apt-get install linux-headers-$(uname -r)" &&
+		       ! make -s install DESTDIR="$0" >/dev/null 2>&1 &&
+		       [ ! -e "$0" ]' "$WORK/no-kdir"
+fi
 
 shared=$WORK/shared
 mkdir -p "$shared/usr/local/sbin" "$shared/lib/modules"
