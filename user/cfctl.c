@@ -966,10 +966,11 @@ static const struct verb verbs[] = {
 		.synopsis = "[-n] FILE",
 		.summary = "replace the whole filter with a snapshot, atomically",
 		.help = "Checks all of FILE first: not a snapshot, another format version,\n"
-			"truncated or corrupted (checksum mismatch) is exit 2. The module must\n"
-			"be loaded with the snapshot's mode= and, in compact mode, fp_bits=;\n"
-			"if not, cfctl names the parameter (exit 3). Then swaps the snapshot in\n"
-			"as replace does; nothing changes if any step fails.\n",
+			"truncated or corrupted (checksum mismatch) is exit 2. An exact\n"
+			"snapshot (its entries) restores into any module; a compact one (raw\n"
+			"tables) needs a compact module with its fp_bits=: if not, cfctl names\n"
+			"the parameter (exit 3). Then swaps the snapshot in as replace does;\n"
+			"nothing changes if any step fails.\n",
 	}, {
 		.name = "list", .run = do_list,
 		.opts = OPT_JSON,

@@ -368,22 +368,24 @@ static const char *mode_param(uint32_t mode)
  * @why:     set to what to do when the answer is no
  * @whylen:  room at @why
  *
- * The mode must match. Fingerprints must have the snapshot's width in
- * compact mode, where raw tables are restored; in exact mode keys are
- * added again, so any width does.
+ * An exact snapshot holds keys, which are added again: any module takes
+ * it, whatever its mode and width. A compact one holds raw tables, which
+ * only a compact module with fingerprints of the same width can take.
  *
  * Return: 0, or -EINVAL.
  */
 int snap_check_module(const struct snap *s, uint32_t mode, uint32_t fp_bits,
 		      char *why, size_t whylen)
 {
-	if (s->mode != mode) {
+	if (s->mode == CFILTER_MODE_EXACT)
+		return 0;
+	if (mode != CFILTER_MODE_COMPACT) {
 		snprintf(why, whylen, "the snapshot is of a filter in %s mode and the module is in %s mode: reload cfilter with mode=%s",
 			 mode_param(s->mode), mode_param(mode),
 			 mode_param(s->mode));
 		return -EINVAL;
 	}
-	if (mode == CFILTER_MODE_COMPACT && s->fp_bits != fp_bits) {
+	if (s->fp_bits != fp_bits) {
 		snprintf(why, whylen, "the snapshot's fingerprints have %u bits and the module's %u: reload cfilter with fp_bits=%u",
 			 s->fp_bits, fp_bits, s->fp_bits);
 		return -EINVAL;

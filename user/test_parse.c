@@ -785,6 +785,8 @@ static void test_snapshot(void)
 	   s.nsect == 1 && !s.sect[0].count &&
 	   !snap_check_module(&s, CFILTER_MODE_EXACT, 16, why, sizeof(why)),
 	   "snapshot: an empty exact one restores into any fp_bits");
+	ok(!snap_check_module(&s, CFILTER_MODE_COMPACT, 8, why, sizeof(why)),
+	   "snapshot: an exact one restores into a compact module (keys added)");
 	free(b.data);
 }
 

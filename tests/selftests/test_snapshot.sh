@@ -4,9 +4,10 @@
 # cfctl snapshot FILE and cfctl restore FILE, in exact and compact mode:
 # restore gives back exactly what was saved (compact: the same answers,
 # from the same raw tables), replacing the live set in one swap. A file
-# that is not a snapshot, truncated, corrupted, or of another mode or
-# fingerprint width is refused before anything changes (exit 2 for the
-# file, 3 for the module's parameters, named).
+# that is not a snapshot, truncated or corrupted, or a compact one of
+# another mode or fingerprint width, is refused before anything changes
+# (exit 2 for the file, 3 for the module's parameters, named). An exact
+# snapshot (entries) restores into a compact module too.
 
 . "$(dirname "$0")/lib.sh"
 trap lib_cleanup EXIT
@@ -103,8 +104,17 @@ check "bad files changed nothing" listed_is "$NOW"
 if unload_module; then
 	check "load with mode=compact fp_bits=16" \
 		insmod "$CFILTER_KO" mode=compact fp_bits=16
-	expect "restore of an exact snapshot: exit 3, names mode=exact" 3 \
-		-e "reload cfilter with mode=exact" -- "$CFCTL" restore "$S"
+	expect "an exact snapshot restores into compact mode: its 6 keys" 0 \
+		-o "restored $S: 0 tables of 0 fingerprints, 6 keys" -- \
+		"$CFCTL" restore "$S"
+	expect "... its address blocked" 0 -o blocked -- "$CFCTL" test 192.0.2.1
+	expect "... its flow blocked" 0 -o blocked -- \
+		"$CFCTL" test tcp 192.0.2.1:1 198.51.100.1:80
+	expect "... its prefix matches" 0 -o "drop (source prefix)" -- \
+		"$CFCTL" match 192.0.2.77
+	expect "... its allow entry wins" 1 -o "allowed (exception)" -- \
+		"$CFCTL" match 192.0.2.9
+	check "clear" "$CFCTL" clear
 	for e in 192.0.2.1 2001:db8::5 "dst 198.51.100.7" \
 		"udp 192.0.2.1:53 198.51.100.1:5353" 203.0.113.0/24 \
 		"allow 2001:db8::/64"; do
