@@ -37,7 +37,7 @@ _cfctl()
 
 	case $verb in
 	add | allow | del) opts="-n --dry-run" ;;
-	load | replace)	opts="-n --dry-run --skip-bad" ;;
+	load | replace)	opts="-n --dry-run --skip-bad --normalize" ;;
 	snapshot | restore) opts="-n --dry-run" ;;
 	list | info | status) opts="-j --json" ;;
 	stats)		opts="-j --json --watch -i --interval --count" ;;

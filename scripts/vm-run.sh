@@ -318,7 +318,9 @@ if [ "$VM_DEBIAN" = 1 ]; then
 		die "scripts/guest-root.sh failed"
 	# The drive and the file system on it (ext4 asks for crc32c at mount,
 	# not through its module dependencies); /init mounts it when present.
+	# The root's ipset needs the kernel's sets of the types cfilter reads.
 	VM_MODULES="$VM_MODULES virtio_pci virtio_blk crc32c_generic ext4 overlay"
+	VM_MODULES="$VM_MODULES ip_set_hash_ip ip_set_hash_net"
 	DRIVE=(-drive "file=$DEBIAN_IMG,if=virtio,format=raw,readonly=on")
 fi
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/cfilter-vm.XXXXXX")

@@ -42,10 +42,15 @@ struct load_tally {
 	int	fail_err;	/* and why: 0 if none */
 };
 
-/* Opens @name ("-" is stdin) and reads every entry. Returns enum cf_exit. */
-static int read_list(const char *name, struct key_list *kl,
+/*
+ * Opens @name ("-" is stdin) and reads every entry, as @o's --normalize
+ * says, and says what was changed or left out on the way. Returns enum
+ * cf_exit.
+ */
+static int read_list(const struct cfctl_opts *o, struct key_list *kl,
 		     const char **shown)
 {
+	const char *name = o->arg;
 	FILE *in = stdin;
 	int err;
 
@@ -59,7 +64,8 @@ static int read_list(const char *name, struct key_list *kl,
 			return CF_USAGE;
 		}
 	}
-	err = keyfile_read(in, *shown, kl, stderr);
+	err = keyfile_read(in, *shown, o->normalize ? KF_NORMALIZE : 0, kl,
+			   stderr);
 	if (in != stdin)
 		fclose(in);
 	if (err == -ENOMEM) {
@@ -72,6 +78,12 @@ static int read_list(const char *name, struct key_list *kl,
 		       *shown, strerror(-err));
 		return CF_USAGE;
 	}
+	if (kl->masked)
+		cf_err("%s: %zu prefix%s had host bits set: masked (--normalize)",
+		       *shown, kl->masked, kl->masked == 1 ? "" : "es");
+	if (kl->timed)
+		cf_err("%s: %zu entr%s carry an ipset timeout, which cfilter does not keep yet: added without one",
+		       *shown, kl->timed, kl->timed == 1 ? "y" : "ies");
 	return CF_OK;
 }
 
@@ -222,7 +234,7 @@ int do_load(const struct cfctl_opts *o)
 	const char *name;
 	int fd, err, ret;
 
-	ret = read_list(o->arg, &kl, &name);
+	ret = read_list(o, &kl, &name);
 	if (ret != CF_OK)
 		goto out;
 	if (kl.bad && !o->skip_bad) {
@@ -307,7 +319,7 @@ int do_replace(const struct cfctl_opts *o)
 	const char *name;
 	int fd, ret;
 
-	ret = read_list(o->arg, &kl, &name);
+	ret = read_list(o, &kl, &name);
 	if (ret != CF_OK)
 		goto out;
 	if (kl.bad && !o->skip_bad) {

@@ -35,6 +35,7 @@ enum {
 	OPT_SKIP_BAD	= 1 << 3,
 	OPT_MATCH_DST	= 1 << 4,
 	OPT_WATCH	= 1 << 5,
+	OPT_NORMALIZE	= 1 << 6,
 };
 
 /* getopt values of long options without a short form. */
@@ -44,6 +45,7 @@ enum {
 	LOPT_MATCH_DST,
 	LOPT_WATCH,
 	LOPT_COUNT,
+	LOPT_NORMALIZE,
 };
 
 struct verb {
@@ -836,6 +838,9 @@ static const struct cf_option options[] = {
 	  "-j, --json", "print one JSON document instead of text" },
 	{ { "skip-bad", no_argument, NULL, LOPT_SKIP_BAD }, OPT_SKIP_BAD,
 	  "--skip-bad", "report malformed lines and load the others" },
+	{ { "normalize", no_argument, NULL, LOPT_NORMALIZE }, OPT_NORMALIZE,
+	  "--normalize", "mask the host bits of a prefix such as 192.0.2.7/24\n"
+	  "(to 192.0.2.0/24) instead of refusing the line" },
 	{ { "match-dst", no_argument, NULL, LOPT_MATCH_DST }, OPT_MATCH_DST,
 	  "--match-dst", "match destination entries (dst ADDR) too; without\n"
 	  "it they are stored but match no packet" },
@@ -921,20 +926,23 @@ static const struct verb verbs[] = {
 			"--match-dst; without it, the source only.\n",
 	}, {
 		.name = "load", .run = do_load, .arg = "FILE",
-		.opts = OPT_DRY_RUN | OPT_SKIP_BAD,
-		.synopsis = "[-n] [--skip-bad] FILE|-",
+		.opts = OPT_DRY_RUN | OPT_SKIP_BAD | OPT_NORMALIZE,
+		.synopsis = "[-n] [--skip-bad] [--normalize] FILE|-",
 		.summary = "add the entries listed in FILE",
 		.help = "One entry (see add) per line. Blank lines, comments from '#' or ';' to the end\n"
 			"of the line, surrounding whitespace and a leading \"add \" are ignored:\n"
-			"cfctl save writes this format. The whole file is read first; a\n"
-			"malformed line is reported as FILE:LINE: and nothing is loaded (exit 2)\n"
-			"unless --skip-bad is given. Then prints \"loaded N entries (A added,\n"
-			"E already present, S skipped)\". Should the filter fill up, the entries\n"
-			"added stay, and cfctl says how many and which line failed (exit 3).\n",
+			"cfctl save writes this format. So is what ipset save writes of hash:ip\n"
+			"and hash:net sets (ipset save NAME | cfctl load -): a nomatch entry is\n"
+			"an allow entry; timeouts are not kept yet (cfctl says so).\n"
+			"The whole file is read first; a malformed line is reported as\n"
+			"FILE:LINE: and nothing is loaded (exit 2) unless --skip-bad is given.\n"
+			"Then prints \"loaded N entries (A added, E already present, S\n"
+			"skipped)\". Should the filter fill up, the entries added stay, and\n"
+			"cfctl says how many and which line failed (exit 3).\n",
 	}, {
 		.name = "replace", .run = do_replace, .arg = "FILE",
-		.opts = OPT_DRY_RUN | OPT_SKIP_BAD,
-		.synopsis = "[-n] [--skip-bad] FILE|-",
+		.opts = OPT_DRY_RUN | OPT_SKIP_BAD | OPT_NORMALIZE,
+		.synopsis = "[-n] [--skip-bad] [--normalize] FILE|-",
 		.summary = "make the entries in FILE the whole filter, atomically",
 		.help = "Reads FILE as load does, builds the new set beside the live one and\n"
 			"swaps it in at once: packets meet the old set or the new one, never\n"
@@ -1271,6 +1279,9 @@ static int parse_verb(const struct verb *v, int argc, char *argv[],
 			break;
 		case LOPT_SKIP_BAD:
 			o->skip_bad = true;
+			break;
+		case LOPT_NORMALIZE:
+			o->normalize = true;
 			break;
 		case LOPT_MATCH_DST:
 			o->match_dst = true;

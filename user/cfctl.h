@@ -30,6 +30,7 @@ struct cfctl_opts {
 	bool		dry_run;	/* check and say, change nothing */
 	bool		json;		/* one JSON document on stdout */
 	bool		skip_bad;	/* load: skip malformed lines */
+	bool		normalize;	/* load: mask host bits of prefixes */
 	bool		match_dst;	/* attach: match destination keys too */
 	bool		watch;		/* stats: print rates until interrupted */
 	unsigned int	interval;	/* stats --watch: seconds per sample */

@@ -13,11 +13,18 @@
  * range FIRST-LAST, which stands for the fewest prefixes covering it; flows
  * name single addresses.
  *
- * A list has one entry per line; blank lines and comments ('#' or ';' to the end of the line) are
- * ignored, and so are surrounding whitespace, a leading "add " (lists made
- * as cfctl command scripts), a UTF-8 byte order mark and CR line ends
- * (lists saved on Windows). Anything else is a malformed line, reported with
- * its file and line number so that an editor can jump to it.
+ * A list has one entry per line; blank lines and comments ('#' or ';' to
+ * the end of the line) are ignored, and so are surrounding whitespace, a
+ * leading "add " (lists made as cfctl command scripts), a UTF-8 byte order
+ * mark and CR line ends (lists saved on Windows). Anything else is a
+ * malformed line, reported with its file and line number so that an editor
+ * can jump to it.
+ *
+ * A list may also be what `ipset save` writes of hash:ip and hash:net sets,
+ * so that a set moves over in one command: "create NAME TYPE ..." names a
+ * set, and "add NAME ADDR[/LEN] [timeout N] [nomatch] ..." of a set named
+ * before is an entry; a nomatch entry, an exception inside the set, is an
+ * allow entry. Counters, comments and skb options are ignored.
  *
  * Parsing never touches the filter: `load` reads the whole file first and
  * applies nothing if a line is bad.
@@ -236,7 +243,7 @@ static enum kf_line parse_range(const char *str, const char *dash, __u8 *lo,
  * address, a prefix or a range.
  */
 static enum kf_line parse_addr_entry(const char *addr, __u8 type4,
-				     struct kf_entry *e)
+				     unsigned int flags, struct kf_entry *e)
 {
 	struct cfilter_key *key = &e->key;
 	__u8 *a = type4 == CFILTER_KEY_DST4 ? key->daddr : key->saddr;
@@ -260,24 +267,20 @@ static enum kf_line parse_addr_entry(const char *addr, __u8 type4,
 	case -ERANGE:
 		return KF_BAD_LEN;
 	case -EADDRNOTAVAIL:
-		return KF_HOST_BITS;
+		if (!(flags & KF_NORMALIZE))
+			return KF_HOST_BITS;
+		/* prefix_parse() masked them: say so, and go on. */
+		v = strchr(addr, ':') ? 6 : 4;
+		e->masked = true;
 	}
 	set_type(key, type4, v);
 	key->prefix_len = len;
 	return KF_ENTRY;
 }
 
-/**
- * keyfile_parse_words() - parse one entry given as words
- * @words: the words (see the top of this file)
- * @n:     how many
- * @e:     set for KF_ENTRY, zeroed otherwise
- * @word:  set to the word a KF_ENTRY or an error is about
- *
- * Return: KF_ENTRY, or why @words are not an entry.
- */
-enum kf_line keyfile_parse_words(char *const words[], int n,
-				 struct kf_entry *e, const char **word)
+/* keyfile_parse_words(), and with KF_NORMALIZE for lists. */
+static enum kf_line parse_words(char *const words[], int n, unsigned int flags,
+				struct kf_entry *e, const char **word)
 {
 	const struct kf_kind *kind = n ? find_kind(words[0]) : NULL;
 	struct cfilter_key *key = &e->key;
@@ -288,7 +291,7 @@ enum kf_line keyfile_parse_words(char *const words[], int n,
 	if (!kind) {
 		if (!n)
 			return KF_WORDS;
-		what = parse_addr_entry(words[0], CFILTER_KEY_SRC4, e);
+		what = parse_addr_entry(words[0], CFILTER_KEY_SRC4, flags, e);
 		if (n > 1 && what == KF_BAD_ADDR) {
 			what = KF_BAD_KIND;
 		} else if (n > 1) {
@@ -305,7 +308,7 @@ enum kf_line keyfile_parse_words(char *const words[], int n,
 	switch (kind->words) {
 	case 2:
 		*word = words[1];
-		what = parse_addr_entry(words[1], kind->type4, e);
+		what = parse_addr_entry(words[1], kind->type4, flags, e);
 		break;
 	case 3:
 		what = parse_port_flow(words, key, word);
@@ -316,6 +319,21 @@ enum kf_line keyfile_parse_words(char *const words[], int n,
 	if (what != KF_ENTRY)
 		memset(e, 0, sizeof(*e));
 	return what;
+}
+
+/**
+ * keyfile_parse_words() - parse one entry given as words
+ * @words: the words (see the top of this file)
+ * @n:     how many
+ * @e:     set for KF_ENTRY, zeroed otherwise
+ * @word:  set to the word a KF_ENTRY or an error is about
+ *
+ * Return: KF_ENTRY, or why @words are not an entry.
+ */
+enum kf_line keyfile_parse_words(char *const words[], int n,
+				 struct kf_entry *e, const char **word)
+{
+	return parse_words(words, n, 0, e, word);
 }
 
 /* What keyfile_expand() passes range_split() for each prefix. */
@@ -381,22 +399,124 @@ static int split(char *s, char *words[], int max)
 	return n;
 }
 
+/* The most words of an ipset "add" line cfilter reads. */
+#define IPSET_MAX_WORDS	24
+
+static bool is_ipset_set(const struct kf_state *st, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; st && i < st->nsets; i++)
+		if (!strcmp(st->sets[i], name))
+			return true;
+	return false;
+}
+
+/* "create NAME TYPE [OPTIONS]": remembers NAME for its "add" lines. */
+static enum kf_line ipset_create(struct kf_state *st, char *const w[], int n,
+				 const char **word)
+{
+	*word = n > 2 ? w[2] : w[0];
+	if (n < 3 || (strcmp(w[2], "hash:ip") && strcmp(w[2], "hash:net")))
+		return KF_IPSET_TYPE;
+	if (is_ipset_set(st, w[1]))
+		return KF_EMPTY;
+	*word = w[1];
+	if (st->nsets == KF_IPSET_MAX || strlen(w[1]) >= KF_IPSET_NAME)
+		return KF_IPSET_SETS;
+	strcpy(st->sets[st->nsets++], w[1]);
+	return KF_EMPTY;
+}
+
+/* Seconds of ipset's "timeout N": 0 (permanent) to its 2147483. */
+static bool parse_timeout(const char *str, unsigned long *val)
+{
+	const char *p;
+
+	*val = 0;
+	if (!*str || strlen(str) > 7)
+		return false;
+	for (p = str; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return false;
+		*val = *val * 10 + (*p - '0');
+	}
+	return *val <= 2147483;
+}
+
+/* Options ipset writes with a value that cfilter has no use for. */
+static bool is_ignored_option(const char *word)
+{
+	static const char *const names[] = {
+		"packets", "bytes", "skbmark", "skbprio", "skbqueue",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(word, names[i]))
+			return true;
+	return false;
+}
+
+/* "add NAME ADDR[/LEN] [OPTIONS]" of a set of @st: one entry. */
+static enum kf_line ipset_add(char *const w[], int n, unsigned int flags,
+			      struct kf_entry *e, const char **word)
+{
+	unsigned long timeout = 0;
+	bool nomatch = false;
+	enum kf_line what;
+	int i;
+
+	for (i = 3; i < n; i++) {
+		*word = w[i];
+		if (!strcmp(w[i], "timeout")) {
+			if (++i == n || !parse_timeout(w[i], &timeout))
+				return KF_BAD_TIMEOUT;
+		} else if (!strcmp(w[i], "nomatch")) {
+			nomatch = true;
+		} else if (!strcmp(w[i], "comment")) {
+			/* "comment \"TEXT\"": TEXT may hold spaces. */
+			if (++i < n && w[i][0] == '"')
+				while (i + 1 < n && (strlen(w[i]) < 2 ||
+				       w[i][strlen(w[i]) - 1] != '"'))
+					i++;
+		} else if (is_ignored_option(w[i]) && i + 1 < n) {
+			i++;
+		} else {
+			return KF_IPSET_OPTION;
+		}
+	}
+	*word = w[2];
+	what = parse_addr_entry(w[2], nomatch ? CFILTER_KEY_ALLOW4 :
+				CFILTER_KEY_SRC4, flags, e);
+	if (what != KF_ENTRY || e->range) {
+		memset(e, 0, sizeof(*e));
+		return what != KF_ENTRY ? what : KF_BAD_ADDR;
+	}
+	e->timeout = timeout;
+	return KF_ENTRY;
+}
+
 /**
  * keyfile_parse_line() - parse one line of an entry list
  * @line: the line, with or without its newline; modified
  * @len:  its length in bytes (a NUL byte inside is an error)
+ * @st:   what the lines before said (ipset's sets, flags); NULL: a line
+ *        alone, strict, in cfilter's own format only
  * @e:    set for KF_ENTRY
  * @word: set to the part of @line a KF_ENTRY or error is about
  *
  * Return: what the line holds.
  */
-enum kf_line keyfile_parse_line(char *line, size_t len,
+enum kf_line keyfile_parse_line(char *line, size_t len, struct kf_state *st,
 				struct kf_entry *e, const char **word)
 {
-	char *words[KF_MAX_WORDS + 1];
+	char *words[IPSET_MAX_WORDS + 1];
+	unsigned int flags = st ? st->flags : 0;
 	char *s;
 	int n;
 
+	memset(e, 0, sizeof(*e));
 	if (memchr(line, '\0', len))
 		return KF_NUL;
 	s = strip(line);
@@ -405,15 +525,16 @@ enum kf_line keyfile_parse_line(char *line, size_t len,
 		return KF_EMPTY;
 	if (!strcmp(s, "add"))
 		return KF_ADD_ALONE;
-	if (!strncmp(s, "add", 3) && is_space(s[3])) {
-		s += 4;
-		while (is_space(*s))
-			s++;
-		*word = s;
+	n = split(s, words, IPSET_MAX_WORDS + 1);
+	if (st && !strcmp(words[0], "create"))
+		return ipset_create(st, words, n, word);
+	if (n >= 3 && !strcmp(words[0], "add") && is_ipset_set(st, words[1]))
+		return ipset_add(words, n, flags, e, word);
+	if (!strcmp(words[0], "add")) {
+		*word = words[1];
+		return parse_words(words + 1, n - 1, flags, e, word);
 	}
-	/* One word too many is enough for the parser to name the excess. */
-	n = split(s, words, KF_MAX_WORDS + 1);
-	return keyfile_parse_words(words, n, e, word);
+	return parse_words(words, n, flags, e, word);
 }
 
 /* "192.0.2.7/24: host bits set (did you mean 192.0.2.0/24?)" */
@@ -499,6 +620,21 @@ void keyfile_reason(FILE *out, enum kf_line what, const char *word)
 	case KF_ADD_ALONE:
 		fprintf(out, "'add' without an entry\n");
 		break;
+	case KF_IPSET_TYPE:
+		fprintf(out, "ipset set type '%.*s%s': cfilter takes hash:ip and hash:net sets\n",
+			len, word, more);
+		break;
+	case KF_IPSET_SETS:
+		fprintf(out, "ipset set '%.*s%s': more than %d sets, or a name of %d characters or more\n",
+			len, word, more, KF_IPSET_MAX, KF_IPSET_NAME);
+		break;
+	case KF_IPSET_OPTION:
+		fprintf(out, "ipset entry option '%.*s%s': cfilter reads timeout and nomatch, and skips comment, packets, bytes and skb options\n",
+			len, word, more);
+		break;
+	case KF_BAD_TIMEOUT:
+		fprintf(out, "'timeout' needs a number of seconds, 0 to 2147483\n");
+		break;
 	default:
 		fprintf(out, "the line has a NUL byte: is this a text file?\n");
 	}
@@ -564,16 +700,20 @@ static int append_key(const struct cfilter_key *key, void *arg)
 
 /**
  * keyfile_read() - read every line of an entry list
- * @in:   the open file
- * @name: its name in messages
- * @kl:   entries are appended here; malformed lines are counted
- * @errs: where each malformed line is explained
+ * @in:    the open file
+ * @name:  its name in messages
+ * @flags: enum kf_flags
+ * @kl:    entries are appended here; malformed lines, masked prefixes and
+ *         timed entries are counted
+ * @errs:  where each malformed line is explained
  *
  * Return: 0 (malformed lines included), or a negative errno if @in cannot
  * be read or memory runs out; @kl keeps what was read so far.
  */
-int keyfile_read(FILE *in, const char *name, struct key_list *kl, FILE *errs)
+int keyfile_read(FILE *in, const char *name, unsigned int flags,
+		 struct key_list *kl, FILE *errs)
 {
+	struct kf_state st = { .flags = flags };
 	unsigned long lineno = 0;
 	struct kf_entry e;
 	size_t size = 0;
@@ -592,10 +732,12 @@ int keyfile_read(FILE *in, const char *name, struct key_list *kl, FILE *errs)
 			s += 3;
 			len -= 3;
 		}
-		what = keyfile_parse_line(s, len, &e, &word);
+		what = keyfile_parse_line(s, len, &st, &e, &word);
 		if (what == KF_ENTRY) {
 			struct append_ctx c = { .kl = kl, .lineno = lineno };
 
+			kl->masked += e.masked;
+			kl->timed += !!e.timeout;
 			err = keyfile_expand(&e, append_key, &c);
 			if (err)
 				break;

@@ -40,7 +40,7 @@ static enum kf_line parse(const char *text, struct cfilter_key *key,
 	enum kf_line what;
 	struct kf_entry e;
 
-	what = keyfile_parse_line(line, strlen(line), &e, &w);
+	what = keyfile_parse_line(line, strlen(line), NULL, &e, &w);
 	*key = e.key;
 	snprintf(word, len, "%s", w);
 	free(line);
@@ -309,7 +309,7 @@ static void test_nul(void)
 	struct kf_entry key;
 	const char *w;
 
-	ok(keyfile_parse_line(line, sizeof(line) - 1, &key, &w) == KF_NUL,
+	ok(keyfile_parse_line(line, sizeof(line) - 1, NULL, &key, &w) == KF_NUL,
 	   "a NUL byte inside the line: KF_NUL");
 }
 
@@ -344,7 +344,7 @@ static void test_read(void)
 
 	in = fmemopen((void *)text, sizeof(text) - 1, "r");
 	errs = open_memstream(&msgs, &msgs_len);
-	err = keyfile_read(in, "list.txt", &kl, errs);
+	err = keyfile_read(in, "list.txt", 0, &kl, errs);
 	fclose(in);
 	fclose(errs);
 
@@ -372,6 +372,102 @@ static void test_read(void)
 	key_list_free(&kl);
 }
 
+/* keyfile_read() of @text with @flags: the list, and the messages. */
+static int read_text(const char *text, unsigned int flags, struct key_list *kl,
+		     char **msgs)
+{
+	size_t msgs_len;
+	FILE *in, *errs;
+	int err;
+
+	in = fmemopen((void *)text, strlen(text), "r");
+	errs = open_memstream(msgs, &msgs_len);
+	err = keyfile_read(in, "f", flags, kl, errs);
+	fclose(in);
+	fclose(errs);
+	return err;
+}
+
+/* What `ipset save` writes, as `ipset save bl | cfctl load -` reads it. */
+static void test_ipset(void)
+{
+	static const char saved[] =
+		"create bl hash:net family inet hashsize 1024 maxelem 65536 timeout 300 counters comment\n"
+		"add bl 192.0.2.0/24 timeout 250 packets 5 bytes 420 comment \"from a feed\"\n"
+		"add bl 198.51.100.7 timeout 0\n"
+		"add bl 192.0.2.128/25 nomatch\n"
+		"create bl6 hash:ip family inet6 hashsize 1024 maxelem 65536\n"
+		"add bl6 2001:db8::66\n"
+		"add 203.0.113.9\n";
+	struct key_list kl = { 0 };
+	struct cfilter_key allow = { .type = CFILTER_KEY_ALLOW4, .prefix_len = 25 };
+	char *msgs = NULL;
+	int err;
+
+	err = read_text(saved, 0, &kl, &msgs);
+	inet_pton(AF_INET, "192.0.2.128", allow.saddr);
+	ok(!err && kl.n == 5 && !kl.bad && kl.timed == 1,
+	   "ipset: two sets' entries read, create lines skipped, one timed");
+	ok(kl.n == 5 && is_prefix4(&kl.keys[0], "192.0.2.0", 24) &&
+	   is_key4(&kl.keys[1], "198.51.100.7") &&
+	   !memcmp(&kl.keys[2], &allow, sizeof(allow)) &&
+	   is_key6(&kl.keys[3], "2001:db8::66") &&
+	   is_key4(&kl.keys[4], "203.0.113.9"),
+	   "ipset: the entries; nomatch is an allow entry; cfctl's own lines too");
+	free(msgs);
+	key_list_free(&kl);
+
+	err = read_text("add bl 192.0.2.1\n", 0, &kl, &msgs);
+	ok(!err && kl.bad == 1 && strstr(msgs, "f:1: unknown entry kind 'bl'"),
+	   "ipset: an add of a set never created is not read as ipset's");
+	free(msgs);
+	key_list_free(&kl);
+
+	err = read_text("create m hash:ip,port family inet\n", 0, &kl, &msgs);
+	ok(!err && kl.bad == 1 &&
+	   strstr(msgs, "ipset set type 'hash:ip,port': cfilter takes hash:ip and hash:net sets"),
+	   "ipset: a set of another type: refused, named");
+	free(msgs);
+	key_list_free(&kl);
+
+	err = read_text("create bl hash:ip\nadd bl 192.0.2.1 timeout\nadd bl 192.0.2.2 timeout 2147484\n"
+			"add bl 192.0.2.3 forceadd\nadd bl 192.0.2.4/24\n",
+			0, &kl, &msgs);
+	ok(!err && kl.n == 0 && kl.bad == 4 &&
+	   strstr(msgs, "f:2: 'timeout' needs a number of seconds") &&
+	   strstr(msgs, "f:3: 'timeout' needs") &&
+	   strstr(msgs, "f:4: ipset entry option 'forceadd'") &&
+	   strstr(msgs, "f:5: 192.0.2.4/24: host bits set"),
+	   "ipset: a timeout without seconds or past ipset's, an unknown option, host bits: refused");
+	free(msgs);
+	key_list_free(&kl);
+}
+
+/* --normalize: host bits masked and counted, not refused. */
+static void test_normalize(void)
+{
+	struct key_list kl = { 0 };
+	char *msgs = NULL;
+	int err;
+
+	err = read_text("192.0.2.7/24\nsrc 2001:db8::1/32\n198.51.100.0/24\n",
+			KF_NORMALIZE, &kl, &msgs);
+	ok(!err && kl.n == 3 && !kl.bad && kl.masked == 2 &&
+	   is_prefix4(&kl.keys[0], "192.0.2.0", 24) &&
+	   kl.keys[1].type == CFILTER_KEY_SRC6 && kl.keys[1].prefix_len == 32 &&
+	   kl.keys[1].saddr[3] == 0xb8 && !kl.keys[1].saddr[15] &&
+	   is_prefix4(&kl.keys[2], "198.51.100.0", 24),
+	   "normalize: two prefixes masked and counted, the clean one kept");
+	free(msgs);
+	key_list_free(&kl);
+
+	err = read_text("192.0.2.7/33\n", KF_NORMALIZE, &kl, &msgs);
+	ok(!err && kl.bad == 1 && strstr(msgs, "invalid prefix length"),
+	   "normalize: a bad length is still refused");
+	free(msgs);
+	key_list_free(&kl);
+}
+
 /* Many lines: the list grows past its first allocation. */
 static void test_read_many(void)
 {
@@ -387,7 +483,7 @@ static void test_read_many(void)
 		fprintf(f, "10.%u.%u.%u\n", i >> 16, (i >> 8) & 255, i & 255);
 	fclose(f);
 	f = fmemopen(text, len, "r");
-	err = keyfile_read(f, "big", &kl, stderr);
+	err = keyfile_read(f, "big", 0, &kl, stderr);
 	fclose(f);
 	for (i = 0; i < kl.n && good; i++)
 		good = kl.keys[i].saddr[3] == (i & 255) && kl.lines[i] == i + 1;
@@ -407,7 +503,7 @@ static void test_long_line(void)
 
 	memset(line, 'x', n);
 	line[n] = '\0';
-	ok(keyfile_parse_line(line, n, &key, &w) == KF_BAD_ADDR,
+	ok(keyfile_parse_line(line, n, NULL, &key, &w) == KF_BAD_ADDR,
 	   "a 10000-byte word: bad address");
 	f = open_memstream(&msgs, &len);
 	keyfile_explain(f, "f", 9, KF_BAD_ADDR, w);
@@ -910,6 +1006,8 @@ int main(void)
 	test_nul();
 	test_read();
 	test_read_many();
+	test_ipset();
+	test_normalize();
 	test_long_line();
 	test_json();
 	test_prefix_entries();
