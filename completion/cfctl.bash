@@ -28,7 +28,7 @@ _cfctl()
 	if [[ -z $verb ]]; then
 		if [[ $cur == -* ]]; then
 			mapfile -t COMPREPLY < <(compgen -W \
-				"-h --help -v --verbose -j --json --version" -- "$cur")
+				"-h --help -v --verbose -j --json -V --version" -- "$cur")
 		else
 			mapfile -t COMPREPLY < <(compgen -W "$verbs" -- "$cur")
 		fi

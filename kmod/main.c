@@ -324,5 +324,6 @@ module_exit(cfilter_exit);
 
 /* GPL: kfuncs are usable only from GPL modules and GPL programs. */
 MODULE_LICENSE("GPL");
+MODULE_VERSION(CFILTER_VERSION);
 MODULE_DESCRIPTION("Cuckoo filter of blocked traffic keys for XDP, managed via /dev/cfilter");
 MODULE_AUTHOR("cfilter developers");

@@ -41,7 +41,6 @@ enum {
 /* getopt values of long options without a short form. */
 enum {
 	LOPT_SKIP_BAD	= 256,
-	LOPT_VERSION,
 	LOPT_MATCH_DST,
 	LOPT_WATCH,
 	LOPT_COUNT,
@@ -858,7 +857,7 @@ static const struct option global_opts[] = {
 	{ "help",	no_argument,	NULL, 'h' },
 	{ "verbose",	no_argument,	NULL, 'v' },
 	{ "json",	no_argument,	NULL, 'j' },
-	{ "version",	no_argument,	NULL, LOPT_VERSION },
+	{ "version",	no_argument,	NULL, 'V' },
 	{ }
 };
 
@@ -1088,7 +1087,7 @@ static void usage(FILE *out)
 	unsigned int i;
 
 	fprintf(out, "Usage: cfctl [-v] [-j] COMMAND [OPTIONS] [ARGS]\n"
-		"       cfctl --version\n"
+		"       cfctl -V|--version\n"
 		"Manage cfilter's filters (blocked sources, destinations and flows, and\n"
 		"allowed sources) and its XDP program.\n\n"
 		"Commands:\n");
@@ -1098,7 +1097,8 @@ static void usage(FILE *out)
 	fprintf(out, "\nOptions:\n");
 	for (i = 0; i < ARRAY_SIZE(options); i++)
 		option_help(out, &options[i]);
-	fprintf(out, "  %-18s %s\n", "--version", "print cfctl's version");
+	fprintf(out, "  %-18s %s\n", "-V, --version",
+		"print cfctl's version and the loaded module's");
 	fprintf(out, "-j before the command works as after it. cfctl COMMAND --help shows\n"
 		"a command's own options.\n\n"
 		"Exit status: 0 success (test: present; match: dropped), 1 not present\n"
@@ -1121,6 +1121,19 @@ static void verb_usage(const struct verb *v, FILE *out)
 		if (!options[i].only || (options[i].only & v->opts))
 			option_help(out, &options[i]);
 	fprintf(out, "Run cfctl --help for the exit statuses.\n");
+}
+
+/* After a usage error: the verb's synopsis and where to read more. */
+static void verb_hint(const struct verb *v)
+{
+	fprintf(stderr, "Usage: cfctl %s%s%s (cfctl %s --help for more)\n",
+		v->name, *v->synopsis ? " " : "", v->synopsis, v->name);
+}
+
+/* After a usage error before any command. */
+static void hint(void)
+{
+	fprintf(stderr, "Usage: cfctl [-v] [-j] COMMAND [OPTIONS] [ARGS] (cfctl --help for the commands)\n");
 }
 
 static const struct verb *find_verb(const char *name)
@@ -1202,7 +1215,7 @@ static void bad_option(const struct verb *v, char *const argv[])
 	} else {
 		cf_err("%s: unknown option '%s'", v->name, argv[optind - 1]);
 	}
-	verb_usage(v, stderr);
+	verb_hint(v);
 }
 
 /* Parses all of @s as a decimal number in [@min, @max]. Returns 0 or -1. */
@@ -1313,7 +1326,7 @@ static int parse_verb(const struct verb *v, int argc, char *argv[],
 		case ':':
 			cf_err("%s: option '%s' needs an argument", v->name,
 			       argv[optind - 1]);
-			verb_usage(v, stderr);
+			verb_hint(v);
 			return CF_USAGE;
 		default:
 			bad_option(v, argv);
@@ -1337,7 +1350,7 @@ static int parse_verb(const struct verb *v, int argc, char *argv[],
 	if (v->arg) {
 		if (optind == argc) {
 			cf_err("%s: missing %s", v->name, v->arg);
-			verb_usage(v, stderr);
+			verb_hint(v);
 			return CF_USAGE;
 		}
 		o->arg = argv[optind++];
@@ -1349,10 +1362,28 @@ static int parse_verb(const struct verb *v, int argc, char *argv[],
 	}
 	if (optind < argc) {
 		cf_err("%s: unexpected argument '%s'", v->name, argv[optind]);
-		verb_usage(v, stderr);
+		verb_hint(v);
 		return CF_USAGE;
 	}
 	return -1;
+}
+
+/*
+ * "cfctl VERSION", and the module's version when it is loaded: the two are
+ * built together, and a mismatch is worth seeing.
+ */
+static void print_version(void)
+{
+	char version[64] = "";
+	FILE *f = fopen("/sys/module/cfilter/version", "r");
+
+	printf("cfctl %s\n", CFCTL_VERSION);
+	if (f && fgets(version, sizeof(version), f))
+		printf("cfilter.ko %s", version);
+	else
+		printf("cfilter.ko not loaded\n");
+	if (f)
+		fclose(f);
 }
 
 /* cfctl's own options. Returns -1 to go on, or the exit status. */
@@ -1362,7 +1393,7 @@ static int parse_global(int argc, char *argv[], struct cfctl_opts *o)
 
 	opterr = 0;
 	/* "+": stop at the verb; what follows is the verb's to parse. */
-	while ((c = getopt_long(argc, argv, "+hvj", global_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+hvjV", global_opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
@@ -1373,15 +1404,15 @@ static int parse_global(int argc, char *argv[], struct cfctl_opts *o)
 		case 'j':
 			o->json = true;
 			break;
-		case LOPT_VERSION:
-			printf("cfctl %s\n", CFCTL_VERSION);
+		case 'V':
+			print_version();
 			return CF_OK;
 		default:
 			if (optopt)
 				cf_err("unknown option '-%c'", optopt);
 			else
 				cf_err("unknown option '%s'", argv[optind - 1]);
-			usage(stderr);
+			hint();
 			return CF_USAGE;
 		}
 	}
@@ -1399,13 +1430,13 @@ int main(int argc, char *argv[])
 		return ret;
 	if (optind == argc) {
 		cf_err("missing command");
-		usage(stderr);
+		hint();
 		return CF_USAGE;
 	}
 	v = find_verb(argv[optind]);
 	if (!v) {
 		cf_err("unknown command '%s'", argv[optind]);
-		usage(stderr);
+		hint();
 		return CF_USAGE;
 	}
 

@@ -28,6 +28,16 @@ expect "unknown option: exit 2, named" 2 -e --frobnicate -- \
 	"$CFCTL" --frobnicate
 expect "unknown option of a command: exit 2, named" 2 -e --frobnicate -- \
 	"$CFCTL" add --frobnicate 192.0.2.5
+expect "... then one usage line with the way to more, not the whole help" 0 -- \
+	sh -c '"$0" add --frobnicate 192.0.2.5 2>&1 >/dev/null |
+	       sed -n 2p | grep -qx "Usage: cfctl add \[-n\] ENTRY (cfctl add --help for more)" &&
+	       test "$("$0" add --frobnicate 2>&1 | wc -l)" -eq 2' "$CFCTL"
+for v in -V --version; do
+	expect "$v: cfctl's version and the loaded module's" 0 \
+		-o "cfilter.ko $(cat /sys/module/cfilter/version 2>/dev/null)" \
+		-O "not loaded" -- "$CFCTL" "$v"
+done
+expect "the module has a version" 0 -- test -s /sys/module/cfilter/version
 for verb in add allow del test match clear info list stats attach detach; do
 	expect "$verb --help exits 0" 0 -o "cfctl $verb" -- \
 		"$CFCTL" "$verb" --help
