@@ -161,6 +161,7 @@ struct cuckoo_table {
  * @max_capacity: keys the largest table holds at 95% load, as created
  * @insert_failures: inserts refused with -ENOSPC since the last clear
  * @grows: table doublings since creation
+ * @layout_base: cuckoo_list_gen() of the tables before the current one
  *
  * Readers use the first cache line only, which never changes after creation
  * but for @table. Everything else belongs to the writer, which the caller
@@ -181,6 +182,7 @@ struct cuckoo {
 	u64 max_capacity;
 	u64 insert_failures;
 	u64 grows;
+	u64 layout_base;
 };
 
 /* log2 of the bytes in a bucket, or -EINVAL for an unsupported width. */
@@ -895,6 +897,8 @@ static void cuckoo_swap(struct cuckoo *c, struct cuckoo_table *t)
 	struct cuckoo_table *old = cuckoo_wtable(c);
 
 	rcu_assign_pointer(c->table, t);
+	/* Every position changes meaning: a generation no old one equals. */
+	c->layout_base += old->moves + 1;
 	synchronize_rcu();
 	cuckoo_table_free(old);
 }
@@ -1061,9 +1065,11 @@ int cuckoo_clear(struct cuckoo *c)
  * @max: most keys to copy
  *
  * Positions are slots of the current table: a listing that spans several
- * calls returns every key exactly once if no writer ran in between; keys
- * added or deleted in between may or may not be listed, and growth or clear
- * in between restarts the positions. Writer side.
+ * calls returns every key exactly once while cuckoo_list_gen() stays the
+ * same; keys added or deleted in between may or may not be listed. A key
+ * moved between buckets, or a new table, can carry a key from a slot not
+ * yet listed to one already listed: cuckoo_list_gen() then changes, and
+ * the listing must start over. Writer side; may sleep.
  *
  * Return: the number of keys copied, 0 at the end (or if @max is 0), or
  * -EOPNOTSUPP in compact mode, which keeps no keys.
@@ -1077,6 +1083,9 @@ long cuckoo_list(const struct cuckoo *c, u64 *pos, void *keys, u64 max)
 	if (!c->exact)
 		return -EOPNOTSUPP;
 	for (i = *pos; i < slots && n < max; i++) {
+		/* A grown, sparse table may hold few keys in many slots. */
+		if (!(i & CUCKOO_RESCHED_MASK))
+			cond_resched();
 		if (!cuckoo_slot(c, t, i / CUCKOO_SLOTS, i % CUCKOO_SLOTS))
 			continue;
 		memcpy(out + n * c->key_len, cuckoo_key_at(c, t, i), c->key_len);
@@ -1084,6 +1093,20 @@ long cuckoo_list(const struct cuckoo *c, u64 *pos, void *keys, u64 max)
 	}
 	*pos = i;
 	return n;
+}
+
+/**
+ * cuckoo_list_gen() - the generation of cuckoo_list()'s positions
+ * @c: the filter
+ *
+ * Writer side.
+ *
+ * Return: a number that only grows, and grows whenever an entry may have
+ * changed slot: a move between buckets, or a new table (growth, clear).
+ */
+u64 cuckoo_list_gen(const struct cuckoo *c)
+{
+	return c->layout_base + cuckoo_wtable(c)->moves;
 }
 
 /**
@@ -1182,41 +1205,50 @@ u64 cuckoo_raw_bytes(const struct cuckoo *c)
  * keeps a snapshot portable between hosts of either byte order.
  */
 static void cuckoo_words_to_le(const struct cuckoo *c,
-			       const struct cuckoo_table *t, void *data)
+			       const struct cuckoo_table *t, void *data,
+			       u64 off, u64 len)
 {
-	u64 i, n = cuckoo_words_bytes(c, t->bucket_mask + 1);
+	u64 i;
 
 	if (c->fp_bits == 8) {
-		for (i = 0; i < n / sizeof(u32); i++)
-			put_unaligned_le32(t->t32[i], (u8 *)data + i * sizeof(u32));
+		for (i = 0; i < len / sizeof(u32); i++)
+			put_unaligned_le32(t->t32[off / sizeof(u32) + i],
+					   (u8 *)data + i * sizeof(u32));
 	} else {
-		for (i = 0; i < n / sizeof(u64); i++)
-			put_unaligned_le64(t->t64[i], (u8 *)data + i * sizeof(u64));
+		for (i = 0; i < len / sizeof(u64); i++)
+			put_unaligned_le64(t->t64[off / sizeof(u64) + i],
+					   (u8 *)data + i * sizeof(u64));
 	}
 }
 
 /**
- * cuckoo_raw_read() - copy a compact filter's table out
+ * cuckoo_raw_read() - copy part of a compact filter's table out
  * @c: the filter (compact mode)
  * @r: filled in: seed, buckets, nonzero slots, fingerprint width
- * @data: room for @size bytes
- * @size: at least cuckoo_raw_bytes()
+ * @data: room for @len bytes
+ * @off: the first byte of the table to copy
+ * @len: how many; both multiples of the word (4 bytes with 8-bit
+ *	fingerprints, else 8)
  *
- * Writer side (the table must not change during the copy).
+ * A table may be copied in parts, so that no caller needs a buffer of its
+ * size. Writer side: the table must not change between the parts.
  *
  * Return: 0; -EOPNOTSUPP in exact mode (whose keys are listed instead);
- * -ENOSPC if @size is too small (nothing copied).
+ * -EINVAL if the range is not aligned or ends past the table (nothing
+ * copied).
  */
 int cuckoo_raw_read(const struct cuckoo *c, struct cuckoo_raw *r, void *data,
-		    u64 size)
+		    u64 off, u64 len)
 {
 	const struct cuckoo_table *t = cuckoo_wtable(c);
+	u64 word = c->fp_bits == 8 ? sizeof(u32) : sizeof(u64);
 
 	if (c->exact)
 		return -EOPNOTSUPP;
-	if (size < cuckoo_raw_bytes(c))
-		return -ENOSPC;
-	cuckoo_words_to_le(c, t, data);
+	if ((off | len) & (word - 1) || off > cuckoo_raw_bytes(c) ||
+	    len > cuckoo_raw_bytes(c) - off)
+		return -EINVAL;
+	cuckoo_words_to_le(c, t, data, off, len);
 	r->seed = c->seed;
 	r->buckets = t->bucket_mask + 1;
 	r->count = t->count;

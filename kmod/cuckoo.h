@@ -89,6 +89,7 @@ int cuckoo_clear(struct cuckoo *c);	/* 0, -ENOMEM (nothing changed) */
  * number copied, 0 at the end; -EOPNOTSUPP in compact mode. Writer side.
  */
 long cuckoo_list(const struct cuckoo *c, u64 *pos, void *keys, u64 max);
+u64 cuckoo_list_gen(const struct cuckoo *c);
 
 /* Reader: lock-free, inside rcu_read_lock(). */
 bool cuckoo_contains(const struct cuckoo *c, const void *key);
@@ -113,12 +114,14 @@ u64 cuckoo_raw_bytes(const struct cuckoo *c);
 /* Bytes of the largest slot array a filter made with @p has; 0: bad @p. */
 u64 cuckoo_raw_max_bytes(const struct cuckoo_params *p);
 /*
- * Copies @c's slots into @data (@size bytes, at least cuckoo_raw_bytes())
- * and describes them in @r. 0; -EOPNOTSUPP (exact mode); -ENOSPC (@size
- * too small, nothing copied). Writer side.
+ * Copies bytes [@off, @off + @len) of @c's slots into @data and describes
+ * the table in @r; @off and @len are multiples of the word (4 bytes with
+ * 8-bit fingerprints, else 8). 0; -EOPNOTSUPP (exact mode); -EINVAL (a
+ * range not so, or past the end: nothing copied). Writer side; the table
+ * must not change between the parts of one copy.
  */
 int cuckoo_raw_read(const struct cuckoo *c, struct cuckoo_raw *r, void *data,
-		    u64 size);
+		    u64 off, u64 len);
 /*
  * A new compact filter holding exactly the slots @data describes: @p gives
  * key_len and fp_bits (which must equal @r->fp_bits) and max_capacity; the

@@ -28,6 +28,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
@@ -529,28 +530,31 @@ out:
 
 static int cfilter_list_args(const struct cfilter_list *l)
 {
-	if (l->flags || l->pad || l->reserved[0] || l->reserved[1] || !l->max)
+	if (l->flags || l->pad || l->reserved || !l->max)
 		return -EINVAL;
 	return 0;
 }
 
 /*
- * A LIST cursor, opaque to the caller: the key type being listed, a
- * generation of its tables (low bits) and the position in them. Cursor 0
- * starts at the first type; a type past the last one is the end.
+ * A LIST cursor, opaque to the caller: the key type being listed and the
+ * position in its tables, with the generation of their layout beside it
+ * (struct cfilter_list's @gen). Cursor 0 starts at the first type; a type
+ * past the last one is the end.
  *
- * Positions are slots of the current tables, so a growth or re-expansion
- * between two calls, or a commit or clear that put another set in place,
- * moves keys to other positions: continuing from the old position could
- * skip keys that were present all along. The generation tells (it mixes
- * the set's id with the tables' own generation); the type is then listed
- * again from its start, so every key present throughout is reported at
- * least once (some twice). The core's tables have fewer than 2^40 slots (no
- * array of theirs exceeds 1 GiB).
+ * Positions are slots, so a key moved between buckets, a growth, a
+ * re-expansion or a commit or clear that put another set in place can
+ * carry a key from a slot not yet listed to one already listed. The
+ * generation says whether any of that happened: it is the set's id (top
+ * 24 bits) and the type's layout generation (low 40 bits, which a listing
+ * would need 2^40 moves between two of its calls to wrap), checked at
+ * every step under the writer lock. A changed one fails the call with
+ * ESTALE, and the caller starts over: a listing that ends reports every
+ * key present throughout exactly once.
  */
 #define CFILTER_CURSOR_TYPE	GENMASK_ULL(63, 56)
-#define CFILTER_CURSOR_GEN	GENMASK_ULL(55, 40)
-#define CFILTER_CURSOR_POS	GENMASK_ULL(39, 0)
+#define CFILTER_CURSOR_POS	GENMASK_ULL(55, 0)
+#define CFILTER_GEN_SET		GENMASK_ULL(63, 40)
+#define CFILTER_GEN_LAYOUT	GENMASK_ULL(39, 0)
 
 struct cfilter_cursor {
 	u64	type;
@@ -584,19 +588,22 @@ static long cfilter_list_type(struct cfilter_set *s,
 	long n, i;
 	u64 gen;
 
+	BUILD_BUG_ON(PREFIX_LIST_PREFIXES * 2 - 1 > FIELD_MAX(CFILTER_CURSOR_POS));
 	if (f->addr_len) {
 		gen = prefix_set_list_gen(s->pfx[t]);
 	} else {
 		cuckoo_get_stats(s->flow[t], &st);
 		if (!st.exact)
 			return 0;
-		gen = st.grows;
+		gen = cuckoo_list_gen(s->flow[t]);
 	}
-	gen = (gen + s->id * 0x9e37) & FIELD_MAX(CFILTER_CURSOR_GEN);
-	if (cur->gen != gen) {
+	gen = FIELD_PREP(CFILTER_GEN_SET, s->id) |
+	      FIELD_PREP(CFILTER_GEN_LAYOUT, gen);
+	/* Nothing of this type listed yet: its layout now is the one. */
+	if (!cur->pos)
 		cur->gen = gen;
-		cur->pos = 0;
-	}
+	else if (cur->gen != gen)
+		return -ESTALE;
 	if (f->addr_len)
 		n = prefix_set_list(s->pfx[t], &cur->pos, buf->packed, max);
 	else
@@ -639,7 +646,7 @@ static long cfilter_list_fill(struct cfilter_list *l,
 	struct cfilter_key __user *dst = u64_to_user_ptr(l->keys);
 	struct cfilter_cursor cur = {
 		.type = FIELD_GET(CFILTER_CURSOR_TYPE, l->cursor),
-		.gen = FIELD_GET(CFILTER_CURSOR_GEN, l->cursor),
+		.gen = l->gen,
 		.pos = FIELD_GET(CFILTER_CURSOR_POS, l->cursor),
 	};
 	const struct cfilter_family *f = NULL;
@@ -667,8 +674,8 @@ static long cfilter_list_fill(struct cfilter_list *l,
 	if (!f)
 		cur = (struct cfilter_cursor){ .type = __CFILTER_KEY_MAX };
 	l->cursor = FIELD_PREP(CFILTER_CURSOR_TYPE, cur.type) |
-		    FIELD_PREP(CFILTER_CURSOR_GEN, cur.gen) |
 		    FIELD_PREP(CFILTER_CURSOR_POS, cur.pos);
+	l->gen = cur.gen;
 	return 0;
 }
 
@@ -677,10 +684,13 @@ static long cfilter_list_fill(struct cfilter_list *l,
  * @ul: caller's struct cfilter_list
  *
  * Exact mode lists every key; compact mode only prefixes (its address and
- * flow tables hold fingerprints: see DUMP).
+ * flow tables hold fingerprints: see DUMP). A listing that reaches its end
+ * reported every key present throughout exactly once.
  *
- * Return: 0 (count 0: the end), -EINVAL (nonzero flags, pad or reserved,
- * max 0, a cursor naming no key type), -EFAULT, -ENOMEM.
+ * Return: 0 (count 0: the end), -ESTALE (the tables were laid out anew
+ * since the previous call: start again from cursor 0), -EINVAL (nonzero
+ * flags, pad or reserved, max 0, a cursor naming no key type), -EFAULT,
+ * -ENOMEM, -EINTR.
  */
 static long cfilter_ioc_list(struct cfilter_list __user *ul)
 {
@@ -783,82 +793,83 @@ static int cfilter_table_args(const struct cfilter_table *t,
 	return 0;
 }
 
-/*
- * Reads type @f's live table into a new buffer of *@size bytes. The size
- * is read first and the buffer allocated without the lock; should the
- * table have been replaced by a larger one meanwhile (a commit of a
- * restored table), it starts over.
- */
-static void *cfilter_dump_read(const struct cfilter_family *f,
-			       struct cuckoo_raw *r, u64 *size)
-{
-	void *data;
-	int err;
+/* Bytes of a table DUMP copies per step: a multiple of any word size. */
+#define CFILTER_DUMP_CHUNK	SZ_64K
 
-	for (;;) {
-		mutex_lock(&cfilter_lock);
-		*size = cuckoo_raw_bytes(cfilter_set_table(cfilter_live_locked(),
-							   f));
-		mutex_unlock(&cfilter_lock);
-		data = kvmalloc(*size, GFP_KERNEL);
-		if (!data)
-			return ERR_PTR(-ENOMEM);
-		mutex_lock(&cfilter_lock);
-		err = cuckoo_raw_read(cfilter_set_table(cfilter_live_locked(),
-							f), r, data, *size);
-		if (!err)
-			*size = cuckoo_raw_bytes(cfilter_set_table(cfilter_live_locked(),
-								   f));
-		mutex_unlock(&cfilter_lock);
-		if (!err)
-			return data;
-		kvfree(data);
-		if (err != -ENOSPC)
-			return ERR_PTR(err);
-		if (fatal_signal_pending(current))
-			return ERR_PTR(-EINTR);
+/*
+ * Copies type @f's live table to @t->data in CFILTER_DUMP_CHUNK steps
+ * through @buf, all under the writer lock, so that the copy is one moment
+ * of the table and takes no memory of the table's size. Sets @t's size
+ * (and, if it fits, its geometry).
+ */
+static int cfilter_dump_copy(const struct cfilter_family *f,
+			     struct cfilter_table *t, void *buf)
+{
+	void __user *dst = u64_to_user_ptr(t->data);
+	struct cuckoo_raw r;
+	struct cuckoo *c;
+	u64 size, off, n;
+	int err = 0;
+
+	if (mutex_lock_killable(&cfilter_lock))
+		return -EINTR;
+	c = cfilter_set_table(cfilter_live_locked(), f);
+	size = cuckoo_raw_bytes(c);
+	if (t->size < size)
+		err = -ENOSPC;
+	for (off = 0; !err && off < size; off += n) {
+		n = min_t(u64, size - off, CFILTER_DUMP_CHUNK);
+		err = cuckoo_raw_read(c, &r, buf, off, n);
+		if (!err && copy_to_user(dst + off, buf, n))
+			err = -EFAULT;
+		if (!err && fatal_signal_pending(current))
+			err = -EINTR;
+		cond_resched();
 	}
+	mutex_unlock(&cfilter_lock);
+	t->size = size;
+	if (!err) {
+		t->fp_bits = r.fp_bits;
+		t->seed = r.seed;
+		t->buckets = r.buckets;
+		t->count = r.count;
+	}
+	return err;
 }
 
 /**
  * cfilter_ioc_dump() - copy a type's live address or flow table out
  * @ut: caller's struct cfilter_table
  *
+ * Needs CAP_NET_ADMIN: the table comes with its hash seed, which would let
+ * a reader craft keys that collide.
+ *
  * Return: 0; -ENOSPC with @ut->size set to the bytes needed (nothing else
- * written); -EOPNOTSUPP in exact mode; -EINVAL; -EFAULT; -ENOMEM.
+ * written); -EPERM; -EOPNOTSUPP in exact mode; -EINVAL; -EFAULT; -ENOMEM;
+ * -EINTR.
  */
 static long cfilter_ioc_dump(struct cfilter_table __user *ut)
 {
 	const struct cfilter_family *f;
 	struct cfilter_table t;
-	struct cuckoo_raw r;
-	void *data;
-	u64 size;
+	void *buf;
 	int err;
 
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
 	if (copy_from_user(&t, ut, sizeof(t)))
 		return -EFAULT;
 	err = cfilter_table_args(&t, &f);
 	if (err)
 		return err;
 
-	data = cfilter_dump_read(f, &r, &size);
-	if (IS_ERR(data))
-		return PTR_ERR(data);
-	if (t.size < size) {
-		err = -ENOSPC;
-	} else if (copy_to_user(u64_to_user_ptr(t.data), data, size)) {
-		err = -EFAULT;
-	} else {
-		t.fp_bits = r.fp_bits;
-		t.seed = r.seed;
-		t.buckets = r.buckets;
-		t.count = r.count;
-	}
-	kvfree(data);
+	buf = kmalloc(CFILTER_DUMP_CHUNK, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	err = cfilter_dump_copy(f, &t, buf);
+	kfree(buf);
 	if (err && err != -ENOSPC)
 		return err;
-	t.size = size;
 	if (copy_to_user(ut, &t, sizeof(t)))
 		return -EFAULT;
 	return err;
@@ -943,7 +954,7 @@ static long cfilter_ioctl(struct file *file, unsigned int cmd,
 	case CFILTER_IOC_TEST:
 		return cfilter_ioc_test(file, argp);
 	case CFILTER_IOC_CLEAR:
-		return cfilter_ioc_clear();
+		return cfilter_ioc_clear(file);
 	case CFILTER_IOC_INFO:
 		return cfilter_ioc_info(argp);
 	case CFILTER_IOC_BATCH:

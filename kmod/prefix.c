@@ -52,8 +52,6 @@
 #define PREFIX_BITS_MAX		128
 /* Prefix table key: the address, then the length in a native u32. */
 #define PREFIX_KEY_MAX		(16 + 4)
-/* List positions with this bit set are in the prefix table. */
-#define PREFIX_LIST_PREFIXES	BIT_ULL(63)
 #define PREFIX_LIST_CHUNK	8
 /* Expanding this many entries may be followed by a resched. */
 #define PREFIX_RESCHED_MASK	0xfff
@@ -141,7 +139,7 @@ struct prefix_summary {
  * @level_seed: hash key of the level tables
  * @expanded: entries in the levels of @plan
  * @rebuilds: plans built from scratch
- * @list_gen: grows of prefix tables since freed, plus clears
+ * @list_gen: cuckoo_list_gen() of the tables replaced, plus one each
  * @hist: prefixes per length
  * @dp: the dynamic program's best costs, [targets - 1][last length index]
  * @dp_from: ... and the index of the previous target
@@ -927,7 +925,6 @@ int prefix_set_clear(struct prefix_set *s)
 {
 	struct cuckoo *old = prefix_wtable(s), *pt;
 	struct prefix_plan *pl = prefix_wplan(s);
-	struct cuckoo_stats st;
 	int err;
 
 	pt = cuckoo_create(&s->prefix_params);
@@ -938,8 +935,7 @@ int prefix_set_clear(struct prefix_set *s)
 		cuckoo_destroy(pt);
 		return err;
 	}
-	cuckoo_get_stats(old, &st);
-	s->list_gen += st.grows + 1;
+	s->list_gen += cuckoo_list_gen(old) + 1;
 	rcu_assign_pointer(s->prefixes, pt);
 	rcu_assign_pointer(s->plan, NULL);
 	WRITE_ONCE(s->naddrs, 0);
@@ -1036,18 +1032,15 @@ long prefix_set_list(const struct prefix_set *s, u64 *pos, void *out, u64 max)
  * prefix_set_list_gen() - the generation of list positions
  * @s: the set
  *
- * Changes when the address or prefix table grows or the set is cleared.
- * Writer side.
+ * The sum of what only grows: the address and prefix tables' own
+ * generations and the prefix tables freed or rebuilt. Writer side.
  *
- * Return: a value that changes whenever positions are renumbered.
+ * Return: a value that grows whenever an entry may have changed position.
  */
 u64 prefix_set_list_gen(const struct prefix_set *s)
 {
-	struct cuckoo_stats a, p;
-
-	cuckoo_get_stats(s->addrs, &a);
-	cuckoo_get_stats(prefix_wtable(s), &p);
-	return s->list_gen + a.grows + p.grows;
+	return s->list_gen + cuckoo_list_gen(s->addrs) +
+	       cuckoo_list_gen(prefix_wtable(s));
 }
 
 /**
@@ -1191,7 +1184,8 @@ struct cuckoo *prefix_set_replace_addrs(struct prefix_set *s,
 	 */
 	s->sum_addrs = false;
 	WRITE_ONCE(s->naddrs, st.count);
-	s->list_gen++;
+	/* The new table's generation starts again from 0. */
+	s->list_gen += cuckoo_list_gen(old) + 1;
 	return old;
 }
 

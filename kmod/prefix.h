@@ -112,10 +112,13 @@ int prefix_set_clear(struct prefix_set *s);
  * advancing it; returns the number copied, 0 at the end. Full-length
  * members are listed only in exact mode (a compact address table holds
  * fingerprints). Positions stay valid while prefix_set_list_gen() does not
- * change (it changes when a table the listing walks grows or is rebuilt).
- * Writer side.
+ * change (it changes when an entry of a table the listing walks moves, or
+ * the table grows or is rebuilt). Positions with PREFIX_LIST_PREFIXES set
+ * are in the prefix table: a bit above any slot (tables have fewer than
+ * 2^40 slots). Writer side.
  */
 #define PREFIX_ENTRY_LEN(alen)	((alen) + 1)
+#define PREFIX_LIST_PREFIXES	BIT_ULL(48)
 long prefix_set_list(const struct prefix_set *s, u64 *pos, void *out,
 		     u64 max);
 u64 prefix_set_list_gen(const struct prefix_set *s);

@@ -350,9 +350,9 @@ out:
 }
 
 /*
- * Reads every key LIST gives (compact mode: the prefixes only), sorted and
- * each once (LIST may repeat a key if the filter grew meanwhile); *@mode
- * is the module's. Returns enum cf_exit; on CF_OK the caller frees *@keys.
+ * Reads every key LIST gives (compact mode: the prefixes only), sorted;
+ * *@mode is the module's. Returns enum cf_exit; on CF_OK the caller frees
+ * *@keys.
  */
 static int read_all(struct cfilter_key **keys, size_t *n, __u32 *mode)
 {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "addr.h"
 #include "cfctl.h"
@@ -151,29 +152,45 @@ int dev_info(int fd, struct cfilter_info *info)
 	return ioctl(fd, CFILTER_IOC_INFO, info) ? -errno : 0;
 }
 
-/**
- * dev_list() - read the next part of the stored keys
- * @fd:     the device
- * @keys:   room for @max keys
- * @max:    the room
- * @cursor: 0 at the start; advanced for the next call
- *
- * Return: the number of keys read (0 at the end), or a negative errno
- * (-EOPNOTSUPP in compact mode).
+/*
+ * Listings started over because the filter changed under them, before
+ * dev_list_all() gives up: a writer would have to move keys between every
+ * few of its calls, for seconds, to use them all.
  */
-long dev_list(int fd, struct cfilter_key *keys, unsigned int max,
-	      unsigned long long *cursor)
-{
-	struct cfilter_list l = {
-		.keys = (uintptr_t)keys,
-		.max = max,
-		.cursor = *cursor,
-	};
+#define LIST_TRIES	20
 
-	if (ioctl(fd, CFILTER_IOC_LIST, &l))
+/* Reads the next part of the stored keys; the count, or a negative errno. */
+static long dev_list(int fd, struct cfilter_key *keys, unsigned int max,
+		     struct cfilter_list *l)
+{
+	l->keys = (uintptr_t)keys;
+	l->max = max;
+	if (ioctl(fd, CFILTER_IOC_LIST, l))
 		return -errno;
-	*cursor = l.cursor;
-	return l.count;
+	return l->count;
+}
+
+/* One listing from the start; the number of keys or a negative errno. */
+static long list_once(int fd, struct cfilter_key **all, size_t *cap)
+{
+	struct cfilter_list l = { 0 };
+	struct cfilter_key *bigger;
+	size_t have = 0;
+	long got;
+
+	do {
+		if (*cap - have < LIST_BATCH) {
+			*cap = *cap ? *cap * 2 : 4 * LIST_BATCH;
+			bigger = realloc(*all, *cap * sizeof(**all));
+			if (!bigger)
+				return -ENOMEM;
+			*all = bigger;
+		}
+		got = dev_list(fd, *all + have, LIST_BATCH, &l);
+		if (got > 0)
+			have += got;
+	} while (got > 0);
+	return got < 0 ? got : (long)have;
 }
 
 /**
@@ -181,38 +198,31 @@ long dev_list(int fd, struct cfilter_key *keys, unsigned int max,
  * @fd:   the device
  * @keys: set to a malloc()ed array the caller frees (NULL if none)
  *
- * In compact mode LIST gives the prefixes only. A key may appear twice
- * if the filter grew between calls.
+ * In compact mode LIST gives the prefixes only. Each key present
+ * throughout is read exactly once: a listing the module finds stale (keys
+ * moved meanwhile) starts over, a few times at most.
  *
- * Return: the number of keys, or a negative errno.
+ * Return: the number of keys, or a negative errno (-ESTALE: the filter
+ * kept changing).
  */
 long dev_list_all(int fd, struct cfilter_key **keys)
 {
-	unsigned long long cursor = 0;
-	struct cfilter_key *all = NULL, *bigger;
-	size_t cap = 0, have = 0;
-	long got;
+	struct cfilter_key *all = NULL;
+	size_t cap = 0;
+	long got = -ESTALE;
+	int try;
 
-	do {
-		if (cap - have < LIST_BATCH) {
-			cap = cap ? cap * 2 : 4 * LIST_BATCH;
-			bigger = realloc(all, cap * sizeof(*all));
-			if (!bigger) {
-				free(all);
-				return -ENOMEM;
-			}
-			all = bigger;
-		}
-		got = dev_list(fd, all + have, LIST_BATCH, &cursor);
-		if (got > 0)
-			have += got;
-	} while (got > 0);
+	for (try = 0; try < LIST_TRIES && got == -ESTALE; try++) {
+		if (try)
+			usleep(1000 << (try < 8 ? try : 8));
+		got = list_once(fd, &all, &cap);
+	}
 	if (got < 0) {
 		free(all);
 		return got;
 	}
 	*keys = all;
-	return have;
+	return got;
 }
 
 /**
@@ -336,6 +346,10 @@ void dev_report(int err, const char *what)
 	case EPERM:
 	case EACCES:
 		cf_err(MSG_NO_PERM);
+		break;
+	case ESTALE:
+		cf_err("%s: the filter kept changing while it was listed (concurrent adds moving keys): try again",
+		       what);
 		break;
 	case ENOTTY:
 	case EINVAL:

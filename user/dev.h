@@ -13,8 +13,6 @@ int dev_match(int fd, const struct cfilter_pkt *pkt, __u32 *verdict);
 int dev_dump(int fd, struct cfilter_table *t, void **data);
 int dev_restore(int fd, const struct cfilter_table *t);
 int dev_info(int fd, struct cfilter_info *info);
-long dev_list(int fd, struct cfilter_key *keys, unsigned int max,
-	      unsigned long long *cursor);
 long dev_list_all(int fd, struct cfilter_key **keys);
 int dev_batch(int fd, __u32 op, __u32 flags, const struct cfilter_key *keys,
 	      __s32 *results, __u32 n, __u32 *done);

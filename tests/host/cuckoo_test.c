@@ -917,6 +917,120 @@ TEST(exact_list_returns_the_stored_keys)
 	cuckoo_destroy(c);
 }
 
+TEST(list_gen_grows_with_every_move_and_table)
+{
+	struct cuckoo *c = make(64, 1 << 16, 16, LEN_IP4, true);
+	struct cuckoo_stats before, after;
+	u64 gen, last;
+	u32 i, moved = 0, grew = 0;
+
+	ASSERT_NE(NULL, c);
+	last = cuckoo_list_gen(c);
+	for (i = 0; i < 20000; i++) {
+		cuckoo_get_stats(c, &before);
+		ASSERT_EQ(0, add(c, SET_IN, i));
+		cuckoo_get_stats(c, &after);
+		gen = cuckoo_list_gen(c);
+		ASSERT_GE(gen, last);
+		if (after.grows != before.grows) {
+			grew++;
+			ASSERT_GT(gen, last);
+		} else if (after.moves != before.moves) {
+			moved++;
+			ASSERT_EQ(last + after.moves - before.moves, gen);
+		} else {
+			ASSERT_EQ(last, gen);
+		}
+		last = gen;
+	}
+	NOTE("%u inserts moved keys, %u grew the table\n", moved, grew);
+	ASSERT_GT(moved, 0U);
+	ASSERT_GT(grew, 0U);
+	ASSERT_EQ(0, del(c, SET_IN, 5));
+	ASSERT_EQ(last, cuckoo_list_gen(c));
+	ASSERT_EQ(0, cuckoo_clear(c));
+	ASSERT_GT(cuckoo_list_gen(c), last);
+	cuckoo_destroy(c);
+}
+
+/*
+ * What LIST does over many calls with writers in between: steps of 7 keys,
+ * between which CHURN keys are added (moving others, growing the table) and
+ * deleted. With @check the listing starts over whenever cuckoo_list_gen()
+ * changed since its first step, as dev.c does. Returns how many of the
+ * steady keys (SET_IN 0..@n-1, present throughout) the finished listing
+ * reported other than once; *@restarts counts the new starts.
+ */
+static u32 list_under_churn(struct cuckoo *c, u32 n, bool check,
+			    u32 *restarts)
+{
+	u8 *seen = calloc(n, 1), got[7 * LEN_IP4];
+	u64 pos = 0, gen = cuckoo_list_gen(c);
+	u32 churn = 0, step = 0, i, wrong = 0;
+	long r, k;
+
+	*restarts = 0;
+	for (;;) {
+		r = cuckoo_list(c, &pos, got, 7);
+		if (check && cuckoo_list_gen(c) != gen) {
+			/* The step ran on a new layout: start over. */
+			memset(seen, 0, n);
+			pos = 0;
+			gen = cuckoo_list_gen(c);
+			(*restarts)++;
+			continue;
+		}
+		if (r <= 0)
+			break;
+		for (k = 0; k < r; k++) {
+			u32 idx = 0;
+
+			if (got[k * LEN_IP4] != SET_IN)
+				continue;
+			/* key_of(): the index, little endian, after the set. */
+			memcpy(&idx, got + k * LEN_IP4 + 1, 3);
+			if (idx < n && seen[idx] < 255)
+				seen[idx]++;
+		}
+		/* Writers run between the first 400 steps only. */
+		if (step++ < 400) {
+			for (i = 0; i < 20; i++)
+				add(c, SET_CHURN, churn++);
+			for (i = 0; i < 10; i++)
+				del(c, SET_CHURN, churn - 20 + i * 2);
+		}
+	}
+	for (i = 0; i < n; i++)
+		wrong += seen[i] != 1;
+	free(seen);
+	return wrong;
+}
+
+TEST(list_with_generation_reports_each_steady_key_once)
+{
+	struct cuckoo *with = make(4096, 1 << 20, 16, LEN_IP4, true);
+	struct cuckoo *without = make(4096, 1 << 20, 16, LEN_IP4, true);
+	u32 i, restarts, wrong;
+
+	ASSERT_NE(NULL, with);
+	ASSERT_NE(NULL, without);
+	/* Near full, so that churn moves keys: kicks, then growth. */
+	for (i = 0; i < 15000; i++) {
+		ASSERT_EQ(0, add(with, SET_IN, i));
+		ASSERT_EQ(0, add(without, SET_IN, i));
+	}
+	wrong = list_under_churn(without, 15000, false, &restarts);
+	NOTE("without the generation: %u of 15000 steady keys listed other than once\n",
+	     wrong);
+	ASSERT_GT(wrong, 0U);
+	wrong = list_under_churn(with, 15000, true, &restarts);
+	NOTE("with it: %u restarts\n", restarts);
+	ASSERT_EQ(0U, wrong);
+	ASSERT_GT(restarts, 0U);
+	cuckoo_destroy(with);
+	cuckoo_destroy(without);
+}
+
 TEST(compact_list_is_not_supported)
 {
 	struct cuckoo *c = make(64, 0, 16, LEN_IP6, false);
@@ -966,7 +1080,7 @@ static u8 *dump(const struct cuckoo *c, struct cuckoo_raw *r, u64 *size)
 
 	*size = cuckoo_raw_bytes(c);
 	data = malloc(*size);
-	if (data && cuckoo_raw_read(c, r, data, *size)) {
+	if (data && cuckoo_raw_read(c, r, data, 0, *size)) {
 		free(data);
 		return NULL;
 	}
@@ -1028,7 +1142,7 @@ TEST(raw_round_trip_keeps_every_key_and_no_other_in_each_width)
 	}
 }
 
-TEST(raw_read_refuses_exact_mode_and_short_room)
+TEST(raw_read_refuses_exact_mode_and_bad_ranges)
 {
 	struct cuckoo *e = make(64, 64, 16, LEN_IP4, true);
 	struct cuckoo *c = make(64, 64, 16, LEN_IP4, false);
@@ -1039,15 +1153,56 @@ TEST(raw_read_refuses_exact_mode_and_short_room)
 	ASSERT_NE(NULL, c);
 	ASSERT_EQ(256U, cuckoo_raw_bytes(c));
 	memset(buf, 0x5a, sizeof(buf));
-	EXPECT_EQ(-EOPNOTSUPP, cuckoo_raw_read(e, &r, buf, sizeof(buf)));
-	EXPECT_EQ(-ENOSPC, cuckoo_raw_read(c, &r, buf, 255));
+	EXPECT_EQ(-EOPNOTSUPP, cuckoo_raw_read(e, &r, buf, 0, 256));
+	EXPECT_EQ(-EINVAL, cuckoo_raw_read(c, &r, buf, 0, 264));
+	EXPECT_EQ(-EINVAL, cuckoo_raw_read(c, &r, buf, 4, 8));
+	EXPECT_EQ(-EINVAL, cuckoo_raw_read(c, &r, buf, 0, 12));
+	EXPECT_EQ(-EINVAL, cuckoo_raw_read(c, &r, buf, 264, 0));
 	EXPECT_EQ(0x5a, buf[0]);
 	EXPECT_EQ(7U, r.seed);
-	EXPECT_EQ(0, cuckoo_raw_read(c, &r, buf, 256));
+	EXPECT_EQ(0, cuckoo_raw_read(c, &r, buf, 0, 256));
 	EXPECT_EQ(0, buf[0]);
 	EXPECT_EQ(0x5a, buf[256]);
 	cuckoo_destroy(e);
 	cuckoo_destroy(c);
+}
+
+/* DUMP copies a table in parts: the parts make up the whole. */
+TEST(raw_read_in_parts_equals_whole)
+{
+	unsigned int widths[] = { 8, 12, 16, 32 }, w;
+
+	for (w = 0; w < ARRAY_SIZE(widths); w++) {
+		struct cuckoo *c = make(4096, 4096, widths[w], LEN_IP4, false);
+		struct cuckoo_raw r, r2;
+		u64 size, off, part;
+		u8 *whole, *parts;
+		u32 i;
+
+		ASSERT_NE(NULL, c);
+		for (i = 0; i < 3000; i++) {
+			u8 key[LEN_IP4];
+
+			memcpy(key, &i, sizeof(i));
+			cuckoo_insert(c, key);
+		}
+		whole = dump(c, &r, &size);
+		ASSERT_NE(NULL, whole);
+		parts = malloc(size);
+		ASSERT_NE(NULL, parts);
+		part = widths[w] == 8 ? 4 * 7 : 8 * 7;
+		for (off = 0; off < size; off += part) {
+			u64 n = size - off < part ? size - off : part;
+
+			ASSERT_EQ(0, cuckoo_raw_read(c, &r2, parts + off, off, n));
+		}
+		EXPECT_EQ(0, memcmp(whole, parts, size));
+		EXPECT_EQ(r.count, r2.count);
+		EXPECT_EQ(r.seed, r2.seed);
+		free(whole);
+		free(parts);
+		cuckoo_destroy(c);
+	}
 }
 
 /* A valid dump to break one rule at a time in the tests below. */

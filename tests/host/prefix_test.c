@@ -605,6 +605,55 @@ TEST(list_ipv4_entries_are_five_bytes)
 	prefix_set_destroy(s);
 }
 
+/*
+ * LIST keeps a position in 56 bits of its cursor (kmod/dev.c): one with
+ * the prefix table's marker must survive that, or every call restarts the
+ * same page and the listing never ends (5000 /24s did).
+ */
+TEST(list_positions_fit_the_cursor_and_end)
+{
+	struct prefix_set *s = make(4, 4, 64, 1 << 20, true);
+	u8 out[7 * PREFIX_ENTRY_LEN(4)];
+	u64 pos = 0, n = 0, calls = 0;
+	u32 i;
+	long k;
+
+	ASSERT_NE(NULL, s);
+	for (i = 0; i < 5000; i++)
+		ASSERT_EQ(0, add4(s, 0x0a000000 + (i << 8), 24));
+	for (i = 0; i < 100; i++)
+		ASSERT_EQ(0, add4(s, 0xc0000200 + i, 32));
+	while ((k = prefix_set_list(s, &pos, out, 7)) > 0) {
+		ASSERT_LT(pos, 1ULL << 56);
+		n += k;
+		ASSERT_LT(++calls, 10000U);
+	}
+	ASSERT_EQ(0, k);
+	ASSERT_EQ(5100U, n);
+	prefix_set_destroy(s);
+}
+
+TEST(list_gen_only_grows)
+{
+	struct prefix_set *s = make(4, 4, 16, 1 << 16, true);
+	u64 last, gen;
+	u32 i;
+
+	ASSERT_NE(NULL, s);
+	last = prefix_set_list_gen(s);
+	for (i = 0; i < 3000; i++) {
+		ASSERT_EQ(0, add4(s, 0x0a000000 + (i << 8), 24));
+		ASSERT_EQ(0, add4(s, 0xc0000000 + i, 32));
+		gen = prefix_set_list_gen(s);
+		ASSERT_GE(gen, last);
+		last = gen;
+	}
+	ASSERT_GT(last, 0U);
+	ASSERT_EQ(0, prefix_set_clear(s));
+	ASSERT_GT(prefix_set_list_gen(s), last);
+	prefix_set_destroy(s);
+}
+
 TEST(clear_removes_everything_or_nothing)
 {
 	struct prefix_set *s = make(4, 3, 16, 1024, true);

@@ -319,6 +319,19 @@ full_says()
 	[ "$rc" = "$1" ] && grep -qF -- "$2" "$tap_tmp/full.err"
 }
 
+# 5000 /24s fill more than one LIST step of the prefix table: save used
+# to restart the same step for ever, and cfilter.service saves at stop.
+"$CFCTL" clear >/dev/null
+awk 'BEGIN { for (i = 0; i < 5000; i++) printf "10.%d.%d.0/24\n", i / 256, i % 256 }' |
+	sort >"$tap_tmp/p24"
+check "load 5000 /24 prefixes" "$CFCTL" load "$tap_tmp/p24"
+expect "save of 5000 /24 prefixes ends within 60 s" 0 -- \
+	timeout 60 sh -c '"$0" save >"$1"' "$CFCTL" "$tap_tmp/saved"
+expect "... and names every one of them once" 0 -- \
+	sh -c 'grep -v "^#" "$0" | sort | cmp -s - "$1"' "$tap_tmp/saved" \
+	"$tap_tmp/p24"
+"$CFCTL" clear >/dev/null
+
 # A full filter in each mode, and list in compact mode: tiny reloads.
 if unload_module; then
 	expect "load with capacity=64 max_capacity=64" 0 -- \

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * CFILTER_IOC_LIST in exact mode (the default): the stored set comes back
- * exactly, across calls with little room, in the UAPI key form; argument
- * checks and bad pointers. Compact mode's EOPNOTSUPP is in test_modes.
- * Needs cfilter.ko loaded with default parameters; every test starts from
- * an empty filter.
+ * exactly, across calls with little room, in the UAPI key form; a listing
+ * whose tables were laid out anew meanwhile (moves, growth) fails with
+ * ESTALE, and one started over reports every key present throughout
+ * exactly once, writers or not; argument checks and bad pointers. Compact
+ * mode is in test_modes. Needs cfilter.ko loaded with default parameters;
+ * every test starts from an empty filter.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <linux/cfilter.h>
 
 #include "reload.h"
@@ -44,15 +47,25 @@ static int key_cmp(const void *a, const void *b)
 	return memcmp(a, b, sizeof(struct cfilter_key));
 }
 
+/* Where a listing is: the cursor and generation LIST gave back. */
+struct where {
+	__u64	cursor;
+	__u64	gen;
+};
+
 static int cf_list(int fd, struct cfilter_key *keys, __u32 max,
-		   __u64 *cursor, __u32 *count)
+		   struct where *w, __u32 *count)
 {
 	struct cfilter_list l = {
-		.keys = (uintptr_t)keys, .max = max, .cursor = *cursor,
+		.keys = (uintptr_t)keys, .max = max, .cursor = w->cursor,
+		.gen = w->gen,
 	};
 	int err = cf_ioctl(fd, CFILTER_IOC_LIST, &l);
 
-	*cursor = l.cursor;
+	if (!err) {
+		w->cursor = l.cursor;
+		w->gen = l.gen;
+	}
 	*count = l.count;
 	return err;
 }
@@ -89,27 +102,27 @@ static unsigned int list_all(struct __test_metadata *_metadata, int fd,
 			     __u32 max)
 {
 	unsigned int total = 0, calls = 0;
-	__u64 cursor = 0;
+	struct where w = { 0 };
 	__u32 count;
 
 	do {
-		EXPECT_EQ(0, cf_list(fd, got + total, max, &cursor, &count));
+		EXPECT_EQ(0, cf_list(fd, got + total, max, &w, &count));
 		EXPECT_GE(max, count);
 		total += count;
 		calls++;
 	} while (count && total < room && calls <= room + 1);
 	/* After the end, the end again. */
-	EXPECT_EQ(0, cf_list(fd, got, max, &cursor, &count));
+	EXPECT_EQ(0, cf_list(fd, got, max, &w, &count));
 	EXPECT_EQ(0U, count);
 	return total;
 }
 
 TEST_F(list, empty_filter_lists_nothing)
 {
-	__u64 cursor = 0;
+	struct where w = { 0 };
 	__u32 count = 99;
 
-	EXPECT_EQ(0, cf_list(self->fd, self->got, N, &cursor, &count));
+	EXPECT_EQ(0, cf_list(self->fd, self->got, N, &w, &count));
 	EXPECT_EQ(0U, count);
 }
 
@@ -135,14 +148,14 @@ TEST_F(list, one_call_with_room_for_all)
 {
 	struct cfilter_batch b;
 	__s32 results[N];
-	__u64 cursor = 0;
+	struct where w = { 0 };
 	__u32 count;
 
 	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_ADD, self->keys, results,
 			      N, &b));
-	EXPECT_EQ(0, cf_list(self->fd, self->got, N + 1, &cursor, &count));
+	EXPECT_EQ(0, cf_list(self->fd, self->got, N + 1, &w, &count));
 	EXPECT_EQ((__u32)N, count);
-	EXPECT_EQ(0, cf_list(self->fd, self->got, N + 1, &cursor, &count));
+	EXPECT_EQ(0, cf_list(self->fd, self->got, N + 1, &w, &count));
 	EXPECT_EQ(0U, count);
 }
 
@@ -166,17 +179,17 @@ TEST_F(list, follows_deletes)
 }
 
 /*
- * Growth between two calls moves every key of the grown table: the listing
- * must still report each key that was present throughout (at least once).
+ * Growth between two calls moves every key of the grown table: the next
+ * call says ESTALE, and a listing started over reports each key once.
  */
-TEST_F(list, growth_between_calls_loses_no_key)
+TEST_F(list, growth_between_calls_is_estale_then_exact)
 {
-	unsigned int i, j, total = 0, grow_keys;
-	struct cfilter_key *more, *got;
 	struct cfilter_info before, after;
+	struct cfilter_key *more, *got;
+	unsigned int i, total, grow_keys;
+	struct where w = { 0 };
 	struct cfilter_batch b;
 	__s32 *results;
-	__u64 cursor = 0;
 	__u32 count;
 
 	/* More keys than all the slots: the IPv4 table must grow. */
@@ -184,18 +197,15 @@ TEST_F(list, growth_between_calls_loses_no_key)
 	grow_keys = before.capacity;
 	more = calloc(grow_keys, sizeof(*more));
 	results = calloc(grow_keys, sizeof(*results));
-	/* Room for everything, plus the first call's keys listed again. */
-	got = calloc(N + grow_keys + 100, sizeof(*got));
+	got = calloc(N + grow_keys + 1, sizeof(*got));
 	ASSERT_NE(NULL, more);
 	ASSERT_NE(NULL, results);
 	ASSERT_NE(NULL, got);
 	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_ADD, self->keys, results,
 			      N, &b));
 
-	/* Part of the IPv4 keys, then enough IPv4 keys to grow its table. */
-	ASSERT_EQ(0, cf_list(self->fd, got, 100, &cursor, &count));
+	ASSERT_EQ(0, cf_list(self->fd, got, 100, &w, &count));
 	ASSERT_EQ(100U, count);
-	total = count;
 	for (i = 0; i < grow_keys; i++) {
 		more[i] = nth_key4(i);
 		more[i].saddr[0] = 11;	/* not among self->keys */
@@ -205,22 +215,177 @@ TEST_F(list, growth_between_calls_loses_no_key)
 	ASSERT_EQ(grow_keys, b.first_error);
 	ASSERT_EQ(0, cf_info(self->fd, &after));
 	ASSERT_LT(before.grows, after.grows) TH_LOG("no growth: test is void");
+	EXPECT_EQ(ESTALE, cf_list(self->fd, got, 100, &w, &count));
 
-	do {
-		ASSERT_EQ(0, cf_list(self->fd, got + total,
-				     N + grow_keys + 100 - total, &cursor,
-				     &count));
+	total = list_all(_metadata, self->fd, got, N + grow_keys + 1, 100);
+	EXPECT_EQ(N + grow_keys, total);
+	qsort(got, total, sizeof(*got), key_cmp);
+	for (i = 1; i < total; i++)
+		EXPECT_NE(0, key_cmp(&got[i - 1], &got[i])) TH_LOG("twice: %u", i);
+	for (i = 0; i < N; i++)
+		EXPECT_NE(NULL, bsearch(&self->keys[i], got, total,
+					sizeof(*got), key_cmp))
+			TH_LOG("key %u not listed", i);
+	free(more);
+	free(results);
+	free(got);
+}
+
+/* A generation not the one the cursor belongs to is stale, exactly. */
+TEST_F(list, foreign_generation_is_estale)
+{
+	struct cfilter_batch b;
+	__s32 results[N];
+	struct where w = { 0 };
+	__u32 count;
+
+	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_ADD, self->keys, results,
+			      N, &b));
+	ASSERT_EQ(0, cf_list(self->fd, self->got, 7, &w, &count));
+	ASSERT_EQ(7U, count);
+	w.gen ^= 1;
+	EXPECT_EQ(ESTALE, cf_list(self->fd, self->got, 7, &w, &count));
+	w.gen ^= 1;
+	EXPECT_EQ(0, cf_list(self->fd, self->got, 7, &w, &count));
+	/* A clear puts another set in place: stale too. */
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
+	EXPECT_EQ(ESTALE, cf_list(self->fd, self->got, 7, &w, &count));
+}
+
+/* More /24 prefixes than one step lists: the listing ends, with each. */
+TEST_F(list, five_thousand_prefixes_list_to_the_end)
+{
+	struct cfilter_key *pfx, *got;
+	unsigned int i, total;
+	struct cfilter_batch b;
+	__s32 *results;
+
+	pfx = calloc(5000, sizeof(*pfx));
+	got = calloc(5001, sizeof(*got));
+	results = calloc(5000, sizeof(*results));
+	ASSERT_NE(NULL, pfx);
+	ASSERT_NE(NULL, got);
+	ASSERT_NE(NULL, results);
+	for (i = 0; i < 5000; i++) {
+		pfx[i].type = CFILTER_KEY_SRC4;
+		pfx[i].prefix_len = 24;
+		pfx[i].saddr[0] = 10;
+		pfx[i].saddr[1] = i >> 8;
+		pfx[i].saddr[2] = i;
+	}
+	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_ADD, pfx, results, 5000,
+			      &b));
+	ASSERT_EQ(5000U, b.first_error);
+	total = list_all(_metadata, self->fd, got, 5001, 128);
+	ASSERT_EQ(5000U, total);
+	qsort(pfx, 5000, sizeof(*pfx), key_cmp);
+	qsort(got, 5000, sizeof(*got), key_cmp);
+	EXPECT_EQ(0, memcmp(pfx, got, 5000 * sizeof(*pfx)));
+	free(pfx);
+	free(got);
+	free(results);
+}
+
+/* Near the default table's 95%, so that churn kicks keys and grows it. */
+#define STEADY	100000
+#define CHURN	40000
+#define STEP	64
+
+/*
+ * Once the parent's listing has begun, a child adds and deletes CHURN keys
+ * as fast as it can, three times over (moving the steady ones, growing the
+ * table), while the parent lists STEP keys per call, starting over on
+ * ESTALE. Once the child is done, a listing ends: every steady key exactly
+ * once, no churn key twice. Without a restart the test proves nothing.
+ */
+TEST_F(list, concurrent_writers_each_steady_key_once)
+{
+	struct cfilter_key *steady, *churn, *got;
+	unsigned int i, total = 0, restarts = 0;
+	struct where w = { 0 };
+	struct cfilter_batch b;
+	__s32 *results;
+	__u32 count;
+	pid_t child;
+	int status, err, go[2];
+	char c = 0;
+
+	steady = calloc(STEADY, sizeof(*steady));
+	churn = calloc(CHURN, sizeof(*churn));
+	results = calloc(STEADY, sizeof(*results));	/* STEADY > CHURN */
+	got = calloc(STEADY + CHURN + STEP, sizeof(*got));
+	ASSERT_NE(NULL, steady);
+	ASSERT_NE(NULL, churn);
+	ASSERT_NE(NULL, results);
+	ASSERT_NE(NULL, got);
+	for (i = 0; i < STEADY; i++)
+		steady[i] = nth_key4(i);
+	for (i = 0; i < CHURN; i++) {
+		churn[i] = nth_key4(i);
+		churn[i].saddr[0] = 12;
+	}
+	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_ADD, steady, results,
+			      STEADY, &b));
+	ASSERT_EQ((__u32)STEADY, b.first_error);
+
+	ASSERT_EQ(0, pipe(go));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		unsigned int round;
+
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		for (round = 0; round < 3; round++) {
+			for (i = 0; i < CHURN; i += 500)
+				cf_batch(self->fd, CFILTER_BATCH_ADD, churn + i,
+					 results, 500, &b);
+			for (i = 0; i < CHURN; i += 500)
+				cf_batch(self->fd, CFILTER_BATCH_DEL, churn + i,
+					 results, 500, &b);
+		}
+		_exit(0);
+	}
+	ASSERT_EQ(0, cf_list(self->fd, got, STEP, &w, &count));
+	total = count;
+	ASSERT_EQ(1, write(go[1], &c, 1));
+	for (;;) {
+		err = cf_list(self->fd, got + total, STEP, &w, &count);
+		if (err == ESTALE) {
+			memset(&w, 0, sizeof(w));
+			total = 0;
+			restarts++;
+			ASSERT_GT(100000U, restarts);
+			continue;
+		}
+		ASSERT_EQ(0, err);
+		if (!count) {
+			/* Ended while the child still wrote: list again. */
+			if (waitpid(child, &status, WNOHANG) == 0) {
+				memset(&w, 0, sizeof(w));
+				total = 0;
+				continue;
+			}
+			break;
+		}
 		total += count;
-	} while (count && total < N + grow_keys + 100);
-	EXPECT_LE(N + grow_keys, total);
+		ASSERT_GE((unsigned int)(STEADY + CHURN), total);
+	}
+	waitpid(child, &status, 0);
+	close(go[0]);
+	close(go[1]);
+	TH_LOG("%u restarts", restarts);
+	EXPECT_LT(0U, restarts) TH_LOG("the writer never overlapped: test is void");
 
 	qsort(got, total, sizeof(*got), key_cmp);
-	for (i = 0; i < N; i++) {
-		j = bsearch(&self->keys[i], got, total, sizeof(*got), key_cmp) !=
-		    NULL;
-		EXPECT_EQ(1U, j) TH_LOG("key %u not listed", i);
-	}
-	free(more);
+	for (i = 1; i < total; i++)
+		EXPECT_NE(0, key_cmp(&got[i - 1], &got[i])) TH_LOG("twice: %u", i);
+	for (i = 0; i < STEADY; i++)
+		EXPECT_NE(NULL, bsearch(&steady[i], got, total, sizeof(*got),
+					key_cmp))
+			TH_LOG("steady key %u not listed", i);
+	free(steady);
+	free(churn);
 	free(results);
 	free(got);
 }
@@ -230,7 +395,7 @@ TEST_F(list, bad_arguments_are_einval)
 	struct cfilter_list l;
 	int i;
 
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < 5; i++) {
 		memset(&l, 0, sizeof(l));
 		l.keys = (uintptr_t)self->got;
 		l.max = N;
@@ -238,9 +403,8 @@ TEST_F(list, bad_arguments_are_einval)
 		case 0: l.max = 0; break;
 		case 1: l.flags = 1; break;
 		case 2: l.pad = 1; break;
-		case 3: l.reserved[0] = 1; break;
-		case 4: l.reserved[1] = 1; break;
-		case 5: l.cursor = ~0ULL; break;	/* no such key type */
+		case 3: l.reserved = 1; break;
+		case 4: l.cursor = ~0ULL; break;	/* no such key type */
 		}
 		EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_LIST, &l))
 			TH_LOG("case %d", i);
@@ -250,14 +414,14 @@ TEST_F(list, bad_arguments_are_einval)
 TEST_F(list, bad_pointers_are_efault)
 {
 	struct cfilter_key_req req = { .key = self->keys[1] };
-	__u64 cursor = 0;
+	struct where w = { 0 };
 	__u32 count;
 
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req));
 	EXPECT_EQ(EFAULT, cf_ioctl(self->fd, CFILTER_IOC_LIST, NULL));
-	EXPECT_EQ(EFAULT, cf_list(self->fd, NULL, N, &cursor, &count));
+	EXPECT_EQ(EFAULT, cf_list(self->fd, NULL, N, &w, &count));
 	EXPECT_EQ(EFAULT, cf_list(self->fd, (struct cfilter_key *)1, N,
-				  &cursor, &count));
+				  &w, &count));
 }
 
 TEST_HARNESS_MAIN
