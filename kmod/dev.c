@@ -2,10 +2,12 @@
 /*
  * /dev/cfilter: the administrative interface to the filters.
  *
- * Anyone who can open the device may TEST, LIST, MATCH and DUMP and read
- * INFO and TYPE_INFO; ADD, DEL, CLEAR, BATCH ADD or DEL, STAGE, COMMIT,
- * ABORT and RESTORE also need CAP_NET_ADMIN, so the device mode can be
- * widened for monitoring without handing out control of the filter.
+ * Anyone who can open the device may TEST, LIST and MATCH and read INFO
+ * and TYPE_INFO. ADD, DEL, CLEAR, BATCH ADD or DEL, STAGE, COMMIT, ABORT
+ * and RESTORE also need the device opened for writing (else EBADF) and
+ * CAP_NET_ADMIN; DUMP, which hands out hash seeds, needs CAP_NET_ADMIN. So
+ * the device mode can be widened for monitoring without handing out
+ * control of the filter, or the means to attack its hashing.
  *
  * Each open file may hold one staged set (file->private_data, under
  * cfilter_lock): a whole set of tables that CFILTER_F_STAGED requests fill
@@ -76,6 +78,19 @@ static struct cfilter_set *cfilter_target(struct file *file, u32 flags)
 	return cfilter_live_locked();
 }
 
+/*
+ * Changing the filter needs a descriptor opened for writing, so that one
+ * opened read-only (a monitoring group's) cannot, and CAP_NET_ADMIN.
+ */
+static int cfilter_may_write(struct file *file)
+{
+	if (!(file->f_mode & FMODE_WRITE))
+		return -EBADF;
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+	return 0;
+}
+
 /* Copies the argument of ADD, DEL or TEST, validates and packs its key. */
 static int cfilter_get_key_req(const void __user *argp,
 			       struct cfilter_key_req *req,
@@ -108,8 +123,9 @@ static long cfilter_ioc_write(struct file *file, const void __user *argp,
 	struct cfilter_set *s;
 	int err;
 
-	if (!capable(CAP_NET_ADMIN))
-		return -EPERM;
+	err = cfilter_may_write(file);
+	if (err)
+		return err;
 	err = cfilter_get_key_req(argp, &req, &k);
 	if (err)
 		return err;
@@ -162,12 +178,14 @@ static long cfilter_ioc_test(struct file *file, const void __user *argp)
  * Replaces the live set with an empty one, in one swap: a packet sees every
  * key or none, and nothing changes if there is no memory for the new set.
  */
-static long cfilter_ioc_clear(void)
+static long cfilter_ioc_clear(struct file *file)
 {
 	struct cfilter_set *s;
+	int err;
 
-	if (!capable(CAP_NET_ADMIN))
-		return -EPERM;
+	err = cfilter_may_write(file);
+	if (err)
+		return err;
 	s = cfilter_set_create();
 	if (!s)
 		return -ENOMEM;
@@ -463,14 +481,17 @@ static bool cfilter_has_staged(struct file *file)
 
 static int cfilter_batch_args(struct file *file, const struct cfilter_batch *b)
 {
+	int err;
+
 	if ((b->flags & ~CFILTER_F_STAGED) || b->pad || b->reserved[0] ||
 	    b->reserved[1])
 		return -EINVAL;
 	switch (b->op) {
 	case CFILTER_BATCH_ADD:
 	case CFILTER_BATCH_DEL:
-		if (!capable(CAP_NET_ADMIN))
-			return -EPERM;
+		err = cfilter_may_write(file);
+		if (err)
+			return err;
 		break;
 	case CFILTER_BATCH_TEST:
 		break;
@@ -720,9 +741,11 @@ static long cfilter_ioc_list(struct cfilter_list __user *ul)
 static long cfilter_ioc_stage(struct file *file)
 {
 	struct cfilter_set *s;
+	int err;
 
-	if (!capable(CAP_NET_ADMIN))
-		return -EPERM;
+	err = cfilter_may_write(file);
+	if (err)
+		return err;
 	/* Checked first so that a refused STAGE allocates nothing. */
 	if (cfilter_has_staged(file))
 		return -EBUSY;
@@ -756,9 +779,11 @@ static struct cfilter_set *cfilter_unstage(struct file *file)
 static long cfilter_ioc_commit(struct file *file)
 {
 	struct cfilter_set *s;
+	int err;
 
-	if (!capable(CAP_NET_ADMIN))
-		return -EPERM;
+	err = cfilter_may_write(file);
+	if (err)
+		return err;
 	s = cfilter_unstage(file);
 	if (!s)
 		return -EINVAL;
@@ -770,9 +795,11 @@ static long cfilter_ioc_commit(struct file *file)
 static long cfilter_ioc_abort(struct file *file)
 {
 	struct cfilter_set *s;
+	int err;
 
-	if (!capable(CAP_NET_ADMIN))
-		return -EPERM;
+	err = cfilter_may_write(file);
+	if (err)
+		return err;
 	s = cfilter_unstage(file);
 	if (!s)
 		return -EINVAL;
@@ -900,15 +927,17 @@ static long cfilter_ioc_restore(struct file *file,
 	void *data;
 	int err;
 
-	if (!capable(CAP_NET_ADMIN))
-		return -EPERM;
+	err = cfilter_may_write(file);
+	if (err)
+		return err;
 	if (copy_from_user(&t, ut, sizeof(t)))
 		return -EFAULT;
 	err = cfilter_table_args(&t, &f);
 	if (err)
 		return err;
 	/* Bounds the copy; cuckoo_raw_create() checks the size exactly. */
-	if (!t.size || t.size > cuckoo_raw_max_bytes(&cfilter_config.params[t.type]))
+	if (!t.size ||
+	    t.size > cuckoo_raw_max_bytes(&cfilter_config.params[cfilter_family_type(f)]))
 		return -EINVAL;
 	if (!cfilter_has_staged(file))
 		return -EINVAL;
@@ -926,7 +955,8 @@ static long cfilter_ioc_restore(struct file *file,
 		.count = t.count,
 		.fp_bits = t.fp_bits,
 	};
-	c = cuckoo_raw_create(&cfilter_config.params[t.type], &r, data, t.size);
+	c = cuckoo_raw_create(&cfilter_config.params[cfilter_family_type(f)],
+			      &r, data, t.size);
 	kvfree(data);
 	if (IS_ERR(c))
 		return PTR_ERR(c);

@@ -462,7 +462,7 @@ TEST_F(bad, bad_user_pointer_is_efault)
 
 /* What an unprivileged caller saw: 0 or errno per operation. */
 struct unpriv_result {
-	int add, del, clear, test, info, list, open;
+	int add, del, clear, test, info, list, open, dump;
 	int setup;
 	__u32 listed;
 };
@@ -473,6 +473,7 @@ static void unpriv_child(int fd, int pipe_fd, struct cfilter_key_req *present)
 	struct unpriv_result r = { 0 };
 	struct cfilter_key keys[2];
 	struct cfilter_list l = { .keys = (uintptr_t)keys, .max = 2 };
+	struct cfilter_table t = { .type = CFILTER_KEY_SRC4 };
 	struct cfilter_info info;
 	int fd2;
 
@@ -486,6 +487,7 @@ static void unpriv_child(int fd, int pipe_fd, struct cfilter_key_req *present)
 	r.info = cf_info(fd, &info);
 	r.list = cf_ioctl(fd, CFILTER_IOC_LIST, &l);
 	r.listed = l.count;
+	r.dump = cf_ioctl(fd, CFILTER_IOC_DUMP, &t);
 	fd2 = open(CFILTER_DEVICE, O_RDWR);
 	r.open = fd2 < 0 ? errno : 0;
 	if (write(pipe_fd, &r, sizeof(r)) != sizeof(r))
@@ -495,8 +497,8 @@ static void unpriv_child(int fd, int pipe_fd, struct cfilter_key_req *present)
 
 /*
  * A process that drops root loses CAP_NET_ADMIN: it may still read through a
- * descriptor it was handed, but not change the filter, and it cannot open the
- * 0600 device itself.
+ * descriptor it was handed, but not change the filter nor DUMP a table (its
+ * hash seed is a secret), and it cannot open the 0600 device itself.
  */
 TEST_F(bad, unprivileged_reads_but_cannot_write)
 {
@@ -524,9 +526,45 @@ TEST_F(bad, unprivileged_reads_but_cannot_write)
 	EXPECT_EQ(0, r.info);
 	EXPECT_EQ(0, r.list);
 	EXPECT_EQ(1U, r.listed);
+	EXPECT_EQ(EPERM, r.dump);
 	EXPECT_EQ(EACCES, r.open);
 	EXPECT_EQ(1, cf_count(self->fd));
 	EXPECT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_TEST, &self->v4));
+}
+
+/*
+ * A descriptor opened read-only (the device mode widened for monitoring)
+ * reads, but every request that changes the filter is EBADF, root or not.
+ */
+TEST_F(bad, read_only_descriptor_cannot_write)
+{
+	struct cfilter_key_req absent = src4("192.0.2.99");
+	struct cfilter_key keys[2] = { absent.key, absent.key };
+	struct cfilter_table t = { .type = CFILTER_KEY_SRC4, .size = 1 };
+	struct cfilter_list l = { .keys = (uintptr_t)keys, .max = 2 };
+	struct cfilter_batch b;
+	struct cfilter_info info;
+	__s32 results[2];
+	int ro = open(CFILTER_DEVICE, O_RDONLY);
+
+	ASSERT_LE(0, ro);
+	EXPECT_EQ(EBADF, cf_ioctl(ro, CFILTER_IOC_ADD, &absent));
+	EXPECT_EQ(EBADF, cf_ioctl(ro, CFILTER_IOC_DEL, &self->v4));
+	EXPECT_EQ(EBADF, cf_ioctl(ro, CFILTER_IOC_CLEAR, NULL));
+	EXPECT_EQ(EBADF, cf_ioctl(ro, CFILTER_IOC_STAGE, NULL));
+	EXPECT_EQ(EBADF, cf_ioctl(ro, CFILTER_IOC_COMMIT, NULL));
+	EXPECT_EQ(EBADF, cf_ioctl(ro, CFILTER_IOC_ABORT, NULL));
+	EXPECT_EQ(EBADF, cf_ioctl(ro, CFILTER_IOC_RESTORE, &t));
+	EXPECT_EQ(EBADF, cf_batch(ro, CFILTER_BATCH_ADD, keys, results, 2, &b));
+	EXPECT_EQ(EBADF, cf_batch(ro, CFILTER_BATCH_DEL, keys, results, 2, &b));
+	EXPECT_EQ(0, cf_batch(ro, CFILTER_BATCH_TEST, keys, results, 2, &b));
+	EXPECT_EQ(0, cf_ioctl(ro, CFILTER_IOC_TEST, &self->v4));
+	EXPECT_EQ(0, cf_info(ro, &info));
+	EXPECT_EQ(0, cf_ioctl(ro, CFILTER_IOC_LIST, &l));
+	EXPECT_EQ(1U, l.count);
+	EXPECT_EQ(1, cf_count(self->fd));
+	EXPECT_EQ(ENOENT, cf_ioctl(self->fd, CFILTER_IOC_TEST, &absent));
+	close(ro);
 }
 
 /*
