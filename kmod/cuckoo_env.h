@@ -30,16 +30,21 @@
  * is odd. Were one to interrupt the writer on the writer's own CPU while the
  * writer is between the two version bumps of a move, it would spin forever:
  * the writer cannot continue until the reader returns. Keeping bottom halves
- * off across each move rules that out (and disables preemption, so the odd
- * window also stays short).
+ * off across each move rules that out. Preemption is off too, so that no
+ * reader (the TEST and MATCH ioctls run in tasks) can preempt the writer
+ * and spin in its place: local_bh_disable() implies that, except on
+ * PREEMPT_RT, where bottom halves are a lock and the window stays
+ * preemptible without the explicit call.
  */
 static inline void cuckoo_write_lock_local(void)
 {
 	local_bh_disable();
+	preempt_disable();
 }
 
 static inline void cuckoo_write_unlock_local(void)
 {
+	preempt_enable();
 	local_bh_enable();
 }
 
