@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cfilter's XDP and TC programs: drop every packet that cfilter.ko's filters block
- * by source address or prefix, destination address or prefix (if the loader
- * enabled it) or 5-tuple, unless its source is on the allow list; pass everything else,
- * and count every packet exactly once in cfilter_stats.
+ * cfilter's XDP and TC programs: drop every packet that cfilter.ko's
+ * filters block by source address or prefix, destination address or prefix
+ * (if the loader enabled it) or 5-tuple, unless its source is on the allow
+ * list, and the packets whose headers would hide what they are (see
+ * classify()); pass everything else, and count every packet exactly once
+ * in cfilter_stats.
  *
  * The parser (cfilter_parse.h) reads the headers down to the L4 ports; one
  * call of bpf_cfilter_match() does every lookup. The same verdicts are
@@ -88,29 +90,10 @@ static __always_inline void count(__u32 stat)
 		*n += 1;
 }
 
-/*
- * The verdict on the packet between @c's ends, as the counter it goes to:
- * the XDP and the TC program differ only in how they say drop.
- */
-static __always_inline enum cfilter_stat classify(struct cursor *c)
+/* The counter of a verdict the module gave. */
+static __always_inline enum cfilter_stat verdict_stat(int verdict)
 {
-	struct cfilter_pkt m;
-	struct packet pkt;
-
-	if (!parse_packet(c, &pkt))
-		return CFILTER_STAT_UNPARSED;
-	if (is_neigh_discovery(&pkt))
-		return CFILTER_STAT_PASS;
-
-	/*
-	 * A negative return means the module rejected the packet's shape,
-	 * which only a program and module built from different UAPIs can
-	 * cause. Fail open: the packet was parsed and is not known to be
-	 * blocked, so it is passed and counted as such rather than as
-	 * malformed; a filter that errors must not black-hole the host.
-	 */
-	match_pkt(&pkt, &m);
-	switch (bpf_cfilter_match(&m, sizeof(m))) {
+	switch (verdict) {
 	case CFILTER_DROP_SRC:
 		return CFILTER_STAT_DROP_SRC;
 	case CFILTER_DROP_DST:
@@ -122,14 +105,68 @@ static __always_inline enum cfilter_stat classify(struct cursor *c)
 	case CFILTER_ALLOWED:
 		return CFILTER_STAT_ALLOWED;
 	default:
+		/*
+		 * A negative return means the module rejected the packet's
+		 * shape, which only a program and module built from different
+		 * UAPIs can cause: fail open rather than black-hole the host.
+		 */
 		return CFILTER_STAT_PASS;
+	}
+}
+
+/*
+ * The verdict on a packet the parser read as @res, as the counter it goes
+ * to: the XDP and the TC program differ only in how they say drop.
+ *
+ * Whenever the IP header parsed, its addresses (and the ports, if their
+ * bytes are there) are matched first, so that no blocked address passes
+ * for what follows it. Then what the parser could not follow is decided:
+ *   PARSE_NOT_IP     pass, unparsed: not IP, or an IP header the stack
+ *                    discards itself
+ *   PARSE_CUT,       pass, unparsed: a truncated datagram, which the stack
+ *   PARSE_FRAME_END  discards (at TC, the caller pulls more and parses
+ *                    again first)
+ *   PARSE_TINY_FRAG  drop: a first fragment too short for its ports hides
+ *                    its flow (RFC 1858, 3128); no sender needs one
+ *   PARSE_DEEP,      drop: more than MAX_EXT_HDRS extension headers or
+ *   PARSE_DEEP_L2    MAX_VLAN_TAGS tags, which no legitimate packet has,
+ *                    would hide the flow or the addresses
+ * An allow entry wins over every entry; the policy drops are not entries.
+ */
+static __always_inline enum cfilter_stat classify(enum parse_result res,
+						  const struct packet *pkt)
+{
+	enum cfilter_stat stat;
+	struct cfilter_pkt m;
+
+	if (res == PARSE_NOT_IP)
+		return CFILTER_STAT_UNPARSED;
+	if (res == PARSE_DEEP_L2)
+		return CFILTER_STAT_DROP_DEEP;
+	if (res == PARSE_OK && is_neigh_discovery(pkt))
+		return CFILTER_STAT_PASS;
+
+	match_pkt(pkt, &m);
+	stat = verdict_stat(bpf_cfilter_match(&m, sizeof(m)));
+	if (stat != CFILTER_STAT_PASS)
+		return stat;
+	switch (res) {
+	case PARSE_OK:
+		return CFILTER_STAT_PASS;
+	case PARSE_TINY_FRAG:
+		return CFILTER_STAT_DROP_FRAG;
+	case PARSE_DEEP:
+		return CFILTER_STAT_DROP_DEEP;
+	default:
+		return CFILTER_STAT_UNPARSED;
 	}
 }
 
 static __always_inline bool is_drop(enum cfilter_stat stat)
 {
 	return stat == CFILTER_STAT_DROP_SRC || stat == CFILTER_STAT_DROP_DST ||
-	       stat == CFILTER_STAT_DROP_FLOW || stat == CFILTER_STAT_DROP_PREFIX;
+	       stat == CFILTER_STAT_DROP_FLOW || stat == CFILTER_STAT_DROP_PREFIX ||
+	       stat == CFILTER_STAT_DROP_DEEP || stat == CFILTER_STAT_DROP_FRAG;
 }
 
 SEC("xdp")
@@ -139,41 +176,69 @@ int cfilter_xdp(struct xdp_md *ctx)
 		.pos = (void *)(long)ctx->data,
 		.end = (void *)(long)ctx->data_end,
 	};
-	enum cfilter_stat stat = classify(&c);
+	enum cfilter_stat stat;
+	struct packet pkt;
 
+	stat = classify(parse_packet(&c, &pkt), &pkt);
 	count(stat);
 	return is_drop(stat) ? XDP_DROP : XDP_PASS;
 }
 
 /*
- * The most the parser reads: Ethernet, two VLAN tags, IPv6 and its
- * extension headers, and the L4 ports; more than any packet it parses needs.
+ * What the TC program pulls into the linear area before it parses: the
+ * headers of an ordinary packet (Ethernet, two VLAN tags, IPv6 with a few
+ * extension headers, the ports), so that most packets need no second look.
  */
 #define TC_PULL_LEN	256
+/*
+ * The most the parser reads: Ethernet, the VLAN tags, IPv6 and its longest
+ * extension headers, the ports.
+ */
+#define TC_PULL_MAX	(sizeof(struct ethhdr) + \
+			 MAX_VLAN_TAGS * sizeof(struct vlan_tag) + \
+			 sizeof(struct ipv6hdr) + \
+			 MAX_EXT_HDRS * MAX_EXT_HDR_LEN + 4)
+
+/* Pulls @len bytes (no more than the skb has) and points @c at them. */
+static __always_inline void tc_pull(struct __sk_buff *skb, struct cursor *c,
+				    __u32 len)
+{
+	if (len > skb->len)
+		len = skb->len;
+	if (c->pos + len > c->end)
+		/* A failed pull leaves what the parser can still read. */
+		bpf_skb_pull_data(skb, len);
+	c->pos = (void *)(long)skb->data;
+	c->end = (void *)(long)skb->data_end;
+	c->ip_left = 0;
+}
 
 /*
  * For links whose driver has no native XDP: the same verdicts on clsact
- * ingress. Unlike XDP, an
- * skb's headers may lie partly outside its linear area; they are pulled in
- * only then, as pulling unclones a shared skb.
+ * ingress. Unlike XDP, an skb's headers may lie partly outside its linear
+ * area: they are pulled in (which unclones a shared skb) only when the
+ * parser needs them, so that a long header chain is read, not passed.
  */
 SEC("tc")
 int cfilter_tc(struct __sk_buff *skb)
 {
-	__u32 want = skb->len < TC_PULL_LEN ? skb->len : TC_PULL_LEN;
 	struct cursor c = {
 		.pos = (void *)(long)skb->data,
 		.end = (void *)(long)skb->data_end,
 	};
+	enum parse_result res;
 	enum cfilter_stat stat;
+	struct packet pkt;
 
-	if (c.pos + want > c.end) {
-		/* A failed pull leaves what the parser can still read. */
-		bpf_skb_pull_data(skb, want);
+	tc_pull(skb, &c, TC_PULL_LEN);
+	res = parse_packet(&c, &pkt);
+	/* Past the linear data, or a frame cut short: pulling tells. */
+	if (res == PARSE_FRAME_END) {
 		c.pos = (void *)(long)skb->data;
-		c.end = (void *)(long)skb->data_end;
+		tc_pull(skb, &c, TC_PULL_MAX);
+		res = parse_packet(&c, &pkt);
 	}
-	stat = classify(&c);
+	stat = classify(res, &pkt);
 	count(stat);
 	return is_drop(stat) ? TC_ACT_SHOT : TC_ACT_OK;
 }

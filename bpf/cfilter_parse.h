@@ -5,20 +5,21 @@
  * built from.
  *
  * Every read is bounds-checked against the end of the linear frame before
- * it is made; every loop has a constant bound. A packet the parser cannot
- * follow to the end of the headers it reads is "unparsed" and is never
- * matched, so truncated and malformed frames go on to the stack, which
- * discards them itself.
+ * it is made; every loop has a constant bound. What follows the IP header
+ * is also bounded by the datagram's own length (IPv4 tot_len, IPv6 40 +
+ * payload_len), as the stack trims a datagram to it on receipt: a header
+ * that runs past it is not part of the packet, whatever bytes the frame
+ * carries there. Bytes after the datagram (Ethernet pads frames to 60
+ * bytes) are link padding and are never read. An IPv6 jumbogram
+ * (payload_len 0 and a hop-by-hop header, RFC 2675) is bounded by the frame
+ * alone.
  *
- * What follows the IP header is also bounded by the datagram's own length
- * (IPv4 tot_len, IPv6 40 + payload_len), as the stack trims a datagram to
- * it on receipt: an extension or L4 header that runs past it is not part
- * of the packet, whatever bytes the frame carries there, and the packet is
- * truncated. Bytes after the datagram (Ethernet pads frames to 60 bytes)
- * are link padding and are never read. An IPv6 jumbogram (payload_len 0
- * and a hop-by-hop header, RFC 2675) is bounded by the frame alone: its
- * length sits in an option the parser does not read, and the frame holds
- * the whole datagram anyway.
+ * Once the IP header has parsed, its addresses are always valid, whatever
+ * comes after: the program matches them in every case below. The parser
+ * says what it could not follow (enum parse_result), and the program
+ * decides by a fixed policy (cfilter.bpf.c). The ports are valid whenever
+ * their 4 bytes lie in the datagram and the frame, even if the rest of the
+ * TCP header does not (a tiny first fragment, a large doff).
  */
 #ifndef __CFILTER_PARSE_H
 #define __CFILTER_PARSE_H
@@ -30,20 +31,25 @@
 #include <linux/in6.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
-#include <linux/tcp.h>
 #include <linux/udp.h>
+#include <linux/cfilter.h>
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
-/* 802.1ad + 802.1Q (QinQ) is the deepest stack seen in practice. */
-#define MAX_VLAN_TAGS	2
+/*
+ * 802.1ad + 802.1Q (QinQ) is the deepest stack seen in practice; a deeper
+ * one is PARSE_DEEP_L2.
+ */
+#define MAX_VLAN_TAGS	CFILTER_MAX_VLAN_TAGS
 /*
  * RFC 8200 allows each extension header once (destination options twice),
  * so a legitimate chain before a fragment's payload is at most hop-by-hop,
  * destination options, routing, fragment and destination options: five.
- * One more for slack; deeper chains are not followed.
+ * One more for slack (6); a longer chain is PARSE_DEEP.
  */
-#define MAX_EXT_HDRS	6
+#define MAX_EXT_HDRS	CFILTER_MAX_EXT_HDRS
+/* An extension header is at most 2048 bytes: (255 + 1) * 8. */
+#define MAX_EXT_HDR_LEN	2048
 
 /* IPv4 frag_off and IPv6 fragment header bits, from kernel-only headers. */
 #define IP_MF		0x2000
@@ -151,16 +157,48 @@ static __always_inline void consume(struct cursor *c, __u32 n)
 		c->ip_left -= n;
 }
 
-/* What an IP header parser leaves for the L4 parser. */
-enum l3_result {
-	L3_BAD,		/* truncated or malformed: unparsed */
-	L3_NO_L4,	/* addresses valid, no L4 header to read */
-	L3_L4,		/* addresses valid, the @l4_proto header is at the cursor */
+/*
+ * What the parser found, in the order the program's policy cares about:
+ * from PARSE_OK on, the addresses are valid.
+ */
+enum parse_result {
+	PARSE_NOT_IP,	/* not IPv4 or IPv6, or its IP header malformed */
+	PARSE_DEEP_L2,	/* more than MAX_VLAN_TAGS VLAN tags: no addresses */
+	PARSE_OK,	/* the addresses, and the ports or type if it has them */
+	PARSE_CUT,	/* a header after the IP header runs past the datagram */
+	PARSE_FRAME_END, /* the frame ends before the headers do */
+	PARSE_TINY_FRAG, /* a first fragment that ends before its ports do */
+	PARSE_DEEP,	/* more than MAX_EXT_HDRS IPv6 extension headers */
 };
 
 /*
+ * @n bytes at the cursor are needed: PARSE_OK if the datagram and the
+ * frame hold them. Else where they end: past the datagram is a truncated
+ * packet, or in a first fragment (PKT_FRAGMENT with the L4 header to come)
+ * one that hides what follows; past the frame only, a frame cut short (or,
+ * at TC, headers outside the linear data).
+ */
+static __always_inline enum parse_result need(const struct cursor *c,
+					      const struct packet *pkt,
+					      __u32 n)
+{
+	if (!in_datagram(c, n))
+		return pkt->flags & PKT_FRAGMENT ? PARSE_TINY_FRAG : PARSE_CUT;
+	if (c->pos + n > c->end)
+		return PARSE_FRAME_END;
+	return PARSE_OK;
+}
+
+static __always_inline bool is_vlan(__be16 proto)
+{
+	return proto == bpf_htons(ETH_P_8021Q) ||
+	       proto == bpf_htons(ETH_P_8021AD);
+}
+
+/*
  * Step over the Ethernet header and up to MAX_VLAN_TAGS tags of either kind.
- * Returns the EtherType that follows, or 0 (not IP either) if truncated.
+ * Returns the EtherType that follows (a VLAN one if the stack is deeper),
+ * or 0 (not IP either) if truncated.
  */
 static __always_inline __be16 parse_eth(struct cursor *c)
 {
@@ -175,8 +213,7 @@ static __always_inline __be16 parse_eth(struct cursor *c)
 	proto = eth->h_proto;
 #pragma unroll
 	for (i = 0; i < MAX_VLAN_TAGS; i++) {
-		if (proto != bpf_htons(ETH_P_8021Q) &&
-		    proto != bpf_htons(ETH_P_8021AD))
+		if (!is_vlan(proto))
 			break;
 		tag = c->pos;
 		if ((void *)(tag + 1) > c->end)
@@ -187,26 +224,26 @@ static __always_inline __be16 parse_eth(struct cursor *c)
 	return proto;
 }
 
-static __always_inline enum l3_result parse_ipv4(struct cursor *c,
-						 struct packet *pkt)
+/*
+ * The IPv4 header at the cursor. PARSE_OK leaves the cursor after it, with
+ * the L4 header next unless this is a later fragment (*@l4 false).
+ */
+static __always_inline enum parse_result parse_ipv4(struct cursor *c,
+						    struct packet *pkt,
+						    bool *l4)
 {
 	struct iphdr *iph = c->pos;
 	__u32 hdr_len, tot_len;
 	__u16 frag;
 
 	if ((void *)(iph + 1) > c->end)
-		return L3_BAD;
+		return PARSE_NOT_IP;
 	if (iph->version != 4 || iph->ihl < 5)
-		return L3_BAD;
+		return PARSE_NOT_IP;
 	hdr_len = iph->ihl * 4;
 	tot_len = bpf_ntohs(iph->tot_len);
 	if (tot_len < hdr_len)
-		return L3_BAD;
-	/* A header whose options run past the frame is truncated. */
-	if ((void *)iph + hdr_len > c->end)
-		return L3_BAD;
-	c->pos = (void *)iph + hdr_len;
-	c->ip_left = tot_len - hdr_len;
+		return PARSE_NOT_IP;
 
 	pkt->family = PKT_IPV4;
 	pkt->l4_proto = iph->protocol;
@@ -217,7 +254,13 @@ static __always_inline enum l3_result parse_ipv4(struct cursor *c,
 	if (frag & (IP_MF | IP_OFFSET))
 		pkt->flags |= PKT_FRAGMENT;
 	/* Only the fragment at offset 0 starts with the L4 header. */
-	return frag & IP_OFFSET ? L3_NO_L4 : L3_L4;
+	*l4 = !(frag & IP_OFFSET);
+	/* Options past the frame: the addresses are known all the same. */
+	if ((void *)iph + hdr_len > c->end)
+		return PARSE_FRAME_END;
+	c->pos = (void *)iph + hdr_len;
+	c->ip_left = tot_len - hdr_len;
+	return PARSE_OK;
 }
 
 static __always_inline bool is_ipv6_ext_hdr(__u8 nexthdr)
@@ -228,20 +271,26 @@ static __always_inline bool is_ipv6_ext_hdr(__u8 nexthdr)
 
 /*
  * Step over the extension header at the cursor, one is_ipv6_ext_hdr()
- * accepts, and set @pkt->l4_proto to the header that follows it.
+ * accepts, and set @pkt->l4_proto to the header that follows it; *@l4
+ * goes false after the header of a later fragment.
  */
-static __always_inline enum l3_result skip_ipv6_ext_hdr(struct cursor *c,
-							struct packet *pkt)
+static __always_inline enum parse_result skip_ipv6_ext_hdr(struct cursor *c,
+							   struct packet *pkt,
+							   bool *l4)
 {
 	struct ipv6_frag_hdr *fh;
 	struct ipv6_opt_hdr *oh;
+	enum parse_result ret;
 	__u32 len;
 	__u16 frag;
 
 	if (pkt->l4_proto == IPPROTO_FRAGMENT) {
 		fh = c->pos;
-		if ((void *)(fh + 1) > c->end || !in_datagram(c, sizeof(*fh)))
-			return L3_BAD;
+		ret = need(c, pkt, sizeof(*fh));
+		if (ret != PARSE_OK)
+			return ret;
+		if ((void *)(fh + 1) > c->end)
+			return PARSE_FRAME_END;
 		c->pos = fh + 1;
 		consume(c, sizeof(*fh));
 		pkt->l4_proto = fh->nexthdr;
@@ -249,32 +298,45 @@ static __always_inline enum l3_result skip_ipv6_ext_hdr(struct cursor *c,
 		/* Offset 0 without M is an atomic fragment: whole (RFC 6946). */
 		if (frag & (IP6_MF | IP6_OFFSET))
 			pkt->flags |= PKT_FRAGMENT;
-		return frag & IP6_OFFSET ? L3_NO_L4 : L3_L4;
+		*l4 = !(frag & IP6_OFFSET);
+		return PARSE_OK;
 	}
 	/* Hop-by-hop, routing and destination options share this layout. */
 	oh = c->pos;
+	ret = need(c, pkt, sizeof(*oh));
+	if (ret != PARSE_OK)
+		return ret;
 	if ((void *)(oh + 1) > c->end)
-		return L3_BAD;
+		return PARSE_FRAME_END;
 	len = (oh->hdrlen + 1) * 8;
-	if (c->pos + len > c->end || !in_datagram(c, len))
-		return L3_BAD;
+	ret = need(c, pkt, len);
+	if (ret != PARSE_OK)
+		return ret;
+	if (c->pos + len > c->end)
+		return PARSE_FRAME_END;
 	c->pos += len;
 	consume(c, len);
 	pkt->l4_proto = oh->nexthdr;
-	return L3_L4;
+	return PARSE_OK;
 }
 
-static __always_inline enum l3_result parse_ipv6(struct cursor *c,
-						 struct packet *pkt)
+/*
+ * The IPv6 header at the cursor and its extension headers. PARSE_OK leaves
+ * the cursor at the @pkt->l4_proto header, which is the L4 one unless this
+ * is a later fragment (*@l4 false).
+ */
+static __always_inline enum parse_result parse_ipv6(struct cursor *c,
+						    struct packet *pkt,
+						    bool *l4)
 {
 	struct ipv6hdr *ip6h = c->pos;
-	enum l3_result ret;
+	enum parse_result ret;
 	int i;
 
 	if ((void *)(ip6h + 1) > c->end)
-		return L3_BAD;
+		return PARSE_NOT_IP;
 	if (ip6h->version != 6)
-		return L3_BAD;
+		return PARSE_NOT_IP;
 	c->pos = ip6h + 1;
 	c->ip_left = bpf_ntohs(ip6h->payload_len);
 	if (!c->ip_left && ip6h->nexthdr == IPPROTO_HOPOPTS)
@@ -286,90 +348,86 @@ static __always_inline enum l3_result parse_ipv6(struct cursor *c,
 	__builtin_memcpy(pkt->saddr, &ip6h->saddr, sizeof(ip6h->saddr));
 	__builtin_memcpy(pkt->daddr, &ip6h->daddr, sizeof(ip6h->daddr));
 
-	for (i = 0; i < MAX_EXT_HDRS && is_ipv6_ext_hdr(pkt->l4_proto); i++) {
-		ret = skip_ipv6_ext_hdr(c, pkt);
-		if (ret != L3_L4)
+	for (i = 0; i < MAX_EXT_HDRS && *l4 && is_ipv6_ext_hdr(pkt->l4_proto);
+	     i++) {
+		ret = skip_ipv6_ext_hdr(c, pkt, l4);
+		if (ret != PARSE_OK)
 			return ret;
 	}
 	/*
-	 * AH, ESP, no-next-header and unknown protocols end the chain here
-	 * with the addresses valid; a chain still going does not.
+	 * AH, ESP, no-next-header and unknown protocols end the chain here;
+	 * a chain still going after MAX_EXT_HDRS is not followed.
 	 */
-	return is_ipv6_ext_hdr(pkt->l4_proto) ? L3_BAD : L3_L4;
+	return *l4 && is_ipv6_ext_hdr(pkt->l4_proto) ? PARSE_DEEP : PARSE_OK;
 }
 
 /*
- * Read the ports or ICMP type and code of the L4 header at the cursor.
- * Returns false if a header the parser reads is cut short, by the end of
- * the frame or of the datagram; a protocol it does not read is fine as it
- * is.
+ * The ports or ICMP type and code of the L4 header at the cursor: only the
+ * bytes that hold them need be there. A protocol without them is fine as
+ * it is.
  */
-static __always_inline bool parse_l4(struct cursor *c, struct packet *pkt)
+static __always_inline enum parse_result parse_l4(struct cursor *c,
+						  struct packet *pkt)
 {
 	struct icmp_hdr *icmph;
 	struct udphdr *udph;
-	struct tcphdr *tcph;
+	enum parse_result ret;
 
 	switch (pkt->l4_proto) {
 	case IPPROTO_TCP:
-		tcph = c->pos;
-		if ((void *)(tcph + 1) > c->end)
-			return false;
-		if (tcph->doff < 5 || c->pos + tcph->doff * 4 > c->end ||
-		    !in_datagram(c, tcph->doff * 4))
-			return false;
-		pkt->sport = tcph->source;
-		pkt->dport = tcph->dest;
-		pkt->flags |= PKT_PORTS;
-		return true;
 	case IPPROTO_UDP:
+		/* TCP's and UDP's first 4 bytes are the same two ports. */
 		udph = c->pos;
-		if ((void *)(udph + 1) > c->end || !in_datagram(c, sizeof(*udph)))
-			return false;
+		ret = need(c, pkt, 2 * sizeof(__be16));
+		if (ret != PARSE_OK)
+			return ret;
+		if ((void *)&udph->dest + sizeof(udph->dest) > c->end)
+			return PARSE_FRAME_END;
 		pkt->sport = udph->source;
 		pkt->dport = udph->dest;
 		pkt->flags |= PKT_PORTS;
-		return true;
+		return PARSE_OK;
 	case IPPROTO_ICMP:
 		if (pkt->family != PKT_IPV4)
-			return true;
+			return PARSE_OK;
 		break;
 	case IPPROTO_ICMPV6:
 		if (pkt->family != PKT_IPV6)
-			return true;
+			return PARSE_OK;
 		break;
 	default:
-		return true;
+		return PARSE_OK;
 	}
 	icmph = c->pos;
-	if ((void *)(icmph + 1) > c->end || !in_datagram(c, sizeof(*icmph)))
-		return false;
+	ret = need(c, pkt, 2);
+	if (ret != PARSE_OK)
+		return ret;
+	if ((void *)&icmph->code + sizeof(icmph->code) > c->end)
+		return PARSE_FRAME_END;
 	pkt->icmp_type = icmph->type;
 	pkt->icmp_code = icmph->code;
 	pkt->flags |= PKT_ICMP;
-	return true;
+	return PARSE_OK;
 }
 
-/*
- * Fill @pkt (zeroed here) from the frame in @c. Returns false if the frame
- * is not IPv4 or IPv6, or is truncated or malformed in a header the parser
- * reads; @pkt is then meaningless.
- */
-static __always_inline bool parse_packet(struct cursor *c, struct packet *pkt)
+/* Fill @pkt (zeroed here) from the frame in @c; see enum parse_result. */
+static __always_inline enum parse_result parse_packet(struct cursor *c,
+						      struct packet *pkt)
 {
-	enum l3_result ret;
+	enum parse_result ret;
+	bool l4 = true;
 	__be16 proto;
 
 	__builtin_memset(pkt, 0, sizeof(*pkt));
 	proto = parse_eth(c);
 	if (proto == bpf_htons(ETH_P_IP))
-		ret = parse_ipv4(c, pkt);
+		ret = parse_ipv4(c, pkt, &l4);
 	else if (proto == bpf_htons(ETH_P_IPV6))
-		ret = parse_ipv6(c, pkt);
+		ret = parse_ipv6(c, pkt, &l4);
 	else
-		return false;
-	if (ret != L3_L4)
-		return ret == L3_NO_L4;
+		return is_vlan(proto) ? PARSE_DEEP_L2 : PARSE_NOT_IP;
+	if (ret != PARSE_OK || !l4)
+		return ret;
 	return parse_l4(c, pkt);
 }
 

@@ -688,6 +688,8 @@ static const struct {
 	{ CFILTER_STAT_DROP_DST,	"dropped_dst" },
 	{ CFILTER_STAT_DROP_FLOW,	"dropped_flow" },
 	{ CFILTER_STAT_DROP_PREFIX,	"dropped_prefix" },
+	{ CFILTER_STAT_DROP_FRAG,	"dropped_tiny_fragment" },
+	{ CFILTER_STAT_DROP_DEEP,	"dropped_deep_headers" },
 	{ CFILTER_STAT_UNPARSED,	"unparsed" },
 };
 
@@ -1031,8 +1033,11 @@ static const struct verb verbs[] = {
 		.summary = "show the XDP program's packet counters",
 		.help = "Prints the packets passed, allowed (would be dropped, but the source\n"
 			"is on the allow list; passed), dropped by source, destination or flow\n"
-			"entry or by a source or destination prefix, and unparsed (not IP, truncated or malformed; passed too) on\n"
-			"every interface the program is attached to,\n"
+			"entry or by a source or destination prefix, dropped as a tiny first\n"
+			"fragment (too short to hold its ports) or for deep headers (more than\n"
+			"6 IPv6 extension headers or 2 VLAN tags), and unparsed (not IP,\n"
+			"truncated or malformed; passed too) on every interface the program\n"
+			"is attached to,\n"
 			"since the first attach after boot. They live in " CF_STATS_PIN ".\n"
 			"With --watch, prints their rates instead; with -j, one JSON object\n"
 			"per line.\n",

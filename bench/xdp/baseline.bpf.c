@@ -145,7 +145,7 @@ static __always_inline int run(struct xdp_md *ctx, enum lookup how)
 	__u32 stat;
 	__u64 *n;
 
-	if (!parse_packet(&c, &pkt))
+	if (parse_packet(&c, &pkt) < PARSE_OK)
 		stat = STAT_UNPARSED;
 	else if (pkt.family == PKT_IPV4 && lookup_src4(&pkt, how))
 		stat = STAT_DROP;

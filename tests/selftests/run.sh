@@ -16,7 +16,7 @@ cd "$(dirname "$0")" || exit 1
 
 # Fixed order: read-only checks first, module reloads last. Each test is
 # independent of the others' state all the same.
-ALL_TESTS="test_btf.sh test_ioctl test_batch test_list ioctl_fuzz test_xdp test_stress
+ALL_TESTS="test_btf.sh test_ioctl test_batch test_list ioctl_fuzz test_xdp pkt_fuzz test_stress
 test_replace
 test_geoip.sh
 test_debian_root.sh test_fail2ban.sh test_crowdsec.sh test_ipset.sh

@@ -210,7 +210,7 @@ expect "detach -n: exit 0, says would detach" 0 -o "would detach" -- \
 check "detach -n left it attached" has_xdp "$VETH"
 ping_from_ns_retry "$HOST4" >/dev/null 2>&1
 expect "stats -j: one object of numbers" 0 -- sh -c \
-	"\"$CFCTL\" stats -j | grep -qE '^\{\"passed\":[1-9][0-9]*,\"allowed\":[0-9]+,\"dropped_src\":[0-9]+,\"dropped_dst\":[0-9]+,\"dropped_flow\":[0-9]+,\"dropped_prefix\":[0-9]+,\"unparsed\":[0-9]+\}\$'"
+	"\"$CFCTL\" stats -j | grep -qE '^\{\"passed\":[1-9][0-9]*,\"allowed\":[0-9]+,\"dropped_src\":[0-9]+,\"dropped_dst\":[0-9]+,\"dropped_flow\":[0-9]+,\"dropped_prefix\":[0-9]+,\"dropped_tiny_fragment\":[0-9]+,\"dropped_deep_headers\":[0-9]+,\"unparsed\":[0-9]+\}\$'"
 check "detach" "$CFCTL" detach "$VETH"
 expect "detach -n with nothing attached: exit 3" 3 -- \
 	"$CFCTL" detach -n "$VETH"

@@ -103,13 +103,13 @@ expect "stats --watch -i 1 --count 1: exit 0" 0 -- \
 	"$CFCTL" stats --watch -i 1 --count 1
 cp "$tap_tmp/out" "$tap_tmp/watch"
 check "stats --watch: a rate per counter" grep -Eqx \
-	"passed [0-9]+/s allowed [0-9]+/s dropped_src [0-9]+/s dropped_dst [0-9]+/s dropped_flow [0-9]+/s dropped_prefix [0-9]+/s unparsed [0-9]+/s" \
+	"passed [0-9]+/s allowed [0-9]+/s dropped_src [0-9]+/s dropped_dst [0-9]+/s dropped_flow [0-9]+/s dropped_prefix [0-9]+/s dropped_tiny_fragment [0-9]+/s dropped_deep_headers [0-9]+/s unparsed [0-9]+/s" \
 	"$tap_tmp/watch"
 expect "stats -j --watch --count 1: exit 0" 0 -- \
 	"$CFCTL" stats -j --watch --count 1
 cp "$tap_tmp/out" "$tap_tmp/watch"
 check "stats -j --watch: one JSON object" grep -Eqx \
-	'[{]"passed":[0-9]+,"allowed":[0-9]+,"dropped_src":[0-9]+,"dropped_dst":[0-9]+,"dropped_flow":[0-9]+,"dropped_prefix":[0-9]+,"unparsed":[0-9]+[}]' \
+	'[{]"passed":[0-9]+,"allowed":[0-9]+,"dropped_src":[0-9]+,"dropped_dst":[0-9]+,"dropped_flow":[0-9]+,"dropped_prefix":[0-9]+,"dropped_tiny_fragment":[0-9]+,"dropped_deep_headers":[0-9]+,"unparsed":[0-9]+[}]' \
 	"$tap_tmp/watch"
 check "stats --watch: SIGINT exits 0" watch_interrupted
 check "detach" "$CFCTL" detach "$VETH"

@@ -19,6 +19,7 @@
 #include <sys/ioctl.h>
 #include <linux/bpf.h>
 #include <linux/cfilter.h>
+#include <linux/pkt_cls.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -33,6 +34,8 @@
 #define OTHER6		"2001:db8::3"
 
 static const char stat_names[__CFILTER_STAT_MAX][sizeof("DROP_PREFIX")] = {
+	[CFILTER_STAT_DROP_DEEP]	= "DROP_DEEP",
+	[CFILTER_STAT_DROP_FRAG]	= "DROP_FRAG",
 	[CFILTER_STAT_PASS]		= "PASS",
 	[CFILTER_STAT_DROP_SRC]		= "DROP_SRC",
 	[CFILTER_STAT_UNPARSED]		= "UNPARSED",
@@ -309,16 +312,19 @@ TEST_F(xdp, qinq_tagged_blocked_is_dropped)
 	EXPECT_DROP(&f, f.len, "802.1Q + 802.1Q + IPv4");
 }
 
-/* Two tags is the documented depth: a third leaves a VLAN EtherType. */
-TEST_F(xdp, three_vlan_tags_are_unparsed)
+/*
+ * Two tags is the documented depth: a third hides the addresses, and the
+ * frame is dropped by policy whatever its source.
+ */
+TEST_F(xdp, three_vlan_tags_are_dropped_deep)
 {
 	static const __u16 tpids[] = { ETH_P_8021AD, ETH_P_8021Q, ETH_P_8021Q };
 	struct frame f = { .len = 0 };
 
-	ASSERT_EQ(0, cf_key(self->dev, CFILTER_IOC_ADD, AF_INET, BLOCKED4));
 	put_eth(&f, tpids, 3, ETH_P_IP);
-	put_ipv4(&f, BLOCKED4, 5);
-	EXPECT_UNPARSED(&f, f.len, "three VLAN tags + IPv4");
+	put_ipv4(&f, OTHER4, 5);
+	expect_verdict(_metadata, self, &f, f.len, XDP_DROP,
+		       CFILTER_STAT_DROP_DEEP, "three VLAN tags + IPv4");
 }
 
 TEST_F(xdp, arp_is_passed_unparsed)
@@ -329,8 +335,9 @@ TEST_F(xdp, arp_is_passed_unparsed)
 }
 
 /*
- * Truncated and malformed frames are passed and counted UNPARSED, never
- * dropped, even when the source address they would carry is blocked.
+ * Frames cut or malformed before the addresses are passed and counted
+ * UNPARSED (the stack discards them); once the IP header is whole, a
+ * blocked source is dropped however the rest is cut.
  */
 TEST_F(xdp, truncated_ethernet_is_unparsed)
 {
@@ -369,7 +376,7 @@ TEST_F(xdp, truncated_vlan_tag_is_unparsed)
 	}
 }
 
-TEST_F(xdp, truncated_ipv4_header_is_unparsed)
+TEST_F(xdp, truncated_ipv4_is_unparsed_until_its_addresses)
 {
 	struct frame f = frame4(BLOCKED4, 5);
 	char what[64];
@@ -380,15 +387,13 @@ TEST_F(xdp, truncated_ipv4_header_is_unparsed)
 		snprintf(what, sizeof(what), "IPv4 header cut at %u", len);
 		EXPECT_UNPARSED(&f, len, what);
 	}
-	/* The ICMP header is read too: cut short, it is unparsed as well. */
-	for (; len < f.len; len++) {
+	for (; len <= f.len; len++) {
 		snprintf(what, sizeof(what), "ICMP header cut at %u", len);
-		EXPECT_UNPARSED(&f, len, what);
+		EXPECT_DROP(&f, len, what);
 	}
-	EXPECT_DROP(&f, len, "IPv4 and ICMP headers complete");
 }
 
-TEST_F(xdp, truncated_ipv6_header_is_unparsed)
+TEST_F(xdp, truncated_ipv6_is_unparsed_until_its_addresses)
 {
 	struct frame f = frame6(BLOCKED6);
 	char what[64];
@@ -399,11 +404,10 @@ TEST_F(xdp, truncated_ipv6_header_is_unparsed)
 		snprintf(what, sizeof(what), "IPv6 header cut at %u", len);
 		EXPECT_UNPARSED(&f, len, what);
 	}
-	for (; len < f.len; len++) {
+	for (; len <= f.len; len++) {
 		snprintf(what, sizeof(what), "ICMPv6 header cut at %u", len);
-		EXPECT_UNPARSED(&f, len, what);
+		EXPECT_DROP(&f, len, what);
 	}
-	EXPECT_DROP(&f, len, "IPv6 and ICMPv6 headers complete");
 }
 
 TEST_F(xdp, ipv4_ihl_below_5_is_unparsed)
@@ -420,8 +424,12 @@ TEST_F(xdp, ipv4_ihl_below_5_is_unparsed)
 	}
 }
 
-/* Options that run past the end of the frame: a truncated header. */
-TEST_F(xdp, ipv4_ihl_beyond_frame_is_unparsed)
+/*
+ * Options that run past the end of the frame: a truncated header, but its
+ * addresses are whole, and a blocked one is dropped. Options longer than
+ * the datagram are malformed: unparsed.
+ */
+TEST_F(xdp, ipv4_options_beyond_frame_drop_a_blocked_source)
 {
 	struct frame f;
 	char what[64];
@@ -433,7 +441,7 @@ TEST_F(xdp, ipv4_ihl_beyond_frame_is_unparsed)
 		len = ETH_HLEN + ihl * 4 - 1;
 		snprintf(what, sizeof(what), "IPv4 IHL %u, frame cut in options",
 			 ihl);
-		EXPECT_UNPARSED(&f, len, what);
+		EXPECT_DROP(&f, len, what);
 	}
 	f = frame4(BLOCKED4, 5);
 	set_ihl(&f, 15);
@@ -464,8 +472,8 @@ enum layer_kind {
 	L_IPV6,		/* a: hop limit */
 	L_EXT6,		/* a: type, b: hdrlen */
 	L_FRAG6,	/* a: offset in bytes, b: more fragments */
-	L_TCP,		/* a: data offset */
-	L_UDP,
+	L_TCP,		/* a: data offset, b: bytes of it in the datagram (0: all) */
+	L_UDP,		/* b: bytes of it in the datagram (0: all) */
 	L_ICMP,		/* a: IPPROTO_ICMP or IPPROTO_ICMPV6, b: type */
 	L_OPAQUE,	/* a: protocol, b: bytes of it */
 	L_DATA,		/* a: bytes of payload */
@@ -485,7 +493,9 @@ struct layer {
 #define DSTOPTS(hdrlen)		{ L_EXT6, IPPROTO_DSTOPTS, hdrlen }
 #define FRAG6(offset, more)	{ L_FRAG6, offset, more }
 #define TCP(doff)		{ L_TCP, doff, 0 }
+#define TCPN(doff, n)		{ L_TCP, doff, n }
 #define UDP			{ L_UDP, 0, 0 }
+#define UDPN(n)			{ L_UDP, 0, n }
 #define ICMP(type)		{ L_ICMP, IPPROTO_ICMP, type }
 #define ICMP6(type)		{ L_ICMP, IPPROTO_ICMPV6, type }
 #define OPAQUE(proto, len)	{ L_OPAQUE, proto, len }
@@ -497,13 +507,17 @@ struct layer {
 
 enum outcome {
 	PARSED,		/* blocked: DROP; else PASS */
-	UNPARSED,	/* PASS, counted UNPARSED, blocked or not */
+	NOT_IP,		/* PASS, counted UNPARSED, blocked or not */
+	CUT,		/* blocked: DROP; else PASS, counted UNPARSED */
+	TINY,		/* blocked: DROP; else DROP_FRAG */
+	DEEP,		/* blocked: DROP; else DROP_DEEP */
+	DEEP_L2,	/* DROP_DEEP, blocked or not: no addresses */
 	EXEMPT,		/* PASS, counted PASS, blocked or not */
 };
 
 struct shape {
 	const char *name;
-	struct layer layers[12];
+	struct layer layers[CFILTER_MAX_EXT_HDRS + 9];
 	unsigned int cut;	/* bytes taken off the end of the frame */
 	enum outcome outcome;
 };
@@ -536,9 +550,13 @@ static struct frame build(const struct shape *s, bool blocked)
 			break;
 		case L_TCP:
 			put_tcp(&f, l->a);
+			if (l->b)
+				f.len -= (l->a < 5 ? 20 : l->a * 4) - l->b;
 			break;
 		case L_UDP:
 			put_udp(&f);
+			if (l->b)
+				f.len -= UDP_HLEN - l->b;
 			break;
 		case L_ICMP:
 			put_icmp(&f, l->a, l->b);
@@ -558,20 +576,38 @@ static struct frame build(const struct shape *s, bool blocked)
 	return f;
 }
 
-static void expect_shapes(struct __test_metadata *_metadata,
-			  FIXTURE_DATA(xdp) *self, const struct shape *shapes,
-			  size_t n)
+/* What @f, from a blocked source or not, must get: see enum outcome. */
+static void expect_outcome(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(xdp) *self, const struct frame *f,
+			   enum outcome outcome, bool blocked, const char *what)
 {
 	static const int verdict[][2] = {	/* [outcome][blocked] */
 		[PARSED]	= { XDP_PASS, XDP_DROP },
-		[UNPARSED]	= { XDP_PASS, XDP_PASS },
+		[NOT_IP]	= { XDP_PASS, XDP_PASS },
+		[CUT]		= { XDP_PASS, XDP_DROP },
+		[TINY]		= { XDP_DROP, XDP_DROP },
+		[DEEP]		= { XDP_DROP, XDP_DROP },
+		[DEEP_L2]	= { XDP_DROP, XDP_DROP },
 		[EXEMPT]	= { XDP_PASS, XDP_PASS },
 	};
 	static const int stat[][2] = {
 		[PARSED]	= { CFILTER_STAT_PASS, CFILTER_STAT_DROP_SRC },
-		[UNPARSED]	= { CFILTER_STAT_UNPARSED, CFILTER_STAT_UNPARSED },
+		[NOT_IP]	= { CFILTER_STAT_UNPARSED, CFILTER_STAT_UNPARSED },
+		[CUT]		= { CFILTER_STAT_UNPARSED, CFILTER_STAT_DROP_SRC },
+		[TINY]		= { CFILTER_STAT_DROP_FRAG, CFILTER_STAT_DROP_SRC },
+		[DEEP]		= { CFILTER_STAT_DROP_DEEP, CFILTER_STAT_DROP_SRC },
+		[DEEP_L2]	= { CFILTER_STAT_DROP_DEEP, CFILTER_STAT_DROP_DEEP },
 		[EXEMPT]	= { CFILTER_STAT_PASS, CFILTER_STAT_PASS },
 	};
+
+	expect_verdict(_metadata, self, f, f->len, verdict[outcome][blocked],
+		       stat[outcome][blocked], what);
+}
+
+static void expect_shapes(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(xdp) *self, const struct shape *shapes,
+			  size_t n)
+{
 	struct frame f;
 	char what[128];
 	size_t i;
@@ -584,9 +620,8 @@ static void expect_shapes(struct __test_metadata *_metadata,
 			f = build(&shapes[i], b);
 			snprintf(what, sizeof(what), "%s, %s source",
 				 shapes[i].name, b ? "blocked" : "unblocked");
-			expect_verdict(_metadata, self, &f, f.len,
-				       verdict[shapes[i].outcome][b],
-				       stat[shapes[i].outcome][b], what);
+			expect_outcome(_metadata, self, &f, shapes[i].outcome,
+				       b, what);
 		}
 	}
 }
@@ -606,7 +641,7 @@ TEST_F(xdp, vlan_shapes)
 		{ "QinQ IPv6 ICMPv6", { VLAN_AD, VLAN_Q, IPV6(64), ICMP6(128) },
 		  0, PARSED },
 		{ "three tags IPv6", { VLAN_AD, VLAN_Q, VLAN_Q, IPV6(64), UDP },
-		  0, UNPARSED },
+		  0, DEEP_L2 },
 	};
 
 	EXPECT_SHAPES(shapes);
@@ -638,17 +673,34 @@ TEST_F(xdp, ipv4_shapes)
 		  { IPV4(5, OFF(8)), OPAQUE(IPPROTO_UDP, 1) }, 0, PARSED },
 		{ "last fragment, no payload",
 		  { IPV4(5, OFF(8)), OPAQUE(IPPROTO_TCP, 0) }, 0, PARSED },
-		{ "first fragment, TCP cut", { IPV4(5, MF), TCP(5) }, 1, UNPARSED },
-		{ "first fragment, 8 bytes of TCP",
-		  { IPV4(5, MF), TCP(5) }, 12, UNPARSED },
-		{ "TCP header cut", { IPV4(5, 0), TCP(5) }, 1, UNPARSED },
-		{ "TCP doff 4", { IPV4(5, 0), TCP(4), DATA(20) }, 0, UNPARSED },
-		{ "TCP doff 0", { IPV4(5, 0), TCP(0), DATA(20) }, 0, UNPARSED },
-		{ "TCP options cut", { IPV4(5, 0), TCP(8) }, 1, UNPARSED },
-		{ "UDP header cut", { IPV4(5, 0), UDP }, 1, UNPARSED },
-		{ "ICMP header cut", { IPV4(5, 0), ICMP(8) }, 1, UNPARSED },
+		/* The ports are read whenever their 4 bytes are there. */
+		{ "first fragment, TCP cut", { IPV4(5, MF), TCP(5) }, 1, PARSED },
+		{ "first fragment, 8 bytes of TCP in the frame",
+		  { IPV4(5, MF), TCP(5) }, 12, PARSED },
+		{ "first fragment of 8 bytes of TCP",
+		  { IPV4(5, MF), OPAQUE(IPPROTO_TCP, 8) }, 0, PARSED },
+		{ "first fragment of 4 bytes of UDP",
+		  { IPV4(5, MF), OPAQUE(IPPROTO_UDP, 4) }, 0, PARSED },
+		{ "TCP header cut", { IPV4(5, 0), TCP(5) }, 1, PARSED },
+		{ "TCP doff 4", { IPV4(5, 0), TCP(4), DATA(20) }, 0, PARSED },
+		{ "TCP doff 0", { IPV4(5, 0), TCP(0), DATA(20) }, 0, PARSED },
+		{ "TCP options cut", { IPV4(5, 0), TCP(8) }, 1, PARSED },
+		{ "UDP header cut", { IPV4(5, 0), UDP }, 1, PARSED },
+		{ "ICMP header cut", { IPV4(5, 0), ICMP(8) }, 1, PARSED },
+		/* Without them: truncated, or a tiny first fragment. */
 		{ "no TCP header", { IPV4(5, 0), OPAQUE(IPPROTO_TCP, 0) },
-		  0, UNPARSED },
+		  0, CUT },
+		{ "3 bytes of UDP", { IPV4(5, 0), OPAQUE(IPPROTO_UDP, 3) },
+		  0, CUT },
+		{ "ports cut by the frame", { IPV4(5, 0), TCP(5) }, 17, CUT },
+		{ "first fragment of 3 bytes of TCP",
+		  { IPV4(5, MF), OPAQUE(IPPROTO_TCP, 3) }, 0, TINY },
+		{ "first fragment without UDP",
+		  { IPV4(5, MF), OPAQUE(IPPROTO_UDP, 0) }, 0, TINY },
+		{ "first fragment of 1 byte of ICMP",
+		  { IPV4(5, MF), OPAQUE(IPPROTO_ICMP, 1) }, 0, TINY },
+		{ "first fragment without GRE: no ports to hide",
+		  { IPV4(5, MF), OPAQUE(IPPROTO_GRE, 0) }, 0, PARSED },
 	};
 
 	EXPECT_SHAPES(shapes);
@@ -674,10 +726,10 @@ TEST_F(xdp, ipv6_shapes)
 		    DSTOPTS(0), DSTOPTS(0), UDP }, 0, PARSED },
 		{ "six extension headers, then a fragment header",
 		  { IPV6(64), HOPOPTS(0), DSTOPTS(0), ROUTING(0), DSTOPTS(0),
-		    DSTOPTS(0), DSTOPTS(0), FRAG6(0, 1), UDP }, 0, UNPARSED },
+		    DSTOPTS(0), DSTOPTS(0), FRAG6(0, 1), UDP }, 0, DEEP },
 		{ "seven extension headers, UDP",
 		  { IPV6(64), HOPOPTS(0), DSTOPTS(0), ROUTING(0), DSTOPTS(0),
-		    DSTOPTS(0), DSTOPTS(0), DSTOPTS(0), UDP }, 0, UNPARSED },
+		    DSTOPTS(0), DSTOPTS(0), DSTOPTS(0), UDP }, 0, DEEP },
 		{ "first fragment, TCP", { IPV6(64), FRAG6(0, 1), TCP(5) },
 		  0, PARSED },
 		{ "atomic fragment, UDP", { IPV6(64), FRAG6(0, 0), UDP },
@@ -701,23 +753,126 @@ TEST_F(xdp, ipv6_shapes)
 		  0, PARSED },
 		{ "ICMP (v4) in IPv6, not read", { IPV6(64), OPAQUE(IPPROTO_ICMP, 0) },
 		  0, PARSED },
-		{ "hop-by-hop header cut", { IPV6(64), HOPOPTS(0) }, 1, UNPARSED },
-		{ "hop-by-hop header, 1 byte", { IPV6(64), HOPOPTS(0) },
-		  7, UNPARSED },
+		{ "hop-by-hop header cut", { IPV6(64), HOPOPTS(0) }, 1, CUT },
+		{ "hop-by-hop header, 1 byte", { IPV6(64), HOPOPTS(0) }, 7, CUT },
 		{ "routing header longer than the frame",
-		  { IPV6(64), ROUTING(2), TCP(5) }, 21, UNPARSED },
+		  { IPV6(64), ROUTING(2), TCP(5) }, 21, CUT },
+		{ "routing header longer than the datagram",
+		  { IPV6(64), OPAQUE(IPPROTO_ROUTING, 4) }, 0, CUT },
 		{ "fragment header cut", { IPV6(64), FRAG6(0, 1), UDP },
-		  UDP_HLEN + 1, UNPARSED },
+		  UDP_HLEN + 1, CUT },
 		{ "later fragment header cut",
-		  { IPV6(64), FRAG6(8, 1), OPAQUE(IPPROTO_UDP, 0) }, 1, UNPARSED },
-		{ "TCP header cut", { IPV6(64), HOPOPTS(0), TCP(5) }, 1, UNPARSED },
-		{ "TCP doff 4", { IPV6(64), TCP(4), DATA(20) }, 0, UNPARSED },
-		{ "TCP options cut", { IPV6(64), TCP(6) }, 1, UNPARSED },
-		{ "UDP header cut", { IPV6(64), FRAG6(0, 1), UDP }, 1, UNPARSED },
-		{ "ICMPv6 header cut", { IPV6(64), ICMP6(128) }, 1, UNPARSED },
+		  { IPV6(64), FRAG6(8, 1), OPAQUE(IPPROTO_UDP, 0) }, 1, CUT },
+		{ "TCP header cut", { IPV6(64), HOPOPTS(0), TCP(5) }, 1, PARSED },
+		{ "TCP doff 4", { IPV6(64), TCP(4), DATA(20) }, 0, PARSED },
+		{ "TCP doff 15 in a 20-byte datagram",
+		  { IPV6(64), TCPN(15, 20) }, 0, PARSED },
+		{ "TCP options cut", { IPV6(64), TCP(6) }, 1, PARSED },
+		{ "UDP header cut", { IPV6(64), FRAG6(0, 1), UDP }, 1, PARSED },
+		{ "ICMPv6 header cut", { IPV6(64), ICMP6(128) }, 1, PARSED },
+		{ "first fragment of 2 bytes of TCP",
+		  { IPV6(64), FRAG6(0, 1), OPAQUE(IPPROTO_TCP, 2) }, 0, TINY },
+		{ "first fragment ending inside its extension headers",
+		  { IPV6(64), FRAG6(0, 1), OPAQUE(IPPROTO_DSTOPTS, 4) }, 0, TINY },
 	};
 
 	EXPECT_SHAPES(shapes);
+}
+
+/*
+ * The TC program on @f: its verdict, or -errno. BPF_PROG_TEST_RUN builds
+ * an skb whose data is all linear, so the program's second pull has
+ * nothing to pull here; what this shows is that the parser follows the
+ * headers far past TC_PULL_LEN and that the verdicts are the XDP
+ * program's.
+ */
+static int run_tc(FIXTURE_DATA(xdp) *self, const struct frame *f)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		.data_in = f->data,
+		.data_size_in = f->len,
+		.repeat = 1,
+	);
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(self->skel->progs.cfilter_tc),
+				   &opts))
+		return -errno;
+	return opts.retval;
+}
+
+TEST_F(xdp, tc_follows_headers_past_its_first_pull)
+{
+	static const struct {
+		struct shape shape;
+		int blocked, other;	/* TC verdicts */
+	} cases[] = {
+		{ { "1 KiB of destination options, UDP",
+		    { IPV6(64), DSTOPTS(127), UDP }, 0, PARSED },
+		  TC_ACT_SHOT, TC_ACT_OK },
+		{ { "hop-by-hop, 2 KiB of destination options, TCP",
+		    { VLAN_Q, IPV6(64), HOPOPTS(0), DSTOPTS(255), TCP(5) },
+		    0, PARSED },
+		  TC_ACT_SHOT, TC_ACT_OK },
+		{ { "seven extension headers",
+		    { IPV6(64), HOPOPTS(0), DSTOPTS(0), ROUTING(0), DSTOPTS(0),
+		      DSTOPTS(0), DSTOPTS(0), DSTOPTS(0), UDP }, 0, DEEP },
+		  TC_ACT_SHOT, TC_ACT_SHOT },
+		{ { "first fragment of 3 bytes of TCP",
+		    { IPV4(5, MF), TCPN(5, 3) }, 0, TINY },
+		  TC_ACT_SHOT, TC_ACT_SHOT },
+		{ { "three VLAN tags",
+		    { VLAN_AD, VLAN_Q, VLAN_Q, IPV4(5, 0), UDP }, 0, DEEP_L2 },
+		  TC_ACT_SHOT, TC_ACT_SHOT },
+	};
+	struct frame f;
+	size_t i;
+
+	ASSERT_EQ(0, cf_key(self->dev, CFILTER_IOC_ADD, AF_INET, BLOCKED4));
+	ASSERT_EQ(0, cf_key(self->dev, CFILTER_IOC_ADD, AF_INET6, BLOCKED6));
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		f = build(&cases[i].shape, true);
+		EXPECT_EQ(cases[i].blocked, run_tc(self, &f))
+			TH_LOG("%s, blocked source", cases[i].shape.name);
+		f = build(&cases[i].shape, false);
+		EXPECT_EQ(cases[i].other, run_tc(self, &f))
+			TH_LOG("%s, unblocked source", cases[i].shape.name);
+	}
+}
+
+/*
+ * Blocked sources behind 0 to CFILTER_MAX_EXT_HDRS + 6 destination options
+ * headers are dropped whatever the count: the addresses come first. Past
+ * the bound, an unblocked source is dropped too, by policy.
+ */
+TEST_F(xdp, extension_header_counts_up_to_and_past_the_bound)
+{
+	struct shape s = { .name = "" };
+	struct frame f;
+	char what[96];
+	unsigned int n, i;
+	int b;
+
+	ASSERT_EQ(0, cf_key(self->dev, CFILTER_IOC_ADD, AF_INET6, BLOCKED6));
+	for (n = 0; n <= CFILTER_MAX_EXT_HDRS + 6; n++) {
+		memset(s.layers, 0, sizeof(s.layers));
+		s.layers[0] = (struct layer)IPV6(64);
+		for (i = 0; i < n && i + 2 < ARRAY_SIZE(s.layers); i++)
+			s.layers[1 + i] = (struct layer)DSTOPTS(0);
+		s.layers[1 + i] = (struct layer)UDP;
+		ASSERT_EQ(n, i) TH_LOG("room for %u headers only", i);
+		for (b = 0; b < 2; b++) {
+			f = build(&s, b);
+			snprintf(what, sizeof(what), "%u destination options headers, %s source",
+				 n, b ? "blocked" : "unblocked");
+			if (b)
+				EXPECT_DROP(&f, f.len, what);
+			else if (n <= CFILTER_MAX_EXT_HDRS)
+				EXPECT_PASS(&f, f.len, what);
+			else
+				expect_verdict(_metadata, self, &f, f.len, XDP_DROP,
+					       CFILTER_STAT_DROP_DEEP, what);
+		}
+	}
 }
 
 /*
@@ -743,8 +898,10 @@ TEST_F(xdp, neighbour_discovery_shapes)
 		  { IPV6(255), FRAG6(0, 1), ICMP6(135), DATA(16) }, 0, PARSED },
 		{ "neighbour solicitation, later fragment",
 		  { IPV6(255), FRAG6(8, 0), ICMP6(135) }, 0, PARSED },
-		{ "neighbour solicitation, ICMPv6 header cut",
-		  { IPV6(255), ICMP6(135) }, 4, UNPARSED },
+		{ "neighbour solicitation, ICMPv6 header cut after its type",
+		  { IPV6(255), ICMP6(135) }, 4, EXEMPT },
+		{ "neighbour solicitation, ICMPv6 header cut before its code",
+		  { IPV6(255), ICMP6(135) }, 7, CUT },
 		{ "MLD done (132)", { IPV6(255), ICMP6(132) }, 0, PARSED },
 		{ "router renumbering (138)", { IPV6(255), ICMP6(138) },
 		  0, PARSED },
@@ -760,26 +917,31 @@ TEST_F(xdp, neighbour_discovery_shapes)
 }
 
 /*
- * Every cut of one frame: before @hdr_end, the end of the last header the
- * parser reads, the frame is unparsed; from there on (the rest is
- * payload) it is matched.
+ * Every cut of one frame: before the IP header's addresses end, the frame
+ * is unparsed; from there, a blocked source is dropped; an unblocked one is
+ * unparsed (a truncated frame) until the ports are whole, then passed.
  */
 static void expect_every_cut(struct __test_metadata *_metadata,
-			     FIXTURE_DATA(xdp) *self, const struct shape *s,
-			     unsigned int tcp_doff)
+			     FIXTURE_DATA(xdp) *self, const struct shape *s)
 {
 	struct frame blocked = build(s, true), other = build(s, false);
-	unsigned int hdr_end = blocked.l4 + tcp_doff * 4, len;
+	unsigned int addr_end, ports_end, len;
 	char what[128];
 
+	addr_end = blocked.l3 + (blocked.family == AF_INET6 ?
+				 sizeof(struct ipv6hdr) : sizeof(struct iphdr));
+	ports_end = blocked.l4 + 2 * sizeof(__be16);
 	ASSERT_EQ(0, cf_key(self->dev, CFILTER_IOC_ADD, AF_INET, BLOCKED4));
 	ASSERT_EQ(0, cf_key(self->dev, CFILTER_IOC_ADD, AF_INET6, BLOCKED6));
-	ASSERT_LT(hdr_end, blocked.len);
+	ASSERT_LT(ports_end, blocked.len);
 	for (len = 0; len <= blocked.len; len++) {
-		snprintf(what, sizeof(what), "%s cut at %u of %u (headers end at %u)",
-			 s->name, len, blocked.len, hdr_end);
-		if (len < hdr_end) {
+		snprintf(what, sizeof(what), "%s cut at %u of %u (addresses end at %u, ports at %u)",
+			 s->name, len, blocked.len, addr_end, ports_end);
+		if (len < addr_end) {
 			EXPECT_UNPARSED(&blocked, len, what);
+			EXPECT_UNPARSED(&other, len, what);
+		} else if (len < ports_end) {
+			EXPECT_DROP(&blocked, len, what);
 			EXPECT_UNPARSED(&other, len, what);
 		} else {
 			EXPECT_DROP(&blocked, len, what);
@@ -796,7 +958,7 @@ TEST_F(xdp, every_cut_of_vlan_ipv6_ext_chain_tcp)
 			    FRAG6(0, 1), TCP(8), DATA(16) },
 	};
 
-	expect_every_cut(_metadata, self, &s, 8);
+	expect_every_cut(_metadata, self, &s);
 }
 
 TEST_F(xdp, every_cut_of_ipv4_options_tcp)
@@ -806,7 +968,7 @@ TEST_F(xdp, every_cut_of_ipv4_options_tcp)
 		.layers = { IPV4(8, 0), TCP(6), DATA(16) },
 	};
 
-	expect_every_cut(_metadata, self, &s, 6);
+	expect_every_cut(_metadata, self, &s);
 }
 
 /*
@@ -854,12 +1016,7 @@ static void expect_len_shapes(struct __test_metadata *_metadata,
 				 "%s (IP length %u short, %u bytes of padding), %s source",
 				 s->name, shapes[i].ip_short, shapes[i].pad,
 				 b ? "blocked" : "unblocked");
-			if (s->outcome == UNPARSED)
-				EXPECT_UNPARSED(&f, f.len, what);
-			else if (b)
-				EXPECT_DROP(&f, f.len, what);
-			else
-				EXPECT_PASS(&f, f.len, what);
+			expect_outcome(_metadata, self, &f, s->outcome, b, what);
 		}
 	}
 }
@@ -878,24 +1035,29 @@ TEST_F(xdp, ipv4_total_length_bounds_l4)
 		  0, 6 },
 		{ { "UDP, payload cut by tot_len", { IPV4(5, 0), UDP, DATA(10) },
 		    0, PARSED }, 10, 8 },
+		/* The ports are in: the rest of the header need not be. */
 		{ { "UDP header ends past tot_len", { IPV4(5, 0), UDP },
-		    0, UNPARSED }, 1, 0 },
+		    0, PARSED }, 1, 0 },
 		{ { "tot_len of the IP header alone, UDP in the padding",
-		    { IPV4(5, 0), UDP }, 0, UNPARSED }, UDP_HLEN, 18 },
+		    { IPV4(5, 0), UDP }, 0, CUT }, UDP_HLEN, 18 },
 		{ { "TCP header ends past tot_len", { IPV4(5, 0), TCP(5) },
-		    0, UNPARSED }, 1, 0 },
+		    0, PARSED }, 1, 0 },
 		{ { "tot_len of the IP header alone, TCP in the frame",
-		    { IPV4(5, 0), TCP(5) }, 0, UNPARSED }, 20, 0 },
+		    { IPV4(5, 0), TCP(5) }, 0, CUT }, 20, 0 },
+		{ { "3 bytes of TCP in the datagram, the rest in the frame",
+		    { IPV4(5, 0), TCP(5) }, 0, CUT }, 17, 0 },
+		{ { "first fragment of 3 bytes of TCP, the rest in the frame",
+		    { IPV4(5, MF), TCP(5) }, 0, TINY }, 17, 0 },
 		{ { "TCP options end past tot_len", { IPV4(5, 0), TCP(8) },
-		    0, UNPARSED }, 4, 0 },
+		    0, PARSED }, 4, 0 },
 		{ { "ICMP header ends past tot_len", { IPV4(5, 0), ICMP(8) },
-		    0, UNPARSED }, 1, 0 },
+		    0, PARSED }, 1, 0 },
 		{ { "IP options end past tot_len", { IPV4(6, 0), UDP },
-		    0, UNPARSED }, UDP_HLEN + 1, 0 },
+		    0, NOT_IP }, UDP_HLEN + 1, 0 },
 		{ { "IP options, UDP ends past tot_len", { IPV4(6, 0), UDP },
-		    0, UNPARSED }, 1, 0 },
+		    0, PARSED }, 1, 0 },
 		{ { "first fragment, TCP ends past tot_len",
-		    { IPV4(5, MF), TCP(5), DATA(8) }, 0, UNPARSED }, 9, 0 },
+		    { IPV4(5, MF), TCP(5), DATA(8) }, 0, PARSED }, 9, 0 },
 		{ { "non-first fragment of the header alone, UDP not read",
 		    { IPV4(5, OFF(8)), OPAQUE(IPPROTO_UDP, 8) }, 0, PARSED },
 		  8, 0 },
@@ -913,57 +1075,69 @@ TEST_F(xdp, ipv6_payload_length_bounds_l4)
 		  0, 4 },
 		{ { "TCP, payload cut by payload_len",
 		    { IPV6(64), TCP(5), DATA(12) }, 0, PARSED }, 12, 0 },
+		/* The ports, or the ICMPv6 type, are in: that is enough. */
 		{ { "TCP header ends past payload_len", { IPV6(64), TCP(5) },
-		    0, UNPARSED }, 1, 0 },
-		{ { "payload_len 8, TCP", { IPV6(64), TCP(5) }, 0, UNPARSED },
+		    0, PARSED }, 1, 0 },
+		{ { "payload_len 8, TCP", { IPV6(64), TCP(5) }, 0, PARSED },
 		  12, 0 },
 		{ { "TCP options end past payload_len", { IPV6(64), TCP(6) },
-		    0, UNPARSED }, 4, 0 },
+		    0, PARSED }, 4, 0 },
 		{ { "UDP header ends past payload_len", { IPV6(64), UDP },
-		    0, UNPARSED }, 1, 4 },
+		    0, PARSED }, 1, 4 },
 		{ { "payload_len 0, UDP in the frame", { IPV6(64), UDP },
-		    0, UNPARSED }, UDP_HLEN, 0 },
+		    0, CUT }, UDP_HLEN, 0 },
 		{ { "ICMPv6 header ends past payload_len",
-		    { IPV6(64), ICMP6(128) }, 0, UNPARSED }, 1, 0 },
+		    { IPV6(64), ICMP6(128) }, 0, PARSED }, 1, 0 },
 		{ { "neighbour solicitation, payload_len 4",
-		    { IPV6(255), ICMP6(135), DATA(16) }, 0, UNPARSED }, 20, 0 },
+		    { IPV6(255), ICMP6(135), DATA(16) }, 0, EXEMPT }, 20, 0 },
 		{ { "destination options end past payload_len",
-		    { IPV6(64), DSTOPTS(1), UDP }, 0, UNPARSED },
+		    { IPV6(64), DSTOPTS(1), UDP }, 0, CUT },
 		  UDP_HLEN + 1, 0 },
 		{ { "fragment header ends past payload_len",
-		    { IPV6(64), DSTOPTS(0), FRAG6(0, 1), UDP }, 0, UNPARSED },
+		    { IPV6(64), DSTOPTS(0), FRAG6(0, 1), UDP }, 0, CUT },
 		  UDP_HLEN + 1, 0 },
 		{ { "UDP after a fragment header ends past payload_len",
-		    { IPV6(64), FRAG6(0, 1), UDP }, 0, UNPARSED }, 1, 0 },
+		    { IPV6(64), FRAG6(0, 1), UDP }, 0, PARSED }, 1, 0 },
+		{ { "first fragment, 1 byte of UDP in the datagram",
+		    { IPV6(64), FRAG6(0, 1), UDP }, 0, TINY }, 7, 0 },
 		{ { "payload_len 0, no next header",
 		    { IPV6(64), OPAQUE(IPPROTO_NONE, 8) }, 0, PARSED }, 8, 0 },
 		{ { "jumbogram (payload_len 0, hop-by-hop), UDP",
 		    { IPV6(64), HOPOPTS(0), UDP }, 0, PARSED }, 16, 0 },
 		{ { "jumbogram, TCP cut by the frame",
-		    { IPV6(64), HOPOPTS(0), TCP(5) }, 1, UNPARSED }, 27, 0 },
+		    { IPV6(64), HOPOPTS(0), TCP(5) }, 1, PARSED }, 27, 0 },
+		{ { "jumbogram, TCP ports cut by the frame",
+		    { IPV6(64), HOPOPTS(0), TCP(5) }, 17, CUT }, 27, 0 },
 		{ { "payload_len 0 after a destination options header",
-		    { IPV6(64), DSTOPTS(0), UDP }, 0, UNPARSED }, 16, 0 },
+		    { IPV6(64), DSTOPTS(0), UDP }, 0, CUT }, 16, 0 },
 	};
 
 	EXPECT_LEN_SHAPES(shapes);
 }
 
 /*
- * Every IP length of one whole frame: a datagram declared to end before
- * @hdr_end, the end of the last header the parser reads, is truncated
- * however many bytes the frame holds; from there on it is matched.
+ * Every length the IP header may declare for one frame: shorter than the
+ * IP header itself, the packet is malformed (unparsed); from there a
+ * blocked source is dropped. An unblocked one is dropped as a tiny
+ * fragment if the datagram ends after its first-fragment header (which
+ * ends at @frag_end, 0 if none) but before the ports, unparsed if it ends
+ * before them otherwise, and passed once they are whole.
  */
 static void expect_every_ip_len(struct __test_metadata *_metadata,
 				FIXTURE_DATA(xdp) *self, const struct shape *s,
-				unsigned int tcp_doff)
+				unsigned int frag_end)
 {
 	struct frame blocked = build(s, true), other = build(s, false);
-	unsigned int hdr_end = blocked.l4 + tcp_doff * 4, end, first;
+	unsigned int addr_end, ports_end, end, first;
 	char what[128];
 
 	ASSERT_EQ(0, cf_key(self->dev, CFILTER_IOC_ADD, AF_INET, BLOCKED4));
 	ASSERT_EQ(0, cf_key(self->dev, CFILTER_IOC_ADD, AF_INET6, BLOCKED6));
-	ASSERT_LT(hdr_end, blocked.len);
+	/* IPv4's tot_len covers its options; IPv6's payload_len does not. */
+	addr_end = blocked.family == AF_INET6 ?
+		   blocked.l3 + sizeof(struct ipv6hdr) : blocked.l4;
+	ports_end = blocked.l4 + 2 * sizeof(__be16);
+	ASSERT_LT(ports_end, blocked.len);
 	/* An IPv6 length field cannot declare less than its own header. */
 	first = blocked.l3 + (blocked.family == AF_INET6 ?
 			      sizeof(struct ipv6hdr) : 0);
@@ -971,15 +1145,21 @@ static void expect_every_ip_len(struct __test_metadata *_metadata,
 		set_ip_end(&blocked, end);
 		set_ip_end(&other, end);
 		snprintf(what, sizeof(what),
-			 "%s, datagram ends at %u of %u (headers end at %u)",
-			 s->name, end, blocked.len, hdr_end);
-		if (end < hdr_end) {
+			 "%s, datagram ends at %u of %u (ports end at %u)",
+			 s->name, end, blocked.len, ports_end);
+		if (end < addr_end) {
 			EXPECT_UNPARSED(&blocked, blocked.len, what);
 			EXPECT_UNPARSED(&other, other.len, what);
-		} else {
-			EXPECT_DROP(&blocked, blocked.len, what);
-			EXPECT_PASS(&other, other.len, what);
+			continue;
 		}
+		EXPECT_DROP(&blocked, blocked.len, what);
+		if (end >= ports_end)
+			EXPECT_PASS(&other, other.len, what);
+		else if (frag_end && end >= frag_end)
+			expect_verdict(_metadata, self, &other, other.len,
+				       XDP_DROP, CFILTER_STAT_DROP_FRAG, what);
+		else
+			EXPECT_UNPARSED(&other, other.len, what);
 	}
 }
 
@@ -990,7 +1170,7 @@ TEST_F(xdp, every_ip_len_of_ipv4_options_tcp)
 		.layers = { IPV4(8, 0), TCP(6), DATA(16) },
 	};
 
-	expect_every_ip_len(_metadata, self, &s, 6);
+	expect_every_ip_len(_metadata, self, &s, 0);
 }
 
 /* No hop-by-hop header first: payload_len 0 would make it a jumbogram. */
@@ -1002,7 +1182,8 @@ TEST_F(xdp, every_ip_len_of_vlan_ipv6_ext_chain_tcp)
 			    FRAG6(0, 1), TCP(8), DATA(16) },
 	};
 
-	expect_every_ip_len(_metadata, self, &s, 8);
+	/* The fragment header ends where TCP starts. */
+	expect_every_ip_len(_metadata, self, &s, build(&s, false).l4);
 }
 
 /*
@@ -1096,7 +1277,8 @@ static void expect_key_cases(struct __test_metadata *_metadata,
 		bool drop = c->stat == CFILTER_STAT_DROP_SRC ||
 			    c->stat == CFILTER_STAT_DROP_DST ||
 			    c->stat == CFILTER_STAT_DROP_FLOW ||
-			    c->stat == CFILTER_STAT_DROP_PREFIX;
+			    c->stat == CFILTER_STAT_DROP_PREFIX ||
+			    c->stat == CFILTER_STAT_DROP_FRAG;
 
 		use_program(self, c->match_dst);
 		ASSERT_EQ(0, ioctl(self->dev, CFILTER_IOC_CLEAR));
@@ -1128,6 +1310,7 @@ static void expect_key_cases(struct __test_metadata *_metadata,
 #define DROP_FLOW	CFILTER_STAT_DROP_FLOW
 #define ALLOWED		CFILTER_STAT_ALLOWED
 #define DROP_PREFIX	CFILTER_STAT_DROP_PREFIX
+#define DROP_FRAG	CFILTER_STAT_DROP_FRAG
 
 TEST_F_TIMEOUT(xdp, destination_keys, KEY_CASES_TIMEOUT)
 {
@@ -1174,6 +1357,15 @@ TEST_F_TIMEOUT(xdp, flow_keys, KEY_CASES_TIMEOUT)
 		  { IPV4(5, 0), ICMP(8) }, false, PASS_ },
 		{ "tcp4 first fragment", { K_FLOW4(IPPROTO_TCP, 40000, 80) },
 		  { IPV4(5, MF), TCP(5), DATA(8) }, false, DROP_FLOW },
+		/* The ports are the first 4 bytes: a fragment with them hides nothing. */
+		{ "tcp4 first fragment of 8 bytes", { K_FLOW4(IPPROTO_TCP, 40000, 80) },
+		  { IPV4(5, MF), TCPN(5, 8) }, false, DROP_FLOW },
+		{ "udp4 first fragment of 4 bytes", { K_FLOW4(IPPROTO_UDP, 40000, 53) },
+		  { IPV4(5, MF), UDPN(4) }, false, DROP_FLOW },
+		{ "tcp4 first fragment of 3 bytes", { K_FLOW4(IPPROTO_TCP, 40000, 80) },
+		  { IPV4(5, MF), TCPN(5, 3) }, false, DROP_FRAG },
+		{ "tcp4 first fragment of 3 bytes, no flow keys", { K_DST4(D4) },
+		  { IPV4(5, MF), TCPN(5, 3) }, false, DROP_FRAG },
 		{ "tcp4 non-first fragment", { K_FLOW4(IPPROTO_TCP, 40000, 80) },
 		  { IPV4(5, OFF(8)), TCP(5) }, false, PASS_ },
 		{ "udp4 last fragment", { K_FLOW4(IPPROTO_UDP, 40000, 53) },
@@ -1194,6 +1386,13 @@ TEST_F_TIMEOUT(xdp, flow_keys, KEY_CASES_TIMEOUT)
 		  { IPV6(64), ICMP6(128) }, false, PASS_ },
 		{ "udp6 first fragment", { K_FLOW6(IPPROTO_UDP, 40000, 53) },
 		  { IPV6(64), FRAG6(0, 1), UDP, DATA(8) }, false, DROP_FLOW },
+		{ "tcp6 first fragment of 8 bytes", { K_FLOW6(IPPROTO_TCP, 40000, 80) },
+		  { IPV6(64), FRAG6(0, 1), TCPN(5, 8) }, false, DROP_FLOW },
+		{ "tcp6 doff 15 in a 20-byte datagram",
+		  { K_FLOW6(IPPROTO_TCP, 40000, 80) },
+		  { IPV6(64), TCPN(15, 20) }, false, DROP_FLOW },
+		{ "udp6 first fragment of 2 bytes", { K_FLOW6(IPPROTO_UDP, 40000, 53) },
+		  { IPV6(64), FRAG6(0, 1), UDPN(2) }, false, DROP_FRAG },
 		{ "udp6 non-first fragment", { K_FLOW6(IPPROTO_UDP, 40000, 53) },
 		  { IPV6(64), FRAG6(8, 0), UDP }, false, PASS_ },
 		{ "icmp6 non-first fragment", { K_FLOW6(IPPROTO_ICMPV6, 128, 0) },

@@ -337,10 +337,17 @@ enum cfilter_stat {
 	CFILTER_STAT_DROP_FLOW	= 4,	/* 5-tuple blocked: XDP_DROP */
 	CFILTER_STAT_ALLOWED	= 5,	/* blocked but exempt source: XDP_PASS */
 	CFILTER_STAT_DROP_PREFIX = 6,	/* source or destination prefix: XDP_DROP */
-	CFILTER_STAT_DROP_DEEP	= 7,	/* headers past the parser's bound: XDP_DROP */
+	CFILTER_STAT_DROP_DEEP	= 7,	/* headers past the bounds below: XDP_DROP */
 	CFILTER_STAT_DROP_FRAG	= 8,	/* first fragment without its ports: XDP_DROP */
 	__CFILTER_STAT_MAX,
 };
+
+/*
+ * How deep the programs follow headers: a frame with more VLAN tags, or an
+ * IPv6 packet with more extension headers, is CFILTER_STAT_DROP_DEEP.
+ */
+#define CFILTER_MAX_VLAN_TAGS	2
+#define CFILTER_MAX_EXT_HDRS	6
 
 /**
  * struct cfilter_match_req - argument of CFILTER_IOC_MATCH
