@@ -72,6 +72,36 @@ static int iface_index(const char *ifname, unsigned int *ifindex)
 	return CF_SYSTEM;
 }
 
+/* ARPHRD_ETHER of <linux/if_arp.h>, which clashes with libc's headers. */
+#define LINK_TYPE_ETHER	1
+
+/*
+ * The programs parse Ethernet frames: on a link without Ethernet headers
+ * (loopback, tun, WireGuard) they would read an IP header as one and pass
+ * everything unparsed. Refused; a link whose type cannot be read is let be.
+ * Returns enum cf_exit.
+ */
+static int check_ethernet(const char *ifname)
+{
+	unsigned int type;
+	char path[64];
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/type", ifname);
+	f = fopen(path, "r");
+	if (!f)
+		return CF_OK;
+	n = fscanf(f, "%u", &type);
+	fclose(f);
+	if (n != 1 || type == LINK_TYPE_ETHER)
+		return CF_OK;
+	cf_err("%s is not an Ethernet link (link type %u%s): cfilter parses Ethernet frames; attach it to the Ethernet device the traffic arrives on",
+	       ifname, type, type == 772 ? ", loopback" :
+	       type == 65534 ? ", no link-layer header: tun, WireGuard" : "");
+	return CF_USAGE;
+}
+
 /*
  * A pinned object with our path but another shape (an older cfctl, a stray
  * pin) would be read or written with the wrong layout: refuse it.
@@ -437,6 +467,9 @@ int xdp_attach(const char *ifname, enum cf_xdp_mode mode, bool match_dst,
 	int map_fd, err, ret;
 
 	ret = iface_index(ifname, &ifindex);
+	if (ret != CF_OK)
+		return ret;
+	ret = check_ethernet(ifname);
 	if (ret != CF_OK)
 		return ret;
 	set_verbose(verbose);

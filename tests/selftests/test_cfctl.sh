@@ -249,9 +249,14 @@ expect "detach from unknown interface: exit 2, named" 2 -e nosuchif0 -- \
 expect "attach $VETH: exit 0" 0 -- "$CFCTL" attach "$VETH" --mode generic
 expect "attach twice: exit 3, says detach" 3 -e detach -- \
 	"$CFCTL" attach "$VETH" --mode generic
+for mode in generic tc; do
+	expect "attach to lo (-m $mode): exit 2, not an Ethernet link" 2 \
+		-e "lo is not an Ethernet link (link type 772, loopback)" -- \
+		"$CFCTL" attach lo --mode "$mode"
+done
 expect "stats: exit 0" 0 -o dropped_src -- "$CFCTL" stats
 for counter in passed allowed dropped_src dropped_dst dropped_flow \
-	dropped_prefix unparsed; do
+	dropped_prefix dropped_tiny_fragment dropped_deep_headers unparsed; do
 	expect "stats: $counter is a number" 0 -- \
 		test -n "$(stat_value $counter)"
 done
