@@ -12,6 +12,7 @@
 #define cuckoo_delete		cuckoo_nov_delete
 #define cuckoo_clear		cuckoo_nov_clear
 #define cuckoo_list		cuckoo_nov_list
+#define cuckoo_list_gen		cuckoo_nov_list_gen
 #define cuckoo_contains		cuckoo_nov_contains
 #define cuckoo_get_stats	cuckoo_nov_get_stats
 #define cuckoo_raw_bytes	cuckoo_nov_raw_bytes
