@@ -26,6 +26,7 @@
 #include <linux/cfilter.h>
 
 #include "reload.h"
+#include "xorshift.h"
 #include "kselftest_harness.h"
 
 #define NOBODY		65534
@@ -39,16 +40,6 @@ static const unsigned long cmds[] = {
 	CFILTER_IOC_TYPE_INFO, CFILTER_IOC_MATCH, CFILTER_IOC_DUMP,
 	CFILTER_IOC_RESTORE,
 };
-
-static __u64 rng_state;
-
-static __u64 rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
 
 /* A pointer the kernel may be handed: ours, NULL, unmapped, kernel. */
 static __u64 any_pointer(void *data)

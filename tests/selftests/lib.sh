@@ -200,6 +200,26 @@ has_xdp()
 	"$IP" link show dev "$1" | grep -q "prog/xdp"
 }
 
+# within SECS CMD...: runs CMD about every half second until it succeeds,
+# for at most SECS seconds; its output is discarded.
+within()
+{
+	_limit=$(($1 * 2))
+	shift
+	_i=0
+	until "$@" >/dev/null 2>&1; do
+		_i=$((_i + 1))
+		[ "$_i" -ge "$_limit" ] && return 1
+		sleep 0.5
+	done
+}
+
+# not CMD...: succeeds if CMD fails (for within, which runs one command).
+not()
+{
+	! "$@"
+}
+
 # in_debian CMD...: runs CMD in the guest's Debian root (vm-run.sh
 # VM_DEBIAN=1), with a clean environment.
 in_debian()

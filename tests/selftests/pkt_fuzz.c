@@ -35,6 +35,7 @@
 #include "kselftest_harness.h"
 #include "xdp_packets.h"
 #include "ref_parse.h"
+#include "xorshift.h"
 
 #define BLOCKED4	"192.0.2.2"
 #define OTHER4		"192.0.2.3"
@@ -45,16 +46,6 @@
 /* A blocked TCP flow: OTHER4:40000 -> IPV4_DADDR:80 (put_tcp's ports). */
 #define FLOW_SPORT	40000
 #define FLOW_DPORT	80
-
-static __u64 rng_state;
-
-static __u64 rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
 
 static int add_key(int fd, const struct cfilter_key *key)
 {

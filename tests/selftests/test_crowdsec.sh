@@ -25,19 +25,6 @@ cs_cleanup()
 }
 trap cs_cleanup EXIT
 
-# within SECS CMD...: CMD succeeds within about SECS seconds.
-within()
-{
-	_limit=$(($1 * 2))
-	shift
-	_i=0
-	until "$@" >/dev/null 2>&1; do
-		_i=$((_i + 1))
-		[ "$_i" -ge "$_limit" ] && return 1
-		sleep 0.5
-	done
-}
-
 # Does the bouncer run, and the wrapper's command under it? (The guest has
 # no pgrep.)
 bouncer_feeding()
@@ -47,11 +34,6 @@ bouncer_feeding()
 		tr '\0' ' ' <"$_p/cmdline" 2>/dev/null
 		echo
 	done | grep -q '^/usr/sbin/cfctl crowdsec $'
-}
-
-not()
-{
-	! "$@"
 }
 
 # What the package's postinst does, less the Central API (no network

@@ -19,25 +19,6 @@ f2b_cleanup()
 }
 trap f2b_cleanup EXIT
 
-# Runs CMD... about every half second until it succeeds, for at most $1
-# seconds.
-within()
-{
-	_limit=$(($1 * 2))
-	shift
-	_i=0
-	until "$@" >/dev/null 2>&1; do
-		_i=$((_i + 1))
-		[ "$_i" -ge "$_limit" ] && return 1
-		sleep 0.5
-	done
-}
-
-not()
-{
-	! "$@"
-}
-
 configure()
 {
 	d=$DEBIAN_ROOT
