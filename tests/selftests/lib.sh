@@ -228,6 +228,36 @@ in_debian()
 		HOME=/root "$@"
 }
 
+# debian_start LOG CMD...: runs CMD in the Debian root in the background,
+# output to LOG. Not through in_debian: a function put in the background
+# runs in a subshell, which a kill would end without ending CMD.
+debian_start()
+{
+	_log=$1
+	shift
+	chroot "$DEBIAN_ROOT" /usr/bin/env -i \
+		PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root "$@" >"$_log" 2>&1 &
+}
+
+# Ends every process running in the Debian root (daemons, their children)
+# and waits up to about six seconds for them to go: the next test needs
+# their ports, and the module must not stay open. Fails if any is left.
+debian_stop_all()
+{
+	for _sig in TERM TERM TERM TERM TERM KILL 0; do
+		_left=
+		for _p in /proc/[0-9]*; do
+			[ "$(readlink "$_p/root" 2>/dev/null)" = "$DEBIAN_ROOT" ] ||
+				continue
+			_left=1
+			[ "$_sig" = 0 ] || kill -"$_sig" "${_p#/proc/}" 2>/dev/null
+		done
+		[ -z "$_left" ] && return 0
+		[ "$_sig" = 0 ] || sleep 1
+	done
+	return 1
+}
+
 module_loaded()
 {
 	[ -d /sys/module/cfilter ]

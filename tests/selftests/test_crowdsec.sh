@@ -14,13 +14,11 @@
 KEY=cfiltertestbouncerkey0123456789a
 BOUNCER_CONF=/etc/crowdsec/bouncers/cfilter.yaml
 WRAPPER=/usr/local/libexec/cfilter/cfilter-crowdsec
-LAPI_PID=
 BOUNCER_PID=
 
 cs_cleanup()
 {
-	[ -n "$BOUNCER_PID" ] && kill "$BOUNCER_PID" 2>/dev/null
-	[ -n "$LAPI_PID" ] && kill "$LAPI_PID" 2>/dev/null
+	debian_stop_all
 	lib_cleanup
 }
 trap cs_cleanup EXIT
@@ -37,11 +35,14 @@ bouncer_feeding()
 }
 
 # What the package's postinst does, less the Central API (no network
-# here): the offline hub, a machine for cscli, no daemon.
+# here): the offline hub, SQLite's write-ahead log (else a cscli write can
+# meet "database is locked" while the bouncer reads), a machine for cscli,
+# no daemon.
 lapi_setup()
 {
 	d=$DEBIAN_ROOT
 	sed -e 's/^  daemonize: true/  daemonize: false/' \
+	    -e 's|^  db_path: /var/lib/crowdsec/data/crowdsec.db|&\n  use_wal: true|' \
 	    -e '/online_client:/d' -e '/online_api_credentials/d' \
 	    "$d/etc/crowdsec/config.yaml" >"$d/etc/crowdsec/config.yaml.new" &&
 	mv "$d/etc/crowdsec/config.yaml.new" "$d/etc/crowdsec/config.yaml" &&
@@ -80,11 +81,12 @@ decision_cycle()
 	expect "$what: ping passes before any decision" 0 -- \
 		ping_from_ns_retry "$host"
 	check "$what: cscli decisions add --$what $value" \
-		in_debian cscli decisions add "--$what" "$value" --duration 5m
+		within 10 in_debian cscli decisions add "--$what" "$value" \
+		--duration 5m
 	expect "$what: in cfilter within 15 s" 0 -- within 15 blocked $entry
 	expect "$what: its pings are dropped" nonzero -- ping_from_ns "$host"
 	check "$what: cscli decisions delete --$what $value" \
-		in_debian cscli decisions delete "--$what" "$value"
+		within 10 in_debian cscli decisions delete "--$what" "$value"
 	expect "$what: out of cfilter within 15 s" 0 -- \
 		within 15 not blocked $entry
 	expect "$what: its pings pass again" 0 -- ping_from_ns_retry "$host"
@@ -119,28 +121,26 @@ check "setup: cfctl clear" "$CFCTL" clear
 check "setup: $NS and $VETH" veth_setup
 check "setup: attach to $VETH" "$CFCTL" attach "$VETH"
 check "setup: CrowdSec's LAPI configured" lapi_setup
-in_debian crowdsec -no-cs >"$tap_tmp/lapi.log" 2>&1 &
-LAPI_PID=$!
+debian_start "$tap_tmp/lapi.log" crowdsec -no-cs
 expect "the LAPI answers within 90 s" 0 -- \
 	within 90 in_debian cscli lapi status
 check "setup: the bouncer registered and configured" bouncer_setup
-in_debian crowdsec-custom-bouncer -c "$BOUNCER_CONF" \
-	>"$tap_tmp/bouncer.log" 2>&1 &
+debian_start "$tap_tmp/bouncer.log" crowdsec-custom-bouncer -c "$BOUNCER_CONF"
 BOUNCER_PID=$!
 
 decision_cycle ip "$PEER4" "$PEER4" "$HOST4"
 decision_cycle range 2001:db8::/64 "src 2001:db8::/64" "$HOST6"
 
 check "expiry: cscli decisions add --ip $PEER4 --duration 5s" \
-	in_debian cscli decisions add --ip "$PEER4" --duration 5s
+	within 10 in_debian cscli decisions add --ip "$PEER4" --duration 5s
 expect "expiry: in cfilter within 15 s" 0 -- within 15 blocked "$PEER4"
 expect "expiry: out of cfilter within 20 s of the decision" 0 -- \
 	within 20 not blocked "$PEER4"
 expect "the bouncer still runs, and cfctl crowdsec under it" 0 -- \
 	bouncer_feeding
 
-kill "$BOUNCER_PID" 2>/dev/null
-BOUNCER_PID=
+debian_stop_all
+expect "nothing runs in the Debian root any more" 0 -- debian_stop_all
 "$CFCTL" clear >/dev/null
 feed "feed: add, del, add of one address: applied in order" 0 \
 	"$(add_line 192.0.2.50 Ip; del_line 192.0.2.50 Ip; add_line 192.0.2.50 Ip)"

@@ -15,6 +15,7 @@ BANTIME=6
 f2b_cleanup()
 {
 	in_debian fail2ban-client stop >/dev/null 2>&1
+	debian_stop_all
 	lib_cleanup
 }
 trap f2b_cleanup EXIT
