@@ -157,6 +157,17 @@ module_path() {
 	}' "$GUEST_MODULES/modules.order"
 }
 
+# Those of modules $@ the kernel does not have built in (Debian 13 builds
+# virtio_pci in, Debian 12 does not), one per line.
+not_builtin() {
+	local m
+
+	for m in "$@"; do
+		grep -q "/${m//_/[-_]}\.ko\$" "$GUEST_MODULES/modules.builtin" ||
+			echo "$m"
+	done
+}
+
 # Copy module $1 after the modules it depends on (read from its .modinfo,
 # as the image has no modules.dep), listing each in load order. Compressed
 # modules (Debian 13's are .ko.xz) are decompressed on the way: the guest
@@ -319,8 +330,8 @@ if [ "$VM_DEBIAN" = 1 ]; then
 	# The drive and the file system on it (ext4 asks for crc32c at mount,
 	# not through its module dependencies); /init mounts it when present.
 	# The root's ipset needs the kernel's sets of the types cfilter reads.
-	VM_MODULES="$VM_MODULES virtio_pci virtio_blk crc32c_generic ext4 overlay"
-	VM_MODULES="$VM_MODULES ip_set_hash_ip ip_set_hash_net"
+	VM_MODULES="$VM_MODULES $(not_builtin virtio_pci virtio_blk \
+		crc32c_generic ext4 overlay ip_set_hash_ip ip_set_hash_net | xargs)"
 	DRIVE=(-drive "file=$DEBIAN_IMG,if=virtio,format=raw,readonly=on")
 fi
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/cfilter-vm.XXXXXX")
