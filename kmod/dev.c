@@ -50,13 +50,6 @@
 #define CFILTER_CHUNK		256
 #define CFILTER_LIST_CHUNK	128
 
-/* A packed key: its family, its bytes and its prefix length. */
-struct cfilter_packed {
-	const struct cfilter_family	*f;
-	u32				len;
-	u8				bytes[CUCKOO_KEY_MAX];
-};
-
 /* Validates and packs @key, or returns -EINVAL if it is malformed. */
 static int cfilter_pack(const struct cfilter_key *key, struct cfilter_packed *k)
 {
@@ -91,32 +84,46 @@ static int cfilter_may_write(struct file *file)
 	return 0;
 }
 
+/*
+ * Checks what ADD, DEL and TEST (@cmd) share: flags, timeout and source.
+ * CFILTER_F_ALL_SOURCES names no source; only ADD has a timeout.
+ */
+static int cfilter_req_args(unsigned int cmd, u32 flags, u32 timeout,
+			    const char *source)
+{
+	u32 known = CFILTER_F_STAGED;
+
+	if (cmd != CFILTER_IOC_ADD)
+		known |= CFILTER_F_ALL_SOURCES;
+	if ((flags & ~known) || (cmd != CFILTER_IOC_ADD && timeout) ||
+	    timeout > CFILTER_TIMEOUT_MAX ||
+	    ((flags & CFILTER_F_ALL_SOURCES) && source[0]))
+		return -EINVAL;
+	return cfilter_source_check(source);
+}
+
 /* Copies the argument of ADD, DEL or TEST, validates and packs its key. */
-static int cfilter_get_key_req(const void __user *argp,
+static int cfilter_get_key_req(unsigned int cmd, const void __user *argp,
 			       struct cfilter_key_req *req,
 			       struct cfilter_packed *k)
 {
+	int err;
+
 	if (copy_from_user(req, argp, sizeof(*req)))
 		return -EFAULT;
-	if ((req->flags & ~CFILTER_F_STAGED) || req->pad)
-		return -EINVAL;
-	return cfilter_pack(&req->key, k);
+	err = cfilter_req_args(cmd, req->flags, req->timeout, req->source);
+	return err ? err : cfilter_pack(&req->key, k);
 }
 
-static int cfilter_insert(struct cfilter_set *s, const struct cfilter_packed *k)
+/* The source a request names: NULL for every source. */
+static const char *cfilter_req_source(u32 flags, const char *source)
 {
-	return cfilter_set_insert(s, k->f, k->bytes, k->len);
+	return flags & CFILTER_F_ALL_SOURCES ? NULL : source;
 }
 
-static int cfilter_delete(struct cfilter_set *s, const struct cfilter_packed *k)
-{
-	return cfilter_set_delete(s, k->f, k->bytes, k->len);
-}
-
-/* ADD and DEL: one key through @write under the writer lock. */
-static long cfilter_ioc_write(struct file *file, const void __user *argp,
-			      int (*write)(struct cfilter_set *s,
-					   const struct cfilter_packed *k))
+/* ADD and DEL: one key under the writer lock. */
+static long cfilter_ioc_write(struct file *file, unsigned int cmd,
+			      const void __user *argp)
 {
 	struct cfilter_key_req req;
 	struct cfilter_packed k;
@@ -126,13 +133,20 @@ static long cfilter_ioc_write(struct file *file, const void __user *argp,
 	err = cfilter_may_write(file);
 	if (err)
 		return err;
-	err = cfilter_get_key_req(argp, &req, &k);
+	err = cfilter_get_key_req(cmd, argp, &req, &k);
 	if (err)
 		return err;
 
 	mutex_lock(&cfilter_lock);
 	s = cfilter_target(file, req.flags);
-	err = s ? write(s, &k) : -EINVAL;
+	if (!s)
+		err = -EINVAL;
+	else if (cmd == CFILTER_IOC_ADD)
+		err = cfilter_hold_add(s, &k, req.source,
+				       cfilter_deadline(req.timeout));
+	else
+		err = cfilter_hold_del(s, &k, cfilter_req_source(req.flags,
+								 req.source));
 	mutex_unlock(&cfilter_lock);
 	return err;
 }
@@ -145,9 +159,10 @@ static int cfilter_contains(const struct cfilter_set *s,
 }
 
 /*
- * TEST of the live set is lock-free, like the XDP path: a lookup never
- * waits for a writer. A staged set may be freed by ABORT from another
- * thread sharing the file, so it is looked at under the lock.
+ * TEST of the live set by any source is lock-free, like the XDP path: a
+ * lookup never waits for a writer. Who holds an entry is the writers'
+ * bookkeeping, read under the lock; so is a staged set, which ABORT from
+ * another thread sharing the file may free.
  */
 static long cfilter_ioc_test(struct file *file, const void __user *argp)
 {
@@ -156,20 +171,26 @@ static long cfilter_ioc_test(struct file *file, const void __user *argp)
 	struct cfilter_set *s;
 	int err;
 
-	err = cfilter_get_key_req(argp, &req, &k);
+	err = cfilter_get_key_req(CFILTER_IOC_TEST, argp, &req, &k);
 	if (err)
 		return err;
-	if (!(req.flags & CFILTER_F_STAGED)) {
+	if (req.flags == CFILTER_F_ALL_SOURCES) {
 		rcu_read_lock();
 		err = cfilter_contains(rcu_dereference(cfilter_live), &k);
 		rcu_read_unlock();
 		return err;
 	}
 	mutex_lock(&cfilter_lock);
-	s = file->private_data;
-	rcu_read_lock();
-	err = s ? cfilter_contains(s, &k) : -EINVAL;
-	rcu_read_unlock();
+	s = cfilter_target(file, req.flags);
+	if (!s) {
+		err = -EINVAL;
+	} else if (req.flags & CFILTER_F_ALL_SOURCES) {
+		rcu_read_lock();
+		err = cfilter_contains(s, &k);
+		rcu_read_unlock();
+	} else {
+		err = cfilter_hold_test(s, &k, req.source);
+	}
 	mutex_unlock(&cfilter_lock);
 	return err;
 }
@@ -214,6 +235,7 @@ static void cfilter_fill_info(struct cfilter_info *info)
 		info->prefixes += st.prefixes;
 		info->prefix_entries += st.prefix_entries;
 	}
+	info->timed = cfilter_holds_timed(&s->holds);
 	mutex_unlock(&cfilter_lock);
 
 	info->fp_bits = cfilter_config.fp_bits;
@@ -323,21 +345,31 @@ static long cfilter_ioc_match(struct cfilter_match_req __user *umr)
 	return 0;
 }
 
-/* One BATCH step: its keys as copied, and their results. */
+/* One BATCH step: its keys and timeouts as copied, and their results. */
 struct cfilter_chunk {
 	struct cfilter_key	keys[CFILTER_CHUNK];
+	u32			timeouts[CFILTER_CHUNK];
 	s32			results[CFILTER_CHUNK];
 };
 
-/* Copies the keys of step @start (at most CFILTER_CHUNK); returns how many. */
+/*
+ * Copies the keys and timeouts of step @start (at most CFILTER_CHUNK);
+ * returns how many.
+ */
 static int cfilter_batch_read(const struct cfilter_batch *b, u32 start,
 			      struct cfilter_chunk *c, u32 *n)
 {
 	const void __user *src = u64_to_user_ptr(b->keys);
+	const u32 __user *timeouts = u64_to_user_ptr(b->timeouts);
 
 	*n = min_t(u32, b->count - start, CFILTER_CHUNK);
 	if (copy_from_user(c->keys, src + (u64)start * sizeof(c->keys[0]),
 			   *n * sizeof(c->keys[0])))
+		return -EFAULT;
+	if (!b->timeouts)
+		memset(c->timeouts, 0, *n * sizeof(c->timeouts[0]));
+	else if (copy_from_user(c->timeouts, timeouts + start,
+				*n * sizeof(c->timeouts[0])))
 		return -EFAULT;
 	return 0;
 }
@@ -366,7 +398,8 @@ static int cfilter_batch_check(struct cfilter_batch *b, struct cfilter_chunk *c)
 		if (err)
 			return err;
 		for (i = 0; i < n; i++) {
-			if (cfilter_pack(&c->keys[i], &k)) {
+			if (cfilter_pack(&c->keys[i], &k) ||
+			    c->timeouts[i] > CFILTER_TIMEOUT_MAX) {
 				b->first_error = start + i;
 				return -EINVAL;
 			}
@@ -381,22 +414,27 @@ static int cfilter_batch_check(struct cfilter_batch *b, struct cfilter_chunk *c)
 }
 
 /* One key of pass 2 into set @s; see cfilter_batch_step() for locking. */
-static int cfilter_batch_one(struct cfilter_set *s, u32 op,
-			     const struct cfilter_key *key)
+static int cfilter_batch_one(struct cfilter_set *s,
+			     const struct cfilter_batch *b,
+			     const struct cfilter_key *key, u32 timeout)
 {
+	const char *source = cfilter_req_source(b->flags, b->source);
 	struct cfilter_packed k;
 	int err;
 
 	/* Checked in pass 1, but the caller may have changed it since. */
 	err = cfilter_pack(key, &k);
-	if (err)
-		return err;
-	switch (op) {
+	if (err || timeout > CFILTER_TIMEOUT_MAX)
+		return -EINVAL;
+	switch (b->op) {
 	case CFILTER_BATCH_ADD:
-		return cfilter_insert(s, &k);
+		return cfilter_hold_add(s, &k, source,
+					cfilter_deadline(timeout));
 	case CFILTER_BATCH_DEL:
-		return cfilter_delete(s, &k);
+		return cfilter_hold_del(s, &k, source);
 	default:
+		if (source)
+			return cfilter_hold_test(s, &k, source);
 		rcu_read_lock();
 		err = cfilter_contains(s, &k);
 		rcu_read_unlock();
@@ -407,8 +445,9 @@ static int cfilter_batch_one(struct cfilter_set *s, u32 op,
 /*
  * Applies step @start's @n keys (already in @c) to the set @b names;
  * fills in their results. The writer lock is held across the step for ADD
- * and DEL, and for anything on a staged set (which ABORT may free); a TEST
- * of the live set is lock-free, inside one RCU read-side section. The set
+ * and DEL, for a TEST of one source's holdings and for anything on a
+ * staged set (which ABORT may free); a TEST of the live set by any source
+ * is lock-free, inside one RCU read-side section. The set
  * is looked up anew each step: a COMMIT between steps sends the rest of a
  * live batch to the new live set, and -EINVAL ends a staged batch whose set
  * was committed or aborted meanwhile.
@@ -417,7 +456,7 @@ static int cfilter_batch_step(struct file *file, struct cfilter_batch *b,
 			      u32 start, struct cfilter_chunk *c, u32 n)
 {
 	bool lock = b->op != CFILTER_BATCH_TEST ||
-		    (b->flags & CFILTER_F_STAGED);
+		    b->flags != CFILTER_F_ALL_SOURCES;
 	struct cfilter_set *s;
 	u32 i;
 
@@ -430,7 +469,8 @@ static int cfilter_batch_step(struct file *file, struct cfilter_batch *b,
 		s = rcu_dereference(cfilter_live);
 	}
 	for (i = 0; s && i < n; i++) {
-		c->results[i] = cfilter_batch_one(s, b->op, &c->keys[i]);
+		c->results[i] = cfilter_batch_one(s, b, &c->keys[i],
+						  c->timeouts[i]);
 		if (c->results[i] && b->first_error == b->count)
 			b->first_error = start + i;
 	}
@@ -483,8 +523,12 @@ static int cfilter_batch_args(struct file *file, const struct cfilter_batch *b)
 {
 	int err;
 
-	if ((b->flags & ~CFILTER_F_STAGED) || b->pad || b->reserved[0] ||
-	    b->reserved[1])
+	unsigned int cmd = b->op == CFILTER_BATCH_ADD ? CFILTER_IOC_ADD :
+			   CFILTER_IOC_DEL;
+
+	if (b->pad || b->reserved[0] || b->reserved[1] ||
+	    (b->timeouts && b->op != CFILTER_BATCH_ADD) ||
+	    cfilter_req_args(cmd, b->flags, 0, b->source))
 		return -EINVAL;
 	switch (b->op) {
 	case CFILTER_BATCH_ADD:
@@ -551,9 +595,10 @@ out:
 
 static int cfilter_list_args(const struct cfilter_list *l)
 {
-	if (l->flags || l->pad || l->reserved || !l->max)
+	if ((l->flags & ~CFILTER_F_ALL_SOURCES) || l->pad || l->reserved ||
+	    !l->max)
 		return -EINVAL;
-	return 0;
+	return cfilter_req_args(CFILTER_IOC_TEST, l->flags, 0, l->source);
 }
 
 /*
@@ -584,40 +629,61 @@ struct cfilter_cursor {
 };
 
 /*
- * One LIST step: packed keys from the tables (a prefix-set member is its
- * address and one byte of length), unpacked for the caller.
+ * One LIST step: packed prefixes from a compact prefix set (its address
+ * and one byte of length), and the entries for the caller.
  */
 struct cfilter_list_buf {
 	u8			packed[CFILTER_LIST_CHUNK * CUCKOO_KEY_MAX];
-	struct cfilter_key	keys[CFILTER_LIST_CHUNK];
+	struct cfilter_entry	entries[CFILTER_LIST_CHUNK];
 };
 
 /*
- * Copies up to @max members of type @f of set @s from @cur->pos on into
- * @buf->keys; returns how many (0 at the type's end). Compact flow tables
- * hold fingerprints only and list nothing; compact prefix sets list their
- * prefixes. Caller holds cfilter_lock.
+ * Compact mode: the prefixes of type @f, from @cur->pos on, as held by
+ * "default"; flow tables hold fingerprints only and list nothing.
+ */
+static long cfilter_list_compact(struct cfilter_set *s,
+				 const struct cfilter_family *f,
+				 struct cfilter_cursor *cur, u32 max,
+				 struct cfilter_list_buf *buf)
+{
+	u32 step = PREFIX_ENTRY_LEN(f->addr_len);
+	long n, i;
+
+	if (!f->addr_len)
+		return 0;
+	n = prefix_set_list(s->pfx[cfilter_family_type(f)], &cur->pos,
+			    buf->packed, max);
+	for (i = 0; i < n; i++) {
+		const u8 *in = buf->packed + i * step;
+
+		memset(&buf->entries[i], 0, sizeof(buf->entries[i]));
+		f->unpack(in, in[f->addr_len], &buf->entries[i].key);
+		strscpy(buf->entries[i].source, "default", CFILTER_SOURCE_LEN);
+	}
+	return n;
+}
+
+/*
+ * Copies up to @max entries of type @f of set @s from @cur->pos on into
+ * @buf->entries: holdings of @source (NULL: all) in exact mode, prefixes
+ * in compact mode. Returns how many (0 at the type's end), or -ESTALE if
+ * the type's tables were laid out anew since the cursor was made, or
+ * -ENOENT for a source the set lacks. Caller holds cfilter_lock.
  */
 static long cfilter_list_type(struct cfilter_set *s,
 			      const struct cfilter_family *f,
-			      struct cfilter_cursor *cur, u32 max,
-			      struct cfilter_list_buf *buf)
+			      const char *source, struct cfilter_cursor *cur,
+			      u32 max, struct cfilter_list_buf *buf)
 {
 	unsigned int t = cfilter_family_type(f);
-	u32 step = f->addr_len ? PREFIX_ENTRY_LEN(f->addr_len) : f->key_len;
-	struct cuckoo_stats st;
-	long n, i;
+	bool exact = cfilter_config.mode == CFILTER_MODE_EXACT;
 	u64 gen;
 
 	BUILD_BUG_ON(PREFIX_LIST_PREFIXES * 2 - 1 > FIELD_MAX(CFILTER_CURSOR_POS));
-	if (f->addr_len) {
-		gen = prefix_set_list_gen(s->pfx[t]);
-	} else {
-		cuckoo_get_stats(s->flow[t], &st);
-		if (!st.exact)
-			return 0;
-		gen = cuckoo_list_gen(s->flow[t]);
-	}
+	if (exact)
+		gen = cfilter_hold_list_gen(s, t);
+	else
+		gen = f->addr_len ? prefix_set_list_gen(s->pfx[t]) : 0;
 	gen = FIELD_PREP(CFILTER_GEN_SET, s->id) |
 	      FIELD_PREP(CFILTER_GEN_LAYOUT, gen);
 	/* Nothing of this type listed yet: its layout now is the one. */
@@ -625,46 +691,43 @@ static long cfilter_list_type(struct cfilter_set *s,
 		cur->gen = gen;
 	else if (cur->gen != gen)
 		return -ESTALE;
-	if (f->addr_len)
-		n = prefix_set_list(s->pfx[t], &cur->pos, buf->packed, max);
-	else
-		n = cuckoo_list(s->flow[t], &cur->pos, buf->packed, max);
-	for (i = 0; i < n; i++) {
-		const u8 *in = buf->packed + i * step;
-
-		f->unpack(in, f->addr_len ? in[f->addr_len] : f->key_len * 8,
-			  &buf->keys[i]);
-	}
-	return n;
+	if (exact)
+		return cfilter_hold_list(s, f, source, &cur->pos, buf->entries,
+					 max);
+	if (source && source[0] && strcmp(source, "default"))
+		return -ENOENT;
+	return cfilter_list_compact(s, f, cur, max, buf);
 }
 
 /*
- * Copies up to @room keys of type @f from cursor @cur on to @dst, advancing
- * @cur; returns how many (0 at the type's end) or a negative errno.
+ * Copies up to @room entries of type @f from cursor @cur on to @dst,
+ * advancing @cur; returns how many (0 at the type's end) or a negative
+ * errno.
  */
 static long cfilter_list_step(const struct cfilter_family *f,
-			      struct cfilter_cursor *cur, u32 room,
-			      struct cfilter_list_buf *buf,
-			      struct cfilter_key __user *dst)
+			      const char *source, struct cfilter_cursor *cur,
+			      u32 room, struct cfilter_list_buf *buf,
+			      struct cfilter_entry __user *dst)
 {
 	long n;
 
 	mutex_lock(&cfilter_lock);
-	n = cfilter_list_type(cfilter_live_locked(), f, cur,
+	n = cfilter_list_type(cfilter_live_locked(), f, source, cur,
 			      min_t(u32, room, CFILTER_LIST_CHUNK), buf);
 	mutex_unlock(&cfilter_lock);
 	if (n <= 0)
 		return n;
-	if (copy_to_user(dst, buf->keys, n * sizeof(buf->keys[0])))
+	if (copy_to_user(dst, buf->entries, n * sizeof(buf->entries[0])))
 		return -EFAULT;
 	return n;
 }
 
-/* Fills @l->keys from @l->cursor on; updates @l->count and @l->cursor. */
+/* Fills @l->entries from @l->cursor on; updates @l->count and @l->cursor. */
 static long cfilter_list_fill(struct cfilter_list *l,
 			      struct cfilter_list_buf *buf)
 {
-	struct cfilter_key __user *dst = u64_to_user_ptr(l->keys);
+	struct cfilter_entry __user *dst = u64_to_user_ptr(l->entries);
+	const char *source = cfilter_req_source(l->flags, l->source);
 	struct cfilter_cursor cur = {
 		.type = FIELD_GET(CFILTER_CURSOR_TYPE, l->cursor),
 		.gen = l->gen,
@@ -683,7 +746,7 @@ static long cfilter_list_fill(struct cfilter_list *l,
 			cur.type = cfilter_family_type(f);
 			cur.pos = 0;
 		}
-		n = cfilter_list_step(f, &cur, l->max - l->count, buf,
+		n = cfilter_list_step(f, source, &cur, l->max - l->count, buf,
 				      dst + l->count);
 		if (n < 0)
 			return n;
@@ -701,17 +764,18 @@ static long cfilter_list_fill(struct cfilter_list *l,
 }
 
 /**
- * cfilter_ioc_list() - read the live set's keys, a part per call
+ * cfilter_ioc_list() - read the live set's entries, a part per call
  * @ul: caller's struct cfilter_list
  *
- * Exact mode lists every key; compact mode only prefixes (its address and
- * flow tables hold fingerprints: see DUMP). A listing that reaches its end
- * reported every key present throughout exactly once.
+ * Exact mode lists holdings, of one source or all; compact mode only
+ * prefixes (its address and flow tables hold fingerprints: see DUMP). A
+ * listing that reaches its end reported every holding present throughout
+ * exactly once.
  *
  * Return: 0 (count 0: the end), -ESTALE (the tables were laid out anew
- * since the previous call: start again from cursor 0), -EINVAL (nonzero
- * flags, pad or reserved, max 0, a cursor naming no key type), -EFAULT,
- * -ENOMEM, -EINTR.
+ * since the previous call: start again from cursor 0), -ENOENT (no such
+ * source), -EINVAL (unknown flags, nonzero pad or reserved, max 0, a bad
+ * source name, a cursor naming no key type), -EFAULT, -ENOMEM, -EINTR.
  */
 static long cfilter_ioc_list(struct cfilter_list __user *ul)
 {
@@ -763,31 +827,76 @@ static long cfilter_ioc_stage(struct file *file)
 	return 0;
 }
 
-/* Takes this file's staged set off it; NULL if there is none. */
-static struct cfilter_set *cfilter_unstage(struct file *file)
+/*
+ * STAGE_SOURCE: a copy of the live set without one source's holdings,
+ * following the live set until COMMIT (see source.h).
+ */
+static long cfilter_ioc_stage_source(struct file *file,
+				     const struct cfilter_source_req __user *ureq)
 {
-	struct cfilter_set *s;
-
-	mutex_lock(&cfilter_lock);
-	s = file->private_data;
-	file->private_data = NULL;
-	mutex_unlock(&cfilter_lock);
-	return s;
-}
-
-/* COMMIT: the staged set goes live in one swap; the old one is freed. */
-static long cfilter_ioc_commit(struct file *file)
-{
+	struct cfilter_source_req req;
 	struct cfilter_set *s;
 	int err;
 
 	err = cfilter_may_write(file);
 	if (err)
 		return err;
-	s = cfilter_unstage(file);
-	if (!s)
+	if (copy_from_user(&req, ureq, sizeof(req)))
+		return -EFAULT;
+	if (req.flags || req.pad || req.reserved ||
+	    cfilter_source_check(req.source))
 		return -EINVAL;
-	cfilter_set_publish(s);
+	if (mutex_lock_killable(&cfilter_lock))
+		return -EINTR;
+	if (file->private_data) {
+		err = -EBUSY;
+	} else {
+		s = cfilter_hold_copy(req.source);
+		if (IS_ERR(s))
+			err = PTR_ERR(s);
+		else
+			file->private_data = s;
+	}
+	mutex_unlock(&cfilter_lock);
+	return err;
+}
+
+/*
+ * Takes this file's staged set off it (a copy stops following the live
+ * set); NULL if there is none. Caller holds cfilter_lock.
+ */
+static struct cfilter_set *cfilter_unstage_locked(struct file *file)
+{
+	struct cfilter_set *s = file->private_data;
+
+	file->private_data = NULL;
+	cfilter_hold_uncopy(s);
+	return s;
+}
+
+/*
+ * COMMIT: the staged set goes live in one swap; the old one is freed. A
+ * copy goes live in the same hold of the lock it stops following the live
+ * set in, so no change made meanwhile is lost.
+ */
+static long cfilter_ioc_commit(struct file *file)
+{
+	struct cfilter_set *s, *old;
+	int err;
+
+	err = cfilter_may_write(file);
+	if (err)
+		return err;
+	mutex_lock(&cfilter_lock);
+	s = file->private_data;
+	file->private_data = NULL;
+	old = s ? cfilter_set_swap(s) : ERR_PTR(-EINVAL);
+	mutex_unlock(&cfilter_lock);
+	if (IS_ERR(old)) {
+		cfilter_set_destroy(s);
+		return PTR_ERR(old);
+	}
+	cfilter_set_retire(old);
 	return 0;
 }
 
@@ -800,11 +909,68 @@ static long cfilter_ioc_abort(struct file *file)
 	err = cfilter_may_write(file);
 	if (err)
 		return err;
-	s = cfilter_unstage(file);
+	mutex_lock(&cfilter_lock);
+	s = cfilter_unstage_locked(file);
+	mutex_unlock(&cfilter_lock);
 	if (!s)
 		return -EINVAL;
 	cfilter_set_destroy(s);
 	return 0;
+}
+
+/* FLUSH: every holding of one source goes. */
+static long cfilter_ioc_flush(struct file *file,
+			      const struct cfilter_source_req __user *ureq)
+{
+	struct cfilter_source_req req;
+	struct cfilter_set *s;
+	int err;
+
+	err = cfilter_may_write(file);
+	if (err)
+		return err;
+	if (copy_from_user(&req, ureq, sizeof(req)))
+		return -EFAULT;
+	if ((req.flags & ~CFILTER_F_STAGED) || req.pad || req.reserved ||
+	    cfilter_source_check(req.source))
+		return -EINVAL;
+	if (mutex_lock_killable(&cfilter_lock))
+		return -EINTR;
+	s = cfilter_target(file, req.flags);
+	err = s ? cfilter_hold_flush(s, req.source) : -EINVAL;
+	mutex_unlock(&cfilter_lock);
+	return err;
+}
+
+/* SOURCES: the sources of the live or staged set. */
+static long cfilter_ioc_sources(struct file *file,
+				struct cfilter_sources __user *usrc)
+{
+	struct cfilter_sources *out;
+	struct cfilter_set *s;
+	u32 flags;
+	u64 reserved;
+	int err = 0;
+
+	if (get_user(flags, &usrc->flags) || get_user(reserved, &usrc->reserved))
+		return -EFAULT;
+	if ((flags & ~CFILTER_F_STAGED) || reserved)
+		return -EINVAL;
+	out = kzalloc(sizeof(*out), GFP_KERNEL);
+	if (!out)
+		return -ENOMEM;
+	out->flags = flags;
+	mutex_lock(&cfilter_lock);
+	s = cfilter_target(file, flags);
+	if (s)
+		cfilter_hold_sources(s, out);
+	mutex_unlock(&cfilter_lock);
+	if (!s)
+		err = -EINVAL;
+	else if (copy_to_user(usrc, out, sizeof(*out)))
+		err = -EFAULT;
+	kfree(out);
+	return err;
 }
 
 /* DUMP and RESTORE: compact mode, a known type, zero pad and reserved. */
@@ -978,9 +1144,8 @@ static long cfilter_ioctl(struct file *file, unsigned int cmd,
 
 	switch (cmd) {
 	case CFILTER_IOC_ADD:
-		return cfilter_ioc_write(file, argp, cfilter_insert);
 	case CFILTER_IOC_DEL:
-		return cfilter_ioc_write(file, argp, cfilter_delete);
+		return cfilter_ioc_write(file, cmd, argp);
 	case CFILTER_IOC_TEST:
 		return cfilter_ioc_test(file, argp);
 	case CFILTER_IOC_CLEAR:
@@ -1005,6 +1170,12 @@ static long cfilter_ioctl(struct file *file, unsigned int cmd,
 		return cfilter_ioc_dump(argp);
 	case CFILTER_IOC_RESTORE:
 		return cfilter_ioc_restore(file, argp);
+	case CFILTER_IOC_FLUSH:
+		return cfilter_ioc_flush(file, argp);
+	case CFILTER_IOC_SOURCES:
+		return cfilter_ioc_sources(file, argp);
+	case CFILTER_IOC_STAGE_SOURCE:
+		return cfilter_ioc_stage_source(file, argp);
 	default:
 		return -ENOTTY;
 	}
@@ -1020,7 +1191,12 @@ static int cfilter_open(struct inode *inode, struct file *file)
 /* A set staged and never committed goes with the file. */
 static int cfilter_release(struct inode *inode, struct file *file)
 {
-	cfilter_set_destroy(file->private_data);
+	struct cfilter_set *s;
+
+	mutex_lock(&cfilter_lock);
+	s = cfilter_unstage_locked(file);
+	mutex_unlock(&cfilter_lock);
+	cfilter_set_destroy(s);
 	return 0;
 }
 

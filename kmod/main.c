@@ -316,6 +316,7 @@ err_destroy:
 static void __exit cfilter_exit(void)
 {
 	cfilter_dev_unregister();
+	cfilter_expiry_stop();
 	cfilter_set_destroy(rcu_dereference_protected(cfilter_live, true));
 }
 

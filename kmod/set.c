@@ -4,6 +4,7 @@
  * the writers, the statistics, and replacing the live set.
  */
 #include <linux/atomic.h>
+#include <linux/err.h>
 #include <linux/errno.h>
 #include <linux/mutex.h>
 #include <linux/random.h>
@@ -41,6 +42,7 @@ void cfilter_set_destroy(struct cfilter_set *s)
 		if (s->flow[t])
 			cuckoo_destroy(s->flow[t]);
 	}
+	cfilter_holds_free(&s->holds);
 	kfree(s);
 }
 
@@ -62,6 +64,7 @@ struct cfilter_set *cfilter_set_create(void)
 	if (!s)
 		return NULL;
 	s->id = atomic64_inc_return(&ids);
+	cfilter_holds_init(&s->holds);
 	for (f = cfilter_family_first(); f; f = cfilter_family_next(f)) {
 		unsigned int t = cfilter_family_type(f);
 		struct prefix_params pp = {
@@ -84,34 +87,59 @@ struct cfilter_set *cfilter_set_create(void)
 }
 
 /**
- * cfilter_set_publish() - make a set the live one, and free the old one
+ * cfilter_set_swap() - make a set the live one
  * @s: the new live set, not yet visible to any reader
  *
- * Takes cfilter_lock for the swap; a reader sees the old set or @s, each
- * whole. The old set (none at load) is freed once no reader can hold it.
- * Sleeps.
+ * Caller holds cfilter_lock. A reader sees the old set or @s, each whole.
+ *
+ * Return: the old set (none at load), to be given to cfilter_set_retire()
+ * once the lock is dropped; or ERR_PTR(-ESTALE), nothing swapped, if @s is
+ * a copy that could not follow the live set (source.h).
  */
-void cfilter_set_publish(struct cfilter_set *s)
+struct cfilter_set *cfilter_set_swap(struct cfilter_set *s)
 {
+	struct cfilter_set *old = cfilter_live_locked();
 	const struct cfilter_family *f;
 	struct cfilter_type_stats st;
-	struct cfilter_set *old;
 
-	mutex_lock(&cfilter_lock);
-	old = cfilter_live_locked();
+	if (s->holds.stale) {
+		cfilter_hold_uncopy(s);
+		return ERR_PTR(-ESTALE);
+	}
+	cfilter_hold_replaced(s);
 	for (f = cfilter_family_first(); old && f; f = cfilter_family_next(f)) {
 		cfilter_set_type_stats(old, f, &st);
 		cfilter_retired_grows += st.table.grows;
 	}
 	/* Orders every table of @s before the pointer readers follow. */
 	rcu_assign_pointer(cfilter_live, s);
-	mutex_unlock(&cfilter_lock);
+	return old;
+}
 
+/* Frees a set cfilter_set_swap() replaced, once no reader can hold it. */
+void cfilter_set_retire(struct cfilter_set *old)
+{
 	/* No writer can reach @old now (they look under the lock); readers: */
 	if (old) {
 		synchronize_rcu();
 		cfilter_set_destroy(old);
 	}
+}
+
+/**
+ * cfilter_set_publish() - make a new set the live one, and free the old one
+ * @s: the new live set, not yet visible to any reader, and not a copy
+ *
+ * Takes cfilter_lock for the swap. Sleeps.
+ */
+void cfilter_set_publish(struct cfilter_set *s)
+{
+	struct cfilter_set *old;
+
+	mutex_lock(&cfilter_lock);
+	old = cfilter_set_swap(s);
+	mutex_unlock(&cfilter_lock);
+	cfilter_set_retire(old);
 }
 
 /* Doublings of the tables of replaced sets; caller holds cfilter_lock. */
@@ -235,6 +263,13 @@ struct cuckoo *cfilter_set_replace_table(struct cfilter_set *s,
 	return old;
 }
 
+/* Bytes of type @t's holdings. */
+static u64 cfilter_set_hold_bytes(const struct cfilter_set *s, unsigned int t)
+{
+	return keymap_bytes(&s->holds.held[t]) +
+	       keymap_bytes(&s->holds.timed[t]);
+}
+
 /**
  * cfilter_set_type_stats() - one key type's tables in a set
  * @s:  the set (caller holds cfilter_lock)
@@ -252,7 +287,8 @@ void cfilter_set_type_stats(const struct cfilter_set *s,
 	if (!f->addr_len) {
 		cuckoo_get_stats(s->flow[t], &st->table);
 		st->count = st->table.count;
-		st->memory_bytes = st->table.memory_bytes;
+		st->memory_bytes = st->table.memory_bytes +
+				   cfilter_set_hold_bytes(s, t);
 		return;
 	}
 	prefix_set_get_stats(s->pfx[t], &ps);
@@ -260,7 +296,7 @@ void cfilter_set_type_stats(const struct cfilter_set *s,
 	st->count = ps.addrs.count + ps.prefixes;
 	st->prefixes = ps.prefixes;
 	st->prefix_entries = ps.expanded;
-	st->memory_bytes = ps.memory_bytes;
+	st->memory_bytes = ps.memory_bytes + cfilter_set_hold_bytes(s, t);
 	st->nlevels = ps.nlevels;
 	memcpy(st->levels, ps.levels, sizeof(st->levels));
 }

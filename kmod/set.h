@@ -29,6 +29,7 @@
 #include "cfilter.h"
 #include "cuckoo.h"
 #include "prefix.h"
+#include "source.h"
 
 /**
  * struct cfilter_set - the tables of every key type
@@ -40,12 +41,14 @@
  * @pfx:   address types: the prefix set; else NULL
  * @flow:  flow types: the filter; else NULL
  * @id:    distinct for every set created (LIST cursors restart on a new set)
+ * @holds: who holds each entry, and until when (source.h); writers only
  */
 struct cfilter_set {
 	unsigned long		nkeys[__CFILTER_KEY_MAX];
 	struct prefix_set	*pfx[__CFILTER_KEY_MAX];
 	struct cuckoo		*flow[__CFILTER_KEY_MAX];
 	u64			id;
+	struct cfilter_holds	holds;
 };
 
 /* The set packets are filtered with; see the locking rules above. */
@@ -80,6 +83,8 @@ struct cfilter_type_stats {
 
 struct cfilter_set *cfilter_set_create(void);
 void cfilter_set_destroy(struct cfilter_set *s);
+struct cfilter_set *cfilter_set_swap(struct cfilter_set *s);
+void cfilter_set_retire(struct cfilter_set *old);
 void cfilter_set_publish(struct cfilter_set *s);
 u64 cfilter_set_grows(void);
 

@@ -212,8 +212,7 @@ TEST_F(cf, info_reports_geometry_and_count)
 	EXPECT_EQ(read_param("max_capacity"), info.max_capacity);
 	EXPECT_EQ(0ULL, info.prefixes);
 	EXPECT_EQ(0ULL, info.prefix_entries);
-	for (i = 0; i < (int)ARRAY_SIZE(info.reserved); i++)
-		EXPECT_EQ(0ULL, info.reserved[i]);
+	EXPECT_EQ(0ULL, info.timed);
 }
 
 TEST_F(cf, info_count_follows_add_del)
@@ -436,12 +435,22 @@ TEST_F(bad, req_flags_nonzero)
 	expect_einval(_metadata, self->fd, &req, "req.flags 0x80000000");
 }
 
-TEST_F(bad, req_pad_nonzero)
+TEST_F(bad, req_source_malformed)
 {
+	static const char * const names[] = { "-a", "a b", "a/b", "\xe9" };
 	struct cfilter_key_req req = self->v4;
+	size_t i;
 
-	req.pad = 1;
-	expect_einval(_metadata, self->fd, &req, "req.pad != 0");
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		memset(req.source, 0, sizeof(req.source));
+		strcpy(req.source, names[i]);
+		expect_einval(_metadata, self->fd, &req, names[i]);
+	}
+	memset(req.source, 'a', sizeof(req.source));
+	expect_einval(_metadata, self->fd, &req, "source without a NUL");
+	memset(req.source, 0, sizeof(req.source));
+	req.source[2] = 'a';
+	expect_einval(_metadata, self->fd, &req, "bytes after the NUL");
 }
 
 TEST_F(bad, bad_user_pointer_is_efault)
@@ -471,8 +480,8 @@ static void unpriv_child(int fd, int pipe_fd, struct cfilter_key_req *present)
 {
 	struct cfilter_key_req absent = src4("192.0.2.99");
 	struct unpriv_result r = { 0 };
-	struct cfilter_key keys[2];
-	struct cfilter_list l = { .keys = (uintptr_t)keys, .max = 2 };
+	struct cfilter_entry entries[2];
+	struct cfilter_list l = { .entries = (uintptr_t)entries, .max = 2 };
 	struct cfilter_table t = { .type = CFILTER_KEY_SRC4 };
 	struct cfilter_info info;
 	int fd2;
@@ -541,7 +550,8 @@ TEST_F(bad, read_only_descriptor_cannot_write)
 	struct cfilter_key_req absent = src4("192.0.2.99");
 	struct cfilter_key keys[2] = { absent.key, absent.key };
 	struct cfilter_table t = { .type = CFILTER_KEY_SRC4, .size = 1 };
-	struct cfilter_list l = { .keys = (uintptr_t)keys, .max = 2 };
+	struct cfilter_entry entries[2];
+	struct cfilter_list l = { .entries = (uintptr_t)entries, .max = 2 };
 	struct cfilter_batch b;
 	struct cfilter_info info;
 	__s32 results[2];
@@ -1236,7 +1246,7 @@ TEST_F(cf, batch_of_prefixes)
 /* LIST reports prefixes with their lengths, beside addresses. */
 TEST_F(cf, list_reports_prefixes)
 {
-	struct cfilter_key keys[8];
+	struct cfilter_entry keys[8];
 	struct cfilter_list l;
 	bool seen24 = false, seen32 = false, seen48 = false;
 	__u32 i;
@@ -1245,7 +1255,7 @@ TEST_F(cf, list_reports_prefixes)
 	ASSERT_EQ(0, cf_add(self->fd, pfx(CFILTER_KEY_SRC4, "192.0.2.0/32")));
 	ASSERT_EQ(0, cf_add(self->fd, pfx(CFILTER_KEY_DST6, "2001:db8:1::/48")));
 	memset(&l, 0, sizeof(l));
-	l.keys = (uintptr_t)keys;
+	l.entries = (uintptr_t)keys;
 	l.max = 8;
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_LIST, &l));
 	ASSERT_EQ(3U, l.count);
@@ -1254,9 +1264,9 @@ TEST_F(cf, list_reports_prefixes)
 		struct cfilter_key want32 = pfx(CFILTER_KEY_SRC4, "192.0.2.0/32").key;
 		struct cfilter_key want48 = pfx(CFILTER_KEY_DST6, "2001:db8:1::/48").key;
 
-		seen24 |= !memcmp(&keys[i], &want24, sizeof(want24));
-		seen32 |= !memcmp(&keys[i], &want32, sizeof(want32));
-		seen48 |= !memcmp(&keys[i], &want48, sizeof(want48));
+		seen24 |= !memcmp(&keys[i].key, &want24, sizeof(want24));
+		seen32 |= !memcmp(&keys[i].key, &want32, sizeof(want32));
+		seen48 |= !memcmp(&keys[i].key, &want48, sizeof(want48));
 	}
 	EXPECT_TRUE(seen24);
 	EXPECT_TRUE(seen32);

@@ -185,8 +185,9 @@ TEST_F(reload, exact_mode_grows_and_keeps_every_key)
 
 TEST_F(reload, compact_mode_lists_prefixes_only)
 {
-	struct cfilter_key keys[2] = { nth_key4(1), nth_key4(0) }, out[4];
-	struct cfilter_list l = { .keys = (uintptr_t)out, .max = 4 };
+	struct cfilter_key keys[2] = { nth_key4(1), nth_key4(0) };
+	struct cfilter_entry out[4];
+	struct cfilter_list l = { .entries = (uintptr_t)out, .max = 4 };
 	struct cfilter_info info;
 	struct cfilter_batch b;
 
@@ -202,7 +203,9 @@ TEST_F(reload, compact_mode_lists_prefixes_only)
 	EXPECT_EQ(0, self->results[1]);
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_LIST, &l));
 	ASSERT_EQ(1U, l.count);
-	EXPECT_EQ(0, memcmp(&keys[1], &out[0], sizeof(out[0])));
+	EXPECT_EQ(0, memcmp(&keys[1], &out[0].key, sizeof(out[0].key)));
+	EXPECT_STREQ("default", out[0].source);
+	EXPECT_EQ(0U, out[0].timeout);
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_LIST, &l));
 	EXPECT_EQ(0U, l.count);
 	/* Batch and single-key ioctls work as in exact mode. */
@@ -300,7 +303,8 @@ TEST_F(reload, compact_dump_restore_gives_the_same_answers)
 {
 	struct cfilter_table t[ARRAY_SIZE(snap_types)];
 	struct cfilter_key prefixes[2], listed[4];
-	struct cfilter_list l = { .keys = (uintptr_t)listed, .max = 4 };
+	struct cfilter_entry entries[4];
+	struct cfilter_list l = { .entries = (uintptr_t)entries, .max = 4 };
 	struct cfilter_info before, after;
 	struct cfilter_batch b;
 	__s32 *again;
@@ -341,6 +345,8 @@ TEST_F(reload, compact_dump_restore_gives_the_same_answers)
 	}
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_LIST, &l));
 	ASSERT_EQ(2U, l.count);
+	for (i = 0; i < l.count; i++)
+		listed[i] = entries[i].key;
 
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_STAGE, NULL));

@@ -98,25 +98,53 @@ struct cfilter_key {
 };
 
 /*
- * Flags of struct cfilter_key_req and struct cfilter_batch.
+ * Sources. Every entry is held by one or more named sources (a feed, a
+ * fail2ban jail, CrowdSec, the operator), each holding with its own timeout
+ * or none. An entry stays in the filter while any source holds it: adding
+ * it again from another source adds a holding, deleting it from one source
+ * removes that holding only. A source name is 1 to CFILTER_SOURCE_LEN - 1
+ * characters of [A-Za-z0-9_.:@-], not starting with '-'; the empty name
+ * means "default", the source of requests that name none. A set holds at
+ * most CFILTER_SOURCES_MAX sources; one exists while it holds entries
+ * ("default" always). Compact mode stores fingerprints only, so it knows
+ * one source, "default", and no timeouts (EOPNOTSUPP).
+ *
+ * Timeouts are seconds from the request, 1 to CFILTER_TIMEOUT_MAX; 0 means
+ * permanent. The module removes an expired holding within a second of its
+ * deadline, with no help from userspace, and the entry with its last one.
+ */
+#define CFILTER_SOURCE_LEN	32
+#define CFILTER_SOURCES_MAX	32
+#define CFILTER_TIMEOUT_MAX	0x7fffffffU
+
+/*
+ * Flags of requests.
  * CFILTER_F_STAGED: act on the set staged on this open file by
  * CFILTER_IOC_STAGE (see there) instead of the live one.
+ * CFILTER_F_ALL_SOURCES: DEL removes every source's holding of the entry
+ * (the source name must be empty); TEST and LIST ignore the source name.
  */
 #define CFILTER_F_STAGED	(1U << 0)
+#define CFILTER_F_ALL_SOURCES	(1U << 1)
 
 /**
- * struct cfilter_key_req - argument of ADD, DEL and TEST
- * @key:   the key
- * @flags: 0 or CFILTER_F_STAGED
- * @pad:   must be zero
+ * struct cfilter_key_req - argument of ADD, DEL and TEST (80 bytes)
+ * @key:     the key
+ * @flags:   CFILTER_F_STAGED; DEL and TEST: CFILTER_F_ALL_SOURCES
+ * @timeout: ADD: seconds until this source's holding expires, 0 for never;
+ *           adding a holding that exists sets its timeout anew (EEXIST);
+ *           DEL and TEST: must be zero
+ * @source:  the source, NUL-terminated and NUL-padded; "" for "default"
  *
  * TEST asks whether this very key is stored (an address inside a stored
- * prefix is not); CFILTER_IOC_MATCH asks what a packet would meet.
+ * prefix is not) and held by @source, or by any source with
+ * CFILTER_F_ALL_SOURCES; CFILTER_IOC_MATCH asks what a packet would meet.
  */
 struct cfilter_key_req {
 	struct cfilter_key key;
 	__u32	flags;
-	__u32	pad;
+	__u32	timeout;
+	char	source[CFILTER_SOURCE_LEN];
 };
 
 /**
@@ -139,7 +167,7 @@ struct cfilter_key_req {
  * @grows:            table doublings since the module was loaded
  * @prefixes:         prefix keys stored (included in @count)
  * @prefix_entries:   entries their expansion stores (not in @count)
- * @reserved:         zero
+ * @timed:            holdings with a timeout, every source
  *
  * Counts, capacities and memory add up the tables of every key type,
  * prefix tables included.
@@ -162,7 +190,7 @@ struct cfilter_info {
 	__u64	grows;
 	__u64	prefixes;
 	__u64	prefix_entries;
-	__u64	reserved[1];
+	__u64	timed;
 };
 
 #define CFILTER_PREFIX_LEVELS_MAX	8
@@ -212,62 +240,127 @@ enum cfilter_batch_op {
 /**
  * struct cfilter_batch - apply one operation to an array of keys
  * @op:          enum cfilter_batch_op
- * @flags:       0 or CFILTER_F_STAGED
+ * @flags:       as for the single-key request of @op
  * @keys:        user pointer to @count struct cfilter_key
  * @results:     user pointer to @count __s32, set to each key's result as
  *               its single-key ioctl would return it (0 or -errno)
+ * @timeouts:    ADD: user pointer to @count __u32, each key's timeout as
+ *               in struct cfilter_key_req, or 0 for none; else 0
  * @count:       number of keys
  * @done:        out: keys processed
  * @first_error: out: index of the first key whose result is not 0, or
  *               @count if there is none
  * @pad:         must be zero
+ * @source:      the source of every key, as in struct cfilter_key_req
  * @reserved:    must be zero
  *
- * Every key is checked before any is applied: a malformed key fails the
- * whole call with EINVAL, @first_error naming it, and nothing changes.
+ * Every key and timeout is checked before any is applied: a malformed one
+ * fails the whole call with EINVAL, @first_error naming it, and nothing
+ * changes.
  */
 struct cfilter_batch {
 	__u32	op;
 	__u32	flags;
 	__u64	keys;
 	__u64	results;
+	__u64	timeouts;
 	__u32	count;
 	__u32	done;
 	__u32	first_error;
 	__u32	pad;
+	char	source[CFILTER_SOURCE_LEN];
 	__u64	reserved[2];
 };
 
 /**
- * struct cfilter_list - read stored keys
- * @keys:     user pointer to room for @max struct cfilter_key
- * @max:      in: room in @keys
- * @count:    out: keys written; 0 at the end
+ * struct cfilter_entry - one holding, as LIST reports it (80 bytes)
+ * @key:     the key
+ * @timeout: seconds until the holding expires (at least 1), 0: permanent
+ * @pad:     zero
+ * @source:  the source holding it, NUL-terminated and NUL-padded
+ */
+struct cfilter_entry {
+	struct cfilter_key key;
+	__u32	timeout;
+	__u32	pad;
+	char	source[CFILTER_SOURCE_LEN];
+};
+
+/**
+ * struct cfilter_list - read the stored entries
+ * @entries:  user pointer to room for @max struct cfilter_entry
+ * @max:      in: room in @entries
+ * @count:    out: entries written; 0 at the end
  * @cursor:   in: 0 to start, else the value returned by the previous call;
  *            out: where the next call continues
- * @flags:    must be zero
+ * @flags:    in: 0, or CFILTER_F_ALL_SOURCES to list every source's
  * @pad:      must be zero
  * @gen:      in: 0 to start, else the value returned by the previous call;
  *            out: the layout of the tables @cursor points into
+ * @source:   in: the source whose holdings to list ("" for "default"),
+ *            unless CFILTER_F_ALL_SOURCES; ENOENT if the set has no such
+ *            source
  * @reserved: must be zero
  *
- * A listing reports every key present from its first call to its last
- * exactly once; keys added or deleted meanwhile may or may not be reported.
- * If the tables were laid out anew since the previous call (a key moved
- * between buckets, a table grew, the set was replaced), the call fails with
- * ESTALE and the listing must start over from cursor 0. In compact mode
- * only prefix keys (kept exactly in both modes) are listed: addresses and
- * flows are fingerprints only (see CFILTER_IOC_DUMP).
+ * Exact mode lists holdings: an entry held by two sources is listed once
+ * for each. A listing reports every holding present from its first call
+ * to its last exactly once; holdings added or removed meanwhile may or may
+ * not be reported. If the tables were laid out anew since the previous
+ * call (a table grew, the set was replaced), the call fails with ESTALE
+ * and the listing must start over from cursor 0. Compact mode lists only
+ * prefix keys (kept exactly in both modes), as held by "default":
+ * addresses and flows are fingerprints only (see CFILTER_IOC_DUMP).
  */
 struct cfilter_list {
-	__u64	keys;
+	__u64	entries;
 	__u32	max;
 	__u32	count;
 	__u64	cursor;
 	__u32	flags;
 	__u32	pad;
 	__u64	gen;
+	char	source[CFILTER_SOURCE_LEN];
 	__u64	reserved;
+};
+
+/**
+ * struct cfilter_source_req - argument of FLUSH and STAGE_SOURCE
+ * @source:   the source, as in struct cfilter_key_req
+ * @flags:    FLUSH: 0 or CFILTER_F_STAGED; STAGE_SOURCE: 0
+ * @pad:      zero
+ * @reserved: zero
+ */
+struct cfilter_source_req {
+	char	source[CFILTER_SOURCE_LEN];
+	__u32	flags;
+	__u32	pad;
+	__u64	reserved;
+};
+
+/**
+ * struct cfilter_source_info - one source of a set
+ * @name:    its name
+ * @entries: entries it holds
+ * @timed:   those of them with a timeout
+ */
+struct cfilter_source_info {
+	char	name[CFILTER_SOURCE_LEN];
+	__u64	entries;
+	__u64	timed;
+};
+
+/**
+ * struct cfilter_sources - the sources of a set (CFILTER_IOC_SOURCES)
+ * @flags:    in: 0 or CFILTER_F_STAGED
+ * @count:    out: sources in @sources; "default" is first
+ * @reserved: zero
+ * @sources:  out
+ */
+struct cfilter_sources {
+	__u32	flags;
+	__u32	count;
+	__u64	reserved;
+	struct cfilter_source_info sources[CFILTER_SOURCES_MAX];
 };
 
 /*
@@ -410,6 +503,10 @@ struct cfilter_table {
  * BATCH: struct cfilter_batch; 0 once every key was processed (per-key
  *        results in the array), EINVAL for a malformed key (nothing done)
  * LIST:  struct cfilter_list (compact mode: prefixes only)
+ * FLUSH: struct cfilter_source_req: removes every holding of the source,
+ *        and every entry no other source holds; ENOENT if the set has no
+ *        such source; EOPNOTSUPP in compact mode (use CLEAR)
+ * SOURCES: struct cfilter_sources
  *
  * Atomic replacement, like `ipset swap`: STAGE gives this open file an
  * empty set of tables of its own (EBUSY if it already has one); ADD, DEL,
@@ -418,8 +515,16 @@ struct cfilter_table {
  * swap, so a packet sees the whole old set or the whole new one, and frees
  * the old set after an RCU grace period; ABORT, or closing the file, drops
  * it. The live set serves packets untouched until COMMIT.
+ * STAGE_SOURCE (struct cfilter_source_req) stages instead a copy of the
+ * live set without the source's holdings, to be filled with its new ones:
+ * until COMMIT, every change made to the live set is made to the copy too
+ * (so a ban added meanwhile by another source survives the COMMIT). One
+ * such copy exists at a time (EBUSY). If the copy cannot follow the live
+ * set (memory ran short, or CLEAR, RESTORE's COMMIT or another COMMIT
+ * replaced the live set), COMMIT fails with ESTALE and drops it: try again.
+ * Exact mode only (EOPNOTSUPP).
  * STAGE:     0, EBUSY, ENOMEM
- * COMMIT:    0, EINVAL (nothing staged)
+ * COMMIT:    0, EINVAL (nothing staged), ESTALE (see STAGE_SOURCE)
  * ABORT:     0, EINVAL (nothing staged)
  *
  * TYPE_INFO: struct cfilter_type_info; EINVAL for a type the module lacks
@@ -432,8 +537,12 @@ struct cfilter_table {
  *            that is not a power of two or over max_capacity, a size that
  *            is not the table's, a count that is not the nonzero slots)
  *
- * ADD, DEL, CLEAR, BATCH with ADD or DEL, STAGE, COMMIT, ABORT and RESTORE
- * need CAP_NET_ADMIN.
+ * ADD, DEL, CLEAR, BATCH with ADD or DEL, FLUSH, STAGE, STAGE_SOURCE,
+ * COMMIT, ABORT and RESTORE need CAP_NET_ADMIN.
+ *
+ * Source errors: EINVAL for a malformed name or timeout; ENOENT for DEL,
+ * TEST, FLUSH and LIST of a source the set does not have; EUSERS when an
+ * ADD would make a source past CFILTER_SOURCES_MAX.
  */
 #define CFILTER_IOC_MAGIC	0xCF
 
@@ -451,5 +560,8 @@ struct cfilter_table {
 #define CFILTER_IOC_MATCH	_IOWR(CFILTER_IOC_MAGIC, 0x4b, struct cfilter_match_req)
 #define CFILTER_IOC_DUMP	_IOWR(CFILTER_IOC_MAGIC, 0x4c, struct cfilter_table)
 #define CFILTER_IOC_RESTORE	_IOW (CFILTER_IOC_MAGIC, 0x4d, struct cfilter_table)
+#define CFILTER_IOC_FLUSH	_IOW (CFILTER_IOC_MAGIC, 0x4e, struct cfilter_source_req)
+#define CFILTER_IOC_SOURCES	_IOWR(CFILTER_IOC_MAGIC, 0x4f, struct cfilter_sources)
+#define CFILTER_IOC_STAGE_SOURCE _IOW (CFILTER_IOC_MAGIC, 0x50, struct cfilter_source_req)
 
 #endif /* _UAPI_LINUX_CFILTER_H */

@@ -1,0 +1,751 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sources and timeouts (see source.h): the holdings of a set, the copy
+ * that STAGE_SOURCE fills while it follows the live set, and the work
+ * that expires holdings.
+ *
+ * A holding is keyed by the entry's packed bytes, its prefix length and
+ * its source's index, in @held (permanent) or @timed (the value is the
+ * deadline), never both. "Does anyone else hold this entry?" asks each
+ * other source in use: at most CFILTER_SOURCES_MAX - 1 probes of a
+ * writer-only map, for the delete that removes a holding.
+ */
+#include <linux/bitops.h>
+#include <linux/err.h>
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/mutex.h>
+#include <linux/random.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/workqueue.h>
+
+#include "set.h"
+#include "source.h"
+
+/* Where a listing is in the timed map rather than the permanent one. */
+#define CFILTER_HOLD_POS_TIMED	BIT_ULL(48)
+
+/*
+ * The copy STAGE_SOURCE made, which every change of the live set is made
+ * to as well until COMMIT or ABORT; NULL if none. Under cfilter_lock.
+ */
+static struct cfilter_set *cfilter_copy;
+
+static bool cfilter_exact(void)
+{
+	return cfilter_config.mode == CFILTER_MODE_EXACT;
+}
+
+static bool cfilter_is_default(const char *source)
+{
+	return !source[0] || !strcmp(source, "default");
+}
+
+void cfilter_holds_init(struct cfilter_holds *h)
+{
+	const struct cfilter_family *f;
+
+	BUILD_BUG_ON(CFILTER_SOURCES_MAX > BITS_PER_TYPE(h->active));
+	BUILD_BUG_ON(CFILTER_HOLD_KEY_LEN(CUCKOO_KEY_MAX) > KEYMAP_KEY_MAX);
+	memset(h, 0, sizeof(*h));
+	for (f = cfilter_family_first(); f; f = cfilter_family_next(f)) {
+		unsigned int t = cfilter_family_type(f);
+		const struct cuckoo_params *p = &cfilter_config.params[t];
+		/* Twice the keys a table holds: room for shared entries. */
+		u64 max = 2 * max(p->capacity, p->max_capacity);
+		u32 len = CFILTER_HOLD_KEY_LEN(f->key_len);
+
+		keymap_init(&h->held[t], len, max, get_random_u64());
+		keymap_init(&h->timed[t], len, max, get_random_u64());
+	}
+	strscpy(h->names[0], "default", CFILTER_SOURCE_LEN);
+	h->active = BIT(0);
+}
+
+void cfilter_holds_free(struct cfilter_holds *h)
+{
+	unsigned int t;
+
+	for (t = 0; t < __CFILTER_KEY_MAX; t++) {
+		keymap_free(&h->held[t]);
+		keymap_free(&h->timed[t]);
+	}
+}
+
+u64 cfilter_holds_timed(const struct cfilter_holds *h)
+{
+	u64 n = 0;
+	unsigned int t;
+
+	for (t = 0; t < __CFILTER_KEY_MAX; t++)
+		n += keymap_count(&h->timed[t]);
+	return n;
+}
+
+static bool cfilter_source_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_' || c == '.' || c == ':' ||
+	       c == '@' || c == '-';
+}
+
+/**
+ * cfilter_source_check() - is @name a source name a request may carry?
+ * @name: CFILTER_SOURCE_LEN bytes from userspace
+ *
+ * Return: 0, or -EINVAL: no NUL, bytes after it not zero, a character
+ * outside [A-Za-z0-9_.:@-], or a leading '-'. "" (default) is fine.
+ */
+int cfilter_source_check(const char name[CFILTER_SOURCE_LEN])
+{
+	size_t n = strnlen(name, CFILTER_SOURCE_LEN), i;
+
+	if (n == CFILTER_SOURCE_LEN || name[0] == '-' ||
+	    memchr_inv(name + n, 0, CFILTER_SOURCE_LEN - n))
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (!cfilter_source_char(name[i]))
+			return -EINVAL;
+	return 0;
+}
+
+/* Seconds of boot time: counts through suspend, never goes back. */
+static u32 cfilter_now(void)
+{
+	return ktime_get_boottime_seconds();
+}
+
+/**
+ * cfilter_deadline() - when a holding added now with @timeout expires
+ * @timeout: seconds, 0 for never
+ *
+ * Rounded up to the second, so a holding lasts at least @timeout and is
+ * gone at most a second later.
+ *
+ * Return: the deadline in seconds of boot time, or 0 (permanent).
+ */
+u32 cfilter_deadline(u32 timeout)
+{
+	if (!timeout)
+		return 0;
+	return DIV_ROUND_UP_ULL(ktime_get_boottime_ns() +
+				(u64)timeout * NSEC_PER_SEC, NSEC_PER_SEC);
+}
+
+/* The index of source @name in @h, or -ENOENT. */
+static int cfilter_source_find(const struct cfilter_holds *h, const char *name)
+{
+	unsigned int i;
+
+	if (cfilter_is_default(name))
+		return 0;
+	for (i = 1; i < CFILTER_SOURCES_MAX; i++)
+		if ((h->active & BIT(i)) &&
+		    !strncmp(h->names[i], name, CFILTER_SOURCE_LEN))
+			return i;
+	return -ENOENT;
+}
+
+/* The index of source @name, made if new; -EUSERS if there is no room. */
+static int cfilter_source_get(struct cfilter_holds *h, const char *name)
+{
+	int i = cfilter_source_find(h, name);
+
+	if (i >= 0)
+		return i;
+	if (h->active == GENMASK(CFILTER_SOURCES_MAX - 1, 0))
+		return -EUSERS;
+	i = ffz(h->active);
+	strscpy(h->names[i], name, CFILTER_SOURCE_LEN);
+	h->active |= BIT(i);
+	return i;
+}
+
+/* A source other than "default" exists while it holds something. */
+static void cfilter_source_put(struct cfilter_holds *h, unsigned int i)
+{
+	if (i && !h->entries[i]) {
+		h->active &= ~BIT(i);
+		memset(h->names[i], 0, CFILTER_SOURCE_LEN);
+	}
+}
+
+/* The holding key of @k by source @id. */
+static void cfilter_hold_key(const struct cfilter_packed *k, unsigned int id,
+			     u8 *hk)
+{
+	u32 kl = k->f->key_len;
+
+	memcpy(hk, k->bytes, kl);
+	hk[kl] = k->len;
+	hk[kl + 1] = id;
+}
+
+/* Is the entry of holding key @hk held by a source other than its own? */
+static bool cfilter_held_elsewhere(const struct cfilter_holds *h,
+				   unsigned int t, u8 *hk, u32 kl)
+{
+	unsigned long others = h->active & ~BIT(hk[kl + 1]);
+	unsigned int id = hk[kl + 1], i;
+	bool held = false;
+
+	for_each_set_bit(i, &others, CFILTER_SOURCES_MAX) {
+		hk[kl + 1] = i;
+		held = keymap_get(&h->held[t], hk, NULL) ||
+		       keymap_get(&h->timed[t], hk, NULL);
+		if (held)
+			break;
+	}
+	hk[kl + 1] = id;
+	return held;
+}
+
+/*
+ * Moves the present holding @hk between permanent and timed as @deadline
+ * says, or sets its deadline. Nothing changes on error.
+ */
+static int cfilter_hold_retime(struct cfilter_holds *h, unsigned int t,
+			       const u8 *hk, bool timed, u32 deadline)
+{
+	unsigned int id = hk[h->held[t].key_len - 1];
+	int err;
+
+	if (deadline) {
+		err = keymap_put(&h->timed[t], hk, deadline);
+		if (err || timed)
+			return err;
+		keymap_del(&h->held[t], hk);
+		h->ntimed[id]++;
+	} else if (timed) {
+		err = keymap_put(&h->held[t], hk, 0);
+		if (err)
+			return err;
+		keymap_del(&h->timed[t], hk);
+		h->ntimed[id]--;
+	}
+	return 0;
+}
+
+/* Compact mode's one holder: "default", permanent. */
+static int cfilter_compact_ok(const char *source, u32 deadline)
+{
+	return source && cfilter_is_default(source) && !deadline ?
+	       0 : -EOPNOTSUPP;
+}
+
+/* cfilter_hold_add() on @s alone. */
+static int cfilter_hold_add_one(struct cfilter_set *s,
+				const struct cfilter_packed *k,
+				const char *source, u32 deadline)
+{
+	struct cfilter_holds *h = &s->holds;
+	unsigned int t = cfilter_family_type(k->f);
+	u8 hk[KEYMAP_KEY_MAX];
+	bool held, timed, inserted;
+	int id, err;
+
+	if (!cfilter_exact()) {
+		err = cfilter_compact_ok(source, deadline);
+		return err ? err : cfilter_set_insert(s, k->f, k->bytes, k->len);
+	}
+	id = cfilter_source_get(h, source);
+	if (id < 0)
+		return id;
+	cfilter_hold_key(k, id, hk);
+	held = keymap_get(&h->held[t], hk, NULL);
+	timed = keymap_get(&h->timed[t], hk, NULL);
+	if (held || timed) {
+		err = cfilter_hold_retime(h, t, hk, timed, deadline);
+		if (!err && deadline)
+			cfilter_expiry_kick(deadline);
+		return err ? err : -EEXIST;
+	}
+
+	/* In the tables already if another source holds it. */
+	err = cfilter_set_insert(s, k->f, k->bytes, k->len);
+	if (err && err != -EEXIST)
+		goto out;
+	inserted = !err;
+	err = keymap_put(deadline ? &h->timed[t] : &h->held[t], hk, deadline);
+	if (err) {
+		if (inserted)
+			WARN_ON_ONCE(cfilter_set_delete(s, k->f, k->bytes,
+							k->len));
+		goto out;
+	}
+	h->entries[id]++;
+	if (deadline) {
+		h->ntimed[id]++;
+		cfilter_expiry_kick(deadline);
+	}
+	return 0;
+out:
+	cfilter_source_put(h, id);
+	return err;
+}
+
+/*
+ * Removes holding @hk (present or not) of family @f, and its entry from
+ * the tables if no other source holds it. Return: 0, or -ENOENT.
+ */
+static int cfilter_unhold(struct cfilter_set *s, const struct cfilter_family *f,
+			  u8 *hk)
+{
+	struct cfilter_holds *h = &s->holds;
+	unsigned int t = cfilter_family_type(f), id = hk[f->key_len + 1];
+
+	if (keymap_del(&h->timed[t], hk))
+		h->ntimed[id]--;
+	else if (!keymap_del(&h->held[t], hk))
+		return -ENOENT;
+	h->entries[id]--;
+	if (!cfilter_held_elsewhere(h, t, hk, f->key_len))
+		WARN_ON_ONCE(cfilter_set_delete(s, f, hk, hk[f->key_len]));
+	cfilter_source_put(h, id);
+	return 0;
+}
+
+/* cfilter_hold_del() on @s alone. */
+static int cfilter_hold_del_one(struct cfilter_set *s,
+				const struct cfilter_packed *k,
+				const char *source)
+{
+	struct cfilter_holds *h = &s->holds;
+	unsigned long ids = h->active;
+	u8 hk[KEYMAP_KEY_MAX];
+	unsigned int i;
+	int id, err = -ENOENT;
+
+	if (!cfilter_exact()) {
+		if (source && !cfilter_is_default(source))
+			return -EOPNOTSUPP;
+		return cfilter_set_delete(s, k->f, k->bytes, k->len);
+	}
+	if (source) {
+		id = cfilter_source_find(h, source);
+		if (id < 0)
+			return id;
+		cfilter_hold_key(k, id, hk);
+		return cfilter_unhold(s, k->f, hk);
+	}
+	for_each_set_bit(i, &ids, CFILTER_SOURCES_MAX) {
+		cfilter_hold_key(k, i, hk);
+		if (!cfilter_unhold(s, k->f, hk))
+			err = 0;
+	}
+	return err;
+}
+
+/* cfilter_hold_flush() on @s alone. */
+static int cfilter_hold_flush_one(struct cfilter_set *s, const char *source)
+{
+	struct cfilter_holds *h = &s->holds;
+	const struct cfilter_family *f;
+	u8 hk[KEYMAP_KEY_MAX];
+	struct keymap *m;
+	const u8 *key;
+	int id, which;
+	u64 pos;
+
+	if (!cfilter_exact())
+		return -EOPNOTSUPP;
+	id = cfilter_source_find(h, source);
+	if (id < 0)
+		return id;
+	for (f = cfilter_family_first(); f; f = cfilter_family_next(f)) {
+		u32 len = CFILTER_HOLD_KEY_LEN(f->key_len);
+
+		for (which = 0; which < 2; which++) {
+			m = which ? &h->timed[cfilter_family_type(f)] :
+				    &h->held[cfilter_family_type(f)];
+			for (pos = 0; (key = keymap_next(m, &pos, NULL));) {
+				if (key[len - 1] != id)
+					continue;
+				memcpy(hk, key, len);
+				cfilter_unhold(s, f, hk);
+				if (!(pos & 0x3ff))
+					cond_resched();
+			}
+			keymap_shrink(m);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Does a change to @s, which went @err, go to the copy as well? Only
+ * changes of the live set that changed something (@ok: the result that
+ * means "changed nothing, and that is fine").
+ */
+static bool cfilter_mirrors(const struct cfilter_set *s, int err, int ok)
+{
+	return cfilter_copy && s == cfilter_live_locked() &&
+	       (!err || err == ok);
+}
+
+/* A copy that could not follow the live set must not go live. */
+static void cfilter_mirrored(int err, int ok)
+{
+	if (err && err != ok)
+		cfilter_copy->holds.stale = true;
+}
+
+/**
+ * cfilter_hold_add() - add a holding of @k by @source
+ * @s:        the set (caller holds cfilter_lock)
+ * @k:        the entry
+ * @source:   the source's name, checked; "" for "default"
+ * @deadline: cfilter_deadline() of its timeout, or 0
+ *
+ * Return: 0; -EEXIST if @source held @k already (its deadline is now
+ * @deadline); -ENOSPC, -ENOMEM (nothing changed); -EUSERS (a new source,
+ * and no room for it); -EOPNOTSUPP (compact mode, a source other than
+ * "default" or a deadline).
+ */
+int cfilter_hold_add(struct cfilter_set *s, const struct cfilter_packed *k,
+		     const char *source, u32 deadline)
+{
+	int err = cfilter_hold_add_one(s, k, source, deadline);
+
+	if (cfilter_mirrors(s, err, -EEXIST))
+		cfilter_mirrored(cfilter_hold_add_one(cfilter_copy, k, source,
+						      deadline), -EEXIST);
+	return err;
+}
+
+/**
+ * cfilter_hold_del() - remove @source's holding of @k
+ * @s:      the set (caller holds cfilter_lock)
+ * @k:      the entry
+ * @source: the source's name, checked; NULL for every source
+ *
+ * The entry leaves the tables with its last holding.
+ *
+ * Return: 0; -ENOENT (not held by @source, or by anyone); -EOPNOTSUPP.
+ */
+int cfilter_hold_del(struct cfilter_set *s, const struct cfilter_packed *k,
+		     const char *source)
+{
+	int err = cfilter_hold_del_one(s, k, source);
+
+	if (cfilter_mirrors(s, err, -ENOENT))
+		cfilter_mirrored(cfilter_hold_del_one(cfilter_copy, k, source),
+				 -ENOENT);
+	return err;
+}
+
+/**
+ * cfilter_hold_test() - does @source hold @k?
+ * @s:      the set (caller holds cfilter_lock)
+ * @k:      the entry
+ * @source: the source's name, checked
+ *
+ * Return: 0 if it does; -ENOENT; -EOPNOTSUPP.
+ */
+int cfilter_hold_test(struct cfilter_set *s, const struct cfilter_packed *k,
+		      const char *source)
+{
+	struct cfilter_holds *h = &s->holds;
+	unsigned int t = cfilter_family_type(k->f);
+	u8 hk[KEYMAP_KEY_MAX];
+	bool held;
+	int id;
+
+	if (!cfilter_exact()) {
+		if (!cfilter_is_default(source))
+			return -EOPNOTSUPP;
+		rcu_read_lock();
+		held = cfilter_set_contains(s, k->f, k->bytes, k->len);
+		rcu_read_unlock();
+		return held ? 0 : -ENOENT;
+	}
+	id = cfilter_source_find(h, source);
+	if (id < 0)
+		return id;
+	cfilter_hold_key(k, id, hk);
+	held = keymap_get(&h->held[t], hk, NULL) ||
+	       keymap_get(&h->timed[t], hk, NULL);
+	return held ? 0 : -ENOENT;
+}
+
+/**
+ * cfilter_hold_flush() - remove every holding of @source
+ * @s:      the set (caller holds cfilter_lock)
+ * @source: the source's name, checked
+ *
+ * Return: 0; -ENOENT (no such source); -EOPNOTSUPP (compact mode).
+ */
+int cfilter_hold_flush(struct cfilter_set *s, const char *source)
+{
+	int err = cfilter_hold_flush_one(s, source);
+
+	if (cfilter_mirrors(s, err, -ENOENT))
+		cfilter_mirrored(cfilter_hold_flush_one(cfilter_copy, source),
+				 -ENOENT);
+	return err;
+}
+
+/* The layout generation of type @t's holdings: a LIST restarts on change. */
+u64 cfilter_hold_list_gen(const struct cfilter_set *s, unsigned int t)
+{
+	return keymap_gen(&s->holds.held[t]) + keymap_gen(&s->holds.timed[t]);
+}
+
+/**
+ * cfilter_hold_list() - holdings of type @f, a part per call
+ * @s:      the set (caller holds cfilter_lock)
+ * @f:      the family
+ * @source: the source whose holdings to list, NULL for all
+ * @pos:    0 to start, advanced
+ * @out:    room for @max entries
+ * @max:    room
+ *
+ * Return: entries written, 0 at the type's end; -ENOENT (no such source).
+ */
+long cfilter_hold_list(struct cfilter_set *s, const struct cfilter_family *f,
+		       const char *source, u64 *pos, struct cfilter_entry *out,
+		       u32 max)
+{
+	struct cfilter_holds *h = &s->holds;
+	unsigned int t = cfilter_family_type(f);
+	u32 kl = f->key_len, now = cfilter_now(), dl;
+	int id = -1;
+	long n = 0;
+
+	if (source) {
+		id = cfilter_source_find(h, source);
+		if (id < 0)
+			return id;
+	}
+	while (n < max) {
+		bool timed = *pos & CFILTER_HOLD_POS_TIMED;
+		u64 p = *pos & ~CFILTER_HOLD_POS_TIMED;
+		const u8 *key;
+
+		key = keymap_next(timed ? &h->timed[t] : &h->held[t], &p, &dl);
+		if (!key) {
+			if (timed)
+				break;
+			*pos = CFILTER_HOLD_POS_TIMED;
+			continue;
+		}
+		*pos = p | (timed ? CFILTER_HOLD_POS_TIMED : 0);
+		if (id >= 0 && key[kl + 1] != id)
+			continue;
+		memset(&out[n], 0, sizeof(out[n]));
+		f->unpack(key, key[kl], &out[n].key);
+		out[n].timeout = timed ? max_t(s64, (s64)dl - now, 1) : 0;
+		strscpy(out[n].source, h->names[key[kl + 1]],
+			CFILTER_SOURCE_LEN);
+		n++;
+	}
+	return n;
+}
+
+/**
+ * cfilter_hold_sources() - the sources of @s and what they hold
+ * @s:   the set (caller holds cfilter_lock)
+ * @out: filled in; "default" first
+ */
+void cfilter_hold_sources(struct cfilter_set *s, struct cfilter_sources *out)
+{
+	struct cfilter_holds *h = &s->holds;
+	unsigned int i, t;
+
+	out->count = 0;
+	for (i = 0; i < CFILTER_SOURCES_MAX; i++) {
+		struct cfilter_source_info *si = &out->sources[out->count];
+
+		if (!(h->active & BIT(i)))
+			continue;
+		memset(si, 0, sizeof(*si));
+		strscpy(si->name, h->names[i], CFILTER_SOURCE_LEN);
+		si->entries = h->entries[i];
+		si->timed = h->ntimed[i];
+		out->count++;
+	}
+	/* Compact mode keeps no holdings: every entry is default's. */
+	if (!cfilter_exact())
+		for (t = 0; t < __CFILTER_KEY_MAX; t++)
+			out->sources[0].entries += READ_ONCE(s->nkeys[t]);
+}
+
+/*
+ * Adds to @c every holding of the live set that is not source @skip's.
+ * Caller holds cfilter_lock.
+ */
+static int cfilter_hold_copy_from(struct cfilter_set *c,
+				  const struct cfilter_set *live, int skip)
+{
+	const struct cfilter_holds *h = &live->holds;
+	const struct cfilter_family *f;
+	struct cfilter_packed k;
+	const u8 *key;
+	int which, err;
+	u64 pos;
+	u32 dl;
+
+	for (f = cfilter_family_first(); f; f = cfilter_family_next(f)) {
+		unsigned int t = cfilter_family_type(f);
+
+		k.f = f;
+		for (which = 0; which < 2; which++) {
+			const struct keymap *m = which ? &h->timed[t] :
+							 &h->held[t];
+
+			for (pos = 0; (key = keymap_next(m, &pos, &dl));) {
+				if (key[f->key_len + 1] == skip)
+					continue;
+				memcpy(k.bytes, key, f->key_len);
+				k.len = key[f->key_len];
+				err = cfilter_hold_add_one(c, &k,
+							   h->names[key[f->key_len + 1]],
+							   which ? dl : 0);
+				if (err)
+					return err == -EEXIST ? -EIO : err;
+				if (!(pos & 0x3ff))
+					cond_resched();
+			}
+		}
+	}
+	return 0;
+}
+
+/**
+ * cfilter_hold_copy() - a copy of the live set without a source's holdings
+ * @without: the source left out ("" for "default"; a source the live set
+ *           does not have leaves nothing out)
+ *
+ * Until cfilter_hold_uncopy() or its COMMIT, every change made to the live
+ * set is made to the copy too. Caller holds cfilter_lock; may sleep.
+ *
+ * Return: the copy, or ERR_PTR: -EBUSY (a copy exists), -EOPNOTSUPP
+ * (compact mode), -ENOMEM, -ENOSPC.
+ */
+struct cfilter_set *cfilter_hold_copy(const char *without)
+{
+	struct cfilter_set *live = cfilter_live_locked(), *c;
+	int err;
+
+	if (!cfilter_exact())
+		return ERR_PTR(-EOPNOTSUPP);
+	if (cfilter_copy)
+		return ERR_PTR(-EBUSY);
+	c = cfilter_set_create();
+	if (!c)
+		return ERR_PTR(-ENOMEM);
+	err = cfilter_hold_copy_from(c, live,
+				     cfilter_source_find(&live->holds, without));
+	if (err) {
+		cfilter_set_destroy(c);
+		return ERR_PTR(err);
+	}
+	cfilter_copy = c;
+	return c;
+}
+
+/* @s, going away unpublished, no longer follows the live set. */
+void cfilter_hold_uncopy(struct cfilter_set *s)
+{
+	lockdep_assert_held(&cfilter_lock);
+	if (s && s == cfilter_copy)
+		cfilter_copy = NULL;
+}
+
+/*
+ * @s is about to replace the live set: it stops following it if it is the
+ * copy; else the copy can no longer follow the live set. Then the expiry
+ * work looks at the new set's deadlines.
+ */
+void cfilter_hold_replaced(struct cfilter_set *s)
+{
+	lockdep_assert_held(&cfilter_lock);
+	if (s == cfilter_copy)
+		cfilter_copy = NULL;
+	else if (cfilter_copy)
+		cfilter_copy->holds.stale = true;
+	cfilter_expiry_kick(1);
+}
+
+/*
+ * Removes the holdings of @s whose deadline is @now or earlier; returns the
+ * earliest deadline left, or 0. Caller holds cfilter_lock.
+ */
+static u32 cfilter_hold_expire(struct cfilter_set *s, u32 now)
+{
+	struct cfilter_holds *h = &s->holds;
+	const struct cfilter_family *f;
+	u8 hk[KEYMAP_KEY_MAX];
+	u32 next = 0, dl;
+	const u8 *key;
+	u64 pos;
+
+	for (f = cfilter_family_first(); f; f = cfilter_family_next(f)) {
+		struct keymap *m = &h->timed[cfilter_family_type(f)];
+
+		for (pos = 0; (key = keymap_next(m, &pos, &dl));) {
+			if (dl > now) {
+				next = next ? min(next, dl) : dl;
+				continue;
+			}
+			memcpy(hk, key, m->key_len);
+			cfilter_unhold(s, f, hk);
+		}
+		keymap_shrink(m);
+	}
+	return next;
+}
+
+static void cfilter_expiry_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(cfilter_expiry, cfilter_expiry_fn);
+/* The deadline the work is set for, 0 if none. Under cfilter_lock. */
+static u32 cfilter_expiry_at;
+
+/*
+ * Both the live set and the copy expire their own holdings: a holding the
+ * copy has anew (a replaced source's) keeps its own deadline.
+ */
+static void cfilter_expiry_fn(struct work_struct *work)
+{
+	u32 now, next, n;
+
+	mutex_lock(&cfilter_lock);
+	now = cfilter_now();
+	next = cfilter_hold_expire(cfilter_live_locked(), now);
+	if (cfilter_copy) {
+		n = cfilter_hold_expire(cfilter_copy, now);
+		if (n && (!next || n < next))
+			next = n;
+	}
+	cfilter_expiry_at = 0;
+	cfilter_expiry_kick(next);
+	mutex_unlock(&cfilter_lock);
+}
+
+/**
+ * cfilter_expiry_kick() - expire holdings at @deadline, if that is sooner
+ * @deadline: seconds of boot time; 0 does nothing, a past one runs now
+ *
+ * Caller holds cfilter_lock.
+ */
+void cfilter_expiry_kick(u32 deadline)
+{
+	u64 now = ktime_get_boottime_ns(), at = (u64)deadline * NSEC_PER_SEC;
+
+	lockdep_assert_held(&cfilter_lock);
+	if (!deadline || (cfilter_expiry_at && cfilter_expiry_at <= deadline))
+		return;
+	cfilter_expiry_at = deadline;
+	mod_delayed_work(system_wq, &cfilter_expiry,
+			 at > now ? nsecs_to_jiffies(at - now) + 1 : 0);
+}
+
+/* At unload: no set may be expired any more. */
+void cfilter_expiry_stop(void)
+{
+	cancel_delayed_work_sync(&cfilter_expiry);
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Sources and timeouts: who holds each entry of a set, and until when.
+ *
+ * The tables packets read (set.h) hold each entry once. Beside them, in
+ * exact mode, a set keeps its holdings: (entry, source) pairs, permanent
+ * or with a deadline, in writer-only maps (keymap.h). An entry is in the
+ * tables exactly while some source holds it, so packets pay nothing for
+ * sources or timeouts: expiry deletes through the writers' path, like a
+ * DEL. Compact mode stores fingerprints and cannot tell one entry's
+ * holders from another's: it knows one source, "default", and no timeouts.
+ *
+ * Locking: every function here runs under cfilter_lock, on the live set or
+ * a staged one. A change made to the live set is made to the copy staged
+ * by STAGE_SOURCE as well (see cfilter_hold_copy()).
+ */
+#ifndef CFILTER_KMOD_SOURCE_H
+#define CFILTER_KMOD_SOURCE_H
+
+#include <linux/types.h>
+#include <uapi/linux/cfilter.h>
+
+#include "cfilter.h"
+#include "keymap.h"
+
+struct cfilter_set;
+
+/* Holding keys: the packed key, its prefix length, the source's index. */
+#define CFILTER_HOLD_KEY_LEN(key_len)	((key_len) + 2)
+
+/**
+ * struct cfilter_holds - a set's sources and holdings
+ * @held:    per key type, permanent holdings
+ * @timed:   per key type, holdings with a deadline (the value: seconds of
+ *           boot time, see cfilter_deadline())
+ * @names:   the sources by index; index 0 is "default"
+ * @entries: holdings per source
+ * @ntimed:  timed holdings per source
+ * @active:  indexes in use; bit 0 always
+ * @stale:   a copy that missed a change of the live set: COMMIT refuses it
+ */
+struct cfilter_holds {
+	struct keymap	held[__CFILTER_KEY_MAX];
+	struct keymap	timed[__CFILTER_KEY_MAX];
+	char		names[CFILTER_SOURCES_MAX][CFILTER_SOURCE_LEN];
+	u64		entries[CFILTER_SOURCES_MAX];
+	u64		ntimed[CFILTER_SOURCES_MAX];
+	u32		active;
+	bool		stale;
+};
+
+/* A key as the tables store it: its family, its bytes, its prefix length. */
+struct cfilter_packed {
+	const struct cfilter_family	*f;
+	u32				len;
+	u8				bytes[CUCKOO_KEY_MAX];
+};
+
+void cfilter_holds_init(struct cfilter_holds *h);
+void cfilter_holds_free(struct cfilter_holds *h);
+u64 cfilter_holds_timed(const struct cfilter_holds *h);
+
+int cfilter_source_check(const char name[CFILTER_SOURCE_LEN]);
+u32 cfilter_deadline(u32 timeout);
+
+int cfilter_hold_add(struct cfilter_set *s, const struct cfilter_packed *k,
+		     const char *source, u32 deadline);
+int cfilter_hold_del(struct cfilter_set *s, const struct cfilter_packed *k,
+		     const char *source);
+int cfilter_hold_test(struct cfilter_set *s, const struct cfilter_packed *k,
+		      const char *source);
+int cfilter_hold_flush(struct cfilter_set *s, const char *source);
+long cfilter_hold_list(struct cfilter_set *s, const struct cfilter_family *f,
+		       const char *source, u64 *pos, struct cfilter_entry *out,
+		       u32 max);
+u64 cfilter_hold_list_gen(const struct cfilter_set *s, unsigned int t);
+void cfilter_hold_sources(struct cfilter_set *s, struct cfilter_sources *out);
+
+struct cfilter_set *cfilter_hold_copy(const char *without);
+void cfilter_hold_uncopy(struct cfilter_set *s);
+void cfilter_hold_replaced(struct cfilter_set *s);
+
+void cfilter_expiry_kick(u32 deadline);
+void cfilter_expiry_stop(void);
+
+#endif /* CFILTER_KMOD_SOURCE_H */
