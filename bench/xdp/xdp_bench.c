@@ -51,6 +51,7 @@
 #define FRAME_LEN	60	/* Ethernet's minimum: 42 bytes of headers, padded */
 #define BATCH_KEYS	4096
 #define GOAL_EXACT_MISS	1.2	/* cfilter miss / hash miss, at most */
+#define GOAL_TIMED	1.1	/* timed / permanent entries, at most */
 #define PARSE_ONLY	"parse only (no lookup)"
 #define SUMMARY		"cfilter + /16 summary"
 
@@ -168,31 +169,44 @@ static void build_frame(unsigned char *f, uint32_t saddr)
 /* ---- the module ---- */
 
 /*
- * Adds @n keys in batches. Returns 0, -errno of a refused call, or of the
- * first key the module refused (one already present is fine).
+ * Adds @n keys in batches, held by @source ("" for default) with @timeout
+ * (0: permanent). Returns 0, -errno of a refused call, or of the first key
+ * the module refused (one already present is fine).
  */
-static int batch_add(int dev, struct cfilter_key *keys, size_t n)
+static int batch_add_held(int dev, struct cfilter_key *keys, size_t n,
+			  const char *source, __u32 timeout)
 {
 	__s32 *res = xcalloc(BATCH_KEYS, sizeof(*res));
+	__u32 *timeouts = xcalloc(BATCH_KEYS, sizeof(*timeouts));
 	struct cfilter_batch b;
 	size_t i, chunk;
 	int err = 0;
 
+	for (i = 0; i < BATCH_KEYS; i++)
+		timeouts[i] = timeout;
 	for (i = 0; i < n && !err; i += chunk) {
 		chunk = n - i < BATCH_KEYS ? n - i : BATCH_KEYS;
 		memset(&b, 0, sizeof(b));
 		b.op = CFILTER_BATCH_ADD;
 		b.keys = (uintptr_t)(keys + i);
 		b.results = (uintptr_t)res;
+		b.timeouts = timeout ? (uintptr_t)timeouts : 0;
 		b.count = chunk;
+		snprintf(b.source, sizeof(b.source), "%s", source);
 		if (ioctl(dev, CFILTER_IOC_BATCH, &b))
 			err = -errno;
 		else if (b.first_error != b.count &&
 			 res[b.first_error] != -EEXIST)
 			err = res[b.first_error];
 	}
+	free(timeouts);
 	free(res);
 	return err;
+}
+
+static int batch_add(int dev, struct cfilter_key *keys, size_t n)
+{
+	return batch_add_held(dev, keys, n, "", 0);
 }
 
 static void src4_key(struct cfilter_key *k, uint32_t addr, uint8_t len)
@@ -461,6 +475,7 @@ static struct row row(const char *name, int fd, bool may_fp)
 
 struct result {
 	double	exact_miss_ratio;	/* cfilter / hash */
+	double	timed_ratio[NTRAFFIC];	/* timed / permanent entries */
 	double	geo_ratio[NTRAFFIC];	/* cfilter / lpm, 0 if not measured */
 	const char *geo_skipped;	/* why, if not measured */
 };
@@ -505,6 +520,59 @@ static struct empty_cost measure_empty(const struct workload *exact,
 	cost.cfilter = ns[1] - ns[0];
 	cost.hash = ns[2] - ns[0];
 	return cost;
+}
+
+/*
+ * The same keys held permanently by "default", then with a day's timeout
+ * by a source of their own, in turns (the module holds one set at a
+ * time): what sources and timeouts cost a packet, if anything.
+ */
+static void bench_timed(const struct opts *o, int dev, struct workload *w,
+			struct row *cf, struct cfilter_key *keys,
+			struct result *res)
+{
+	static const char *const name[2] = { "permanent", "timed (1 day)" };
+	double *ns = xcalloc((size_t)o->passes * 2 * NTRAFFIC, sizeof(*ns));
+	double med[2][NTRAFFIC];
+	unsigned int pass, i, m, t;
+	int err;
+
+	fprintf(stderr, "xdp_bench: timed: %u passes\n", o->passes);
+	for (pass = 0; pass < o->passes; pass++) {
+		for (i = 0; i < 2; i++) {
+			m = (i + pass) % 2;
+			if (ioctl(dev, CFILTER_IOC_CLEAR))
+				die("clearing the module: %m");
+			err = batch_add_held(dev, keys, o->keys, m ? "feed" : "",
+					     m ? 86400 : 0);
+			if (err) {
+				errno = -err;
+				die("adding %u %s addresses: %m", o->keys,
+				    name[m]);
+			}
+			for (t = 0; t < NTRAFFIC; t++)
+				ns[((size_t)m * NTRAFFIC + t) * o->passes + pass] =
+					run_series(w, cf, t);
+		}
+	}
+	for (m = 0; m < 2; m++) {
+		for (t = 0; t < NTRAFFIC; t++) {
+			double *v = ns + ((size_t)m * NTRAFFIC + t) * o->passes;
+
+			qsort(v, o->passes, sizeof(*v), cmp_double);
+			med[m][t] = v[o->passes / 2];
+		}
+	}
+	printf("== timeouts: the same %u addresses, permanent or timed ==\n",
+	       o->keys);
+	printf("%-24s %8s %8s\n", "cfilter entries", "hit ns", "miss ns");
+	for (m = 0; m < 2; m++)
+		printf("%-24s %8.0f %8.0f\n", name[m], med[m][HIT], med[m][MISS]);
+	for (t = 0; t < NTRAFFIC; t++)
+		res->timed_ratio[t] = med[1][t] / med[0][t];
+	printf("timed/permanent: hit %.2f, miss %.2f\n\n", res->timed_ratio[HIT],
+	       res->timed_ratio[MISS]);
+	free(ns);
 }
 
 static void bench_exact(const struct opts *o, int dev, int cfilter_fd,
@@ -586,6 +654,7 @@ static void bench_exact(const struct opts *o, int dev, int cfilter_fd,
 	printf("cfilter %.0f ns (the kfunc call and the verdict, no probe), hash %.0f ns (hashing, an empty bucket)\n\n",
 	       empty.cfilter, empty.hash);
 	res->exact_miss_ratio = rows[1].ns[MISS] / rows[2].ns[MISS];
+	bench_timed(o, dev, &w, &rows[1], keys, res);
 
 	baseline_bpf__destroy(skel);
 	if (ioctl(dev, CFILTER_IOC_CLEAR))
@@ -946,6 +1015,10 @@ static void print_goals(const struct opts *o, const struct result *res)
 	printf("exact-address miss path within %.1fx of the hash map program: cfilter/hash = %.2f: %s\n",
 	       GOAL_EXACT_MISS, res->exact_miss_ratio,
 	       res->exact_miss_ratio <= GOAL_EXACT_MISS ? "MET" : "NOT MET");
+	for (t = 0; t < NTRAFFIC; t++)
+		printf("timed entries, %s traffic: within %.1fx of permanent ones: timed/permanent = %.2f: %s\n",
+		       tname[t], GOAL_TIMED, res->timed_ratio[t],
+		       res->timed_ratio[t] <= GOAL_TIMED ? "MET" : "NOT MET");
 	for (t = 0; t < NTRAFFIC; t++) {
 		if (!o->geo_file || res->geo_skipped) {
 			printf("geo prefixes, %s traffic: cfilter faster than the LPM trie: NOT MEASURED (%s)\n",

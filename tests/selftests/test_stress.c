@@ -14,8 +14,13 @@
  * reader that missed a present key during a move or a swap would show up
  * as a PASS.
  *
+ * A second test reads while holdings expire: always-present sources must
+ * always drop and timed ones must drop until their timeout and pass from a
+ * second after it, while a writer keeps adding short-lived holdings (so
+ * the expiry work runs every second) and the module deletes expired ones.
+ *
  * Needs cfilter.ko loaded in exact mode (the default) with BTF, and two
- * CPUs. Guest time under TCG: about 12 s.
+ * CPUs. Guest time under TCG: about 20 s.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -360,6 +365,153 @@ TEST_F_TIMEOUT(stress, present_sources_always_dropped_under_churn, 120)
 		TH_LOG("present sources passed: wrong verdicts");
 	EXPECT_EQ(0ULL,
 		  after[CFILTER_STAT_UNPARSED] - before[CFILTER_STAT_UNPARSED]);
+}
+
+#define TIMED		1000	/* timed sources: keys PRESENT..PRESENT+TIMED-1 */
+#define TIMED_SECONDS	2
+/* How late after its deadline an expiry may land: the work, the lock. */
+#define EXPIRY_GRACE	0.5
+
+static double boot_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Adds keys [first, first + n) held by @source for @timeout seconds. */
+static int add_timed(int dev, unsigned long long first, unsigned int n,
+		     bool churn, const char *source, __u32 timeout)
+{
+	struct cfilter_key keys[BATCH];
+	__u32 timeouts[BATCH];
+	__s32 results[BATCH];
+	struct cfilter_batch b = {
+		.op = CFILTER_BATCH_ADD,
+		.keys = (uintptr_t)keys,
+		.results = (uintptr_t)results,
+		.timeouts = (uintptr_t)timeouts,
+		.count = n,
+	};
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		keys[i] = churn ? churn_key(first + i) : nth_key4(first + i);
+		timeouts[i] = timeout;
+	}
+	snprintf(b.source, sizeof(b.source), "%s", source);
+	if (ioctl(dev, CFILTER_IOC_BATCH, &b))
+		return errno;
+	return b.first_error == n ? 0 : -results[b.first_error];
+}
+
+struct expiry_writer {
+	int fd;
+	atomic_bool stop;
+	int err;
+	unsigned long long adds;
+};
+
+/* Short-lived holdings, a batch at a time, until told to stop. */
+static void *expiry_writer_main(void *arg)
+{
+	struct expiry_writer *w = arg;
+	unsigned long long next = 0;
+
+	if (pin_to(WRITER_CPU))
+		return NULL;
+	while (!atomic_load(&w->stop) && !w->err) {
+		w->err = add_timed(w->fd, next, BATCH, true, "churn", 1);
+		next += BATCH;
+		w->adds += BATCH;
+		usleep(1000);
+	}
+	return NULL;
+}
+
+/* One run of frame @f: its verdict, and when it started and ended. */
+static int run_once(int prog_fd, const struct frame *f, double *t0, double *t1)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		.data_in = f->data,
+		.data_size_in = f->len,
+		.repeat = 1,
+	);
+
+	*t0 = boot_s();
+	if (bpf_prog_test_run_opts(prog_fd, &opts))
+		return -errno;
+	*t1 = boot_s();
+	return opts.retval;
+}
+
+TEST_F_TIMEOUT(stress, timed_sources_expire_under_reads, 60)
+{
+	static struct frame present[PRESENT], timed[TIMED];
+	unsigned long long early = 0, late = 0, between = 0, kept = 0;
+	struct expiry_writer w = { .fd = self->dev };
+	double added0, added1, t0, t1, end;
+	struct cfilter_info info;
+	pthread_t writer;
+	unsigned int i, j;
+	int v;
+
+	if (_metadata->skip)
+		return;
+	for (i = 0; i < PRESENT; i++)
+		present[i] = frame_from(i);
+	for (i = 0; i < TIMED; i++)
+		timed[i] = frame_from(PRESENT + i);
+	ASSERT_EQ(0, pin_to(READER_CPU));
+	ASSERT_EQ(0, pthread_create(&writer, NULL, expiry_writer_main, &w));
+
+	added0 = boot_s();
+	for (i = 0; i < TIMED; i += BATCH)
+		ASSERT_EQ(0, add_timed(self->dev, PRESENT + i,
+				       TIMED - i < BATCH ? TIMED - i : BATCH,
+				       false, "timed", TIMED_SECONDS));
+	added1 = boot_s();
+	end = added1 + TIMED_SECONDS + 1 + EXPIRY_GRACE + 1.5;
+	for (i = 0, j = 0; boot_s() < end; i = (i + 1) % PRESENT,
+	     j = (j + 1) % TIMED) {
+		v = run_once(self->prog_fd, &present[i], &t0, &t1);
+		ASSERT_EQ(XDP_DROP, v) TH_LOG("present source %u passed", i);
+		kept++;
+		v = run_once(self->prog_fd, &timed[j], &t0, &t1);
+		if (t1 < added0 + TIMED_SECONDS) {
+			ASSERT_EQ(XDP_DROP, v)
+				TH_LOG("timed source %u passed %.2f s after its add, before its timeout",
+				       j, t1 - added0);
+			early++;
+		} else if (t0 > added1 + TIMED_SECONDS + 1 + EXPIRY_GRACE) {
+			ASSERT_EQ(XDP_PASS, v)
+				TH_LOG("timed source %u dropped %.2f s after its add",
+				       j, t0 - added1);
+			late++;
+		} else {
+			between++;
+		}
+	}
+	atomic_store(&w.stop, true);
+	pthread_join(writer, NULL);
+	fprintf(stderr, "# expiry: %llu present, %llu timed before the timeout, %llu in the second after, %llu after; writer %llu adds\n",
+		kept, early, between, late, w.adds);
+	ASSERT_EQ(0, w.err) TH_LOG("writer: %s", strerror(w.err));
+	EXPECT_LT(0ULL, early);
+	EXPECT_LT(0ULL, late);
+	/* The writer's last holdings last a second: then none is left. */
+	end = boot_s() + 2 + EXPIRY_GRACE + 1;
+	do {
+		ASSERT_EQ(0, cf_info(self->dev, &info));
+		if (!info.timed)
+			break;
+		usleep(100000);
+	} while (boot_s() < end);
+	EXPECT_EQ(0ULL, info.timed)
+		TH_LOG("expired holdings not reclaimed: %llu timed",
+		       (unsigned long long)info.timed);
+	EXPECT_EQ((__u64)PRESENT, info.count);
 }
 
 TEST_HARNESS_MAIN
