@@ -302,6 +302,7 @@ static int __init cfilter_init(void)
 	return 0;
 
 err_destroy:
+	cfilter_expiry_stop();
 	/* Never reachable by a reader: no grace period to wait for. */
 	cfilter_set_destroy(rcu_dereference_protected(cfilter_live, true));
 	return err;

@@ -49,7 +49,7 @@ void cfilter_holds_init(struct cfilter_holds *h)
 {
 	const struct cfilter_family *f;
 
-	BUILD_BUG_ON(CFILTER_SOURCES_MAX > BITS_PER_TYPE(h->active));
+	BUILD_BUG_ON(BITS_PER_TYPE(h->active) < CFILTER_SOURCES_MAX);
 	BUILD_BUG_ON(CFILTER_HOLD_KEY_LEN(CUCKOO_KEY_MAX) > KEYMAP_KEY_MAX);
 	memset(h, 0, sizeof(*h));
 	for (f = cfilter_family_first(); f; f = cfilter_family_next(f)) {
@@ -694,6 +694,8 @@ static u32 cfilter_hold_expire(struct cfilter_set *s, u32 now)
 			}
 			memcpy(hk, key, m->key_len);
 			cfilter_unhold(s, f, hk);
+			if (!(pos & 0x3ff))
+				cond_resched();
 		}
 		keymap_shrink(m);
 	}
