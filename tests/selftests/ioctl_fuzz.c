@@ -38,7 +38,8 @@ static const unsigned long cmds[] = {
 	CFILTER_IOC_INFO, CFILTER_IOC_BATCH, CFILTER_IOC_LIST,
 	CFILTER_IOC_STAGE, CFILTER_IOC_COMMIT, CFILTER_IOC_ABORT,
 	CFILTER_IOC_TYPE_INFO, CFILTER_IOC_MATCH, CFILTER_IOC_DUMP,
-	CFILTER_IOC_RESTORE,
+	CFILTER_IOC_RESTORE, CFILTER_IOC_FLUSH, CFILTER_IOC_SOURCES,
+	CFILTER_IOC_STAGE_SOURCE,
 };
 
 /* A pointer the kernel may be handed: ours, NULL, unmapped, kernel. */
@@ -69,6 +70,30 @@ static __u64 any_number(void)
 	default:
 		return rnd();
 	}
+}
+
+/*
+ * A source name where the structures keep one (requests and batches at
+ * byte 48, LIST at 40, FLUSH and STAGE_SOURCE at 0), a short timeout
+ * where requests keep theirs: mostly valid names, so that the calls reach
+ * the holdings; sometimes many distinct ones, to run out of sources.
+ */
+static void any_source(__u8 *arg)
+{
+	static const unsigned int at[] = { 48, 40, 0 };
+	static const char *const names[] = { "", "default", "feed", "f2b-sshd",
+					     "-bad", "a b" };
+	unsigned int where = at[rnd() % 3];
+	char name[CFILTER_SOURCE_LEN] = { 0 };
+	__u32 timeout = rnd() % 4;
+
+	if (rnd() % 4)
+		snprintf(name, sizeof(name), "%s", names[rnd() % 6]);
+	else
+		snprintf(name, sizeof(name), "s%u", (unsigned int)(rnd() % 40));
+	memcpy(arg + where, name, sizeof(name));
+	if (where == 48)
+		memcpy(arg + 44, &timeout, sizeof(timeout));
 }
 
 /*
@@ -103,6 +128,8 @@ static void fill_arg(__u8 *arg, void *data)
 		v = any_number();		/* table size */
 		memcpy(arg + 56, &v, sizeof(v));
 	}
+	if (rnd() % 2)
+		any_source(arg);
 }
 
 /* A command number: a real one, one with a wrong size, or any. */
