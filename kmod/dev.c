@@ -667,36 +667,41 @@ static long cfilter_list_compact(struct cfilter_set *s,
  * Copies up to @max entries of type @f of set @s from @cur->pos on into
  * @buf->entries: holdings of @source (NULL: all) in exact mode, prefixes
  * in compact mode. Returns how many (0 at the type's end), or -ESTALE if
- * the type's tables were laid out anew since the cursor was made, or
- * -ENOENT for a source the set lacks. Caller holds cfilter_lock.
+ * the set was replaced or the type's tables laid out anew since the cursor
+ * was made, or -ENOENT for a source the set lacks. Caller holds
+ * cfilter_lock.
  */
 static long cfilter_list_type(struct cfilter_set *s,
 			      const struct cfilter_family *f,
 			      const char *source, struct cfilter_cursor *cur,
 			      u32 max, struct cfilter_list_buf *buf)
 {
-	unsigned int t = cfilter_family_type(f);
-	bool exact = cfilter_config.mode == CFILTER_MODE_EXACT;
-	u64 gen;
+	u64 layout = FIELD_GET(CFILTER_GEN_LAYOUT, cur->gen);
+	u64 set = FIELD_PREP(CFILTER_GEN_SET, s->id);
+	long n;
 
 	BUILD_BUG_ON(PREFIX_LIST_PREFIXES * 2 - 1 > FIELD_MAX(CFILTER_CURSOR_POS));
-	if (exact)
-		gen = cfilter_hold_list_gen(s, t);
-	else
-		gen = f->addr_len ? prefix_set_list_gen(s->pfx[t]) : 0;
-	gen = FIELD_PREP(CFILTER_GEN_SET, s->id) |
-	      FIELD_PREP(CFILTER_GEN_LAYOUT, gen);
-	/* Nothing of this type listed yet: its layout now is the one. */
-	if (!cur->pos)
-		cur->gen = gen;
-	else if (cur->gen != gen)
+	/* Position 0: nothing of this type listed yet, any layout will do. */
+	if (cur->pos && (cur->gen & CFILTER_GEN_SET) != set)
 		return -ESTALE;
-	if (exact)
-		return cfilter_hold_list(s, f, source, &cur->pos, buf->entries,
-					 max);
-	if (source && source[0] && strcmp(source, "default"))
-		return -ENOENT;
-	return cfilter_list_compact(s, f, cur, max, buf);
+	if (cfilter_config.mode == CFILTER_MODE_EXACT) {
+		n = cfilter_hold_list(s, f, source, &cur->pos, &layout,
+				      buf->entries, max);
+	} else {
+		u64 now = f->addr_len ?
+			  prefix_set_list_gen(s->pfx[cfilter_family_type(f)]) : 0;
+
+		now &= FIELD_MAX(CFILTER_GEN_LAYOUT);
+		if (!cur->pos)
+			layout = now;
+		else if (layout != now)
+			return -ESTALE;
+		if (source && source[0] && strcmp(source, "default"))
+			return -ENOENT;
+		n = cfilter_list_compact(s, f, cur, max, buf);
+	}
+	cur->gen = set | FIELD_PREP(CFILTER_GEN_LAYOUT, layout);
+	return n;
 }
 
 /*

@@ -4,11 +4,16 @@
  * that STAGE_SOURCE fills while it follows the live set, and the work
  * that expires holdings.
  *
- * A holding is keyed by the entry's packed bytes, its prefix length and
- * its source's index, in @held (permanent) or @timed (the value is the
+ * A holding is recorded under the entry's packed bytes, its prefix length
+ * and its source's index, in @held (permanent) or @timed (the value is the
  * deadline), never both. "Does anyone else hold this entry?" asks each
  * other source in use: at most CFILTER_SOURCES_MAX - 1 probes of a
  * writer-only map, for the delete that removes a holding.
+ *
+ * One holding goes unrecorded: an entry in the tables with no record at
+ * all is held by "default" alone, permanently. So a set that never names a
+ * source or a timeout costs what it did before sources existed; the first
+ * other holding of such an entry records default's beside its own.
  */
 #include <linux/bitops.h>
 #include <linux/err.h>
@@ -26,8 +31,22 @@
 #include "set.h"
 #include "source.h"
 
-/* Where a listing is in the timed map rather than the permanent one. */
-#define CFILTER_HOLD_POS_TIMED	BIT_ULL(48)
+/*
+ * Where a listing is: the permanent records, the timed ones (this bit), or
+ * the tables' unrecorded entries (this bit, above any table position).
+ */
+#define CFILTER_HOLD_POS_TIMED		BIT_ULL(52)
+#define CFILTER_HOLD_POS_IMPLICIT	BIT_ULL(53)
+#define CFILTER_HOLD_POS_PHASE		(CFILTER_HOLD_POS_TIMED | \
+					 CFILTER_HOLD_POS_IMPLICIT)
+
+/* Entries of the tables looked at per step of a walk for unrecorded ones. */
+#define CFILTER_WALK_CHUNK	64
+
+struct cfilter_walk_buf {
+	u8			raw[CFILTER_WALK_CHUNK * CUCKOO_KEY_MAX];
+	struct cfilter_packed	keys[CFILTER_WALK_CHUNK];
+};
 
 /*
  * The copy STAGE_SOURCE made, which every change of the live set is made
@@ -230,7 +249,56 @@ static int cfilter_hold_retime(struct cfilter_holds *h, unsigned int t,
 	return 0;
 }
 
-/* Compact mode's one holder: "default", permanent. */
+/*
+ * Does any source hold the entry of @hk by a record? If none does and the
+ * tables have it, "default" holds it, unrecorded.
+ */
+static bool cfilter_recorded(const struct cfilter_holds *h, unsigned int t,
+			     u8 *hk, u32 kl)
+{
+	return keymap_get(&h->held[t], hk, NULL) ||
+	       keymap_get(&h->timed[t], hk, NULL) ||
+	       cfilter_held_elsewhere(h, t, hk, kl);
+}
+
+/* Does "default" hold @k without a record? Caller holds cfilter_lock. */
+static bool cfilter_unrecorded(const struct cfilter_set *s,
+			       const struct cfilter_packed *k)
+{
+	u8 hk[KEYMAP_KEY_MAX];
+	bool in;
+
+	cfilter_hold_key(k, 0, hk);
+	if (cfilter_recorded(&s->holds, cfilter_family_type(k->f), hk,
+			     k->f->key_len))
+		return false;
+	rcu_read_lock();
+	in = cfilter_set_contains(s, k->f, k->bytes, k->len);
+	rcu_read_unlock();
+	return in;
+}
+
+/*
+ * Records default's holding of the entry of @hk, which it held unrecorded,
+ * permanent or with @deadline.
+ */
+static int cfilter_record_default(struct cfilter_holds *h, unsigned int t,
+				  u8 *hk, u32 kl, u32 deadline)
+{
+	unsigned int id = hk[kl + 1];
+	int err;
+
+	hk[kl + 1] = 0;
+	err = keymap_put(deadline ? &h->timed[t] : &h->held[t], hk, deadline);
+	hk[kl + 1] = id;
+	if (!err && deadline) {
+		h->ntimed[0]++;
+		cfilter_expiry_kick(deadline);
+	}
+	return err;
+}
+
+/* Compact mode's one holder: "default", permanent, unrecorded. */
 static int cfilter_compact_ok(const char *source, u32 deadline)
 {
 	return source && cfilter_is_default(source) && !deadline ?
@@ -244,6 +312,7 @@ static int cfilter_hold_add_one(struct cfilter_set *s,
 {
 	struct cfilter_holds *h = &s->holds;
 	unsigned int t = cfilter_family_type(k->f);
+	u32 kl = k->f->key_len;
 	u8 hk[KEYMAP_KEY_MAX];
 	bool held, timed, inserted;
 	int id, err;
@@ -270,6 +339,18 @@ static int cfilter_hold_add_one(struct cfilter_set *s,
 	if (err && err != -EEXIST)
 		goto out;
 	inserted = !err;
+	if (inserted && !id && !deadline) {
+		h->entries[0]++;
+		return 0;
+	}
+	if (!inserted && !cfilter_recorded(h, t, hk, kl)) {
+		/* Held by "default", unrecorded: recorded from now on. */
+		if (!id && !deadline)
+			return -EEXIST;
+		err = cfilter_record_default(h, t, hk, kl, id ? 0 : deadline);
+		if (err || !id)
+			return err ? err : -EEXIST;
+	}
 	err = keymap_put(deadline ? &h->timed[t] : &h->held[t], hk, deadline);
 	if (err) {
 		if (inserted)
@@ -289,8 +370,8 @@ out:
 }
 
 /*
- * Removes holding @hk (present or not) of family @f, and its entry from
- * the tables if no other source holds it. Return: 0, or -ENOENT.
+ * Removes the recorded holding @hk of family @f, and its entry from the
+ * tables if no other source holds it. Return: 0, or -ENOENT (no record).
  */
 static int cfilter_unhold(struct cfilter_set *s, const struct cfilter_family *f,
 			  u8 *hk)
@@ -307,6 +388,17 @@ static int cfilter_unhold(struct cfilter_set *s, const struct cfilter_family *f,
 		WARN_ON_ONCE(cfilter_set_delete(s, f, hk, hk[f->key_len]));
 	cfilter_source_put(h, id);
 	return 0;
+}
+
+/* Removes default's unrecorded holding of @k, and so the entry. */
+static int cfilter_unhold_default(struct cfilter_set *s,
+				  const struct cfilter_packed *k)
+{
+	int err = cfilter_set_delete(s, k->f, k->bytes, k->len);
+
+	if (!err)
+		s->holds.entries[0]--;
+	return err;
 }
 
 /* cfilter_hold_del() on @s alone. */
@@ -330,14 +422,95 @@ static int cfilter_hold_del_one(struct cfilter_set *s,
 		if (id < 0)
 			return id;
 		cfilter_hold_key(k, id, hk);
-		return cfilter_unhold(s, k->f, hk);
+		err = cfilter_unhold(s, k->f, hk);
+		if (err && !id && cfilter_unrecorded(s, k))
+			err = cfilter_unhold_default(s, k);
+		return err;
 	}
 	for_each_set_bit(i, &ids, CFILTER_SOURCES_MAX) {
 		cfilter_hold_key(k, i, hk);
 		if (!cfilter_unhold(s, k->f, hk))
 			err = 0;
 	}
+	if (err && cfilter_unrecorded(s, k))
+		err = cfilter_unhold_default(s, k);
 	return err;
+}
+
+static u64 cfilter_tables_gen(const struct cfilter_set *s,
+			      const struct cfilter_family *f)
+{
+	unsigned int t = cfilter_family_type(f);
+
+	return f->addr_len ? prefix_set_list_gen(s->pfx[t]) :
+			     cuckoo_list_gen(s->flow[t]);
+}
+
+/*
+ * Walks up to @max entries of type @f's tables from *@pos: returns how many
+ * it walked (0 at the end), and puts those "default" holds unrecorded in
+ * @b->keys, their number in *@n. Positions stay valid while
+ * cfilter_tables_gen() does not change. Caller holds cfilter_lock.
+ */
+static long cfilter_walk_unrecorded(const struct cfilter_set *s,
+				    const struct cfilter_family *f, u64 *pos,
+				    u32 max, struct cfilter_walk_buf *b, u32 *n)
+{
+	unsigned int t = cfilter_family_type(f);
+	u32 step = f->addr_len ? PREFIX_ENTRY_LEN(f->addr_len) : f->key_len;
+	struct cfilter_key key;
+	u8 hk[KEYMAP_KEY_MAX];
+	long walked, i;
+
+	max = min_t(u32, max, CFILTER_WALK_CHUNK);
+	if (f->addr_len)
+		walked = prefix_set_list(s->pfx[t], pos, b->raw, max);
+	else
+		walked = cuckoo_list(s->flow[t], pos, b->raw, max);
+	*n = 0;
+	for (i = 0; i < walked; i++) {
+		const u8 *in = b->raw + i * step;
+		struct cfilter_packed *p = &b->keys[*n];
+
+		f->unpack(in, f->addr_len ? in[f->addr_len] : 0, &key);
+		p->f = f;
+		if (WARN_ON_ONCE(f->pack(&key, p->bytes, &p->len)))
+			continue;
+		cfilter_hold_key(p, 0, hk);
+		if (!cfilter_recorded(&s->holds, t, hk, f->key_len))
+			(*n)++;
+	}
+	return walked;
+}
+
+/* Removes every unrecorded holding of "default": its whole share. */
+static int cfilter_flush_unrecorded(struct cfilter_set *s)
+{
+	const struct cfilter_family *f;
+	struct cfilter_walk_buf *b;
+	u64 pos, gen;
+	u32 n, i;
+
+	b = kmalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	for (f = cfilter_family_first(); f; f = cfilter_family_next(f)) {
+		pos = 0;
+		gen = cfilter_tables_gen(s, f);
+		while (cfilter_walk_unrecorded(s, f, &pos, CFILTER_WALK_CHUNK,
+					       b, &n) > 0) {
+			for (i = 0; i < n; i++)
+				cfilter_unhold_default(s, &b->keys[i]);
+			/* A delete may lay the tables out anew: walk again. */
+			if (cfilter_tables_gen(s, f) != gen) {
+				pos = 0;
+				gen = cfilter_tables_gen(s, f);
+			}
+			cond_resched();
+		}
+	}
+	kfree(b);
+	return 0;
 }
 
 /* cfilter_hold_flush() on @s alone. */
@@ -373,7 +546,7 @@ static int cfilter_hold_flush_one(struct cfilter_set *s, const char *source)
 			keymap_shrink(m);
 		}
 	}
-	return 0;
+	return id ? 0 : cfilter_flush_unrecorded(s);
 }
 
 /*
@@ -468,7 +641,8 @@ int cfilter_hold_test(struct cfilter_set *s, const struct cfilter_packed *k,
 		return id;
 	cfilter_hold_key(k, id, hk);
 	held = keymap_get(&h->held[t], hk, NULL) ||
-	       keymap_get(&h->timed[t], hk, NULL);
+	       keymap_get(&h->timed[t], hk, NULL) ||
+	       (!id && cfilter_unrecorded(s, k));
 	return held ? 0 : -ENOENT;
 }
 
@@ -489,10 +663,55 @@ int cfilter_hold_flush(struct cfilter_set *s, const char *source)
 	return err;
 }
 
-/* The layout generation of type @t's holdings: a LIST restarts on change. */
-u64 cfilter_hold_list_gen(const struct cfilter_set *s, unsigned int t)
+/*
+ * The layout generation a listing of type @f is walking (40 bits): the
+ * records', and in the last phase the tables' as well.
+ */
+static u64 cfilter_list_layout(const struct cfilter_set *s,
+			       const struct cfilter_family *f, bool tables)
 {
-	return keymap_gen(&s->holds.held[t]) + keymap_gen(&s->holds.timed[t]);
+	unsigned int t = cfilter_family_type(f);
+	u64 gen = keymap_gen(&s->holds.held[t]) +
+		  keymap_gen(&s->holds.timed[t]);
+
+	if (tables)
+		gen += cfilter_tables_gen(s, f) << 20;
+	return gen & GENMASK_ULL(39, 0);
+}
+
+/* Fills @e with @key's holding by source @name, @left seconds left. */
+static void cfilter_entry(struct cfilter_entry *e,
+			  const struct cfilter_family *f, const u8 *bytes,
+			  u32 len, u32 left, const char *name)
+{
+	memset(e, 0, sizeof(*e));
+	f->unpack(bytes, len, &e->key);
+	e->timeout = left;
+	strscpy(e->source, name, CFILTER_SOURCE_LEN);
+}
+
+/* The unrecorded phase of cfilter_hold_list(). */
+static long cfilter_list_unrecorded(struct cfilter_set *s,
+				    const struct cfilter_family *f, u64 *pos,
+				    struct cfilter_entry *out, u32 max)
+{
+	struct cfilter_walk_buf *b = kmalloc(sizeof(*b), GFP_KERNEL);
+	u64 p = *pos & ~CFILTER_HOLD_POS_PHASE;
+	long n = 0;
+	u32 got, i;
+
+	if (!b)
+		return -ENOMEM;
+	while (n < max &&
+	       cfilter_walk_unrecorded(s, f, &p, max - n, b, &got) > 0) {
+		for (i = 0; i < got; i++, n++)
+			cfilter_entry(&out[n], f, b->keys[i].bytes,
+				      b->keys[i].len, 0, "default");
+		cond_resched();
+	}
+	*pos = p | CFILTER_HOLD_POS_IMPLICIT;
+	kfree(b);
+	return n;
 }
 
 /**
@@ -501,49 +720,61 @@ u64 cfilter_hold_list_gen(const struct cfilter_set *s, unsigned int t)
  * @f:      the family
  * @source: the source whose holdings to list, NULL for all
  * @pos:    0 to start, advanced
+ * @gen:    0 to start; the layout the listing walks (40 bits), which must
+ *          not change between calls
  * @out:    room for @max entries
  * @max:    room
  *
- * Return: entries written, 0 at the type's end; -ENOENT (no such source).
+ * Return: entries written, 0 at the type's end; -ENOENT (no such source);
+ * -ESTALE (the walk's layout changed: start again); -ENOMEM.
  */
 long cfilter_hold_list(struct cfilter_set *s, const struct cfilter_family *f,
-		       const char *source, u64 *pos, struct cfilter_entry *out,
-		       u32 max)
+		       const char *source, u64 *pos, u64 *gen,
+		       struct cfilter_entry *out, u32 max)
 {
 	struct cfilter_holds *h = &s->holds;
 	unsigned int t = cfilter_family_type(f);
 	u32 kl = f->key_len, now = cfilter_now(), dl;
 	int id = -1;
-	long n = 0;
+	long n = 0, more;
 
 	if (source) {
 		id = cfilter_source_find(h, source);
 		if (id < 0)
 			return id;
 	}
-	while (n < max) {
+	if (!*pos)
+		*gen = cfilter_list_layout(s, f, false);
+	else if (*gen != cfilter_list_layout(s, f,
+					     *pos & CFILTER_HOLD_POS_IMPLICIT))
+		return -ESTALE;
+	while (n < max && !(*pos & CFILTER_HOLD_POS_IMPLICIT)) {
 		bool timed = *pos & CFILTER_HOLD_POS_TIMED;
-		u64 p = *pos & ~CFILTER_HOLD_POS_TIMED;
+		u64 p = *pos & ~CFILTER_HOLD_POS_PHASE;
 		const u8 *key;
 
 		key = keymap_next(timed ? &h->timed[t] : &h->held[t], &p, &dl);
 		if (!key) {
+			if (timed && id > 0)
+				return n;
+			/* "default"'s unrecorded holdings come last. */
+			*pos = timed ? CFILTER_HOLD_POS_IMPLICIT :
+				       CFILTER_HOLD_POS_TIMED;
 			if (timed)
-				break;
-			*pos = CFILTER_HOLD_POS_TIMED;
+				*gen = cfilter_list_layout(s, f, true);
 			continue;
 		}
 		*pos = p | (timed ? CFILTER_HOLD_POS_TIMED : 0);
 		if (id >= 0 && key[kl + 1] != id)
 			continue;
-		memset(&out[n], 0, sizeof(out[n]));
-		f->unpack(key, key[kl], &out[n].key);
-		out[n].timeout = timed ? max_t(s64, (s64)dl - now, 1) : 0;
-		strscpy(out[n].source, h->names[key[kl + 1]],
-			CFILTER_SOURCE_LEN);
-		n++;
+		cfilter_entry(&out[n++], f, key, key[kl],
+			      timed ? max_t(s64, (s64)dl - now, 1) : 0,
+			      h->names[key[kl + 1]]);
 	}
-	return n;
+	if (n == max)
+		return n;
+	more = cfilter_list_unrecorded(s, f, pos, out + n, max - n);
+	return more < 0 ? more : n + more;
 }
 
 /**
@@ -572,6 +803,33 @@ void cfilter_hold_sources(struct cfilter_set *s, struct cfilter_sources *out)
 	if (!cfilter_exact())
 		for (t = 0; t < __CFILTER_KEY_MAX; t++)
 			out->sources[0].entries += READ_ONCE(s->nkeys[t]);
+}
+
+/* Adds to @c default's unrecorded holdings in the live set. */
+static int cfilter_copy_unrecorded(struct cfilter_set *c,
+				   const struct cfilter_set *live)
+{
+	const struct cfilter_family *f;
+	struct cfilter_walk_buf *b;
+	int err = 0;
+	u32 n, i;
+	u64 pos;
+
+	b = kmalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	for (f = cfilter_family_first(); !err && f; f = cfilter_family_next(f)) {
+		pos = 0;
+		while (!err && cfilter_walk_unrecorded(live, f, &pos,
+						       CFILTER_WALK_CHUNK, b,
+						       &n) > 0) {
+			for (i = 0; !err && i < n; i++)
+				err = cfilter_hold_add_one(c, &b->keys[i], "", 0);
+			cond_resched();
+		}
+	}
+	kfree(b);
+	return err == -EEXIST ? -EIO : err;
 }
 
 /*
@@ -612,7 +870,7 @@ static int cfilter_hold_copy_from(struct cfilter_set *c,
 			}
 		}
 	}
-	return 0;
+	return skip ? cfilter_copy_unrecorded(c, live) : 0;
 }
 
 /**

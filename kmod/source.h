@@ -3,11 +3,12 @@
  * Sources and timeouts: who holds each entry of a set, and until when.
  *
  * The tables packets read (set.h) hold each entry once. Beside them, in
- * exact mode, a set keeps its holdings: (entry, source) pairs, permanent
- * or with a deadline, in writer-only maps (keymap.h). An entry is in the
- * tables exactly while some source holds it, so packets pay nothing for
- * sources or timeouts: expiry deletes through the writers' path, like a
- * DEL. Compact mode stores fingerprints and cannot tell one entry's
+ * exact mode, a set records its holdings: (entry, source) pairs, permanent
+ * or with a deadline, in writer-only maps (keymap.h), all but those of
+ * entries "default" alone holds permanently (see source.c). An entry is in
+ * the tables exactly while some source holds it, so packets pay nothing
+ * for sources or timeouts: expiry deletes through the writers' path, like
+ * a DEL. Compact mode stores fingerprints and cannot tell one entry's
  * holders from another's: it knows one source, "default", and no timeouts.
  *
  * Locking: every function here runs under cfilter_lock, on the live set or
@@ -71,9 +72,8 @@ int cfilter_hold_test(struct cfilter_set *s, const struct cfilter_packed *k,
 		      const char *source);
 int cfilter_hold_flush(struct cfilter_set *s, const char *source);
 long cfilter_hold_list(struct cfilter_set *s, const struct cfilter_family *f,
-		       const char *source, u64 *pos, struct cfilter_entry *out,
-		       u32 max);
-u64 cfilter_hold_list_gen(const struct cfilter_set *s, unsigned int t);
+		       const char *source, u64 *pos, u64 *gen,
+		       struct cfilter_entry *out, u32 max);
 void cfilter_hold_sources(struct cfilter_set *s, struct cfilter_sources *out);
 
 struct cfilter_set *cfilter_hold_copy(const char *without);
