@@ -828,6 +828,7 @@ static long cfilter_ioc_stage(struct file *file)
 		return -EBUSY;
 	}
 	file->private_data = s;
+	cfilter_hold_stage(s);
 	mutex_unlock(&cfilter_lock);
 	return 0;
 }
@@ -875,7 +876,7 @@ static struct cfilter_set *cfilter_unstage_locked(struct file *file)
 	struct cfilter_set *s = file->private_data;
 
 	file->private_data = NULL;
-	cfilter_hold_uncopy(s);
+	cfilter_hold_unstage(s);
 	return s;
 }
 

@@ -65,6 +65,7 @@ struct cfilter_set *cfilter_set_create(void)
 		return NULL;
 	s->id = atomic64_inc_return(&ids);
 	cfilter_holds_init(&s->holds);
+	INIT_LIST_HEAD(&s->staged);
 	for (f = cfilter_family_first(); f; f = cfilter_family_next(f)) {
 		unsigned int t = cfilter_family_type(f);
 		struct prefix_params pp = {
@@ -103,7 +104,7 @@ struct cfilter_set *cfilter_set_swap(struct cfilter_set *s)
 	struct cfilter_type_stats st;
 
 	if (s->holds.stale) {
-		cfilter_hold_uncopy(s);
+		cfilter_hold_unstage(s);
 		return ERR_PTR(-ESTALE);
 	}
 	cfilter_hold_replaced(s);

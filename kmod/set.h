@@ -23,6 +23,7 @@
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/limits.h>
+#include <linux/list.h>
 #include <linux/rcupdate.h>
 #include <linux/types.h>
 
@@ -42,6 +43,7 @@
  * @flow:  flow types: the filter; else NULL
  * @id:    distinct for every set created (LIST cursors restart on a new set)
  * @holds: who holds each entry, and until when (source.h); writers only
+ * @staged: on the list of staged sets (source.c), while staged
  */
 struct cfilter_set {
 	unsigned long		nkeys[__CFILTER_KEY_MAX];
@@ -49,6 +51,7 @@ struct cfilter_set {
 	struct cuckoo		*flow[__CFILTER_KEY_MAX];
 	u64			id;
 	struct cfilter_holds	holds;
+	struct list_head	staged;
 };
 
 /* The set packets are filtered with; see the locking rules above. */

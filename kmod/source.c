@@ -54,6 +54,9 @@ struct cfilter_walk_buf {
  */
 static struct cfilter_set *cfilter_copy;
 
+/* Every staged set (the copy too), whose holdings expire as the live set's. */
+static LIST_HEAD(cfilter_staged);
+
 static bool cfilter_exact(void)
 {
 	return cfilter_config.mode == CFILTER_MODE_EXACT;
@@ -679,6 +682,14 @@ static u64 cfilter_list_layout(const struct cfilter_set *s,
 	return gen & GENMASK_ULL(39, 0);
 }
 
+/* Whole seconds from @now (ns of boot time) to @deadline; at least 1. */
+static u32 cfilter_left(u32 deadline, u64 now)
+{
+	u64 at = (u64)deadline * NSEC_PER_SEC;
+
+	return at > now + NSEC_PER_SEC ? div_u64(at - now, NSEC_PER_SEC) : 1;
+}
+
 /* Fills @e with @key's holding by source @name, @left seconds left. */
 static void cfilter_entry(struct cfilter_entry *e,
 			  const struct cfilter_family *f, const u8 *bytes,
@@ -734,7 +745,8 @@ long cfilter_hold_list(struct cfilter_set *s, const struct cfilter_family *f,
 {
 	struct cfilter_holds *h = &s->holds;
 	unsigned int t = cfilter_family_type(f);
-	u32 kl = f->key_len, now = cfilter_now(), dl;
+	u64 now = ktime_get_boottime_ns();
+	u32 kl = f->key_len, dl;
 	int id = -1;
 	long n = 0, more;
 
@@ -768,7 +780,7 @@ long cfilter_hold_list(struct cfilter_set *s, const struct cfilter_family *f,
 		if (id >= 0 && key[kl + 1] != id)
 			continue;
 		cfilter_entry(&out[n++], f, key, key[kl],
-			      timed ? max_t(s64, (s64)dl - now, 1) : 0,
+			      timed ? cfilter_left(dl, now) : 0,
 			      h->names[key[kl + 1]]);
 	}
 	if (n == max)
@@ -878,7 +890,7 @@ static int cfilter_hold_copy_from(struct cfilter_set *c,
  * @without: the source left out ("" for "default"; a source the live set
  *           does not have leaves nothing out)
  *
- * Until cfilter_hold_uncopy() or its COMMIT, every change made to the live
+ * Until cfilter_hold_unstage() or its COMMIT, every change made to the live
  * set is made to the copy too. Caller holds cfilter_lock; may sleep.
  *
  * Return: the copy, or ERR_PTR: -EBUSY (a copy exists), -EOPNOTSUPP
@@ -903,14 +915,25 @@ struct cfilter_set *cfilter_hold_copy(const char *without)
 		return ERR_PTR(err);
 	}
 	cfilter_copy = c;
+	cfilter_hold_stage(c);
 	return c;
 }
 
-/* @s, going away unpublished, no longer follows the live set. */
-void cfilter_hold_uncopy(struct cfilter_set *s)
+/* @s is staged: its holdings expire while it waits. */
+void cfilter_hold_stage(struct cfilter_set *s)
 {
 	lockdep_assert_held(&cfilter_lock);
-	if (s && s == cfilter_copy)
+	list_add(&s->staged, &cfilter_staged);
+}
+
+/* @s, staged, goes away unpublished (and no longer follows the live set). */
+void cfilter_hold_unstage(struct cfilter_set *s)
+{
+	lockdep_assert_held(&cfilter_lock);
+	if (!s)
+		return;
+	list_del_init(&s->staged);
+	if (s == cfilter_copy)
 		cfilter_copy = NULL;
 }
 
@@ -922,6 +945,7 @@ void cfilter_hold_uncopy(struct cfilter_set *s)
 void cfilter_hold_replaced(struct cfilter_set *s)
 {
 	lockdep_assert_held(&cfilter_lock);
+	list_del_init(&s->staged);
 	if (s == cfilter_copy)
 		cfilter_copy = NULL;
 	else if (cfilter_copy)
@@ -966,18 +990,19 @@ static DECLARE_DELAYED_WORK(cfilter_expiry, cfilter_expiry_fn);
 static u32 cfilter_expiry_at;
 
 /*
- * Both the live set and the copy expire their own holdings: a holding the
- * copy has anew (a replaced source's) keeps its own deadline.
+ * The live set and every staged one expire their own holdings: a holding
+ * the copy has anew (a replaced source's) keeps its own deadline.
  */
 static void cfilter_expiry_fn(struct work_struct *work)
 {
+	struct cfilter_set *s;
 	u32 now, next, n;
 
 	mutex_lock(&cfilter_lock);
 	now = cfilter_now();
 	next = cfilter_hold_expire(cfilter_live_locked(), now);
-	if (cfilter_copy) {
-		n = cfilter_hold_expire(cfilter_copy, now);
+	list_for_each_entry(s, &cfilter_staged, staged) {
+		n = cfilter_hold_expire(s, now);
 		if (n && (!next || n < next))
 			next = n;
 	}

@@ -77,7 +77,8 @@ long cfilter_hold_list(struct cfilter_set *s, const struct cfilter_family *f,
 void cfilter_hold_sources(struct cfilter_set *s, struct cfilter_sources *out);
 
 struct cfilter_set *cfilter_hold_copy(const char *without);
-void cfilter_hold_uncopy(struct cfilter_set *s);
+void cfilter_hold_stage(struct cfilter_set *s);
+void cfilter_hold_unstage(struct cfilter_set *s);
 void cfilter_hold_replaced(struct cfilter_set *s);
 
 void cfilter_expiry_kick(u32 deadline);

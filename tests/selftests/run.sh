@@ -21,6 +21,7 @@ test_replace
 test_geoip.sh
 test_debian_root.sh test_fail2ban.sh test_crowdsec.sh test_ipset.sh
 test_cfctl.sh test_load.sh test_veth.sh test_flows.sh test_tc.sh test_rmmod.sh test_full test_modes
+test_sources
 test_cfctl_replace.sh test_snapshot.sh"
 TIMEOUT=$(sed -n 's/^timeout=//p' settings 2>/dev/null)
 : "${TIMEOUT:=300}"

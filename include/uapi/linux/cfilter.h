@@ -121,8 +121,8 @@ struct cfilter_key {
  * Flags of requests.
  * CFILTER_F_STAGED: act on the set staged on this open file by
  * CFILTER_IOC_STAGE (see there) instead of the live one.
- * CFILTER_F_ALL_SOURCES: DEL removes every source's holding of the entry
- * (the source name must be empty); TEST and LIST ignore the source name.
+ * CFILTER_F_ALL_SOURCES: DEL removes every source's holding of the entry,
+ * TEST and LIST look at every source's; the source name must be empty.
  */
 #define CFILTER_F_STAGED	(1U << 0)
 #define CFILTER_F_ALL_SOURCES	(1U << 1)

@@ -1,0 +1,1844 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sources and timeouts (include/uapi/linux/cfilter.h, "Sources"): entries
+ * held by several named sources, DEL, TEST and FLUSH per source, SOURCES
+ * and LIST per source, holdings that expire by themselves (every key kind,
+ * refreshed, outlived by another source's, across the growth of the
+ * holdings), STAGE_SOURCE's copy and its COMMIT, EUSERS, INFO's timed
+ * count, privileges, and every bad argument with its exact errno and no
+ * change. Needs cfilter.ko loaded with default parameters; every test
+ * starts from an empty filter. The compact mode test reloads the module.
+ * Timeouts are 1 to 3 s, waited for by polling: ~30 s in all.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <linux/cfilter.h>
+
+#include "kselftest_harness.h"
+#include "reload.h"
+
+#define NOBODY		65534
+#define STAGED		CFILTER_F_STAGED
+#define ALL		CFILTER_F_ALL_SOURCES
+/* Polling interval of the tests that wait for an expiry. */
+#define POLL_MS		100
+/*
+ * How late an expiry may be seen: the module has a second past the
+ * deadline, and a TCG guest and the polling get one more.
+ */
+#define EXPIRY_SLACK_MS	2000
+/* Room for the holdings of every test but the growth one. */
+#define STATE_MAX	64
+
+/* @name into a source field: NUL-padded, as requests must carry it. */
+static void set_name(char field[CFILTER_SOURCE_LEN], const char *name)
+{
+	memset(field, 0, CFILTER_SOURCE_LEN);
+	memcpy(field, name, strnlen(name, CFILTER_SOURCE_LEN));
+}
+
+static bool type_is_v6(__u8 type)
+{
+	return type == CFILTER_KEY_SRC6 || type == CFILTER_KEY_DST6 ||
+	       type == CFILTER_KEY_ALLOW6;
+}
+
+/* A key of @type for "addr" or "addr/len", in the field @type uses. */
+static struct cfilter_key key_of(__u8 type, const char *cidr)
+{
+	bool dst = type == CFILTER_KEY_DST4 || type == CFILTER_KEY_DST6;
+	bool v6 = type_is_v6(type);
+	const char *slash = strchr(cidr, '/');
+	size_t n = slash ? (size_t)(slash - cidr) : strlen(cidr);
+	struct cfilter_key key;
+	char addr[INET6_ADDRSTRLEN];
+
+	memset(&key, 0, sizeof(key));
+	key.type = type;
+	key.prefix_len = slash ? atoi(slash + 1) : v6 ? 128 : 32;
+	if (n >= sizeof(addr))
+		abort();
+	memcpy(addr, cidr, n);
+	addr[n] = '\0';
+	if (inet_pton(v6 ? AF_INET6 : AF_INET, addr,
+		      dst ? key.daddr : key.saddr) != 1)
+		abort();
+	return key;
+}
+
+static struct cfilter_key flow4(const char *saddr, const char *daddr,
+				__u8 proto, __u16 sport, __u16 dport)
+{
+	struct cfilter_key key;
+
+	memset(&key, 0, sizeof(key));
+	key.type = CFILTER_KEY_FLOW4;
+	key.prefix_len = 32;
+	key.proto = proto;
+	key.sport = htons(sport);
+	key.dport = htons(dport);
+	if (inet_pton(AF_INET, saddr, key.saddr) != 1 ||
+	    inet_pton(AF_INET, daddr, key.daddr) != 1)
+		abort();
+	return key;
+}
+
+/* A packet @saddr -> @daddr matched with MATCH_DST, and ports if @proto. */
+static struct cfilter_pkt pkt_of(const char *saddr, const char *daddr,
+				 __u8 proto, __u16 sport, __u16 dport)
+{
+	int af = strchr(saddr, ':') ? AF_INET6 : AF_INET;
+	struct cfilter_pkt pkt;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.family = af == AF_INET ? 4 : 6;
+	pkt.flags = CFILTER_PKT_MATCH_DST | (proto ? CFILTER_PKT_PORTS : 0);
+	pkt.proto = proto;
+	pkt.sport = htons(sport);
+	pkt.dport = htons(dport);
+	if (inet_pton(af, saddr, pkt.saddr) != 1 ||
+	    inet_pton(af, daddr, pkt.daddr) != 1)
+		abort();
+	return pkt;
+}
+
+/* A packet from @saddr to an address no test blocks. */
+static struct cfilter_pkt from(const char *saddr)
+{
+	return pkt_of(saddr, strchr(saddr, ':') ? "2001:db8:ffff::1" :
+			     "192.0.2.250", 0, 0, 0);
+}
+
+/* MATCH's verdict for @pkt, or -errno. */
+static int verdict_of(int fd, struct cfilter_pkt pkt)
+{
+	struct cfilter_match_req mr;
+
+	memset(&mr, 0, sizeof(mr));
+	mr.pkt = pkt;
+	if (ioctl(fd, CFILTER_IOC_MATCH, &mr))
+		return -errno;
+	return mr.verdict;
+}
+
+/* ADD, DEL or TEST of @key by @source; 0 or the errno. */
+static int hold(int fd, unsigned long cmd, const struct cfilter_key *key,
+		const char *source, __u32 flags, __u32 timeout)
+{
+	struct cfilter_key_req req;
+
+	memset(&req, 0, sizeof(req));
+	req.key = *key;
+	req.flags = flags;
+	req.timeout = timeout;
+	set_name(req.source, source);
+	return cf_ioctl(fd, cmd, &req);
+}
+
+static int cf_add(int fd, const struct cfilter_key *key, const char *source,
+		  __u32 timeout)
+{
+	return hold(fd, CFILTER_IOC_ADD, key, source, 0, timeout);
+}
+
+static int cf_del(int fd, const struct cfilter_key *key, const char *source)
+{
+	return hold(fd, CFILTER_IOC_DEL, key, source, 0, 0);
+}
+
+static int cf_test(int fd, const struct cfilter_key *key, const char *source)
+{
+	return hold(fd, CFILTER_IOC_TEST, key, source, 0, 0);
+}
+
+/* Is @key held by any source of the live set (or staged, @flags)? */
+static int cf_held(int fd, const struct cfilter_key *key, __u32 flags)
+{
+	return hold(fd, CFILTER_IOC_TEST, key, "", ALL | flags, 0);
+}
+
+/* FLUSH or STAGE_SOURCE of @source; 0 or the errno. */
+static int source_req(int fd, unsigned long cmd, const char *source,
+		      __u32 flags)
+{
+	struct cfilter_source_req req;
+
+	memset(&req, 0, sizeof(req));
+	set_name(req.source, source);
+	req.flags = flags;
+	return cf_ioctl(fd, cmd, &req);
+}
+
+static int cf_flush(int fd, const char *source)
+{
+	return source_req(fd, CFILTER_IOC_FLUSH, source, 0);
+}
+
+static int cf_stage_source(int fd, const char *source)
+{
+	return source_req(fd, CFILTER_IOC_STAGE_SOURCE, source, 0);
+}
+
+static int cf_sources(int fd, __u32 flags, struct cfilter_sources *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->flags = flags;
+	return cf_ioctl(fd, CFILTER_IOC_SOURCES, out);
+}
+
+/* Source @name's line in @s, or NULL. */
+static const struct cfilter_source_info *
+source_in(const struct cfilter_sources *s, const char *name)
+{
+	__u32 i;
+
+	for (i = 0; i < s->count && i < CFILTER_SOURCES_MAX; i++)
+		if (!strncmp(s->sources[i].name, name, CFILTER_SOURCE_LEN))
+			return &s->sources[i];
+	return NULL;
+}
+
+/* BATCH @op of @n keys by @source, @timeouts NULL or @n of them. */
+static int cf_batch_by(int fd, __u32 op, const char *source, __u32 flags,
+		       const struct cfilter_key *keys, const __u32 *timeouts,
+		       __s32 *results, __u32 n, struct cfilter_batch *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->op = op;
+	b->flags = flags;
+	b->keys = (uintptr_t)keys;
+	b->results = (uintptr_t)results;
+	b->timeouts = (uintptr_t)timeouts;
+	b->count = n;
+	set_name(b->source, source);
+	return cf_ioctl(fd, CFILTER_IOC_BATCH, b);
+}
+
+static long long count_of(int fd)
+{
+	struct cfilter_info info;
+
+	return cf_info(fd, &info) ? -1 : (long long)info.count;
+}
+
+static long long timed_of(int fd)
+{
+	struct cfilter_info info;
+
+	return cf_info(fd, &info) ? -1 : (long long)info.timed;
+}
+
+static long long type_count(int fd, __u8 type, __u32 flags)
+{
+	struct cfilter_type_info ti;
+
+	memset(&ti, 0, sizeof(ti));
+	ti.type = type;
+	ti.flags = flags;
+	return cf_ioctl(fd, CFILTER_IOC_TYPE_INFO, &ti) ? -1 :
+	       (long long)ti.count;
+}
+
+/* By key, then source: the order a listing is compared in. */
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct cfilter_entry *x = a, *y = b;
+	int d = memcmp(&x->key, &y->key, sizeof(x->key));
+
+	return d ? d : strncmp(x->source, y->source, CFILTER_SOURCE_LEN);
+}
+
+/*
+ * Every holding of @source (NULL: of every source) into @out, sorted;
+ * returns how many, -E2BIG if @room was not enough, or -errno. A listing
+ * that goes stale starts over.
+ */
+static int list_holdings(int fd, const char *source, struct cfilter_entry *out,
+			 unsigned int room)
+{
+	unsigned int n = 0, restarts = 0;
+	struct cfilter_list l;
+	int err;
+
+	memset(&l, 0, sizeof(l));
+	if (source)
+		set_name(l.source, source);
+	else
+		l.flags = ALL;
+	for (;;) {
+		if (n == room)
+			return -E2BIG;
+		l.entries = (uintptr_t)(out + n);
+		l.max = room - n;
+		err = cf_ioctl(fd, CFILTER_IOC_LIST, &l);
+		if (err == ESTALE && restarts++ < 100) {
+			n = 0;
+			l.cursor = 0;
+			l.gen = 0;
+			continue;
+		}
+		if (err)
+			return -err;
+		if (!l.count)
+			break;
+		n += l.count;
+	}
+	qsort(out, n, sizeof(*out), entry_cmp);
+	return n;
+}
+
+/* Is source field @name NUL-terminated, with only NULs after? */
+static bool nul_padded(const char name[CFILTER_SOURCE_LEN])
+{
+	size_t i = strnlen(name, CFILTER_SOURCE_LEN);
+
+	if (i == CFILTER_SOURCE_LEN)
+		return false;
+	while (i < CFILTER_SOURCE_LEN && !name[i])
+		i++;
+	return i == CFILTER_SOURCE_LEN;
+}
+
+/* The holding of @key by @source in @e (@n of them), or NULL. */
+static const struct cfilter_entry *entry_in(const struct cfilter_entry *e,
+					    int n, const struct cfilter_key *key,
+					    const char *source)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!memcmp(&e[i].key, key, sizeof(*key)) &&
+		    !strncmp(e[i].source, source, CFILTER_SOURCE_LEN))
+			return &e[i];
+	return NULL;
+}
+
+/* What a failed request must leave as it was. */
+struct state {
+	struct cfilter_info	info;
+	struct cfilter_sources	sources;
+	struct cfilter_entry	held[STATE_MAX];
+	int			nheld;
+};
+
+static void get_state(struct __test_metadata *_metadata, int fd,
+		      struct state *st)
+{
+	int i;
+
+	memset(st, 0, sizeof(*st));
+	ASSERT_EQ(0, cf_info(fd, &st->info));
+	ASSERT_EQ(0, cf_sources(fd, 0, &st->sources));
+	st->nheld = list_holdings(fd, NULL, st->held, STATE_MAX);
+	ASSERT_LE(0, st->nheld);
+	/* Seconds left tick on; whether a holding is timed must not change. */
+	for (i = 0; i < st->nheld; i++)
+		st->held[i].timeout = !!st->held[i].timeout;
+}
+
+static void expect_unchanged(struct __test_metadata *_metadata, int fd,
+			     const struct state *before, const char *what)
+{
+	static struct state now;
+
+	get_state(_metadata, fd, &now);
+	EXPECT_EQ(before->info.count, now.info.count) TH_LOG("after %s", what);
+	EXPECT_EQ(before->info.timed, now.info.timed) TH_LOG("after %s", what);
+	EXPECT_EQ(before->info.prefixes, now.info.prefixes)
+		TH_LOG("after %s", what);
+	EXPECT_EQ(before->sources.count, now.sources.count)
+		TH_LOG("after %s", what);
+	EXPECT_EQ(0, memcmp(before->sources.sources, now.sources.sources,
+			    sizeof(now.sources.sources)))
+		TH_LOG("SOURCES changed after %s", what);
+	EXPECT_EQ(before->nheld, now.nheld) TH_LOG("after %s", what);
+	EXPECT_EQ(0, memcmp(before->held, now.held, sizeof(now.held)))
+		TH_LOG("holdings changed after %s", what);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	/* The clock the module's deadlines are in. */
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Polls @pkt's verdict every POLL_MS until it is @after: returns the ms
+ * from @t0 to then, or -1 once @limit_ms from @t0 have passed. Until then
+ * it must stay @before.
+ */
+static long long wait_verdict(struct __test_metadata *_metadata, int fd,
+			      struct cfilter_pkt pkt, int before, int after,
+			      long long t0, long long limit_ms)
+{
+	long long ms;
+	int v;
+
+	for (;;) {
+		v = verdict_of(fd, pkt);
+		ms = now_ms() - t0;
+		if (v == after)
+			return ms;
+		EXPECT_EQ(before, v) TH_LOG("verdict after %lld ms", ms);
+		if (v != before || ms > limit_ms)
+			return -1;
+		sleep_ms(POLL_MS);
+	}
+}
+
+/*
+ * Expects @pkt's verdict to go from @before to @after when a holding added
+ * at @t0 (taken before the ADD) for @timeout seconds expires: not before
+ * the timeout, and at most EXPIRY_SLACK_MS after it.
+ */
+static void expect_expiry(struct __test_metadata *_metadata, int fd,
+			  struct cfilter_pkt pkt, int before, int after,
+			  long long t0, unsigned int timeout)
+{
+	long long ms = wait_verdict(_metadata, fd, pkt, before, after, t0,
+				    timeout * 1000LL + EXPIRY_SLACK_MS);
+
+	ASSERT_LE(0, ms) TH_LOG("verdict not %d %u s + %d ms after the ADD",
+				after, timeout, EXPIRY_SLACK_MS);
+	EXPECT_LE(timeout * 1000LL, ms)
+		TH_LOG("a %u s holding expired after %lld ms", timeout, ms);
+}
+
+/*
+ * Polls TEST of @key (any source; @flags: STAGED) until ENOENT: the ms
+ * from @t0 to then, or -1 after @limit_ms.
+ */
+static long long wait_gone(int fd, const struct cfilter_key *key, __u32 flags,
+			   long long t0, long long limit_ms)
+{
+	long long ms;
+
+	for (;;) {
+		ms = now_ms() - t0;
+		if (cf_held(fd, key, flags) == ENOENT)
+			return ms;
+		if (ms > limit_ms)
+			return -1;
+		sleep_ms(POLL_MS);
+	}
+}
+
+FIXTURE(src) {
+	int fd;
+};
+
+FIXTURE_SETUP(src)
+{
+	self->fd = open(CFILTER_DEVICE, O_RDWR);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s (is cfilter.ko loaded?)",
+				      CFILTER_DEVICE, strerror(errno));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
+}
+
+/* Closing first drops a staged copy, which would follow the CLEAR. */
+FIXTURE_TEARDOWN(src)
+{
+	int fd;
+
+	if (self->fd >= 0)
+		close(self->fd);
+	fd = open(CFILTER_DEVICE, O_RDWR);
+	if (fd >= 0) {
+		ioctl(fd, CFILTER_IOC_CLEAR);
+		close(fd);
+	}
+}
+
+TEST_F(src, two_sources_hold_an_address_until_both_delete_it)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_pkt p = from("192.0.2.1");
+
+	ASSERT_EQ(0, cf_add(self->fd, &a, "fail2ban", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &a, "crowdsec", 0));
+	EXPECT_EQ(CFILTER_DROP_SRC, verdict_of(self->fd, p));
+	/* One entry in the tables, two holdings beside them. */
+	EXPECT_EQ(1, count_of(self->fd));
+	ASSERT_EQ(0, cf_del(self->fd, &a, "fail2ban"));
+	EXPECT_EQ(CFILTER_DROP_SRC, verdict_of(self->fd, p));
+	ASSERT_EQ(0, cf_del(self->fd, &a, "crowdsec"));
+	EXPECT_EQ(CFILTER_PASS, verdict_of(self->fd, p));
+	EXPECT_EQ(0, count_of(self->fd));
+	EXPECT_EQ(ENOENT, cf_held(self->fd, &a, 0));
+}
+
+TEST_F(src, del_by_one_source_leaves_the_others_holding)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC6, "2001:db8::1");
+	struct cfilter_sources s;
+
+	ASSERT_EQ(0, cf_add(self->fd, &a, "fail2ban", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &a, "", 0));
+	ASSERT_EQ(0, cf_del(self->fd, &a, "fail2ban"));
+	EXPECT_EQ(ENOENT, cf_test(self->fd, &a, "fail2ban"));
+	EXPECT_EQ(0, cf_test(self->fd, &a, ""));
+	EXPECT_EQ(0, cf_held(self->fd, &a, 0));
+	EXPECT_EQ(CFILTER_DROP_SRC, verdict_of(self->fd, from("2001:db8::1")));
+	EXPECT_EQ(ENOENT, cf_del(self->fd, &a, "fail2ban"));
+	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
+	EXPECT_EQ(1U, s.count);
+	EXPECT_EQ(1ULL, s.sources[0].entries);
+}
+
+TEST_F(src, add_again_by_the_same_source_is_eexist_and_one_holding)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_entry e[4];
+	struct cfilter_sources s;
+
+	ASSERT_EQ(0, cf_add(self->fd, &a, "feed", 0));
+	EXPECT_EQ(EEXIST, cf_add(self->fd, &a, "feed", 0));
+	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
+	ASSERT_NE(NULL, source_in(&s, "feed"));
+	EXPECT_EQ(1ULL, source_in(&s, "feed")->entries);
+	EXPECT_EQ(1, list_holdings(self->fd, NULL, e, 4));
+	ASSERT_EQ(0, cf_del(self->fd, &a, "feed"));
+	EXPECT_EQ(CFILTER_PASS, verdict_of(self->fd, from("192.0.2.1")));
+}
+
+TEST_F(src, del_of_a_holding_the_source_lacks_is_enoent)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_key b = key_of(CFILTER_KEY_SRC4, "192.0.2.2");
+	struct state before;
+
+	ASSERT_EQ(0, cf_add(self->fd, &a, "feed", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &b, "admin", 0));
+	get_state(_metadata, self->fd, &before);
+	EXPECT_EQ(ENOENT, cf_del(self->fd, &a, "admin"));
+	EXPECT_EQ(ENOENT, cf_del(self->fd, &a, ""));
+	EXPECT_EQ(ENOENT, cf_del(self->fd, &a, "no-such-source"));
+	expect_unchanged(_metadata, self->fd, &before, "DEL by another source");
+	EXPECT_EQ(CFILTER_DROP_SRC, verdict_of(self->fd, from("192.0.2.1")));
+}
+
+TEST_F(src, test_asks_one_source_or_any_with_all_sources)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_key b = key_of(CFILTER_KEY_SRC4, "192.0.2.2");
+
+	ASSERT_EQ(0, cf_add(self->fd, &a, "feed", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &b, "admin", 0));
+	EXPECT_EQ(0, cf_test(self->fd, &a, "feed"));
+	EXPECT_EQ(ENOENT, cf_test(self->fd, &a, "admin"));
+	EXPECT_EQ(ENOENT, cf_test(self->fd, &a, ""));
+	EXPECT_EQ(ENOENT, cf_test(self->fd, &a, "no-such-source"));
+	EXPECT_EQ(0, cf_held(self->fd, &a, 0));
+	EXPECT_EQ(0, cf_held(self->fd, &b, 0));
+}
+
+/* The header: "TEST and LIST ignore the source name" with ALL_SOURCES. */
+/* Every source means no one source: a name beside the flag is a mistake. */
+TEST_F(src, all_sources_with_a_source_name_is_einval)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_entry e[4];
+	struct cfilter_list l;
+
+	ASSERT_EQ(0, cf_add(self->fd, &a, "feed", 0));
+	EXPECT_EQ(EINVAL, hold(self->fd, CFILTER_IOC_TEST, &a, "admin", ALL, 0));
+	EXPECT_EQ(EINVAL, hold(self->fd, CFILTER_IOC_DEL, &a, "feed", ALL, 0));
+	EXPECT_EQ(0, hold(self->fd, CFILTER_IOC_TEST, &a, "", ALL, 0));
+	memset(&l, 0, sizeof(l));
+	l.entries = (uintptr_t)e;
+	l.max = 4;
+	l.flags = ALL;
+	set_name(l.source, "admin");
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_LIST, &l));
+	memset(l.source, 0, sizeof(l.source));
+	EXPECT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_LIST, &l));
+	EXPECT_EQ(1U, l.count);
+}
+
+TEST_F(src, del_with_all_sources_removes_every_holding)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_key b = key_of(CFILTER_KEY_SRC4, "192.0.2.2");
+	struct cfilter_sources s;
+
+	ASSERT_EQ(0, cf_add(self->fd, &a, "", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &a, "feed", 3600));
+	ASSERT_EQ(0, cf_add(self->fd, &a, "admin", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &b, "admin", 0));
+	ASSERT_EQ(0, hold(self->fd, CFILTER_IOC_DEL, &a, "", ALL, 0));
+	EXPECT_EQ(CFILTER_PASS, verdict_of(self->fd, from("192.0.2.1")));
+	EXPECT_EQ(ENOENT, cf_held(self->fd, &a, 0));
+	EXPECT_EQ(0, timed_of(self->fd));
+	/* "feed" held nothing else: it is gone; "admin" keeps b. */
+	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
+	EXPECT_EQ(2U, s.count);
+	EXPECT_EQ(NULL, source_in(&s, "feed"));
+	ASSERT_NE(NULL, source_in(&s, "admin"));
+	EXPECT_EQ(1ULL, source_in(&s, "admin")->entries);
+	EXPECT_EQ(0ULL, s.sources[0].entries);
+	EXPECT_EQ(ENOENT, hold(self->fd, CFILTER_IOC_DEL, &a, "", ALL, 0));
+	EXPECT_EQ(CFILTER_DROP_SRC, verdict_of(self->fd, from("192.0.2.2")));
+}
+
+TEST_F(src, empty_source_name_is_default)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_entry e[4];
+	struct cfilter_sources s;
+
+	ASSERT_EQ(0, cf_add(self->fd, &a, "", 0));
+	EXPECT_EQ(EEXIST, cf_add(self->fd, &a, "default", 0));
+	EXPECT_EQ(0, cf_test(self->fd, &a, "default"));
+	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
+	ASSERT_EQ(1U, s.count);
+	EXPECT_STREQ("default", s.sources[0].name);
+	EXPECT_EQ(1ULL, s.sources[0].entries);
+	ASSERT_EQ(1, list_holdings(self->fd, "", e, 4));
+	EXPECT_STREQ("default", e[0].source);
+	ASSERT_EQ(1, list_holdings(self->fd, "default", e, 4));
+	EXPECT_EQ(0, cf_del(self->fd, &a, "default"));
+	EXPECT_EQ(ENOENT, cf_held(self->fd, &a, 0));
+}
+
+/*
+ * "feed" and "admin" share an address, a prefix, a destination, a flow and
+ * an allow entry; each has others of its own. FLUSH of "feed" leaves every
+ * shared one and "admin"'s own, and takes only what "feed" alone held.
+ */
+TEST_F(src, flush_leaves_the_entries_other_sources_hold)
+{
+	struct cfilter_key shared[] = {
+		key_of(CFILTER_KEY_SRC4, "192.0.2.1"),
+		key_of(CFILTER_KEY_SRC4, "198.51.100.0/24"),
+		key_of(CFILTER_KEY_DST4, "203.0.113.9"),
+		flow4("203.0.113.5", "192.0.2.200", IPPROTO_TCP, 40000, 80),
+		key_of(CFILTER_KEY_ALLOW4, "198.51.100.7"),
+	};
+	struct cfilter_key feed_only[] = {
+		key_of(CFILTER_KEY_SRC4, "192.0.2.3"),
+		key_of(CFILTER_KEY_SRC6, "2001:db8:1::/48"),
+		key_of(CFILTER_KEY_ALLOW4, "198.51.100.8"),
+		flow4("203.0.113.5", "192.0.2.200", IPPROTO_UDP, 53, 53),
+	};
+	struct cfilter_key admin_only = key_of(CFILTER_KEY_SRC4, "192.0.2.2");
+	const struct cfilter_source_info *admin;
+	struct cfilter_sources s;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(shared); i++) {
+		ASSERT_EQ(0, cf_add(self->fd, &shared[i], "feed", 0));
+		ASSERT_EQ(0, cf_add(self->fd, &shared[i], "admin", 0));
+	}
+	for (i = 0; i < ARRAY_SIZE(feed_only); i++)
+		ASSERT_EQ(0, cf_add(self->fd, &feed_only[i], "feed", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &admin_only, "admin", 0));
+	EXPECT_EQ(CFILTER_ALLOWED, verdict_of(self->fd, from("198.51.100.8")));
+
+	ASSERT_EQ(0, cf_flush(self->fd, "feed"));
+	EXPECT_EQ(CFILTER_DROP_SRC, verdict_of(self->fd, from("192.0.2.1")));
+	EXPECT_EQ(CFILTER_DROP_SRC, verdict_of(self->fd, from("192.0.2.2")));
+	EXPECT_EQ(CFILTER_PASS, verdict_of(self->fd, from("192.0.2.3")));
+	EXPECT_EQ(CFILTER_DROP_PREFIX, verdict_of(self->fd, from("198.51.100.9")));
+	EXPECT_EQ(CFILTER_PASS, verdict_of(self->fd, from("2001:db8:1::5")));
+	EXPECT_EQ(CFILTER_DROP_DST,
+		  verdict_of(self->fd, pkt_of("192.0.2.250", "203.0.113.9",
+					      0, 0, 0)));
+	EXPECT_EQ(CFILTER_DROP_FLOW,
+		  verdict_of(self->fd, pkt_of("203.0.113.5", "192.0.2.200",
+					      IPPROTO_TCP, 40000, 80)));
+	EXPECT_EQ(CFILTER_PASS,
+		  verdict_of(self->fd, pkt_of("203.0.113.5", "192.0.2.200",
+					      IPPROTO_UDP, 53, 53)));
+	/* The shared exemption stays; "feed"'s own went, so blocking is back. */
+	EXPECT_EQ(CFILTER_ALLOWED, verdict_of(self->fd, from("198.51.100.7")));
+	EXPECT_EQ(CFILTER_DROP_PREFIX, verdict_of(self->fd, from("198.51.100.8")));
+
+	EXPECT_EQ((long long)ARRAY_SIZE(shared) + 1, count_of(self->fd));
+	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
+	EXPECT_EQ(2U, s.count);
+	EXPECT_EQ(NULL, source_in(&s, "feed"));
+	admin = source_in(&s, "admin");
+	ASSERT_NE(NULL, admin);
+	EXPECT_EQ(ARRAY_SIZE(shared) + 1, admin->entries);
+	EXPECT_EQ(ENOENT, cf_test(self->fd, &shared[0], "feed"));
+	EXPECT_EQ(ENOENT, cf_flush(self->fd, "feed"));
+}
+
+TEST_F(src, flush_of_a_source_the_set_lacks_is_enoent)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct state before;
+
+	ASSERT_EQ(0, cf_add(self->fd, &a, "feed", 0));
+	get_state(_metadata, self->fd, &before);
+	EXPECT_EQ(ENOENT, cf_flush(self->fd, "admin"));
+	EXPECT_EQ(ENOENT, cf_flush(self->fd, "fee"));
+	expect_unchanged(_metadata, self->fd, &before, "FLUSH of no source");
+}
+
+/* "default" always exists, holding something or not. */
+TEST_F(src, flush_of_default_leaves_named_sources)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_key b = key_of(CFILTER_KEY_SRC4, "192.0.2.2");
+	struct cfilter_sources s;
+
+	EXPECT_EQ(0, cf_flush(self->fd, ""));
+	ASSERT_EQ(0, cf_add(self->fd, &a, "", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &b, "", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &b, "feed", 0));
+	ASSERT_EQ(0, cf_flush(self->fd, ""));
+	EXPECT_EQ(CFILTER_PASS, verdict_of(self->fd, from("192.0.2.1")));
+	EXPECT_EQ(CFILTER_DROP_SRC, verdict_of(self->fd, from("192.0.2.2")));
+	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
+	ASSERT_EQ(2U, s.count);
+	EXPECT_STREQ("default", s.sources[0].name);
+	EXPECT_EQ(0ULL, s.sources[0].entries);
+	EXPECT_EQ(0, cf_flush(self->fd, "default"));
+}
+
+TEST_F(src, empty_set_has_only_default)
+{
+	struct cfilter_sources s;
+
+	memset(&s, 0xa5, sizeof(s));
+	s.flags = 0;
+	s.reserved = 0;
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_SOURCES, &s));
+	ASSERT_EQ(1U, s.count);
+	EXPECT_STREQ("default", s.sources[0].name);
+	EXPECT_EQ(0ULL, s.sources[0].entries);
+	EXPECT_EQ(0ULL, s.sources[0].timed);
+}
+
+TEST_F(src, sources_counts_entries_and_timed_per_source)
+{
+	struct cfilter_key k[4] = {
+		key_of(CFILTER_KEY_SRC4, "192.0.2.1"),
+		key_of(CFILTER_KEY_SRC4, "198.51.100.0/24"),
+		key_of(CFILTER_KEY_DST6, "2001:db8::9"),
+		flow4("203.0.113.5", "192.0.2.200", IPPROTO_TCP, 40000, 80),
+	};
+	const struct cfilter_source_info *a, *b;
+	struct cfilter_sources s;
+
+	ASSERT_EQ(0, cf_add(self->fd, &k[0], "", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &k[1], "", 600));
+	ASSERT_EQ(0, cf_add(self->fd, &k[0], "b", 600));
+	ASSERT_EQ(0, cf_add(self->fd, &k[2], "b", 600));
+	ASSERT_EQ(0, cf_add(self->fd, &k[3], "b", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &k[3], "a", 0));
+	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
+	ASSERT_EQ(3U, s.count);
+	EXPECT_STREQ("default", s.sources[0].name);
+	EXPECT_EQ(2ULL, s.sources[0].entries);
+	EXPECT_EQ(1ULL, s.sources[0].timed);
+	a = source_in(&s, "a");
+	b = source_in(&s, "b");
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, b);
+	EXPECT_EQ(1ULL, a->entries);
+	EXPECT_EQ(0ULL, a->timed);
+	EXPECT_EQ(3ULL, b->entries);
+	EXPECT_EQ(2ULL, b->timed);
+	/* Entries, not holdings, are what INFO counts. */
+	EXPECT_EQ(4, count_of(self->fd));
+}
+
+TEST_F(src, a_source_goes_with_its_last_holding)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_entry e[4];
+	struct cfilter_sources s;
+
+	ASSERT_EQ(0, cf_add(self->fd, &a, "feed", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &a, "", 0));
+	ASSERT_EQ(0, cf_del(self->fd, &a, "feed"));
+	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
+	EXPECT_EQ(1U, s.count);
+	EXPECT_EQ(NULL, source_in(&s, "feed"));
+	EXPECT_EQ(ENOENT, cf_test(self->fd, &a, "feed"));
+	EXPECT_EQ(ENOENT, cf_flush(self->fd, "feed"));
+	EXPECT_EQ(-ENOENT, list_holdings(self->fd, "feed", e, 4));
+}
+
+/*
+ * An entry held by two sources is listed once for each; a source's own
+ * listing has its holdings only; a timed one reports the seconds left, at
+ * most the timeout asked for.
+ */
+TEST_F(src, list_reports_each_holding_with_its_source_and_seconds_left)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_key p = key_of(CFILTER_KEY_SRC6, "2001:db8:1::/48");
+	const struct cfilter_entry *x;
+	struct cfilter_entry e[8];
+	int n;
+
+	ASSERT_EQ(0, cf_add(self->fd, &a, "one", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &a, "two", 100));
+	ASSERT_EQ(0, cf_add(self->fd, &p, "two", 0));
+
+	ASSERT_EQ(1, list_holdings(self->fd, "one", e, 8));
+	EXPECT_EQ(0, memcmp(&a, &e[0].key, sizeof(a)));
+	EXPECT_STREQ("one", e[0].source);
+	EXPECT_EQ(0U, e[0].timeout);
+
+	ASSERT_EQ(2, list_holdings(self->fd, "two", e, 8));
+	x = entry_in(e, 2, &a, "two");
+	ASSERT_NE(NULL, x);
+	EXPECT_GE(100U, x->timeout);
+	EXPECT_LE(98U, x->timeout);
+	x = entry_in(e, 2, &p, "two");
+	ASSERT_NE(NULL, x);
+	EXPECT_EQ(0U, x->timeout);
+
+	n = list_holdings(self->fd, NULL, e, 8);
+	ASSERT_EQ(3, n);
+	EXPECT_NE(NULL, entry_in(e, n, &a, "one"));
+	EXPECT_NE(NULL, entry_in(e, n, &a, "two"));
+	EXPECT_NE(NULL, entry_in(e, n, &p, "two"));
+	for (n = 0; n < 3; n++) {
+		EXPECT_EQ(0U, e[n].pad);
+		EXPECT_TRUE(nul_padded(e[n].source)) TH_LOG("entry %d", n);
+	}
+	/* "default" exists, holding nothing; an unknown source does not. */
+	EXPECT_EQ(0, list_holdings(self->fd, "", e, 8));
+	EXPECT_EQ(-ENOENT, list_holdings(self->fd, "three", e, 8));
+}
+
+/* A timed address drops at once and passes within its timeout + 1 s. */
+TEST_F(src, timed_address_expires_by_itself)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_pkt p = from("192.0.2.1");
+	struct cfilter_sources s;
+	long long t0 = now_ms();
+
+	ASSERT_EQ(0, cf_add(self->fd, &a, "fail2ban", 2));
+	EXPECT_EQ(CFILTER_DROP_SRC, verdict_of(self->fd, p));
+	EXPECT_EQ(1, timed_of(self->fd));
+	expect_expiry(_metadata, self->fd, p, CFILTER_DROP_SRC, CFILTER_PASS,
+		      t0, 2);
+	EXPECT_EQ(ENOENT, cf_held(self->fd, &a, 0));
+	EXPECT_EQ(0, count_of(self->fd));
+	EXPECT_EQ(0, timed_of(self->fd));
+	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
+	EXPECT_EQ(1U, s.count);
+	EXPECT_EQ(NULL, source_in(&s, "fail2ban"));
+}
+
+/*
+ * ADD again sets the timeout anew: a longer one outlives the first, which
+ * would have gone 2 s after the ADD at the latest (a second of rounding,
+ * a second of grace).
+ */
+TEST_F(src, add_again_with_a_longer_timeout_refreshes_it)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_pkt p = from("192.0.2.1");
+	long long t0, ms;
+
+	ASSERT_EQ(0, cf_add(self->fd, &a, "fail2ban", 1));
+	t0 = now_ms();
+	ASSERT_EQ(EEXIST, cf_add(self->fd, &a, "fail2ban", 3));
+	EXPECT_EQ(1, timed_of(self->fd));
+	ms = wait_verdict(_metadata, self->fd, p, CFILTER_DROP_SRC,
+			  CFILTER_PASS, t0, 2500);
+	EXPECT_EQ(-1, ms) TH_LOG("refreshed holding gone after %lld ms", ms);
+	expect_expiry(_metadata, self->fd, p, CFILTER_DROP_SRC, CFILTER_PASS,
+		      t0, 3);
+}
+
+TEST_F(src, add_again_with_a_shorter_timeout_shortens_it)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_pkt p = from("192.0.2.1");
+	long long t0;
+
+	ASSERT_EQ(0, cf_add(self->fd, &a, "fail2ban", 3600));
+	t0 = now_ms();
+	ASSERT_EQ(EEXIST, cf_add(self->fd, &a, "fail2ban", 1));
+	expect_expiry(_metadata, self->fd, p, CFILTER_DROP_SRC, CFILTER_PASS,
+		      t0, 1);
+}
+
+/* ADD again without a timeout: permanent, while a timed twin expires. */
+TEST_F(src, add_again_without_a_timeout_makes_it_permanent)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_key twin = key_of(CFILTER_KEY_SRC4, "192.0.2.2");
+	struct cfilter_entry e[4];
+	long long t0 = now_ms();
+
+	ASSERT_EQ(0, cf_add(self->fd, &a, "fail2ban", 1));
+	ASSERT_EQ(0, cf_add(self->fd, &twin, "fail2ban", 1));
+	ASSERT_EQ(EEXIST, cf_add(self->fd, &a, "fail2ban", 0));
+	EXPECT_EQ(1, timed_of(self->fd));
+	expect_expiry(_metadata, self->fd, from("192.0.2.2"), CFILTER_DROP_SRC,
+		      CFILTER_PASS, t0, 1);
+	EXPECT_EQ(CFILTER_DROP_SRC, verdict_of(self->fd, from("192.0.2.1")));
+	ASSERT_EQ(1, list_holdings(self->fd, "fail2ban", e, 4));
+	EXPECT_EQ(0U, e[0].timeout);
+	EXPECT_EQ(0, timed_of(self->fd));
+}
+
+TEST_F(src, permanent_holding_outlives_another_sources_timed_one)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_pkt p = from("192.0.2.1");
+	struct cfilter_sources s;
+	long long t0 = now_ms(), ms = 0;
+
+	ASSERT_EQ(0, cf_add(self->fd, &a, "fail2ban", 1));
+	ASSERT_EQ(0, cf_add(self->fd, &a, "admin", 0));
+	for (;;) {
+		EXPECT_EQ(CFILTER_DROP_SRC, verdict_of(self->fd, p));
+		ms = now_ms() - t0;
+		if (cf_test(self->fd, &a, "fail2ban") == ENOENT)
+			break;
+		ASSERT_GT(1000LL + EXPIRY_SLACK_MS, ms)
+			TH_LOG("the 1 s holding still there");
+		sleep_ms(POLL_MS);
+	}
+	EXPECT_LE(1000, ms);
+	EXPECT_EQ(CFILTER_DROP_SRC, verdict_of(self->fd, p));
+	EXPECT_EQ(0, cf_test(self->fd, &a, "admin"));
+	EXPECT_EQ(1, count_of(self->fd));
+	EXPECT_EQ(0, timed_of(self->fd));
+	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
+	EXPECT_EQ(NULL, source_in(&s, "fail2ban"));
+}
+
+/*
+ * Timed IPv4 and IPv6 prefixes and a flow, in tables of their own, expire
+ * like addresses; a permanent prefix beside them stays.
+ */
+TEST_F(src, timed_prefixes_and_flows_expire)
+{
+	struct cfilter_key p4 = key_of(CFILTER_KEY_SRC4, "198.51.100.0/24");
+	struct cfilter_key p6 = key_of(CFILTER_KEY_DST6, "2001:db8:1::/48");
+	struct cfilter_key f = flow4("203.0.113.5", "192.0.2.200", IPPROTO_TCP,
+				     40000, 80);
+	struct cfilter_key stay = key_of(CFILTER_KEY_SRC4, "198.51.0.0/16");
+	struct cfilter_pkt q6 = pkt_of("2001:db8:ffff::1", "2001:db8:1::5",
+				       0, 0, 0);
+	struct cfilter_pkt qf = pkt_of("203.0.113.5", "192.0.2.200",
+				       IPPROTO_TCP, 40000, 80);
+	struct cfilter_info info;
+	long long t0 = now_ms();
+
+	ASSERT_EQ(0, cf_add(self->fd, &p4, "geo", 1));
+	ASSERT_EQ(0, cf_add(self->fd, &p6, "geo", 1));
+	ASSERT_EQ(0, cf_add(self->fd, &f, "ids", 1));
+	ASSERT_EQ(0, cf_add(self->fd, &stay, "", 0));
+	EXPECT_EQ(CFILTER_DROP_PREFIX, verdict_of(self->fd, q6));
+	EXPECT_EQ(CFILTER_DROP_FLOW, verdict_of(self->fd, qf));
+	expect_expiry(_metadata, self->fd, q6, CFILTER_DROP_PREFIX,
+		      CFILTER_PASS, t0, 1);
+	expect_expiry(_metadata, self->fd, qf, CFILTER_DROP_FLOW,
+		      CFILTER_PASS, t0, 1);
+	EXPECT_LE(0, wait_gone(self->fd, &p4, 0, t0, 1000 + EXPIRY_SLACK_MS));
+	EXPECT_EQ(CFILTER_DROP_PREFIX, verdict_of(self->fd, from("198.51.100.7")));
+	ASSERT_EQ(0, cf_info(self->fd, &info));
+	EXPECT_EQ(1ULL, info.prefixes);
+	EXPECT_EQ(1ULL, info.count);
+	EXPECT_EQ(0ULL, info.timed);
+	EXPECT_EQ(0, type_count(self->fd, CFILTER_KEY_DST6, 0));
+	EXPECT_EQ(0, type_count(self->fd, CFILTER_KEY_FLOW4, 0));
+}
+
+/* An exemption that expires: the blocked source drops again. */
+TEST_F(src, timed_allow_expires_and_blocking_resumes)
+{
+	struct cfilter_key block = key_of(CFILTER_KEY_SRC4, "198.51.100.0/24");
+	struct cfilter_key allow = key_of(CFILTER_KEY_ALLOW4, "198.51.100.7");
+	struct cfilter_pkt p = from("198.51.100.7");
+	long long t0 = now_ms();
+
+	ASSERT_EQ(0, cf_add(self->fd, &block, "feed", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &allow, "admin", 1));
+	EXPECT_EQ(CFILTER_ALLOWED, verdict_of(self->fd, p));
+	expect_expiry(_metadata, self->fd, p, CFILTER_ALLOWED,
+		      CFILTER_DROP_PREFIX, t0, 1);
+	EXPECT_EQ(ENOENT, cf_held(self->fd, &allow, 0));
+}
+
+/*
+ * The holdings' maps grow as keys come: a timed holding added first keeps
+ * its deadline through every growth, and thousands added after it keep
+ * theirs (half of them timed, half permanent).
+ */
+#define GROWTH_KEYS	4000
+
+TEST_F(src, timeouts_survive_the_holdings_growing)
+{
+	struct cfilter_key first = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	const struct cfilter_source_info *feed;
+	struct cfilter_key *keys;
+	struct cfilter_entry *e;
+	struct cfilter_sources s;
+	struct cfilter_batch b;
+	__u32 *timeouts;
+	__s32 *results;
+	long long t0;
+	int i, n;
+
+	keys = calloc(GROWTH_KEYS, sizeof(*keys));
+	timeouts = calloc(GROWTH_KEYS, sizeof(*timeouts));
+	results = calloc(GROWTH_KEYS, sizeof(*results));
+	e = calloc(GROWTH_KEYS + 2, sizeof(*e));
+	ASSERT_NE(NULL, keys);
+	ASSERT_NE(NULL, timeouts);
+	ASSERT_NE(NULL, results);
+	ASSERT_NE(NULL, e);
+	for (i = 0; i < GROWTH_KEYS; i++) {
+		keys[i] = nth_key4(i);
+		timeouts[i] = i % 2 ? 0 : 600;
+	}
+	t0 = now_ms();
+	ASSERT_EQ(0, cf_add(self->fd, &first, "feed", 1));
+	ASSERT_EQ(0, cf_batch_by(self->fd, CFILTER_BATCH_ADD, "feed", 0, keys,
+				 timeouts, results, GROWTH_KEYS, &b));
+	ASSERT_EQ((__u32)GROWTH_KEYS, b.first_error);
+	EXPECT_EQ(1 + GROWTH_KEYS / 2, timed_of(self->fd));
+
+	expect_expiry(_metadata, self->fd, from("192.0.2.1"), CFILTER_DROP_SRC,
+		      CFILTER_PASS, t0, 1);
+	ASSERT_EQ(0, cf_batch_by(self->fd, CFILTER_BATCH_TEST, "feed", 0, keys,
+				 NULL, results, GROWTH_KEYS, &b));
+	EXPECT_EQ((__u32)GROWTH_KEYS, b.first_error)
+		TH_LOG("key %u lost", b.first_error);
+	EXPECT_EQ(GROWTH_KEYS / 2, timed_of(self->fd));
+	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
+	feed = source_in(&s, "feed");
+	ASSERT_NE(NULL, feed);
+	EXPECT_EQ((__u64)GROWTH_KEYS, feed->entries);
+	EXPECT_EQ((__u64)GROWTH_KEYS / 2, feed->timed);
+	n = list_holdings(self->fd, "feed", e, GROWTH_KEYS + 2);
+	ASSERT_EQ(GROWTH_KEYS, n);
+	for (i = 0; i < n; i++) {
+		/* 10.x.y.z: the key's number is x.y.z. */
+		unsigned int k = e[i].key.saddr[1] << 16 |
+				 e[i].key.saddr[2] << 8 | e[i].key.saddr[3];
+
+		__u32 want_min = k % 2 ? 0 : 591, want_max = k % 2 ? 0 : 600;
+
+		EXPECT_TRUE(e[i].timeout >= want_min && e[i].timeout <= want_max)
+			TH_LOG("key %u: %u s left", k, e[i].timeout);
+	}
+	free(keys);
+	free(timeouts);
+	free(results);
+	free(e);
+}
+
+/* INFO's timed counts holdings: two sources' timed holdings of one entry. */
+TEST_F(src, info_counts_timed_holdings)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_key b = flow4("192.0.2.2", "192.0.2.3", IPPROTO_UDP, 1, 2);
+	struct cfilter_key c = key_of(CFILTER_KEY_SRC6, "2001:db8::/32");
+
+	EXPECT_EQ(0, timed_of(self->fd));
+	ASSERT_EQ(0, cf_add(self->fd, &a, "x", 600));
+	ASSERT_EQ(0, cf_add(self->fd, &a, "y", 600));
+	ASSERT_EQ(0, cf_add(self->fd, &b, "x", 600));
+	ASSERT_EQ(0, cf_add(self->fd, &c, "x", 0));
+	EXPECT_EQ(3, timed_of(self->fd));
+	EXPECT_EQ(3, count_of(self->fd));
+	ASSERT_EQ(EEXIST, cf_add(self->fd, &a, "y", 0));
+	EXPECT_EQ(2, timed_of(self->fd));
+	ASSERT_EQ(EEXIST, cf_add(self->fd, &c, "x", 600));
+	EXPECT_EQ(3, timed_of(self->fd));
+	ASSERT_EQ(0, cf_del(self->fd, &b, "x"));
+	EXPECT_EQ(2, timed_of(self->fd));
+	ASSERT_EQ(0, cf_flush(self->fd, "x"));
+	EXPECT_EQ(0, timed_of(self->fd));
+	EXPECT_EQ(1, count_of(self->fd));
+}
+
+/* "default" counts: 31 named sources fill the set; nothing else comes in. */
+TEST_F(src, a_source_past_the_thirty_second_is_eusers)
+{
+	struct cfilter_key shared = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_key fresh = key_of(CFILTER_KEY_SRC4, "192.0.2.2");
+	struct cfilter_key both[2] = { fresh, shared };
+	struct state before;
+	struct cfilter_batch b;
+	__s32 results[2];
+	char name[16];
+	int i;
+
+	for (i = 0; i < CFILTER_SOURCES_MAX - 1; i++) {
+		snprintf(name, sizeof(name), "s%02d", i);
+		ASSERT_EQ(0, cf_add(self->fd, &shared, name, 0));
+	}
+	get_state(_metadata, self->fd, &before);
+	ASSERT_EQ((__u32)CFILTER_SOURCES_MAX, before.sources.count);
+	EXPECT_EQ(EUSERS, cf_add(self->fd, &fresh, "one-too-many", 0));
+	EXPECT_EQ(EUSERS, cf_add(self->fd, &shared, "one-too-many", 60));
+	ASSERT_EQ(0, cf_batch_by(self->fd, CFILTER_BATCH_ADD, "one-too-many", 0,
+				 both, NULL, results, 2, &b));
+	EXPECT_EQ(-EUSERS, results[0]);
+	EXPECT_EQ(-EUSERS, results[1]);
+	EXPECT_EQ(0U, b.first_error);
+	expect_unchanged(_metadata, self->fd, &before, "EUSERS");
+	EXPECT_EQ(ENOENT, cf_held(self->fd, &fresh, 0));
+	EXPECT_EQ(CFILTER_PASS, verdict_of(self->fd, from("192.0.2.2")));
+	/* The sources there still add; one that goes makes room. */
+	EXPECT_EQ(0, cf_add(self->fd, &fresh, "", 0));
+	EXPECT_EQ(0, cf_add(self->fd, &fresh, "s00", 0));
+	ASSERT_EQ(0, cf_flush(self->fd, "s01"));
+	EXPECT_EQ(0, cf_add(self->fd, &fresh, "one-too-many", 0));
+}
+
+TEST_F(src, stage_source_copies_the_live_set_without_that_source)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_key b = key_of(CFILTER_KEY_SRC4, "192.0.2.2");
+	struct cfilter_key c = key_of(CFILTER_KEY_SRC4, "198.51.100.0/24");
+	struct cfilter_key d = key_of(CFILTER_KEY_DST6, "2001:db8::9");
+	const struct cfilter_source_info *admin;
+	struct cfilter_sources s;
+	struct state before;
+
+	ASSERT_EQ(0, cf_add(self->fd, &a, "feed", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &b, "feed", 600));
+	ASSERT_EQ(0, cf_add(self->fd, &b, "admin", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &c, "admin", 600));
+	ASSERT_EQ(0, cf_add(self->fd, &d, "", 0));
+	get_state(_metadata, self->fd, &before);
+	ASSERT_EQ(0, cf_stage_source(self->fd, "feed"));
+
+	EXPECT_EQ(ENOENT, cf_held(self->fd, &a, STAGED));
+	EXPECT_EQ(0, cf_held(self->fd, &b, STAGED));
+	EXPECT_EQ(ENOENT, hold(self->fd, CFILTER_IOC_TEST, &b, "feed", STAGED, 0));
+	EXPECT_EQ(0, hold(self->fd, CFILTER_IOC_TEST, &b, "admin", STAGED, 0));
+	EXPECT_EQ(0, cf_held(self->fd, &c, STAGED));
+	EXPECT_EQ(0, cf_held(self->fd, &d, STAGED));
+	EXPECT_EQ(2, type_count(self->fd, CFILTER_KEY_SRC4, STAGED));
+	ASSERT_EQ(0, cf_sources(self->fd, STAGED, &s));
+	EXPECT_EQ(2U, s.count);
+	EXPECT_STREQ("default", s.sources[0].name);
+	EXPECT_EQ(1ULL, s.sources[0].entries);
+	EXPECT_EQ(NULL, source_in(&s, "feed"));
+	admin = source_in(&s, "admin");
+	ASSERT_NE(NULL, admin);
+	EXPECT_EQ(2ULL, admin->entries);
+	EXPECT_EQ(1ULL, admin->timed);
+	EXPECT_EQ(ENOENT, source_req(self->fd, CFILTER_IOC_FLUSH, "feed", STAGED));
+	/* The live set is as it was, and serves packets. */
+	expect_unchanged(_metadata, self->fd, &before, "STAGE_SOURCE");
+	EXPECT_EQ(CFILTER_DROP_SRC, verdict_of(self->fd, from("192.0.2.1")));
+	EXPECT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ABORT, NULL));
+	expect_unchanged(_metadata, self->fd, &before, "ABORT");
+}
+
+/*
+ * COMMIT: the replaced source's old-only entries go, its new ones come,
+ * what it held old and new stays, and the other sources' are untouched.
+ */
+TEST_F(src, commit_replaces_the_holdings_of_that_source_only)
+{
+	struct cfilter_key old_only = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_key kept = key_of(CFILTER_KEY_SRC4, "192.0.2.2");
+	struct cfilter_key fresh = key_of(CFILTER_KEY_SRC4, "192.0.2.3");
+	struct cfilter_key shared = key_of(CFILTER_KEY_SRC4, "192.0.2.4");
+	struct cfilter_key other = key_of(CFILTER_KEY_SRC4, "192.0.2.5");
+	struct cfilter_sources s;
+
+	ASSERT_EQ(0, cf_add(self->fd, &old_only, "feed", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &kept, "feed", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &shared, "feed", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &shared, "admin", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &other, "admin", 0));
+	ASSERT_EQ(0, cf_stage_source(self->fd, "feed"));
+	ASSERT_EQ(0, hold(self->fd, CFILTER_IOC_ADD, &kept, "feed", STAGED, 0));
+	ASSERT_EQ(0, hold(self->fd, CFILTER_IOC_ADD, &fresh, "feed", STAGED, 0));
+	/* Nothing shows before COMMIT. */
+	EXPECT_EQ(CFILTER_DROP_SRC, verdict_of(self->fd, from("192.0.2.1")));
+	EXPECT_EQ(CFILTER_PASS, verdict_of(self->fd, from("192.0.2.3")));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
+
+	EXPECT_EQ(CFILTER_PASS, verdict_of(self->fd, from("192.0.2.1")));
+	EXPECT_EQ(CFILTER_DROP_SRC, verdict_of(self->fd, from("192.0.2.2")));
+	EXPECT_EQ(CFILTER_DROP_SRC, verdict_of(self->fd, from("192.0.2.3")));
+	EXPECT_EQ(CFILTER_DROP_SRC, verdict_of(self->fd, from("192.0.2.4")));
+	EXPECT_EQ(CFILTER_DROP_SRC, verdict_of(self->fd, from("192.0.2.5")));
+	EXPECT_EQ(ENOENT, cf_test(self->fd, &shared, "feed"));
+	EXPECT_EQ(0, cf_test(self->fd, &shared, "admin"));
+	EXPECT_EQ(4, count_of(self->fd));
+	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
+	ASSERT_NE(NULL, source_in(&s, "feed"));
+	ASSERT_NE(NULL, source_in(&s, "admin"));
+	EXPECT_EQ(2ULL, source_in(&s, "feed")->entries);
+	EXPECT_EQ(2ULL, source_in(&s, "admin")->entries);
+	/* The committed set is the live one: plain requests reach it. */
+	EXPECT_EQ(0, cf_del(self->fd, &fresh, "feed"));
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
+}
+
+/* Between STAGE_SOURCE and COMMIT, live changes reach the copy too. */
+TEST_F(src, live_changes_during_stage_source_survive_commit)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_key b = key_of(CFILTER_KEY_SRC4, "192.0.2.2");
+	struct cfilter_key c = key_of(CFILTER_KEY_SRC4, "192.0.2.3");
+	struct cfilter_key d = key_of(CFILTER_KEY_SRC4, "192.0.2.4");
+	struct cfilter_key e = key_of(CFILTER_KEY_SRC4, "192.0.2.5");
+	struct cfilter_key f = key_of(CFILTER_KEY_SRC4, "192.0.2.6");
+	struct cfilter_entry held[8];
+	struct cfilter_sources s;
+	int fd2 = open(CFILTER_DEVICE, O_RDWR);
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, cf_add(self->fd, &a, "feed", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &b, "admin", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &c, "admin", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &d, "jail", 0));
+	ASSERT_EQ(0, cf_stage_source(self->fd, "feed"));
+	/* Another writer, on its own file, meanwhile. */
+	ASSERT_EQ(0, cf_add(fd2, &e, "admin", 600));
+	ASSERT_EQ(0, cf_del(fd2, &c, "admin"));
+	ASSERT_EQ(0, cf_flush(fd2, "jail"));
+	ASSERT_EQ(0, cf_add(fd2, &a, "admin", 0));
+	ASSERT_EQ(0, hold(self->fd, CFILTER_IOC_ADD, &f, "feed", STAGED, 0));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
+
+	EXPECT_EQ(CFILTER_DROP_SRC, verdict_of(self->fd, from("192.0.2.1")));
+	EXPECT_EQ(CFILTER_DROP_SRC, verdict_of(self->fd, from("192.0.2.2")));
+	EXPECT_EQ(CFILTER_PASS, verdict_of(self->fd, from("192.0.2.3")));
+	EXPECT_EQ(CFILTER_PASS, verdict_of(self->fd, from("192.0.2.4")));
+	EXPECT_EQ(CFILTER_DROP_SRC, verdict_of(self->fd, from("192.0.2.5")));
+	EXPECT_EQ(CFILTER_DROP_SRC, verdict_of(self->fd, from("192.0.2.6")));
+	EXPECT_EQ(ENOENT, cf_test(self->fd, &a, "feed"));
+	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
+	EXPECT_EQ(3U, s.count);
+	EXPECT_EQ(NULL, source_in(&s, "jail"));
+	ASSERT_NE(NULL, source_in(&s, "admin"));
+	EXPECT_EQ(3ULL, source_in(&s, "admin")->entries);
+	EXPECT_EQ(1ULL, source_in(&s, "admin")->timed);
+	/* The live ADD's timeout came through. */
+	ASSERT_EQ(3, list_holdings(self->fd, "admin", held, 8));
+	ASSERT_NE(NULL, entry_in(held, 3, &e, "admin"));
+	EXPECT_LT(590U, entry_in(held, 3, &e, "admin")->timeout);
+	close(fd2);
+}
+
+/* A feed's first replace: no holdings of its own to leave out. */
+TEST_F(src, stage_source_of_a_new_source_leaves_nothing_out)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_key b = key_of(CFILTER_KEY_SRC4, "192.0.2.2");
+
+	ASSERT_EQ(0, cf_add(self->fd, &a, "admin", 0));
+	ASSERT_EQ(0, cf_stage_source(self->fd, "feed"));
+	EXPECT_EQ(0, cf_held(self->fd, &a, STAGED));
+	ASSERT_EQ(0, hold(self->fd, CFILTER_IOC_ADD, &b, "feed", STAGED, 0));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
+	EXPECT_EQ(0, cf_test(self->fd, &a, "admin"));
+	EXPECT_EQ(0, cf_test(self->fd, &b, "feed"));
+	EXPECT_EQ(2, count_of(self->fd));
+}
+
+TEST_F(src, second_stage_source_is_ebusy)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	int fd2 = open(CFILTER_DEVICE, O_RDWR);
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, cf_add(self->fd, &a, "feed", 0));
+	ASSERT_EQ(0, cf_stage_source(self->fd, "feed"));
+	EXPECT_EQ(EBUSY, cf_stage_source(self->fd, "feed"));
+	EXPECT_EQ(EBUSY, cf_stage_source(self->fd, "other"));
+	EXPECT_EQ(EBUSY, cf_ioctl(self->fd, CFILTER_IOC_STAGE, NULL));
+	/* One copy at a time, whichever file asks. */
+	EXPECT_EQ(EBUSY, cf_stage_source(fd2, "other"));
+	/* A plain staged set is no copy. */
+	EXPECT_EQ(0, cf_ioctl(fd2, CFILTER_IOC_STAGE, NULL));
+	EXPECT_EQ(EBUSY, cf_stage_source(fd2, "other"));
+	EXPECT_EQ(0, cf_ioctl(fd2, CFILTER_IOC_ABORT, NULL));
+	/* The first copy is still there and still works. */
+	EXPECT_EQ(ENOENT, cf_held(self->fd, &a, STAGED));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ABORT, NULL));
+	EXPECT_EQ(0, cf_stage_source(fd2, "other"));
+	EXPECT_EQ(0, cf_held(fd2, &a, STAGED));
+	EXPECT_EQ(0, cf_ioctl(fd2, CFILTER_IOC_ABORT, NULL));
+	close(fd2);
+}
+
+TEST_F(src, closing_the_file_drops_its_copy)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	int fd2 = open(CFILTER_DEVICE, O_RDWR);
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, cf_stage_source(fd2, "feed"));
+	close(fd2);
+	/* A change the copy would follow, were it still there. */
+	ASSERT_EQ(0, cf_add(self->fd, &a, "admin", 0));
+	ASSERT_EQ(0, cf_stage_source(self->fd, "feed"));
+	EXPECT_EQ(0, cf_held(self->fd, &a, STAGED));
+	EXPECT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
+	EXPECT_EQ(CFILTER_DROP_SRC, verdict_of(self->fd, from("192.0.2.1")));
+}
+
+TEST_F(src, clear_during_stage_source_makes_commit_estale)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_key b = key_of(CFILTER_KEY_SRC4, "192.0.2.2");
+	struct cfilter_sources s;
+
+	ASSERT_EQ(0, cf_add(self->fd, &a, "admin", 0));
+	ASSERT_EQ(0, cf_stage_source(self->fd, "feed"));
+	ASSERT_EQ(0, hold(self->fd, CFILTER_IOC_ADD, &b, "feed", STAGED, 0));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
+	EXPECT_EQ(ESTALE, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
+	/* The cleared set stays live; the copy is gone. */
+	EXPECT_EQ(0, count_of(self->fd));
+	EXPECT_EQ(CFILTER_PASS, verdict_of(self->fd, from("192.0.2.1")));
+	EXPECT_EQ(CFILTER_PASS, verdict_of(self->fd, from("192.0.2.2")));
+	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
+	EXPECT_EQ(1U, s.count);
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_ABORT, NULL));
+	/* Try again: a new copy of the new live set. */
+	ASSERT_EQ(0, cf_stage_source(self->fd, "feed"));
+	ASSERT_EQ(0, hold(self->fd, CFILTER_IOC_ADD, &b, "feed", STAGED, 0));
+	EXPECT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
+	EXPECT_EQ(CFILTER_DROP_SRC, verdict_of(self->fd, from("192.0.2.2")));
+}
+
+TEST_F(src, another_commit_during_stage_source_makes_it_estale)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_key b = key_of(CFILTER_KEY_SRC4, "192.0.2.2");
+	int fd2 = open(CFILTER_DEVICE, O_RDWR);
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, cf_stage_source(self->fd, "feed"));
+	ASSERT_EQ(0, cf_ioctl(fd2, CFILTER_IOC_STAGE, NULL));
+	ASSERT_EQ(0, hold(fd2, CFILTER_IOC_ADD, &a, "admin", STAGED, 0));
+	ASSERT_EQ(0, cf_ioctl(fd2, CFILTER_IOC_COMMIT, NULL));
+	ASSERT_EQ(0, hold(self->fd, CFILTER_IOC_ADD, &b, "feed", STAGED, 0));
+	EXPECT_EQ(ESTALE, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
+	EXPECT_EQ(CFILTER_DROP_SRC, verdict_of(self->fd, from("192.0.2.1")));
+	EXPECT_EQ(CFILTER_PASS, verdict_of(self->fd, from("192.0.2.2")));
+	close(fd2);
+}
+
+/*
+ * A holding the copy took from the live set keeps its deadline: it expires
+ * in both at once, and one still running at COMMIT expires after it, as
+ * does a timed holding staged into the copy.
+ */
+TEST_F(src, timed_holdings_expire_in_the_copy_and_after_commit)
+{
+	struct cfilter_key x = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_key y = key_of(CFILTER_KEY_SRC4, "192.0.2.2");
+	struct cfilter_key z = key_of(CFILTER_KEY_SRC4, "192.0.2.3");
+	struct cfilter_entry e[4];
+	long long t0 = now_ms(), t1;
+
+	ASSERT_EQ(0, cf_add(self->fd, &x, "admin", 1));
+	ASSERT_EQ(0, cf_add(self->fd, &z, "admin", 2));
+	ASSERT_EQ(0, cf_stage_source(self->fd, "feed"));
+	t1 = now_ms();
+	ASSERT_EQ(0, hold(self->fd, CFILTER_IOC_ADD, &y, "feed", STAGED, 2));
+	expect_expiry(_metadata, self->fd, from("192.0.2.1"), CFILTER_DROP_SRC,
+		      CFILTER_PASS, t0, 1);
+	EXPECT_EQ(ENOENT, cf_held(self->fd, &x, STAGED));
+	EXPECT_EQ(0, cf_held(self->fd, &z, STAGED));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
+	ASSERT_EQ(1, list_holdings(self->fd, "admin", e, 4));
+	EXPECT_GE(2U, e[0].timeout);
+	EXPECT_EQ(2, timed_of(self->fd));
+	expect_expiry(_metadata, self->fd, from("192.0.2.3"), CFILTER_DROP_SRC,
+		      CFILTER_PASS, t0, 2);
+	expect_expiry(_metadata, self->fd, from("192.0.2.2"), CFILTER_DROP_SRC,
+		      CFILTER_PASS, t1, 2);
+	EXPECT_EQ(0, count_of(self->fd));
+}
+
+/* A plain staged set's timed holding expires, staged or committed. */
+TEST_F(src, staged_timed_holding_expires_before_and_after_commit)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	long long t0 = now_ms(), ms;
+
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_STAGE, NULL));
+	ASSERT_EQ(0, hold(self->fd, CFILTER_IOC_ADD, &a, "feed", STAGED, 1));
+	ms = wait_gone(self->fd, &a, STAGED, t0, 1000 + EXPIRY_SLACK_MS);
+	EXPECT_LE(0, ms) TH_LOG("still in the staged set");
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
+	t0 = now_ms();
+	ms = wait_verdict(_metadata, self->fd, from("192.0.2.1"),
+			  CFILTER_DROP_SRC, CFILTER_PASS, t0, EXPIRY_SLACK_MS);
+	EXPECT_LE(0, ms) TH_LOG("expired holding still drops after COMMIT");
+	EXPECT_EQ(0, timed_of(self->fd));
+}
+
+TEST_F(src, timeout_past_the_maximum_is_einval)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_key k[2] = {
+		key_of(CFILTER_KEY_SRC4, "192.0.2.2"),
+		key_of(CFILTER_KEY_SRC4, "192.0.2.3"),
+	};
+	__u32 timeouts[2] = { 5, CFILTER_TIMEOUT_MAX + 1 };
+	struct cfilter_entry e[4];
+	struct cfilter_batch b;
+	struct state before;
+	__s32 results[2];
+
+	ASSERT_EQ(0, cf_add(self->fd, &a, "feed", 0));
+	get_state(_metadata, self->fd, &before);
+	EXPECT_EQ(EINVAL, cf_add(self->fd, &a, "feed", CFILTER_TIMEOUT_MAX + 1));
+	EXPECT_EQ(EINVAL, cf_add(self->fd, &k[0], "feed", 0xffffffff));
+	EXPECT_EQ(EINVAL, cf_batch_by(self->fd, CFILTER_BATCH_ADD, "feed", 0, k,
+				      timeouts, results, 2, &b));
+	EXPECT_EQ(1U, b.first_error);
+	expect_unchanged(_metadata, self->fd, &before, "too long a timeout");
+	/* The maximum itself is fine. */
+	ASSERT_EQ(0, cf_add(self->fd, &k[0], "feed", CFILTER_TIMEOUT_MAX));
+	ASSERT_EQ(0, cf_add(self->fd, &k[1], "", CFILTER_TIMEOUT_MAX));
+	ASSERT_EQ(1, list_holdings(self->fd, "", e, 4));
+	EXPECT_LE(CFILTER_TIMEOUT_MAX - 10, e[0].timeout);
+	EXPECT_EQ(2, timed_of(self->fd));
+}
+
+TEST_F(src, timeout_on_del_or_test_is_einval)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	__u32 timeouts[1] = { 0 };
+	struct cfilter_batch b;
+	struct state before;
+	__s32 results[1];
+
+	ASSERT_EQ(0, cf_add(self->fd, &a, "feed", 0));
+	get_state(_metadata, self->fd, &before);
+	EXPECT_EQ(EINVAL, hold(self->fd, CFILTER_IOC_DEL, &a, "feed", 0, 1));
+	EXPECT_EQ(EINVAL, hold(self->fd, CFILTER_IOC_DEL, &a, "", ALL, 1));
+	EXPECT_EQ(EINVAL, hold(self->fd, CFILTER_IOC_TEST, &a, "feed", 0, 1));
+	EXPECT_EQ(EINVAL, hold(self->fd, CFILTER_IOC_TEST, &a, "", ALL, 1));
+	/* BATCH: a timeouts array at all, zeros or not, is ADD's only. */
+	EXPECT_EQ(EINVAL, cf_batch_by(self->fd, CFILTER_BATCH_DEL, "feed", 0,
+				      &a, timeouts, results, 1, &b));
+	EXPECT_EQ(EINVAL, cf_batch_by(self->fd, CFILTER_BATCH_TEST, "feed", 0,
+				      &a, timeouts, results, 1, &b));
+	expect_unchanged(_metadata, self->fd, &before, "a timeout on DEL/TEST");
+}
+
+static const char * const bad_text[] = {
+	"-feed", "-", "fail 2ban", "a/b", "a,b", "*", "feed\n", "\t",
+	"f\xc3\xa9", "a\\b", "a'b", "#",
+};
+
+/* bad_text[], then a name without its NUL and one with a byte after it. */
+#define BAD_NAMES	(ARRAY_SIZE(bad_text) + 2)
+
+/* Bad source name @i as a request carries it, and what is wrong with it. */
+static void bad_name(unsigned int i, char name[CFILTER_SOURCE_LEN],
+		     const char **what)
+{
+	memset(name, 0, CFILTER_SOURCE_LEN);
+	if (i < ARRAY_SIZE(bad_text)) {
+		memcpy(name, bad_text[i], strlen(bad_text[i]));
+		*what = bad_text[i];
+	} else if (i == ARRAY_SIZE(bad_text)) {
+		memset(name, 'a', CFILTER_SOURCE_LEN);
+		*what = "32 bytes without a NUL";
+	} else {
+		name[0] = 'a';
+		name[CFILTER_SOURCE_LEN - 1] = 'b';
+		*what = "a byte after the NUL";
+	}
+}
+
+/* Every request naming a source refuses a malformed one, changing nothing. */
+TEST_F(src, malformed_source_names_are_einval_everywhere)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_source_req sr;
+	struct cfilter_key_req req;
+	struct cfilter_entry e[4];
+	struct cfilter_batch b;
+	struct cfilter_list l;
+	struct state before;
+	__s32 results[1];
+	const char *what;
+	unsigned int i;
+
+	ASSERT_EQ(0, cf_add(self->fd, &a, "feed", 0));
+	get_state(_metadata, self->fd, &before);
+	for (i = 0; i < BAD_NAMES; i++) {
+		memset(&req, 0, sizeof(req));
+		req.key = a;
+		bad_name(i, req.source, &what);
+		EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req))
+			TH_LOG("ADD by %s", what);
+		EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_DEL, &req))
+			TH_LOG("DEL by %s", what);
+		EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_TEST, &req))
+			TH_LOG("TEST by %s", what);
+		req.timeout = 60;
+		EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req))
+			TH_LOG("timed ADD by %s", what);
+
+		memset(&sr, 0, sizeof(sr));
+		memcpy(sr.source, req.source, sizeof(sr.source));
+		EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_FLUSH, &sr))
+			TH_LOG("FLUSH of %s", what);
+		EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_STAGE_SOURCE,
+					   &sr))
+			TH_LOG("STAGE_SOURCE of %s", what);
+
+		memset(&l, 0, sizeof(l));
+		l.entries = (uintptr_t)e;
+		l.max = 4;
+		memcpy(l.source, req.source, sizeof(l.source));
+		EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_LIST, &l))
+			TH_LOG("LIST of %s", what);
+
+		memset(&b, 0, sizeof(b));
+		b.keys = (uintptr_t)&a;
+		b.results = (uintptr_t)results;
+		b.count = 1;
+		memcpy(b.source, req.source, sizeof(b.source));
+		b.op = CFILTER_BATCH_ADD;
+		EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_BATCH, &b))
+			TH_LOG("BATCH ADD by %s", what);
+		b.op = CFILTER_BATCH_DEL;
+		EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_BATCH, &b))
+			TH_LOG("BATCH DEL by %s", what);
+		b.op = CFILTER_BATCH_TEST;
+		EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_BATCH, &b))
+			TH_LOG("BATCH TEST by %s", what);
+	}
+	expect_unchanged(_metadata, self->fd, &before, "malformed names");
+	/* No STAGE_SOURCE took: nothing is staged. */
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_ABORT, NULL));
+}
+
+TEST_F(src, well_formed_source_names_are_accepted)
+{
+	static const char * const names[] = {
+		"azAZ09_.:@-", "a-", "crowdsec:cscli@host-1.example",
+		"abcdefghijklmnopqrstuvwxyz01234",	/* 31: the longest */
+		"0", "_", ".", ":", "@",
+	};
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_entry e[4];
+	struct cfilter_sources s;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		ASSERT_EQ(0, cf_add(self->fd, &a, names[i], 0))
+			TH_LOG("%s", names[i]);
+	}
+	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
+	EXPECT_EQ(ARRAY_SIZE(names) + 1, s.count);
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		ASSERT_NE(NULL, source_in(&s, names[i])) TH_LOG("%s", names[i]);
+		EXPECT_EQ(1ULL, source_in(&s, names[i])->entries);
+		ASSERT_EQ(1, list_holdings(self->fd, names[i], e, 4));
+		EXPECT_STREQ(names[i], e[0].source);
+		EXPECT_EQ(0, cf_test(self->fd, &a, names[i]));
+		EXPECT_EQ(0, cf_flush(self->fd, names[i]));
+	}
+	EXPECT_EQ(0, count_of(self->fd));
+}
+
+TEST_F(src, unknown_and_misplaced_flags_are_einval)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	static const __u32 unknown[] = { 1U << 2, 1U << 31 };
+	struct cfilter_sources s;
+	struct cfilter_entry e[4];
+	struct cfilter_batch b;
+	struct cfilter_list l;
+	struct state before;
+	__s32 results[1];
+	size_t i;
+
+	ASSERT_EQ(0, cf_add(self->fd, &a, "feed", 0));
+	get_state(_metadata, self->fd, &before);
+	/* ALL_SOURCES: not for ADD; DEL with it names no source. */
+	EXPECT_EQ(EINVAL, hold(self->fd, CFILTER_IOC_ADD, &a, "", ALL, 0));
+	EXPECT_EQ(EINVAL, hold(self->fd, CFILTER_IOC_DEL, &a, "feed", ALL, 0));
+	EXPECT_EQ(EINVAL, cf_batch_by(self->fd, CFILTER_BATCH_ADD, "", ALL, &a,
+				      NULL, results, 1, &b));
+	EXPECT_EQ(EINVAL, cf_batch_by(self->fd, CFILTER_BATCH_DEL, "feed", ALL,
+				      &a, NULL, results, 1, &b));
+	for (i = 0; i < ARRAY_SIZE(unknown); i++) {
+		EXPECT_EQ(EINVAL, hold(self->fd, CFILTER_IOC_ADD, &a, "feed",
+				       unknown[i], 0));
+		EXPECT_EQ(EINVAL, hold(self->fd, CFILTER_IOC_DEL, &a, "feed",
+				       unknown[i], 0));
+		EXPECT_EQ(EINVAL, hold(self->fd, CFILTER_IOC_TEST, &a, "feed",
+				       unknown[i], 0));
+		EXPECT_EQ(EINVAL, source_req(self->fd, CFILTER_IOC_FLUSH,
+					     "feed", unknown[i]));
+		EXPECT_EQ(EINVAL, source_req(self->fd, CFILTER_IOC_STAGE_SOURCE,
+					     "feed", unknown[i]));
+		EXPECT_EQ(EINVAL, cf_sources(self->fd, unknown[i], &s));
+	}
+	/* FLUSH takes STAGED only, STAGE_SOURCE nothing, SOURCES STAGED. */
+	EXPECT_EQ(EINVAL, source_req(self->fd, CFILTER_IOC_FLUSH, "feed", ALL));
+	EXPECT_EQ(EINVAL, source_req(self->fd, CFILTER_IOC_STAGE_SOURCE, "feed",
+				     STAGED));
+	EXPECT_EQ(EINVAL, source_req(self->fd, CFILTER_IOC_STAGE_SOURCE, "feed",
+				     ALL));
+	EXPECT_EQ(EINVAL, cf_sources(self->fd, ALL, &s));
+	/* STAGED names this file's staged set, and there is none. */
+	EXPECT_EQ(EINVAL, cf_sources(self->fd, STAGED, &s));
+	EXPECT_EQ(EINVAL, source_req(self->fd, CFILTER_IOC_FLUSH, "feed",
+				     STAGED));
+	memset(&l, 0, sizeof(l));
+	l.entries = (uintptr_t)e;
+	l.max = 4;
+	l.flags = STAGED;
+	set_name(l.source, "feed");
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_LIST, &l));
+	expect_unchanged(_metadata, self->fd, &before, "bad flags");
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_ABORT, NULL));
+}
+
+TEST_F(src, nonzero_pad_or_reserved_is_einval)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	static const unsigned long cmds[] = {
+		CFILTER_IOC_FLUSH, CFILTER_IOC_STAGE_SOURCE,
+	};
+	struct cfilter_source_req sr;
+	struct cfilter_sources s;
+	struct cfilter_entry e[4];
+	struct cfilter_batch b;
+	struct cfilter_list l;
+	struct state before;
+	__s32 results[1];
+	size_t i;
+	int j;
+
+	ASSERT_EQ(0, cf_add(self->fd, &a, "feed", 0));
+	get_state(_metadata, self->fd, &before);
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		memset(&sr, 0, sizeof(sr));
+		set_name(sr.source, "feed");
+		sr.pad = 1;
+		EXPECT_EQ(EINVAL, cf_ioctl(self->fd, cmds[i], &sr));
+		sr.pad = 0;
+		sr.reserved = 1ULL << 63;
+		EXPECT_EQ(EINVAL, cf_ioctl(self->fd, cmds[i], &sr));
+	}
+	memset(&s, 0, sizeof(s));
+	s.reserved = 1;
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_SOURCES, &s));
+	for (j = 0; j < 3; j++) {
+		memset(&b, 0, sizeof(b));
+		b.op = CFILTER_BATCH_DEL;
+		b.keys = (uintptr_t)&a;
+		b.results = (uintptr_t)results;
+		b.count = 1;
+		set_name(b.source, "feed");
+		if (j == 0)
+			b.pad = 1;
+		else
+			b.reserved[j - 1] = 1;
+		EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_BATCH, &b))
+			TH_LOG("batch case %d", j);
+	}
+	for (j = 0; j < 2; j++) {
+		memset(&l, 0, sizeof(l));
+		l.entries = (uintptr_t)e;
+		l.max = 4;
+		set_name(l.source, "feed");
+		if (j == 0)
+			l.pad = 1;
+		else
+			l.reserved = 1;
+		EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_LIST, &l))
+			TH_LOG("list case %d", j);
+	}
+	expect_unchanged(_metadata, self->fd, &before, "nonzero pad");
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_ABORT, NULL));
+}
+
+TEST_F(src, bad_pointers_are_efault)
+{
+	static void * const ptrs[] = { NULL, (void *)1 };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ptrs); i++) {
+		EXPECT_EQ(EFAULT, cf_ioctl(self->fd, CFILTER_IOC_FLUSH, ptrs[i]));
+		EXPECT_EQ(EFAULT, cf_ioctl(self->fd, CFILTER_IOC_SOURCES,
+					   ptrs[i]));
+		EXPECT_EQ(EFAULT, cf_ioctl(self->fd, CFILTER_IOC_STAGE_SOURCE,
+					   ptrs[i]));
+	}
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_ABORT, NULL));
+}
+
+/* What a caller without CAP_NET_ADMIN saw. */
+struct unpriv_result {
+	int setup, flush, stage, sources, list, test;
+	__u32 nsources;
+};
+
+/*
+ * Dropping root loses CAP_NET_ADMIN: SOURCES, LIST and TEST still read,
+ * FLUSH and STAGE_SOURCE are EPERM.
+ */
+TEST_F(src, unprivileged_reads_sources_but_cannot_flush_or_stage)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct unpriv_result r;
+	int pipefd[2], status;
+	pid_t pid;
+
+	ASSERT_EQ(0, cf_add(self->fd, &a, "feed", 0));
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct cfilter_sources s;
+		struct cfilter_entry e[2];
+
+		memset(&r, 0, sizeof(r));
+		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+		    setresuid(NOBODY, NOBODY, NOBODY))
+			r.setup = errno;
+		r.flush = cf_flush(self->fd, "feed");
+		r.stage = cf_stage_source(self->fd, "feed");
+		r.sources = cf_sources(self->fd, 0, &s);
+		r.nsources = s.count;
+		r.list = list_holdings(self->fd, "feed", e, 2);
+		r.test = cf_test(self->fd, &a, "feed");
+		_exit(write(pipefd[1], &r, sizeof(r)) == sizeof(r) ? 0 : 1);
+	}
+	close(pipefd[1]);
+	ASSERT_EQ((ssize_t)sizeof(r), read(pipefd[0], &r, sizeof(r)));
+	close(pipefd[0]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, r.setup);
+	EXPECT_EQ(EPERM, r.flush);
+	EXPECT_EQ(EPERM, r.stage);
+	EXPECT_EQ(0, r.sources);
+	EXPECT_EQ(2U, r.nsources);
+	EXPECT_EQ(1, r.list);
+	EXPECT_EQ(0, r.test);
+	EXPECT_EQ(0, cf_test(self->fd, &a, "feed"));
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_ABORT, NULL));
+}
+
+TEST_F(src, read_only_descriptor_cannot_flush_or_stage)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_sources s;
+	int ro = open(CFILTER_DEVICE, O_RDONLY);
+
+	ASSERT_LE(0, ro);
+	ASSERT_EQ(0, cf_add(self->fd, &a, "feed", 0));
+	EXPECT_EQ(EBADF, cf_flush(ro, "feed"));
+	EXPECT_EQ(EBADF, cf_stage_source(ro, "feed"));
+	EXPECT_EQ(EBADF, hold(ro, CFILTER_IOC_ADD, &a, "admin", 0, 60));
+	EXPECT_EQ(0, cf_sources(ro, 0, &s));
+	EXPECT_EQ(2U, s.count);
+	EXPECT_EQ(0, cf_test(self->fd, &a, "feed"));
+	EXPECT_EQ(ENOENT, cf_test(self->fd, &a, "admin"));
+	/* No copy was made: this file may make one. */
+	EXPECT_EQ(0, cf_stage_source(self->fd, "feed"));
+	close(ro);
+}
+
+FIXTURE(compact) {
+	int fd;
+};
+
+FIXTURE_SETUP(compact)
+{
+	int err;
+
+	self->fd = -1;
+	RELOAD_SETUP_UNLOAD();
+	err = module_load("mode=compact");
+	ASSERT_EQ(0, err) TH_LOG("loading mode=compact: %s", strerror(err));
+	self->fd = open(CFILTER_DEVICE, O_RDWR);
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(compact)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+	RELOAD_TEARDOWN_DEFAULTS();
+}
+
+/*
+ * Compact mode stores fingerprints: one source, "default", and no
+ * timeouts. Anything else is EOPNOTSUPP and changes nothing.
+ */
+TEST_F(compact, compact_mode_knows_only_default_and_no_timeouts)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_key k[2] = {
+		key_of(CFILTER_KEY_SRC4, "192.0.2.2"),
+		key_of(CFILTER_KEY_SRC4, "192.0.2.3"),
+	};
+	__u32 timeouts[2] = { 0, 60 };
+	struct cfilter_sources s;
+	struct cfilter_batch b;
+	__s32 results[2];
+
+	if (_metadata->skip)
+		return;
+	ASSERT_EQ(0, cf_add(self->fd, &a, "", 0));
+	EXPECT_EQ(EEXIST, cf_add(self->fd, &a, "default", 0));
+	EXPECT_EQ(EOPNOTSUPP, cf_add(self->fd, &k[0], "feed", 0));
+	EXPECT_EQ(EOPNOTSUPP, cf_add(self->fd, &k[0], "", 60));
+	EXPECT_EQ(EOPNOTSUPP, cf_add(self->fd, &a, "", 60));
+	EXPECT_EQ(EOPNOTSUPP, cf_del(self->fd, &a, "feed"));
+	EXPECT_EQ(EOPNOTSUPP, cf_test(self->fd, &a, "feed"));
+	EXPECT_EQ(EOPNOTSUPP, cf_flush(self->fd, ""));
+	EXPECT_EQ(EOPNOTSUPP, cf_flush(self->fd, "feed"));
+	EXPECT_EQ(EOPNOTSUPP, cf_stage_source(self->fd, "feed"));
+	ASSERT_EQ(0, cf_batch_by(self->fd, CFILTER_BATCH_ADD, "", 0, k,
+				 timeouts, results, 2, &b));
+	EXPECT_EQ(0, results[0]);
+	EXPECT_EQ(-EOPNOTSUPP, results[1]);
+	ASSERT_EQ(0, cf_batch_by(self->fd, CFILTER_BATCH_ADD, "feed", 0, k,
+				 NULL, results, 2, &b));
+	EXPECT_EQ(-EOPNOTSUPP, results[0]);
+	EXPECT_EQ(-EOPNOTSUPP, results[1]);
+	EXPECT_EQ(2, count_of(self->fd));
+	EXPECT_EQ(0, timed_of(self->fd));
+	EXPECT_EQ(ENOENT, cf_held(self->fd, &k[1], 0));
+	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
+	ASSERT_EQ(1U, s.count);
+	EXPECT_STREQ("default", s.sources[0].name);
+	EXPECT_EQ(2ULL, s.sources[0].entries);
+	EXPECT_EQ(0ULL, s.sources[0].timed);
+	/* Default's requests work as ever. */
+	EXPECT_EQ(0, cf_test(self->fd, &a, ""));
+	EXPECT_EQ(0, cf_del(self->fd, &a, "default"));
+	EXPECT_EQ(0, hold(self->fd, CFILTER_IOC_DEL, &k[0], "", ALL, 0));
+	EXPECT_EQ(0, count_of(self->fd));
+}
+
+TEST_HARNESS_MAIN
