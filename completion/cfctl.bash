@@ -1,16 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
 # bash completion for cfctl(8): commands, each command's options, entry
 # kinds for add, del and test, protocols for match, network interfaces for
-# attach and detach, files for load, replace, snapshot and restore. Needs bash only, not the
-# bash-completion package. Install as
-# /usr/share/bash-completion/completions/cfctl, or source it.
+# attach and detach, files for load, replace, snapshot and restore, the
+# filter's sources after -s. Needs bash only, not the bash-completion
+# package. Install as /usr/share/bash-completion/completions/cfctl, or
+# source it.
 
 _cfctl()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]}
 	local prev=${COMP_WORDS[COMP_CWORD-1]}
 	local verbs="add allow del test match load replace save snapshot restore
-		crowdsec list info clear stats status attach detach"
+		crowdsec list info flush clear stats status attach detach"
 	local verb="" opts i nwords=0
 
 	# The command is the first word after cfctl's own options.
@@ -20,9 +21,15 @@ _cfctl()
 		*) verb=${COMP_WORDS[i]}; break ;;
 		esac
 	done
-	# Words of the command's argument before the one being completed.
+	# Words of the command's argument before the one being completed,
+	# less the options and their values.
 	for ((i++; i < COMP_CWORD; i++)); do
-		[[ ${COMP_WORDS[i]} == -* ]] || ((nwords++))
+		case ${COMP_WORDS[i]} in
+		-s | --source | -t | --timeout | -m | --mode | -i | --interval | --count)
+			((i++)) ;;
+		-*) ;;
+		*) ((nwords++)) ;;
+		esac
 	done
 
 	if [[ -z $verb ]]; then
@@ -36,10 +43,14 @@ _cfctl()
 	fi
 
 	case $verb in
-	add | allow | del) opts="-n --dry-run" ;;
-	load | replace)	opts="-n --dry-run --skip-bad --normalize" ;;
+	add | allow)	opts="-n --dry-run -s --source -t --timeout" ;;
+	del)		opts="-n --dry-run -s --source -a --all-sources" ;;
+	test | save | crowdsec) opts="-s --source" ;;
+	load | replace)	opts="-n --dry-run --skip-bad --normalize -s --source -t --timeout" ;;
 	snapshot | restore) opts="-n --dry-run" ;;
-	list | info | status) opts="-j --json" ;;
+	list)		opts="-j --json -s --source -a --all-sources" ;;
+	flush)		opts="-n --dry-run -s --source" ;;
+	info | status)	opts="-j --json" ;;
 	stats)		opts="-j --json --watch -i --interval --count" ;;
 	clear)		opts="-n --dry-run" ;;
 	attach)		opts="-n --dry-run -m --mode --match-dst" ;;
@@ -52,6 +63,13 @@ _cfctl()
 		mapfile -t COMPREPLY < <(compgen -W "native generic tc" -- "$cur")
 		return
 	fi
+	# The sources the filter has; a new one is typed whole.
+	if [[ $prev == -s || $prev == --source ]]; then
+		mapfile -t COMPREPLY < <(compgen -W "$(cfctl info 2>/dev/null |
+			sed -n 's/^source \([^:]*\):.*/\1/p')" -- "$cur")
+		return
+	fi
+	[[ $prev == -t || $prev == --timeout ]] && return
 	if [[ $cur == -* ]]; then
 		mapfile -t COMPREPLY < <(compgen -W "$opts" -- "$cur")
 		return

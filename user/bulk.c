@@ -2,13 +2,14 @@
 /*
  * Many entries at once: load (a list file into the filter, through BATCH),
  * replace (the same into a staged set, committed in one swap), save and
- * list (the filter's entries, through LIST).
+ * list (the filter's holdings, through LIST).
  *
  * load parses the whole input before touching the filter, so a malformed
- * line changes nothing, then adds LOAD_BATCH keys per ioctl. The module
- * checks every key of a call before applying any, and takes its lock for a
- * few hundred keys at a time, so a big call neither half-applies a bad key
- * nor stalls other writers; big calls only save system calls.
+ * line changes nothing, then adds up to LOAD_BATCH keys of one source per
+ * ioctl, each with its timeout. The module checks every key of a call
+ * before applying any, and takes its lock for a few hundred keys at a
+ * time, so a big call neither half-applies a bad key nor stalls other
+ * writers; big calls only save system calls.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -24,6 +25,7 @@
 #include "dev.h"
 #include "json.h"
 #include "keyfile.h"
+#include "source.h"
 
 /*
  * Keys per BATCH call. Loading a million keys in the TCG guest took 3.0 s
@@ -43,12 +45,12 @@ struct load_tally {
 };
 
 /*
- * Opens @name ("-" is stdin) and reads every entry, as @o's --normalize
- * says, and says what was changed or left out on the way. Returns enum
- * cf_exit.
+ * Opens @o->arg ("-" is stdin) and reads every entry, as @o's --normalize
+ * and -s and @flags (enum kf_flags) say, and says what was changed on the
+ * way. Returns enum cf_exit.
  */
-static int read_list(const struct cfctl_opts *o, struct key_list *kl,
-		     const char **shown)
+static int read_list(const struct cfctl_opts *o, unsigned int flags,
+		     struct key_list *kl, const char **shown)
 {
 	const char *name = o->arg;
 	FILE *in = stdin;
@@ -64,8 +66,9 @@ static int read_list(const struct cfctl_opts *o, struct key_list *kl,
 			return CF_USAGE;
 		}
 	}
-	err = keyfile_read(in, *shown, o->normalize ? KF_NORMALIZE : 0, kl,
-			   stderr);
+	if (o->normalize)
+		flags |= KF_NORMALIZE;
+	err = keyfile_read(in, *shown, flags, o->source, kl, stderr);
 	if (in != stdin)
 		fclose(in);
 	if (err == -ENOMEM) {
@@ -81,10 +84,93 @@ static int read_list(const struct cfctl_opts *o, struct key_list *kl,
 	if (kl->masked)
 		cf_err("%s: %zu prefix%s had host bits set: masked (--normalize)",
 		       *shown, kl->masked, kl->masked == 1 ? "" : "es");
-	if (kl->timed)
-		cf_err("%s: %zu entr%s carry an ipset timeout, which cfilter does not keep yet: added without one",
-		       *shown, kl->timed, kl->timed == 1 ? "y" : "ies");
 	return CF_OK;
+}
+
+/*
+ * Each entry's timeout at this second: its line's, else -t's, an "expires"
+ * turned into the seconds left. Entries expired already leave @kl and are
+ * counted (by line) in *@expired; one expiring too far ahead is a
+ * malformed line. Returns the timeouts, @kl->n of them, for the caller to
+ * free; NULL if memory ran out.
+ */
+static __u32 *resolve_timeouts(const struct cfctl_opts *o, const char *name,
+			       struct key_list *kl, size_t *expired)
+{
+	__u32 *timeouts = malloc((kl->n ? kl->n : 1) * sizeof(*timeouts));
+	unsigned long last_bad = 0, last_expired = 0;
+	__s64 now = time(NULL), left;
+	size_t i, out = 0;
+	char when[24];
+
+	*expired = 0;
+	if (!timeouts)
+		return NULL;
+	for (i = 0; i < kl->n; i++) {
+		const struct kf_hold *h = &kl->holds[i];
+		unsigned long line = kl->lines[i];
+
+		timeouts[out] = h->timed ? h->timeout : o->timeout;
+		if (h->expires) {
+			left = h->expires - now;
+			if (left <= 0) {
+				/* A range's prefixes share their line. */
+				*expired += line != last_expired;
+				last_expired = line;
+				continue;
+			}
+			if (left > CFILTER_TIMEOUT_MAX) {
+				if (line != last_bad) {
+					snprintf(when, sizeof(when), "%lld",
+						 (long long)h->expires);
+					keyfile_explain(stderr, name, line,
+							KF_TOO_LATE, when);
+					kl->bad++;
+				}
+				last_bad = line;
+				continue;
+			}
+			timeouts[out] = left;
+		}
+		kl->keys[out] = kl->keys[i];
+		kl->lines[out] = kl->lines[i];
+		kl->holds[out++] = *h;
+	}
+	kl->n = out;
+	return timeouts;
+}
+
+/*
+ * After reading @kl: a bad source line refuses the whole list (skipping it
+ * would give its entries to another source); other malformed lines do,
+ * unless --skip-bad. @what is what stays undone, @rest what --skip-bad
+ * does. Returns enum cf_exit.
+ */
+static int check_bad(const struct cfctl_opts *o, const char *name,
+		     const struct key_list *kl, const char *what,
+		     const char *rest)
+{
+	if (kl->bad_sources) {
+		cf_err("%s: %zu bad source line%s: %s; --skip-bad skips no source line, whose entries would go to another source",
+		       name, kl->bad_sources, kl->bad_sources == 1 ? "" : "s",
+		       what);
+		return CF_USAGE;
+	}
+	if (kl->bad && !o->skip_bad) {
+		cf_err("%s: %zu malformed line%s: %s; fix %s, or pass --skip-bad to %s",
+		       name, kl->bad, kl->bad == 1 ? "" : "s", what,
+		       kl->bad == 1 ? "it" : "them", rest);
+		return CF_USAGE;
+	}
+	return CF_OK;
+}
+
+/* After check_bad(): what was left out for having expired. */
+static void report_expired(const char *name, size_t expired)
+{
+	if (expired)
+		cf_err("%s: %zu entr%s had expired: skipped", name, expired,
+		       expired == 1 ? "y" : "ies");
 }
 
 /* Adds up one batch's results; stops at the first key that found no room. */
@@ -106,29 +192,38 @@ static void tally(struct load_tally *t, const __s32 *results, __u32 done)
 }
 
 /*
- * Adds every key of @kl (to the staged set with @flags CFILTER_F_STAGED),
- * stopping after a batch in which one failed.
+ * Adds every key of @kl with its timeout (to the staged set with @flags
+ * CFILTER_F_STAGED), in one BATCH per run of keys of one source, stopping
+ * after a batch in which one failed.
  */
-static int load_apply(int fd, const struct key_list *kl, __u32 flags,
+static int load_apply(int fd, const struct key_list *kl,
+		      const __u32 *timeouts, __u32 flags,
 		      struct load_tally *t)
 {
-	__s32 *results;
-	__u32 n, done;
+	struct dev_batch b = { .op = CFILTER_BATCH_ADD, .flags = flags };
+	size_t start, end;
+	__u32 done;
 	int err = 0;
 
-	results = malloc(LOAD_BATCH * sizeof(*results));
-	if (!results)
+	b.results = malloc(LOAD_BATCH * sizeof(*b.results));
+	if (!b.results)
 		return -ENOMEM;
 	while (t->processed < kl->n && !t->fail_err) {
-		n = kl->n - t->processed < LOAD_BATCH ?
-		    kl->n - t->processed : LOAD_BATCH;
-		err = dev_batch(fd, CFILTER_BATCH_ADD, flags, kl->keys + t->processed,
-				results, n, &done);
-		tally(t, results, done);
+		start = t->processed;
+		for (end = start + 1; end < kl->n && end - start < LOAD_BATCH;
+		     end++)
+			if (kl->holds[end].source != kl->holds[start].source)
+				break;
+		b.source = kl->sources[kl->holds[start].source];
+		b.keys = kl->keys + start;
+		b.timeouts = timeouts + start;
+		b.n = end - start;
+		err = dev_batch(fd, &b, &done);
+		tally(t, b.results, done);
 		if (err)
 			break;
 	}
-	free(results);
+	free(b.results);
 	return err;
 }
 
@@ -142,8 +237,8 @@ static int report_load_failure(int fd, const char *name,
 	cf_err("%s:%lu: cannot add %s: %s: %zu of %zu entries added in all (%zu already present), %zu not added",
 	       name, kl->lines[t->first_fail],
 	       entry_format(&kl->keys[t->first_fail], buf, sizeof(buf)),
-	       t->fail_err == -ENOSPC ? "filter full" : strerror(-t->fail_err),
-	       t->added, kl->n, t->present, kl->n - t->added - t->present);
+	       dev_key_error(t->fail_err), t->added, kl->n, t->present,
+	       kl->n - t->added - t->present);
 	switch (-t->fail_err) {
 	case ENOSPC:
 		dev_report_full(fd, false, &kl->keys[t->first_fail]);
@@ -174,76 +269,127 @@ static int key_cmp(const void *a, const void *b)
 	return d ? d : memcmp(a, b, sizeof(*x));
 }
 
-/* Sorts @keys and drops repeats; returns how many distinct keys remain. */
-static size_t sort_unique(struct cfilter_key *keys, size_t n)
-{
-	size_t i, out = 0;
+/* A key of a list and the index of its source, for load --dry-run. */
+struct source_key {
+	struct cfilter_key	key;
+	unsigned int		source;
+};
 
-	qsort(keys, n, sizeof(*keys), key_cmp);
-	for (i = 0; i < n; i++)
-		if (!out || key_cmp(&keys[out - 1], &keys[i]))
-			keys[out++] = keys[i];
-	return out;
+static int source_key_cmp(const void *a, const void *b)
+{
+	const struct source_key *x = a, *y = b;
+
+	if (x->source != y->source)
+		return x->source < y->source ? -1 : 1;
+	return key_cmp(&x->key, &y->key);
+}
+
+/* TESTs @n keys held by @source; how many are, or a negative errno. */
+static long count_held(int fd, const char *source, const struct source_key *sk,
+		       size_t n, struct cfilter_key *keys, __s32 *results)
+{
+	struct dev_batch b = {
+		.op = CFILTER_BATCH_TEST,
+		.source = source,
+		.keys = keys,
+		.results = results,
+	};
+	size_t start, i;
+	long held = 0;
+	__u32 done;
+	int err;
+
+	for (start = 0; start < n; start += b.n) {
+		b.n = n - start < LOAD_BATCH ? n - start : LOAD_BATCH;
+		for (i = 0; i < b.n; i++)
+			keys[i] = sk[start + i].key;
+		err = dev_batch(fd, &b, &done);
+		if (err)
+			return err;
+		for (i = 0; i < done; i++)
+			held += !results[i];
+	}
+	return held;
 }
 
 /*
- * load --dry-run: may the caller add, and how many entries are new? TEST
- * answers the latter (in compact mode, a false positive counts a new entry
- * as present). Reorders @kl, which is not applied.
+ * load --dry-run: may the caller add, and how many holdings are new? TEST
+ * answers the latter, per source (in compact mode, a false positive counts
+ * a new entry as present).
  */
-static int load_dry_run(int fd, struct key_list *kl, size_t skipped)
+static int load_dry_run(int fd, const struct key_list *kl, size_t skipped)
 {
-	size_t n = sort_unique(kl->keys, kl->n), start, present = 0;
-	__s32 *results;
-	__u32 i, chunk, done;
+	struct dev_batch may = { .op = CFILTER_BATCH_ADD };
+	struct source_key *sk = malloc((kl->n ? kl->n : 1) * sizeof(*sk));
+	struct cfilter_key *keys = malloc(LOAD_BATCH * sizeof(*keys));
+	__s32 *results = malloc(LOAD_BATCH * sizeof(*results));
+	size_t i, n = 0, start, end, present = 0;
+	__u32 done;
+	long held = 0;
 	int err;
 
-	err = dev_batch(fd, CFILTER_BATCH_ADD, 0, NULL, NULL, 0, &done);
+	err = dev_batch(fd, &may, &done);
 	if (err) {
 		dev_report(err, "cannot add");
-		return CF_SYSTEM;
+		goto out;
 	}
-	results = malloc(LOAD_BATCH * sizeof(*results));
-	if (!results) {
+	if (!sk || !keys || !results) {
 		cf_err("out of memory");
-		return CF_SYSTEM;
+		err = -ENOMEM;
+		goto out;
 	}
-	for (start = 0; start < n; start += chunk) {
-		chunk = n - start < LOAD_BATCH ? n - start : LOAD_BATCH;
-		err = dev_batch(fd, CFILTER_BATCH_TEST, 0, kl->keys + start,
-				results, chunk, &done);
-		if (err)
-			break;
-		for (i = 0; i < done; i++)
-			present += !results[i];
+	for (i = 0; i < kl->n; i++) {
+		sk[i].key = kl->keys[i];
+		sk[i].source = kl->holds[i].source;
 	}
-	free(results);
-	if (err) {
+	qsort(sk, kl->n, sizeof(*sk), source_key_cmp);
+	for (i = 0; i < kl->n; i++)
+		if (!n || source_key_cmp(&sk[n - 1], &sk[i]))
+			sk[n++] = sk[i];
+	for (start = 0; start < n && held >= 0; start = end) {
+		for (end = start + 1; end < n; end++)
+			if (sk[end].source != sk[start].source)
+				break;
+		held = count_held(fd, kl->sources[sk[start].source],
+				  sk + start, end - start, keys, results);
+		present += held > 0 ? held : 0;
+	}
+	if (held < 0) {
+		err = held;
 		dev_report(err, "cannot test the entries");
-		return CF_SYSTEM;
+		goto out;
 	}
 	printf("would load %zu entries (%zu to add, %zu already present, %zu skipped); dry run: nothing changed\n",
 	       kl->n, n - present, kl->n - (n - present), skipped);
-	return CF_OK;
+out:
+	free(sk);
+	free(keys);
+	free(results);
+	return err ? CF_SYSTEM : CF_OK;
 }
 
 int do_load(const struct cfctl_opts *o)
 {
 	struct key_list kl = { 0 };
 	struct load_tally t = { 0 };
+	__u32 *timeouts = NULL;
+	size_t expired = 0;
 	const char *name;
 	int fd, err, ret;
 
-	ret = read_list(o, &kl, &name);
+	ret = read_list(o, 0, &kl, &name);
 	if (ret != CF_OK)
 		goto out;
-	if (kl.bad && !o->skip_bad) {
-		cf_err("%s: %zu malformed line%s: nothing loaded; fix %s, or pass --skip-bad to load the rest",
-		       name, kl.bad, kl.bad == 1 ? "" : "s",
-		       kl.bad == 1 ? "it" : "them");
-		ret = CF_USAGE;
+	timeouts = resolve_timeouts(o, name, &kl, &expired);
+	if (!timeouts) {
+		cf_err("out of memory");
+		ret = CF_SYSTEM;
 		goto out;
 	}
+	ret = check_bad(o, name, &kl, "nothing loaded", "load the rest");
+	if (ret != CF_OK)
+		goto out;
+	report_expired(name, expired);
 	fd = dev_open(true);
 	if (fd < 0) {
 		ret = CF_SYSTEM;
@@ -254,7 +400,7 @@ int do_load(const struct cfctl_opts *o)
 		goto out_close;
 	}
 
-	err = load_apply(fd, &kl, 0, &t);
+	err = load_apply(fd, &kl, timeouts, 0, &t);
 	if (t.fail_err) {
 		ret = report_load_failure(fd, name, &kl, &t);
 	} else if (err) {
@@ -270,44 +416,92 @@ int do_load(const struct cfctl_opts *o)
 out_close:
 	close(fd);
 out:
+	free(timeouts);
 	key_list_free(&kl);
 	return ret;
 }
 
 #define UNTOUCHED	"nothing replaced: the live set is untouched"
 
-/* Stages @kl and commits it. Returns enum cf_exit. */
-static int replace_apply(int fd, const char *name, const struct key_list *kl,
-			 struct load_tally *t)
+/*
+ * Times replace starts over when its copy of the live set could not follow
+ * it (ESTALE), or another replace -s has one (EBUSY).
+ */
+#define REPLACE_TRIES	5
+
+/* Starts the new set: empty, or the live set without @source's holdings. */
+static int replace_stage(int fd, const char *source)
+{
+	if (!source)
+		return dev_simple(fd, CFILTER_IOC_STAGE);
+	return dev_source_req(fd, CFILTER_IOC_STAGE_SOURCE, source);
+}
+
+/* Fills the staged set with @kl; on failure says why and drops it. */
+static int replace_fill(int fd, const char *name, const struct key_list *kl,
+			const __u32 *timeouts, struct load_tally *t)
 {
 	char buf[ENTRY_STRLEN];
 	int err;
 
-	err = dev_simple(fd, CFILTER_IOC_STAGE);
-	if (err) {
-		dev_report(err, "cannot stage a new set");
-		cf_err(UNTOUCHED);
-		return CF_SYSTEM;
-	}
-	err = load_apply(fd, kl, CFILTER_F_STAGED, t);
+	memset(t, 0, sizeof(*t));
+	err = load_apply(fd, kl, timeouts, CFILTER_F_STAGED, t);
 	if (t->fail_err) {
 		cf_err("%s:%lu: cannot add %s: %s", name,
 		       kl->lines[t->first_fail],
 		       entry_format(&kl->keys[t->first_fail], buf, sizeof(buf)),
-		       t->fail_err == -ENOSPC ? "filter full" :
-		       strerror(-t->fail_err));
+		       dev_key_error(t->fail_err));
 		if (t->fail_err == -ENOSPC)
 			dev_report_full(fd, true, &kl->keys[t->first_fail]);
+		err = t->fail_err;
 	} else if (err) {
 		dev_report(err, "cannot fill the staged set");
-	} else {
-		err = dev_simple(fd, CFILTER_IOC_COMMIT);
-		if (!err)
-			return CF_OK;
-		dev_report(err, "cannot commit the staged set");
 	}
 	/* Closing the file would drop it too; ABORT says so at once. */
-	dev_simple(fd, CFILTER_IOC_ABORT);
+	if (err)
+		dev_simple(fd, CFILTER_IOC_ABORT);
+	return err;
+}
+
+/*
+ * Stages @kl (the whole filter, or @source's holdings when @source is not
+ * NULL) and commits it, starting over a few times if the live set moves
+ * under the copy. Returns enum cf_exit.
+ */
+static int replace_apply(int fd, const char *name, const char *source,
+			 const struct key_list *kl, const __u32 *timeouts,
+			 struct load_tally *t)
+{
+	int err, try;
+
+	for (try = 1; try <= REPLACE_TRIES; try++) {
+		err = replace_stage(fd, source);
+		if (err == -EBUSY && source) {
+			usleep(200000 * try);
+			continue;
+		}
+		if (err) {
+			dev_report(err, "cannot stage a new set");
+			break;
+		}
+		err = replace_fill(fd, name, kl, timeouts, t);
+		if (err)
+			break;
+		/* A COMMIT that fails drops the staged set. */
+		err = dev_simple(fd, CFILTER_IOC_COMMIT);
+		if (err != -ESTALE)
+			break;
+	}
+	if (!err)
+		return CF_OK;
+	if (err == -EBUSY)
+		cf_err("cannot stage a new set: another replace -s kept one staged for %d tries: try again",
+		       REPLACE_TRIES);
+	else if (err == -ESTALE)
+		cf_err("cannot commit: the live set was cleared or replaced under each of %d new sets: try again",
+		       REPLACE_TRIES);
+	else if (err != t->fail_err)
+		dev_report(err, "cannot commit the staged set");
 	cf_err(UNTOUCHED);
 	return CF_SYSTEM;
 }
@@ -316,22 +510,30 @@ int do_replace(const struct cfctl_opts *o)
 {
 	struct key_list kl = { 0 };
 	struct load_tally t = { 0 };
+	__u32 *timeouts = NULL;
+	char what[64] = "the filter";
+	size_t expired = 0;
 	const char *name;
 	int fd, ret;
 
-	ret = read_list(o, &kl, &name);
+	if (o->source)
+		snprintf(what, sizeof(what), "source %s", o->source);
+	ret = read_list(o, o->source ? KF_ONE_SOURCE : 0, &kl, &name);
 	if (ret != CF_OK)
 		goto out;
-	if (kl.bad && !o->skip_bad) {
-		cf_err("%s: %zu malformed line%s: %s; fix %s, or pass --skip-bad to replace with the rest",
-		       name, kl.bad, kl.bad == 1 ? "" : "s", UNTOUCHED,
-		       kl.bad == 1 ? "it" : "them");
-		ret = CF_USAGE;
+	timeouts = resolve_timeouts(o, name, &kl, &expired);
+	if (!timeouts) {
+		cf_err("out of memory");
+		ret = CF_SYSTEM;
 		goto out;
 	}
+	ret = check_bad(o, name, &kl, UNTOUCHED, "replace with the rest");
+	if (ret != CF_OK)
+		goto out;
+	report_expired(name, expired);
 	if (o->dry_run) {
-		printf("would replace the filter with %zu entries (%zu skipped); dry run: nothing changed\n",
-		       kl.n, kl.bad);
+		printf("would replace %s with %zu entries (%zu skipped); dry run: nothing changed\n",
+		       what, kl.n, kl.bad);
 		goto out;
 	}
 	fd = dev_open(true);
@@ -339,24 +541,60 @@ int do_replace(const struct cfctl_opts *o)
 		ret = CF_SYSTEM;
 		goto out;
 	}
-	ret = replace_apply(fd, name, &kl, &t);
+	ret = replace_apply(fd, name, o->source, &kl, timeouts, &t);
 	if (ret == CF_OK)
-		printf("replaced the filter with %zu entries (%zu added, %zu repeated, %zu skipped)\n",
-		       kl.n, t.added, t.present, kl.bad);
+		printf("replaced %s with %zu entries (%zu added, %zu repeated, %zu skipped)\n",
+		       what, kl.n, t.added, t.present, kl.bad);
 	close(fd);
 out:
+	free(timeouts);
 	key_list_free(&kl);
 	return ret;
 }
 
 /*
- * Reads every key LIST gives (compact mode: the prefixes only), sorted;
- * *@mode is the module's. Returns enum cf_exit; on CF_OK the caller frees
- * *@keys.
+ * Sources in the order save and list print them: "default" first, then
+ * by name.
  */
-static int read_all(struct cfilter_key **keys, size_t *n, __u32 *mode)
+static int source_cmp(const char *x, const char *y)
 {
+	bool dx = !strcmp(x, SOURCE_DEFAULT), dy = !strcmp(y, SOURCE_DEFAULT);
+
+	if (dx != dy)
+		return dx ? -1 : 1;
+	return strncmp(x, y, CFILTER_SOURCE_LEN);
+}
+
+/* list's order: by entry, each entry's holdings by source. */
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct cfilter_entry *x = a, *y = b;
+	int d = key_cmp(&x->key, &y->key);
+
+	return d ? d : source_cmp(x->source, y->source);
+}
+
+/* save's order: by source, then by entry. */
+static int saved_cmp(const void *a, const void *b)
+{
+	const struct cfilter_entry *x = a, *y = b;
+	int d = source_cmp(x->source, y->source);
+
+	return d ? d : key_cmp(&x->key, &y->key);
+}
+
+/*
+ * Reads every holding LIST gives of @o->source, or of every source
+ * (compact mode: the prefixes), sorted by @cmp without repeats; *@mode is
+ * the module's. Returns enum cf_exit; on CF_OK the caller frees *@entries.
+ */
+static int read_all(const char *verb, const struct cfctl_opts *o,
+		    int (*cmp)(const void *, const void *),
+		    struct cfilter_entry **entries, size_t *n, __u32 *mode)
+{
+	struct cfilter_entry *e = NULL;
 	struct cfilter_info info;
+	size_t i, out = 0;
 	long got;
 	int fd;
 
@@ -366,13 +604,23 @@ static int read_all(struct cfilter_key **keys, size_t *n, __u32 *mode)
 	got = dev_info(fd, &info);
 	*mode = info.mode;
 	if (!got)
-		got = dev_list_all(fd, keys);
+		got = dev_list_all(fd, o->source, &e);
 	close(fd);
+	if (got == -ENOENT && o->source) {
+		cf_err("%s: the filter has no source '%s': cfctl info lists its sources",
+		       verb, o->source);
+		return CF_USAGE;
+	}
 	if (got < 0) {
 		dev_report(got, "cannot list the entries");
 		return CF_SYSTEM;
 	}
-	*n = sort_unique(*keys, got);
+	qsort(e, got, sizeof(*e), cmp);
+	for (i = 0; i < (size_t)got; i++)
+		if (!out || cmp(&e[out - 1], &e[i]))
+			e[out++] = e[i];
+	*entries = e;
+	*n = out;
 	return CF_OK;
 }
 
@@ -393,9 +641,10 @@ static void flow_json(struct json *j, const struct cfilter_key *key)
 	}
 }
 
-/* One entry: its type, its text form, and its fields. */
-static void entry_json(struct json *j, const struct cfilter_key *key)
+/* One holding: its type, its text form, its fields, source and timeout. */
+static void entry_json(struct json *j, const struct cfilter_entry *e)
 {
+	const struct cfilter_key *key = &e->key;
 	char buf[ENTRY_STRLEN];
 	int af = AF_INET6;
 
@@ -428,10 +677,12 @@ static void entry_json(struct json *j, const struct cfilter_key *key)
 	default:
 		json_kv_uint(j, "type_id", key->type);
 	}
+	json_kv_string(j, "source", e->source);
+	json_kv_uint(j, "timeout", e->timeout);
 	json_object_end(j);
 }
 
-static void list_json(const struct cfilter_key *keys, size_t n)
+static void list_json(const struct cfilter_entry *e, size_t n)
 {
 	struct json j;
 	size_t i;
@@ -441,82 +692,124 @@ static void list_json(const struct cfilter_key *keys, size_t n)
 	json_key(&j, "entries");
 	json_array_begin(&j);
 	for (i = 0; i < n; i++)
-		entry_json(&j, &keys[i]);
+		entry_json(&j, &e[i]);
 	json_array_end(&j);
 	json_object_end(&j);
 }
 
-static void list_text(const struct cfilter_key *keys, size_t n)
+/*
+ * One holding per line, as the options and words of the cfctl add that
+ * would make it: "[-s SOURCE] [-t SECONDS-LEFT] ENTRY", -s left out when
+ * it is "default" or the one listed.
+ */
+static void list_text(const struct cfilter_entry *e, size_t n, bool one)
 {
 	char buf[ENTRY_STRLEN];
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		puts(entry_format(&keys[i], buf, sizeof(buf)));
+	for (i = 0; i < n; i++) {
+		if (!one && strcmp(e[i].source, SOURCE_DEFAULT))
+			printf("-s %s ", e[i].source);
+		if (e[i].timeout)
+			printf("-t %u ", e[i].timeout);
+		puts(entry_format(&e[i].key, buf, sizeof(buf)));
+	}
 }
 
 int do_list(const struct cfctl_opts *o)
 {
-	struct cfilter_key *keys;
+	struct cfilter_entry *e;
 	__u32 mode;
 	size_t n;
 	int ret;
 
-	ret = read_all(&keys, &n, &mode);
+	ret = read_all("list", o, entry_cmp, &e, &n, &mode);
 	if (ret != CF_OK)
 		return ret;
 	if (mode == CFILTER_MODE_COMPACT)
 		cf_err("note: compact mode: only prefixes are listed; addresses and flows are kept as fingerprints, which cannot be listed (cfctl snapshot saves them)");
 	if (o->json)
-		list_json(keys, n);
+		list_json(e, n);
 	else
-		list_text(keys, n);
-	free(keys);
+		list_text(e, n, o->source != NULL);
+	free(e);
 	return CF_OK;
 }
 
 /* Keys of a type this cfctl cannot write would not load back: refuse. */
-static bool all_known(const struct cfilter_key *keys, size_t n)
+static bool all_known(const struct cfilter_entry *e, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (keys[i].type == CFILTER_KEY_NONE ||
-		    keys[i].type >= __CFILTER_KEY_MAX) {
+		if (e[i].key.type == CFILTER_KEY_NONE ||
+		    e[i].key.type >= __CFILTER_KEY_MAX) {
 			cf_err("the filter holds keys of type %u, which this cfctl cannot write: use the cfctl built with the module",
-			       keys[i].type);
+			       e[i].key.type);
 			return false;
 		}
 	}
 	return true;
 }
 
+/* The header comment of save: what follows, and where it comes from. */
+static void save_header(const struct cfctl_opts *o,
+			const struct cfilter_entry *e, size_t n, time_t now)
+{
+	unsigned int sources = 0;
+	char date[32];
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sources += !i || strcmp(e[i].source, e[i - 1].source);
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	if (o->source)
+		printf("# cfilter: %zu entr%s of source %s saved by cfctl %s on %s\n",
+		       n, n == 1 ? "y" : "ies", o->source, CFCTL_VERSION, date);
+	else
+		printf("# cfilter: %zu entr%s of %u source%s saved by cfctl %s on %s\n",
+		       n, n == 1 ? "y" : "ies", sources, sources == 1 ? "" : "s",
+		       CFCTL_VERSION, date);
+}
+
+/*
+ * What load reads back: per source a "source NAME" line (none with -s),
+ * then its entries, a timed one ending in "expires UNIXTIME".
+ */
 int do_save(const struct cfctl_opts *o)
 {
-	struct cfilter_key *keys;
-	char date[32];
-	time_t now = time(NULL);
+	struct cfilter_entry *e;
+	char buf[ENTRY_STRLEN];
+	time_t now;
 	__u32 mode;
-	size_t n;
+	size_t n, i;
 	int ret;
 
-	(void)o;
-	ret = read_all(&keys, &n, &mode);
+	ret = read_all("save", o, saved_cmp, &e, &n, &mode);
 	if (ret != CF_OK)
 		return ret;
 	if (mode == CFILTER_MODE_COMPACT) {
 		cf_err("filter is in compact mode: its addresses and flows are kept as fingerprints, which cannot be listed or saved as entries: use cfctl snapshot FILE (and cfctl restore FILE) to save and restore it whole");
-		free(keys);
+		free(e);
 		return CF_SYSTEM;
 	}
-	if (!all_known(keys, n)) {
-		free(keys);
+	if (!all_known(e, n)) {
+		free(e);
 		return CF_SYSTEM;
 	}
-	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	printf("# cfilter: %zu entr%s saved by cfctl %s on %s\n", n,
-	       n == 1 ? "y" : "ies", CFCTL_VERSION, date);
-	list_text(keys, n);
-	free(keys);
+	/* Taken after the listing: a deadline comes out late, never early. */
+	now = time(NULL);
+	save_header(o, e, n, now);
+	for (i = 0; i < n; i++) {
+		if (!o->source && (!i || strcmp(e[i].source, e[i - 1].source)))
+			printf("source %s\n", e[i].source);
+		entry_format(&e[i].key, buf, sizeof(buf));
+		if (e[i].timeout)
+			printf("%s expires %lld\n", buf,
+			       (long long)now + e[i].timeout);
+		else
+			puts(buf);
+	}
+	free(e);
 	return CF_OK;
 }

@@ -25,6 +25,7 @@
 #include "dev.h"
 #include "json.h"
 #include "keyfile.h"
+#include "source.h"
 #include "xdp.h"
 
 /* Options some verbs take: bits of struct verb's opts. */
@@ -36,6 +37,9 @@ enum {
 	OPT_MATCH_DST	= 1 << 4,
 	OPT_WATCH	= 1 << 5,
 	OPT_NORMALIZE	= 1 << 6,
+	OPT_SOURCE	= 1 << 7,
+	OPT_TIMEOUT	= 1 << 8,
+	OPT_ALL_SOURCES	= 1 << 9,
 };
 
 /* getopt values of long options without a short form. */
@@ -96,6 +100,7 @@ static int parse_entry(const char *verb, char *const words[], int n,
 /* The keys of a range, for one BATCH. */
 struct range_keys {
 	struct cfilter_key	keys[256];
+	__u32			timeouts[256];
 	__s32			results[256];
 	unsigned int		n;
 };
@@ -111,6 +116,43 @@ static int collect_key(const struct cfilter_key *key, void *arg)
 	return 0;
 }
 
+/* The flags and source of a DEL or TEST as -s and --all-sources say. */
+static __u32 req_flags(const struct cfctl_opts *o)
+{
+	return o->all_sources ? CFILTER_F_ALL_SOURCES : 0;
+}
+
+/*
+ * The sources holding @key, as "a, b" in @buf (empty if none, or if the
+ * module cannot be asked): one TEST per source of the set.
+ */
+static void holders(int fd, const struct cfilter_key *key, char *buf,
+		    size_t len)
+{
+	struct cfilter_sources s;
+	size_t at = 0;
+	unsigned int i;
+	int n;
+
+	*buf = '\0';
+	if (dev_sources(fd, &s))
+		return;
+	for (i = 0; i < s.count && i < CFILTER_SOURCES_MAX; i++) {
+		const char *name = s.sources[i].name;
+
+		if (dev_key_req(fd, CFILTER_IOC_TEST, key, 0, 0, name))
+			continue;
+		n = snprintf(buf + at, len - at, "%s%.*s", at ? ", " : "",
+			     CFILTER_SOURCE_LEN, name);
+		if (n < 0 || (size_t)n >= len - at)
+			break;
+		at += n;
+	}
+}
+
+/* Room for the names of every source, as holders() writes them. */
+#define HOLDERS_LEN	(CFILTER_SOURCES_MAX * (CFILTER_SOURCE_LEN + 2))
+
 /*
  * add, allow and del of a range FIRST-LAST (@text): its prefixes in one
  * BATCH. del exits 1 if any of them was not there. Returns enum cf_exit.
@@ -120,13 +162,24 @@ static int range_entry(const struct cfctl_opts *o, int fd, const char *text,
 {
 	bool add = op == CFILTER_BATCH_ADD;
 	struct range_keys rk = { .n = 0 };
+	struct dev_batch b = {
+		.op = o->dry_run ? CFILTER_BATCH_TEST : op,
+		.flags = add ? 0 : req_flags(o),
+		.source = o->source,
+		.keys = rk.keys,
+		.results = rk.results,
+	};
 	unsigned int i, ok = 0, same = 0;
 	__u32 done;
 	int err;
 
 	keyfile_expand(e, collect_key, &rk);
-	err = dev_batch(fd, o->dry_run ? CFILTER_BATCH_TEST : op, 0, rk.keys,
-			rk.results, rk.n, &done);
+	b.n = rk.n;
+	for (i = 0; i < rk.n; i++)
+		rk.timeouts[i] = o->timeout;
+	if (add && !o->dry_run)
+		b.timeouts = rk.timeouts;
+	err = dev_batch(fd, &b, &done);
 	if (err) {
 		dev_report(err, add ? "cannot add" : "cannot delete");
 		return CF_SYSTEM;
@@ -151,7 +204,7 @@ static int range_entry(const struct cfctl_opts *o, int fd, const char *text,
 			} else {
 				cf_err("cannot %s %s: %s", add ? "add" : "delete",
 				       entry_format(&rk.keys[i], buf, sizeof(buf)),
-				       strerror(-rk.results[i]));
+				       dev_key_error(rk.results[i]));
 			}
 			cf_err("%s: %u of %u prefixes %s, the others not",
 			       text, ok + same, rk.n,
@@ -170,31 +223,38 @@ static int range_entry(const struct cfctl_opts *o, int fd, const char *text,
 
 /*
  * --dry-run of add and del: may the caller change the filter (a BATCH of no
- * keys asks exactly that), and is @key there? Returns enum cf_exit.
+ * keys asks exactly that), and does the source hold @key? Returns enum
+ * cf_exit.
  */
-static int key_dry_run(int fd, const char *text, __u32 op,
-		       const struct cfilter_key *key)
+static int key_dry_run(const struct cfctl_opts *o, int fd, const char *text,
+		       __u32 op, const struct cfilter_key *key)
 {
 	bool add = op == CFILTER_BATCH_ADD;
+	struct dev_batch may = { .op = op };
+	const char *source = source_shown(o->source);
 	__u32 done;
 	int err;
 
-	err = dev_batch(fd, op, 0, NULL, NULL, 0, &done);
+	err = dev_batch(fd, &may, &done);
 	if (!err)
-		err = dev_key_ioctl(fd, CFILTER_IOC_TEST, key);
+		err = dev_key_req(fd, CFILTER_IOC_TEST, key,
+				  add ? 0 : req_flags(o), 0, o->source);
 	if (err && err != -ENOENT) {
 		dev_report(err, add ? "cannot add" : "cannot delete");
 		return CF_SYSTEM;
 	}
 	if (add && !err)
-		printf("%s is already blocked: would change nothing (dry run)\n",
-		       text);
+		printf("%s is already blocked (held by %s): add would set its timeout anew (dry run: nothing changed)\n",
+		       text, source);
 	else if (add)
-		printf("would add %s (dry run: nothing changed)\n", text);
+		printf("would add %s, held by %s (dry run: nothing changed)\n",
+		       text, source);
 	else if (!err)
 		printf("would delete %s (dry run: nothing changed)\n", text);
-	else
+	else if (o->all_sources)
 		cf_err("%s is not blocked", text);
+	else
+		cf_err("%s is not held by %s", text, source);
 	return !add && err ? CF_ABSENT : CF_OK;
 }
 
@@ -222,7 +282,7 @@ static int entry_begin(const struct cfctl_opts *o, const char *verb,
 	if (e->range)
 		ret = range_entry(o, *fd, text, e, op);
 	else
-		ret = key_dry_run(*fd, text, op, &e->key);
+		ret = key_dry_run(o, *fd, text, op, &e->key);
 	close(*fd);
 	*fd = -1;
 	return ret;
@@ -240,13 +300,18 @@ static int add_entry(const struct cfctl_opts *o, const char *verb,
 	if (fd < 0)
 		return ret;
 
-	err = dev_key_ioctl(fd, CFILTER_IOC_ADD, &e.key);
+	err = dev_key_req(fd, CFILTER_IOC_ADD, &e.key, 0, o->timeout, o->source);
 	switch (-err) {
 	case 0:
 		break;
 	case EEXIST:
-		/* The goal, "ADDR is blocked", holds: scripts may re-add. */
-		cf_err("%s is already blocked", text);
+		/* The goal, "ENTRY is held", holds: scripts may re-add. */
+		if (o->timeout)
+			cf_err("%s is already held by %s: its timeout is now %u s",
+			       text, source_shown(o->source), o->timeout);
+		else
+			cf_err("%s is already held by %s: it is now permanent",
+			       text, source_shown(o->source));
 		break;
 	case ENOSPC:
 		dev_report_full(fd, false, &e.key);
@@ -285,7 +350,7 @@ static int do_allow(const struct cfctl_opts *o)
 
 static int do_del(const struct cfctl_opts *o)
 {
-	char text[ENTRY_STRLEN];
+	char text[ENTRY_STRLEN], who[HOLDERS_LEN];
 	struct kf_entry e;
 	int fd, err, ret;
 
@@ -294,9 +359,18 @@ static int do_del(const struct cfctl_opts *o)
 	if (fd < 0)
 		return ret;
 
-	err = dev_key_ioctl(fd, CFILTER_IOC_DEL, &e.key);
-	if (err == -ENOENT) {
+	err = dev_key_req(fd, CFILTER_IOC_DEL, &e.key, req_flags(o), 0,
+			  o->source);
+	if (err == -ENOENT && o->all_sources) {
 		cf_err("%s is not blocked", text);
+		ret = CF_ABSENT;
+	} else if (err == -ENOENT) {
+		holders(fd, &e.key, who, sizeof(who));
+		if (*who)
+			cf_err("%s is not held by %s, but by %s: name one with -s, or delete every holding with --all-sources",
+			       text, source_shown(o->source), who);
+		else
+			cf_err("%s is not blocked", text);
 		ret = CF_ABSENT;
 	} else if (err) {
 		dev_report(err, "cannot delete");
@@ -306,11 +380,14 @@ static int do_del(const struct cfctl_opts *o)
 	return ret;
 }
 
+/*
+ * Without -s: is ENTRY held by any source; with -s: by that one. Either
+ * way the sources holding it are named.
+ */
 static int do_test(const struct cfctl_opts *o)
 {
-	char text[ENTRY_STRLEN];
+	char text[ENTRY_STRLEN], who[HOLDERS_LEN];
 	struct kf_entry e;
-	struct cfilter_key key;
 	int fd, err, ret;
 
 	ret = parse_entry("test", o->words, o->nwords, &e, text);
@@ -321,20 +398,31 @@ static int do_test(const struct cfctl_opts *o)
 		       text);
 		return CF_USAGE;
 	}
-	key = e.key;
 	fd = dev_open(false);
 	if (fd < 0)
 		return CF_SYSTEM;
 
-	err = dev_key_ioctl(fd, CFILTER_IOC_TEST, &key);
+	err = dev_key_req(fd, CFILTER_IOC_TEST, &e.key,
+			  o->source ? 0 : CFILTER_F_ALL_SOURCES, 0, o->source);
+	if (err && err != -ENOENT) {
+		dev_report(err, "cannot test");
+		close(fd);
+		return CF_SYSTEM;
+	}
+	holders(fd, &e.key, who, sizeof(who));
 	if (!err) {
-		printf("%s: blocked\n", text);
-	} else if (err == -ENOENT) {
-		printf("%s: not blocked\n", text);
+		printf("%s: blocked (held by %s)\n", text,
+		       *who ? who : source_shown(o->source));
+	} else if (o->source && *who) {
+		printf("%s: not held by %s (blocked, held by %s)\n", text,
+		       o->source, who);
+		ret = CF_ABSENT;
+	} else if (o->source) {
+		printf("%s: not blocked (not held by %s)\n", text, o->source);
 		ret = CF_ABSENT;
 	} else {
-		dev_report(err, "cannot test");
-		ret = CF_SYSTEM;
+		printf("%s: not blocked\n", text);
+		ret = CF_ABSENT;
 	}
 	close(fd);
 	return ret;
@@ -523,6 +611,38 @@ static void print_info(const struct cfilter_info *info)
 	printf("prefixes: %llu\n", (unsigned long long)info->prefixes);
 	printf("prefix_entries: %llu\n",
 	       (unsigned long long)info->prefix_entries);
+	printf("timed: %llu\n", (unsigned long long)info->timed);
+}
+
+/* "source NAME: entries N, timed M" per source, "default" first. */
+static void print_sources(const struct cfilter_sources *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->count && i < CFILTER_SOURCES_MAX; i++)
+		printf("source %.*s: entries %llu, timed %llu\n",
+		       CFILTER_SOURCE_LEN, s->sources[i].name,
+		       (unsigned long long)s->sources[i].entries,
+		       (unsigned long long)s->sources[i].timed);
+}
+
+static void sources_json(struct json *j, const struct cfilter_sources *s)
+{
+	char name[CFILTER_SOURCE_LEN + 1];
+	unsigned int i;
+
+	json_key(j, "sources");
+	json_array_begin(j);
+	for (i = 0; i < s->count && i < CFILTER_SOURCES_MAX; i++) {
+		snprintf(name, sizeof(name), "%.*s", CFILTER_SOURCE_LEN,
+			 s->sources[i].name);
+		json_object_begin(j);
+		json_kv_string(j, "name", name);
+		json_kv_uint(j, "entries", s->sources[i].entries);
+		json_kv_uint(j, "timed", s->sources[i].timed);
+		json_object_end(j);
+	}
+	json_array_end(j);
 }
 
 /* "24,16": a type's prefix target lengths, or "-" if it has none. */
@@ -571,6 +691,7 @@ static void type_info_json(struct json *j, const struct cfilter_type_info *ti)
 }
 
 static void print_info_json(const struct cfilter_info *info,
+			    const struct cfilter_sources *sources,
 			    const struct cfilter_type_info *types,
 			    unsigned int ntypes)
 {
@@ -594,6 +715,8 @@ static void print_info_json(const struct cfilter_info *info,
 	json_kv_uint(&j, "grows", info->grows);
 	json_kv_uint(&j, "prefixes", info->prefixes);
 	json_kv_uint(&j, "prefix_entries", info->prefix_entries);
+	json_kv_uint(&j, "timed", info->timed);
+	sources_json(&j, sources);
 	json_key(&j, "types");
 	json_array_begin(&j);
 	for (i = 0; i < ntypes; i++)
@@ -605,6 +728,7 @@ static void print_info_json(const struct cfilter_info *info,
 static int do_info(const struct cfctl_opts *o)
 {
 	struct cfilter_type_info types[__CFILTER_KEY_MAX];
+	struct cfilter_sources sources;
 	struct cfilter_info info;
 	unsigned int n = 0, i;
 	__u8 type;
@@ -614,6 +738,8 @@ static int do_info(const struct cfctl_opts *o)
 	if (fd < 0)
 		return CF_SYSTEM;
 	err = dev_info(fd, &info);
+	if (!err)
+		err = dev_sources(fd, &sources);
 	/* EINVAL: a type this module lacks; it has nothing to show. */
 	for (type = 1; !err && type < __CFILTER_KEY_MAX; type++) {
 		err = dev_type_info(fd, type, false, &types[n]);
@@ -628,9 +754,10 @@ static int do_info(const struct cfctl_opts *o)
 		return CF_SYSTEM;
 	}
 	if (o->json) {
-		print_info_json(&info, types, n);
+		print_info_json(&info, &sources, types, n);
 	} else {
 		print_info(&info);
+		print_sources(&sources);
 		for (i = 0; i < n; i++)
 			print_type_info(&types[i]);
 	}
@@ -640,11 +767,12 @@ static int do_info(const struct cfctl_opts *o)
 /* --dry-run of clear: may the caller clear, and how much would go? */
 static int clear_dry_run(int fd)
 {
+	struct dev_batch may = { .op = CFILTER_BATCH_DEL };
 	struct cfilter_info info;
 	__u32 done;
 	int err;
 
-	err = dev_batch(fd, CFILTER_BATCH_DEL, 0, NULL, NULL, 0, &done);
+	err = dev_batch(fd, &may, &done);
 	if (!err)
 		err = dev_info(fd, &info);
 	if (err) {
@@ -674,6 +802,67 @@ static int do_clear(const struct cfctl_opts *o)
 		dev_report(err, "cannot clear");
 		return CF_SYSTEM;
 	}
+	return CF_OK;
+}
+
+/* The entries @source holds, from SOURCES; -ENOENT if the set lacks it. */
+static long long source_entries(int fd, const char *source)
+{
+	struct cfilter_sources s;
+	unsigned int i;
+	int err;
+
+	err = dev_sources(fd, &s);
+	if (err)
+		return err;
+	for (i = 0; i < s.count && i < CFILTER_SOURCES_MAX; i++)
+		if (!strncmp(s.sources[i].name, source_shown(source),
+			     CFILTER_SOURCE_LEN))
+			return s.sources[i].entries;
+	return -ENOENT;
+}
+
+/* cfctl flush -s NAME: every holding of NAME goes, the others stay. */
+static int do_flush(const struct cfctl_opts *o)
+{
+	struct dev_batch may = { .op = CFILTER_BATCH_DEL };
+	struct cfilter_info info;
+	long long n;
+	__u32 done;
+	int fd, err;
+
+	if (!o->source) {
+		cf_err("flush: which source? cfctl flush -s NAME (cfctl clear removes every entry)");
+		return CF_USAGE;
+	}
+	fd = dev_open(true);
+	if (fd < 0)
+		return CF_SYSTEM;
+	n = source_entries(fd, o->source);
+	err = n < 0 ? n : 0;
+	if (!err && o->dry_run) {
+		err = dev_batch(fd, &may, &done);
+		if (!err)
+			err = dev_info(fd, &info);
+		if (!err && info.mode == CFILTER_MODE_COMPACT)
+			err = -EOPNOTSUPP;
+	} else if (!err) {
+		err = dev_source_req(fd, CFILTER_IOC_FLUSH, o->source);
+	}
+	close(fd);
+	if (err == -ENOENT) {
+		cf_err("flush: the filter has no source '%s': cfctl info lists its sources",
+		       o->source);
+		return CF_USAGE;
+	}
+	if (err) {
+		dev_report(err, "cannot flush");
+		return CF_SYSTEM;
+	}
+	printf("%s source %s: %lld entr%s%s\n",
+	       o->dry_run ? "would flush" : "flushed", source_shown(o->source),
+	       n, n == 1 ? "y" : "ies",
+	       o->dry_run ? " (dry run: nothing changed)" : "");
 	return CF_OK;
 }
 
@@ -837,6 +1026,18 @@ static const struct cf_option options[] = {
 	  "as the command would" },
 	{ { "json", no_argument, NULL, 'j' }, OPT_JSON,
 	  "-j, --json", "print one JSON document instead of text" },
+	{ { "source", required_argument, NULL, 's' }, OPT_SOURCE,
+	  "-s, --source NAME", "the holdings of source NAME (1 to 31 characters of\n"
+	  "A-Z a-z 0-9 _ . : @ -, not starting with -); without\n"
+	  "it: add, allow, del, load and replace use \"default\",\n"
+	  "test, list and save every source" },
+	{ { "timeout", required_argument, NULL, 't' }, OPT_TIMEOUT,
+	  "-t, --timeout SECS", "the holding expires after SECS seconds (0 to\n"
+	  "2147483647; 0, the default: never); load, replace:\n"
+	  "for lines without timeout or expires of their own" },
+	{ { "all-sources", no_argument, NULL, 'a' }, OPT_ALL_SOURCES,
+	  "-a, --all-sources", "del: remove the holding of every source; list:\n"
+	  "every source's holdings, as without -s" },
 	{ { "skip-bad", no_argument, NULL, LOPT_SKIP_BAD }, OPT_SKIP_BAD,
 	  "--skip-bad", "report malformed lines and load the others" },
 	{ { "normalize", no_argument, NULL, LOPT_NORMALIZE }, OPT_NORMALIZE,
@@ -866,8 +1067,8 @@ static const struct option global_opts[] = {
 static const struct verb verbs[] = {
 	{
 		.name = "add", .run = do_add, .arg = "ENTRY", .entry = true,
-		.opts = OPT_DRY_RUN,
-		.synopsis = "[-n] ENTRY",
+		.opts = OPT_DRY_RUN | OPT_SOURCE | OPT_TIMEOUT,
+		.synopsis = "[-n] [-s NAME] [-t SECS] ENTRY",
 		.summary = "block what ENTRY names",
 		.help = "ENTRY is one of:\n"
 			"  ADDR | src ADDR                  packets from ADDR (IPv4 or IPv6)\n"
@@ -882,31 +1083,40 @@ static const struct verb verbs[] = {
 			"An allow entry wins over every other: a packet from ADDR passes\n"
 			"whichever entry would drop it. Non-first fragments carry no ports and\n"
 			"match no flow (their addresses still match).\n"
-			"Adding an entry already present succeeds, with a note on stderr.\n"
+			"The entry is held by the source -s names (\"default\" without it),\n"
+			"for -t seconds or for ever; it stays blocked while any source holds\n"
+			"it. Adding an entry the source holds already succeeds, sets its\n"
+			"timeout anew (-t, or none) and says so on stderr.\n"
 			"A full filter is a system error (exit 3): in exact mode the filter\n"
 			"grows by itself up to the module's max_capacity= keys per entry\n"
 			"type; in compact mode it holds capacity= keys. Reload the module\n"
 			"with a larger value to hold more.\n",
 	}, {
 		.name = "allow", .run = do_allow, .arg = "ADDR", .entry = true,
-		.opts = OPT_DRY_RUN,
-		.synopsis = "[-n] ADDR",
+		.opts = OPT_DRY_RUN | OPT_SOURCE | OPT_TIMEOUT,
+		.synopsis = "[-n] [-s NAME] [-t SECS] ADDR",
 		.summary = "never drop packets from ADDR (add allow ADDR)",
-		.help = "ADDR may be a prefix or a range, as for add. Undo with cfctl del allow ADDR.\n",
+		.help = "ADDR may be a prefix or a range, as for add; -s and -t as for add.\n"
+			"Undo with cfctl del allow ADDR.\n",
 	}, {
 		.name = "del", .run = do_del, .arg = "ENTRY", .entry = true,
-		.opts = OPT_DRY_RUN,
-		.synopsis = "[-n] ENTRY",
-		.summary = "remove ENTRY (see add)",
-		.help = "Exits 1 if ENTRY is not present; for a range, if any of its prefixes\n"
-			"is not. A prefix is deleted as it was added: deleting an address\n"
+		.opts = OPT_DRY_RUN | OPT_SOURCE | OPT_ALL_SOURCES,
+		.synopsis = "[-n] [-s NAME | -a] ENTRY",
+		.summary = "remove a source's holding of ENTRY (see add)",
+		.help = "Removes the holding of the source -s names (\"default\" without it),\n"
+			"or with -a every source's: ENTRY stays blocked while another source\n"
+			"holds it. Exits 1 if that source does not hold ENTRY (naming the\n"
+			"sources that do); for a range, if it does not hold one of its\n"
+			"prefixes. A prefix is deleted as it was added: deleting an address\n"
 			"inside a stored prefix does not split the prefix.\n",
 	}, {
 		.name = "test", .run = do_test, .arg = "ENTRY", .entry = true,
-		.synopsis = "ENTRY",
+		.opts = OPT_SOURCE,
+		.synopsis = "[-s NAME] ENTRY",
 		.summary = "tell whether ENTRY (see add) is present",
-		.help = "Prints \"ENTRY: blocked\" (exit 0) or \"ENTRY: not blocked\" (exit 1),\n"
-			"ENTRY as save writes it; for allow entries, blocked means listed.\n"
+		.help = "Prints \"ENTRY: blocked (held by SOURCES)\" (exit 0) or \"ENTRY: not\n"
+			"blocked\" (exit 1), ENTRY as save writes it; for allow entries,\n"
+			"blocked means listed. With -s NAME, exit 0 only if NAME holds it.\n"
 			"This is exact membership: an address inside a stored prefix is not\n"
 			"present. To ask whether a packet would be dropped, use match.\n"
 			"In exact mode (the default) the answer is always right. In compact\n"
@@ -927,39 +1137,55 @@ static const struct verb verbs[] = {
 			"--match-dst; without it, the source only.\n",
 	}, {
 		.name = "load", .run = do_load, .arg = "FILE",
-		.opts = OPT_DRY_RUN | OPT_SKIP_BAD | OPT_NORMALIZE,
-		.synopsis = "[-n] [--skip-bad] [--normalize] FILE|-",
+		.opts = OPT_DRY_RUN | OPT_SKIP_BAD | OPT_NORMALIZE | OPT_SOURCE |
+			OPT_TIMEOUT,
+		.synopsis = "[-n] [--skip-bad] [--normalize] [-s NAME] [-t SECS] FILE|-",
 		.summary = "add the entries listed in FILE",
-		.help = "One entry (see add) per line. Blank lines, comments from '#' or ';' to the end\n"
-			"of the line, surrounding whitespace and a leading \"add \" are ignored:\n"
-			"cfctl save writes this format. So is what ipset save writes of hash:ip\n"
-			"and hash:net sets (ipset save NAME | cfctl load -): a nomatch entry is\n"
-			"an allow entry; timeouts are not kept yet (cfctl says so).\n"
+		.help = "One entry (see add) per line, which may end in \"timeout SECS\" or\n"
+			"\"expires UNIXTIME\" (an entry expired already is skipped, and\n"
+			"counted). A line \"source NAME\" gives the lines after it to NAME;\n"
+			"those before any go to -s NAME, else to \"default\". Blank lines,\n"
+			"comments from '#' or ';' to the end of the line, surrounding\n"
+			"whitespace and a leading \"add \" are ignored: cfctl save writes this\n"
+			"format. So is what ipset save writes of hash:ip and hash:net sets\n"
+			"(ipset save NAME | cfctl load -): a nomatch entry is an allow entry,\n"
+			"a timeout is kept. -t is the timeout of lines without their own.\n"
 			"The whole file is read first; a malformed line is reported as\n"
-			"FILE:LINE: and nothing is loaded (exit 2) unless --skip-bad is given.\n"
+			"FILE:LINE: and nothing is loaded (exit 2) unless --skip-bad is given\n"
+			"(which never skips a bad source line).\n"
 			"Then prints \"loaded N entries (A added, E already present, S\n"
 			"skipped)\". Should the filter fill up, the entries added stay, and\n"
 			"cfctl says how many and which line failed (exit 3).\n",
 	}, {
 		.name = "replace", .run = do_replace, .arg = "FILE",
-		.opts = OPT_DRY_RUN | OPT_SKIP_BAD | OPT_NORMALIZE,
-		.synopsis = "[-n] [--skip-bad] [--normalize] FILE|-",
-		.summary = "make the entries in FILE the whole filter, atomically",
+		.opts = OPT_DRY_RUN | OPT_SKIP_BAD | OPT_NORMALIZE | OPT_SOURCE |
+			OPT_TIMEOUT,
+		.synopsis = "[-n] [--skip-bad] [--normalize] [-s NAME] [-t SECS] FILE|-",
+		.summary = "make FILE's entries the whole filter (or NAME's), atomically",
 		.help = "Reads FILE as load does, builds the new set beside the live one and\n"
 			"swaps it in at once: packets meet the old set or the new one, never\n"
-			"a mix or an empty filter. Any failure before the swap (a malformed\n"
-			"line without --skip-bad: exit 2; a full filter: exit 3) leaves the\n"
-			"live set untouched, and says so. Then prints \"replaced the filter with\n"
-			"N entries (A added, R repeated, S skipped)\". --dry-run parses only.\n",
+			"a mix or an empty filter. Without -s, FILE (its source lines\n"
+			"included) becomes the whole filter: cfctl save > F; cfctl replace F\n"
+			"restores every source and deadline. With -s NAME, FILE becomes\n"
+			"NAME's holdings and every other source's stay (a FILE with a source\n"
+			"line naming another source is refused, exit 2). Any failure before\n"
+			"the swap (a malformed line without --skip-bad: exit 2; a full\n"
+			"filter: exit 3) leaves the live set untouched, and says so. Then\n"
+			"prints \"replaced the filter (or source NAME) with N entries (A\n"
+			"added, R repeated, S skipped)\". --dry-run parses only.\n",
 	}, {
 		.name = "save", .run = do_save,
-		.synopsis = "",
+		.opts = OPT_SOURCE,
+		.synopsis = "[-s NAME]",
 		.summary = "print every entry, for load",
-		.help = "A comment line with the count, the date and cfctl's version, then one\n"
-			"entry per line, in add's syntax, sorted: cfctl save > F; cfctl replace F\n"
-			"restores the filter. Exact mode only: a compact filter keeps its\n"
-			"addresses and flows as fingerprints, which cannot be listed (exit 3):\n"
-			"use cfctl snapshot there.\n",
+		.help = "A comment line with the count, the date and cfctl's version, then\n"
+			"per source a line \"source NAME\" and its entries, one per line, in\n"
+			"add's syntax, sorted, a timed one ending in \"expires UNIXTIME\":\n"
+			"cfctl save > F; cfctl replace F restores the filter, every source and\n"
+			"deadline. With -s NAME, that source's entries alone, without the\n"
+			"source line (exit 2 if the filter has no such source). Exact mode\n"
+			"only: a compact filter keeps its addresses and flows as fingerprints,\n"
+			"which cannot be listed (exit 3): use cfctl snapshot there.\n",
 	}, {
 		.name = "snapshot", .run = do_snapshot, .arg = "FILE",
 		.opts = OPT_DRY_RUN,
@@ -982,30 +1208,38 @@ static const struct verb verbs[] = {
 			"nothing changes if any step fails.\n",
 	}, {
 		.name = "list", .run = do_list,
-		.opts = OPT_JSON,
-		.synopsis = "[-j]",
-		.summary = "print every entry",
-		.help = "Sorted, each entry once in add's syntax, no header. In compact mode\n"
-			"the filter keeps addresses and flows as fingerprints only: list prints\n"
-			"the prefixes, with a note on stderr. Entries added or deleted while\n"
-			"list runs may or may not be printed. JSON: {\"entries\":[{\"type\":\n"
-			"\"src4\",\"entry\":\"192.0.2.0/24\",\"addr\":\"192.0.2.0\",\"prefix_len\":24}]};\n"
+		.opts = OPT_JSON | OPT_SOURCE | OPT_ALL_SOURCES,
+		.synopsis = "[-j] [-s NAME | -a]",
+		.summary = "print every holding",
+		.help = "Sorted by entry, one holding per line, as the options and words of\n"
+			"the cfctl add that would make it: \"[-s SOURCE] [-t SECONDS-LEFT] ENTRY\",\n"
+			"-s left out for \"default\" and -t for a permanent holding; no header.\n"
+			"With -s NAME, NAME's alone, without -s (exit 2 if the filter has no\n"
+			"such source). In compact mode the filter keeps addresses and flows as\n"
+			"fingerprints only: list prints the prefixes, with a note on stderr.\n"
+			"Entries added or deleted while list runs may or may not be printed.\n"
+			"JSON: {\"entries\":[{\"type\":\"src4\",\"entry\":\"192.0.2.0/24\",\"addr\":\n"
+			"\"192.0.2.0\",\"prefix_len\":24,\"source\":\"default\",\"timeout\":0}]};\n"
 			"flows have proto, saddr, daddr and sport and dport, or icmp_type,\n"
-			"instead of addr and prefix_len.\n",
+			"instead of addr and prefix_len; timeout is the seconds left, 0 for\n"
+			"never.\n",
 	}, {
 		.name = "crowdsec", .run = do_crowdsec,
-		.synopsis = "",
+		.opts = OPT_SOURCE,
+		.synopsis = "[-s NAME]",
 		.summary = "apply CrowdSec decisions read from stdin, until it ends",
 		.help = "For crowdsec-custom-bouncer with feed_via_stdin: true and bin_path\n"
 			"naming a script that runs cfctl crowdsec (see cfctl(8)): it writes each\n"
 			"decision as one line of JSON, action \"add\" when CrowdSec decides a ban\n"
 			"and \"del\" when the decision expires or is deleted. Bans of scope Ip\n"
-			"and Range are added to and deleted from the filter as they come, every\n"
-			"burst of lines in one call; other remedies (captcha) and scopes\n"
+			"and Range are held by source \"crowdsec\" (or -s NAME) for the\n"
+			"decision's duration, so they end on time even if the bouncer is gone,\n"
+			"and deleted as they come (a duration of 0 or less deletes too); every\n"
+			"burst of lines in one call. Other remedies (captcha) and scopes\n"
 			"(Country, AS), and simulated decisions, are skipped. A malformed line\n"
 			"is reported with its number and skipped. When stdin ends, prints what\n"
-			"it did and exits 0; exits 3 if the module fails. The bouncer's del\n"
-			"ends a ban: cfilter keeps no deadline of its own yet.\n",
+			"it did and exits 0; exits 3 if the module fails. In compact mode,\n"
+			"without -s, bans go to \"default\" without a timeout (with a note).\n",
 	}, {
 		.name = "info", .run = do_info,
 		.opts = OPT_JSON,
@@ -1017,15 +1251,26 @@ static const struct verb verbs[] = {
 			"refused because the filter was full) and grows (table doublings).\n"
 			"Counts and sizes add up the tables of every entry type (source,\n"
 			"destination, flow and allow; IPv4 and IPv6); prefixes (among count)\n"
-			"and prefix_entries (what their expansion stores) too. Then one line\n"
-			"per entry type: its count, prefixes, prefix_entries, levels (the\n"
-			"lengths prefixes are expanded to, or -), memory_bytes and capacity.\n"
-			"JSON uses the same names, the types in a \"types\" array.\n",
+			"and prefix_entries (what their expansion stores) too; timed, the\n"
+			"holdings with a timeout. Then one line per source, \"default\" first:\n"
+			"\"source NAME: entries N, timed T\"; and one line per entry type: its\n"
+			"count, prefixes, prefix_entries, levels (the lengths prefixes are\n"
+			"expanded to, or -), memory_bytes and capacity. JSON uses the same\n"
+			"names, the sources in a \"sources\" array of {name, entries, timed},\n"
+			"the types in a \"types\" array.\n",
+	}, {
+		.name = "flush", .run = do_flush,
+		.opts = OPT_DRY_RUN | OPT_SOURCE,
+		.synopsis = "[-n] -s NAME",
+		.summary = "remove every holding of source NAME",
+		.help = "Entries other sources hold stay blocked. Exit 2 if the filter has no\n"
+			"source NAME (a source holding nothing is gone); 3 in compact mode,\n"
+			"which knows no sources (cfctl clear removes everything there).\n",
 	}, {
 		.name = "clear", .run = do_clear,
 		.opts = OPT_DRY_RUN,
 		.synopsis = "[-n]",
-		.summary = "remove every entry",
+		.summary = "remove every entry, of every source",
 	}, {
 		.name = "stats", .run = do_stats,
 		.opts = OPT_JSON | OPT_WATCH,
@@ -1096,9 +1341,15 @@ static void usage(FILE *out)
 		"Manage cfilter's filters (blocked sources, destinations and flows, and\n"
 		"allowed sources) and its XDP program.\n\n"
 		"Commands:\n");
-	for (i = 0; i < ARRAY_SIZE(verbs); i++)
-		fprintf(out, "  %-8s %-30s %s\n", verbs[i].name,
-			verbs[i].synopsis, verbs[i].summary);
+	for (i = 0; i < ARRAY_SIZE(verbs); i++) {
+		/* A long synopsis gets the summary on a line of its own. */
+		if (strlen(verbs[i].synopsis) > 30)
+			fprintf(out, "  %-8s %s\n  %-39s %s\n", verbs[i].name,
+				verbs[i].synopsis, "", verbs[i].summary);
+		else
+			fprintf(out, "  %-8s %-30s %s\n", verbs[i].name,
+				verbs[i].synopsis, verbs[i].summary);
+	}
 	fprintf(out, "\nOptions:\n");
 	for (i = 0; i < ARRAY_SIZE(options); i++)
 		option_help(out, &options[i]);
@@ -1295,6 +1546,24 @@ static int parse_verb(const struct verb *v, int argc, char *argv[],
 		case 'j':
 			o->json = true;
 			break;
+		case 's':
+			if (!source_name_ok(optarg)) {
+				cf_err("%s: invalid source '%s': expected %s",
+				       v->name, optarg, SOURCE_RULE);
+				return CF_USAGE;
+			}
+			o->source = optarg;
+			break;
+		case 't':
+			if (timeout_parse(optarg, &o->timeout)) {
+				cf_err("%s: invalid timeout '%s': expected %s",
+				       v->name, optarg, TIMEOUT_RULE);
+				return CF_USAGE;
+			}
+			break;
+		case 'a':
+			o->all_sources = true;
+			break;
 		case LOPT_SKIP_BAD:
 			o->skip_bad = true;
 			break;
@@ -1339,6 +1608,11 @@ static int parse_verb(const struct verb *v, int argc, char *argv[],
 		}
 	}
 
+	if (o->all_sources && o->source) {
+		cf_err("%s: -a (every source) and -s %s (one source): give one",
+		       v->name, o->source);
+		return CF_USAGE;
+	}
 	if ((o->interval || o->count) && !o->watch) {
 		cf_err("%s: -i and --count apply only with --watch", v->name);
 		return CF_USAGE;

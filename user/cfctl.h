@@ -4,6 +4,7 @@
 #define CFCTL_H
 
 #include <stdbool.h>
+#include <linux/types.h>
 
 #include "xdp.h"
 
@@ -23,6 +24,9 @@ enum cf_exit {
 /* The command line, parsed: what each do_<verb>() gets. */
 struct cfctl_opts {
 	const char	*arg;		/* the verb's IFACE or FILE */
+	const char	*source;	/* -s, checked; NULL if not given */
+	__u32		timeout;	/* -t: seconds; 0: permanent */
+	bool		all_sources;	/* del, list: every source's holdings */
 	char *const	*words;		/* add, del, test, allow: the ENTRY */
 	int		nwords;
 	enum cf_xdp_mode mode;		/* attach */

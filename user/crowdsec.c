@@ -5,6 +5,15 @@
  * writes every new decision (action "add") and every expired or deleted
  * one ("del") as a line of JSON on its stdin (decision.h).
  *
+ * A ban is a holding of source "crowdsec" (or -s) with the decision's
+ * duration as its timeout, so the kernel ends it on time even if the
+ * bouncer is gone by then, and an operator's or another tool's ban of the
+ * same address outlives CrowdSec's. The bouncer's first poll at startup
+ * (the LAPI's whole list) cannot be told from the later ones on stdin: it
+ * is written as the same "add" lines, and a restarted cfctl is not sent
+ * it again. So the source is not replaced at startup; a ban deleted while
+ * the bouncer was down ends at its deadline instead.
+ *
  * Lines come in the bursts the bouncer writes: the whole lines of each
  * read() are applied, in order, before the next read, every run of adds or
  * of dels in one BATCH call, so a startup sync of thousands of decisions
@@ -24,6 +33,7 @@
 #include "decision.h"
 #include "dev.h"
 #include "keyfile.h"
+#include "source.h"
 
 /* The longest line read; a longer one is skipped whole, not buffered. */
 #define LINE_MAX_BYTES	65536
@@ -34,12 +44,15 @@
 
 struct feed {
 	int			fd;
+	const char		*source;	/* NULL: "default" */
+	bool			timed;		/* bans carry their durations */
 	__u32			op;		/* of the keys pending */
 	struct cfilter_key	keys[RUN_MAX];
+	__u32			timeouts[RUN_MAX];
 	__s32			results[RUN_MAX];
 	__u32			n;
 	unsigned long		line;
-	unsigned long		added, present, deleted, absent, skipped, bad;
+	unsigned long		added, renewed, deleted, absent, skipped, bad;
 };
 
 static void bad_line(struct feed *f, const char *why)
@@ -50,26 +63,39 @@ static void bad_line(struct feed *f, const char *why)
 		       " (further bad lines are only counted)" : "");
 }
 
-/* Applies the pending run. Returns CF_OK, or CF_SYSTEM if the module failed. */
+/*
+ * Applies the pending run. Returns CF_OK, or CF_SYSTEM if the module
+ * failed, or refused the source (every later ban would fail alike).
+ */
 static int flush_run(struct feed *f)
 {
+	struct dev_batch b = {
+		.op = f->op,
+		.source = f->source,
+		.keys = f->keys,
+		.timeouts = f->op == CFILTER_BATCH_ADD && f->timed ?
+			    f->timeouts : NULL,
+		.results = f->results,
+		.n = f->n,
+	};
 	__u32 i, done;
 	int err;
 
 	if (!f->n)
 		return CF_OK;
-	err = dev_batch(f->fd, f->op, 0, f->keys, f->results, f->n, &done);
+	err = dev_batch(f->fd, &b, &done);
 	if (err) {
 		dev_report(err, "applying CrowdSec decisions");
 		return CF_SYSTEM;
 	}
+	f->n = 0;
 	for (i = 0; i < done; i++) {
 		switch (-f->results[i]) {
 		case 0:
 			f->op == CFILTER_BATCH_ADD ? f->added++ : f->deleted++;
 			break;
 		case EEXIST:
-			f->present++;
+			f->renewed++;
 			break;
 		case ENOENT:
 			f->absent++;
@@ -78,6 +104,12 @@ static int flush_run(struct feed *f)
 			dev_report_full(f->fd, false, &f->keys[i]);
 			f->skipped++;
 			break;
+		case EOPNOTSUPP:
+		case EUSERS:
+			cf_err("crowdsec: source %s: %s",
+			       source_shown(f->source),
+			       dev_key_error(f->results[i]));
+			return CF_SYSTEM;
 		default:
 			cf_err("crowdsec: %s: %s", f->op == CFILTER_BATCH_ADD ?
 			       "adding a decision" : "deleting a decision",
@@ -85,7 +117,6 @@ static int flush_run(struct feed *f)
 			f->skipped++;
 		}
 	}
-	f->n = 0;
 	return CF_OK;
 }
 
@@ -114,10 +145,14 @@ static int take_line(struct feed *f, char *line, size_t len)
 		bad_line(f, "\"value\" is not an address or prefix");
 		return CF_OK;
 	}
-	op = d.action == DECISION_ADD ? CFILTER_BATCH_ADD : CFILTER_BATCH_DEL;
+	/* A ban whose time is up already ends now, as its del would. */
+	op = d.action == DECISION_ADD && d.seconds > 0 ? CFILTER_BATCH_ADD :
+							 CFILTER_BATCH_DEL;
 	if ((op != f->op || f->n == RUN_MAX) && flush_run(f))
 		return CF_SYSTEM;
 	f->op = op;
+	f->timeouts[f->n] = d.seconds > CFILTER_TIMEOUT_MAX ?
+			    CFILTER_TIMEOUT_MAX : d.seconds;
 	f->keys[f->n++] = e.key;
 	return CF_OK;
 }
@@ -155,6 +190,31 @@ static int take_lines(struct feed *f, char *buf, size_t *len, bool *skipping)
 	return CF_OK;
 }
 
+/*
+ * Whose bans, and whether they carry their durations: compact mode knows
+ * neither sources nor timeouts, so without -s its bans are default's, for
+ * as long as the bouncer does not delete them. Returns enum cf_exit.
+ */
+static int feed_source(const struct cfctl_opts *o, struct feed *f)
+{
+	struct cfilter_info info;
+	int err;
+
+	f->source = o->source ? o->source : "crowdsec";
+	f->timed = true;
+	err = dev_info(f->fd, &info);
+	if (err) {
+		dev_report(err, "cannot read the filter's info");
+		return CF_SYSTEM;
+	}
+	if (info.mode == CFILTER_MODE_COMPACT && !o->source) {
+		cf_err("crowdsec: note: compact mode keeps no sources or timeouts: bans go to \"default\" and last until the bouncer deletes them");
+		f->source = NULL;
+		f->timed = false;
+	}
+	return CF_OK;
+}
+
 int do_crowdsec(const struct cfctl_opts *o)
 {
 	static struct feed f;
@@ -168,7 +228,8 @@ int do_crowdsec(const struct cfctl_opts *o)
 	if (f.fd < 0)
 		return CF_SYSTEM;
 	f.op = CFILTER_BATCH_ADD;
-	for (;;) {
+	ret = feed_source(o, &f);
+	while (ret == CF_OK) {
 		got = read(STDIN_FILENO, buf + len, sizeof(buf) - len);
 		if (got < 0 && errno == EINTR)
 			continue;
@@ -194,8 +255,8 @@ int do_crowdsec(const struct cfctl_opts *o)
 		if (!ret)
 			ret = flush_run(&f);
 	}
-	fprintf(stderr, "cfctl: crowdsec: %lu lines: %lu added (%lu already blocked), %lu deleted (%lu not blocked), %lu skipped, %lu malformed\n",
-		f.line, f.added, f.present, f.deleted, f.absent, f.skipped,
+	fprintf(stderr, "cfctl: crowdsec: %lu lines: %lu added (%lu held already: timeout set anew), %lu deleted (%lu not held), %lu skipped, %lu malformed\n",
+		f.line, f.added, f.renewed, f.deleted, f.absent, f.skipped,
 		f.bad);
 	close(f.fd);
 	return ret;

@@ -12,9 +12,10 @@
 #include "addr.h"
 #include "cfctl.h"
 #include "dev.h"
+#include "source.h"
 
 #define MSG_NO_MODULE	"cfilter module not loaded: run insmod cfilter.ko (or modprobe cfilter)"
-/* Keys per LIST call. */
+/* Entries per LIST call. */
 #define LIST_BATCH	4096
 
 #define MSG_NO_PERM	"permission denied: run as root (needs CAP_NET_ADMIN)"
@@ -50,12 +51,50 @@ int dev_open(bool write)
 	return -1;
 }
 
-/* ADD, DEL or TEST @key. Returns 0 or a negative errno. */
-int dev_key_ioctl(int fd, unsigned long req, const struct cfilter_key *key)
+/* @source as a request carries it: "" for "default", as the module says. */
+static void req_source(char dst[CFILTER_SOURCE_LEN], const char *source)
 {
-	struct cfilter_key_req kr = { .key = *key };
+	source_copy(dst, source_is_default(source) ? NULL : source);
+}
 
+/**
+ * dev_key_req() - ADD, DEL or TEST one key
+ * @fd:      the device
+ * @req:     CFILTER_IOC_ADD, _DEL or _TEST
+ * @key:     the key
+ * @flags:   CFILTER_F_*
+ * @timeout: ADD: seconds, 0 for permanent; else 0
+ * @source:  the source; NULL for "default"
+ *
+ * Return: 0 or a negative errno.
+ */
+int dev_key_req(int fd, unsigned long req, const struct cfilter_key *key,
+		__u32 flags, __u32 timeout, const char *source)
+{
+	struct cfilter_key_req kr = {
+		.key = *key,
+		.flags = flags,
+		.timeout = timeout,
+	};
+
+	req_source(kr.source, source);
 	return ioctl(fd, req, &kr) ? -errno : 0;
+}
+
+/* FLUSH or STAGE_SOURCE @source. Returns 0 or a negative errno. */
+int dev_source_req(int fd, unsigned long req, const char *source)
+{
+	struct cfilter_source_req sr = { .flags = 0 };
+
+	req_source(sr.source, source);
+	return ioctl(fd, req, &sr) ? -errno : 0;
+}
+
+/* The live set's sources, "default" first. Returns 0 or a negative errno. */
+int dev_sources(int fd, struct cfilter_sources *s)
+{
+	memset(s, 0, sizeof(*s));
+	return ioctl(fd, CFILTER_IOC_SOURCES, s) ? -errno : 0;
 }
 
 /*
@@ -159,25 +198,29 @@ int dev_info(int fd, struct cfilter_info *info)
  */
 #define LIST_TRIES	20
 
-/* Reads the next part of the stored keys; the count, or a negative errno. */
-static long dev_list(int fd, struct cfilter_key *keys, unsigned int max,
+/* Reads the next part of the holdings; the count, or a negative errno. */
+static long dev_list(int fd, struct cfilter_entry *entries, unsigned int max,
 		     struct cfilter_list *l)
 {
-	l->keys = (uintptr_t)keys;
+	l->entries = (uintptr_t)entries;
 	l->max = max;
 	if (ioctl(fd, CFILTER_IOC_LIST, l))
 		return -errno;
 	return l->count;
 }
 
-/* One listing from the start; the number of keys or a negative errno. */
-static long list_once(int fd, struct cfilter_key **all, size_t *cap)
+/* One listing from the start; the number of entries or a negative errno. */
+static long list_once(int fd, const char *source, struct cfilter_entry **all,
+		      size_t *cap)
 {
-	struct cfilter_list l = { 0 };
-	struct cfilter_key *bigger;
+	struct cfilter_list l = {
+		.flags = source ? 0 : CFILTER_F_ALL_SOURCES,
+	};
+	struct cfilter_entry *bigger;
 	size_t have = 0;
 	long got;
 
+	req_source(l.source, source);
 	do {
 		if (*cap - have < LIST_BATCH) {
 			*cap = *cap ? *cap * 2 : 4 * LIST_BATCH;
@@ -194,20 +237,21 @@ static long list_once(int fd, struct cfilter_key **all, size_t *cap)
 }
 
 /**
- * dev_list_all() - read every key LIST gives
- * @fd:   the device
- * @keys: set to a malloc()ed array the caller frees (NULL if none)
+ * dev_list_all() - read every holding LIST gives
+ * @fd:      the device
+ * @source:  the source whose holdings to read; NULL for every source's
+ * @entries: set to a malloc()ed array the caller frees (NULL if none)
  *
- * In compact mode LIST gives the prefixes only. Each key present
- * throughout is read exactly once: a listing the module finds stale (keys
- * moved meanwhile) starts over, a few times at most.
+ * In compact mode LIST gives the prefixes only, as held by "default". Each
+ * holding present throughout is read exactly once: a listing the module
+ * finds stale (keys moved meanwhile) starts over, a few times at most.
  *
- * Return: the number of keys, or a negative errno (-ESTALE: the filter
- * kept changing).
+ * Return: the number of entries, or a negative errno (-ESTALE: the filter
+ * kept changing; -ENOENT: no such source).
  */
-long dev_list_all(int fd, struct cfilter_key **keys)
+long dev_list_all(int fd, const char *source, struct cfilter_entry **entries)
 {
-	struct cfilter_key *all = NULL;
+	struct cfilter_entry *all = NULL;
 	size_t cap = 0;
 	long got = -ESTALE;
 	int try;
@@ -215,41 +259,39 @@ long dev_list_all(int fd, struct cfilter_key **keys)
 	for (try = 0; try < LIST_TRIES && got == -ESTALE; try++) {
 		if (try)
 			usleep(1000 << (try < 8 ? try : 8));
-		got = list_once(fd, &all, &cap);
+		got = list_once(fd, source, &all, &cap);
 	}
 	if (got < 0) {
 		free(all);
 		return got;
 	}
-	*keys = all;
+	*entries = all;
 	return got;
 }
 
 /**
  * dev_batch() - apply one operation to an array of keys
- * @fd:      the device
- * @op:      enum cfilter_batch_op
- * @flags:   0 or CFILTER_F_STAGED
- * @keys:    the keys
- * @results: room for @n results: 0 or a negative errno per key
- * @n:       number of keys; 0 only checks that the caller may do @op
- * @done:    set to the number of keys processed, whatever the outcome
+ * @fd:   the device
+ * @b:    the call; @b->n 0 only checks that the caller may do @b->op
+ * @done: set to the number of keys processed, whatever the outcome
  *
  * Return: 0 once every key was processed, or a negative errno.
  */
-int dev_batch(int fd, __u32 op, __u32 flags, const struct cfilter_key *keys,
-	      __s32 *results, __u32 n, __u32 *done)
+int dev_batch(int fd, const struct dev_batch *b, __u32 *done)
 {
-	struct cfilter_batch b = {
-		.op = op,
-		.flags = flags,
-		.keys = (uintptr_t)keys,
-		.results = (uintptr_t)results,
-		.count = n,
+	struct cfilter_batch cb = {
+		.op = b->op,
+		.flags = b->flags,
+		.keys = (uintptr_t)b->keys,
+		.results = (uintptr_t)b->results,
+		.timeouts = (uintptr_t)b->timeouts,
+		.count = b->n,
 	};
-	int err = ioctl(fd, CFILTER_IOC_BATCH, &b) ? -errno : 0;
+	int err;
 
-	*done = b.done;
+	req_source(cb.source, b->source);
+	err = ioctl(fd, CFILTER_IOC_BATCH, &cb) ? -errno : 0;
+	*done = cb.done;
 	return err;
 }
 
@@ -336,6 +378,27 @@ void dev_report_full(int fd, bool staged, const struct cfilter_key *key)
 }
 
 /**
+ * dev_key_error() - why one key of a request failed, in words for messages
+ * @err: the negative errno of the key
+ *
+ * Return: what it means and, for the errors of sources and timeouts, what
+ * to do.
+ */
+const char *dev_key_error(int err)
+{
+	switch (-err) {
+	case ENOSPC:
+		return "filter full";
+	case EOPNOTSUPP:
+		return MSG_COMPACT;
+	case EUSERS:
+		return MSG_TOO_MANY_SOURCES;
+	default:
+		return strerror(-err);
+	}
+}
+
+/**
  * dev_report() - explain an ioctl failure no caller handles itself
  * @err:  the negative errno
  * @what: what was being done, e.g. "adding 192.0.2.1"
@@ -350,6 +413,12 @@ void dev_report(int err, const char *what)
 	case ESTALE:
 		cf_err("%s: the filter kept changing while it was listed (concurrent adds moving keys): try again",
 		       what);
+		break;
+	case EOPNOTSUPP:
+		cf_err("%s: " MSG_COMPACT, what);
+		break;
+	case EUSERS:
+		cf_err("%s: " MSG_TOO_MANY_SOURCES, what);
 		break;
 	case ENOTTY:
 	case EINVAL:

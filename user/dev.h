@@ -5,18 +5,37 @@
 #include <stdbool.h>
 #include <linux/cfilter.h>
 
+/* What EOPNOTSUPP and EUSERS from a source or timeout mean, and the fix. */
+#define MSG_COMPACT	"compact mode keeps fingerprints only: sources and timeouts need mode=exact"
+#define MSG_TOO_MANY_SOURCES \
+	"too many sources (32): flush one (cfctl flush -s NAME)"
+
+/* One BATCH call, as dev_batch() takes it. */
+struct dev_batch {
+	__u32				op;		/* enum cfilter_batch_op */
+	__u32				flags;		/* CFILTER_F_* */
+	const char			*source;	/* NULL: "default" */
+	const struct cfilter_key	*keys;
+	const __u32			*timeouts;	/* ADD: per key; NULL: none */
+	__s32				*results;	/* room for @n */
+	__u32				n;		/* 0: may the caller? */
+};
+
 int dev_open(bool write);
-int dev_key_ioctl(int fd, unsigned long req, const struct cfilter_key *key);
+int dev_key_req(int fd, unsigned long req, const struct cfilter_key *key,
+		__u32 flags, __u32 timeout, const char *source);
 int dev_simple(int fd, unsigned long req);
+int dev_source_req(int fd, unsigned long req, const char *source);
+int dev_sources(int fd, struct cfilter_sources *s);
 int dev_type_info(int fd, __u8 type, bool staged, struct cfilter_type_info *ti);
 int dev_match(int fd, const struct cfilter_pkt *pkt, __u32 *verdict);
 int dev_dump(int fd, struct cfilter_table *t, void **data);
 int dev_restore(int fd, const struct cfilter_table *t);
 int dev_info(int fd, struct cfilter_info *info);
-long dev_list_all(int fd, struct cfilter_key **keys);
-int dev_batch(int fd, __u32 op, __u32 flags, const struct cfilter_key *keys,
-	      __s32 *results, __u32 n, __u32 *done);
+long dev_list_all(int fd, const char *source, struct cfilter_entry **entries);
+int dev_batch(int fd, const struct dev_batch *b, __u32 *done);
 void dev_report_full(int fd, bool staged, const struct cfilter_key *key);
+const char *dev_key_error(int err);
 void dev_report(int err, const char *what);
 
 #endif /* CFCTL_DEV_H */

@@ -13,18 +13,23 @@
  * range FIRST-LAST, which stands for the fewest prefixes covering it; flows
  * name single addresses.
  *
- * A list has one entry per line; blank lines and comments ('#' or ';' to
- * the end of the line) are ignored, and so are surrounding whitespace, a
- * leading "add " (lists made as cfctl command scripts), a UTF-8 byte order
- * mark and CR line ends (lists saved on Windows). Anything else is a
- * malformed line, reported with its file and line number so that an editor
- * can jump to it.
+ * A list has one entry per line, which may end in "timeout SECS" (the
+ * holding expires SECS seconds after it is added; 0: never) or "expires
+ * UNIXTIME" (at that second since the epoch: what `cfctl save` writes).
+ * A line "source NAME" makes NAME the source of the entries after it;
+ * those before any are the caller's (cfctl's -s, else "default"). Blank
+ * lines and comments ('#' or ';' to the end of the line) are ignored, and
+ * so are surrounding whitespace, a leading "add " (lists made as cfctl
+ * command scripts), a UTF-8 byte order mark and CR line ends (lists saved
+ * on Windows). Anything else is a malformed line, reported with its file
+ * and line number so that an editor can jump to it.
  *
  * A list may also be what `ipset save` writes of hash:ip and hash:net sets,
  * so that a set moves over in one command: "create NAME TYPE ..." names a
  * set, and "add NAME ADDR[/LEN] [timeout N] [nomatch] ..." of a set named
  * before is an entry; a nomatch entry, an exception inside the set, is an
- * allow entry. Counters, comments and skb options are ignored.
+ * allow entry; a timeout is the holding's. Counters, comments and skb
+ * options are ignored.
  *
  * Parsing never touches the filter: `load` reads the whole file first and
  * applies nothing if a line is bad.
@@ -40,6 +45,7 @@
 #include "addr.h"
 #include "keyfile.h"
 #include "range.h"
+#include "source.h"
 
 /* Longest part of a bad line quoted in its message. */
 #define QUOTE_MAX	60
@@ -462,8 +468,8 @@ static bool is_ignored_option(const char *word)
 static enum kf_line ipset_add(char *const w[], int n, unsigned int flags,
 			      struct kf_entry *e, const char **word)
 {
+	bool nomatch = false, timed = false;
 	unsigned long timeout = 0;
-	bool nomatch = false;
 	enum kf_line what;
 	int i;
 
@@ -472,6 +478,7 @@ static enum kf_line ipset_add(char *const w[], int n, unsigned int flags,
 		if (!strcmp(w[i], "timeout")) {
 			if (++i == n || !parse_timeout(w[i], &timeout))
 				return KF_BAD_TIMEOUT;
+			timed = true;
 		} else if (!strcmp(w[i], "nomatch")) {
 			nomatch = true;
 		} else if (!strcmp(w[i], "comment")) {
@@ -493,7 +500,87 @@ static enum kf_line ipset_add(char *const w[], int n, unsigned int flags,
 		memset(e, 0, sizeof(*e));
 		return what != KF_ENTRY ? what : KF_BAD_ADDR;
 	}
+	e->timed = timed;
 	e->timeout = timeout;
+	return KF_ENTRY;
+}
+
+/* "source NAME": the source of the lines after it. */
+static enum kf_line parse_source(char *const w[], int n, const char **word)
+{
+	*word = n > 1 ? w[1] : "";
+	if (n > 2) {
+		*word = w[2];
+		return KF_SOURCE_WORDS;
+	}
+	return n == 2 && source_name_ok(w[1]) ? KF_SOURCE : KF_BAD_SOURCE;
+}
+
+static bool is_when(const char *word)
+{
+	return !strcmp(word, "timeout") || !strcmp(word, "expires");
+}
+
+/*
+ * Seconds since the epoch, from 1 (0 would mean "none" in struct kf_hold):
+ * decimal digits, as many as a 64-bit time holds with room to spare.
+ */
+static bool parse_epoch(const char *str, __s64 *val)
+{
+	const char *p;
+
+	*val = 0;
+	if (!*str || strlen(str) > 18)
+		return false;
+	for (p = str; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return false;
+		*val = *val * 10 + (*p - '0');
+	}
+	return *val > 0;
+}
+
+/* "timeout SECS" or "expires UNIXTIME" (@w, @n words) after an entry. */
+static enum kf_line parse_when(char *const w[], int n, struct kf_entry *e,
+			       const char **word)
+{
+	*word = n > 1 ? w[1] : "";
+	if (n > 2) {
+		*word = w[2];
+		return is_when(w[2]) ? KF_TWO_TIMES : KF_TRAILING;
+	}
+	if (!strcmp(w[0], "expires")) {
+		if (n < 2 || !parse_epoch(w[1], &e->expires))
+			return KF_BAD_EXPIRES;
+	} else if (n < 2 || timeout_parse(w[1], &e->timeout)) {
+		return KF_BAD_SECONDS;
+	}
+	e->timed = true;
+	return KF_ENTRY;
+}
+
+/* "ENTRY [timeout SECS | expires UNIXTIME]" */
+static enum kf_line parse_entry_line(char *const w[], int n,
+				     unsigned int flags, struct kf_entry *e,
+				     const char **word)
+{
+	const struct kf_kind *kind = find_kind(w[0]);
+	int words = kind ? kind->words : 1;
+	const char *entry_word;
+	enum kf_line what;
+
+	if (n <= words || !is_when(w[words]))
+		return parse_words(w, n, flags, e, word);
+	what = parse_words(w, words, flags, e, word);
+	if (what != KF_ENTRY)
+		return what;
+	entry_word = *word;
+	what = parse_when(w + words, n - words, e, word);
+	if (what != KF_ENTRY) {
+		memset(e, 0, sizeof(*e));
+		return what;
+	}
+	*word = entry_word;
 	return KF_ENTRY;
 }
 
@@ -504,7 +591,8 @@ static enum kf_line ipset_add(char *const w[], int n, unsigned int flags,
  * @st:   what the lines before said (ipset's sets, flags); NULL: a line
  *        alone, strict, in cfilter's own format only
  * @e:    set for KF_ENTRY
- * @word: set to the part of @line a KF_ENTRY or error is about
+ * @word: set to the part of @line a KF_ENTRY or error is about; for
+ *        KF_SOURCE, the source's name
  *
  * Return: what the line holds.
  */
@@ -530,11 +618,11 @@ enum kf_line keyfile_parse_line(char *line, size_t len, struct kf_state *st,
 		return ipset_create(st, words, n, word);
 	if (n >= 3 && !strcmp(words[0], "add") && is_ipset_set(st, words[1]))
 		return ipset_add(words, n, flags, e, word);
-	if (!strcmp(words[0], "add")) {
-		*word = words[1];
-		return parse_words(words + 1, n - 1, flags, e, word);
-	}
-	return parse_words(words, n, flags, e, word);
+	if (!strcmp(words[0], "source"))
+		return parse_source(words, n, word);
+	if (!strcmp(words[0], "add"))
+		return parse_entry_line(words + 1, n - 1, flags, e, word);
+	return parse_entry_line(words, n, flags, e, word);
 }
 
 /* "192.0.2.7/24: host bits set (did you mean 192.0.2.0/24?)" */
@@ -635,6 +723,45 @@ void keyfile_reason(FILE *out, enum kf_line what, const char *word)
 	case KF_BAD_TIMEOUT:
 		fprintf(out, "'timeout' needs a number of seconds, 0 to 2147483\n");
 		break;
+	case KF_BAD_SOURCE:
+		if (*word)
+			fprintf(out, "invalid source name '%.*s%s': expected %s\n",
+				len, word, more, SOURCE_RULE);
+		else
+			fprintf(out, "'source' without a NAME: expected %s\n",
+				SOURCE_RULE);
+		break;
+	case KF_SOURCE_WORDS:
+		fprintf(out, "unexpected '%.*s%s' after the source's name: a source line is source NAME\n",
+			len, word, more);
+		break;
+	case KF_SOURCES_MAX:
+		fprintf(out, "source '%.*s%s': more than %d sources in one list, as many as a set holds\n",
+			len, word, more, CFILTER_SOURCES_MAX);
+		break;
+	case KF_OTHER_SOURCE:
+		fprintf(out, "source '%.*s%s': replace -s NAME takes the entries of NAME alone: remove the source lines, or replace the whole filter (without -s)\n",
+			len, word, more);
+		break;
+	case KF_BAD_SECONDS:
+		fprintf(out, "invalid timeout '%.*s%s': expected %s\n", len,
+			word, more, TIMEOUT_RULE);
+		break;
+	case KF_BAD_EXPIRES:
+		fprintf(out, "invalid expiry time '%.*s%s': expected seconds since the epoch (date +%%s)\n",
+			len, word, more);
+		break;
+	case KF_TWO_TIMES:
+		fprintf(out, "both 'timeout' and 'expires': give one of them\n");
+		break;
+	case KF_TRAILING:
+		fprintf(out, "unexpected '%.*s%s' at the end: a line is [add] ENTRY [timeout SECS | expires UNIXTIME]\n",
+			len, word, more);
+		break;
+	case KF_TOO_LATE:
+		fprintf(out, "expires %.*s%s: more than 2147483647 seconds (68 years) from now\n",
+			len, word, more);
+		break;
 	default:
 		fprintf(out, "the line has a NUL byte: is this a text file?\n");
 	}
@@ -661,6 +788,7 @@ static int key_list_grow(struct key_list *kl)
 	size_t cap = kl->cap ? kl->cap * 2 : 4096;
 	struct cfilter_key *keys;
 	unsigned long *lines;
+	struct kf_hold *holds;
 
 	if (cap > SIZE_MAX / sizeof(*keys))
 		return -ENOMEM;
@@ -672,6 +800,10 @@ static int key_list_grow(struct key_list *kl)
 	if (!lines)
 		return -ENOMEM;
 	kl->lines = lines;
+	holds = realloc(kl->holds, cap * sizeof(*holds));
+	if (!holds)
+		return -ENOMEM;
+	kl->holds = holds;
 	kl->cap = cap;
 	return 0;
 }
@@ -679,6 +811,7 @@ static int key_list_grow(struct key_list *kl)
 struct append_ctx {
 	struct key_list	*kl;
 	unsigned long	lineno;
+	struct kf_hold	hold;
 };
 
 /* Appends one key of line @arg->lineno. Returns 0 or -ENOMEM. */
@@ -694,27 +827,59 @@ static int append_key(const struct cfilter_key *key, void *arg)
 			return err;
 	}
 	kl->keys[kl->n] = *key;
+	kl->holds[kl->n] = c->hold;
 	kl->lines[kl->n++] = c->lineno;
 	return 0;
 }
 
+/*
+ * A "source NAME" line: *@cur becomes NAME's index in @kl, or what is
+ * wrong with it.
+ */
+static enum kf_line switch_source(struct key_list *kl, unsigned int flags,
+				  const char *name, unsigned int *cur)
+{
+	unsigned int i;
+
+	name = source_shown(name);
+	if ((flags & KF_ONE_SOURCE) && strcmp(name, kl->sources[0]))
+		return KF_OTHER_SOURCE;
+	for (i = 0; i < kl->nsources; i++) {
+		if (!strcmp(kl->sources[i], name)) {
+			*cur = i;
+			return KF_SOURCE;
+		}
+	}
+	if (kl->nsources == CFILTER_SOURCES_MAX)
+		return KF_SOURCES_MAX;
+	source_copy(kl->sources[kl->nsources], name);
+	*cur = kl->nsources++;
+	return KF_SOURCE;
+}
+
 /**
  * keyfile_read() - read every line of an entry list
- * @in:    the open file
- * @name:  its name in messages
- * @flags: enum kf_flags
- * @kl:    entries are appended here; malformed lines, masked prefixes and
- *         timed entries are counted
- * @errs:  where each malformed line is explained
+ * @in:     the open file
+ * @name:   its name in messages
+ * @flags:  enum kf_flags
+ * @source: the source of the lines before any "source" line; NULL or ""
+ *          for "default"
+ * @kl:     zeroed; entries are appended here, with their holdings;
+ *          malformed lines and masked prefixes are counted
+ * @errs:   where each malformed line is explained
+ *
+ * A bad "source" line is counted apart from the other malformed lines:
+ * skipping it would give the entries after it to another source.
  *
  * Return: 0 (malformed lines included), or a negative errno if @in cannot
  * be read or memory runs out; @kl keeps what was read so far.
  */
 int keyfile_read(FILE *in, const char *name, unsigned int flags,
-		 struct key_list *kl, FILE *errs)
+		 const char *source, struct key_list *kl, FILE *errs)
 {
 	struct kf_state st = { .flags = flags };
 	unsigned long lineno = 0;
+	unsigned int cur = 0;
 	struct kf_entry e;
 	size_t size = 0;
 	const char *word;
@@ -723,6 +888,8 @@ int keyfile_read(FILE *in, const char *name, unsigned int flags,
 	ssize_t len;
 	int err = 0;
 
+	source_copy(kl->sources[0], source_shown(source));
+	kl->nsources = 1;
 	while ((len = getline(&line, &size, in)) >= 0) {
 		char *s = line;
 
@@ -733,16 +900,30 @@ int keyfile_read(FILE *in, const char *name, unsigned int flags,
 			len -= 3;
 		}
 		what = keyfile_parse_line(s, len, &st, &e, &word);
+		if (what == KF_SOURCE)
+			what = switch_source(kl, flags, word, &cur);
 		if (what == KF_ENTRY) {
-			struct append_ctx c = { .kl = kl, .lineno = lineno };
+			struct append_ctx c = {
+				.kl = kl,
+				.lineno = lineno,
+				.hold = {
+					.expires = e.expires,
+					.timeout = e.timeout,
+					.timed = e.timed,
+					.source = cur,
+				},
+			};
 
 			kl->masked += e.masked;
-			kl->timed += !!e.timeout;
 			err = keyfile_expand(&e, append_key, &c);
 			if (err)
 				break;
-		} else if (what != KF_EMPTY) {
-			kl->bad++;
+		} else if (what != KF_EMPTY && what != KF_SOURCE) {
+			if (what == KF_BAD_SOURCE || what == KF_SOURCE_WORDS ||
+			    what == KF_SOURCES_MAX || what == KF_OTHER_SOURCE)
+				kl->bad_sources++;
+			else
+				kl->bad++;
 			keyfile_explain(errs, name, lineno, what, word);
 		}
 	}
@@ -756,5 +937,6 @@ void key_list_free(struct key_list *kl)
 {
 	free(kl->keys);
 	free(kl->lines);
+	free(kl->holds);
 	memset(kl, 0, sizeof(*kl));
 }

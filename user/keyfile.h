@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Entries: what `cfctl add`, `del` and `test` take as words, and lists of
- * them, one per line: what `cfctl load` reads, `cfctl save` writes; and
- * what `ipset save` writes of hash:ip and hash:net sets.
+ * them, one per line, with their sources and timeouts: what `cfctl load`
+ * reads, `cfctl save` writes; and what `ipset save` writes of hash:ip and
+ * hash:net sets.
  */
 #ifndef CFCTL_KEYFILE_H
 #define CFCTL_KEYFILE_H
@@ -32,13 +33,25 @@ enum kf_line {
 	KF_IPSET_TYPE,	/* "create" of an ipset type that is not hash:ip/net */
 	KF_IPSET_SETS,	/* more ipset sets than KF_IPSET_MAX */
 	KF_IPSET_OPTION, /* an ipset entry option cfilter has no use for */
-	KF_BAD_TIMEOUT,	/* "timeout" without a number of seconds */
+	KF_BAD_TIMEOUT,	/* ipset's "timeout" without a number of seconds */
+	KF_SOURCE,	/* a "source NAME" line: the source of the lines after it */
+	KF_BAD_SOURCE,	/* "source" without a good NAME */
+	KF_SOURCE_WORDS, /* "source NAME" and more words */
+	KF_SOURCES_MAX,	/* more sources than a set holds */
+	KF_OTHER_SOURCE, /* KF_ONE_SOURCE: "source" naming another one */
+	KF_BAD_SECONDS,	/* "timeout" without SECS of TIMEOUT_RULE */
+	KF_BAD_EXPIRES,	/* "expires" without a UNIXTIME */
+	KF_TWO_TIMES,	/* both "timeout" and "expires" */
+	KF_TRAILING,	/* more words after "timeout SECS" or "expires TIME" */
+	KF_TOO_LATE,	/* "expires" too far ahead for a timeout (cfctl load) */
 };
 
 /* keyfile_read() flags. */
 enum kf_flags {
 	/* ADDR/LEN with host bits set: mask them (else KF_HOST_BITS) */
 	KF_NORMALIZE	= 1 << 0,
+	/* "source" lines naming another source than the first: KF_OTHER_SOURCE */
+	KF_ONE_SOURCE	= 1 << 1,
 };
 
 /*
@@ -51,7 +64,9 @@ struct kf_entry {
 	bool			range;
 	bool			masked;		/* KF_NORMALIZE cleared host bits */
 	__u8			hi[16];
-	unsigned long		timeout;	/* seconds (ipset's); 0: none */
+	bool			timed;		/* "timeout" or "expires" given */
+	__u32			timeout;	/* seconds; 0: permanent */
+	__s64			expires;	/* "expires": seconds since the epoch */
 };
 
 /* ipset sets a list may name, and the longest name (IPSET_MAXNAMELEN). */
@@ -71,15 +86,30 @@ struct kf_state {
 /* The most words an entry has: "icmp SADDR DADDR TYPE". */
 #define KF_MAX_WORDS	4
 
-/* The entries of one file, in file order, with the line each came from. */
+/* Who holds an entry of a list, and for how long. */
+struct kf_hold {
+	__s64	expires;	/* seconds since the epoch; 0: see @timeout */
+	__u32	timeout;	/* seconds; 0: permanent */
+	bool	timed;		/* the line gave one of the two */
+	__u8	source;		/* index into the list's sources */
+};
+
+/*
+ * The entries of one file, in file order, with the line each came from and
+ * its holding. @sources[0] is the source of the lines before any "source"
+ * line.
+ */
 struct key_list {
 	struct cfilter_key	*keys;
 	unsigned long		*lines;
+	struct kf_hold		*holds;
 	size_t			n;
 	size_t			cap;
 	size_t			bad;	/* malformed lines seen */
+	size_t			bad_sources; /* bad "source" lines seen */
 	size_t			masked;	/* prefixes KF_NORMALIZE masked */
-	size_t			timed;	/* entries with an ipset timeout */
+	unsigned int		nsources;
+	char			sources[CFILTER_SOURCES_MAX][CFILTER_SOURCE_LEN];
 };
 
 enum kf_line keyfile_parse_words(char *const words[], int n,
@@ -93,7 +123,7 @@ void keyfile_reason(FILE *out, enum kf_line what, const char *word);
 void keyfile_explain(FILE *out, const char *name, unsigned long lineno,
 		     enum kf_line what, const char *word);
 int keyfile_read(FILE *in, const char *name, unsigned int flags,
-		 struct key_list *kl, FILE *errs);
+		 const char *source, struct key_list *kl, FILE *errs);
 void key_list_free(struct key_list *kl);
 
 #endif /* CFCTL_KEYFILE_H */

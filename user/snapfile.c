@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "snapfile.h"
+#include "source.h"
 
 /* CRC-32, reflected, polynomial 0x04C11DB7: zlib's crc32(). */
 uint32_t snap_crc32(uint32_t crc, const uint8_t *p, size_t len)
@@ -157,6 +158,62 @@ void snap_add_keys(struct snap_buf *b, const struct cfilter_key *keys,
 }
 
 /**
+ * snap_add_holds() - append the holdings of one source
+ * @b:      the snapshot
+ * @source: the source's name, as LIST reports it
+ * @e:      its holdings, as LIST reports them (@source's alone)
+ * @n:      how many
+ * @now:    seconds since the epoch when they were listed: a holding with
+ *          a timeout is saved with its deadline, @now + the timeout
+ */
+void snap_add_holds(struct snap_buf *b, const char *source,
+		    const struct cfilter_entry *e, size_t n, int64_t now)
+{
+	size_t len = CFILTER_SOURCE_LEN + n * SNAP_HOLD_LEN, i;
+	uint8_t *p = snap_room(b, SNAP_SECTION_LEN + len);
+
+	if (!p)
+		return;
+	put_le(p, SNAP_HOLDS, 4);
+	put_le(p + 4, 0, 4);
+	put_le(p + 8, 0, 8);
+	put_le(p + 16, 0, 8);
+	put_le(p + 24, n, 8);
+	put_le(p + 32, len, 8);
+	p += SNAP_SECTION_LEN;
+	source_copy((char *)p, source);
+	p += CFILTER_SOURCE_LEN;
+	for (i = 0; i < n; i++, p += SNAP_HOLD_LEN) {
+		memcpy(p, &e[i].key, sizeof(e[i].key));
+		put_le(p + sizeof(e[i].key),
+		       e[i].timeout ? (uint64_t)now + e[i].timeout : 0, 8);
+	}
+	b->nsect++;
+}
+
+/* The source of a SNAP_HOLDS section snap_parse() accepted. */
+const char *snap_holds_source(const struct snap_section *sec)
+{
+	return (const char *)sec->data;
+}
+
+/**
+ * snap_hold() - one holding of a SNAP_HOLDS section snap_parse() accepted
+ * @sec:      the section
+ * @i:        which, below @sec->count
+ * @key:      set to its key
+ * @deadline: set to when it expires, in seconds since the epoch; 0: never
+ */
+void snap_hold(const struct snap_section *sec, uint64_t i,
+	       struct cfilter_key *key, uint64_t *deadline)
+{
+	const uint8_t *p = sec->data + CFILTER_SOURCE_LEN + i * SNAP_HOLD_LEN;
+
+	memcpy(key, p, sizeof(*key));
+	*deadline = get_le(p + sizeof(*key), 8);
+}
+
+/**
  * snap_finish() - complete the header and append the checksum
  * @b: the snapshot; @b->data and @b->len are then the file
  *
@@ -174,6 +231,59 @@ int snap_finish(struct snap_buf *b)
 	return 0;
 }
 
+/* Is the key at @p of a type this cfctl knows? The type is its first byte. */
+static int key_type_ok(unsigned int i, uint64_t j, const uint8_t *p,
+		       char *why, size_t whylen)
+{
+	if (*p != CFILTER_KEY_NONE && *p < __CFILTER_KEY_MAX)
+		return 1;
+	snprintf(why, whylen, "section %u: key %llu of unknown type %u",
+		 i + 1, (unsigned long long)j + 1, *p);
+	return 0;
+}
+
+/* Checks a SNAP_HOLDS section; false after writing why to @why. */
+static int holds_ok(const struct snap *s, unsigned int i, char *why,
+		    size_t whylen)
+{
+	const struct snap_section *sec = &s->sect[i];
+	const char *name = (const char *)sec->data;
+	size_t n;
+	uint64_t j;
+
+	if (s->mode != CFILTER_MODE_EXACT || sec->type || sec->seed ||
+	    sec->buckets || sec->length < CFILTER_SOURCE_LEN ||
+	    sec->count > (sec->length - CFILTER_SOURCE_LEN) / SNAP_HOLD_LEN ||
+	    sec->length != CFILTER_SOURCE_LEN + sec->count * SNAP_HOLD_LEN) {
+		snprintf(why, whylen, "section %u: holdings of %llu bytes for %llu keys, or not in an exact-mode snapshot",
+			 i + 1, (unsigned long long)sec->length,
+			 (unsigned long long)sec->count);
+		return 0;
+	}
+	n = strnlen(name, CFILTER_SOURCE_LEN);
+	for (j = n; j < CFILTER_SOURCE_LEN; j++)
+		if (name[j])
+			n = CFILTER_SOURCE_LEN;
+	if (n == CFILTER_SOURCE_LEN || !source_name_ok(name)) {
+		snprintf(why, whylen, "section %u: a source name that is not one",
+			 i + 1);
+		return 0;
+	}
+	for (j = 0; j < i; j++) {
+		if (s->sect[j].kind == SNAP_HOLDS &&
+		    !strcmp(snap_holds_source(&s->sect[j]), name)) {
+			snprintf(why, whylen, "section %u: source %s a second time",
+				 i + 1, name);
+			return 0;
+		}
+	}
+	for (j = 0; j < sec->count; j++)
+		if (!key_type_ok(i, j, sec->data + CFILTER_SOURCE_LEN +
+				 j * SNAP_HOLD_LEN, why, whylen))
+			return 0;
+	return 1;
+}
+
 /* Checks one section's fields; false after writing why to @why. */
 static int section_ok(const struct snap *s, unsigned int i, char *why,
 		      size_t whylen)
@@ -182,6 +292,8 @@ static int section_ok(const struct snap *s, unsigned int i, char *why,
 	size_t slot = snap_slot_bytes(s->fp_bits);
 	unsigned int j;
 
+	if (sec->kind == SNAP_HOLDS && s->version >= 2)
+		return holds_ok(s, i, why, whylen);
 	if (sec->kind == SNAP_KEYS) {
 		if (sec->type || sec->seed || sec->buckets ||
 		    sec->count > sec->length / sizeof(struct cfilter_key) ||
@@ -197,16 +309,11 @@ static int section_ok(const struct snap *s, unsigned int i, char *why,
 				return 0;
 			}
 		}
-		/* The type is the key's first byte. */
-		for (j = 0; j < sec->count; j++) {
-			uint8_t type = sec->data[j * sizeof(struct cfilter_key)];
-
-			if (type == CFILTER_KEY_NONE || type >= __CFILTER_KEY_MAX) {
-				snprintf(why, whylen, "section %u: key %u of unknown type %u",
-					 i + 1, j + 1, type);
+		for (j = 0; j < sec->count; j++)
+			if (!key_type_ok(i, j, sec->data +
+					 j * sizeof(struct cfilter_key), why,
+					 whylen))
 				return 0;
-			}
-		}
 		return 1;
 	}
 	if (sec->kind != SNAP_TABLE) {
@@ -253,7 +360,7 @@ static enum snap_err parse_sections(const uint8_t *buf, size_t len,
 	unsigned int i;
 
 	if (s->nsect > SNAP_MAX_SECTIONS) {
-		snprintf(why, whylen, "%u sections, more than the %u key types allow",
+		snprintf(why, whylen, "%u sections, more than the key types and sources allow (%u)",
 			 s->nsect, SNAP_MAX_SECTIONS);
 		return SNAP_BAD_SECTION;
 	}
@@ -321,8 +428,8 @@ enum snap_err snap_parse(const uint8_t *buf, size_t len, struct snap *s,
 		return SNAP_TRUNCATED;
 	}
 	s->version = get_le(buf + 8, 4);
-	if (s->version != SNAP_VERSION) {
-		snprintf(why, whylen, "snapshot format version %u: this cfctl reads version %u only; restore with the cfctl that wrote it",
+	if (!s->version || s->version > SNAP_VERSION) {
+		snprintf(why, whylen, "snapshot format version %u: this cfctl reads versions 1 to %u; restore with the cfctl that wrote it",
 			 s->version, SNAP_VERSION);
 		return SNAP_BAD_VERSION;
 	}

@@ -8,30 +8,37 @@
  *
  *   header, 32 bytes:
  *     magic[8]     "\x89" "CFSNAP\n": binary, and mangled by text-mode copies
- *     version u32  SNAP_VERSION; a reader refuses any other
+ *     version u32  SNAP_VERSION; a reader refuses a later one (version 1,
+ *                  from before sources, is read: it has no SNAP_HOLDS)
  *     mode u32     enum cfilter_mode of the module snapshotted
  *     fp_bits u32  its bits per fingerprint
  *     nsect u32    sections that follow, at most SNAP_MAX_SECTIONS
  *     size u64     bytes of the whole file, checksum included
  *   nsect sections, each a 40-byte header and its payload:
- *     kind u32     SNAP_TABLE or SNAP_KEYS
- *     type u32     SNAP_TABLE: the key type of the table; SNAP_KEYS: 0
+ *     kind u32     SNAP_TABLE, SNAP_KEYS or SNAP_HOLDS
+ *     type u32     SNAP_TABLE: the key type of the table; else 0
  *     seed u64     SNAP_TABLE: the table's hash key; else 0
  *     buckets u64  SNAP_TABLE: its buckets (a power of two); else 0
- *     count u64    SNAP_TABLE: fingerprints stored; SNAP_KEYS: keys
+ *     count u64    SNAP_TABLE: fingerprints stored; SNAP_KEYS: keys;
+ *                  SNAP_HOLDS: holdings
  *     length u64   payload bytes
  *     payload      SNAP_TABLE: the slots as CFILTER_IOC_DUMP gives them,
  *                  buckets * 4 slots of 1, 2 or 4 bytes (fp_bits 8; 12 or
  *                  16; 32); SNAP_KEYS: count struct cfilter_key, 40 bytes
  *                  each, as the UAPI lays them out (bytes and big-endian
- *                  ports: no byte order of the host in them)
+ *                  ports: no byte order of the host in them); SNAP_HOLDS:
+ *                  the source's name (32 bytes, NUL-padded), then count
+ *                  holdings of 48 bytes: the key, as in SNAP_KEYS, and
+ *                  deadline u64, the second since the epoch it expires
+ *                  at, 0 for never
  *   crc u32        CRC-32 (IEEE 802.3, as zlib and gzip) of every byte
  *                  before it
  *
  * A compact-mode snapshot has a SNAP_TABLE per key type holding any
  * address or flow and one SNAP_KEYS of the prefixes (fingerprints cannot
- * be listed, prefixes are kept whole); an exact-mode one has one SNAP_KEYS
- * of every key.
+ * be listed, prefixes are kept whole); an exact-mode one has a SNAP_HOLDS
+ * per source holding anything (version 1: one SNAP_KEYS of every key, all
+ * of them "default"'s for ever).
  */
 #ifndef CFCTL_SNAPFILE_H
 #define CFCTL_SNAPFILE_H
@@ -42,14 +49,16 @@
 
 #define SNAP_MAGIC		"\x89" "CFSNAP\n"
 #define SNAP_MAGIC_LEN		8
-#define SNAP_VERSION		1
+#define SNAP_VERSION		2
 #define SNAP_HEADER_LEN		32
 #define SNAP_SECTION_LEN	40
-#define SNAP_MAX_SECTIONS	(2 * __CFILTER_KEY_MAX)
+#define SNAP_HOLD_LEN		48
+#define SNAP_MAX_SECTIONS	(2 * __CFILTER_KEY_MAX + CFILTER_SOURCES_MAX)
 
 enum snap_kind {
 	SNAP_TABLE	= 1,
 	SNAP_KEYS	= 2,
+	SNAP_HOLDS	= 3,
 };
 
 struct snap_section {
@@ -99,6 +108,11 @@ void snap_add_table(struct snap_buf *b, uint32_t type, uint64_t seed,
 		    size_t len);
 void snap_add_keys(struct snap_buf *b, const struct cfilter_key *keys,
 		   size_t n);
+void snap_add_holds(struct snap_buf *b, const char *source,
+		    const struct cfilter_entry *e, size_t n, int64_t now);
+const char *snap_holds_source(const struct snap_section *sec);
+void snap_hold(const struct snap_section *sec, uint64_t i,
+	       struct cfilter_key *key, uint64_t *deadline);
 int snap_finish(struct snap_buf *b);
 enum snap_err snap_parse(const uint8_t *buf, size_t len, struct snap *s,
 			 char *why, size_t whylen);

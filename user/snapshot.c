@@ -3,9 +3,11 @@
  * cfctl snapshot and cfctl restore: the whole filter to a file and back,
  * in either mode. A compact filter keeps no addresses or flows, only
  * fingerprints, so its raw tables are saved (with their hash seeds, which
- * give the fingerprints their meaning) and restored as they were; prefixes
- * and, in exact mode, every key are saved as keys and added again. The
- * format is in snapfile.h.
+ * give the fingerprints their meaning) and restored as they were; its
+ * prefixes are saved as keys and added again. An exact filter's holdings
+ * are saved per source, each with its deadline, and added again with the
+ * time they have left; those expired meanwhile are left out. The format
+ * is in snapfile.h.
  *
  * restore checks the whole file, then the module's mode and fingerprint
  * width, before it changes anything; then it builds the new set on the
@@ -17,12 +19,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "addr.h"
 #include "cfctl.h"
 #include "dev.h"
 #include "snapfile.h"
+#include "source.h"
 
 /* Keys per BATCH call of restore, as load. */
 #define RESTORE_BATCH	65536
@@ -32,6 +36,8 @@ struct snap_tally {
 	unsigned int	tables;
 	__u64		fingerprints;
 	size_t		keys;
+	unsigned int	sources;	/* exact mode: of the keys */
+	size_t		expired;	/* restore: holdings left out */
 };
 
 /* Adds each key type's raw table that holds anything. Returns 0 or -errno. */
@@ -90,13 +96,72 @@ static int write_file(const char *name, const void *data, size_t len)
 	return CF_OK;
 }
 
+static int entry_source_cmp(const void *a, const void *b)
+{
+	const struct cfilter_entry *x = a, *y = b;
+
+	return strncmp(x->source, y->source, CFILTER_SOURCE_LEN);
+}
+
+/*
+ * Adds what LIST gives: compact mode, the prefixes as keys; exact mode,
+ * every holding, in a section per source. Returns 0 or -errno.
+ */
+static int snapshot_entries(int fd, __u32 mode, struct snap_buf *b,
+			    struct snap_tally *t)
+{
+	struct cfilter_entry *e = NULL;
+	struct cfilter_key *keys;
+	time_t now = time(NULL);
+	size_t i, start;
+	long n;
+
+	n = dev_list_all(fd, NULL, &e);
+	if (n < 0)
+		return n;
+	t->keys = n;
+	if (mode == CFILTER_MODE_COMPACT) {
+		keys = malloc((n ? n : 1) * sizeof(*keys));
+		if (!keys) {
+			free(e);
+			return -ENOMEM;
+		}
+		for (i = 0; i < (size_t)n; i++)
+			keys[i] = e[i].key;
+		snap_add_keys(b, keys, n);
+		free(keys);
+		free(e);
+		return 0;
+	}
+	qsort(e, n, sizeof(*e), entry_source_cmp);
+	for (start = 0; start < (size_t)n; start = i) {
+		for (i = start + 1; i < (size_t)n; i++)
+			if (entry_source_cmp(&e[i], &e[start]))
+				break;
+		snap_add_holds(b, e[start].source, e + start, i - start, now);
+		t->sources++;
+	}
+	free(e);
+	return 0;
+}
+
+/* "6 keys" (compact mode), "6 keys of 2 sources" (exact mode). */
+static void keys_text(const struct snap_tally *t, __u32 mode, char *buf,
+		      size_t len)
+{
+	int n = snprintf(buf, len, "%zu keys", t->keys);
+
+	if (mode == CFILTER_MODE_EXACT && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - n, " of %u source%s", t->sources,
+			 t->sources == 1 ? "" : "s");
+}
+
 int do_snapshot(const struct cfctl_opts *o)
 {
 	struct snap_buf b = { .data = NULL };
 	struct snap_tally t = { 0 };
-	struct cfilter_key *keys = NULL;
 	struct cfilter_info info;
-	long n;
+	char keys[64];
 	int fd, err, ret;
 
 	fd = dev_open(false);
@@ -108,16 +173,8 @@ int do_snapshot(const struct cfctl_opts *o)
 		if (info.mode == CFILTER_MODE_COMPACT)
 			err = snapshot_tables(fd, &b, &t);
 	}
-	if (!err) {
-		/* Exact mode: every key; compact mode: the prefixes. */
-		n = dev_list_all(fd, &keys);
-		if (n < 0)
-			err = n;
-		else
-			snap_add_keys(&b, keys, n);
-		t.keys = n;
-		free(keys);
-	}
+	if (!err)
+		err = snapshot_entries(fd, info.mode, &b, &t);
 	close(fd);
 	if (!err)
 		err = snap_finish(&b);
@@ -126,19 +183,20 @@ int do_snapshot(const struct cfctl_opts *o)
 		free(b.data);
 		return CF_SYSTEM;
 	}
+	keys_text(&t, info.mode, keys, sizeof(keys));
 	if (o->dry_run) {
-		printf("would write %zu bytes to %s: %u tables of %llu fingerprints, %zu keys (dry run: nothing written)\n",
+		printf("would write %zu bytes to %s: %u tables of %llu fingerprints, %s (dry run: nothing written)\n",
 		       b.len, o->arg, t.tables,
-		       (unsigned long long)t.fingerprints, t.keys);
+		       (unsigned long long)t.fingerprints, keys);
 		free(b.data);
 		return CF_OK;
 	}
 	ret = write_file(o->arg, b.data, b.len);
 	if (ret == CF_OK)
-		printf("snapshot of the %s-mode filter written to %s: %u tables of %llu fingerprints, %zu keys, %zu bytes\n",
+		printf("snapshot of the %s-mode filter written to %s: %u tables of %llu fingerprints, %s, %zu bytes\n",
 		       info.mode == CFILTER_MODE_COMPACT ? "compact" : "exact",
 		       o->arg, t.tables, (unsigned long long)t.fingerprints,
-		       t.keys, b.len);
+		       keys, b.len);
 	free(b.data);
 	return ret;
 }
@@ -182,41 +240,87 @@ static int read_file(const char *name, uint8_t **buf, size_t *len)
 	return CF_OK;
 }
 
-/* Adds the key list of @sec to the staged set. Returns 0 or -errno. */
-static int restore_keys(int fd, const struct snap_section *sec,
-			size_t *bad_key)
-{
-	const struct cfilter_key *keys = (const void *)sec->data;
-	struct cfilter_key *chunk;
-	__s32 *results;
-	size_t start, i;
-	__u32 n, done;
-	int err = 0;
+/* One BATCH of restore: the keys of one source, gathered. */
+struct restore_batch {
+	struct cfilter_key	keys[RESTORE_BATCH];
+	__u32			timeouts[RESTORE_BATCH];
+	__s32			results[RESTORE_BATCH];
+	size_t			index[RESTORE_BATCH];	/* in the section */
+	__u32			n;
+};
 
-	results = malloc(RESTORE_BATCH * sizeof(*results));
-	chunk = malloc(RESTORE_BATCH * sizeof(*chunk));
-	if (!results || !chunk) {
-		free(results);
-		free(chunk);
-		return -ENOMEM;
-	}
-	for (start = 0; !err && start < sec->count; start += n) {
-		n = sec->count - start < RESTORE_BATCH ?
-		    sec->count - start : RESTORE_BATCH;
-		/* The file's bytes need not be aligned for the ioctl. */
-		memcpy(chunk, keys + start, n * sizeof(*chunk));
-		err = dev_batch(fd, CFILTER_BATCH_ADD, CFILTER_F_STAGED, chunk,
-				results, n, &done);
-		for (i = 0; !err && i < done; i++) {
-			/* EEXIST: a key twice, which LIST may report. */
-			if (results[i] && results[i] != -EEXIST) {
-				err = results[i];
-				*bad_key = start + i;
-			}
+/*
+ * Adds the gathered keys of @source to the staged set. Returns 0 or -errno
+ * (*@bad_key set to the section's index of a key refused).
+ */
+static int restore_batch(int fd, const char *source, struct restore_batch *rb,
+			 size_t *bad_key)
+{
+	struct dev_batch b = {
+		.op = CFILTER_BATCH_ADD,
+		.flags = CFILTER_F_STAGED,
+		.source = source,
+		.keys = rb->keys,
+		.timeouts = rb->timeouts,
+		.results = rb->results,
+		.n = rb->n,
+	};
+	__u32 i, done;
+	int err;
+
+	err = dev_batch(fd, &b, &done);
+	for (i = 0; !err && i < done; i++) {
+		/* EEXIST: a key twice, which LIST may report. */
+		if (rb->results[i] && rb->results[i] != -EEXIST) {
+			err = rb->results[i];
+			*bad_key = rb->index[i];
 		}
 	}
-	free(results);
-	free(chunk);
+	rb->n = 0;
+	return err;
+}
+
+/*
+ * Adds the keys of @sec to the staged set: a key list, as "default"'s for
+ * ever; or one source's holdings, each for the time it has left at @now
+ * (expired ones counted in @t, not added). Returns 0 or -errno.
+ */
+static int restore_keys(int fd, const struct snap_section *sec, int64_t now,
+			struct snap_tally *t, size_t *bad_key)
+{
+	bool holds = sec->kind == SNAP_HOLDS;
+	const char *source = holds ? snap_holds_source(sec) : NULL;
+	struct restore_batch *rb = malloc(sizeof(*rb));
+	uint64_t deadline = 0, i;
+	int err = 0;
+
+	if (!rb)
+		return -ENOMEM;
+	rb->n = 0;
+	for (i = 0; !err && i < sec->count; i++) {
+		struct cfilter_key *key = &rb->keys[rb->n];
+
+		/* The file's bytes need not be aligned for the ioctl. */
+		if (holds)
+			snap_hold(sec, i, key, &deadline);
+		else
+			memcpy(key, sec->data + i * sizeof(*key), sizeof(*key));
+		if (deadline && (int64_t)deadline <= now) {
+			t->expired++;
+			continue;
+		}
+		/* Written at most CFILTER_TIMEOUT_MAX ahead, unless the clock went back. */
+		rb->timeouts[rb->n] = !deadline ? 0 :
+				      deadline - now > CFILTER_TIMEOUT_MAX ?
+				      CFILTER_TIMEOUT_MAX : deadline - now;
+		rb->index[rb->n++] = i;
+		t->keys++;
+		if (rb->n == RESTORE_BATCH)
+			err = restore_batch(fd, source, rb, bad_key);
+	}
+	if (!err && rb->n)
+		err = restore_batch(fd, source, rb, bad_key);
+	free(rb);
 	return err;
 }
 
@@ -227,15 +331,17 @@ static int restore_apply(int fd, const char *name, const struct snap *s,
 	const struct snap_section *sec;
 	struct cfilter_table tab;
 	size_t bad_key = SIZE_MAX;
-	unsigned int i;
+	int64_t now = time(NULL);
+	unsigned int i, bad_sect = 0;
 	int err;
 
 	err = dev_simple(fd, CFILTER_IOC_STAGE);
 	for (i = 0; !err && i < s->nsect; i++) {
 		sec = &s->sect[i];
-		if (sec->kind == SNAP_KEYS) {
-			err = restore_keys(fd, sec, &bad_key);
-			t->keys += sec->count;
+		if (sec->kind != SNAP_TABLE) {
+			bad_sect = i + 1;
+			err = restore_keys(fd, sec, now, t, &bad_key);
+			t->sources += sec->kind == SNAP_HOLDS;
 			continue;
 		}
 		memset(&tab, 0, sizeof(tab));
@@ -261,8 +367,8 @@ static int restore_apply(int fd, const char *name, const struct snap *s,
 	if (err == -ENOSPC)
 		dev_report_full(fd, true, NULL);
 	else if (bad_key != SIZE_MAX)
-		cf_err("%s: cannot add key %zu: %s", name, bad_key + 1,
-		       strerror(-err));
+		cf_err("%s: section %u: cannot add key %zu: %s", name,
+		       bad_sect, bad_key + 1, dev_key_error(err));
 	else
 		dev_report(err, "cannot restore");
 	dev_simple(fd, CFILTER_IOC_ABORT);
@@ -306,6 +412,9 @@ int do_restore(const struct cfctl_opts *o)
 		       o->arg);
 	} else {
 		ret = restore_apply(fd, o->arg, &s, &t);
+		if (ret == CF_OK && t.expired)
+			cf_err("%s: %zu holding%s had expired: skipped", o->arg,
+			       t.expired, t.expired == 1 ? "" : "s");
 		if (ret == CF_OK)
 			printf("restored %s: %u tables of %llu fingerprints, %zu keys\n",
 			       o->arg, t.tables,

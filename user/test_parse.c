@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Host tests of what cfctl does without the module: the entry parser of
- * add, del, test and `load` (prefixes and ranges included), the range
+ * add, del, test and `load` (prefixes and ranges included; sources,
+ * timeouts and expiry times), the checks of -s and -t, the range
  * splitter, the snapshot file format (built, then damaged), the JSON
- * writer of -j and the reader of CrowdSec's decisions. Run by `make -C user check`, under
- * valgrind when it is installed. Prints TAP; exits 1 if a case failed.
+ * writer of -j and the reader of CrowdSec's decisions. Run by
+ * `make -C user check`, under valgrind when it is installed. Prints TAP;
+ * exits 1 if a case failed.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -20,6 +22,7 @@
 #include "keyfile.h"
 #include "range.h"
 #include "snapfile.h"
+#include "source.h"
 
 static int tests, failures;
 
@@ -344,7 +347,7 @@ static void test_read(void)
 
 	in = fmemopen((void *)text, sizeof(text) - 1, "r");
 	errs = open_memstream(&msgs, &msgs_len);
-	err = keyfile_read(in, "list.txt", 0, &kl, errs);
+	err = keyfile_read(in, "list.txt", 0, NULL, &kl, errs);
 	fclose(in);
 	fclose(errs);
 
@@ -372,9 +375,10 @@ static void test_read(void)
 	key_list_free(&kl);
 }
 
-/* keyfile_read() of @text with @flags: the list, and the messages. */
-static int read_text(const char *text, unsigned int flags, struct key_list *kl,
-		     char **msgs)
+/* keyfile_read() of @text with @flags and -s @source: list and messages. */
+static int read_source_text(const char *text, unsigned int flags,
+			    const char *source, struct key_list *kl,
+			    char **msgs)
 {
 	size_t msgs_len;
 	FILE *in, *errs;
@@ -382,10 +386,17 @@ static int read_text(const char *text, unsigned int flags, struct key_list *kl,
 
 	in = fmemopen((void *)text, strlen(text), "r");
 	errs = open_memstream(msgs, &msgs_len);
-	err = keyfile_read(in, "f", flags, kl, errs);
+	err = keyfile_read(in, "f", flags, source, kl, errs);
 	fclose(in);
 	fclose(errs);
 	return err;
+}
+
+/* keyfile_read() of @text with @flags: the list, and the messages. */
+static int read_text(const char *text, unsigned int flags, struct key_list *kl,
+		     char **msgs)
+{
+	return read_source_text(text, flags, NULL, kl, msgs);
 }
 
 /* What `ipset save` writes, as `ipset save bl | cfctl load -` reads it. */
@@ -406,8 +417,10 @@ static void test_ipset(void)
 
 	err = read_text(saved, 0, &kl, &msgs);
 	inet_pton(AF_INET, "192.0.2.128", allow.saddr);
-	ok(!err && kl.n == 5 && !kl.bad && kl.timed == 1,
-	   "ipset: two sets' entries read, create lines skipped, one timed");
+	ok(!err && kl.n == 5 && !kl.bad && kl.holds[0].timed &&
+	   kl.holds[0].timeout == 250 && kl.holds[1].timed &&
+	   !kl.holds[1].timeout && !kl.holds[2].timed && !kl.holds[4].timed,
+	   "ipset: two sets' entries read, create lines skipped, timeouts kept (0: permanent)");
 	ok(kl.n == 5 && is_prefix4(&kl.keys[0], "192.0.2.0", 24) &&
 	   is_key4(&kl.keys[1], "198.51.100.7") &&
 	   !memcmp(&kl.keys[2], &allow, sizeof(allow)) &&
@@ -468,6 +481,246 @@ static void test_normalize(void)
 	key_list_free(&kl);
 }
 
+/* -s NAME and -t SECS: checked before anything reaches the module. */
+static void test_source_rules(void)
+{
+	static const struct {
+		const char	*name;
+		bool		good;
+	} names[] = {
+		{ "feed", true }, { "f2b-sshd", true }, { "crowdsec", true },
+		{ "default", true }, { "a", true }, { "A.b_c:d@e-1", true },
+		{ "1234567890123456789012345678901", true },	/* 31 */
+		{ "12345678901234567890123456789012", false },	/* 32 */
+		{ "", false }, { "-feed", false }, { "a b", false },
+		{ "feed/1", false }, { "f\xc3\xa9" "ed", false }, { "a\tb", false },
+		{ "feed!", false }, { "a,b", false },
+	};
+	static const struct {
+		const char	*text;
+		int		ret;
+		__u32		secs;
+	} timeouts[] = {
+		{ "0", 0, 0 }, { "1", 0, 1 }, { "600", 0, 600 },
+		{ "2147483647", 0, 2147483647U }, { "0000000600", 0, 600 },
+		{ "2147483648", -1, 0 }, { "99999999999", -1, 0 },
+		{ "4294967296", -1, 0 }, { "", -1, 0 }, { "abc", -1, 0 },
+		{ "-5", -1, 0 }, { "+5", -1, 0 }, { "1.5", -1, 0 },
+		{ "1e3", -1, 0 }, { " 5", -1, 0 }, { "5 ", -1, 0 },
+		{ "0x10", -1, 0 }, { "5s", -1, 0 },
+	};
+	char name[200];
+	unsigned int i;
+	__u32 secs;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		snprintf(name, sizeof(name), "source name '%s': %s", names[i].name,
+			 names[i].good ? "taken" : "refused");
+		ok(source_name_ok(names[i].name) == names[i].good, name);
+	}
+	for (i = 0; i < ARRAY_SIZE(timeouts); i++) {
+		secs = 7;
+		snprintf(name, sizeof(name), "timeout '%s': %s", timeouts[i].text,
+			 timeouts[i].ret ? "refused" : "taken");
+		ok(timeout_parse(timeouts[i].text, &secs) == timeouts[i].ret &&
+		   (timeouts[i].ret || secs == timeouts[i].secs), name);
+	}
+	ok(source_is_default(NULL) && source_is_default("") &&
+	   source_is_default("default") && !source_is_default("Default"),
+	   "source: NULL, \"\" and \"default\" are the default source");
+	ok(!strcmp(source_shown(""), "default") && !strcmp(source_shown("x"), "x"),
+	   "source: \"\" is shown as default");
+}
+
+/* One line's verdict, word, timeout and expiry time. */
+static void check_when(const char *text, enum kf_line want, const char *word,
+		       bool timed, __u32 timeout, __s64 expires)
+{
+	char *line = strdup(text), name[200];
+	const char *w = "";
+	struct kf_entry e;
+	enum kf_line what;
+
+	what = keyfile_parse_line(line, strlen(line), NULL, &e, &w);
+	snprintf(name, sizeof(name), "line '%s': verdict %d, word '%s'", text,
+		 want, word);
+	ok(what == want && !strcmp(w, word) &&
+	   (what != KF_ENTRY || (e.timed == timed && e.timeout == timeout &&
+				 e.expires == expires)), name);
+	if (what != want || strcmp(w, word))
+		printf("# got verdict %d, word '%s'\n", what, w);
+	free(line);
+}
+
+/* "[add] ENTRY [timeout SECS | expires UNIXTIME]" and "source NAME". */
+static void test_when_lines(void)
+{
+	check_when("192.0.2.1 timeout 600", KF_ENTRY, "192.0.2.1", true, 600, 0);
+	check_when("add 192.0.2.1 timeout 0", KF_ENTRY, "192.0.2.1", true, 0, 0);
+	check_when("192.0.2.1 expires 1900000000 # saved", KF_ENTRY, "192.0.2.1",
+		   true, 0, 1900000000);
+	check_when("192.0.2.1", KF_ENTRY, "192.0.2.1", false, 0, 0);
+	check_when("src 192.0.2.0/24 timeout 5", KF_ENTRY, "192.0.2.0/24", true, 5, 0);
+	check_when("allow 2001:db8::/64 expires 2000000000", KF_ENTRY,
+		   "2001:db8::/64", true, 0, 2000000000);
+	check_when("tcp 192.0.2.1:1 198.51.100.1:80 timeout 30", KF_ENTRY, "tcp",
+		   true, 30, 0);
+	check_when("icmp6 2001:db8::1 2001:db8::2 128 expires 1", KF_ENTRY,
+		   "icmp6", true, 0, 1);
+	check_when("192.0.2.10-192.0.2.20 timeout 9", KF_ENTRY,
+		   "192.0.2.10-192.0.2.20", true, 9, 0);
+	check_when("192.0.2.1 timeout 2147483647", KF_ENTRY, "192.0.2.1", true,
+		   2147483647U, 0);
+	check_when("192.0.2.1 timeout 2147483648", KF_BAD_SECONDS, "2147483648",
+		   false, 0, 0);
+	check_when("192.0.2.1 timeout abc", KF_BAD_SECONDS, "abc", false, 0, 0);
+	check_when("192.0.2.1 timeout -5", KF_BAD_SECONDS, "-5", false, 0, 0);
+	check_when("192.0.2.1 timeout 1.5", KF_BAD_SECONDS, "1.5", false, 0, 0);
+	check_when("192.0.2.1 timeout 99999999999", KF_BAD_SECONDS, "99999999999",
+		   false, 0, 0);
+	check_when("192.0.2.1 timeout", KF_BAD_SECONDS, "", false, 0, 0);
+	check_when("192.0.2.1 expires", KF_BAD_EXPIRES, "", false, 0, 0);
+	check_when("192.0.2.1 expires 0", KF_BAD_EXPIRES, "0", false, 0, 0);
+	check_when("192.0.2.1 expires -1", KF_BAD_EXPIRES, "-1", false, 0, 0);
+	check_when("192.0.2.1 expires 17e8", KF_BAD_EXPIRES, "17e8", false, 0, 0);
+	check_when("192.0.2.1 expires 1234567890123456789", KF_BAD_EXPIRES,
+		   "1234567890123456789", false, 0, 0);
+	check_when("192.0.2.1 timeout 5 expires 1900000000", KF_TWO_TIMES,
+		   "expires", false, 0, 0);
+	check_when("192.0.2.1 expires 1900000000 timeout 5", KF_TWO_TIMES,
+		   "timeout", false, 0, 0);
+	check_when("192.0.2.1 timeout 5 6", KF_TRAILING, "6", false, 0, 0);
+	check_when("192.0.2.1 timeout 5 timeout 6", KF_TWO_TIMES, "timeout",
+		   false, 0, 0);
+	check_when("192.0.2.300 timeout 5", KF_BAD_ADDR, "192.0.2.300", false, 0, 0);
+	check_when("192.0.2.1 timeouts 5", KF_WORDS, "timeouts", false, 0, 0);
+	check_when("tcp 192.0.2.1:1 timeout 5", KF_WORDS, "tcp", false, 0, 0);
+	check_when("timeout 5", KF_BAD_KIND, "timeout", false, 0, 0);
+	check_when("source feed", KF_SOURCE, "feed", false, 0, 0);
+	check_when("  source   f2b-sshd  # jail", KF_SOURCE, "f2b-sshd", false, 0, 0);
+	check_when("source default", KF_SOURCE, "default", false, 0, 0);
+	check_when("source", KF_BAD_SOURCE, "", false, 0, 0);
+	check_when("source -feed", KF_BAD_SOURCE, "-feed", false, 0, 0);
+	check_when("source 12345678901234567890123456789012", KF_BAD_SOURCE,
+		   "12345678901234567890123456789012", false, 0, 0);
+	check_when("source a/b", KF_BAD_SOURCE, "a/b", false, 0, 0);
+	check_when("source feed extra", KF_SOURCE_WORDS, "extra", false, 0, 0);
+	check_when("add source feed", KF_BAD_KIND, "source", false, 0, 0);
+	check_when("Source feed", KF_BAD_KIND, "Source", false, 0, 0);
+}
+
+/* The reasons of the new verdicts name the word and what to do. */
+static void test_when_reasons(void)
+{
+	static const struct {
+		enum kf_line	what;
+		const char	*word;
+		const char	*msg;
+	} cases[] = {
+		{ KF_BAD_SECONDS, "abc", "invalid timeout 'abc': expected whole seconds, 0 (permanent) to 2147483647\n" },
+		{ KF_BAD_EXPIRES, "x", "invalid expiry time 'x': expected seconds since the epoch (date +%s)\n" },
+		{ KF_TWO_TIMES, "expires", "both 'timeout' and 'expires': give one of them\n" },
+		{ KF_TRAILING, "6", "unexpected '6' at the end: a line is [add] ENTRY [timeout SECS | expires UNIXTIME]\n" },
+		{ KF_BAD_SOURCE, "a/b", "invalid source name 'a/b': expected 1 to 31 characters of A-Z a-z 0-9 _ . : @ -, not starting with '-'\n" },
+		{ KF_BAD_SOURCE, "", "'source' without a NAME: expected 1 to 31 characters of A-Z a-z 0-9 _ . : @ -, not starting with '-'\n" },
+		{ KF_SOURCE_WORDS, "x", "unexpected 'x' after the source's name: a source line is source NAME\n" },
+		{ KF_SOURCES_MAX, "s33", "source 's33': more than 32 sources in one list, as many as a set holds\n" },
+		{ KF_OTHER_SOURCE, "f2", "source 'f2': replace -s NAME takes the entries of NAME alone: remove the source lines, or replace the whole filter (without -s)\n" },
+		{ KF_TOO_LATE, "99999999999", "expires 99999999999: more than 2147483647 seconds (68 years) from now\n" },
+	};
+	char *msg, name[300];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		msg = reason_text(cases[i].what, cases[i].word);
+		snprintf(name, sizeof(name), "reason %d: %.200s", cases[i].what,
+			 cases[i].msg);
+		name[strlen(name) - 1] = '\0';
+		ok(!strcmp(msg, cases[i].msg), name);
+		if (strcmp(msg, cases[i].msg))
+			printf("# got %s", msg);
+		free(msg);
+	}
+}
+
+/* Source lines in a list: who holds each entry, and for how long. */
+static void test_read_sources(void)
+{
+	static const char text[] =
+		"192.0.2.1\n"				/* 1: -s's */
+		"source feed\n"				/* 2 */
+		"192.0.2.2 timeout 60\n"		/* 3 */
+		"198.51.100.1-198.51.100.2 expires 1900000000\n"	/* 4: 2 keys */
+		"source default\n"			/* 5 */
+		"192.0.2.3\n"				/* 6 */
+		"source feed\n"				/* 7: again */
+		"192.0.2.4\n";				/* 8 */
+	struct key_list kl = { 0 };
+	char *msgs = NULL, big[33 * 32];
+	size_t at = 0;
+	unsigned int i;
+	int err;
+
+	err = read_source_text(text, 0, "ops", &kl, &msgs);
+	ok(!err && kl.n == 6 && !kl.bad && !kl.bad_sources && kl.nsources == 3 &&
+	   !strcmp(kl.sources[0], "ops") && !strcmp(kl.sources[1], "feed") &&
+	   !strcmp(kl.sources[2], "default"),
+	   "sources: -s's first, then each named once, in order");
+	ok(kl.n == 6 && kl.holds[0].source == 0 && kl.holds[1].source == 1 &&
+	   kl.holds[2].source == 1 && kl.holds[3].source == 1 &&
+	   kl.holds[4].source == 2 && kl.holds[5].source == 1,
+	   "sources: each entry held by the source of the lines above it");
+	ok(kl.n == 6 && !kl.holds[0].timed && kl.holds[1].timed &&
+	   kl.holds[1].timeout == 60 && !kl.holds[1].expires &&
+	   kl.holds[2].expires == 1900000000 && kl.holds[3].expires == 1900000000 &&
+	   kl.lines[2] == 4 && kl.lines[3] == 4,
+	   "sources: timeouts and expiry times, a range's on each prefix");
+	free(msgs);
+	key_list_free(&kl);
+
+	err = read_source_text("192.0.2.1\n", 0, NULL, &kl, &msgs);
+	ok(!err && kl.nsources == 1 && !strcmp(kl.sources[0], "default"),
+	   "sources: without -s the lines go to default");
+	free(msgs);
+	key_list_free(&kl);
+
+	err = read_source_text("source feed\n192.0.2.1\nsource default\n192.0.2.2\n",
+			       KF_ONE_SOURCE, "feed", &kl, &msgs);
+	ok(!err && kl.bad_sources == 1 && !kl.bad &&
+	   strstr(msgs, "f:3: source 'default': replace -s NAME takes"),
+	   "sources: replace -s feed: a source line naming default is refused, FILE:LINE");
+	free(msgs);
+	key_list_free(&kl);
+
+	err = read_source_text("source default\n192.0.2.1\n", KF_ONE_SOURCE, NULL,
+			       &kl, &msgs);
+	ok(!err && !kl.bad_sources && kl.n == 1,
+	   "sources: replace -s default: source default is that one");
+	free(msgs);
+	key_list_free(&kl);
+
+	err = read_source_text("192.0.2.1\nsource bad/name\n192.0.2.2\nsource\n"
+			       "192.0.2.300\nsource a b\n", 0, NULL, &kl, &msgs);
+	ok(!err && kl.bad_sources == 3 && kl.bad == 1 &&
+	   strstr(msgs, "f:2: invalid source name 'bad/name'") &&
+	   strstr(msgs, "f:4: 'source' without a NAME") &&
+	   strstr(msgs, "f:6: unexpected 'b' after the source's name"),
+	   "sources: bad source lines counted apart from bad entries, each named");
+	free(msgs);
+	key_list_free(&kl);
+
+	for (i = 0; i < 33; i++)
+		at += snprintf(big + at, sizeof(big) - at,
+			       "source s%02u\n192.0.2.%u\n", i, i);
+	err = read_source_text(big, 0, NULL, &kl, &msgs);
+	ok(!err && kl.bad_sources == 2 && kl.nsources == 32 &&
+	   strstr(msgs, "f:63: source 's31': more than 32 sources") &&
+	   strstr(msgs, "f:65: source 's32'"),
+	   "sources: default and 31 more fill a list; the 33rd is refused");
+	free(msgs);
+	key_list_free(&kl);
+}
+
 /* Many lines: the list grows past its first allocation. */
 static void test_read_many(void)
 {
@@ -483,7 +736,7 @@ static void test_read_many(void)
 		fprintf(f, "10.%u.%u.%u\n", i >> 16, (i >> 8) & 255, i & 255);
 	fclose(f);
 	f = fmemopen(text, len, "r");
-	err = keyfile_read(f, "big", 0, &kl, stderr);
+	err = keyfile_read(f, "big", 0, NULL, &kl, stderr);
 	fclose(f);
 	for (i = 0; i < kl.n && good; i++)
 		good = kl.keys[i].saddr[3] == (i & 255) && kl.lines[i] == i + 1;
@@ -771,7 +1024,7 @@ static void test_snapshot(void)
 	ok(!b.err && b.len == 32 + 40 + 16 + 40 + 80 + 4,
 	   "snapshot: header, two sections and the CRC: 212 bytes");
 	err = snap_parse(b.data, b.len, &s, why, sizeof(why));
-	ok(err == SNAP_OK && s.version == 1 && s.mode == CFILTER_MODE_COMPACT &&
+	ok(err == SNAP_OK && s.version == 2 && s.mode == CFILTER_MODE_COMPACT &&
 	   s.fp_bits == 16 && s.nsect == 2, "snapshot: parses back");
 	ok(err == SNAP_OK && s.sect[0].kind == SNAP_TABLE &&
 	   s.sect[0].type == CFILTER_KEY_SRC4 &&
@@ -781,7 +1034,7 @@ static void test_snapshot(void)
 	   "snapshot: the table section, fields and slots");
 	ok(err == SNAP_OK && s.sect[1].kind == SNAP_KEYS && s.sect[1].count == 2 &&
 	   s.sect[1].data[40] == CFILTER_KEY_DST6, "snapshot: the key section");
-	ok(!memcmp(b.data, "\x89" "CFSNAP\n\x01\0\0\0\x01\0\0\0\x10\0\0\0\x02\0\0\0\xd4\0\0\0\0\0\0\0", 32),
+	ok(!memcmp(b.data, "\x89" "CFSNAP\n\x02\0\0\0\x01\0\0\0\x10\0\0\0\x02\0\0\0\xd4\0\0\0\0\0\0\0", 32),
 	   "snapshot: header bytes, little endian");
 	ok(!snap_check_module(&s, CFILTER_MODE_COMPACT, 16, why, sizeof(why)),
 	   "snapshot: restorable into a compact module with 16-bit fingerprints");
@@ -820,12 +1073,20 @@ static void test_snapshot(void)
 	ok(err == SNAP_BAD_MAGIC, "snapshot: wrong magic: not a cfilter snapshot");
 	b.data[0] = 0x89;
 
-	b.data[8] = 2;
+	b.data[8] = 3;
 	err = snap_parse(b.data, b.len, &s, why, sizeof(why));
 	ok(err == SNAP_BAD_VERSION &&
-	   strstr(why, "snapshot format version 2: this cfctl reads version 1 only"),
-	   "snapshot: version 2: refused, named");
+	   strstr(why, "snapshot format version 3: this cfctl reads versions 1 to 2"),
+	   "snapshot: version 3: refused, named");
+	b.data[8] = 0;
+	err = snap_parse(b.data, b.len, &s, why, sizeof(why));
+	ok(err == SNAP_BAD_VERSION, "snapshot: version 0: refused");
 	b.data[8] = 1;
+	resum(&b);
+	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_OK &&
+	   s.version == 1, "snapshot: version 1, from before sources: still read");
+	b.data[8] = 2;
+	resum(&b);
 
 	/* Well summed but inconsistent: what a buggy writer could make. */
 	b.data[32 + 16] = 3;	/* 3 buckets */
@@ -883,6 +1144,108 @@ static void test_snapshot(void)
 	   "snapshot: an empty exact one restores into any fp_bits");
 	ok(!snap_check_module(&s, CFILTER_MODE_COMPACT, 8, why, sizeof(why)),
 	   "snapshot: an exact one restores into a compact module (keys added)");
+	free(b.data);
+}
+
+/* Holdings of @source: @n keys 10.0.0.i, every other one timed. */
+static void add_holds(struct snap_buf *b, const char *source, size_t n,
+		      int64_t now)
+{
+	struct cfilter_entry e[4];
+	size_t i;
+
+	memset(e, 0, sizeof(e));
+	for (i = 0; i < n; i++) {
+		e[i].key.type = CFILTER_KEY_SRC4;
+		e[i].key.prefix_len = 32;
+		e[i].key.saddr[0] = 10;
+		e[i].key.saddr[3] = i;
+		e[i].timeout = i % 2 ? 100 * i : 0;
+		snprintf(e[i].source, sizeof(e[i].source), "%s", source);
+	}
+	snap_add_holds(b, source, e, n, now);
+}
+
+/* An exact snapshot (version 2): a section of holdings per source. */
+static void test_holds(void)
+{
+	struct snap_buf b = { .data = NULL };
+	struct cfilter_key key;
+	uint64_t deadline;
+	struct snap s;
+	char why[256];
+	size_t len;
+
+	snap_begin(&b, CFILTER_MODE_EXACT, 16);
+	add_holds(&b, "default", 2, 1800000000);
+	add_holds(&b, "f2b-sshd", 4, 1800000000);
+	snap_finish(&b);
+	len = 32 + 40 + 32 + 2 * 48 + 40 + 32 + 4 * 48 + 4;
+	ok(!b.err && b.len == len, "holds: header, two sections of 32 + 48 bytes per key, CRC");
+	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_OK &&
+	   s.nsect == 2 && s.sect[0].kind == SNAP_HOLDS && s.sect[0].count == 2 &&
+	   s.sect[1].count == 4 && !strcmp(snap_holds_source(&s.sect[0]), "default") &&
+	   !strcmp(snap_holds_source(&s.sect[1]), "f2b-sshd"),
+	   "holds: parse back, a source per section");
+	snap_hold(&s.sect[1], 3, &key, &deadline);
+	ok(key.type == CFILTER_KEY_SRC4 && key.saddr[3] == 3 &&
+	   deadline == 1800000000 + 300, "holds: a timed one: its deadline");
+	snap_hold(&s.sect[1], 2, &key, &deadline);
+	ok(key.saddr[3] == 2 && !deadline, "holds: a permanent one: deadline 0");
+	/* The second key of the first section: deadline 1800000100. */
+	ok(!memcmp(b.data + 32 + 40 + 32 + 48 + 40, "\x64\xd2\x49\x6b\0\0\0\0", 8),
+	   "holds: a deadline's bytes, little endian");
+
+	/* 72: the second section's header; 72 + 40: its name. */
+	b.data[32 + 40 + 32 + 2 * 48 + 40] = '-';
+	resum(&b);
+	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_BAD_SECTION &&
+	   strstr(why, "section 2: a source name that is not one"),
+	   "holds: a source name starting with '-': corrupted");
+	memcpy(b.data + 32 + 40 + 32 + 2 * 48 + 40, "default\0", 8);
+	resum(&b);
+	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_BAD_SECTION &&
+	   strstr(why, "section 2: source default a second time"),
+	   "holds: one source twice: corrupted");
+	memcpy(b.data + 32 + 40 + 32 + 2 * 48 + 40, "f2b-sshd\0x", 10);
+	resum(&b);
+	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_BAD_SECTION &&
+	   strstr(why, "a source name that is not one"),
+	   "holds: bytes after the name's NUL: corrupted");
+	b.data[32 + 40 + 32 + 2 * 48 + 40 + 9] = 0;
+	b.data[32 + 40 + 32] = 0;	/* the first key: type NONE */
+	resum(&b);
+	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_BAD_SECTION &&
+	   strstr(why, "section 1: key 1 of unknown type 0"),
+	   "holds: a key of type 0: corrupted");
+	b.data[32 + 40 + 32] = CFILTER_KEY_SRC4;
+	b.data[32 + 24] = 3;	/* count 3 in 2 keys' bytes */
+	resum(&b);
+	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_BAD_SECTION &&
+	   strstr(why, "section 1: holdings of 128 bytes for 3 keys"),
+	   "holds: a count the length does not hold: corrupted");
+	b.data[32 + 24] = 2;
+	b.data[12] = CFILTER_MODE_COMPACT;
+	resum(&b);
+	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_BAD_SECTION,
+	   "holds: in a compact-mode snapshot: corrupted");
+	b.data[12] = CFILTER_MODE_EXACT;
+	b.data[8] = 1;
+	resum(&b);
+	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_BAD_SECTION &&
+	   strstr(why, "section 1: unknown kind 3"),
+	   "holds: in a version 1 snapshot: unknown kind");
+	b.data[8] = 2;
+	resum(&b);
+	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_OK,
+	   "holds: every change undone: parses again");
+	free(b.data);
+
+	b = (struct snap_buf){ .data = NULL };
+	snap_begin(&b, CFILTER_MODE_EXACT, 16);
+	snap_finish(&b);
+	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_OK && !s.nsect,
+	   "holds: an empty exact filter: no section");
 	free(b.data);
 }
 
@@ -1015,6 +1378,11 @@ int main(void)
 	test_prefix_reasons();
 	test_snapshot();
 	test_decisions();
+	test_source_rules();
+	test_when_lines();
+	test_when_reasons();
+	test_read_sources();
+	test_holds();
 	printf("1..%d\n", tests);
 	return failures ? 1 : 0;
 }

@@ -30,7 +30,7 @@ expect "unknown option of a command: exit 2, named" 2 -e --frobnicate -- \
 	"$CFCTL" add --frobnicate 192.0.2.5
 expect "... then one usage line with the way to more, not the whole help" 0 -- \
 	sh -c '"$0" add --frobnicate 192.0.2.5 2>&1 >/dev/null |
-	       sed -n 2p | grep -qx "Usage: cfctl add \[-n\] ENTRY (cfctl add --help for more)" &&
+	       sed -n 2p | grep -qx "Usage: cfctl add \[-n\] \[-s NAME\] \[-t SECS\] ENTRY (cfctl add --help for more)" &&
 	       test "$("$0" add --frobnicate 2>&1 | wc -l)" -eq 2' "$CFCTL"
 for v in -V --version; do
 	expect "$v: cfctl's version and the loaded module's" 0 \
@@ -38,7 +38,7 @@ for v in -V --version; do
 		-O "not loaded" -- "$CFCTL" "$v"
 done
 expect "the module has a version" 0 -- test -s /sys/module/cfilter/version
-for verb in add allow del test match clear info list stats attach detach; do
+for verb in add allow del test match clear flush info list stats attach detach; do
 	expect "$verb --help exits 0" 0 -o "cfctl $verb" -- \
 		"$CFCTL" "$verb" --help
 done
@@ -231,6 +231,155 @@ expect "info counts 0 keys after clear" 0 -- test "$(info_value count)" = 0
 expect "test 192.0.2.7 after clear: exit 1" 1 -- "$CFCTL" test 192.0.2.7
 expect "list after clear prints nothing" 0 -- test -z "$("$CFCTL" list)"
 
+# Sources and timeouts: bad names and timeouts are refused by cfctl
+# (exit 2, the argument named) before anything reaches the module.
+"$CFCTL" clear
+for bad in "" -feed "a b" a/b "feed!" "f\303\251ed" \
+	12345678901234567890123456789012; do
+	for cmd in "add -s" "allow -s" "del -s" "test -s" "list -s" "save -s" \
+		"flush -s" "load -s" "replace -s"; do
+		# shellcheck disable=SC2086 # the verb and its option
+		set -- $cmd "$bad"
+		case $1 in
+		add | allow | del | test) set -- "$@" 192.0.2.5 ;;
+		load | replace) set -- "$@" /dev/null ;;
+		esac
+		expect "$cmd '$bad': exit 2, names the source" 2 \
+			-e "invalid source '$bad'" -- "$CFCTL" "$@"
+	done
+done
+for bad in abc -5 1.5 99999999999 "" 2147483648 " 5" 0x10; do
+	for cmd in add allow load replace; do
+		case $cmd in
+		load | replace) arg=/dev/null ;;
+		*) arg=192.0.2.5 ;;
+		esac
+		expect "$cmd -t '$bad': exit 2, names the timeout" 2 \
+			-e "invalid timeout '$bad'" -- "$CFCTL" "$cmd" -t "$bad" "$arg"
+	done
+done
+for cmd in del test list save flush clear crowdsec; do
+	expect "$cmd -t 5: exit 2, says which commands take -t" 2 \
+		-e "applies only to add, allow, load, replace" -- \
+		"$CFCTL" "$cmd" -t 5 192.0.2.5
+done
+expect "clear -s feed: exit 2 (clear removes every source's)" 2 \
+	-e "applies only to" -- "$CFCTL" clear -s feed
+expect "del -a -s feed: exit 2, one or the other" 2 -e "give one" -- \
+	"$CFCTL" del -a -s feed 192.0.2.5
+expect "flush without -s: exit 2, asks which source" 2 -e "flush -s NAME" -- \
+	"$CFCTL" flush
+expect "bad sources and timeouts stored nothing" 0 -- test "$(info_value count)" = 0
+expect "flush -s nosuch: exit 2, named" 2 -e "no source 'nosuch'" -- \
+	"$CFCTL" flush -s nosuch
+expect "list -s nosuch: exit 2, named" 2 -e "no source 'nosuch'" -- \
+	"$CFCTL" list -s nosuch
+expect "save -s nosuch: exit 2, named" 2 -e "no source 'nosuch'" -- \
+	"$CFCTL" save -s nosuch
+expect "a 31-character source name is fine" 0 -- \
+	"$CFCTL" add -s 1234567890123456789012345678901 192.0.2.9
+check "flush it" "$CFCTL" flush -s 1234567890123456789012345678901
+
+# A timed holding: blocked at once, gone about its timeout later.
+expect "add -t 2 -s f2b-sshd 192.0.2.5: exit 0" 0 -- \
+	"$CFCTL" add -t 2 -s f2b-sshd 192.0.2.5
+expect "test 192.0.2.5: blocked, held by f2b-sshd" 0 \
+	-o "192.0.2.5: blocked (held by f2b-sshd)" -- "$CFCTL" test 192.0.2.5
+expect "test -s f2b-sshd 192.0.2.5: exit 0" 0 -- \
+	"$CFCTL" test -s f2b-sshd 192.0.2.5
+expect "test -s default 192.0.2.5: exit 1, names who holds it" 1 \
+	-o "not held by default (blocked, held by f2b-sshd)" -- \
+	"$CFCTL" test -s default 192.0.2.5
+expect "list: -s f2b-sshd -t 1 or 2" 0 -- sh -c \
+	'"$0" list | grep -qE "^-s f2b-sshd -t [12] 192.0.2.5\$"' "$CFCTL"
+expect "info: timed 1, and the source's line" 0 \
+	-o "source f2b-sshd: entries 1, timed 1" -- "$CFCTL" info
+expect "info: timed: 1" 0 -- test "$(info_value timed)" = 1
+sleep 3
+expect "test 192.0.2.5 about 3 s later: exit 1 (gone within 2 s more)" 0 -- \
+	within 2 not "$CFCTL" test 192.0.2.5
+expect "... and its source with it" 2 -e "no source 'f2b-sshd'" -- \
+	"$CFCTL" list -s f2b-sshd
+expect "... the timed count back to 0" 0 -- test "$(info_value timed)" = 0
+
+# Two sources hold one entry: it stays while either does.
+check "add 192.0.2.6 (default)" "$CFCTL" add 192.0.2.6
+check "add -s feed 192.0.2.6" "$CFCTL" add -s feed 192.0.2.6
+expect "add -s feed 192.0.2.6 again: exit 0, already held, timeout anew" 0 \
+	-e "already held by feed" -- "$CFCTL" add -s feed -t 600 192.0.2.6
+expect "test: held by both" 0 -o "held by default, feed" -- \
+	"$CFCTL" test 192.0.2.6
+expect "list: one line per holding" 0 -- sh -c \
+	'test "$("$0" list | tr "\n" " ")" = "192.0.2.6 -s feed -t 600 192.0.2.6 " ||
+	 test "$("$0" list | tr "\n" " ")" = "192.0.2.6 -s feed -t 599 192.0.2.6 "' "$CFCTL"
+expect "list -s default: default's holding alone" 0 -- \
+	test "$("$CFCTL" list -s default)" = 192.0.2.6
+expect "save -s default: default's entry alone, no source line" 0 -- sh -c \
+	'test "$("$0" save -s default | grep -v "^#")" = 192.0.2.6' "$CFCTL"
+expect "list -s feed: without -s" 0 -- sh -c \
+	'"$0" list -s feed | grep -qE "^-t (599|600) 192.0.2.6\$"' "$CFCTL"
+expect "list -j: source and seconds left" 0 \
+	-o '"entry":"192.0.2.6","addr":"192.0.2.6","prefix_len":32,"source":"feed","timeout":' \
+	-- "$CFCTL" list -j
+expect "del 192.0.2.6: exit 0, default's holding" 0 -- "$CFCTL" del 192.0.2.6
+expect "... still blocked by feed" 0 -o "held by feed" -- "$CFCTL" test 192.0.2.6
+expect "... and still dropped" 0 -o "drop (source address)" -- \
+	"$CFCTL" match 192.0.2.6
+expect "del 192.0.2.6 again: exit 1, names feed" 1 \
+	-e "not held by default, but by feed" -- "$CFCTL" del 192.0.2.6
+expect "del -n -s feed 192.0.2.6: would delete" 0 -o "would delete" -- \
+	"$CFCTL" del -n -s feed 192.0.2.6
+expect "del -s feed 192.0.2.6: exit 0" 0 -- "$CFCTL" del -s feed 192.0.2.6
+expect "... not blocked any more" 1 -o "not blocked" -- "$CFCTL" test 192.0.2.6
+expect "del -s feed 192.0.2.6 again: exit 1" 1 -- "$CFCTL" del -s feed 192.0.2.6
+for s in default feed f2b-sshd; do
+	"$CFCTL" add -s "$s" 192.0.2.7 >/dev/null
+done
+expect "del --all-sources 192.0.2.7: exit 0" 0 -- \
+	"$CFCTL" del --all-sources 192.0.2.7
+expect "... held by nobody" 1 -- "$CFCTL" test 192.0.2.7
+expect "del -a 192.0.2.7 again: exit 1" 1 -e "not blocked" -- \
+	"$CFCTL" del -a 192.0.2.7
+expect "add -s feed of a range: its prefixes, held by feed" 0 \
+	-o "2 prefixes (2 added" -- "$CFCTL" add -s feed -t 600 192.0.2.10-192.0.2.13
+expect "... del of the range without -s: exit 1, default holds none" 1 \
+	-o "(0 deleted, 2 not present)" -- "$CFCTL" del 192.0.2.10-192.0.2.13
+
+# flush: one source's holdings go, the others' stay.
+check "add 198.51.100.1 (default)" "$CFCTL" add 198.51.100.1
+check "add -s feed 198.51.100.1" "$CFCTL" add -s feed 198.51.100.1
+check "allow -s feed -t 600 198.51.100.2" "$CFCTL" allow -s feed -t 600 198.51.100.2
+expect "flush -n -s feed: says how many, changes nothing" 0 \
+	-o "would flush source feed: 4 entries" -- "$CFCTL" flush -n -s feed
+expect "flush -s feed: exit 0" 0 -o "flushed source feed: 4 entries" -- \
+	"$CFCTL" flush -s feed
+expect "... default's holding stays" 0 -o "held by default" -- \
+	"$CFCTL" test 198.51.100.1
+expect "... feed's allow entry is gone" 1 -- "$CFCTL" test allow 198.51.100.2
+expect "... feed is gone from info" 0 -O "source feed" -- "$CFCTL" info
+expect "flush -s feed again: exit 2, no such source" 2 -e "no source 'feed'" -- \
+	"$CFCTL" flush -s feed
+check "clear after the sources" "$CFCTL" clear
+
+# At most 32 sources: default and 31 more.
+i=1
+while [ "$i" -le 31 ]; do
+	"$CFCTL" add -s "s$i" "192.0.2.$i" >/dev/null || break
+	i=$((i + 1))
+done
+expect "31 sources besides default" 0 -- test "$i" = 32
+expect "a 33rd source: exit 3, says flush one" 3 \
+	-e "too many sources (32): flush one (cfctl flush -s NAME)" -- \
+	"$CFCTL" add -s s32 192.0.2.32
+expect "... a load naming a 33rd: exit 3, says flush one" 3 \
+	-e "too many sources (32)" -- sh -c \
+	'printf "source s33\n192.0.2.33\n" | "$0" load -' "$CFCTL"
+expect "... default still takes entries" 0 -- "$CFCTL" add 192.0.2.40
+check "flush -s s1" "$CFCTL" flush -s s1
+expect "... then s32 fits" 0 -- "$CFCTL" add -s s32 192.0.2.32
+check "clear after 32 sources" "$CFCTL" clear
+expect "clear removed every source" 0 -- test "$("$CFCTL" info | grep -c '^source ')" = 1
+
 # stats, attach, detach.
 rm -rf /sys/fs/bpf/cfilter
 expect "stats before any attach: exit 3, says attach" 3 -e attach -- \
@@ -333,7 +482,7 @@ check "load 5000 /24 prefixes" "$CFCTL" load "$tap_tmp/p24"
 expect "save of 5000 /24 prefixes ends within 60 s" 0 -- \
 	timeout 60 sh -c '"$0" save >"$1"' "$CFCTL" "$tap_tmp/saved"
 expect "... and names every one of them once" 0 -- \
-	sh -c 'grep -v "^#" "$0" | sort | cmp -s - "$1"' "$tap_tmp/saved" \
+	sh -c 'grep -v -e "^#" -e "^source " "$0" | sort | cmp -s - "$1"' "$tap_tmp/saved" \
 	"$tap_tmp/p24"
 "$CFCTL" clear >/dev/null
 
@@ -356,6 +505,18 @@ if unload_module; then
 		-- "$CFCTL" list
 	expect "save in compact mode: exit 3, points to snapshot" 3 \
 		-e "cfctl snapshot" -- "$CFCTL" save
+	for cmd in "add -s feed 192.0.2.8" "add -t 60 192.0.2.8" \
+		"allow -t 60 192.0.2.8" "test -s feed 192.0.2.7" \
+		"flush -s default" "add -s feed 192.0.2.1-192.0.2.2"; do
+		# shellcheck disable=SC2086 # split the command into words
+		expect "$cmd in compact mode: exit 3, needs mode=exact" 3 \
+			-e "compact mode keeps fingerprints only: sources and timeouts need mode=exact" \
+			-- "$CFCTL" $cmd
+	done
+	expect "add -s default in compact mode: exit 0" 0 -- \
+		"$CFCTL" add -s default 192.0.2.8
+	expect "info in compact mode: default's entries only" 0 \
+		-o "source default: entries 3, timed 0" -- "$CFCTL" info
 	expect "test in compact mode: exit 0" 0 -o blocked -- \
 		"$CFCTL" test 192.0.2.7
 	fill_filter

@@ -220,7 +220,7 @@ round_trip()
 	done
 	"$CFCTL" save >"$tap_tmp/saved"
 	expect "round trip: save lists 10 entries" 0 -- \
-		test "$(grep -vc '^#' "$tap_tmp/saved")" = 10
+		test "$(grep -Evc '^(#|source )' "$tap_tmp/saved")" = 10
 	check "round trip: clear" "$CFCTL" clear
 	expect "round trip: load" 0 -o "loaded 10 entries" -- \
 		"$CFCTL" load "$tap_tmp/saved"

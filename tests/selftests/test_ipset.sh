@@ -37,9 +37,12 @@ check "ipset: create a hash:ip set of IPv6 addresses" \
 	in_debian sh -c 'ipset create bl6 hash:ip family inet6 &&
 			 ipset add bl6 2001:db8::66'
 in_debian ipset save >"$tap_tmp/saved"
-expect "cfctl load - takes ipset save, and says timeouts are not kept" 0 \
-	-o "loaded 4 entries (4 added" \
-	-e "2 entries carry an ipset timeout" -- ipset_to_cfilter
+expect "cfctl load - takes ipset save" 0 \
+	-o "loaded 4 entries (4 added" -- ipset_to_cfilter
+expect "the network keeps ipset's timeout, the address its permanence" 0 -- \
+	sh -c '"$CFCTL" list >"$tap_tmp/listed" &&
+	       grep -Eq -- "-t (59[0-9]|600) 192\.0\.2\.0/24\$" "$tap_tmp/listed" &&
+	       grep -q "^198\.51\.100\.7\$" "$tap_tmp/listed"' 
 expect "the network is dropped" 0 -o "drop (source prefix)" -- \
 	"$CFCTL" match 192.0.2.5
 expect "the nomatch exception inside it passes" 1 -o "allowed (exception)" -- \

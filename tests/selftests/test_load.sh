@@ -1,10 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# cfctl for operators: load (list files, all or nothing unless --skip-bad),
-# save (whose output load restores), --dry-run on every command that changes
-# something, -j/--json, --version. Exit statuses as in test_cfctl.sh: 2 for
-# bad input (named with FILE:LINE:), 3 for system errors.
+# cfctl for operators: load (list files, all or nothing unless --skip-bad;
+# their sources, timeouts and expiry times), save (whose output load
+# restores, every source and deadline), --dry-run on every command that
+# changes something, -j/--json, --version. Exit statuses as in
+# test_cfctl.sh: 2 for bad input (named with FILE:LINE:), 3 for system
+# errors.
 
 . "$(dirname "$0")/lib.sh"
 trap lib_cleanup EXIT
@@ -139,8 +141,10 @@ before=$(saved)
 expect "save: exit 0, header with the count" 0 -o "# cfilter: 6 entries" \
 	-- "$CFCTL" save
 "$CFCTL" save >"$L.saved"
-expect "save: one line per entry after the header" 0 -- \
-	test "$(wc -l <"$L.saved")" -eq 7
+expect "save: the source line and one line per entry after the header" 0 -- \
+	test "$(wc -l <"$L.saved")" -eq 8
+expect "save: the source line names default" 0 -- \
+	test "$(sed -n 2p "$L.saved")" = "source default"
 check "clear" "$CFCTL" clear
 expect "load the saved file: exit 0" 0 -o "loaded 6 entries (6 added" -- \
 	"$CFCTL" load "$L.saved"
@@ -178,14 +182,14 @@ expect "info -j: one object, count as a number" 0 -o '"count":6,' -- \
 	"$CFCTL" info -j
 cp "$tap_tmp/out" "$tap_tmp/info.json"
 expect "info -j: the whole document" 0 -- grep -qE \
-	'^\{"mode":"exact","capacity":[0-9]+,"max_capacity":[0-9]+,"count":6,"load_percent":[0-9]+\.[0-9][0-9],"buckets":[0-9]+,"slots_per_bucket":[0-9]+,"fp_bits":[0-9]+,"max_kicks":[0-9]+,"memory_bytes":[0-9]+,"insert_failures":[0-9]+,"grows":[0-9]+,"prefixes":0,"prefix_entries":0,"types":\[\{"type":"src4","count":[0-9]+,"prefixes":0,"prefix_entries":0,"levels":\[\],"memory_bytes":[0-9]+,"capacity":[0-9]+\},.*\]\}$' \
+	'^\{"mode":"exact","capacity":[0-9]+,"max_capacity":[0-9]+,"count":6,"load_percent":[0-9]+\.[0-9][0-9],"buckets":[0-9]+,"slots_per_bucket":[0-9]+,"fp_bits":[0-9]+,"max_kicks":[0-9]+,"memory_bytes":[0-9]+,"insert_failures":[0-9]+,"grows":[0-9]+,"prefixes":0,"prefix_entries":0,"timed":0,"sources":\[\{"name":"default","entries":6,"timed":0\}\],"types":\[\{"type":"src4","count":[0-9]+,"prefixes":0,"prefix_entries":0,"levels":\[\],"memory_bytes":[0-9]+,"capacity":[0-9]+\},.*\]\}$' \
 	"$tap_tmp/info.json"
 expect "-j before the command" 0 -o '"count":6,' -- "$CFCTL" -j info
 check "setup: clear" "$CFCTL" clear
 "$CFCTL" add 192.0.2.1 >/dev/null 2>&1
 "$CFCTL" add 2001:db8::1 >/dev/null 2>&1
 expect "list -j: entries with type and addr" 0 -- test "$("$CFCTL" list -j)" = \
-	'{"entries":[{"type":"src4","entry":"192.0.2.1","addr":"192.0.2.1","prefix_len":32},{"type":"src6","entry":"2001:db8::1","addr":"2001:db8::1","prefix_len":128}]}'
+	'{"entries":[{"type":"src4","entry":"192.0.2.1","addr":"192.0.2.1","prefix_len":32,"source":"default","timeout":0},{"type":"src6","entry":"2001:db8::1","addr":"2001:db8::1","prefix_len":128,"source":"default","timeout":0}]}'
 check "clear" "$CFCTL" clear
 expect "list --json of an empty filter" 0 -- test "$("$CFCTL" list --json)" = \
 	'{"entries":[]}'
@@ -215,6 +219,107 @@ check "detach" "$CFCTL" detach "$VETH"
 expect "detach -n with nothing attached: exit 3" 3 -- \
 	"$CFCTL" detach -n "$VETH"
 veth_cleanup
+
+# Sources, timeouts and expiry times in a list.
+check "setup: clear" "$CFCTL" clear
+now=$(date +%s)
+cat >"$L.src" <<LIST
+192.0.2.100
+192.0.2.101 timeout 600
+source blocklist-a
+192.0.2.102 expires $((now + 900))
+192.0.2.103 expires 1000
+add 192.0.2.104 timeout 0
+source default
+192.0.2.105
+LIST
+expect "load -s feed of a list with source lines: exit 0, 5 loaded" 0 \
+	-o "loaded 5 entries (5 added, 0 already present, 0 skipped)" \
+	-e "$L.src: 1 entry had expired: skipped" -- "$CFCTL" load -s feed "$L.src"
+expect "... lines before any source line: -s's" 0 -- sh -c \
+	'test "$("$0" list -s feed | sed -E "s/-t (59[0-9]|600) /-t T /" | tr "\n" " ")" = \
+	 "192.0.2.100 -t T 192.0.2.101 "' "$CFCTL"
+expect "... then blocklist-a's, expires as seconds left" 0 -- sh -c \
+	'test "$("$0" list -s blocklist-a | sed "s/-t 89[0-9] /-t T /;s/-t 900 /-t T /" | tr "\n" " ")" = \
+	 "-t T 192.0.2.102 192.0.2.104 "' "$CFCTL"
+expect "... the expired one left out" 1 -- "$CFCTL" test 192.0.2.103
+expect "... then default's" 0 -o "192.0.2.105: blocked (held by default)" -- \
+	"$CFCTL" test 192.0.2.105
+expect "load -n of the same list: all present, per source" 0 \
+	-o "would load 5 entries (0 to add, 5 already present, 0 skipped)" -- \
+	"$CFCTL" load -n -s feed "$L.src"
+expect "load of the list without -s: 192.0.2.100 new for default" 0 \
+	-o "loaded 5 entries (2 added, 3 already present" -- "$CFCTL" load "$L.src"
+printf '198.51.100.20\n198.51.100.21 timeout 30\n' >"$L.t"
+expect "load -t 600: for lines without a timeout of their own" 0 -- \
+	"$CFCTL" load -s t -t 600 "$L.t"
+expect "... 198.51.100.20 for 600 s, 198.51.100.21 for 30" 0 -- sh -c \
+	'"$0" list -s t | grep -qE "^-t (599|600) 198.51.100.20\$" &&
+	 "$0" list -s t | grep -qE "^-t (29|30) 198.51.100.21\$"' "$CFCTL"
+printf 'create bl hash:ip family inet timeout 300\nadd bl 198.51.100.30 timeout 250\nadd bl 198.51.100.31 timeout 0\n' \
+	>"$L.ipset"
+expect "ipset save with timeouts: loaded, no note" 0 -o "loaded 2 entries" -- \
+	"$CFCTL" load -s ipset "$L.ipset"
+keep_err
+expect "... says nothing about timeouts" 0 -- test ! -s "$E"
+expect "... the timeout kept, 0 permanent" 0 -- sh -c \
+	'"$0" list -s ipset | grep -qE "^-t 2(49|50) 198.51.100.30\$" &&
+	 "$0" list -s ipset | grep -qx "198.51.100.31"' "$CFCTL"
+
+# save: per source a source line, a timed entry's deadline.
+now=$(date +%s)
+"$CFCTL" save >"$L.saved2"
+expect "save: a source line per source, default first" 0 -- test \
+	"$(grep '^source ' "$L.saved2" | tr '\n' ' ')" = \
+	"source default source blocklist-a source feed source ipset source t "
+expect "save: the header counts entries and sources" 0 -- \
+	grep -qF "# cfilter: 11 entries of 5 sources saved by cfctl" "$L.saved2"
+expect "save: a deadline as expires UNIXTIME" 0 -- awk -v now="$now" \
+	'$1 == "192.0.2.102" { d = $3 - now; ok = $2 == "expires" && d >= 890 && d <= 901 }
+	 END { exit !ok }' "$L.saved2"
+expect "save -s feed: feed alone, no source line" 0 -- sh -c \
+	'"$0" save -s feed >"$1" && ! grep -q "^source" "$1" &&
+	 grep -q "^# cfilter: 2 entries of source feed saved" "$1" &&
+	 test "$(grep -vc "^#" "$1")" = 2' "$CFCTL" "$L.feedsaved"
+check "clear" "$CFCTL" clear
+expect "load of the saved file: exit 0, every holding" 0 \
+	-o "loaded 11 entries (11 added" -- "$CFCTL" load "$L.saved2"
+"$CFCTL" save >"$L.again2"
+expect "... save, clear, load: every source, entry and deadline back" 0 -- \
+	awk 'NR == FNR { if (!/^#/) a[FNR] = $0; next }
+	     !/^#/ { if (!(FNR in a)) exit 1; split(a[FNR], x, " expires ");
+		     split($0, y, " expires ");
+		     if (x[1] != y[1]) exit 1;
+		     d = x[2] - y[2]; if (d < -1 || d > 1) exit 1; n++ }
+	     END { exit n != 16 }' "$L.saved2" "$L.again2"
+diag_file "saved" "$L.saved2"
+
+# Bad lines of the new kinds: exit 2, FILE:LINE: and the word; nothing loaded.
+check "setup: clear" "$CFCTL" clear
+for bad in "192.0.2.1 timeout abc" "192.0.2.1 timeout -5" \
+	"192.0.2.1 timeout 1.5" "192.0.2.1 timeout 99999999999" \
+	"192.0.2.1 timeout" "192.0.2.1 expires soon" "192.0.2.1 expires 0" \
+	"192.0.2.1 timeout 5 expires 2000000000" "192.0.2.1 timeout 5 x" \
+	"192.0.2.1 expires 99999999999"; do
+	printf '192.0.2.9\n%s\n' "$bad" >"$L.badt"
+	expect "'$bad': exit 2, $L.badt:2: named" 2 -e "$L.badt:2: " -- \
+		"$CFCTL" load "$L.badt"
+done
+for bad in "source" "source bad/name" "source -x" "source a b" \
+	"source 12345678901234567890123456789012"; do
+	printf '192.0.2.9\n%s\n192.0.2.10\n' "$bad" >"$L.bads"
+	expect "'$bad': exit 2 even with --skip-bad, $L.bads:2: named" 2 \
+		-e "$L.bads:2: " -- "$CFCTL" load --skip-bad "$L.bads"
+done
+keep_err
+expect "... says why --skip-bad does not skip it" 0 -- \
+	grep -qF "skips no source line" "$E"
+check "bad lines of the new kinds: nothing applied" count_is 0
+printf '192.0.2.9\n192.0.2.1 timeout abc\n192.0.2.10 timeout 60\n' >"$L.skip"
+expect "--skip-bad skips a bad timeout line, loads the rest" 0 \
+	-o "loaded 2 entries (2 added, 0 already present, 1 skipped)" -- \
+	"$CFCTL" load --skip-bad "$L.skip"
+check "clear" "$CFCTL" clear
 
 # A big list in one command.
 check "setup: clear" "$CFCTL" clear

@@ -2,20 +2,49 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # cfctl snapshot FILE and cfctl restore FILE, in exact and compact mode:
-# restore gives back exactly what was saved (compact: the same answers,
-# from the same raw tables), replacing the live set in one swap. A file
-# that is not a snapshot, truncated or corrupted, or a compact one of
-# another mode or fingerprint width, is refused before anything changes
+# restore gives back exactly what was saved (exact: every holding with its
+# source and deadline, less those expired since; compact: the same
+# answers, from the same raw tables), replacing the live set in one swap.
+# A file that is not a snapshot, truncated or corrupted, or a compact one
+# of another mode or fingerprint width, is refused before anything changes
 # (exit 2 for the file, 3 for the module's parameters, named). An exact
-# snapshot (entries) restores into a compact module too.
+# snapshot of "default"'s permanent entries restores into a compact module
+# too, and so does one of the version before sources.
 
 . "$(dirname "$0")/lib.sh"
 trap lib_cleanup EXIT
 
+# The holdings, without the seconds left, on one line.
 # shellcheck disable=SC2317 # called through check
 listed_is()
 {
-	[ "$("$CFCTL" list 2>/dev/null | tr '\n' ' ')" = "$1" ]
+	[ "$("$CFCTL" list 2>/dev/null | sed 's/-t [0-9]* //' | tr '\n' ' ')" = "$1" ]
+}
+
+# The deadline save writes for ENTRY of SOURCE; empty if none.
+deadline()
+{
+	"$CFCTL" save -s "$1" | sed -n "s/^$2 expires //p"
+}
+
+# within_a_second A B: two deadlines a second apart at most.
+# shellcheck disable=SC2317 # called through check
+within_a_second()
+{
+	[ -n "$1" ] && [ -n "$2" ] && [ $(($1 - $2)) -ge -1 ] &&
+		[ $(($1 - $2)) -le 1 ]
+}
+
+# A snapshot of format version 1, as cfctl wrote them before sources: an
+# exact filter of 192.0.2.77 and 2001:db8::77.
+snapshot_v1()
+{
+	printf '\211\103\106\123\116\101\120\12\1\0\0\0\0\0\0\0\20\0\0\0\1\0'
+	printf '\0\0\234\0\0\0\0\0\0\0\2\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0'
+	printf '\0\0\0\0\0\2\0\0\0\0\0\0\0\120\0\0\0\0\0\0\0\1\40\0\0\0\0\0'
+	printf '\0\300\0\2\115\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0'
+	printf '\0\0\0\0\0\2\200\0\0\0\0\0\0\40\1\15\270\0\0\0\0\0\0\0\0\0\0'
+	printf '\0\167\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\17\234\227\222'
 }
 
 # shellcheck disable=SC2317 # called through check
@@ -91,7 +120,7 @@ expect "a text list: exit 2, not a cfilter snapshot" 2 \
 expect "an empty file: exit 2, not a cfilter snapshot" 2 \
 	-e "not a cfilter snapshot" -- "$CFCTL" restore "$S.empty"
 cp "$S" "$S.v2" && flip "$S.v2" 9
-expect "another format version: exit 2, named" 2 -e "format version 257" -- \
+expect "another format version: exit 2, named" 2 -e "format version 258" -- \
 	"$CFCTL" restore "$S.v2"
 cp "$S" "$S.long" && printf 'x' >>"$S.long"
 expect "a byte after the end: exit 2, corrupted" 2 -e "corrupted" -- \
@@ -99,6 +128,43 @@ expect "a byte after the end: exit 2, corrupted" 2 -e "corrupted" -- \
 expect "missing file: exit 2, named" 2 -e "$tap_tmp/nosuch" -- \
 	"$CFCTL" restore "$tap_tmp/nosuch"
 check "bad files changed nothing" listed_is "$NOW"
+
+# Sources and deadlines: every holding back with its source and the time
+# it had left; one expired since the snapshot is left out.
+check "setup: clear" "$CFCTL" clear
+"$CFCTL" add 192.0.2.1 >/dev/null
+"$CFCTL" add -s feed -t 900 192.0.2.1 >/dev/null
+"$CFCTL" add -s feed 2001:db8::5 >/dev/null
+"$CFCTL" add -s f2b-sshd -t 2 198.51.100.7 >/dev/null
+"$CFCTL" allow -s ops -t 1200 192.0.2.9 >/dev/null
+FEED=$(deadline feed 192.0.2.1)
+OPS=$(deadline ops "allow 192.0.2.9")
+expect "snapshot: 5 holdings of 4 sources" 0 \
+	-o "0 tables of 0 fingerprints, 5 keys of 4 sources" -- \
+	"$CFCTL" snapshot "$S.src"
+sleep 3
+check "clear" "$CFCTL" clear
+"$CFCTL" add 203.0.113.1 >/dev/null
+expect "restore 3 s later: exit 0, f2b-sshd's expired holding left out" 0 \
+	-o "restored $S.src: 0 tables of 0 fingerprints, 4 keys" \
+	-e "1 holding had expired: skipped" -- "$CFCTL" restore "$S.src"
+check "... every other holding back, under its source" listed_is \
+	"192.0.2.1 -s feed 192.0.2.1 -s feed 2001:db8::5 -s ops allow 192.0.2.9 "
+check "... feed's deadline as it was" within_a_second \
+	"$(deadline feed 192.0.2.1)" "$FEED"
+check "... ops's deadline as it was" within_a_second \
+	"$(deadline ops "allow 192.0.2.9")" "$OPS"
+expect "... 2001:db8::5 still permanent" 0 -- sh -c \
+	'"$0" save -s feed | grep -qx "2001:db8::5"' "$CFCTL"
+expect "... the entry added since is gone" 1 -- "$CFCTL" test 203.0.113.1
+expect "... the expired one too" 1 -- "$CFCTL" test 198.51.100.7
+expect "... info counts the sources" 0 -o "source ops: entries 1, timed 1" -- \
+	"$CFCTL" info
+snapshot_v1 >"$S.v1"
+expect "a version 1 snapshot (before sources): exit 0, its 2 keys" 0 \
+	-o "restored $S.v1: 0 tables of 0 fingerprints, 2 keys" -- \
+	"$CFCTL" restore "$S.v1"
+check "... held by default, for ever" listed_is "192.0.2.77 2001:db8::77 "
 
 # Compact mode: raw tables, same answers after restore.
 if unload_module; then
@@ -114,6 +180,13 @@ if unload_module; then
 		"$CFCTL" match 192.0.2.77
 	expect "... its allow entry wins" 1 -o "allowed (exception)" -- \
 		"$CFCTL" match 192.0.2.9
+	check "clear" "$CFCTL" clear
+	expect "an exact snapshot of other sources into compact mode: exit 3" 3 \
+		-e "compact mode keeps fingerprints only: sources and timeouts need mode=exact" \
+		-- "$CFCTL" restore "$S.src"
+	check "... nothing restored" count_is 0
+	expect "a version 1 snapshot into compact mode: exit 0" 0 -o "2 keys" -- \
+		"$CFCTL" restore "$S.v1"
 	check "clear" "$CFCTL" clear
 	for e in 192.0.2.1 2001:db8::5 "dst 198.51.100.7" \
 		"udp 192.0.2.1:53 198.51.100.1:5353" 203.0.113.0/24 \

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Source names and timeouts as cfctl takes them (options, list files,
+ * snapshots): checked here, before any ioctl, so that a bad one is named
+ * by cfctl rather than refused by the module with a bare EINVAL.
+ */
+#ifndef CFCTL_SOURCE_H
+#define CFCTL_SOURCE_H
+
+#include <stdbool.h>
+#include <linux/cfilter.h>
+
+/* What a message says a good source name or timeout is. */
+#define SOURCE_RULE	"1 to 31 characters of A-Z a-z 0-9 _ . : @ -, not starting with '-'"
+#define TIMEOUT_RULE	"whole seconds, 0 (permanent) to 2147483647"
+
+/* The name "" stands for in messages and files. */
+#define SOURCE_DEFAULT	"default"
+
+bool source_name_ok(const char *name);
+bool source_is_default(const char *name);
+void source_copy(char dst[CFILTER_SOURCE_LEN], const char *name);
+const char *source_shown(const char *name);
+int timeout_parse(const char *str, __u32 *secs);
+
+#endif /* CFCTL_SOURCE_H */
