@@ -214,6 +214,35 @@ within()
 	done
 }
 
+# Time since boot in hundredths of a second, for deadlines finer than
+# date +%s can tell.
+now_cs()
+{
+	read -r _up _idle </proc/uptime
+	echo "${_up%.*}${_up#*.}"
+}
+
+# before CS CMD...: runs CMD about every 0.2 s until it succeeds; fails if
+# it has not by CS (now_cs's clock). Its output is discarded.
+before()
+{
+	_by=$1
+	shift
+	until "$@" >/dev/null 2>&1; do
+		[ "$(now_cs)" -lt "$_by" ] || return 1
+		sleep 0.2
+	done
+}
+
+# held_for SOURCE ENTRY MAX: SOURCE holds ENTRY (as cfctl list prints it)
+# with 1 to MAX seconds left.
+held_for()
+{
+	_left=$("$CFCTL" list -s "$1" |
+		awk -v e="$2" '$1 == "-t" && $3 == e { print $2 }')
+	[ -n "$_left" ] && [ "$_left" -ge 1 ] && [ "$_left" -le "$3" ]
+}
+
 # not CMD...: succeeds if CMD fails (for within, which runs one command).
 not()
 {
@@ -237,6 +266,23 @@ debian_start()
 	shift
 	chroot "$DEBIAN_ROOT" /usr/bin/env -i \
 		PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root "$@" >"$_log" 2>&1 &
+}
+
+# debian_pid PATTERN: the pid of a process running in the Debian root
+# whose command line (arguments joined by spaces, one after the last)
+# matches the shell PATTERN; fails if there is none. Zombies have no root
+# and never match.
+debian_pid()
+{
+	for _p in /proc/[0-9]*; do
+		[ "$(readlink "$_p/root" 2>/dev/null)" = "$DEBIAN_ROOT" ] ||
+			continue
+		# shellcheck disable=SC2254 # PATTERN is a pattern
+		case $(tr '\0' ' ' <"$_p/cmdline" 2>/dev/null) in
+		$1) echo "${_p#/proc/}"; return 0 ;;
+		esac
+	done
+	return 1
 }
 
 # Ends every process running in the Debian root (daemons, their children)

@@ -4,10 +4,13 @@
 # Debian's CrowdSec drives cfilter: its local API (LAPI, with its own
 # SQLite database) takes decisions from cscli, and Debian's
 # crowdsec-custom-bouncer feeds them with feed_via_stdin to `cfctl
-# crowdsec` through the wrapper packaging/crowdsec ships. A decision drops
-# the namespace's pings within seconds; deleting it, or its expiry, lets
-# them through again. Then `cfctl crowdsec` alone, on lines a bouncer
-# would not write.
+# crowdsec` through the wrapper packaging/crowdsec ships. A decision is a
+# holding of source crowdsec timed to its duration, and drops the
+# namespace's pings within seconds; deleting it, or its expiry, lets them
+# through again, also when the bouncer was killed meanwhile: the kernel
+# keeps the deadline. An operator's ban of the same address outlives the
+# bouncer's startup and the decision. Then `cfctl crowdsec` alone, on lines
+# a bouncer would not write.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -15,6 +18,9 @@ KEY=cfiltertestbouncerkey0123456789a
 BOUNCER_CONF=/etc/crowdsec/bouncers/cfilter.yaml
 WRAPPER=/usr/local/libexec/cfilter/cfilter-crowdsec
 BOUNCER_PID=
+# The duration of the decision the kernel alone ends: long enough to
+# outlive cscli, the bouncer's poll and its kill under TCG.
+KILL_TTL=15
 
 cs_cleanup()
 {
@@ -23,15 +29,11 @@ cs_cleanup()
 }
 trap cs_cleanup EXIT
 
-# Does the bouncer run, and the wrapper's command under it? (The guest has
-# no pgrep.)
+# Does the bouncer run, and the wrapper's command under it?
 bouncer_feeding()
 {
-	kill -0 "$BOUNCER_PID" || return
-	for _p in /proc/[0-9]*; do
-		tr '\0' ' ' <"$_p/cmdline" 2>/dev/null
-		echo
-	done | grep -q '^/usr/sbin/cfctl crowdsec $'
+	debian_pid 'crowdsec-custom-bouncer *' >/dev/null &&
+	debian_pid '/usr/sbin/cfctl crowdsec ' >/dev/null
 }
 
 # What the package's postinst does, less the Central API (no network
@@ -70,6 +72,20 @@ bouncer_setup()
 	in_debian cscli bouncers add cfilter -k "$KEY"
 }
 
+bouncer_start()
+{
+	debian_start "$tap_tmp/bouncer.log" crowdsec-custom-bouncer \
+		-c "$BOUNCER_CONF"
+	BOUNCER_PID=$!
+}
+
+# Has the bouncer gone, and cfctl crowdsec with it (its stdin closed)?
+bouncer_gone()
+{
+	! debian_pid 'crowdsec-custom-bouncer *' >/dev/null &&
+	! debian_pid '/usr/sbin/cfctl crowdsec ' >/dev/null
+}
+
 blocked()
 {
 	"$CFCTL" test "$@" >/dev/null 2>&1
@@ -83,7 +99,12 @@ decision_cycle()
 	check "$what: cscli decisions add --$what $value" \
 		within 10 in_debian cscli decisions add "--$what" "$value" \
 		--duration 5m
-	expect "$what: in cfilter within 15 s" 0 -- within 15 blocked $entry
+	expect "$what: in cfilter as source crowdsec within 15 s" 0 -- \
+		within 15 blocked -s crowdsec $entry
+	expect "$what: held for at most the decision's 300 s" 0 -- \
+		held_for crowdsec "${entry#src }" 300
+	expect "$what: not held by the default source" 1 -- \
+		"$CFCTL" test -s default $entry
 	expect "$what: its pings are dropped" nonzero -- ping_from_ns "$host"
 	check "$what: cscli decisions delete --$what $value" \
 		within 10 in_debian cscli decisions delete "--$what" "$value"
@@ -125,8 +146,7 @@ debian_start "$tap_tmp/lapi.log" crowdsec -no-cs
 expect "the LAPI answers within 90 s" 0 -- \
 	within 90 in_debian cscli lapi status
 check "setup: the bouncer registered and configured" bouncer_setup
-debian_start "$tap_tmp/bouncer.log" crowdsec-custom-bouncer -c "$BOUNCER_CONF"
-BOUNCER_PID=$!
+bouncer_start
 
 decision_cycle ip "$PEER4" "$PEER4" "$HOST4"
 decision_cycle range 2001:db8::/64 "src 2001:db8::/64" "$HOST6"
@@ -139,6 +159,41 @@ expect "expiry: out of cfilter within 20 s of the decision" 0 -- \
 expect "the bouncer still runs, and cfctl crowdsec under it" 0 -- \
 	bouncer_feeding
 
+check "kill: cscli decisions add --ip $PEER4 --duration ${KILL_TTL}s" \
+	within 10 in_debian cscli decisions add --ip "$PEER4" \
+	--duration "${KILL_TTL}s"
+decided_at=$(now_cs)
+expect "kill: in cfilter within 15 s" 0 -- \
+	within 15 blocked -s crowdsec "$PEER4"
+check "kill: kill -9 the bouncer" kill -9 "$BOUNCER_PID"
+expect "kill: the bouncer and its cfctl crowdsec are gone within 5 s" 0 -- \
+	within 5 bouncer_gone
+expect "kill: $PEER4's pings are still dropped" nonzero -- \
+	ping_from_ns "$HOST4"
+expect "kill: the kernel lifts the ban within ${KILL_TTL} s + 2 s of the decision" 0 -- \
+	before $((decided_at + (KILL_TTL + 2) * 100)) not blocked "$PEER4"
+expect "kill: $PEER4's pings pass again" 0 -- ping_from_ns_retry "$HOST4"
+
+# The bouncer's first poll brings every decision made while it was down.
+check "restart: $PEER4 banned by the operator" "$CFCTL" add "$PEER4"
+check "restart: cscli decisions add --ip $PEER4, the bouncer down" \
+	within 10 in_debian cscli decisions add --ip "$PEER4" --duration 5m
+bouncer_start
+expect "restart: the decision in cfilter within 15 s" 0 -- \
+	within 15 blocked -s crowdsec "$PEER4"
+expect "restart: the operator's ban outlives the bouncer's startup" 0 -- \
+	"$CFCTL" test -s default "$PEER4"
+check "restart: cscli decisions delete --ip $PEER4" \
+	within 10 in_debian cscli decisions delete --ip "$PEER4"
+expect "restart: crowdsec lets go of $PEER4 within 15 s" 0 -- \
+	within 15 not blocked -s crowdsec "$PEER4"
+expect "restart: the operator's ban outlives the decision" 0 -- \
+	"$CFCTL" test -s default "$PEER4"
+expect "restart: $PEER4's pings are still dropped" nonzero -- \
+	ping_from_ns "$HOST4"
+check "restart: the operator unbans $PEER4" "$CFCTL" del "$PEER4"
+expect "restart: $PEER4's pings pass again" 0 -- ping_from_ns_retry "$HOST4"
+
 debian_stop_all
 expect "nothing runs in the Debian root any more" 0 -- debian_stop_all
 "$CFCTL" clear >/dev/null
@@ -150,6 +205,8 @@ feed "feed: bad lines are skipped, the good ones applied" 0 \
 	   add_line 192.0.2.52 Ip captcha; add_line FR Country
 	   add_line 192.0.2.999 Ip; add_line 198.51.100.0/24 Range)"
 expect "feed: the good add is in" 0 -- "$CFCTL" test 192.0.2.51
+expect "feed: held by crowdsec for the decision's hour" 0 -- \
+	held_for crowdsec 192.0.2.51 3600
 expect "feed: a captcha is not a ban" 1 -- "$CFCTL" test 192.0.2.52
 expect "feed: the range is in" 0 -- "$CFCTL" test src 198.51.100.0/24
 expect "feed: nothing else is" 0 -- sh -c \

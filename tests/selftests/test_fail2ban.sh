@@ -3,14 +3,26 @@
 #
 # Debian's own fail2ban bans through cfilter's action (packaging/fail2ban):
 # a jail watches a log file, failed logins naming the namespace's address
-# ban it, its pings are dropped at the NIC, and they pass again once the
-# bantime is over. Stopping fail2ban lifts its bans. IPv4 and IPv6.
+# ban it as a timed holding of the jail's source, its pings are dropped at
+# the NIC, and they pass again once the bantime is over, also when
+# fail2ban was killed meanwhile: the kernel keeps the deadline. An unban
+# of a holding gone already is no error; bantime -1 bans for ever.
+# Stopping fail2ban lifts its bans, and only its own: the operator's ban
+# of the same address stays. A jail name too long for a source keeps its
+# action from starting; cfilter[source=NAME] gives it one. IPv4 and IPv6.
 
 . "$(dirname "$0")/lib.sh"
 
 JAIL=cftest
+SOURCE=f2b-$JAIL
 LOG=/var/log/cftest.log
+F2B_LOG=/var/log/fail2ban.log
+LONG_JAIL=cftest-named-past-31-chars-x
 BANTIME=6
+# Banned without being pinged.
+GONE=198.51.100.7
+FOREVER=198.51.100.8
+RENAMED=198.51.100.9
 
 f2b_cleanup()
 {
@@ -35,11 +47,18 @@ configure()
 	EOT
 	cat >"$d/etc/fail2ban/fail2ban.local" <<-EOT &&
 	[Definition]
-	logtarget = /var/log/fail2ban.log
+	logtarget = $F2B_LOG
 	dbfile = :memory:
 	EOT
-	cat >"$d/etc/fail2ban/jail.local" <<-EOT
-	[$JAIL]
+	: >"$d/etc/fail2ban/jail.local" &&
+	add_jail "$JAIL"
+}
+
+# add_jail NAME [LINE]: a jail NAME like $JAIL, with one more LINE.
+add_jail()
+{
+	cat >>"$DEBIAN_ROOT/etc/fail2ban/jail.local" <<-EOT
+	[$1]
 	enabled = true
 	filter = $JAIL
 	logpath = $LOG
@@ -48,7 +67,23 @@ configure()
 	maxretry = 3
 	findtime = 60
 	bantime = $BANTIME
+	${2:-}
 	EOT
+}
+
+f2b_start()
+{
+	expect "$1: fail2ban starts with the cfilter action" 0 -- \
+		in_debian fail2ban-client -x start
+	expect "$1: the jail runs within 30 s" 0 -- \
+		within 30 in_debian fail2ban-client status "$JAIL"
+}
+
+# Names one character too long for a source once "f2b-" is put before.
+long_jails()
+{
+	add_jail "$LONG_JAIL" &&
+	add_jail "${LONG_JAIL%x}y" "action = cfilter[source=f2b-renamed]"
 }
 
 fail_logins()
@@ -58,19 +93,36 @@ fail_logins()
 	done
 }
 
+# held_for_ever SOURCE ENTRY: cfctl list prints a permanent holding as
+# the entry alone.
+held_for_ever()
+{
+	"$CFCTL" list -s "$1" | grep -qxF "$2"
+}
+
+# fail2ban-client -x start runs the server in the background.
+kill_f2b_server()
+{
+	_pid=$(debian_pid '*/fail2ban-server *') && kill -9 "$_pid"
+}
+
 ban_cycle()
 {
 	peer=$1 host=$2
 	expect "$peer: ping passes before any failure" 0 -- \
 		ping_from_ns_retry "$host"
 	fail_logins "$peer"
-	expect "$peer: banned by fail2ban into cfilter within 20 s" 0 -- \
-		within 20 "$CFCTL" test "$peer"
+	expect "$peer: banned by fail2ban as source $SOURCE within 20 s" 0 -- \
+		within 20 "$CFCTL" test -s "$SOURCE" "$peer"
+	expect "$peer: held for at most the ${BANTIME} s bantime" 0 -- \
+		held_for "$SOURCE" "$peer" "$BANTIME"
+	expect "$peer: not held by the default source" 1 -- \
+		"$CFCTL" test -s default "$peer"
 	expect "$peer: fail2ban lists the ban" 0 -o "$peer" -- \
 		in_debian fail2ban-client status "$JAIL"
 	expect "$peer: its pings are dropped" nonzero -- ping_from_ns "$host"
 	expect "$peer: unbanned after the ${BANTIME} s bantime (20 s at most)" 0 -- \
-		within 20 not "$CFCTL" test "$peer"
+		within 20 not "$CFCTL" test -s "$SOURCE" "$peer"
 	expect "$peer: its pings pass again" 0 -- ping_from_ns_retry "$host"
 }
 
@@ -85,19 +137,82 @@ check "setup: cfctl clear" "$CFCTL" clear
 check "setup: $NS and $VETH" veth_setup
 check "setup: attach to $VETH" "$CFCTL" attach "$VETH"
 check "setup: fail2ban configured" configure
-expect "fail2ban starts with the cfilter action" 0 -- \
-	in_debian fail2ban-client -x start
-expect "the jail runs within 30 s" 0 -- \
-	within 30 in_debian fail2ban-client status "$JAIL"
+f2b_start "first start"
 
 ban_cycle "$PEER4" "$HOST4"
 ban_cycle "$PEER6" "$HOST6"
 
-fail_logins "$PEER4"
-expect "a third ban goes in" 0 -- within 20 "$CFCTL" test "$PEER4"
+# A bantime the kernel would not end during the test: only fail2ban can
+# lift these bans.
+check "long bans: fail2ban-client set $JAIL bantime 600" \
+	in_debian fail2ban-client set "$JAIL" bantime 600
+check "long bans: $PEER4 banned by the operator too" "$CFCTL" add "$PEER4"
+for addr in "$PEER4" "$PEER6" "$GONE"; do
+	fail_logins "$addr"
+	expect "long bans: $addr banned as $SOURCE within 20 s" 0 -- \
+		within 20 "$CFCTL" test -s "$SOURCE" "$addr"
+done
+check "long bans: $GONE's holding goes, as at its deadline" \
+	"$CFCTL" del -s "$SOURCE" "$GONE"
+expect "long bans: fail2ban unbans $GONE all the same" 0 -- \
+	in_debian fail2ban-client set "$JAIL" unbanip "$GONE"
+check "for ever: fail2ban-client set $JAIL bantime -1" \
+	in_debian fail2ban-client set "$JAIL" bantime -1
+fail_logins "$FOREVER"
+expect "for ever: $FOREVER banned as $SOURCE within 20 s" 0 -- \
+	within 20 "$CFCTL" test -s "$SOURCE" "$FOREVER"
+expect "for ever: held without a timeout" 0 -- \
+	held_for_ever "$SOURCE" "$FOREVER"
 expect "fail2ban stops" 0 -- in_debian fail2ban-client stop
-expect "stopping fail2ban lifted its ban" 1 -- "$CFCTL" test "$PEER4"
+expect "stopping fail2ban flushed $SOURCE" 0 -O "$SOURCE" -- \
+	"$CFCTL" list
+expect "stopping fail2ban lifted its ban of $PEER6" 0 -- \
+	ping_from_ns_retry "$HOST6"
+expect "the operator's ban of $PEER4 outlives the flush" 0 -- \
+	"$CFCTL" test -s default "$PEER4"
+expect "$PEER4's pings are still dropped" nonzero -- ping_from_ns "$HOST4"
+
+f2b_start "restart"
+fail_logins "$PEER4"
+expect "unban: $PEER4 banned as $SOURCE too within 20 s" 0 -- \
+	within 20 "$CFCTL" test -s "$SOURCE" "$PEER4"
+expect "unban: $SOURCE lets go of $PEER4 after the bantime (20 s at most)" 0 -- \
+	within 20 not "$CFCTL" test -s "$SOURCE" "$PEER4"
+expect "unban: the operator's ban of $PEER4 outlives the jail's" 0 -- \
+	"$CFCTL" test -s default "$PEER4"
+expect "unban: $PEER4's pings are still dropped" nonzero -- \
+	ping_from_ns "$HOST4"
+check "the operator unbans $PEER4" "$CFCTL" del "$PEER4"
+expect "$PEER4's pings pass" 0 -- ping_from_ns_retry "$HOST4"
+
+fail_logins "$PEER4"
+expect "kill: $PEER4 banned as $SOURCE within 20 s" 0 -- \
+	within 20 "$CFCTL" test -s "$SOURCE" "$PEER4"
+banned_at=$(now_cs)
+expect "kill: kill -9 fail2ban-server" 0 -- \
+	kill_f2b_server
+expect "kill: fail2ban-server is gone within 5 s" 0 -- \
+	within 5 not debian_pid '*/fail2ban-server *'
+expect "kill: $PEER4's pings are still dropped" nonzero -- \
+	ping_from_ns "$HOST4"
+expect "kill: the kernel lifts the ban within the bantime + 2 s" 0 -- \
+	before $((banned_at + (BANTIME + 2) * 100)) not "$CFCTL" test "$PEER4"
+expect "kill: $PEER4's pings pass again" 0 -- ping_from_ns_retry "$HOST4"
+expect "kill: $SOURCE holds nothing" 0 -O "$SOURCE" -- "$CFCTL" list
+
+expect "fail2ban logged no error" 0 -O "ERROR" -- \
+	cat "$DEBIAN_ROOT$F2B_LOG"
+
+check "long names: two jails of 28 characters, one naming its source" \
+	long_jails
+f2b_start "long names"
+expect "long names: $LONG_JAIL's action refuses to start, saying why" 0 -- \
+	within 10 grep -qF "invalid source 'f2b-$LONG_JAIL'" \
+	"$DEBIAN_ROOT$F2B_LOG"
+fail_logins "$RENAMED"
+expect "long names: the other bans $RENAMED as f2b-renamed within 20 s" 0 -- \
+	within 20 "$CFCTL" test -s f2b-renamed "$RENAMED"
 [ "$tap_failed" -eq 0 ] ||
-	diag_file "fail2ban's log" "$DEBIAN_ROOT/var/log/fail2ban.log"
+	diag_file "fail2ban's log" "$DEBIAN_ROOT$F2B_LOG"
 
 tap_end
