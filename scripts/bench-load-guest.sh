@@ -3,9 +3,11 @@
 #
 # Guest half of `make bench-load` (run by scripts/bench-load.sh through
 # scripts/vm-run.sh): how long it takes to put 100k and 1M IPv4 addresses
-# into the filter with one `cfctl load`, with one `cfctl add` per address,
-# and into a BPF hash map with one `bpftool map update` per address or with
-# one `bpftool batch file`.
+# into the filter with one `cfctl load` (held by "default", or by a source
+# of their own with a timeout), with one `cfctl add` per address, and into
+# a BPF hash map with one `bpftool map update` per address or with one
+# `bpftool batch file`; what each way of loading costs in memory; and how
+# long after their deadline the module takes to expire a million holdings.
 #
 # One process per address is far too slow to run a million times under
 # emulation: the per-address methods run on the first ADD_SAMPLE or
@@ -67,6 +69,27 @@ filter_count() {
 	cfctl info | awk '$1 == "count:" { print $2 }'
 }
 
+# info_total KEY: the filter-wide KEY of cfctl info -j, which comes
+# before the per-source and per-type ones.
+info_total() {
+	cfctl info -j | grep -o "\"$1\": *[0-9]*" | head -n 1 | tr -dc 0-9
+}
+
+# Bytes of kernel memory the filter uses, every table and record.
+filter_memory() {
+	info_total memory_bytes
+}
+
+timed_count() {
+	info_total timed
+}
+
+# memory METHOD ENTRIES: the filter's memory after the method's load,
+# beside an empty filter's (every key type's first tables).
+memory() {
+	echo "$1 $2 $(filter_memory) $EMPTY_MEMORY" >>"$WORK/memory"
+}
+
 expect_count() {
 	[ "$2" = "$3" ] || die "$1: $2 entries after the run, expected $3"
 }
@@ -86,6 +109,41 @@ bench_load() {
 	t1=$(now)
 	expect_count "cfctl load $n" "$(filter_count)" "$n"
 	record cfctl-load "$n" $((t1 - t0))
+	memory cfctl-load "$n"
+}
+
+# The same addresses as holdings of a source of their own, with a timeout.
+bench_load_timed() {
+	n=$1
+
+	cfctl clear >/dev/null
+	t0=$(now)
+	cfctl load -s feed -t 86400 "$WORK/v4-$n" >/dev/null ||
+		die "cfctl load -s feed -t 86400 of $n entries failed"
+	t1=$(now)
+	expect_count "cfctl load -t $n" "$(filter_count)" "$n"
+	expect_count "cfctl load -t $n (timed)" "$(timed_count)" "$n"
+	record cfctl-load-timed "$n" $((t1 - t0))
+	memory cfctl-load-timed "$n"
+}
+
+# A million holdings due within the time their load took: from the last
+# deadline until none is left.
+bench_expiry() {
+	n=$1 timeout=20
+
+	cfctl clear >/dev/null
+	cfctl load -s feed -t "$timeout" "$WORK/v4-$n" >/dev/null ||
+		die "cfctl load -s feed -t $timeout of $n entries failed"
+	# The last holding's deadline: at most a second after this.
+	due=$(($(now) + timeout * 100))
+	while [ "$(timed_count)" != 0 ]; do
+		[ $(($(now) - due)) -lt 60000 ] || die "$n holdings not expired 600 s after their deadline"
+		sleep 1
+	done
+	t1=$(now)
+	expect_count "expiry of $n" "$(filter_count)" 0
+	echo "$n $((t1 - due))" >"$WORK/expiry"
 }
 
 bench_add() {
@@ -137,6 +195,7 @@ report() {
 	}
 	function label(m) {
 		if (m == "cfctl-load") return "cfctl load FILE (1 process)"
+		if (m == "cfctl-load-timed") return "cfctl load -s feed -t 86400 FILE"
 		if (m == "cfctl-add") return "cfctl add ADDR (1 per entry)"
 		if (m == "bpftool-update") return "bpftool map update (1 per entry)"
 		return "bpftool batch file (hash map)"
@@ -178,9 +237,13 @@ for n in $SIZES; do
 	gen_updates <"$WORK/v4-$n" >"$WORK/upd-$n"
 done
 
+cfctl clear >/dev/null
+EMPTY_MEMORY=$(filter_memory)
 for n in $SIZES; do
 	bench_load "$n"
+	bench_load_timed "$n"
 done
+bench_expiry 1000000
 bench_add "$ADD_SAMPLE"
 bench_update "$UPDATE_SAMPLE"
 for n in $SIZES; do
@@ -195,4 +258,10 @@ echo "times in seconds; \"measured\": entries timed (all, or a sample scaled"
 echo "linearly to each size); \"x load\": time / time of cfctl load, same size"
 echo
 report
+echo
+echo "memory after each load (cfctl info), less an empty filter's ($(awk -v b="$EMPTY_MEMORY" 'BEGIN { printf "%.1f MB", b / 1048576 }')):"
+printf '%-34s %9s %12s %9s\n' method entries "memory (MB)" "B/entry"
+awk '{ printf "%-34s %9s %12.1f %9.1f\n", $1 == "cfctl-load" ? "cfctl load FILE" : "cfctl load -s feed -t 86400 FILE", $2, ($3 - $4) / 1048576, ($3 - $4) / $2 }' "$WORK/memory"
+echo
+awk '{ printf "%d timed holdings due at once: all expired %.1f s after the last deadline (polled every second)\n", $1, $2 / 100 }' "$WORK/expiry"
 echo "@@BENCH-END"
