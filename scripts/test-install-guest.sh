@@ -71,10 +71,22 @@ blocked() {
 	done
 }
 
-# The addresses of the saved list, its header comment aside.
+# The entries of the saved list, its header comment and source lines aside.
 same_list() {
 	printf '%s\n' "$@" >/tmp/expected
-	grep -v '^#' "$LIST" | cmp -s /tmp/expected -
+	grep -Ev '^(#|source )' "$LIST" | cmp -s /tmp/expected -
+}
+
+# held_secs SOURCE ENTRY: the seconds SOURCE's holding of ENTRY has left.
+held_secs() {
+	cfctl list -s "$1" | awk -v e="$2" '$1 == "-t" && $3 == e { print $2 }'
+}
+
+# A reboot neither extends a timed ban nor resurrects an expired one.
+reboot_keeps_deadlines() {
+	left=$(held_secs f2b-sshd 203.0.113.10)
+	[ -n "$left" ] && [ "$left" -le 3597 ] && [ "$left" -gt 3000 ] &&
+		! cfctl test 203.0.113.11 >/dev/null
 }
 
 unload() {
@@ -110,7 +122,7 @@ cfctl add 203.0.113.9 >/dev/null
 check "ExecStop succeeds" run_unit ExecStop
 check "blocklist saved, runtime add included" \
 	same_list 192.0.2.1 198.51.100.7 203.0.113.9 2001:db8::1
-check "saved list says what saved it" grep -q '^# cfilter: 4 entries saved by cfctl ' "$LIST"
+check "saved list says what saved it" grep -q '^# cfilter: 4 entries of 1 source saved by cfctl ' "$LIST"
 check "previous blocklist kept as .old" grep -q '^# saved earlier$' "$LIST.old"
 check "cf0 detached" no_xdp cf0
 check "cf1 detached" no_xdp cf1
@@ -118,6 +130,21 @@ check "cf1 detached" no_xdp cf1
 check "restart: ExecStart again succeeds" run_unit ExecStart
 check "restart: entries already present are counted" said "4 already present"
 check "restart: ExecStop again succeeds" run_unit ExecStop
+
+# Timed bans across a stop, an unload and a start three seconds later.
+check "start with timed bans to come" run_unit ExecStart
+check "timed bans added" cfctl add -s f2b-sshd -t 3600 203.0.113.10
+cfctl add -s f2b-sshd -t 2 203.0.113.11 >/dev/null
+check "stop saves deadlines" run_unit ExecStop
+check "saved with absolute deadlines" grep -q '^203\.0\.113\.10 expires [0-9]*$' "$LIST"
+check "module unloads with timed bans" unload
+sleep 3
+check "start after the unload" run_unit ExecStartPre
+check "start restores" run_unit ExecStart
+check "reboot: the live ban keeps its deadline, the expired one stays gone" \
+	reboot_keeps_deadlines
+cfctl flush -s f2b-sshd >/dev/null
+check "stop after the timed bans" run_unit ExecStop
 
 printf 'cf0 turbo\ncf0 generic extra\nnosuch0\n' >"$IFACES"
 export CFILTER_IFACE_WAIT=1
