@@ -834,6 +834,25 @@ static long cfilter_ioc_stage(struct file *file)
 }
 
 /*
+ * Copies and checks the argument of FLUSH and STAGE_SOURCE, requests that
+ * change the filter; @flags are those the request knows.
+ */
+static int cfilter_get_source_req(struct file *file,
+				  const struct cfilter_source_req __user *ureq,
+				  struct cfilter_source_req *req, u32 flags)
+{
+	int err = cfilter_may_write(file);
+
+	if (err)
+		return err;
+	if (copy_from_user(req, ureq, sizeof(*req)))
+		return -EFAULT;
+	if ((req->flags & ~flags) || req->pad || req->reserved)
+		return -EINVAL;
+	return cfilter_source_check(req->source);
+}
+
+/*
  * STAGE_SOURCE: a copy of the live set without one source's holdings,
  * following the live set until COMMIT (see source.h).
  */
@@ -844,14 +863,9 @@ static long cfilter_ioc_stage_source(struct file *file,
 	struct cfilter_set *s;
 	int err;
 
-	err = cfilter_may_write(file);
+	err = cfilter_get_source_req(file, ureq, &req, 0);
 	if (err)
 		return err;
-	if (copy_from_user(&req, ureq, sizeof(req)))
-		return -EFAULT;
-	if (req.flags || req.pad || req.reserved ||
-	    cfilter_source_check(req.source))
-		return -EINVAL;
 	if (mutex_lock_killable(&cfilter_lock))
 		return -EINTR;
 	if (file->private_data) {
@@ -932,14 +946,9 @@ static long cfilter_ioc_flush(struct file *file,
 	struct cfilter_set *s;
 	int err;
 
-	err = cfilter_may_write(file);
+	err = cfilter_get_source_req(file, ureq, &req, CFILTER_F_STAGED);
 	if (err)
 		return err;
-	if (copy_from_user(&req, ureq, sizeof(req)))
-		return -EFAULT;
-	if ((req.flags & ~CFILTER_F_STAGED) || req.pad || req.reserved ||
-	    cfilter_source_check(req.source))
-		return -EINVAL;
 	if (mutex_lock_killable(&cfilter_lock))
 		return -EINTR;
 	s = cfilter_target(file, req.flags);
