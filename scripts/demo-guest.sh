@@ -109,6 +109,19 @@ show cfctl del "$CLIENT" || fail "cfctl del failed"
 heading "The client can reach this host again"
 ping_from_client || fail "ping from $CLIENT still fails after cfctl del"
 
+heading "A ban that ends by itself: cfctl add -s demo -t 6 $CLIENT"
+show cfctl add -s demo -t 6 "$CLIENT" || fail "cfctl add -t failed"
+ping_from_client && fail "ping from $CLIENT, banned for 6 s, got replies"
+show cfctl list -s demo || fail "cfctl list -s demo failed"
+echo "(waiting for the module to end the ban; nobody deletes it)"
+waited=0
+while cfctl test -s demo "$CLIENT" >/dev/null 2>&1; do
+	[ "$waited" -lt 10 ] || fail "the 6 s ban of $CLIENT was still there after 10 s"
+	sleep 1
+	waited=$((waited + 1))
+done
+ping_from_client || fail "ping from $CLIENT fails after its ban expired"
+
 heading "Block the client's whole network: cfctl add 192.0.2.0/24"
 show cfctl add 192.0.2.0/24 || fail "cfctl add of a prefix failed"
 ping_from_client && fail "ping from $CLIENT inside 192.0.2.0/24 got replies"
