@@ -146,12 +146,23 @@ check "reboot: the live ban keeps its deadline, the expired one stays gone" \
 cfctl flush -s f2b-sshd >/dev/null
 check "stop after the timed bans" run_unit ExecStop
 
-printf 'cf0 turbo\ncf0 generic extra\nnosuch0\n' >"$IFACES"
+# tc and --match-dst, in either order.
+printf 'cf0 tc --match-dst\ncf1 --match-dst generic\n' >"$IFACES"
+check "tc and --match-dst: ExecStart succeeds" run_unit ExecStart
+check "cf0 at TC ingress, matching destinations" \
+	sh -c 'cfctl status | grep -q "^cf0: cfilter_tc .*destination matching on$"'
+check "cf1 in generic XDP, matching destinations" \
+	sh -c 'cfctl status | grep -q "^cf1: cfilter_xdp in generic mode .*destination matching on$"'
+check "tc and --match-dst: ExecStop succeeds" run_unit ExecStop
+check "cf0 detached from TC" sh -c '! cfctl status | grep -q "^cf0:"'
+
+printf 'cf0 turbo\ncf0 generic extra\nnosuch0\ncf1 tc generic\n' >"$IFACES"
 export CFILTER_IFACE_WAIT=1
 check "bad interfaces file: ExecStart fails" not run_unit ExecStart
-check "bad mode named with its line" said "$IFACES:1: mode 'turbo' of cf0: want native or generic"
-check "extra field named with its line" said "$IFACES:2: 'cf0 generic extra': want IFACE [native|generic]"
+check "bad mode named with its line" said "$IFACES:1: 'turbo' of cf0: want native, generic or tc, and --match-dst"
+check "extra field named with its line" said "$IFACES:2: 'extra' of cf0: want native, generic or tc, and --match-dst"
 check "missing interface named" said "$IFACES:3: no interface nosuch0 after 1 s: not attached"
+check "two modes named with their line" said "$IFACES:4: 'cf1 tc generic': want IFACE [native|generic|tc] [--match-dst]"
 unset CFILTER_IFACE_WAIT
 printf 'cf0\n' >"$IFACES"
 run_unit ExecStop >/dev/null
