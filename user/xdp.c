@@ -40,7 +40,9 @@
 /* Present exactly when cfilter.ko is loaded with the BTF its kfunc needs. */
 #define CF_MODULE_BTF	"/sys/kernel/btf/cfilter"
 
-#define MSG_NO_MODULE	"cfilter module not loaded (or has no BTF): run insmod cfilter.ko"
+#define CF_MODULE	"/sys/module/cfilter"
+#define MSG_NO_MODULE	"cfilter module not loaded: run insmod cfilter.ko (or modprobe cfilter)"
+#define MSG_NO_BTF	"cfilter.ko is loaded without BTF, so no BPF program can call its kfunc: build it against a kernel build tree that has vmlinux and tools/bpf/resolve_btfids (README, \"Using it on a real host\")"
 #define MSG_NO_PERM	"permission denied: run as root (needs CAP_BPF and CAP_NET_ADMIN)"
 
 static int print_libbpf(enum libbpf_print_level level, const char *fmt,
@@ -212,11 +214,28 @@ static void report_attached(const char *ifname, unsigned int ifindex)
 		       CF_PROG_NAME, mode_name(q.attach_mode), q.prog_id);
 }
 
+/*
+ * Is the module there, and with the BTF a program needs to call its kfunc?
+ * Says which is missing; returns false if either is.
+ */
+static bool module_ready(void)
+{
+	if (access(CF_MODULE, F_OK)) {
+		cf_err(MSG_NO_MODULE);
+		return false;
+	}
+	if (access(CF_MODULE_BTF, F_OK)) {
+		cf_err(MSG_NO_BTF);
+		return false;
+	}
+	return true;
+}
+
 static int report_load_error(int err, const char *ifname)
 {
 	switch (-err) {
 	case ESRCH:	/* libbpf: the kfunc is in no kernel or module BTF */
-		cf_err(MSG_NO_MODULE);
+		module_ready();
 		break;
 	case EPERM:
 		cf_err(MSG_NO_PERM);
@@ -478,10 +497,8 @@ int xdp_attach(const char *ifname, enum cf_xdp_mode mode, bool match_dst,
 		return ret;
 	ret = CF_SYSTEM;
 	/* The kfunc lives in the module: say so before libbpf fails on it. */
-	if (access(CF_MODULE_BTF, F_OK)) {
-		cf_err(MSG_NO_MODULE);
+	if (!module_ready())
 		return CF_SYSTEM;
-	}
 
 	set_verbose(verbose);
 	skel = cfilter_bpf__open();
@@ -874,7 +891,8 @@ static int status_iface(const struct if_nameindex *ifn, struct json *j)
  */
 int xdp_status(bool json)
 {
-	bool module = !access(CF_MODULE_BTF, F_OK);
+	bool module = !access(CF_MODULE, F_OK);
+	bool btf = !access(CF_MODULE_BTF, F_OK);
 	struct if_nameindex *ifs, *ifn;
 	struct json j;
 	int n, total = 0;
@@ -890,10 +908,12 @@ int xdp_status(bool json)
 	if (json) {
 		json_object_begin(&j);
 		json_kv_bool(&j, "module_loaded", module);
+		json_kv_bool(&j, "module_btf", btf);
 		json_key(&j, "attached");
 		json_array_begin(&j);
 	} else {
-		printf("module: %s\n", module ? "loaded" : "not loaded");
+		printf("module: %s\n", !module ? "not loaded" :
+		       btf ? "loaded" : "loaded without BTF: programs cannot call its kfunc (README, \"Using it on a real host\")");
 	}
 	for (ifn = ifs; ifn->if_index; ifn++) {
 		n = status_iface(ifn, json ? &j : NULL);
