@@ -35,7 +35,7 @@ _cfctl()
 	if [[ -z $verb ]]; then
 		if [[ $cur == -* ]]; then
 			mapfile -t COMPREPLY < <(compgen -W \
-				"-h --help -v --verbose -j --json -V --version" -- "$cur")
+				"-h --help -v --verbose -j --json -q --quiet -V --version" -- "$cur")
 		else
 			mapfile -t COMPREPLY < <(compgen -W "$verbs" -- "$cur")
 		fi
@@ -43,16 +43,18 @@ _cfctl()
 	fi
 
 	case $verb in
-	add | allow)	opts="-n --dry-run -s --source -t --timeout" ;;
-	del)		opts="-n --dry-run -s --source -a --all-sources" ;;
-	test | save | crowdsec) opts="-s --source" ;;
-	load | replace)	opts="-n --dry-run --skip-bad --normalize -s --source -t --timeout" ;;
+	add | allow)	opts="-q --quiet -n --dry-run -s --source -t --timeout" ;;
+	del)		opts="-q --quiet -n --dry-run -s --source -a --all-sources" ;;
+	test)		opts="-j --json -q --quiet -s --source --exact" ;;
+	match)		opts="-j --json -q --quiet" ;;
+	save | crowdsec) opts="-s --source" ;;
+	load | replace)	opts="-q --quiet -n --dry-run --skip-bad --normalize -s --source -t --timeout" ;;
 	snapshot | restore) opts="-n --dry-run" ;;
 	list)		opts="-j --json -s --source -a --all-sources" ;;
-	flush)		opts="-n --dry-run -s --source" ;;
+	flush)		opts="-q --quiet -n --dry-run -s --source" ;;
 	info | status)	opts="-j --json" ;;
 	stats)		opts="-j --json --watch -i --interval --count" ;;
-	clear)		opts="-n --dry-run" ;;
+	clear)		opts="-q --quiet -n --dry-run" ;;
 	attach)		opts="-n --dry-run -m --mode --match-dst" ;;
 	detach)		opts="-n --dry-run" ;;
 	*)		opts="" ;;

@@ -187,6 +187,45 @@ const char *entry_format(const struct cfilter_key *key, char *buf, size_t len)
 	return buf;
 }
 
+/**
+ * key_addr_format() - an address key's address or prefix, without its kind
+ * @key: a source, destination or allow key
+ * @buf: room for the text
+ * @len: bytes at @buf; INET6_ADDRSTRLEN + 4 is enough
+ *
+ * Return: @buf: "ADDR", or "ADDR/LEN" for a prefix.
+ */
+const char *key_addr_format(const struct cfilter_key *key, char *buf,
+			    size_t len)
+{
+	bool dst = key->type == CFILTER_KEY_DST4 || key->type == CFILTER_KEY_DST6;
+	bool v6 = key->type == CFILTER_KEY_SRC6 || key->type == CFILTER_KEY_DST6 ||
+		  key->type == CFILTER_KEY_ALLOW6;
+
+	prefix_print(buf, len, dst ? key->daddr : key->saddr, v6,
+		     key->prefix_len);
+	return buf;
+}
+
+/**
+ * key_widen() - the prefix of length @len that contains an address key
+ * @key: a source, destination or allow key, @len bits long or longer
+ * @len: the new prefix length
+ *
+ * Clears the address bits past @len, so that the key is one the module
+ * takes (host bits zero).
+ */
+void key_widen(struct cfilter_key *key, unsigned int len)
+{
+	bool dst = key->type == CFILTER_KEY_DST4 || key->type == CFILTER_KEY_DST6;
+	__u8 *addr = dst ? key->daddr : key->saddr;
+	unsigned int i;
+
+	key->prefix_len = len;
+	for (i = len; i < 128; i++)
+		addr[i / 8] &= ~(0x80 >> (i % 8));
+}
+
 /* The short name of a key type, as info and list -j print it. */
 const char *key_type_name(__u8 type)
 {

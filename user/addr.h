@@ -15,5 +15,8 @@ int addr_parse(const char *str, __u8 addr[16]);
 int prefix_parse(const char *str, __u8 addr[16], unsigned int *len);
 const char *key_type_name(__u8 type);
 const char *entry_format(const struct cfilter_key *key, char *buf, size_t len);
+const char *key_addr_format(const struct cfilter_key *key, char *buf,
+			    size_t len);
+void key_widen(struct cfilter_key *key, unsigned int len);
 
 #endif /* CFCTL_ADDR_H */

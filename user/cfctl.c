@@ -40,6 +40,8 @@ enum {
 	OPT_SOURCE	= 1 << 7,
 	OPT_TIMEOUT	= 1 << 8,
 	OPT_ALL_SOURCES	= 1 << 9,
+	OPT_EXACT	= 1 << 10,
+	OPT_QUIET	= 1 << 11,
 };
 
 /* getopt values of long options without a short form. */
@@ -49,6 +51,7 @@ enum {
 	LOPT_WATCH,
 	LOPT_COUNT,
 	LOPT_NORMALIZE,
+	LOPT_EXACT,
 };
 
 struct verb {
@@ -122,36 +125,51 @@ static __u32 req_flags(const struct cfctl_opts *o)
 	return o->all_sources ? CFILTER_F_ALL_SOURCES : 0;
 }
 
+/* The sources holding one entry. */
+struct holders {
+	unsigned int	n;
+	char		name[CFILTER_SOURCES_MAX][CFILTER_SOURCE_LEN + 1];
+};
+
 /*
- * The sources holding @key, as "a, b" in @buf (empty if none, or if the
- * module cannot be asked): one TEST per source of the set.
+ * The sources holding @key into @h (none if the module cannot be asked):
+ * one TEST per source of the set.
  */
-static void holders(int fd, const struct cfilter_key *key, char *buf,
-		    size_t len)
+static void holders_find(int fd, const struct cfilter_key *key,
+			 struct holders *h)
 {
 	struct cfilter_sources s;
-	size_t at = 0;
 	unsigned int i;
-	int n;
 
-	*buf = '\0';
+	h->n = 0;
 	if (dev_sources(fd, &s))
 		return;
 	for (i = 0; i < s.count && i < CFILTER_SOURCES_MAX; i++) {
 		const char *name = s.sources[i].name;
 
-		if (dev_key_req(fd, CFILTER_IOC_TEST, key, 0, 0, name))
-			continue;
-		n = snprintf(buf + at, len - at, "%s%.*s", at ? ", " : "",
-			     CFILTER_SOURCE_LEN, name);
-		if (n < 0 || (size_t)n >= len - at)
-			break;
-		at += n;
+		if (!dev_key_req(fd, CFILTER_IOC_TEST, key, 0, 0, name))
+			snprintf(h->name[h->n++], sizeof(h->name[0]), "%.*s",
+				 CFILTER_SOURCE_LEN, name);
 	}
 }
 
 /* Room for the names of every source, as holders() writes them. */
 #define HOLDERS_LEN	(CFILTER_SOURCES_MAX * (CFILTER_SOURCE_LEN + 2))
+
+/* The sources holding @key, as "a, b" in @buf (empty if none). */
+static void holders(int fd, const struct cfilter_key *key, char *buf,
+		    size_t len)
+{
+	struct holders h;
+	size_t at = 0;
+	unsigned int i;
+
+	*buf = '\0';
+	holders_find(fd, key, &h);
+	for (i = 0; i < h.n && at < len; i++)
+		at += snprintf(buf + at, len - at, "%s%s", i ? ", " : "",
+			       h.name[i]);
+}
 
 /*
  * add, allow and del of a range FIRST-LAST (@text): its prefixes in one
@@ -380,14 +398,170 @@ static int do_del(const struct cfctl_opts *o)
 	return ret;
 }
 
+/* What covers an entry: the longest stored keys that contain it. */
+struct cover {
+	struct cfilter_key	block;	/* type CFILTER_KEY_NONE: none */
+	struct cfilter_key	allow;	/* likewise */
+};
+
+static bool key_is_allow(const struct cfilter_key *key)
+{
+	return key->type == CFILTER_KEY_ALLOW4 || key->type == CFILTER_KEY_ALLOW6;
+}
+
 /*
- * Without -s: is ENTRY held by any source; with -s: by that one. Either
- * way the sources holding it are named.
+ * test: the longest keys held by @source (NULL: by any source) that cover
+ * @key: @key itself or a prefix containing it, and for a source address
+ * the same of the allow type; @exact (and for a flow): @key itself only.
+ * One BATCH TEST asks for all of them, longest first. Returns 0 or a
+ * negative errno.
+ */
+static int cover_find(int fd, const struct cfilter_key *key, bool exact,
+		      const char *source, struct cover *c)
+{
+	bool walk = !exact && key->type != CFILTER_KEY_FLOW4 &&
+		    key->type != CFILTER_KEY_FLOW6;
+	__u8 types[2] = { key->type, CFILTER_KEY_NONE };
+	struct cfilter_key keys[2 * 129];
+	__s32 results[ARRAY_SIZE(keys)];
+	struct dev_batch b = {
+		.op = CFILTER_BATCH_TEST,
+		.flags = source ? 0 : CFILTER_F_ALL_SOURCES,
+		.source = source,
+		.keys = keys,
+		.results = results,
+	};
+	unsigned int t, len, i;
+	__u32 done;
+	int err;
+
+	if (walk && key->type == CFILTER_KEY_SRC4)
+		types[1] = CFILTER_KEY_ALLOW4;
+	else if (walk && key->type == CFILTER_KEY_SRC6)
+		types[1] = CFILTER_KEY_ALLOW6;
+	for (t = 0; t < ARRAY_SIZE(types) && types[t]; t++) {
+		len = key->prefix_len;
+		do {
+			keys[b.n] = *key;
+			keys[b.n].type = types[t];
+			if (walk)
+				key_widen(&keys[b.n], len);
+			b.n++;
+		} while (walk && len--);
+	}
+	memset(c, 0, sizeof(*c));
+	err = dev_batch(fd, &b, &done);
+	for (i = 0; !err && i < b.n; i++) {
+		struct cfilter_key *found = key_is_allow(&keys[i]) ?
+					    &c->allow : &c->block;
+
+		if (results[i] && results[i] != -ENOENT)
+			err = results[i];
+		else if (!results[i] && !found->type)
+			*found = keys[i];
+	}
+	return err;
+}
+
+/* @found, a key covering an entry, as test names it. */
+static const char *found_format(const struct cfilter_key *found, char *buf)
+{
+	if (found->type == CFILTER_KEY_FLOW4 || found->type == CFILTER_KEY_FLOW6)
+		return entry_format(found, buf, ENTRY_STRLEN);
+	return key_addr_format(found, buf, ENTRY_STRLEN);
+}
+
+/*
+ * "[ by PREFIX] (held by SOURCES)": @found, a key covering @key (named
+ * only if it is not @key itself), and who holds it.
+ */
+static void print_found(int fd, const struct cfilter_key *key,
+			const struct cfilter_key *found, const char *source)
+{
+	char buf[ENTRY_STRLEN], who[HOLDERS_LEN];
+
+	holders(fd, found, who, sizeof(who));
+	if (found->prefix_len != key->prefix_len)
+		printf(" by %s", found_format(found, buf));
+	printf(" (held by %s)", *who ? who : source_shown(source));
+}
+
+/* "KEY_by": @found, and "KEY_sources": who holds it. */
+static void found_json(struct json *j, int fd, const char *by,
+		       const char *sources, const struct cfilter_key *found)
+{
+	char buf[ENTRY_STRLEN];
+	struct holders h;
+	unsigned int i;
+
+	holders_find(fd, found, &h);
+	json_kv_string(j, by, found_format(found, buf));
+	json_key(j, sources);
+	json_array_begin(j);
+	for (i = 0; i < h.n; i++)
+		json_string(j, h.name[i]);
+	json_array_end(j);
+}
+
+static void test_json(int fd, const struct cfctl_opts *o, const char *text,
+		      const struct cover *c, bool blocked)
+{
+	struct json j;
+
+	json_init(&j, stdout);
+	json_object_begin(&j);
+	json_kv_string(&j, "entry", text);
+	if (o->source)
+		json_kv_string(&j, "source", o->source);
+	json_kv_bool(&j, "blocked", blocked);
+	json_kv_bool(&j, "allowed", c->allow.type);
+	if (c->block.type)
+		found_json(&j, fd, "by", "sources", &c->block);
+	if (c->allow.type)
+		found_json(&j, fd, "allowed_by", "allowed_sources", &c->allow);
+	json_object_end(&j);
+}
+
+/*
+ * Nothing of source @o->source covers @key: say so, and name what of the
+ * other sources' covers it.
+ */
+static int test_not_held(int fd, const struct cfctl_opts *o, const char *text,
+			 const struct cfilter_key *key)
+{
+	const char *what = key_is_allow(key) ? "allowed" : "blocked";
+	struct cover other;
+	const struct cfilter_key *found;
+	char buf[ENTRY_STRLEN], who[HOLDERS_LEN];
+	int err;
+
+	err = cover_find(fd, key, o->exact, NULL, &other);
+	if (err)
+		return err;
+	found = key_is_allow(key) ? &other.allow : &other.block;
+	if (!found->type) {
+		printf("%s: not %s (not held by %s)\n", text, what, o->source);
+		return 0;
+	}
+	holders(fd, found, who, sizeof(who));
+	printf("%s: not held by %s (%s", text, o->source, what);
+	if (found->prefix_len != key->prefix_len)
+		printf(" by %s", found_format(found, buf));
+	printf(", held by %s)\n", who);
+	return 0;
+}
+
+/*
+ * Is ENTRY blocked: does a stored entry (held by -s NAME) cover it, and no
+ * allow entry? With --exact: is ENTRY itself stored? The entry that
+ * answers is named, with the sources holding it.
  */
 static int do_test(const struct cfctl_opts *o)
 {
-	char text[ENTRY_STRLEN], who[HOLDERS_LEN];
+	char text[ENTRY_STRLEN];
 	struct kf_entry e;
+	struct cover c;
+	bool blocked;
 	int fd, err, ret;
 
 	ret = parse_entry("test", o->words, o->nwords, &e, text);
@@ -402,30 +576,35 @@ static int do_test(const struct cfctl_opts *o)
 	if (fd < 0)
 		return CF_SYSTEM;
 
-	err = dev_key_req(fd, CFILTER_IOC_TEST, &e.key,
-			  o->source ? 0 : CFILTER_F_ALL_SOURCES, 0, o->source);
-	if (err && err != -ENOENT) {
-		dev_report(err, "cannot test");
-		close(fd);
-		return CF_SYSTEM;
-	}
-	holders(fd, &e.key, who, sizeof(who));
-	if (!err) {
-		printf("%s: blocked (held by %s)\n", text,
-		       *who ? who : source_shown(o->source));
-	} else if (o->source && *who) {
-		printf("%s: not held by %s (blocked, held by %s)\n", text,
-		       o->source, who);
-		ret = CF_ABSENT;
-	} else if (o->source) {
-		printf("%s: not blocked (not held by %s)\n", text, o->source);
-		ret = CF_ABSENT;
-	} else {
-		printf("%s: not blocked\n", text);
-		ret = CF_ABSENT;
+	err = cover_find(fd, &e.key, o->exact, o->source, &c);
+	blocked = c.block.type && !c.allow.type;
+	if (!err && o->json) {
+		test_json(fd, o, text, &c, blocked);
+	} else if (!err && !c.block.type && !c.allow.type && o->source) {
+		err = test_not_held(fd, o, text, &e.key);
+	} else if (!err && !c.block.type && !c.allow.type) {
+		printf("%s: not %s\n", text,
+		       key_is_allow(&e.key) ? "allowed" : "blocked");
+	} else if (!err) {
+		printf("%s: ", text);
+		if (c.allow.type) {
+			printf("allowed");
+			print_found(fd, &e.key, &c.allow, o->source);
+		}
+		if (c.block.type) {
+			printf("%s", c.allow.type ? ", though blocked" : "blocked");
+			print_found(fd, &e.key, &c.block, o->source);
+		}
+		putchar('\n');
 	}
 	close(fd);
-	return ret;
+	if (err) {
+		dev_report(err, "cannot test");
+		return CF_SYSTEM;
+	}
+	if (key_is_allow(&e.key))
+		return c.allow.type ? CF_OK : CF_ABSENT;
+	return blocked ? CF_OK : CF_ABSENT;
 }
 
 /* A decimal number in [0, @max] for match; false if @s is not one. */
@@ -523,42 +702,89 @@ static int match_parse(char *const w[], int n, struct cfilter_pkt *pkt)
 	return match_transport(w + 2, n - 2, v, pkt);
 }
 
-/* The verdict as match prints it; @pkt tells a source from a destination prefix. */
-static const char *verdict_name(int fd, __u32 verdict, struct cfilter_pkt *pkt)
+/* "drop", "pass" or "allowed": what becomes of the packet. */
+static const char *verdict_word(__u32 verdict)
+{
+	switch (verdict) {
+	case CFILTER_PASS:
+		return "pass";
+	case CFILTER_ALLOWED:
+		return "allowed";
+	default:
+		return "drop";
+	}
+}
+
+/*
+ * Why: "source prefix", "exception", ...; NULL for a pass. @pkt tells a
+ * source from a destination prefix.
+ */
+static const char *verdict_reason(int fd, __u32 verdict,
+				  struct cfilter_pkt *pkt)
 {
 	__u32 src_only;
 
 	switch (verdict) {
 	case CFILTER_PASS:
-		return "pass";
+		return NULL;
 	case CFILTER_DROP_SRC:
-		return "drop (source address)";
+		return "source address";
 	case CFILTER_DROP_DST:
-		return "drop (destination address)";
+		return "destination address";
 	case CFILTER_DROP_FLOW:
-		return "drop (flow)";
+		return "flow";
 	case CFILTER_ALLOWED:
-		return "allowed (exception)";
+		return "exception";
 	case CFILTER_DROP_PREFIX:
 		/*
 		 * The source is looked up first: if it alone drops the
 		 * packet, its prefix did.
 		 */
 		if (!(pkt->flags & CFILTER_PKT_MATCH_DST))
-			return "drop (source prefix)";
+			return "source prefix";
 		pkt->flags &= ~(CFILTER_PKT_MATCH_DST | CFILTER_PKT_PORTS);
 		if (!dev_match(fd, pkt, &src_only) &&
 		    src_only == CFILTER_DROP_PREFIX)
-			return "drop (source prefix)";
-		return "drop (destination prefix)";
+			return "source prefix";
+		return "destination prefix";
 	default:
-		return "drop (a reason this cfctl does not know)";
+		return "a reason this cfctl does not know";
 	}
+}
+
+/* The packet match asked about, and the verdict, as one JSON document. */
+static void match_json(const struct cfilter_pkt *pkt, const char *word,
+		       const char *reason)
+{
+	int af = pkt->family == 6 ? AF_INET6 : AF_INET;
+	char a[INET6_ADDRSTRLEN];
+	struct json j;
+
+	json_init(&j, stdout);
+	json_object_begin(&j);
+	json_kv_string(&j, "saddr", inet_ntop(af, pkt->saddr, a, sizeof(a)));
+	if (pkt->flags & CFILTER_PKT_MATCH_DST)
+		json_kv_string(&j, "daddr",
+			       inet_ntop(af, pkt->daddr, a, sizeof(a)));
+	if (pkt->proto == IPPROTO_TCP || pkt->proto == IPPROTO_UDP) {
+		json_kv_string(&j, "proto",
+			       pkt->proto == IPPROTO_TCP ? "tcp" : "udp");
+		json_kv_uint(&j, "sport", ntohs(pkt->sport));
+		json_kv_uint(&j, "dport", ntohs(pkt->dport));
+	} else if (pkt->proto) {
+		json_kv_string(&j, "proto", af == AF_INET6 ? "icmp6" : "icmp");
+		json_kv_uint(&j, "icmp_type", ntohs(pkt->sport));
+	}
+	json_kv_string(&j, "verdict", word);
+	if (reason)
+		json_kv_string(&j, "reason", reason);
+	json_object_end(&j);
 }
 
 static int do_match(const struct cfctl_opts *o)
 {
-	struct cfilter_pkt pkt;
+	struct cfilter_pkt pkt, asked;
+	const char *reason;
 	__u32 verdict;
 	int fd, err, ret;
 
@@ -574,7 +800,14 @@ static int do_match(const struct cfctl_opts *o)
 		close(fd);
 		return CF_SYSTEM;
 	}
-	printf("%s\n", verdict_name(fd, verdict, &pkt));
+	asked = pkt;
+	reason = verdict_reason(fd, verdict, &pkt);
+	if (o->json)
+		match_json(&asked, verdict_word(verdict), reason);
+	else if (reason)
+		printf("%s (%s)\n", verdict_word(verdict), reason);
+	else
+		printf("%s\n", verdict_word(verdict));
 	close(fd);
 	return verdict == CFILTER_PASS || verdict == CFILTER_ALLOWED ?
 	       CF_ABSENT : CF_OK;
@@ -1026,6 +1259,9 @@ static const struct cf_option options[] = {
 	  "as the command would" },
 	{ { "json", no_argument, NULL, 'j' }, OPT_JSON,
 	  "-j, --json", "print one JSON document instead of text" },
+	{ { "quiet", no_argument, NULL, 'q' }, OPT_QUIET,
+	  "-q, --quiet", "print nothing on stdout (errors still go to\n"
+	  "stderr): the exit status is the answer" },
 	{ { "source", required_argument, NULL, 's' }, OPT_SOURCE,
 	  "-s, --source NAME", "the holdings of source NAME (1 to 31 characters of\n"
 	  "A-Z a-z 0-9 _ . : @ -, not starting with -); without\n"
@@ -1038,6 +1274,9 @@ static const struct cf_option options[] = {
 	{ { "all-sources", no_argument, NULL, 'a' }, OPT_ALL_SOURCES,
 	  "-a, --all-sources", "del: remove the holding of every source; list:\n"
 	  "every source's holdings, as without -s" },
+	{ { "exact", no_argument, NULL, LOPT_EXACT }, OPT_EXACT,
+	  "--exact", "test: whether this very entry is stored, not\n"
+	  "whether a stored entry covers it" },
 	{ { "skip-bad", no_argument, NULL, LOPT_SKIP_BAD }, OPT_SKIP_BAD,
 	  "--skip-bad", "report malformed lines and load the others" },
 	{ { "normalize", no_argument, NULL, LOPT_NORMALIZE }, OPT_NORMALIZE,
@@ -1060,6 +1299,7 @@ static const struct option global_opts[] = {
 	{ "help",	no_argument,	NULL, 'h' },
 	{ "verbose",	no_argument,	NULL, 'v' },
 	{ "json",	no_argument,	NULL, 'j' },
+	{ "quiet",	no_argument,	NULL, 'q' },
 	{ "version",	no_argument,	NULL, 'V' },
 	{ }
 };
@@ -1067,7 +1307,7 @@ static const struct option global_opts[] = {
 static const struct verb verbs[] = {
 	{
 		.name = "add", .run = do_add, .arg = "ENTRY", .entry = true,
-		.opts = OPT_DRY_RUN | OPT_SOURCE | OPT_TIMEOUT,
+		.opts = OPT_DRY_RUN | OPT_SOURCE | OPT_TIMEOUT | OPT_QUIET,
 		.synopsis = "[-n] [-s NAME] [-t SECS] ENTRY",
 		.summary = "block what ENTRY names",
 		.help = "ENTRY is one of:\n"
@@ -1093,14 +1333,14 @@ static const struct verb verbs[] = {
 			"with a larger value to hold more.\n",
 	}, {
 		.name = "allow", .run = do_allow, .arg = "ADDR", .entry = true,
-		.opts = OPT_DRY_RUN | OPT_SOURCE | OPT_TIMEOUT,
+		.opts = OPT_DRY_RUN | OPT_SOURCE | OPT_TIMEOUT | OPT_QUIET,
 		.synopsis = "[-n] [-s NAME] [-t SECS] ADDR",
 		.summary = "never drop packets from ADDR (add allow ADDR)",
 		.help = "ADDR may be a prefix or a range, as for add; -s and -t as for add.\n"
 			"Undo with cfctl del allow ADDR.\n",
 	}, {
 		.name = "del", .run = do_del, .arg = "ENTRY", .entry = true,
-		.opts = OPT_DRY_RUN | OPT_SOURCE | OPT_ALL_SOURCES,
+		.opts = OPT_DRY_RUN | OPT_SOURCE | OPT_ALL_SOURCES | OPT_QUIET,
 		.synopsis = "[-n] [-s NAME | -a] ENTRY",
 		.summary = "remove a source's holding of ENTRY (see add)",
 		.help = "Removes the holding of the source -s names (\"default\" without it),\n"
@@ -1111,20 +1351,31 @@ static const struct verb verbs[] = {
 			"inside a stored prefix does not split the prefix.\n",
 	}, {
 		.name = "test", .run = do_test, .arg = "ENTRY", .entry = true,
-		.opts = OPT_SOURCE,
-		.synopsis = "[-s NAME] ENTRY",
-		.summary = "tell whether ENTRY (see add) is present",
-		.help = "Prints \"ENTRY: blocked (held by SOURCES)\" (exit 0) or \"ENTRY: not\n"
-			"blocked\" (exit 1), ENTRY as save writes it; for allow entries,\n"
-			"blocked means listed. With -s NAME, exit 0 only if NAME holds it.\n"
-			"This is exact membership: an address inside a stored prefix is not\n"
-			"present. To ask whether a packet would be dropped, use match.\n"
+		.opts = OPT_SOURCE | OPT_JSON | OPT_EXACT | OPT_QUIET,
+		.synopsis = "[-j] [-s NAME] [--exact] ENTRY",
+		.summary = "tell whether ENTRY (see add) is blocked, and by what",
+		.help = "Exits 0 if a stored entry covers ENTRY (an address equal to it, or a\n"
+			"prefix or range containing it) and no allow entry does, and prints\n"
+			"\"ENTRY: blocked by PREFIX (held by SOURCES)\" (\"blocked (held by\n"
+			"...)\" if ENTRY itself is stored). The longest covering entry is\n"
+			"named; shorter ones may cover ENTRY too. An address an allow entry\n"
+			"covers is not blocked (exit 1): \"ENTRY: allowed by PREFIX (held by\n"
+			"...)\", \", though blocked by PREFIX (...)\" if a block entry covers it\n"
+			"too. Else \"ENTRY: not blocked\" (exit 1). For allow ADDR, exit 0 if an\n"
+			"allow entry covers ADDR. Flows are exact; a range is refused.\n"
+			"With -s NAME, NAME's entries alone count (the others are named).\n"
+			"With --exact, exit 0 only if this very entry is stored (an address\n"
+			"inside a stored prefix is not); allow entries are not asked.\n"
+			"JSON: {\"entry\":\"198.19.3.3\",\"blocked\":true,\"allowed\":false,\n"
+			"\"by\":\"198.18.0.0/15\",\"sources\":[\"default\"]}, with allowed_by and\n"
+			"allowed_sources when an allow entry covers it.\n"
 			"In exact mode (the default) the answer is always right. In compact\n"
-			"mode, like any cuckoo filter, it may call an entry that was never\n"
+			"mode, like any cuckoo filter, it may call an address that was never\n"
 			"added present (a false positive), never the reverse.\n",
 	}, {
 		.name = "match", .run = do_match, .arg = "SRC", .entry = true,
-		.synopsis = "SRC [DST [PROTO PORTS|TYPE]]",
+		.opts = OPT_JSON | OPT_QUIET,
+		.synopsis = "[-j] SRC [DST [PROTO PORTS|TYPE]]",
 		.summary = "tell what the filter does to such a packet",
 		.help = "PROTO PORTS|TYPE: tcp|udp SPORT DPORT, or icmp|icmp6 TYPE.\n"
 			"Asks the module what the XDP program would decide for a packet from\n"
@@ -1134,11 +1385,14 @@ static const struct verb verbs[] = {
 			"\"drop (flow)\", \"allowed (exception)\" or \"pass\". Exits 0 if the\n"
 			"packet would be dropped, 1 if it would pass (allowed included).\n"
 			"With DST, destination entries are matched, as after attach\n"
-			"--match-dst; without it, the source only.\n",
+			"--match-dst; without it, the source only.\n"
+			"JSON: {\"saddr\":\"203.0.113.9\",\"verdict\":\"drop\",\"reason\":\n"
+			"\"source prefix\"}, with daddr, proto and sport and dport or icmp_type\n"
+			"when given; verdict drop, allowed or pass (no reason).\n",
 	}, {
 		.name = "load", .run = do_load, .arg = "FILE",
 		.opts = OPT_DRY_RUN | OPT_SKIP_BAD | OPT_NORMALIZE | OPT_SOURCE |
-			OPT_TIMEOUT,
+			OPT_TIMEOUT | OPT_QUIET,
 		.synopsis = "[-n] [--skip-bad] [--normalize] [-s NAME] [-t SECS] FILE|-",
 		.summary = "add the entries listed in FILE",
 		.help = "One entry (see add) per line, which may end in \"timeout SECS\" or\n"
@@ -1159,7 +1413,7 @@ static const struct verb verbs[] = {
 	}, {
 		.name = "replace", .run = do_replace, .arg = "FILE",
 		.opts = OPT_DRY_RUN | OPT_SKIP_BAD | OPT_NORMALIZE | OPT_SOURCE |
-			OPT_TIMEOUT,
+			OPT_TIMEOUT | OPT_QUIET,
 		.synopsis = "[-n] [--skip-bad] [--normalize] [-s NAME] [-t SECS] FILE|-",
 		.summary = "make FILE's entries the whole filter (or NAME's), atomically",
 		.help = "Reads FILE as load does, builds the new set beside the live one and\n"
@@ -1260,7 +1514,7 @@ static const struct verb verbs[] = {
 			"the types in a \"types\" array.\n",
 	}, {
 		.name = "flush", .run = do_flush,
-		.opts = OPT_DRY_RUN | OPT_SOURCE,
+		.opts = OPT_DRY_RUN | OPT_SOURCE | OPT_QUIET,
 		.synopsis = "[-n] -s NAME",
 		.summary = "remove every holding of source NAME",
 		.help = "Entries other sources hold stay blocked. Exit 2 if the filter has no\n"
@@ -1268,7 +1522,7 @@ static const struct verb verbs[] = {
 			"which knows no sources (cfctl clear removes everything there).\n",
 	}, {
 		.name = "clear", .run = do_clear,
-		.opts = OPT_DRY_RUN,
+		.opts = OPT_DRY_RUN | OPT_QUIET,
 		.synopsis = "[-n]",
 		.summary = "remove every entry, of every source",
 	}, {
@@ -1291,10 +1545,11 @@ static const struct verb verbs[] = {
 		.opts = OPT_JSON,
 		.synopsis = "[-j]",
 		.summary = "show where the XDP program runs",
-		.help = "Prints whether cfilter.ko is loaded, then one line per interface\n"
-			"running cfilter_xdp: its mode, program id and whether destination\n"
-			"matching (attach --match-dst) is on; or \"not attached anywhere\".\n"
-			"JSON: {\"module_loaded\":true,\"attached\":[{\"interface\":\"eth0\",\n"
+		.help = "Prints whether cfilter.ko is loaded, and with the BTF programs\n"
+			"need to call its kfunc, then one line per interface running\n"
+			"cfilter_xdp: its mode, program id and whether destination matching\n"
+			"(attach --match-dst) is on; or \"not attached anywhere\".\n"
+			"JSON: {\"module_loaded\":true,\"module_btf\":true,\"attached\":[{\"interface\":\"eth0\",\n"
 			"\"hook\":\"xdp\",\"mode\":\"native\",\"prog_id\":7,\"match_dst\":false}]}.\n",
 	}, {
 		.name = "attach", .run = do_attach, .arg = "IFACE",
@@ -1336,7 +1591,7 @@ static void usage(FILE *out)
 {
 	unsigned int i;
 
-	fprintf(out, "Usage: cfctl [-v] [-j] COMMAND [OPTIONS] [ARGS]\n"
+	fprintf(out, "Usage: cfctl [-v] [-j|-q] COMMAND [OPTIONS] [ARGS]\n"
 		"       cfctl -V|--version\n"
 		"Manage cfilter's filters (blocked sources, destinations and flows, and\n"
 		"allowed sources) and its XDP program.\n\n"
@@ -1355,10 +1610,10 @@ static void usage(FILE *out)
 		option_help(out, &options[i]);
 	fprintf(out, "  %-18s %s\n", "-V, --version",
 		"print cfctl's version and the loaded module's");
-	fprintf(out, "-j before the command works as after it. cfctl COMMAND --help shows\n"
-		"a command's own options.\n\n"
-		"Exit status: 0 success (test: present; match: dropped), 1 not present\n"
-		"(test, del) or passed (match),\n"
+	fprintf(out, "-j and -q before the command work as after it. cfctl COMMAND --help\n"
+		"shows a command's own options.\n\n"
+		"Exit status: 0 success (test: blocked; match: dropped), 1 not blocked\n"
+		"(test), not present (del) or passed (match),\n"
 		"2 usage error or malformed input, 3 system error (module not loaded,\n"
 		"permission denied, filter full, list in compact mode, ...).\n");
 }
@@ -1389,7 +1644,7 @@ static void verb_hint(const struct verb *v)
 /* After a usage error before any command. */
 static void hint(void)
 {
-	fprintf(stderr, "Usage: cfctl [-v] [-j] COMMAND [OPTIONS] [ARGS] (cfctl --help for the commands)\n");
+	fprintf(stderr, "Usage: cfctl [-v] [-j|-q] COMMAND [OPTIONS] [ARGS] (cfctl --help for the commands)\n");
 }
 
 static const struct verb *find_verb(const char *name)
@@ -1546,6 +1801,12 @@ static int parse_verb(const struct verb *v, int argc, char *argv[],
 		case 'j':
 			o->json = true;
 			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case LOPT_EXACT:
+			o->exact = true;
+			break;
 		case 's':
 			if (!source_name_ok(optarg)) {
 				cf_err("%s: invalid source '%s': expected %s",
@@ -1626,6 +1887,16 @@ static int parse_verb(const struct verb *v, int argc, char *argv[],
 		cf_err("%s: -j, --json applies only to %s", v->name, which);
 		return CF_USAGE;
 	}
+	if (o->quiet && !(v->opts & OPT_QUIET)) {
+		verbs_taking(OPT_QUIET, which, sizeof(which));
+		cf_err("%s: -q, --quiet applies only to %s", v->name, which);
+		return CF_USAGE;
+	}
+	if (o->quiet && o->json) {
+		cf_err("%s: -q prints nothing, -j a JSON document: give one",
+		       v->name);
+		return CF_USAGE;
+	}
 	if (v->arg) {
 		if (optind == argc) {
 			cf_err("%s: missing %s", v->name, v->arg);
@@ -1672,7 +1943,7 @@ static int parse_global(int argc, char *argv[], struct cfctl_opts *o)
 
 	opterr = 0;
 	/* "+": stop at the verb; what follows is the verb's to parse. */
-	while ((c = getopt_long(argc, argv, "+hvjV", global_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+hvjqV", global_opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
@@ -1682,6 +1953,9 @@ static int parse_global(int argc, char *argv[], struct cfctl_opts *o)
 			break;
 		case 'j':
 			o->json = true;
+			break;
+		case 'q':
+			o->quiet = true;
 			break;
 		case 'V':
 			print_version();
@@ -1722,6 +1996,11 @@ int main(int argc, char *argv[])
 	ret = parse_verb(v, argc - optind, argv + optind, &o);
 	if (ret >= 0)
 		return ret;
+	/* Every verb writes its answer to stdout and its errors to stderr. */
+	if (o.quiet && !freopen("/dev/null", "w", stdout)) {
+		cf_err("cannot open /dev/null for --quiet: %s", strerror(errno));
+		return CF_SYSTEM;
+	}
 	ret = v->run(&o);
 	if (fflush(stdout) || ferror(stdout)) {
 		cf_err("cannot write the output: %s", strerror(errno));

@@ -33,6 +33,8 @@ struct cfctl_opts {
 	bool		verbose;
 	bool		dry_run;	/* check and say, change nothing */
 	bool		json;		/* one JSON document on stdout */
+	bool		quiet;		/* nothing on stdout: the exit status says it */
+	bool		exact;		/* test: this very entry, not what covers it */
 	bool		skip_bad;	/* load: skip malformed lines */
 	bool		normalize;	/* load: mask host bits of prefixes */
 	bool		match_dst;	/* attach: match destination keys too */

@@ -1360,6 +1360,37 @@ static void test_decisions(void)
 	ok(decision_duration(".s", &s) == -1, "duration: a point alone: refused");
 }
 
+/* Widens the entry @text to @len bits; true if it reads back as @want. */
+static int widens_to(const char *text, unsigned int len, const char *want)
+{
+	char word[64], buf[ENTRY_STRLEN];
+	struct cfilter_key k;
+
+	if (parse(text, &k, word, sizeof(word)) != KF_ENTRY)
+		return 0;
+	key_widen(&k, len);
+	return !strcmp(key_addr_format(&k, buf, sizeof(buf)), want);
+}
+
+/* test's walk: an address key widened to each prefix that may cover it. */
+static void test_widen(void)
+{
+	ok(widens_to("198.19.3.3", 15, "198.18.0.0/15"),
+	   "widen: 198.19.3.3 to /15 is 198.18.0.0/15");
+	ok(widens_to("198.19.3.3", 32, "198.19.3.3"),
+	   "widen: to the full length, the address itself, without /32");
+	ok(widens_to("255.255.255.255", 0, "0.0.0.0/0"),
+	   "widen: to /0, every bit cleared");
+	ok(widens_to("198.19.3.0/24", 23, "198.19.2.0/23"),
+	   "widen: a prefix to a shorter one");
+	ok(widens_to("2001:db8:ffff::1", 33, "2001:db8:8000::/33"),
+	   "widen: IPv6, a length that is no multiple of 8");
+	ok(widens_to("dst 2001:db8::1", 127, "2001:db8::/127"),
+	   "widen: a destination key's address, without its kind");
+	ok(widens_to("allow 192.0.2.1", 31, "192.0.2.0/31"),
+	   "widen: an allow key");
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -1374,6 +1405,7 @@ int main(void)
 	test_long_line();
 	test_json();
 	test_prefix_entries();
+	test_widen();
 	test_range_split();
 	test_prefix_reasons();
 	test_snapshot();

@@ -9,6 +9,17 @@
 . "$(dirname "$0")/lib.sh"
 trap lib_cleanup EXIT
 
+# quiet STATUS ARGS...: cfctl -q ARGS exits STATUS and prints nothing on
+# stdout.
+quiet()
+{
+	_qwant=$1
+	shift
+	"$CFCTL" -q "$@" >"$tap_tmp/quiet"
+	_qrc=$?
+	[ "$_qrc" = "$_qwant" ] && [ ! -s "$tap_tmp/quiet" ]
+}
+
 # The first number on the `cfctl info` line for FIELD.
 info_value()
 {
@@ -107,8 +118,11 @@ expect "malformed prefixes stored nothing" 0 -- test "$(info_value count)" = 0
 expect "add 203.0.113.0/24: exit 0" 0 -- "$CFCTL" add 203.0.113.0/24
 expect "test 203.0.113.0/24: exit 0, blocked" 0 -o "203.0.113.0/24: blocked" -- \
 	"$CFCTL" test 203.0.113.0/24
-expect "test 203.0.113.9, inside it: exit 1 (exact membership)" 1 \
-	-o "not blocked" -- "$CFCTL" test 203.0.113.9
+expect "test 203.0.113.9, inside it: exit 0, names the prefix" 0 \
+	-o "203.0.113.9: blocked by 203.0.113.0/24 (held by default)" -- \
+	"$CFCTL" test 203.0.113.9
+expect "test --exact 203.0.113.9: exit 1 (not stored itself)" 1 \
+	-o "not blocked" -- "$CFCTL" test --exact 203.0.113.9
 expect "match 203.0.113.9: exit 0, drop (source prefix)" 0 \
 	-o "drop (source prefix)" -- "$CFCTL" match 203.0.113.9
 expect "match 203.0.114.1, outside it: exit 1, pass" 1 -o pass -- \
@@ -175,6 +189,159 @@ expect "the whole IPv4 space is one /0" 0 -o "1 prefixes (1 added" -- \
 expect "list: dst 0.0.0.0/0" 0 -o "dst 0.0.0.0/0" -- "$CFCTL" list
 check "clear after the ranges" "$CFCTL" clear
 
+# test answers as ipset test does on a hash:net set: does a stored entry
+# cover ENTRY (the longest is named), and no allow entry? --exact: is
+# ENTRY itself stored?
+check "add 198.18.0.0/15" "$CFCTL" add 198.18.0.0/15
+check "add -s feed 198.18.0.0/15" "$CFCTL" add -s feed 198.18.0.0/15
+expect "test 198.19.3.3: exit 0, names the prefix and its sources" 0 \
+	-o "198.19.3.3: blocked by 198.18.0.0/15 (held by default, feed)" -- \
+	"$CFCTL" test 198.19.3.3
+expect "test --exact 198.19.3.3: exit 1, not stored itself" 1 \
+	-o "198.19.3.3: not blocked" -- "$CFCTL" test --exact 198.19.3.3
+expect "test --exact 198.18.0.0/15: exit 0" 0 \
+	-o "198.18.0.0/15: blocked (held by default, feed)" -- \
+	"$CFCTL" test --exact 198.18.0.0/15
+expect "test 198.20.0.1, outside it: exit 1" 1 -o "198.20.0.1: not blocked" \
+	-- "$CFCTL" test 198.20.0.1
+expect "test 198.19.0.0/16, a prefix inside it: exit 0" 0 \
+	-o "198.19.0.0/16: blocked by 198.18.0.0/15" -- "$CFCTL" test 198.19.0.0/16
+expect "test 198.16.0.0/14, a prefix around it: exit 1" 1 -o "not blocked" \
+	-- "$CFCTL" test 198.16.0.0/14
+check "add 198.19.3.0/24" "$CFCTL" add 198.19.3.0/24
+expect "test 198.19.3.3: the longest covering entry named" 0 \
+	-o "198.19.3.3: blocked by 198.19.3.0/24 (held by default)" -- \
+	"$CFCTL" test 198.19.3.3
+check "add 198.19.3.3" "$CFCTL" add 198.19.3.3
+expect "test 198.19.3.3: stored itself, so no 'by'" 0 \
+	-o "198.19.3.3: blocked (held by default)" -O "blocked by" -- \
+	"$CFCTL" test 198.19.3.3
+check "del 198.19.3.3" "$CFCTL" del 198.19.3.3
+check "del 198.19.3.0/24" "$CFCTL" del 198.19.3.0/24
+check "allow 198.19.0.0/16" "$CFCTL" allow 198.19.0.0/16
+expect "test 198.19.3.3 under an allow prefix too: exit 1, both named" 1 \
+	-o "198.19.3.3: allowed by 198.19.0.0/16 (held by default), though blocked by 198.18.0.0/15 (held by default, feed)" \
+	-- "$CFCTL" test 198.19.3.3
+expect "... as match says" 1 -o "allowed (exception)" -- \
+	"$CFCTL" match 198.19.3.3
+expect "test 198.18.0.1, outside the allow prefix: exit 0" 0 \
+	-o "198.18.0.1: blocked by 198.18.0.0/15" -O allowed -- \
+	"$CFCTL" test 198.18.0.1
+expect "test allow 198.19.3.3: exit 0, the allow prefix covers it" 0 \
+	-o "allow 198.19.3.3: allowed by 198.19.0.0/16 (held by default)" -- \
+	"$CFCTL" test allow 198.19.3.3
+expect "test --exact allow 198.19.3.3: exit 1" 1 \
+	-o "allow 198.19.3.3: not allowed" -- "$CFCTL" test --exact allow 198.19.3.3
+expect "test -s feed 198.19.3.3: feed's entries alone, no allow: exit 0" 0 \
+	-o "198.19.3.3: blocked by 198.18.0.0/15 (held by default, feed)" \
+	-O allowed -- "$CFCTL" test -s feed 198.19.3.3
+check "add -s ops 203.0.113.0/24" "$CFCTL" add -s ops 203.0.113.0/24
+expect "test -s ops 203.0.113.7: exit 0" 0 \
+	-o "203.0.113.7: blocked by 203.0.113.0/24 (held by ops)" -- \
+	"$CFCTL" test -s ops 203.0.113.7
+expect "test -s default 203.0.113.7: exit 1, names what covers it" 1 \
+	-o "203.0.113.7: not held by default (blocked by 203.0.113.0/24, held by ops)" \
+	-- "$CFCTL" test -s default 203.0.113.7
+expect "test -s nosuch 203.0.113.7: exit 1" 1 -o "not held by nosuch" -- \
+	"$CFCTL" test -s nosuch 203.0.113.7
+expect "test -s ops 198.19.3.3: exit 1, not ops's" 1 \
+	-o "198.19.3.3: not held by ops (blocked by 198.18.0.0/15, held by default, feed)" \
+	-- "$CFCTL" test -s ops 198.19.3.3
+check "add 2001:db8::/32" "$CFCTL" add 2001:db8::/32
+check "allow 2001:db8:1::/48" "$CFCTL" allow 2001:db8:1::/48
+expect "test 2001:db8:ffff::1: exit 0, names the /32" 0 \
+	-o "2001:db8:ffff::1: blocked by 2001:db8::/32 (held by default)" -- \
+	"$CFCTL" test 2001:db8:ffff::1
+expect "test --exact 2001:db8:ffff::1: exit 1" 1 -o "not blocked" -- \
+	"$CFCTL" test --exact 2001:db8:ffff::1
+expect "test 2001:db9::1: exit 1" 1 -o "2001:db9::1: not blocked" -- \
+	"$CFCTL" test 2001:db9::1
+expect "test 2001:db8:1::5: allowed, though blocked: exit 1" 1 \
+	-o "2001:db8:1::5: allowed by 2001:db8:1::/48 (held by default), though blocked by 2001:db8::/32 (held by default)" \
+	-- "$CFCTL" test 2001:db8:1::5
+check "add dst 198.51.100.0/24" "$CFCTL" add dst 198.51.100.0/24
+expect "test dst 198.51.100.9: exit 0, names the prefix" 0 \
+	-o "dst 198.51.100.9: blocked by 198.51.100.0/24 (held by default)" -- \
+	"$CFCTL" test dst 198.51.100.9
+expect "test 198.51.100.9: exit 1, a destination entry is no source one" 1 \
+	-o "not blocked" -- "$CFCTL" test 198.51.100.9
+expect "test dst 198.51.101.1: exit 1" 1 -o "not blocked" -- \
+	"$CFCTL" test dst 198.51.101.1
+check "add -s feed dst 2001:db8:5::/48" "$CFCTL" add -s feed dst 2001:db8:5::/48
+expect "test dst 2001:db8:5::9: exit 0" 0 \
+	-o "dst 2001:db8:5::9: blocked by 2001:db8:5::/48 (held by feed)" -- \
+	"$CFCTL" test dst 2001:db8:5::9
+expect "test -s default dst 2001:db8:5::9: exit 1" 1 \
+	-o "not held by default (blocked by 2001:db8:5::/48, held by feed)" -- \
+	"$CFCTL" test -s default dst 2001:db8:5::9
+
+# -j: one JSON document; the exit status as without it.
+expect "test -j 198.18.0.1: blocked, by, sources" 0 \
+	-o '{"entry":"198.18.0.1","blocked":true,"allowed":false,"by":"198.18.0.0/15","sources":["default","feed"]}' \
+	-- "$CFCTL" test -j 198.18.0.1
+expect "test -j 198.19.3.3: allowed_by too, exit 1" 1 \
+	-o '{"entry":"198.19.3.3","blocked":false,"allowed":true,"by":"198.18.0.0/15","sources":["default","feed"],"allowed_by":"198.19.0.0/16","allowed_sources":["default"]}' \
+	-- "$CFCTL" test -j 198.19.3.3
+expect "cfctl -j test 198.20.0.1: neither, exit 1" 1 \
+	-o '{"entry":"198.20.0.1","blocked":false,"allowed":false}' -- \
+	"$CFCTL" -j test 198.20.0.1
+expect "test -j -s ops: the source named" 0 \
+	-o '{"entry":"203.0.113.7","source":"ops","blocked":true' -- \
+	"$CFCTL" test -j -s ops 203.0.113.7
+expect "test -j of a flow: exact" 1 \
+	-o '{"entry":"tcp 192.0.2.1:1 198.51.100.1:80","blocked":false,"allowed":false}' \
+	-- "$CFCTL" test -j tcp 192.0.2.1:1 198.51.100.1:80
+expect "match -j 198.18.0.1: drop, source prefix" 0 \
+	-o '{"saddr":"198.18.0.1","verdict":"drop","reason":"source prefix"}' -- \
+	"$CFCTL" match -j 198.18.0.1
+expect "match -j 198.19.3.3: allowed, exception, exit 1" 1 \
+	-o '{"saddr":"198.19.3.3","verdict":"allowed","reason":"exception"}' -- \
+	"$CFCTL" match -j 198.19.3.3
+expect "cfctl -j match of a flow: every field, destination prefix" 0 \
+	-o '{"saddr":"192.0.2.200","daddr":"198.51.100.9","proto":"tcp","sport":1,"dport":80,"verdict":"drop","reason":"destination prefix"}' \
+	-- "$CFCTL" -j match 192.0.2.200 198.51.100.9 tcp 1 80
+expect "match -j of an ICMPv6 type: pass, no reason, exit 1" 1 \
+	-o '{"saddr":"2001:db9::1","daddr":"2001:db9::2","proto":"icmp6","icmp_type":128,"verdict":"pass"}' \
+	-- "$CFCTL" match -j 2001:db9::1 2001:db9::2 icmp6 128
+for cmd in "test -j 198.19.3.3" "match -j 198.18.0.1"; do
+	# shellcheck disable=SC2086 # split the command into words
+	expect "$cmd: one line, one object" 0 -- sh -c \
+		'test "$("$@" | wc -l)" = 1 && "$@" | grep -qx "{.*}"' sh "$CFCTL" $cmd
+done
+
+# -q: nothing on stdout, the same exit status; errors still on stderr.
+check "-q test 198.18.0.1: exit 0, silent" quiet 0 test 198.18.0.1
+check "-q test 198.20.0.1: exit 1, silent" quiet 1 test 198.20.0.1
+check "-q test 198.19.3.3 (allowed): exit 1, silent" quiet 1 test 198.19.3.3
+check "-q test --exact 198.18.0.0/15: exit 0, silent" quiet 0 \
+	test --exact 198.18.0.0/15
+check "-q match 198.18.0.1: exit 0, silent" quiet 0 match 198.18.0.1
+check "-q match 198.20.0.1: exit 1, silent" quiet 1 match 198.20.0.1
+check "-q add 192.0.2.44: exit 0, silent" quiet 0 add 192.0.2.44
+check "-q add -n 192.0.2.45: exit 0, silent" quiet 0 add -n 192.0.2.45
+check "-q add of a range: exit 0, silent" quiet 0 add 192.0.2.48-192.0.2.55
+check "-q allow 192.0.2.46: exit 0, silent" quiet 0 allow 192.0.2.46
+check "-q del 192.0.2.45: exit 1, silent" quiet 1 del 192.0.2.45
+check "-q del 192.0.2.44: exit 0, silent" quiet 0 del 192.0.2.44
+printf '192.0.2.60\n192.0.2.61\n' >"$tap_tmp/q.list"
+check "-q load: exit 0, silent" quiet 0 load "$tap_tmp/q.list"
+check "-q replace -s q: exit 0, silent" quiet 0 replace -s q "$tap_tmp/q.list"
+check "-q flush -s q: exit 0, silent" quiet 0 flush -s q
+check "-q clear -n: exit 0, silent" quiet 0 clear -n
+expect "test -q after the verb: exit 0, silent" 0 -O 198 -- \
+	"$CFCTL" test -q 198.18.0.1
+expect "-q test of a bad address: exit 2, stderr still says why" 2 \
+	-e "1.2.3.256" -O 1.2.3.256 -- "$CFCTL" -q test 1.2.3.256
+expect "-q flush -s nosuch: exit 2, stderr names it" 2 -e "no source 'nosuch'" \
+	-- "$CFCTL" -q flush -s nosuch
+expect "-q with -j: exit 2, give one" 2 -e "give one" -- \
+	"$CFCTL" -q test -j 198.18.0.1
+expect "-q info: exit 2, says which commands take it" 2 \
+	-e "applies only to add, allow, del, test, match" -- "$CFCTL" -q info
+expect "--exact on another verb: exit 2" 2 -e "applies only to test" -- \
+	"$CFCTL" del --exact 198.18.0.0/15
+check "clear after test's cover" "$CFCTL" clear
+
 # Every kind: add, test, del.
 for e in "src 192.0.2.7" "dst 198.51.100.7" "allow 2001:db8::7" \
 	"tcp [2001:db8::1]:1 [2001:db8::2]:443" "udp 192.0.2.1:53 198.51.100.1:5353" \
@@ -182,17 +349,25 @@ for e in "src 192.0.2.7" "dst 198.51.100.7" "allow 2001:db8::7" \
 	# shellcheck disable=SC2086 # an entry is several words
 	expect "add $e: exit 0" 0 -- "$CFCTL" add $e
 	# shellcheck disable=SC2086
-	expect "test $e: exit 0, blocked" 0 -o blocked -O "not blocked" -- \
-		"$CFCTL" test $e
+	expect "test $e: exit 0, held by default" 0 -o "(held by default)" \
+		-O "not " -- "$CFCTL" test $e
+	# shellcheck disable=SC2086
+	expect "test --exact $e: exit 0" 0 -o "(held by default)" -- \
+		"$CFCTL" test --exact $e
 	# shellcheck disable=SC2086
 	expect "del $e: exit 0" 0 -- "$CFCTL" del $e
 	# shellcheck disable=SC2086
-	expect "test $e after del: exit 1" 1 -o "not blocked" -- \
+	expect "test $e after del: exit 1" 1 -o ": not " -- \
 		"$CFCTL" test $e
 done
-expect "allow 192.0.2.8 then test allow 192.0.2.8" 0 -o "allow 192.0.2.8: blocked" -- \
+expect "allow 192.0.2.8 then test allow 192.0.2.8" 0 \
+	-o "allow 192.0.2.8: allowed (held by default)" -- \
 	sh -c "\"$CFCTL\" allow 192.0.2.8 && \"$CFCTL\" test allow 192.0.2.8"
-expect "allow is not a source entry" 1 -- "$CFCTL" test 192.0.2.8
+expect "an allowed address is not blocked: exit 1" 1 \
+	-o "192.0.2.8: allowed (held by default)" -O blocked -- \
+	"$CFCTL" test 192.0.2.8
+expect "... nor a stored source entry" 1 -o "not blocked" -- \
+	"$CFCTL" test --exact 192.0.2.8
 check "clear after the kinds" "$CFCTL" clear
 
 # IPv4 round trip.
@@ -519,6 +694,9 @@ if unload_module; then
 		-o "source default: entries 3, timed 0" -- "$CFCTL" info
 	expect "test in compact mode: exit 0" 0 -o blocked -- \
 		"$CFCTL" test 192.0.2.7
+	expect "test of an address in a prefix, compact mode: exit 0, named" 0 \
+		-o "198.51.100.9: blocked by 198.51.100.0/24" -- \
+		"$CFCTL" test 198.51.100.9
 	fill_filter
 	check "add to a full compact filter: exit 3, says raise capacity=" \
 		full_says 3 "larger capacity="

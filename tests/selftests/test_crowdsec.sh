@@ -208,7 +208,7 @@ expect "feed: the good add is in" 0 -- "$CFCTL" test 192.0.2.51
 expect "feed: held by crowdsec for the decision's hour" 0 -- \
 	held_for crowdsec 192.0.2.51 3600
 expect "feed: a captcha is not a ban" 1 -- "$CFCTL" test 192.0.2.52
-expect "feed: the range is in" 0 -- "$CFCTL" test src 198.51.100.0/24
+expect "feed: the range is in" 0 -- "$CFCTL" test --exact src 198.51.100.0/24
 expect "feed: nothing else is" 0 -- sh -c \
 	'test "$("$0" list | wc -l)" -eq 3' "$CFCTL"
 expect "feed: bad lines are named by number" 0 \

@@ -212,7 +212,7 @@ if unload_module; then
 	expect "... the flow blocked again" 0 -o blocked -- \
 		"$CFCTL" test udp 192.0.2.1:53 198.51.100.1:5353
 	expect "... the entry added since is gone" 1 -- \
-		"$CFCTL" test 203.0.113.99
+		"$CFCTL" test --exact 203.0.113.99
 	expect "... the prefix matches" 0 -o "drop (source prefix)" -- \
 		"$CFCTL" match 203.0.113.5
 	expect "... the allow prefix wins" 1 -o "allowed (exception)" -- \
