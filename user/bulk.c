@@ -412,6 +412,7 @@ int do_load(const struct cfctl_opts *o)
 	} else {
 		printf("loaded %zu entries (%zu added, %zu already present, %zu skipped)\n",
 		       kl.n, t.added, t.present, kl.bad);
+		xdp_warn_dst(kl.keys, kl.n);
 	}
 out_close:
 	close(fd);
@@ -542,9 +543,11 @@ int do_replace(const struct cfctl_opts *o)
 		goto out;
 	}
 	ret = replace_apply(fd, name, o->source, &kl, timeouts, &t);
-	if (ret == CF_OK)
+	if (ret == CF_OK) {
 		printf("replaced %s with %zu entries (%zu added, %zu repeated, %zu skipped)\n",
 		       what, kl.n, t.added, t.present, kl.bad);
+		xdp_warn_dst(kl.keys, kl.n);
+	}
 	close(fd);
 out:
 	free(timeouts);

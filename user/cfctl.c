@@ -315,6 +315,8 @@ static int add_entry(const struct cfctl_opts *o, const char *verb,
 	int fd, err, ret;
 
 	ret = entry_begin(o, verb, words, n, CFILTER_BATCH_ADD, &e, text, &fd);
+	if (ret == CF_OK)
+		xdp_warn_dst(&e.key, 1);
 	if (fd < 0)
 		return ret;
 

@@ -809,8 +809,27 @@ static void print_attachment(const struct attachment *a, struct json *j)
 	       a->match_dst < 0 ? "unknown" : a->match_dst ? "on" : "off");
 }
 
-/* Prints cfilter_tc if it is on @ifn's ingress. Returns 1 if so, else 0. */
-static int status_tc(const struct if_nameindex *ifn, struct json *j)
+/*
+ * What a walk over the interfaces found: cfilter's attachments, and those
+ * of them matching destination entries; each printed if @print.
+ */
+struct survey {
+	bool		print;
+	struct json	*j;		/* with @print: JSON, else text */
+	unsigned int	found;
+	unsigned int	match_dst;
+};
+
+static void survey_add(struct survey *s, const struct attachment *a)
+{
+	s->found++;
+	s->match_dst += a->match_dst == 1;
+	if (s->print)
+		print_attachment(a, s->j);
+}
+
+/* Adds cfilter_tc if it is on @ifn's ingress. */
+static void status_tc(const struct if_nameindex *ifn, struct survey *s)
 {
 	struct attachment a = {
 		.ifname = ifn->if_name,
@@ -821,25 +840,24 @@ static int status_tc(const struct if_nameindex *ifn, struct json *j)
 	int fd;
 
 	if (tc_query(ifn->if_index, &a.prog_id) || !a.prog_id)
-		return 0;
+		return;
 	fd = prog_open(a.prog_id, name);
 	if (fd < 0)
-		return 0;
+		return;
 	if (strcmp(name, CF_TC_PROG_NAME)) {
 		close(fd);
-		return 0;
+		return;
 	}
 	a.match_dst = prog_match_dst(fd);
 	close(fd);
-	print_attachment(&a, j);
-	return 1;
+	survey_add(s, &a);
 }
 
 /*
- * Prints every cfilter program attached to @ifname. Returns how many, or a
+ * Adds every cfilter program attached to @ifname. Returns 0, or a
  * negative errno (permission) that makes the whole walk pointless.
  */
-static int status_iface(const struct if_nameindex *ifn, struct json *j)
+static int status_iface(const struct if_nameindex *ifn, struct survey *s)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	char name[BPF_OBJ_NAME_LEN];
@@ -852,7 +870,7 @@ static int status_iface(const struct if_nameindex *ifn, struct json *j)
 		{ &q.hw_prog_id, "offloaded" },
 	};
 	unsigned int i;
-	int fd, n = 0;
+	int fd;
 
 	/* An interface that went away during the walk has nothing on it. */
 	if (bpf_xdp_query(ifn->if_index, 0, &q))
@@ -877,10 +895,26 @@ static int status_iface(const struct if_nameindex *ifn, struct json *j)
 		}
 		a.match_dst = prog_match_dst(fd);
 		close(fd);
-		print_attachment(&a, j);
-		n++;
+		survey_add(s, &a);
 	}
-	return n + status_tc(ifn, j);
+	status_tc(ifn, s);
+	return 0;
+}
+
+/* Walks every interface into @s. Returns 0 or a negative errno. */
+static int survey_all(struct survey *s)
+{
+	struct if_nameindex *ifs, *ifn;
+	int err = 0;
+
+	ifs = if_nameindex();
+	if (!ifs)
+		return -errno;
+	set_verbose(false);
+	for (ifn = ifs; !err && ifn->if_index; ifn++)
+		err = status_iface(ifn, s);
+	if_freenameindex(ifs);
+	return err;
 }
 
 /**
@@ -893,17 +927,10 @@ int xdp_status(bool json)
 {
 	bool module = !access(CF_MODULE, F_OK);
 	bool btf = !access(CF_MODULE_BTF, F_OK);
-	struct if_nameindex *ifs, *ifn;
 	struct json j;
-	int n, total = 0;
+	struct survey s = { .print = true, .j = json ? &j : NULL };
+	int err;
 
-	ifs = if_nameindex();
-	if (!ifs) {
-		cf_err("cannot list the network interfaces: %s",
-		       strerror(errno));
-		return CF_SYSTEM;
-	}
-	set_verbose(false);
 	json_init(&j, stdout);
 	if (json) {
 		json_object_begin(&j);
@@ -915,21 +942,44 @@ int xdp_status(bool json)
 		printf("module: %s\n", !module ? "not loaded" :
 		       btf ? "loaded" : "loaded without BTF: programs cannot call its kfunc (README, \"Using it on a real host\")");
 	}
-	for (ifn = ifs; ifn->if_index; ifn++) {
-		n = status_iface(ifn, json ? &j : NULL);
-		if (n < 0) {
-			cf_err(MSG_NO_PERM);
-			if_freenameindex(ifs);
-			return CF_SYSTEM;
-		}
-		total += n;
+	err = survey_all(&s);
+	if (err == -EPERM || err == -EACCES) {
+		cf_err(MSG_NO_PERM);
+		return CF_SYSTEM;
 	}
-	if_freenameindex(ifs);
+	if (err) {
+		cf_err("cannot list the network interfaces: %s", strerror(-err));
+		return CF_SYSTEM;
+	}
 	if (json) {
 		json_array_end(&j);
 		json_object_end(&j);
-	} else if (!total) {
+	} else if (!s.found) {
 		printf("%s: not attached anywhere\n", CF_PROG_NAME);
 	}
 	return CF_OK;
+}
+
+/**
+ * xdp_warn_dst() - say that destination entries match nowhere, if so
+ * @keys: the keys being added
+ * @n:    how many
+ *
+ * Destination entries are looked up only by programs attached with
+ * --match-dst: adding one while no interface has such a program is
+ * allowed (it may be attached later) but is most likely a mistake.
+ */
+void xdp_warn_dst(const struct cfilter_key *keys, size_t n)
+{
+	struct survey s = { 0 };
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (keys[i].type == CFILTER_KEY_DST4 ||
+		    keys[i].type == CFILTER_KEY_DST6)
+			break;
+	if (i == n || survey_all(&s) || s.match_dst)
+		return;
+	cf_err("note: dst entries match only where the program was attached with --match-dst, and %s: cfctl attach --match-dst IFACE (cfctl status shows where it runs)",
+	       s.found ? "no interface has it so" : "it is attached nowhere");
 }

@@ -3,6 +3,7 @@
 #define CFCTL_XDP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <linux/cfilter.h>
 
 /* Where cfctl pins the counter map every attached interface shares. */
@@ -22,5 +23,6 @@ int xdp_attach(const char *ifname, enum cf_xdp_mode mode, bool match_dst,
 int xdp_detach(const char *ifname, bool verbose, bool dry_run);
 int xdp_stats(__u64 sums[__CFILTER_STAT_MAX]);
 int xdp_status(bool json);
+void xdp_warn_dst(const struct cfilter_key *keys, size_t n);
 
 #endif /* CFCTL_XDP_H */

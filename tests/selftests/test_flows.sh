@@ -190,12 +190,17 @@ prefix_cases()
 # Destination entries match only with attach --match-dst.
 dst_cases()
 {
-	expect "dst: add dst $HOST4" 0 -- "$CFCTL" add dst "$HOST4"
+	expect "dst: add dst $HOST4, with a note: nothing matches it" 0 \
+		-e "no interface has it so" -- "$CFCTL" add dst "$HOST4"
 	expect "dst: without --match-dst it does not match" 0 -- \
 		udp_from_ns "$PEER4" 44000 "$HOST4"
 	expect "dst: detach" 0 -- "$CFCTL" detach "$VETH"
+	expect "dst: attached nowhere, load says so too" 0 \
+		-e "it is attached nowhere" -- sh -c "echo 'dst $HOST6' | \"\$0\" load -" "$CFCTL"
 	expect "dst: attach --match-dst" 0 -- \
 		"$CFCTL" attach --match-dst "$VETH" --mode generic
+	expect "dst: now an added dst entry comes without the note" 0 \
+		-O "note: dst" -- sh -c '"$0" add dst 198.51.100.99 2>&1 && "$0" del dst 198.51.100.99' "$CFCTL"
 	n=$(stat_value dropped_dst)
 	expect "dst: UDP to the blocked destination fails" 1 -- \
 		udp_from_ns "$PEER4" 44001 "$HOST4"
@@ -205,6 +210,7 @@ dst_cases()
 		udp_from_ns "$PEER4" 44002 "$HOST4"
 	"$CFCTL" del allow "$PEER4" >/dev/null
 	"$CFCTL" del dst "$HOST4" >/dev/null
+	"$CFCTL" del dst "$HOST6" >/dev/null
 }
 
 # save -> clear -> load gives back every entry, each kind included.

@@ -55,7 +55,7 @@ expect "status, nothing attached: exit 0" 0 -o "not attached anywhere" -- \
 expect "status says the module is loaded" 0 -o "module: loaded" -- \
 	"$CFCTL" status
 expect "status -j, nothing attached" 0 \
-	-o '{"module_loaded":true,"attached":[]}' -- "$CFCTL" status -j
+	-o '{"module_loaded":true,"module_btf":true,"attached":[]}' -- "$CFCTL" status -j
 expect "status with an argument: exit 2, named" 2 -e "'$VETH'" -- \
 	"$CFCTL" status "$VETH"
 
