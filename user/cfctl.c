@@ -1559,8 +1559,10 @@ static const struct verb verbs[] = {
 		.synopsis = "[-n] [--match-dst] IFACE [-m native|generic|tc]",
 		.summary = "attach the XDP (or TC) program to IFACE",
 		.help = "The program stays attached after cfctl exits. Needs cfilter.ko loaded.\n"
-			"An interface runs it once: attaching again, in any mode, is an error\n"
-			"(exit 3) until cfctl detach.\n",
+			"An interface runs it once: attaching again replaces it in one step,\n"
+			"in the same hook and mode (to turn --match-dst on or off with no\n"
+			"unfiltered moment); another mode there is an error (exit 3) until\n"
+			"cfctl detach.\n",
 	}, {
 		.name = "detach", .run = do_detach, .arg = "IFACE",
 		.opts = OPT_DRY_RUN,

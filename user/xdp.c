@@ -297,6 +297,15 @@ static int tc_query(unsigned int ifindex, __u32 *prog_id)
 	return err;
 }
 
+/* The id of the program @prog_fd, or 0 if it cannot be read. */
+static __u32 prog_id_of(int prog_fd)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	return bpf_obj_get_info_by_fd(prog_fd, &info, &len) ? 0 : info.id;
+}
+
 /* Is @prog_id a program called @want? */
 static bool prog_is(__u32 prog_id, const char *want)
 {
@@ -313,10 +322,14 @@ static bool prog_is(__u32 prog_id, const char *want)
 }
 
 /*
- * One hook per interface: the XDP and the TC program together would judge
- * and count every packet twice. Returns enum cf_exit.
+ * Where cfilter's program runs on @ifindex: *@mode and *@prog_id, or a
+ * *@prog_id of 0 if it runs nowhere there. One hook per interface: the XDP
+ * and the TC program together would judge and count every packet twice.
+ * An offloaded program cannot be replaced: it is refused. Returns enum
+ * cf_exit.
  */
-static int check_free(const char *ifname, unsigned int ifindex)
+static int find_ours(const char *ifname, unsigned int ifindex,
+		     enum cf_xdp_mode *mode, __u32 *prog_id)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	__u32 tc_id;
@@ -333,15 +346,87 @@ static int check_free(const char *ifname, unsigned int ifindex)
 			       strerror(-err));
 		return CF_SYSTEM;
 	}
-	if (prog_is(q.drv_prog_id, CF_PROG_NAME) ||
-	    prog_is(q.skb_prog_id, CF_PROG_NAME) ||
-	    prog_is(q.hw_prog_id, CF_PROG_NAME) ||
-	    prog_is(tc_id, CF_TC_PROG_NAME)) {
-		cf_err("%s already runs cfilter's program: run cfctl detach %s first",
+	*prog_id = 0;
+	if (prog_is(q.hw_prog_id, CF_PROG_NAME)) {
+		cf_err("%s runs cfilter's program offloaded: run cfctl detach %s first",
 		       ifname, ifname);
 		return CF_SYSTEM;
 	}
+	if (prog_is(q.drv_prog_id, CF_PROG_NAME)) {
+		*mode = CF_XDP_NATIVE;
+		*prog_id = q.drv_prog_id;
+	} else if (prog_is(q.skb_prog_id, CF_PROG_NAME)) {
+		*mode = CF_XDP_GENERIC;
+		*prog_id = q.skb_prog_id;
+	} else if (prog_is(tc_id, CF_TC_PROG_NAME)) {
+		*mode = CF_TC;
+		*prog_id = tc_id;
+	}
 	/* Another tool's XDP program: the kernel refuses the attach. */
+	return CF_OK;
+}
+
+static __u32 mode_flags(enum cf_xdp_mode mode)
+{
+	switch (mode) {
+	case CF_XDP_NATIVE:
+		return XDP_FLAGS_DRV_MODE;
+	case CF_XDP_GENERIC:
+		return XDP_FLAGS_SKB_MODE;
+	default:
+		return 0;
+	}
+}
+
+static const char *const mode_words[] = {
+	[CF_XDP_AUTO]		= "auto",
+	[CF_XDP_NATIVE]		= "native",
+	[CF_XDP_GENERIC]	= "generic",
+	[CF_TC]			= "tc",
+};
+
+/*
+ * A new attach where cfilter runs already replaces its program in one step
+ * (destination matching on or off), in the same hook and mode: moving it
+ * elsewhere would leave packets unfiltered between the two. Returns the
+ * mode to attach in, or -1 (reported) if @want asks for another.
+ */
+static int replace_mode(const char *ifname, enum cf_xdp_mode want,
+			enum cf_xdp_mode now)
+{
+	if (want == CF_XDP_AUTO || want == now)
+		return now;
+	cf_err("%s runs cfilter's program in %s mode: it is replaced only in the same mode (run cfctl detach %s first to move it to %s)",
+	       ifname, mode_words[now], ifname, mode_words[want]);
+	return -1;
+}
+
+/*
+ * Replaces cfilter's XDP program @old_id on @ifindex by @prog_fd, in one
+ * step: XDP_FLAGS_REPLACE fails if @old_id was replaced meanwhile.
+ */
+static int xdp_replace(const char *ifname, unsigned int ifindex, int prog_fd,
+		       enum cf_xdp_mode mode, __u32 old_id)
+{
+	LIBBPF_OPTS(bpf_xdp_attach_opts, opts);
+	int err;
+
+	opts.old_prog_fd = bpf_prog_get_fd_by_id(old_id);
+	if (opts.old_prog_fd < 0) {
+		cf_err("cannot open %s's program %u: %s", ifname, old_id,
+		       strerror(errno));
+		return CF_SYSTEM;
+	}
+	err = bpf_xdp_attach(ifindex, prog_fd,
+			     XDP_FLAGS_REPLACE | mode_flags(mode), &opts);
+	close(opts.old_prog_fd);
+	if (err == -EEXIST) {
+		cf_err("%s's program changed while cfctl replaced it: nothing done, try again",
+		       ifname);
+		return CF_SYSTEM;
+	}
+	if (err)
+		return report_attach_error(err, ifname, mode);
 	return CF_OK;
 }
 
@@ -349,12 +434,14 @@ static int check_free(const char *ifname, unsigned int ifindex)
  * Attaches @prog_fd at @ifindex's clsact ingress, creating the qdisc if
  * there is none. Returns enum cf_exit.
  */
-static int tc_attach(const char *ifname, unsigned int ifindex, int prog_fd)
+static int tc_attach(const char *ifname, unsigned int ifindex, int prog_fd,
+		     bool replace)
 {
 	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
 		    .attach_point = BPF_TC_INGRESS);
 	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = CF_TC_HANDLE,
-		    .priority = CF_TC_PRIO, .prog_fd = prog_fd);
+		    .priority = CF_TC_PRIO, .prog_fd = prog_fd,
+		    .flags = replace ? BPF_TC_F_REPLACE : 0);
 	bool created = true;
 	int err;
 
@@ -366,8 +453,9 @@ static int tc_attach(const char *ifname, unsigned int ifindex, int prog_fd)
 	if (!err)
 		err = bpf_tc_attach(&hook, &opts);
 	if (!err) {
-		printf("%s: attached %s at TC ingress (prog id %u)\n", ifname,
-		       CF_TC_PROG_NAME, opts.prog_id);
+		printf("%s: %s %s at TC ingress (prog id %u)\n", ifname,
+		       replace ? "replaced" : "attached", CF_TC_PROG_NAME,
+		       opts.prog_id);
 		return CF_OK;
 	}
 
@@ -428,7 +516,7 @@ static int tc_detach(const char *ifname, unsigned int ifindex, bool dry_run)
  * XDP shows only when attaching; an occupied interface shows now.
  */
 static int attach_dry_run(const char *ifname, unsigned int ifindex,
-			  enum cf_xdp_mode mode)
+			  enum cf_xdp_mode mode, __u32 ours)
 {
 	static const char *const how[] = {
 		[CF_XDP_AUTO]		= "native mode if the driver supports it, else generic",
@@ -439,6 +527,11 @@ static int attach_dry_run(const char *ifname, unsigned int ifindex,
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	int err;
 
+	if (ours) {
+		printf("would replace %s's program %u in %s (dry run: nothing changed)\n",
+		       ifname, ours, how[mode]);
+		return CF_OK;
+	}
 	err = bpf_xdp_query(ifindex, 0, &q);
 	if (err)
 		return report_attach_error(err, ifname, mode);
@@ -448,18 +541,6 @@ static int attach_dry_run(const char *ifname, unsigned int ifindex,
 	       mode == CF_TC ? CF_TC_PROG_NAME : CF_PROG_NAME, ifname,
 	       how[mode]);
 	return CF_OK;
-}
-
-static __u32 mode_flags(enum cf_xdp_mode mode)
-{
-	switch (mode) {
-	case CF_XDP_NATIVE:
-		return XDP_FLAGS_DRV_MODE;
-	case CF_XDP_GENERIC:
-		return XDP_FLAGS_SKB_MODE;
-	default:
-		return 0;
-	}
 }
 
 /**
@@ -479,11 +560,13 @@ static __u32 mode_flags(enum cf_xdp_mode mode)
 int xdp_attach(const char *ifname, enum cf_xdp_mode mode, bool match_dst,
 	       bool verbose, bool dry_run)
 {
+	enum cf_xdp_mode now = CF_XDP_AUTO;
 	struct cfilter_bpf *skel;
 	struct bpf_map *map;
 	unsigned int ifindex;
 	bool pinned = false;
 	int map_fd, err, ret;
+	__u32 ours;
 
 	ret = iface_index(ifname, &ifindex);
 	if (ret != CF_OK)
@@ -492,9 +575,15 @@ int xdp_attach(const char *ifname, enum cf_xdp_mode mode, bool match_dst,
 	if (ret != CF_OK)
 		return ret;
 	set_verbose(verbose);
-	ret = check_free(ifname, ifindex);
+	ret = find_ours(ifname, ifindex, &now, &ours);
 	if (ret != CF_OK)
 		return ret;
+	if (ours) {
+		ret = replace_mode(ifname, mode, now);
+		if (ret < 0)
+			return CF_SYSTEM;
+		mode = ret;
+	}
 	ret = CF_SYSTEM;
 	/* The kfunc lives in the module: say so before libbpf fails on it. */
 	if (!module_ready())
@@ -534,7 +623,7 @@ int xdp_attach(const char *ifname, enum cf_xdp_mode mode, bool match_dst,
 		goto cleanup;
 	}
 	if (dry_run) {
-		ret = attach_dry_run(ifname, ifindex, mode);
+		ret = attach_dry_run(ifname, ifindex, mode, ours);
 		goto cleanup;
 	}
 	/* Before attaching: never count into a map nobody can read. */
@@ -546,7 +635,18 @@ int xdp_attach(const char *ifname, enum cf_xdp_mode mode, bool match_dst,
 
 	if (mode == CF_TC) {
 		ret = tc_attach(ifname, ifindex,
-				bpf_program__fd(skel->progs.cfilter_tc));
+				bpf_program__fd(skel->progs.cfilter_tc), ours);
+		goto cleanup;
+	}
+	if (ours) {
+		ret = xdp_replace(ifname, ifindex,
+				  bpf_program__fd(skel->progs.cfilter_xdp), mode,
+				  ours);
+		if (ret == CF_OK)
+			printf("%s: replaced %s in %s mode (prog id %u was %u)\n",
+			       ifname, CF_PROG_NAME, mode_words[mode],
+			       prog_id_of(bpf_program__fd(skel->progs.cfilter_xdp)),
+			       ours);
 		goto cleanup;
 	}
 	err = bpf_xdp_attach(ifindex, bpf_program__fd(skel->progs.cfilter_xdp),

@@ -571,8 +571,13 @@ expect "detach with nothing attached: exit 3" 3 -e "$VETH" -- \
 expect "detach from unknown interface: exit 2, named" 2 -e nosuchif0 -- \
 	"$CFCTL" detach nosuchif0
 expect "attach $VETH: exit 0" 0 -- "$CFCTL" attach "$VETH" --mode generic
-expect "attach twice: exit 3, says detach" 3 -e detach -- \
-	"$CFCTL" attach "$VETH" --mode generic
+expect "attach twice -n: says it would replace" 0 -o "would replace $VETH's program" -- \
+	"$CFCTL" attach -n "$VETH"
+expect "attach twice: the program is replaced in one step" 0 \
+	-o "$VETH: replaced cfilter_xdp in generic mode" -- \
+	"$CFCTL" attach "$VETH"
+expect "attach again in another mode: exit 3, says detach" 3 -e detach -- \
+	"$CFCTL" attach "$VETH" --mode native
 for mode in generic tc; do
 	expect "attach to lo (-m $mode): exit 2, not an Ethernet link" 2 \
 		-e "lo is not an Ethernet link (link type 772, loopback)" -- \

@@ -86,9 +86,9 @@ expect "status -j: match_dst false" 0 -o '"match_dst":false}' -- \
 	"$CFCTL" status -j
 expect "attach tc while XDP runs: exit 3, says detach" 3 -e "detach" -- \
 	"$CFCTL" attach "$VETH" --mode tc
-check "detach" "$CFCTL" detach "$VETH"
-expect "attach generic --match-dst" 0 -- \
-	"$CFCTL" attach --match-dst "$VETH" --mode generic
+expect "attach --match-dst where it runs: replaced in one step" 0 \
+	-o "$VETH: replaced cfilter_xdp in generic mode" -- \
+	"$CFCTL" attach --match-dst "$VETH"
 expect "status: destination matching on" 0 -o "destination matching on" -- \
 	"$CFCTL" status
 expect "status -j: match_dst true" 0 -o '"match_dst":true}' -- \
@@ -128,8 +128,11 @@ expect "attach --mode tc -n: exit 0, says would" 0 -o "would attach cfilter_tc" 
 expect "attach --mode tc" 0 -o "attached cfilter_tc at TC ingress" -- \
 	"$CFCTL" attach "$VETH" --mode tc
 expect "tc: $VETH has no XDP program" 1 -- has_xdp "$VETH"
-expect "tc: attach again: exit 3, says detach" 3 -e "detach" -- \
-	"$CFCTL" attach "$VETH" --mode tc
+expect "tc: attach again --match-dst: replaced in one step" 0 \
+	-o "$VETH: replaced cfilter_tc at TC ingress" -- \
+	"$CFCTL" attach --match-dst "$VETH" --mode tc
+expect "tc: destination matching now on" 0 -o "destination matching on" -- \
+	"$CFCTL" status
 expect "tc: attach XDP too: exit 3, says detach" 3 -e "detach" -- \
 	"$CFCTL" attach "$VETH" --mode generic
 expect "tc: status shows $VETH at tc" 0 \
