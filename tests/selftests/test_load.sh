@@ -207,8 +207,10 @@ expect "attach -n pinned nothing" 1 -- test -e /sys/fs/bpf/cfilter/stats
 expect "attach -n to an unknown interface: exit 2" 2 -e nosuchif0 -- \
 	"$CFCTL" attach -n nosuchif0
 check "attach" "$CFCTL" attach "$VETH" --mode generic
-expect "attach -n when attached: exit 3, says detach" 3 -e detach -- \
-	"$CFCTL" attach -n "$VETH"
+expect "attach -n when attached: says it would replace, in one step" 0 \
+	-o "would replace $VETH's program" -- "$CFCTL" attach -n "$VETH"
+expect "attach -n when attached, in another mode: exit 3, says detach" 3 \
+	-e detach -- "$CFCTL" attach -n "$VETH" --mode tc
 expect "detach -n: exit 0, says would detach" 0 -o "would detach" -- \
 	"$CFCTL" detach -n "$VETH"
 check "detach -n left it attached" has_xdp "$VETH"
