@@ -42,6 +42,7 @@ enum {
 	OPT_ALL_SOURCES	= 1 << 9,
 	OPT_EXACT	= 1 << 10,
 	OPT_QUIET	= 1 << 11,
+	OPT_FORCE	= 1 << 12,
 };
 
 /* getopt values of long options without a short form. */
@@ -52,6 +53,7 @@ enum {
 	LOPT_COUNT,
 	LOPT_NORMALIZE,
 	LOPT_EXACT,
+	LOPT_FORCE,
 };
 
 struct verb {
@@ -1227,8 +1229,12 @@ static int do_status(const struct cfctl_opts *o)
 
 static int do_attach(const struct cfctl_opts *o)
 {
-	return xdp_attach(o->arg, o->mode, o->match_dst, o->verbose,
-			  o->dry_run);
+	const struct xdp_attach_req r = {
+		.mode = o->mode, .match_dst = o->match_dst, .force = o->force,
+		.verbose = o->verbose, .dry_run = o->dry_run,
+	};
+
+	return xdp_attach(o->arg, &r);
 }
 
 static int do_detach(const struct cfctl_opts *o)
@@ -1284,6 +1290,9 @@ static const struct cf_option options[] = {
 	{ { "normalize", no_argument, NULL, LOPT_NORMALIZE }, OPT_NORMALIZE,
 	  "--normalize", "mask the host bits of a prefix such as 192.0.2.7/24\n"
 	  "(to 192.0.2.0/24) instead of refusing the line" },
+	{ { "force", no_argument, NULL, LOPT_FORCE }, OPT_FORCE,
+	  "--force", "replace another tool's XDP program on IFACE, in one\n"
+	  "step and in its mode" },
 	{ { "match-dst", no_argument, NULL, LOPT_MATCH_DST }, OPT_MATCH_DST,
 	  "--match-dst", "match destination entries (dst ADDR) too; without\n"
 	  "it they are stored but match no packet" },
@@ -1555,14 +1564,15 @@ static const struct verb verbs[] = {
 			"\"hook\":\"xdp\",\"mode\":\"native\",\"prog_id\":7,\"match_dst\":false}]}.\n",
 	}, {
 		.name = "attach", .run = do_attach, .arg = "IFACE",
-		.opts = OPT_MODE | OPT_DRY_RUN | OPT_MATCH_DST,
-		.synopsis = "[-n] [--match-dst] IFACE [-m native|generic|tc]",
+		.opts = OPT_MODE | OPT_DRY_RUN | OPT_MATCH_DST | OPT_FORCE,
+		.synopsis = "[-n] [--match-dst] [--force] IFACE [-m native|generic|tc]",
 		.summary = "attach the XDP (or TC) program to IFACE",
 		.help = "The program stays attached after cfctl exits. Needs cfilter.ko loaded.\n"
 			"An interface runs it once: attaching again replaces it in one step,\n"
 			"in the same hook and mode (to turn --match-dst on or off with no\n"
 			"unfiltered moment); another mode there is an error (exit 3) until\n"
-			"cfctl detach.\n",
+			"cfctl detach. Another tool's XDP program there is an error too,\n"
+			"unless --force: then cfilter's replaces it in one step.\n",
 	}, {
 		.name = "detach", .run = do_detach, .arg = "IFACE",
 		.opts = OPT_DRY_RUN,
@@ -1837,6 +1847,9 @@ static int parse_verb(const struct verb *v, int argc, char *argv[],
 			break;
 		case LOPT_MATCH_DST:
 			o->match_dst = true;
+			break;
+		case LOPT_FORCE:
+			o->force = true;
 			break;
 		case LOPT_WATCH:
 			o->watch = true;

@@ -38,6 +38,7 @@ struct cfctl_opts {
 	bool		skip_bad;	/* load: skip malformed lines */
 	bool		normalize;	/* load: mask host bits of prefixes */
 	bool		match_dst;	/* attach: match destination keys too */
+	bool		force;		/* attach: replace another tool's program */
 	bool		watch;		/* stats: print rates until interrupted */
 	unsigned int	interval;	/* stats --watch: seconds per sample */
 	unsigned int	count;		/* stats --watch: samples; 0: unbounded */

@@ -253,7 +253,7 @@ static int report_attach_error(int err, const char *ifname,
 	switch (-err) {
 	case EBUSY:	/* XDP_FLAGS_UPDATE_IF_NOEXIST: a program is there */
 	case EEXIST:	/* one in the other mode: only one mode at a time */
-		cf_err("%s already has an XDP program: run cfctl detach %s first",
+		cf_err("%s already has an XDP program: cfctl attach --force %s replaces it in one step",
 		       ifname, ifname);
 		break;
 	case EOPNOTSUPP:
@@ -321,20 +321,54 @@ static bool prog_is(__u32 prog_id, const char *want)
 	return !strcmp(name, want);
 }
 
+/* What runs on an interface, as attach needs to know it. */
+struct xdp_running {
+	__u32			ours;		/* cfilter's program, or 0 */
+	enum cf_xdp_mode	ours_mode;
+	__u32			other;		/* another tool's XDP program, or 0 */
+	enum cf_xdp_mode	other_mode;
+	char			other_name[BPF_OBJ_NAME_LEN];
+};
+
 /*
- * Where cfilter's program runs on @ifindex: *@mode and *@prog_id, or a
- * *@prog_id of 0 if it runs nowhere there. One hook per interface: the XDP
- * and the TC program together would judge and count every packet twice.
- * An offloaded program cannot be replaced: it is refused. Returns enum
- * cf_exit.
+ * Another tool's program in the XDP slot @id of @mode, if any, into @r.
+ * An offloaded one is not looked at: it does not stop an attach.
  */
-static int find_ours(const char *ifname, unsigned int ifindex,
-		     enum cf_xdp_mode *mode, __u32 *prog_id)
+static void find_other(__u32 id, enum cf_xdp_mode mode, struct xdp_running *r)
+{
+	char name[BPF_OBJ_NAME_LEN];
+	int fd;
+
+	if (!id || r->other)
+		return;
+	fd = prog_open(id, name);
+	if (fd < 0 || strcmp(name, CF_PROG_NAME)) {
+		r->other = id;
+		r->other_mode = mode;
+		if (fd < 0)
+			snprintf(r->other_name, sizeof(r->other_name), "?");
+		else
+			memcpy(r->other_name, name, sizeof(name));
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * What runs on @ifindex: where cfilter's program runs (a zero @r->ours if
+ * nowhere there), and another tool's XDP program. One hook per interface:
+ * the XDP and the TC program together would judge and count every packet
+ * twice. An offloaded program of ours cannot be replaced: it is refused.
+ * Returns enum cf_exit.
+ */
+static int find_running(const char *ifname, unsigned int ifindex,
+			struct xdp_running *r)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	__u32 tc_id;
 	int err;
 
+	memset(r, 0, sizeof(*r));
 	err = bpf_xdp_query(ifindex, 0, &q);
 	if (!err)
 		err = tc_query(ifindex, &tc_id);
@@ -346,23 +380,23 @@ static int find_ours(const char *ifname, unsigned int ifindex,
 			       strerror(-err));
 		return CF_SYSTEM;
 	}
-	*prog_id = 0;
 	if (prog_is(q.hw_prog_id, CF_PROG_NAME)) {
 		cf_err("%s runs cfilter's program offloaded: run cfctl detach %s first",
 		       ifname, ifname);
 		return CF_SYSTEM;
 	}
 	if (prog_is(q.drv_prog_id, CF_PROG_NAME)) {
-		*mode = CF_XDP_NATIVE;
-		*prog_id = q.drv_prog_id;
+		r->ours_mode = CF_XDP_NATIVE;
+		r->ours = q.drv_prog_id;
 	} else if (prog_is(q.skb_prog_id, CF_PROG_NAME)) {
-		*mode = CF_XDP_GENERIC;
-		*prog_id = q.skb_prog_id;
+		r->ours_mode = CF_XDP_GENERIC;
+		r->ours = q.skb_prog_id;
 	} else if (prog_is(tc_id, CF_TC_PROG_NAME)) {
-		*mode = CF_TC;
-		*prog_id = tc_id;
+		r->ours_mode = CF_TC;
+		r->ours = tc_id;
 	}
-	/* Another tool's XDP program: the kernel refuses the attach. */
+	find_other(q.drv_prog_id, CF_XDP_NATIVE, r);
+	find_other(q.skb_prog_id, CF_XDP_GENERIC, r);
 	return CF_OK;
 }
 
@@ -401,9 +435,39 @@ static int replace_mode(const char *ifname, enum cf_xdp_mode want,
 	return -1;
 }
 
+/* The ip(8) word that removes an XDP program attached in @mode. */
+static const char *ip_xdp_word(enum cf_xdp_mode mode)
+{
+	return mode == CF_XDP_NATIVE ? "xdpdrv" : "xdpgeneric";
+}
+
 /*
- * Replaces cfilter's XDP program @old_id on @ifindex by @prog_fd, in one
- * step: XDP_FLAGS_REPLACE fails if @old_id was replaced meanwhile.
+ * Another tool's XDP program runs on @ifname: with --force, cfilter's
+ * replaces it in one step, in its mode (replacing it elsewhere would leave
+ * packets unfiltered between the two). Returns the mode to attach in, or
+ * -1 (reported).
+ */
+static int take_over_mode(const char *ifname, const struct xdp_running *run,
+			  const struct xdp_attach_req *r)
+{
+	if (!r->force) {
+		cf_err("%s runs another tool's XDP program (%s, prog id %u): cfctl attach --force %s replaces it in one step, or remove it first (ip link set dev %s %s off)",
+		       ifname, run->other_name, run->other, ifname, ifname,
+		       ip_xdp_word(run->other_mode));
+		return -1;
+	}
+	if (r->mode != CF_XDP_AUTO && r->mode != run->other_mode) {
+		cf_err("%s runs %s in %s mode: --force replaces it only in that mode (remove it first to attach in %s mode)",
+		       ifname, run->other_name, mode_words[run->other_mode],
+		       mode_words[r->mode]);
+		return -1;
+	}
+	return run->other_mode;
+}
+
+/*
+ * Replaces the XDP program @old_id on @ifindex by @prog_fd, in one step:
+ * XDP_FLAGS_REPLACE fails if @old_id was replaced meanwhile.
  */
 static int xdp_replace(const char *ifname, unsigned int ifindex, int prog_fd,
 		       enum cf_xdp_mode mode, __u32 old_id)
@@ -513,10 +577,10 @@ static int tc_detach(const char *ifname, unsigned int ifindex, bool dry_run)
 
 /*
  * What attach would do, short of doing it. Whether a driver supports native
- * XDP shows only when attaching; an occupied interface shows now.
+ * XDP shows only when attaching; an occupied interface showed already.
  */
-static int attach_dry_run(const char *ifname, unsigned int ifindex,
-			  enum cf_xdp_mode mode, __u32 ours)
+static int attach_dry_run(const char *ifname, enum cf_xdp_mode mode,
+			  const struct xdp_running *run)
 {
 	static const char *const how[] = {
 		[CF_XDP_AUTO]		= "native mode if the driver supports it, else generic",
@@ -524,49 +588,45 @@ static int attach_dry_run(const char *ifname, unsigned int ifindex,
 		[CF_XDP_GENERIC]	= "generic mode",
 		[CF_TC]			= "TC ingress",
 	};
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-	int err;
 
-	if (ours) {
+	if (run->ours)
 		printf("would replace %s's program %u in %s (dry run: nothing changed)\n",
-		       ifname, ours, how[mode]);
-		return CF_OK;
-	}
-	err = bpf_xdp_query(ifindex, 0, &q);
-	if (err)
-		return report_attach_error(err, ifname, mode);
-	if (q.prog_id && mode != CF_TC)
-		return report_attach_error(-EBUSY, ifname, mode);
-	printf("would attach %s to %s in %s (dry run: nothing changed)\n",
-	       mode == CF_TC ? CF_TC_PROG_NAME : CF_PROG_NAME, ifname,
-	       how[mode]);
+		       ifname, run->ours, how[mode]);
+	else if (run->other && mode != CF_TC)
+		printf("would replace %s's program %s (prog id %u) by %s in %s (dry run: nothing changed)\n",
+		       ifname, run->other_name, run->other, CF_PROG_NAME,
+		       how[mode]);
+	else
+		printf("would attach %s to %s in %s (dry run: nothing changed)\n",
+		       mode == CF_TC ? CF_TC_PROG_NAME : CF_PROG_NAME, ifname,
+		       how[mode]);
 	return CF_OK;
 }
 
 /**
  * xdp_attach() - load the program and attach it to @ifname
- * @ifname:  interface
- * @mode:    XDP mode
- * @match_dst: look destination addresses up too
- * @verbose: let libbpf print its diagnostics (verifier log included)
- * @dry_run: load the program (the verifier and permissions have their say)
- *           and check @ifname has no XDP program, but attach and pin nothing
+ * @ifname: interface
+ * @r:      how (see struct xdp_attach_req); with @r->dry_run, the program
+ *          is loaded (the verifier and permissions have their say) and
+ *          @ifname looked at, but nothing is attached or pinned
  *
  * The program shares the pinned counter map if there is one, else pins the
  * one it creates. The attachment is held by the interface, not by cfctl.
+ * A program of ours there, or another tool's with @r->force, is replaced
+ * in one step.
  *
  * Return: enum cf_exit.
  */
-int xdp_attach(const char *ifname, enum cf_xdp_mode mode, bool match_dst,
-	       bool verbose, bool dry_run)
+int xdp_attach(const char *ifname, const struct xdp_attach_req *r)
 {
-	enum cf_xdp_mode now = CF_XDP_AUTO;
+	enum cf_xdp_mode mode = r->mode;
 	struct cfilter_bpf *skel;
+	struct xdp_running run;
 	struct bpf_map *map;
 	unsigned int ifindex;
 	bool pinned = false;
 	int map_fd, err, ret;
-	__u32 ours;
+	__u32 old = 0;
 
 	ret = iface_index(ifname, &ifindex);
 	if (ret != CF_OK)
@@ -574,22 +634,27 @@ int xdp_attach(const char *ifname, enum cf_xdp_mode mode, bool match_dst,
 	ret = check_ethernet(ifname);
 	if (ret != CF_OK)
 		return ret;
-	set_verbose(verbose);
-	ret = find_ours(ifname, ifindex, &now, &ours);
+	set_verbose(r->verbose);
+	ret = find_running(ifname, ifindex, &run);
 	if (ret != CF_OK)
 		return ret;
-	if (ours) {
-		ret = replace_mode(ifname, mode, now);
-		if (ret < 0)
-			return CF_SYSTEM;
-		mode = ret;
+	if (run.ours) {
+		ret = replace_mode(ifname, mode, run.ours_mode);
+		old = run.ours;
+	} else if (run.other && mode != CF_TC) {
+		ret = take_over_mode(ifname, &run, r);
+		old = run.other;
 	}
+	if (ret < 0)
+		return CF_SYSTEM;
+	if (old)
+		mode = ret;
 	ret = CF_SYSTEM;
 	/* The kfunc lives in the module: say so before libbpf fails on it. */
 	if (!module_ready())
 		return CF_SYSTEM;
 
-	set_verbose(verbose);
+	set_verbose(r->verbose);
 	skel = cfilter_bpf__open();
 	if (!skel) {
 		cf_err("cannot open the embedded XDP program: %s",
@@ -601,7 +666,7 @@ int xdp_attach(const char *ifname, enum cf_xdp_mode mode, bool match_dst,
 	bpf_program__set_autoload(skel->progs.cfilter_tc, mode == CF_TC);
 	bpf_program__set_autoload(skel->progs.cfilter_xdp, mode != CF_TC);
 	/* Read-only data, fixed at load: the verifier prunes the other path. */
-	skel->rodata->match_dst = match_dst;
+	skel->rodata->match_dst = r->match_dst;
 
 	map_fd = stats_map_open();
 	if (map_fd < 0 && map_fd != -ENOENT)
@@ -622,8 +687,8 @@ int xdp_attach(const char *ifname, enum cf_xdp_mode mode, bool match_dst,
 		ret = report_load_error(err, ifname);
 		goto cleanup;
 	}
-	if (dry_run) {
-		ret = attach_dry_run(ifname, ifindex, mode, ours);
+	if (r->dry_run) {
+		ret = attach_dry_run(ifname, mode, &run);
 		goto cleanup;
 	}
 	/* Before attaching: never count into a map nobody can read. */
@@ -635,18 +700,20 @@ int xdp_attach(const char *ifname, enum cf_xdp_mode mode, bool match_dst,
 
 	if (mode == CF_TC) {
 		ret = tc_attach(ifname, ifindex,
-				bpf_program__fd(skel->progs.cfilter_tc), ours);
+				bpf_program__fd(skel->progs.cfilter_tc), run.ours);
 		goto cleanup;
 	}
-	if (ours) {
+	if (old) {
 		ret = xdp_replace(ifname, ifindex,
 				  bpf_program__fd(skel->progs.cfilter_xdp), mode,
-				  ours);
+				  old);
 		if (ret == CF_OK)
-			printf("%s: replaced %s in %s mode (prog id %u was %u)\n",
-			       ifname, CF_PROG_NAME, mode_words[mode],
+			printf("%s: replaced %s%s%s in %s mode (prog id %u was %u)\n",
+			       ifname, run.ours ? CF_PROG_NAME : run.other_name,
+			       run.ours ? "" : " with ",
+			       run.ours ? "" : CF_PROG_NAME, mode_words[mode],
 			       prog_id_of(bpf_program__fd(skel->progs.cfilter_xdp)),
-			       ours);
+			       old);
 		goto cleanup;
 	}
 	err = bpf_xdp_attach(ifindex, bpf_program__fd(skel->progs.cfilter_xdp),
@@ -672,8 +739,9 @@ cleanup:
  * a native or generic one.
  */
 struct xdp_slot {
-	__u32	prog_id;
-	__u32	flags;
+	__u32		prog_id;
+	__u32		flags;
+	const char	*ip_word;	/* what ip(8) calls the mode */
 };
 
 /*
@@ -727,11 +795,12 @@ static int detach_ours(const char *ifname, unsigned int ifindex,
 		       const struct bpf_xdp_query_opts *q, bool dry_run)
 {
 	const struct xdp_slot slots[] = {
-		{ q->drv_prog_id, XDP_FLAGS_DRV_MODE },
-		{ q->skb_prog_id, XDP_FLAGS_SKB_MODE },
-		{ q->hw_prog_id, XDP_FLAGS_HW_MODE },
+		{ q->drv_prog_id, XDP_FLAGS_DRV_MODE, "xdpdrv" },
+		{ q->skb_prog_id, XDP_FLAGS_SKB_MODE, "xdpgeneric" },
+		{ q->hw_prog_id, XDP_FLAGS_HW_MODE, "xdpoffload" },
 	};
 	char other[BPF_OBJ_NAME_LEN] = "";
+	const char *other_word = "xdp";
 	bool detached = false;
 	unsigned int i;
 	int err;
@@ -743,6 +812,8 @@ static int detach_ours(const char *ifname, unsigned int ifindex,
 		if (err < 0)
 			return CF_SYSTEM;
 		detached |= !err;
+		if (err == 1)
+			other_word = slots[i].ip_word;
 	}
 	err = tc_detach(ifname, ifindex, dry_run);
 	if (err < 0)
@@ -752,8 +823,9 @@ static int detach_ours(const char *ifname, unsigned int ifindex,
 	if (detached)
 		return CF_OK;
 	if (other[0])
-		cf_err("%s runs another tool's XDP program (%s): cfctl detaches only %s and %s",
-		       ifname, other, CF_PROG_NAME, CF_TC_PROG_NAME);
+		cf_err("%s runs another tool's XDP program (%s): cfctl detaches only %s and %s; remove it with the tool that attached it, or ip link set dev %s %s off",
+		       ifname, other, CF_PROG_NAME, CF_TC_PROG_NAME, ifname,
+		       other_word);
 	else
 		cf_err("no cfilter program on %s", ifname);
 	return CF_SYSTEM;

@@ -17,9 +17,17 @@ enum cf_xdp_mode {
 	CF_TC,			/* not XDP: a clsact ingress filter */
 };
 
+/* How to attach (cfctl attach's options). */
+struct xdp_attach_req {
+	enum cf_xdp_mode	mode;
+	bool			match_dst;	/* look destinations up too */
+	bool			force;		/* replace another tool's XDP program */
+	bool			verbose;	/* libbpf's messages */
+	bool			dry_run;
+};
+
 /* These print what went wrong and return an enum cf_exit status. */
-int xdp_attach(const char *ifname, enum cf_xdp_mode mode, bool match_dst,
-	       bool verbose, bool dry_run);
+int xdp_attach(const char *ifname, const struct xdp_attach_req *r);
 int xdp_detach(const char *ifname, bool verbose, bool dry_run);
 int xdp_stats(__u64 sums[__CFILTER_STAT_MAX]);
 int xdp_status(bool json);

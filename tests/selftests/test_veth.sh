@@ -5,6 +5,8 @@
 # whose root side runs cfctl's XDP program, in generic and in native mode.
 # Blocking the peer's source address stops its pings and counts drops;
 # unblocking lets them through again; detaching removes the program.
+# Another tool's XDP program on the interface is replaced only with
+# attach --force, in one step.
 
 . "$(dirname "$0")/lib.sh"
 trap lib_cleanup EXIT
@@ -51,6 +53,60 @@ scenario()
 	veth_cleanup
 }
 
+# Is IFACE's XDP program the one called NAME? (ip names it.)
+xdp_prog_is()
+{
+	"$IP" link show dev "$1" | grep -q "prog/xdp id [0-9]* name $2 "
+}
+
+# other_xdp.bpf.o, loaded by ip(8) as another tool would, stands in the
+# way until --force replaces it; it goes in its own mode only.
+foreign()
+{
+	other=$(dirname "$0")/other_xdp.bpf.o
+	"$CFCTL" clear
+	if ! veth_setup; then
+		tap_not_ok "foreign: set up $NS and $VETH"
+		return
+	fi
+	check "foreign: ip loads another XDP program" \
+		"$IP" link set dev "$VETH" xdpgeneric obj "$other" sec xdp
+	expect "foreign: attach refuses, naming it and --force" 3 \
+		-e "runs another tool's XDP program (other_xdp" -- \
+		"$CFCTL" attach "$VETH"
+	expect "foreign: the refusal says how to replace it" 3 \
+		-e "cfctl attach --force $VETH replaces it in one step" -- \
+		"$CFCTL" attach "$VETH"
+	expect "foreign: the refusal says how to remove it" 3 \
+		-e "ip link set dev $VETH xdpgeneric off" -- \
+		"$CFCTL" attach "$VETH"
+	expect "foreign: detach refuses, saying how to remove it" 3 \
+		-e "ip link set dev $VETH xdpgeneric off" -- \
+		"$CFCTL" detach "$VETH"
+	expect "foreign: --force -m native refuses: it runs generic" 3 \
+		-e "--force replaces it only in that mode" -- \
+		"$CFCTL" attach --force -m native "$VETH"
+	expect "foreign: attach -n --force says what it would do" 0 \
+		-o "would replace $VETH's program other_xdp" -- \
+		"$CFCTL" attach -n --force "$VETH"
+	expect "foreign: after the refusals other_xdp still runs" 0 -- \
+		xdp_prog_is "$VETH" other_xdp
+	"$CFCTL" add "$PEER4" >/dev/null
+	expect "foreign: other_xdp lets a blocked address through" 0 -- \
+		ping_from_ns_retry "$HOST4"
+	expect "foreign: attach --force replaces it" 0 \
+		-o "$VETH: replaced other_xdp with cfilter_xdp in generic mode" -- \
+		"$CFCTL" attach --force "$VETH"
+	expect "foreign: cfilter_xdp runs in generic mode" 0 -- \
+		xdp_mode_is "$VETH" xdpgeneric
+	expect "foreign: other_xdp is gone" 1 -- xdp_prog_is "$VETH" other_xdp
+	expect "foreign: the blocked address is dropped" nonzero -- \
+		ping_from_ns "$HOST4"
+	expect "foreign: detach" 0 -- "$CFCTL" detach "$VETH"
+	"$CFCTL" clear
+	veth_cleanup
+}
+
 tap_begin
 load_module || tap_skip_all "cannot load $CFILTER_KO"
 [ -x "$IP" ] || tap_skip_all "iproute2 not found at $IP"
@@ -58,5 +114,6 @@ check "setup: cfctl clear" "$CFCTL" clear
 
 scenario generic xdpgeneric
 scenario native xdp
+foreign
 
 tap_end
