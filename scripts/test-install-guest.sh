@@ -129,7 +129,29 @@ check "cf1 detached" no_xdp cf1
 
 check "restart: ExecStart again succeeds" run_unit ExecStart
 check "restart: entries already present are counted" said "4 already present"
+
+# Reload: the filter becomes the file, the interfaces are attached again
+# in place.
+cfctl add 203.0.113.20 >/dev/null
+printf '192.0.2.1\n198.51.100.8\n' >"$LIST"
+printf 'cf0 generic --match-dst\ncf1\n' >"$IFACES"
+check "reload: ExecReload succeeds" run_unit ExecReload
+check "reload: the filter holds the file's entries" blocked 192.0.2.1 198.51.100.8
+check "reload: entries not in the file are gone" \
+	not cfctl test --exact 203.0.113.20
+check "reload: says what the filter holds now" said "replaced the filter with 2 entries"
+check "reload: cf0 replaced in place, matching destinations" \
+	sh -c 'cfctl status | grep -q "^cf0: cfilter_xdp in generic mode .*destination matching on$"'
+check "reload: said it replaced the program" said "cf0: replaced cfilter_xdp in generic mode"
+check "reload: cf1 still in native mode" xdp_on cf1 xdp
+mv "$LIST" "$LIST.keep"
+check "reload without a blocklist succeeds" run_unit ExecReload
+check "reload without a blocklist leaves the entries" blocked 192.0.2.1 198.51.100.8
+check "reload without a blocklist says so" said "the entries stay as they are"
+mv "$LIST.keep" "$LIST"
+printf 'cf0\ncf1\n' >"$IFACES"
 check "restart: ExecStop again succeeds" run_unit ExecStop
+printf '192.0.2.1\n2001:db8::1\n198.51.100.7\n203.0.113.9\n' >"$LIST"
 
 # Timed bans across a stop, an unload and a start three seconds later.
 check "start with timed bans to come" run_unit ExecStart
