@@ -237,6 +237,10 @@ build_initramfs() {
 	cp -L /usr/sbin/bpftool "$IMG/usr/sbin/bpftool"
 	cp "$CFCTL" "$IMG/usr/bin/cfctl"
 	cp "$CFILTER_KO" "$IMG/lib/modules/cfilter.ko"
+	# Its twin as headers without vmlinux build it (Debian 12's), for
+	# test_nobtf.sh.
+	objcopy --remove-section=.BTF "$CFILTER_KO" \
+		"$IMG/lib/modules/cfilter-nobtf.ko"
 	: >"$IMG/etc/cfilter-modules"
 	MODULES_ADDED=
 	for module in $VM_MODULES; do
