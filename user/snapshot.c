@@ -286,10 +286,11 @@ static int restore_batch(int fd, const char *source, struct restore_batch *rb,
  * (expired ones counted in @t, not added). Returns 0 or -errno.
  */
 static int restore_keys(int fd, const struct snap_section *sec, int64_t now,
-			struct snap_tally *t, size_t *bad_key)
+			bool compact, struct snap_tally *t, size_t *bad_key)
 {
 	bool holds = sec->kind == SNAP_HOLDS;
-	const char *source = holds ? snap_holds_source(sec) : NULL;
+	/* Compact mode's one source holds them all (see compact_check()). */
+	const char *source = holds && !compact ? snap_holds_source(sec) : NULL;
 	struct restore_batch *rb = malloc(sizeof(*rb));
 	uint64_t deadline = 0, i;
 	int err = 0;
@@ -324,9 +325,49 @@ static int restore_keys(int fd, const struct snap_section *sec, int64_t now,
 	return err;
 }
 
+/*
+ * An exact snapshot going into a compact filter, which knows one source,
+ * "default", and no timeouts: every source's entries become default's (said
+ * on stderr), but a holding that has time left is refused, as compact mode
+ * would keep it for ever. Returns enum cf_exit.
+ */
+static int compact_check(const char *name, const struct snap *s, int64_t now)
+{
+	const char *timed_source = NULL;
+	unsigned int i, others = 0;
+	struct cfilter_key key;
+	uint64_t deadline, k;
+	size_t timed = 0;
+
+	for (i = 0; i < s->nsect; i++) {
+		const struct snap_section *sec = &s->sect[i];
+
+		if (sec->kind != SNAP_HOLDS)
+			continue;
+		others += !source_is_default(snap_holds_source(sec));
+		for (k = 0; k < sec->count; k++) {
+			snap_hold(sec, k, &key, &deadline);
+			if (deadline && (int64_t)deadline > now) {
+				timed++;
+				timed_source = snap_holds_source(sec);
+			}
+		}
+	}
+	if (timed) {
+		cf_err("%s: %zu holding%s with a timeout (source %s%s): compact mode cannot expire entries, so nothing restored; restore into mode=exact, or flush the timed sources and snapshot again",
+		       name, timed, timed == 1 ? "" : "s", timed_source,
+		       timed > 1 ? ", ..." : "");
+		return CF_SYSTEM;
+	}
+	if (others)
+		cf_err("%s: compact mode has one source: the entries of %u other source%s are held by default",
+		       name, others, others == 1 ? "" : "s");
+	return CF_OK;
+}
+
 /* Stages the snapshot @s and commits it. Returns enum cf_exit. */
 static int restore_apply(int fd, const char *name, const struct snap *s,
-			 struct snap_tally *t)
+			 bool compact, struct snap_tally *t)
 {
 	const struct snap_section *sec;
 	struct cfilter_table tab;
@@ -335,12 +376,14 @@ static int restore_apply(int fd, const char *name, const struct snap *s,
 	unsigned int i, bad_sect = 0;
 	int err;
 
+	if (compact && compact_check(name, s, now) != CF_OK)
+		return CF_SYSTEM;
 	err = dev_simple(fd, CFILTER_IOC_STAGE);
 	for (i = 0; !err && i < s->nsect; i++) {
 		sec = &s->sect[i];
 		if (sec->kind != SNAP_TABLE) {
 			bad_sect = i + 1;
-			err = restore_keys(fd, sec, now, t, &bad_key);
+			err = restore_keys(fd, sec, now, compact, t, &bad_key);
 			t->sources += sec->kind == SNAP_HOLDS;
 			continue;
 		}
@@ -411,7 +454,8 @@ int do_restore(const struct cfctl_opts *o)
 		printf("%s: a valid snapshot that this module can restore (dry run: nothing changed)\n",
 		       o->arg);
 	} else {
-		ret = restore_apply(fd, o->arg, &s, &t);
+		ret = restore_apply(fd, o->arg, &s,
+				    info.mode == CFILTER_MODE_COMPACT, &t);
 		if (ret == CF_OK && t.expired)
 			cf_err("%s: %zu holding%s had expired: skipped", o->arg,
 			       t.expired, t.expired == 1 ? "" : "s");

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
@@ -41,6 +42,10 @@
 #define CF_MODULE_BTF	"/sys/kernel/btf/cfilter"
 
 #define CF_MODULE	"/sys/module/cfilter"
+/* How many references hold cfilter.ko; absent when it is not loaded. */
+#define CF_MODULE_REFCNT	CF_MODULE "/refcnt"
+/* How long detach waits for a detached program to let go of the module. */
+#define CF_RELEASE_WAIT_MS	5000
 #define MSG_NO_MODULE	"cfilter module not loaded: run insmod cfilter.ko (or modprobe cfilter)"
 #define MSG_NO_BTF	"cfilter.ko is loaded without BTF, so no BPF program can call its kfunc: build it against a kernel build tree that has vmlinux and tools/bpf/resolve_btfids (README, \"Using it on a real host\")"
 #define MSG_NO_PERM	"permission denied: run as root (needs CAP_BPF and CAP_NET_ADMIN)"
@@ -831,6 +836,41 @@ static int detach_ours(const char *ifname, unsigned int ifindex,
 	return CF_SYSTEM;
 }
 
+/* cfilter.ko's reference count, or -1 if it cannot be read. */
+static long module_refcnt(void)
+{
+	FILE *f = fopen(CF_MODULE_REFCNT, "r");
+	long n = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &n) != 1)
+			n = -1;
+		fclose(f);
+	}
+	return n;
+}
+
+/*
+ * A detached program lets go of cfilter.ko only after an RCU grace period
+ * and a work item, a moment after the detach; until then rmmod fails
+ * (EAGAIN). Waits a little for the module's count to fall below @before,
+ * so that "cfctl detach IFACE; rmmod cfilter" works as written. Another
+ * holder of the program (a pin) keeps it: then the wait just ends.
+ */
+static void wait_module_released(long before)
+{
+	const struct timespec tick = { .tv_nsec = 10 * 1000 * 1000 };
+	int waited;
+
+	for (waited = 0; waited < CF_RELEASE_WAIT_MS; waited += 10) {
+		long now = module_refcnt();
+
+		if (now < 0 || now < before)
+			return;
+		nanosleep(&tick, NULL);
+	}
+}
+
 /**
  * xdp_detach() - detach our program from @ifname
  * @ifname:  interface
@@ -839,6 +879,8 @@ static int detach_ours(const char *ifname, unsigned int ifindex,
  *
  * Only a program named CF_PROG_NAME is detached; another tool's program is
  * left alone. The pinned counter map stays (see the top of this file).
+ * Returns once the program has let go of the module, or after a few
+ * seconds if something else still holds it.
  *
  * Return: enum cf_exit.
  */
@@ -847,6 +889,7 @@ int xdp_detach(const char *ifname, bool verbose, bool dry_run)
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	unsigned int ifindex;
 	int err, ret;
+	long before;
 
 	ret = iface_index(ifname, &ifindex);
 	if (ret != CF_OK)
@@ -862,7 +905,11 @@ int xdp_detach(const char *ifname, bool verbose, bool dry_run)
 			       strerror(-err));
 		return CF_SYSTEM;
 	}
-	return detach_ours(ifname, ifindex, &q, dry_run);
+	before = module_refcnt();
+	ret = detach_ours(ifname, ifindex, &q, dry_run);
+	if (ret == CF_OK && !dry_run && before > 0)
+		wait_module_released(before);
+	return ret;
 }
 
 /**

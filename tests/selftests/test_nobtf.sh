@@ -8,6 +8,7 @@
 
 . "$(dirname "$0")/lib.sh"
 # Whatever happens, the next test finds the module with BTF.
+# shellcheck disable=SC2317 # called through trap, check or expect
 cleanup()
 {
 	if module_loaded && [ ! -e /sys/kernel/btf/cfilter ]; then

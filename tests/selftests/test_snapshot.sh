@@ -166,6 +166,10 @@ expect "a version 1 snapshot (before sources): exit 0, its 2 keys" 0 \
 	"$CFCTL" restore "$S.v1"
 check "... held by default, for ever" listed_is "192.0.2.77 2001:db8::77 "
 
+"$CFCTL" clear >/dev/null
+"$CFCTL" add -s feed 192.0.2.44 >/dev/null
+check "a snapshot of a permanent source" "$CFCTL" snapshot "$S.perm"
+
 # Compact mode: raw tables, same answers after restore.
 if unload_module; then
 	check "load with mode=compact fp_bits=16" \
@@ -181,10 +185,15 @@ if unload_module; then
 	expect "... its allow entry wins" 1 -o "allowed (exception)" -- \
 		"$CFCTL" match 192.0.2.9
 	check "clear" "$CFCTL" clear
-	expect "an exact snapshot of other sources into compact mode: exit 3" 3 \
-		-e "compact mode keeps fingerprints only: sources and timeouts need mode=exact" \
+	expect "an exact snapshot with timed holdings into compact mode: exit 3" 3 \
+		-e "compact mode cannot expire entries, so nothing restored" \
 		-- "$CFCTL" restore "$S.src"
 	check "... nothing restored" count_is 0
+	expect "a permanent source into compact mode: exit 0, held by default" 0 \
+		-e "the entries of 1 other source are held by default" \
+		-- "$CFCTL" restore "$S.perm"
+	expect "... its entry blocked" 0 -o blocked -- "$CFCTL" test 192.0.2.44
+	check "clear" "$CFCTL" clear
 	expect "a version 1 snapshot into compact mode: exit 0" 0 -o "2 keys" -- \
 		"$CFCTL" restore "$S.v1"
 	check "clear" "$CFCTL" clear
