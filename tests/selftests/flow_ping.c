@@ -5,8 +5,11 @@
  *	flow_ping udp-serve ADDR PORT			echo every datagram back
  *	flow_ping udp SADDR SPORT DADDR DPORT	one datagram, wait 1 s for the echo
  *	flow_ping tcp SADDR SPORT DADDR DPORT	connect, waiting at most 2 s
+ *	flow_ping udp-flood SADDR DADDR DPORT SECS	datagrams for SECS seconds
+ *	flow_ping udp-count ADDR PORT SECS	datagrams received in SECS seconds
  * udp and tcp exit 0 on success, 1 if no answer came, 2 on a usage or
- * system error.
+ * system error. udp-flood and udp-count print how many datagrams they sent
+ * or received.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +20,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
@@ -140,14 +144,68 @@ static int tcp(char *const argv[])
 	return 0;
 }
 
+/* Seconds from now, on the monotonic clock. */
+static double since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static int udp_flood(char *const argv[])
+{
+	struct sockaddr_storage dst;
+	unsigned long sent = 0;
+	struct timespec t0;
+	double secs = atof(argv[3]);
+	socklen_t len;
+	int fd = bound(SOCK_DGRAM, argv[0], "0");
+
+	if (fd < 0 || resolve(argv[1], argv[2], &dst, &len))
+		return 2;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (since(&t0) < secs) {
+		/* A full queue (ENOBUFS) is the flood's own doing: go on. */
+		if (sendto(fd, "flood", 5, 0, (struct sockaddr *)&dst, len) == 5)
+			sent++;
+	}
+	printf("%lu\n", sent);
+	return 0;
+}
+
+static int udp_count(char *const argv[])
+{
+	struct timeval tv = { .tv_usec = 100 * 1000 };
+	unsigned long got = 0;
+	struct timespec t0;
+	double secs = atof(argv[2]);
+	char buf[64];
+	int fd = bound(SOCK_DGRAM, argv[0], argv[1]);
+
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)))
+		return 2;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (since(&t0) < secs)
+		if (recv(fd, buf, sizeof(buf), 0) >= 0)
+			got++;
+	printf("%lu\n", got);
+	return 0;
+}
+
 int main(int argc, char *argv[])
 {
+	if (argc == 6 && !strcmp(argv[1], "udp-flood"))
+		return udp_flood(argv + 2);
+	if (argc == 5 && !strcmp(argv[1], "udp-count"))
+		return udp_count(argv + 2);
 	if (argc == 4 && !strcmp(argv[1], "udp-serve"))
 		return serve(argv[2], argv[3]);
 	if (argc == 6 && !strcmp(argv[1], "udp"))
 		return udp(argv + 2);
 	if (argc == 6 && !strcmp(argv[1], "tcp"))
 		return tcp(argv + 2);
-	fprintf(stderr, "usage: flow_ping udp-serve ADDR PORT | udp|tcp SADDR SPORT DADDR DPORT\n");
+	fprintf(stderr, "usage: flow_ping udp-serve ADDR PORT | udp|tcp SADDR SPORT DADDR DPORT |\n"
+		"       udp-flood SADDR DADDR DPORT SECS | udp-count ADDR PORT SECS\n");
 	return 2;
 }

@@ -6,7 +6,8 @@
 # Blocking the peer's source address stops its pings and counts drops;
 # unblocking lets them through again; detaching removes the program.
 # Another tool's XDP program on the interface is replaced only with
-# attach --force, in one step.
+# attach --force, in one step. Turning --match-dst on and off under a flood
+# leaves no moment unfiltered.
 
 . "$(dirname "$0")/lib.sh"
 trap lib_cleanup EXIT
@@ -54,6 +55,7 @@ scenario()
 }
 
 # Is IFACE's XDP program the one called NAME? (ip names it.)
+# shellcheck disable=SC2317 # called through expect
 xdp_prog_is()
 {
 	"$IP" link show dev "$1" | grep -q "prog/xdp id [0-9]* name $2 "
@@ -107,6 +109,51 @@ foreign()
 	veth_cleanup
 }
 
+# Turning --match-dst on and off, again and again, under a flood of UDP
+# from a blocked source: each attach replaces the program in one step, so
+# not one datagram reaches the socket. Once detached, the same flood does:
+# the count can see a leak.
+switch_under_flood()
+{
+	fp=$(dirname "$0")/flow_ping
+	"$CFCTL" clear
+	if ! veth_setup; then
+		tap_not_ok "switch: set up $NS and $VETH"
+		return
+	fi
+	"$CFCTL" attach "$VETH" -m native >/dev/null
+	"$CFCTL" add "$PEER4" >/dev/null
+	"$fp" udp-count "$HOST4" 9999 10 >"$tap_tmp/got" &
+	count_pid=$!
+	"$IP" netns exec "$NS" "$fp" udp-flood "$PEER4" "$HOST4" 9999 9 \
+		>"$tap_tmp/sent" &
+	flood_pid=$!
+	sleep 1
+	fails=0 i=0
+	while [ "$i" -lt 8 ]; do
+		"$CFCTL" attach --match-dst "$VETH" >/dev/null || fails=$((fails + 1))
+		"$CFCTL" attach "$VETH" >/dev/null || fails=$((fails + 1))
+		i=$((i + 1))
+	done
+	wait "$flood_pid"
+	wait "$count_pid"
+	diag "switch: $(cat "$tap_tmp/sent") datagrams sent, $(cat "$tap_tmp/got") received"
+	expect "switch: 16 replacements under the flood succeeded" 0 -- \
+		test "$fails" = 0
+	expect "switch: the flood ran" 0 -- test "$(cat "$tap_tmp/sent")" -gt 100
+	expect "switch: not one datagram from the blocked source got through" 0 -- \
+		test "$(cat "$tap_tmp/got")" = 0
+	"$CFCTL" detach "$VETH" >/dev/null
+	"$fp" udp-count "$HOST4" 9999 3 >"$tap_tmp/got" &
+	count_pid=$!
+	"$IP" netns exec "$NS" "$fp" udp-flood "$PEER4" "$HOST4" 9999 2 >/dev/null
+	wait "$count_pid"
+	expect "switch: detached, the same flood reaches the socket" 0 -- \
+		test "$(cat "$tap_tmp/got")" -gt 0
+	"$CFCTL" clear
+	veth_cleanup
+}
+
 tap_begin
 load_module || tap_skip_all "cannot load $CFILTER_KO"
 [ -x "$IP" ] || tap_skip_all "iproute2 not found at $IP"
@@ -115,5 +162,6 @@ check "setup: cfctl clear" "$CFCTL" clear
 scenario generic xdpgeneric
 scenario native xdp
 foreign
+switch_under_flood
 
 tap_end
