@@ -145,4 +145,25 @@ if [ "$install_rc" -ne 0 ] && ! grep -q '^not ok ' "$log_dir/install"; then
 	broken install "the install tests exited $install_rc without reporting a failure"
 fi
 
+# make vm-run as a new user types it: in a fresh clone, with nothing built
+# there, it must build what it boots. The kernels in .cache are shared, as
+# they are downloads, not builds of this tree.
+phase 'make vm-run in a fresh clone'
+fresh_vm_run() {
+	local dir=$log_dir/clone
+	git clone -q . "$dir" || return 1
+	ln -s "$PWD/.cache" "$dir/.cache"
+	printf 'cfctl add 192.0.2.1 && cfctl test 192.0.2.1\n' >"$dir/try.sh"
+	make -C "$dir" vm-run SCRIPT=try.sh >"$log_dir/vm-run" 2>&1 &&
+		grep -q '^192\.0\.2\.1: blocked' "$log_dir/vm-run"
+}
+if ! git rev-parse --git-dir >/dev/null 2>&1; then
+	result vm-run 0 0 1 "not a git clone"
+elif fresh_vm_run; then
+	result vm-run 1 0 0
+else
+	cat "$log_dir/vm-run"
+	broken vm-run "make vm-run SCRIPT=try.sh failed in a fresh clone"
+fi
+
 finish
