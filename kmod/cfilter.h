@@ -133,6 +133,10 @@ struct cfilter_config {
 
 extern struct cfilter_config cfilter_config;
 
+/* The memory bound (main.c): used and limit in bytes, refusals returned. */
+u64 cfilter_mem(u64 *used, u64 *limit);
+void cfilter_mem_exempt(bool on);
+
 /*
  * Serialises every writer of every set of tables, live or staged: add,
  * delete, list, raw reads, the statistics, replacing the live set and

@@ -859,34 +859,44 @@ static void cuckoo_table_free(struct cuckoo_table *t)
 {
 	if (!t)
 		return;
+	cuckoo_mem_uncharge(t->memory_bytes);
 	kvfree(t->keys);
 	kvfree(t->versions);
 	kvfree(t->words);
 	kvfree(t);
 }
 
-/* An empty table of @buckets buckets, or NULL. */
+/*
+ * An empty table of @buckets buckets, or ERR_PTR(-EDQUOT) (the module's
+ * memory bound) or ERR_PTR(-ENOMEM).
+ */
 static struct cuckoo_table *cuckoo_table_alloc(const struct cuckoo *c,
 					       u64 buckets)
 {
 	u64 stripes = buckets < CUCKOO_STRIPES_MAX ? buckets : CUCKOO_STRIPES_MAX;
 	u64 words = buckets << cuckoo_bucket_shift(c->fp_bits);
 	u64 keys = c->exact ? buckets * CUCKOO_SLOTS * c->key_len : 0;
+	u64 bytes = sizeof(struct cuckoo_table) + words +
+		    stripes * sizeof(u32) + keys;
 	struct cuckoo_table *t;
 
+	if (!cuckoo_mem_charge(bytes))
+		return ERR_PTR(-EDQUOT);
 	t = kvzalloc(sizeof(*t), GFP_KERNEL);
-	if (!t)
-		return NULL;
+	if (!t) {
+		cuckoo_mem_uncharge(bytes);
+		return ERR_PTR(-ENOMEM);
+	}
 	t->bucket_mask = buckets - 1;
 	t->stripe_mask = stripes - 1;
-	t->memory_bytes = sizeof(*t) + words + stripes * sizeof(u32) + keys;
+	t->memory_bytes = bytes;
 	t->words = kvzalloc(words, GFP_KERNEL);
 	t->versions = kvcalloc(stripes, sizeof(u32), GFP_KERNEL);
 	if (keys)
 		t->keys = kvzalloc(keys, GFP_KERNEL);
 	if (!t->words || !t->versions || (keys && !t->keys)) {
 		cuckoo_table_free(t);
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	}
 	return t;
 }
@@ -927,8 +937,8 @@ static int cuckoo_rehash(const struct cuckoo *c,
 /*
  * Exact mode: replaces the table with one of twice the buckets holding the
  * same keys, or four times if some key finds no room in that, and so on up
- * to max_buckets. Returns 0, -ENOSPC (the largest table would not do) or
- * -ENOMEM; on error the table is unchanged.
+ * to max_buckets. Returns 0, -ENOSPC (the largest table would not do),
+ * -EDQUOT (the memory bound) or -ENOMEM; on error the table is unchanged.
  */
 static int cuckoo_grow(struct cuckoo *c)
 {
@@ -944,8 +954,8 @@ static int cuckoo_grow(struct cuckoo *c)
 		if (buckets > c->max_buckets)
 			return -ENOSPC;
 		t = cuckoo_table_alloc(c, buckets);
-		if (!t)
-			return -ENOMEM;
+		if (IS_ERR(t))
+			return PTR_ERR(t);
 		err = cuckoo_rehash(c, old, t);
 		if (err)
 			cuckoo_table_free(t);
@@ -985,8 +995,9 @@ static bool cuckoo_should_grow(const struct cuckoo *c,
  *
  * Return: 0; -EEXIST if the key (compact: its fingerprint) is present;
  * -ENOSPC if no free slot is reachable within CUCKOO_MAX_KICKS slots and the
- * table may not grow, or -ENOMEM if growing it failed: in both cases no key
- * was lost or moved out of its buckets.
+ * table may not grow, -EDQUOT if growing it would pass the memory bound, or
+ * -ENOMEM if growing it failed: in each case no key was lost or moved out
+ * of its buckets.
  */
 int cuckoo_insert(struct cuckoo *c, const void *key)
 {
@@ -1044,14 +1055,14 @@ int cuckoo_delete(struct cuckoo *c, const void *key)
  * key or none. Also resets the insert failure count. The caller serialises
  * writers; sleeps.
  *
- * Return: 0, or -ENOMEM with nothing changed.
+ * Return: 0, or -EDQUOT or -ENOMEM with nothing changed.
  */
 int cuckoo_clear(struct cuckoo *c)
 {
 	struct cuckoo_table *t = cuckoo_table_alloc(c, c->initial_buckets);
 
-	if (!t)
-		return -ENOMEM;
+	if (IS_ERR(t))
+		return PTR_ERR(t);
 	cuckoo_swap(c, t);
 	c->insert_failures = 0;
 	return 0;
@@ -1170,6 +1181,8 @@ struct cuckoo *cuckoo_create(const struct cuckoo_params *p)
 	c->max_capacity = p->max_capacity ? p->max_capacity : p->capacity;
 	c->queue = kvcalloc(CUCKOO_QUEUE_LEN, sizeof(*c->queue), GFP_KERNEL);
 	t = cuckoo_table_alloc(c, buckets);
+	if (IS_ERR(t))
+		t = NULL;
 	RCU_INIT_POINTER(c->table, t);
 	if (!c->queue || !t)
 		goto err_free;
@@ -1327,7 +1340,7 @@ u64 cuckoo_raw_max_bytes(const struct cuckoo_params *p)
  * filter to the size @p gives, as for cuckoo_create(). May sleep.
  *
  * Return: the filter, or ERR_PTR(-EINVAL) if a rule is broken,
- * ERR_PTR(-ENOMEM).
+ * ERR_PTR(-EDQUOT) or ERR_PTR(-ENOMEM).
  */
 struct cuckoo *cuckoo_raw_create(const struct cuckoo_params *p,
 				 const struct cuckoo_raw *r, const void *data,
@@ -1351,9 +1364,9 @@ struct cuckoo *cuckoo_raw_create(const struct cuckoo_params *p,
 		return ERR_PTR(-EINVAL);
 	}
 	t = cuckoo_table_alloc(c, r->buckets);
-	if (!t) {
+	if (IS_ERR(t)) {
 		cuckoo_destroy(c);
-		return ERR_PTR(-ENOMEM);
+		return ERR_CAST(t);
 	}
 	count = cuckoo_words_from_le(c, t, data);
 	if (count < 0 || (u64)count != r->count) {

@@ -77,11 +77,12 @@ void cuckoo_destroy(struct cuckoo *c);
 /* Writers: caller serialises; process context; may sleep. */
 /*
  * 0; -EEXIST; -ENOSPC (compact full, or exact at max_capacity: nothing
- * lost); -ENOMEM (growth failed: nothing lost)
+ * lost); -EDQUOT (growth would pass the memory bound: nothing lost);
+ * -ENOMEM (growth failed: nothing lost)
  */
 int cuckoo_insert(struct cuckoo *c, const void *key);
 int cuckoo_delete(struct cuckoo *c, const void *key);	/* 0, -ENOENT */
-int cuckoo_clear(struct cuckoo *c);	/* 0, -ENOMEM (nothing changed) */
+int cuckoo_clear(struct cuckoo *c);	/* 0, -EDQUOT, -ENOMEM (nothing changed) */
 
 /*
  * Exact mode: copies up to @max keys (key_len bytes each) into @keys,

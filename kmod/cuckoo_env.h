@@ -48,6 +48,14 @@ static inline void cuckoo_write_unlock_local(void)
 	local_bh_enable();
 }
 
+/*
+ * The module's bound on its memory (max_memory=, main.c). The core charges
+ * a table's or a map's bytes before it allocates them, and fails with
+ * -EDQUOT, changing nothing, where the bound would be passed.
+ */
+bool cuckoo_mem_charge(u64 bytes);
+void cuckoo_mem_uncharge(u64 bytes);
+
 #else /* host */
 
 #include <errno.h>
@@ -127,6 +135,29 @@ static inline void *kvcalloc(size_t n, size_t size, int flags)
 	return calloc(n, size);
 }
 
+/*
+ * The host's stand-in for the module's memory bound: tests set it to the
+ * bytes that may still be charged; -1: no bound. Per translation unit, as
+ * the allocation budget above.
+ */
+static long long cuckoo_host_mem_left = -1;
+
+static inline bool cuckoo_mem_charge(u64 bytes)
+{
+	if (cuckoo_host_mem_left < 0)
+		return true;
+	if (bytes > (u64)cuckoo_host_mem_left)
+		return false;
+	cuckoo_host_mem_left -= bytes;
+	return true;
+}
+
+static inline void cuckoo_mem_uncharge(u64 bytes)
+{
+	if (cuckoo_host_mem_left >= 0)
+		cuckoo_host_mem_left += bytes;
+}
+
 static inline void *kvzalloc(size_t size, int flags)
 {
 	return kvcalloc(1, size, flags);
@@ -193,6 +224,11 @@ static inline long PTR_ERR(const void *p)
 static inline bool IS_ERR(const void *p)
 {
 	return (unsigned long)p >= (unsigned long)-MAX_ERRNO;
+}
+
+static inline void *ERR_CAST(const void *p)
+{
+	return (void *)p;
 }
 
 /* As the kernel's; "+ 0" drops the const of *ptr (u32, u64). */

@@ -198,18 +198,25 @@ static long cfilter_ioc_test(struct file *file, const void __user *argp)
 /*
  * Replaces the live set with an empty one, in one swap: a packet sees every
  * key or none, and nothing changes if there is no memory for the new set.
+ * The memory bound never refuses the empty set: clearing is how an
+ * operator gets back under it.
  */
 static long cfilter_ioc_clear(struct file *file)
 {
+	static DEFINE_MUTEX(clearing);
 	struct cfilter_set *s;
 	int err;
 
 	err = cfilter_may_write(file);
 	if (err)
 		return err;
+	mutex_lock(&clearing);
+	cfilter_mem_exempt(true);
 	s = cfilter_set_create();
-	if (!s)
-		return -ENOMEM;
+	cfilter_mem_exempt(false);
+	mutex_unlock(&clearing);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
 	cfilter_set_publish(s);
 	return 0;
 }
@@ -245,6 +252,7 @@ static void cfilter_fill_info(struct cfilter_info *info)
 	info->max_kicks = CUCKOO_MAX_KICKS;
 	info->mode = cfilter_config.mode;
 	info->max_capacity = cfilter_config.max_capacity;
+	cfilter_mem(&info->mem_used, &info->mem_limit);
 }
 
 /**
@@ -819,8 +827,8 @@ static long cfilter_ioc_stage(struct file *file)
 	if (cfilter_has_staged(file))
 		return -EBUSY;
 	s = cfilter_set_create();
-	if (!s)
-		return -ENOMEM;
+	if (IS_ERR(s))
+		return PTR_ERR(s);
 	mutex_lock(&cfilter_lock);
 	if (file->private_data) {
 		mutex_unlock(&cfilter_lock);

@@ -27,10 +27,18 @@ void keymap_init(struct keymap *m, u32 key_len, u64 max, u64 seed)
 	m->seed = seed;
 }
 
-void keymap_free(struct keymap *m)
+/* Frees @m's slots, uncharging them. */
+static void keymap_free_slots(struct keymap *m)
 {
+	if (m->slots)
+		cuckoo_mem_uncharge(m->cap * m->stride);
 	kvfree(m->slots);
 	m->slots = NULL;
+}
+
+void keymap_free(struct keymap *m)
+{
+	keymap_free_slots(m);
 	m->cap = 0;
 	m->used = 0;
 	m->tombs = 0;
@@ -105,16 +113,23 @@ static void keymap_fill(struct keymap *m, u8 *slot, const u8 *key, u32 val)
 	memcpy(slot + KEYMAP_KEY, key, m->key_len);
 }
 
-/* Every live entry into a new table of @cap slots; -ENOMEM: unchanged. */
+/*
+ * Every live entry into a new table of @cap slots; -EDQUOT (the memory
+ * bound), -ENOMEM: unchanged.
+ */
 static int keymap_relayout(struct keymap *m, u64 cap)
 {
 	struct keymap n = *m;
 	u64 i;
 	u8 *free;
 
+	if (!cuckoo_mem_charge(cap * m->stride))
+		return -EDQUOT;
 	n.slots = kvcalloc(cap, m->stride, GFP_KERNEL);
-	if (!n.slots)
+	if (!n.slots) {
+		cuckoo_mem_uncharge(cap * m->stride);
 		return -ENOMEM;
+	}
 	n.cap = cap;
 	n.tombs = 0;
 	for (i = 0; i < m->cap; i++) {
@@ -128,7 +143,7 @@ static int keymap_relayout(struct keymap *m, u64 cap)
 		if (!(i & 0xffff))
 			cond_resched();
 	}
-	kvfree(m->slots);
+	keymap_free_slots(m);
 	n.gen = m->gen + 1;
 	*m = n;
 	return 0;
@@ -200,8 +215,7 @@ const void *keymap_next(const struct keymap *m, u64 *pos, u32 *val)
 void keymap_shrink(struct keymap *m)
 {
 	if (!m->used) {
-		kvfree(m->slots);
-		m->slots = NULL;
+		keymap_free_slots(m);
 		m->cap = 0;
 		m->tombs = 0;
 		m->gen++;

@@ -47,7 +47,10 @@ void keymap_free(struct keymap *m);
 
 /* Is @key present? Its value into *@val if so (@val may be NULL). */
 bool keymap_get(const struct keymap *m, const void *key, u32 *val);
-/* Inserts @key or sets its value: 0; -ENOSPC (at max); -ENOMEM. */
+/*
+ * Inserts @key or sets its value: 0; -ENOSPC (at max); -EDQUOT (the memory
+ * bound); -ENOMEM.
+ */
 int keymap_put(struct keymap *m, const void *key, u32 val);
 /* Removes @key: true if it was present. */
 bool keymap_del(struct keymap *m, const void *key);
@@ -57,7 +60,7 @@ bool keymap_del(struct keymap *m, const void *key);
  * are fine; a put may lay the table out anew (see keymap_gen()).
  */
 const void *keymap_next(const struct keymap *m, u64 *pos, u32 *val);
-/* After many deletes: a smaller table if it pays (nothing on -ENOMEM). */
+/* After many deletes: a smaller table if it pays (nothing on failure). */
 void keymap_shrink(struct keymap *m);
 
 static inline u64 keymap_count(const struct keymap *m)

@@ -10,12 +10,16 @@
 
 #include <linux/errno.h>
 #include <linux/init.h>
+#include <linux/atomic.h>
+#include <linux/err.h>
 #include <linux/limits.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/printk.h>
 #include <linux/random.h>
+#include <linux/sched.h>
 #include <linux/string.h>
 
 #include "cfilter.h"
@@ -50,6 +54,10 @@ static unsigned int prefix_levels6 = 6;
 module_param(prefix_levels6, uint, 0444);
 MODULE_PARM_DESC(prefix_levels6, "IPv6 prefixes: target lengths of prefix expansion at most, 1 to 8 (default 6)");
 
+static unsigned long max_memory;
+module_param(max_memory, ulong, 0444);
+MODULE_PARM_DESC(max_memory, "MiB the tables and records of every set may take together (a replace holds two sets at once); an add or load that would pass it is refused (EDQUOT), changing nothing (default: a quarter of RAM)");
+
 struct cfilter_config cfilter_config __ro_after_init;
 /* max_capacity= was not given: each type grows as far as it can up to it. */
 static bool cfilter_max_defaulted __initdata;
@@ -59,6 +67,75 @@ static const char * const cfilter_mode_names[] = {
 	[CFILTER_MODE_EXACT]	= "exact",
 	[CFILTER_MODE_COMPACT]	= "compact",
 };
+
+/*
+ * The memory bound: every table and record is charged before it is
+ * allocated (cuckoo_env.h). @cfilter_mem_refused counts the charges
+ * refused, so that a caller whose allocation failed can tell the bound
+ * from a shortage.
+ */
+static atomic64_t cfilter_mem_used = ATOMIC64_INIT(0);
+static atomic64_t cfilter_mem_refused = ATOMIC64_INIT(0);
+static u64 cfilter_mem_limit __ro_after_init;
+/* The task whose charges pass the bound (cfilter_mem_exempt()), or NULL. */
+static struct task_struct *cfilter_mem_exempt_task;
+
+bool cuckoo_mem_charge(u64 bytes)
+{
+	if ((u64)atomic64_add_return(bytes, &cfilter_mem_used) <=
+	    cfilter_mem_limit ||
+	    READ_ONCE(cfilter_mem_exempt_task) == current)
+		return true;
+	atomic64_sub(bytes, &cfilter_mem_used);
+	atomic64_inc(&cfilter_mem_refused);
+	return false;
+}
+
+void cuckoo_mem_uncharge(u64 bytes)
+{
+	atomic64_sub(bytes, &cfilter_mem_used);
+}
+
+/**
+ * cfilter_mem() - the memory bound and what is charged against it
+ * @used:  set to the bytes charged now
+ * @limit: set to the bound, in bytes
+ *
+ * Return: the number of charges refused since the module was loaded.
+ */
+u64 cfilter_mem(u64 *used, u64 *limit)
+{
+	if (used)
+		*used = atomic64_read(&cfilter_mem_used);
+	if (limit)
+		*limit = cfilter_mem_limit;
+	return atomic64_read(&cfilter_mem_refused);
+}
+
+/**
+ * cfilter_mem_exempt() - let the calling task's charges pass the bound
+ * @on: from now on (true), or no longer (false)
+ *
+ * For CLEAR's empty set alone; one task at a time (the caller serialises).
+ */
+void cfilter_mem_exempt(bool on)
+{
+	WRITE_ONCE(cfilter_mem_exempt_task, on ? current : NULL);
+}
+
+/* max_memory= in bytes, or a quarter of RAM if it was not given. */
+static int __init cfilter_settle_memory(void)
+{
+	if (!max_memory)
+		max_memory = (totalram_pages() >> (20 - PAGE_SHIFT)) / 4;
+	if (!max_memory || max_memory > (U64_MAX >> 20)) {
+		pr_err("max_memory=%lu is out of range: use 1 to %llu (MiB)\n",
+		       max_memory, U64_MAX >> 20);
+		return -EINVAL;
+	}
+	cfilter_mem_limit = (u64)max_memory << 20;
+	return 0;
+}
 
 /* The core's parameters for family @f with capacity @cap and bound @max. */
 static void cfilter_params(const struct cfilter_family *f, u64 cap, u64 max,
@@ -270,13 +347,19 @@ static int __init cfilter_init(void)
 		err = cfilter_levels_check();
 	if (!err)
 		err = cfilter_settle_config();
+	if (!err)
+		err = cfilter_settle_memory();
 	if (err)
 		return err;
 	set = cfilter_set_create();
-	if (!set) {
-		pr_err("no memory for the tables (mode=%s capacity=%lu fp_bits=%u): lower capacity\n",
-		       mode, capacity, fp_bits);
-		return -ENOMEM;
+	if (IS_ERR(set)) {
+		if (PTR_ERR(set) == -EDQUOT)
+			pr_err("the empty tables (mode=%s capacity=%lu fp_bits=%u) need more than max_memory=%lu MiB: lower capacity or raise max_memory\n",
+			       mode, capacity, fp_bits, max_memory);
+		else
+			pr_err("no memory for the tables (mode=%s capacity=%lu fp_bits=%u): lower capacity\n",
+			       mode, capacity, fp_bits);
+		return PTR_ERR(set);
 	}
 	cfilter_set_publish(set);
 

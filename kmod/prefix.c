@@ -319,13 +319,27 @@ static struct prefix_summary *prefix_sum_of(struct prefix_set *s, u32 len)
 	return s->sum_addrs ? &s->sum_addr : NULL;
 }
 
-/* Allocates @sum's counts: 0 or -ENOMEM, nothing changed. */
+#define PREFIX_SUM_COUNT_BYTES	(PREFIX_SUM_KEYS * sizeof(u32))
+
+/* Allocates @sum's counts: 0, -EDQUOT or -ENOMEM, nothing changed. */
 static int prefix_sum_prepare(struct prefix_summary *sum)
 {
-	if (sum && !sum->count)
-		sum->count = kvcalloc(PREFIX_SUM_KEYS, sizeof(*sum->count),
-				      GFP_KERNEL);
-	return !sum || sum->count ? 0 : -ENOMEM;
+	if (!sum || sum->count)
+		return 0;
+	if (!cuckoo_mem_charge(PREFIX_SUM_COUNT_BYTES))
+		return -EDQUOT;
+	sum->count = kvzalloc(PREFIX_SUM_COUNT_BYTES, GFP_KERNEL);
+	if (sum->count)
+		return 0;
+	cuckoo_mem_uncharge(PREFIX_SUM_COUNT_BYTES);
+	return -ENOMEM;
+}
+
+static void prefix_sum_free(struct prefix_summary *sum)
+{
+	if (sum->count)
+		cuckoo_mem_uncharge(PREFIX_SUM_COUNT_BYTES);
+	kvfree(sum->count);
 }
 
 /* Counts a member about to be published: call before any reader can see it. */
@@ -1271,7 +1285,7 @@ void prefix_set_destroy(struct prefix_set *s)
 	prefix_plan_free(rcu_dereference_protected(s->plan, true));
 	cuckoo_destroy(rcu_dereference_protected(s->prefixes, true));
 	cuckoo_destroy(s->addrs);
-	kvfree(s->sum_pfx.count);
-	kvfree(s->sum_addr.count);
+	prefix_sum_free(&s->sum_pfx);
+	prefix_sum_free(&s->sum_addr);
 	kvfree(s);
 }

@@ -52,17 +52,19 @@ void cfilter_set_destroy(struct cfilter_set *s)
  * The one way a set comes to be: at load, by STAGE and by CLEAR. Each table
  * gets a new random seed. May sleep.
  *
- * Return: the set, or NULL if memory is short.
+ * Return: the set, or ERR_PTR(-EDQUOT) if it would pass the memory bound
+ * (max_memory=), ERR_PTR(-ENOMEM) if memory is short.
  */
 struct cfilter_set *cfilter_set_create(void)
 {
 	static atomic64_t ids = ATOMIC64_INIT(0);
+	u64 refused = cfilter_mem(NULL, NULL);
 	const struct cfilter_family *f;
 	struct cfilter_set *s;
 
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	s->id = atomic64_inc_return(&ids);
 	cfilter_holds_init(&s->holds);
 	INIT_LIST_HEAD(&s->staged);
@@ -81,7 +83,9 @@ struct cfilter_set *cfilter_set_create(void)
 			s->flow[t] = cuckoo_create(&pp.addrs);
 		if (!s->pfx[t] && !s->flow[t]) {
 			cfilter_set_destroy(s);
-			return NULL;
+			/* A charge refused meanwhile: the bound, not a shortage. */
+			return ERR_PTR(cfilter_mem(NULL, NULL) != refused ?
+				       -EDQUOT : -ENOMEM);
 		}
 	}
 	return s;

@@ -906,8 +906,8 @@ struct cfilter_set *cfilter_hold_copy(const char *without)
 	if (cfilter_copy)
 		return ERR_PTR(-EBUSY);
 	c = cfilter_set_create();
-	if (!c)
-		return ERR_PTR(-ENOMEM);
+	if (IS_ERR(c))
+		return c;
 	err = cfilter_hold_copy_from(c, live,
 				     cfilter_source_find(&live->holds, without));
 	if (err) {

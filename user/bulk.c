@@ -241,7 +241,9 @@ static int report_load_failure(int fd, const char *name,
 	       kl->n - t->added - t->present);
 	switch (-t->fail_err) {
 	case ENOSPC:
-		dev_report_full(fd, false, &kl->keys[t->first_fail]);
+	case EDQUOT:
+		dev_report_full(fd, t->fail_err, false,
+				&kl->keys[t->first_fail]);
 		break;
 	case ENOMEM:
 		cf_err("no memory to grow the filter: free some memory, or reload the module with a larger capacity= to allocate up front");
@@ -452,8 +454,9 @@ static int replace_fill(int fd, const char *name, const struct key_list *kl,
 		       kl->lines[t->first_fail],
 		       entry_format(&kl->keys[t->first_fail], buf, sizeof(buf)),
 		       dev_key_error(t->fail_err));
-		if (t->fail_err == -ENOSPC)
-			dev_report_full(fd, true, &kl->keys[t->first_fail]);
+		if (dev_full(t->fail_err))
+			dev_report_full(fd, t->fail_err, true,
+					&kl->keys[t->first_fail]);
 		err = t->fail_err;
 	} else if (err) {
 		dev_report(err, "cannot fill the staged set");

@@ -219,8 +219,9 @@ static int range_entry(const struct cfctl_opts *o, int fd, const char *text,
 		if (rk.results[i] && rk.results[i] != (add ? -EEXIST : -ENOENT)) {
 			char buf[ENTRY_STRLEN];
 
-			if (rk.results[i] == -ENOSPC) {
-				dev_report_full(fd, false, &rk.keys[i]);
+			if (dev_full(rk.results[i])) {
+				dev_report_full(fd, rk.results[i], false,
+						&rk.keys[i]);
 			} else {
 				cf_err("cannot %s %s: %s", add ? "add" : "delete",
 				       entry_format(&rk.keys[i], buf, sizeof(buf)),
@@ -336,7 +337,8 @@ static int add_entry(const struct cfctl_opts *o, const char *verb,
 			       text, source_shown(o->source));
 		break;
 	case ENOSPC:
-		dev_report_full(fd, false, &e.key);
+	case EDQUOT:
+		dev_report_full(fd, err, false, &e.key);
 		ret = CF_SYSTEM;
 		break;
 	case ENOMEM:
@@ -849,6 +851,8 @@ static void print_info(const struct cfilter_info *info)
 	printf("prefix_entries: %llu\n",
 	       (unsigned long long)info->prefix_entries);
 	printf("timed: %llu\n", (unsigned long long)info->timed);
+	printf("mem_used: %llu\n", (unsigned long long)info->mem_used);
+	printf("mem_limit: %llu\n", (unsigned long long)info->mem_limit);
 }
 
 /* "source NAME: entries N, timed M" per source, "default" first. */
@@ -953,6 +957,8 @@ static void print_info_json(const struct cfilter_info *info,
 	json_kv_uint(&j, "prefixes", info->prefixes);
 	json_kv_uint(&j, "prefix_entries", info->prefix_entries);
 	json_kv_uint(&j, "timed", info->timed);
+	json_kv_uint(&j, "mem_used", info->mem_used);
+	json_kv_uint(&j, "mem_limit", info->mem_limit);
 	sources_json(&j, sources);
 	json_key(&j, "types");
 	json_array_begin(&j);
@@ -1517,7 +1523,9 @@ static const struct verb verbs[] = {
 			"Counts and sizes add up the tables of every entry type (source,\n"
 			"destination, flow and allow; IPv4 and IPv6); prefixes (among count)\n"
 			"and prefix_entries (what their expansion stores) too; timed, the\n"
-			"holdings with a timeout. Then one line per source, \"default\" first:\n"
+			"holdings with a timeout; mem_used, the bytes every set (staged ones\n"
+			"too) takes against mem_limit, the module's max_memory= bound. Then\n"
+			"one line per source, \"default\" first:\n"
 			"\"source NAME: entries N, timed T\"; and one line per entry type: its\n"
 			"count, prefixes, prefix_entries, levels (the lengths prefixes are\n"
 			"expanded to, or -), memory_bytes and capacity. JSON uses the same\n"

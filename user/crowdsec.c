@@ -101,7 +101,9 @@ static int flush_run(struct feed *f)
 			f->absent++;
 			break;
 		case ENOSPC:
-			dev_report_full(f->fd, false, &f->keys[i]);
+		case EDQUOT:
+			dev_report_full(f->fd, f->results[i], false,
+					&f->keys[i]);
 			f->skipped++;
 			break;
 		case EOPNOTSUPP:

@@ -346,15 +346,41 @@ static bool report_expansion_full(int fd, bool staged,
 	return true;
 }
 
+/* EDQUOT: the module's memory bound, with what counts against it. */
+static void report_memory_bound(int fd)
+{
+	struct cfilter_info info;
+
+	if (dev_info(fd, &info) || !info.mem_limit) {
+		cf_err("cfilter's memory bound is reached: reload the module with a larger max_memory= (MiB), or remove entries");
+		return;
+	}
+	cf_err("cfilter's memory bound is reached: %llu of max_memory=%llu MiB in use (a load, replace or restore holds the new set beside the live one): reload the module with a larger max_memory=, or remove entries",
+	       (unsigned long long)(info.mem_used >> 20),
+	       (unsigned long long)(info.mem_limit >> 20));
+}
+
+/* Did an add fail for want of room: the filter's bounds or its memory's? */
+bool dev_full(int err)
+{
+	return err == -ENOSPC || err == -EDQUOT;
+}
+
 /*
- * ENOSPC on add of @key (NULL: unknown): say how full the filter is and
- * which bound to raise. The live filter's count means nothing when the set
- * that filled is @staged.
+ * ENOSPC or EDQUOT (@err) on add of @key (NULL: unknown): say how full the
+ * filter is and which bound to raise. The live filter's count means
+ * nothing when the set that filled is @staged.
  */
-void dev_report_full(int fd, bool staged, const struct cfilter_key *key)
+void dev_report_full(int fd, int err, bool staged,
+		     const struct cfilter_key *key)
 {
 	struct cfilter_info info;
 	char keys[64] = "";
+
+	if (err == -EDQUOT) {
+		report_memory_bound(fd);
+		return;
+	}
 
 	if (dev_info(fd, &info)) {
 		cf_err("filter full: reload the module with a larger max_capacity= (exact mode) or capacity= (compact mode)");
@@ -389,6 +415,8 @@ const char *dev_key_error(int err)
 	switch (-err) {
 	case ENOSPC:
 		return "filter full";
+	case EDQUOT:
+		return "cfilter's memory bound (max_memory=) reached";
 	case EOPNOTSUPP:
 		return MSG_COMPACT;
 	case EUSERS:
@@ -419,6 +447,10 @@ void dev_report(int err, const char *what)
 		break;
 	case EUSERS:
 		cf_err("%s: " MSG_TOO_MANY_SOURCES, what);
+		break;
+	case EDQUOT:
+		cf_err("%s: cfilter's memory bound is reached (cfctl info shows it): reload the module with a larger max_memory= (MiB), or remove entries",
+		       what);
 		break;
 	case ENOTTY:
 	case EINVAL:

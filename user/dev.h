@@ -34,7 +34,9 @@ int dev_restore(int fd, const struct cfilter_table *t);
 int dev_info(int fd, struct cfilter_info *info);
 long dev_list_all(int fd, const char *source, struct cfilter_entry **entries);
 int dev_batch(int fd, const struct dev_batch *b, __u32 *done);
-void dev_report_full(int fd, bool staged, const struct cfilter_key *key);
+bool dev_full(int err);
+void dev_report_full(int fd, int err, bool staged,
+		     const struct cfilter_key *key);
 const char *dev_key_error(int err);
 void dev_report(int err, const char *what);
 

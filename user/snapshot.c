@@ -407,8 +407,8 @@ static int restore_apply(int fd, const char *name, const struct snap *s,
 		err = dev_simple(fd, CFILTER_IOC_COMMIT);
 	if (!err)
 		return CF_OK;
-	if (err == -ENOSPC)
-		dev_report_full(fd, true, NULL);
+	if (dev_full(err))
+		dev_report_full(fd, err, true, NULL);
 	else if (bad_key != SIZE_MAX)
 		cf_err("%s: section %u: cannot add key %zu: %s", name,
 		       bad_sect, bad_key + 1, dev_key_error(err));

@@ -848,6 +848,72 @@ TEST(exact_growth_without_memory_loses_nothing)
 	cuckoo_destroy(c);
 }
 
+/*
+ * The memory bound: a growth that would pass it is -EDQUOT and changes
+ * nothing; every byte charged is given back when the filter goes.
+ */
+TEST(exact_growth_past_the_memory_bound_is_edquot_and_loses_nothing)
+{
+	const long long room = 1 << 30;
+	struct cuckoo_stats before, after;
+	struct cuckoo *c;
+	u64 i, n;
+
+	cuckoo_host_mem_left = room;
+	c = make(64, 1 << 20, 16, LEN_IP6, true);
+	ASSERT_NE(NULL, c);
+	/* 32 buckets hold 121 keys at 95%: the 122nd needs a bigger table. */
+	for (n = 0; n < 121; n++)
+		ASSERT_EQ(0, add(c, SET_IN, n));
+	before = stats_of(c);
+	cuckoo_host_mem_left = 0;
+	ASSERT_EQ(-EDQUOT, add(c, SET_IN, n));
+	after = stats_of(c);
+	ASSERT_EQ(0, memcmp(&before, &after, sizeof(before)));
+	for (i = 0; i < n; i++)
+		ASSERT_TRUE(has(c, SET_IN, i));
+	ASSERT_FALSE(has(c, SET_IN, n));
+	/* Room for the doubled table: the add goes through. */
+	cuckoo_host_mem_left = 2 * before.memory_bytes;
+	ASSERT_EQ(0, add(c, SET_IN, n));
+	EXPECT_EQ(1U, stats_of(c).grows);
+	cuckoo_host_mem_left = room;
+	cuckoo_destroy(c);
+	cuckoo_host_mem_left = -1;
+}
+
+/* Creating, growing, clearing and destroying give back what they charged. */
+TEST(memory_charges_balance)
+{
+	const long long room = 1 << 30;
+	long long after_create;
+	struct cuckoo *c;
+	u64 n;
+
+	cuckoo_host_mem_left = room;
+	c = make(64, 1 << 20, 16, LEN_IP4, true);
+	ASSERT_NE(NULL, c);
+	after_create = cuckoo_host_mem_left;
+	EXPECT_LT(after_create, room);
+	for (n = 0; n < 5000; n++)
+		ASSERT_EQ(0, add(c, SET_IN, n));
+	EXPECT_LT(cuckoo_host_mem_left, after_create);
+	ASSERT_EQ(0, cuckoo_clear(c));
+	EXPECT_EQ(after_create, cuckoo_host_mem_left);
+	cuckoo_destroy(c);
+	EXPECT_EQ(room, cuckoo_host_mem_left);
+	cuckoo_host_mem_left = -1;
+}
+
+/* Creation past the bound fails, charging nothing. */
+TEST(create_past_the_memory_bound_fails)
+{
+	cuckoo_host_mem_left = 100;
+	EXPECT_EQ(NULL, make(1 << 16, 0, 16, LEN_IP4, false));
+	EXPECT_EQ(100, cuckoo_host_mem_left);
+	cuckoo_host_mem_left = -1;
+}
+
 TEST(exact_clear_returns_to_the_initial_size)
 {
 	struct cuckoo *c = make(64, 1 << 20, 16, LEN_IP4, true);

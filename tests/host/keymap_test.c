@@ -215,4 +215,37 @@ TEST(failed_growth_changes_nothing)
 	keymap_free(&m);
 }
 
+
+/* A growth past the memory bound is -EDQUOT; what is charged comes back. */
+TEST(growth_past_the_memory_bound_is_edquot)
+{
+	const long long room = 1 << 30;
+	struct keymap m;
+	u8 k[KLEN];
+	u64 cap;
+	u32 i;
+	int err = 0;
+
+	cuckoo_host_mem_left = room;
+	keymap_init(&m, KLEN, 100000, SEED);
+	for (i = 0; i < 1000; i++) {
+		nth(k, i);
+		ASSERT_EQ(0, keymap_put(&m, k, i));
+	}
+	EXPECT_EQ(room - (long long)(m.cap * m.stride), cuckoo_host_mem_left);
+	cap = m.cap;
+	cuckoo_host_mem_left = 0;
+	for (; i < 100000 && !err; i++) {
+		nth(k, i);
+		err = keymap_put(&m, k, i);
+	}
+	EXPECT_EQ(-EDQUOT, err);
+	EXPECT_EQ(cap, m.cap);
+	EXPECT_FALSE(keymap_get(&m, k, NULL));
+	cuckoo_host_mem_left = room - (long long)(m.cap * m.stride);
+	keymap_free(&m);
+	EXPECT_EQ(room, cuckoo_host_mem_left);
+	cuckoo_host_mem_left = -1;
+}
+
 TEST_HARNESS_MAIN

@@ -654,6 +654,42 @@ TEST(list_gen_only_grows)
 	prefix_set_destroy(s);
 }
 
+/*
+ * An expansion past the memory bound is -EDQUOT and leaves the set as it
+ * was; with room, the same prefix goes in.
+ */
+TEST(expansion_past_the_memory_bound_changes_nothing)
+{
+	const long long room = 1 << 30;
+	struct prefix_set *s;
+	long long left;
+	u64 gen;
+
+	cuckoo_host_mem_left = room;
+	s = make(4, 1, 16, 1 << 20, true);
+	ASSERT_NE(NULL, s);
+	ASSERT_EQ(0, add4(s, 0x0a000000, 24));
+	ASSERT_EQ(0, add4(s, 0x0b000001, 32));
+	gen = prefix_set_list_gen(s);
+	left = cuckoo_host_mem_left;
+	/* A /8 in the level of /24s: 65536 entries, far past 64 KiB. */
+	cuckoo_host_mem_left = 64 * 1024;
+	ASSERT_EQ(-EDQUOT, add4(s, 0x0c000000, 8));
+	ASSERT_EQ(1U, stats_of(s).prefixes);
+	ASSERT_EQ(1U, stats_of(s).expanded);
+	ASSERT_EQ(PREFIX_MISS, match4(s, 0x0c010203));
+	ASSERT_EQ(PREFIX_PREFIX, match4(s, 0x0a0000ff));
+	ASSERT_EQ(PREFIX_ADDR, match4(s, 0x0b000001));
+	ASSERT_EQ(gen, prefix_set_list_gen(s));
+	/* What was charged meanwhile (a table may have grown) stays charged. */
+	cuckoo_host_mem_left = left - (64 * 1024 - cuckoo_host_mem_left);
+	ASSERT_EQ(0, add4(s, 0x0c000000, 8));
+	ASSERT_EQ(PREFIX_PREFIX, match4(s, 0x0c010203));
+	prefix_set_destroy(s);
+	EXPECT_EQ(room, cuckoo_host_mem_left);
+	cuckoo_host_mem_left = -1;
+}
+
 TEST(clear_removes_everything_or_nothing)
 {
 	struct prefix_set *s = make(4, 3, 16, 1024, true);

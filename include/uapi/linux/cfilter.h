@@ -168,6 +168,10 @@ struct cfilter_key_req {
  * @prefixes:         prefix keys stored (included in @count)
  * @prefix_entries:   entries their expansion stores (not in @count)
  * @timed:            holdings with a timeout, every source
+ * @mem_used:         bytes charged against the module's memory bound:
+ *                    every set's tables and records, staged sets included
+ * @mem_limit:        that bound (max_memory=, in bytes): an add, load or
+ *                    stage that would pass it fails with EDQUOT
  *
  * Counts, capacities and memory add up the tables of every key type,
  * prefix tables included.
@@ -191,6 +195,8 @@ struct cfilter_info {
 	__u64	prefixes;
 	__u64	prefix_entries;
 	__u64	timed;
+	__u64	mem_used;
+	__u64	mem_limit;
 };
 
 #define CFILTER_PREFIX_LEVELS_MAX	8

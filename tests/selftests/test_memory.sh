@@ -1,0 +1,106 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The module's memory bound (max_memory=, MiB): every set's tables and
+# records are charged before they are allocated, so no input can make the
+# module take more. A load or add that would pass it fails with EDQUOT, a
+# message naming max_memory= and nothing changed; IPv6 prefixes on odd
+# boundaries, whose expansion once took 666 MB and the OOM killer, are
+# refused the same way.
+
+. "$(dirname "$0")/lib.sh"
+
+# shellcheck disable=SC2317 # called through trap
+cleanup()
+{
+	unload_module 2>/dev/null
+	lib_cleanup
+}
+trap cleanup EXIT
+
+info_value()
+{
+	"$CFCTL" info | sed -n "s/^$1: *//p"
+}
+
+# mem_used never above mem_limit.
+# shellcheck disable=SC2317 # called through check
+within_bound()
+{
+	_used=$(info_value mem_used)
+	_limit=$(info_value mem_limit)
+	diag "mem_used $_used of mem_limit $_limit"
+	[ -n "$_used" ] && [ "$_used" -le "$_limit" ]
+}
+
+# N IPv4 addresses 10.A.B.C, one a line.
+addresses()
+{
+	awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++)
+		printf "10.%d.%d.%d\n", int(i / 65536) % 256, int(i / 256) % 256, i % 256 }'
+}
+
+# 8000 IPv6 prefixes of every length from /16 to /127, as ranges on odd
+# boundaries give: expanded to a few target lengths they need millions of
+# entries.
+odd_prefixes()
+{
+	awk 'BEGIN { for (i = 0; i < 8000; i++)
+		printf "2a%02x:%x:%x:%x:%x:%x:%x:%x/%d\n", i % 256, i, i * 7 % 65536,
+		       i * 13 % 65536, i * 17 % 65536, i * 19 % 65536,
+		       i * 23 % 65536, i * 29 % 65536, 16 + i * 7 % 112 }'
+}
+
+# The stderr kept by keep_err has TEXT (check overwrites the last one).
+# shellcheck disable=SC2317 # called through check
+said()
+{
+	grep -qF -- "$1" "$tap_tmp/kept"
+}
+
+keep_err()
+{
+	cp "$tap_tmp/err" "$tap_tmp/kept"
+}
+
+tap_begin
+if module_loaded; then
+	unload_module || tap_skip_all "cannot unload cfilter.ko"
+fi
+
+expect "max_memory=1: the empty tables do not fit, insmod refused" nonzero -- \
+	insmod "$CFILTER_KO" max_memory=1
+check "... and the kernel log says to raise it" \
+	sh -c 'dmesg | tail -n 5 | grep -q "need more than max_memory=1 MiB"'
+check "max_memory=40 loads" insmod "$CFILTER_KO" max_memory=40
+expect "info: mem_limit is 40 MiB" 0 -o "mem_limit: 41943040" -- "$CFCTL" info
+check "info: mem_used within it" within_bound
+expect "the parameter reads back" 0 -- \
+	grep -qx 40 /sys/module/cfilter/parameters/max_memory
+
+expect "add one address" 0 -- "$CFCTL" add 192.0.2.1
+# A replace builds the new set beside the live one: refused whole.
+addresses 2000000 >"$tap_tmp/big"
+expect "replace with 2M addresses past the bound: exit 3" 3 \
+	-e "cfilter's memory bound is reached" -- "$CFCTL" replace "$tap_tmp/big"
+keep_err
+check "... the message names max_memory=" said "max_memory=40 MiB"
+check "... the live set is untouched" test "$(info_value count)" = 1
+check "... mem_used within the bound" within_bound
+expect "... and the address added before still blocked" 0 -- \
+	"$CFCTL" test 192.0.2.1
+
+# A load adds to the live set: the add that would pass the bound fails,
+# every earlier one stays.
+odd_prefixes >"$tap_tmp/odd6"
+expect "IPv6 prefixes on odd boundaries: exit 3, refused" 3 \
+	-e "memory bound" -- "$CFCTL" load --normalize "$tap_tmp/odd6"
+diag_file "its stderr" "$tap_tmp/err"
+check "... mem_used within the bound" within_bound
+expect "... what it added stays" 0 -- "$CFCTL" test --exact 2a00::/16
+expect "clear at the bound: exit 0, never refused" 0 -- "$CFCTL" clear
+check "... mem_used within the bound again" within_bound
+addresses 1000 >"$tap_tmp/small"
+expect "... and a small load fits again" 0 -o "1000 added" -- \
+	"$CFCTL" load "$tap_tmp/small"
+tap_end
