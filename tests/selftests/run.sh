@@ -14,15 +14,8 @@
 
 cd "$(dirname "$0")" || exit 1
 
-# Fixed order: read-only checks first, module reloads last. Each test is
-# independent of the others' state all the same.
-ALL_TESTS="test_btf.sh test_ioctl test_batch test_list ioctl_fuzz test_xdp pkt_fuzz test_stress
-test_replace
-test_geoip.sh
-test_debian_root.sh test_fail2ban.sh test_crowdsec.sh test_ipset.sh
-test_cfctl.sh test_load.sh test_veth.sh test_flows.sh test_tc.sh test_rmmod.sh test_full test_modes
-test_sources
-test_cfctl_replace.sh test_snapshot.sh"
+# Every test, in the Makefile's order (RUN_ORDER).
+ALL_TESTS=$(cat tests.list) || exit 1
 TIMEOUT=$(sed -n 's/^timeout=//p' settings 2>/dev/null)
 : "${TIMEOUT:=300}"
 
