@@ -9,11 +9,15 @@
 #define cuckoo_create		cuckoo_nov_create
 #define cuckoo_destroy		cuckoo_nov_destroy
 #define cuckoo_insert		cuckoo_nov_insert
+#define cuckoo_insert_val	cuckoo_nov_insert_val
+#define cuckoo_set_val		cuckoo_nov_set_val
+#define cuckoo_get_val		cuckoo_nov_get_val
 #define cuckoo_delete		cuckoo_nov_delete
 #define cuckoo_clear		cuckoo_nov_clear
 #define cuckoo_list		cuckoo_nov_list
 #define cuckoo_list_gen		cuckoo_nov_list_gen
 #define cuckoo_contains		cuckoo_nov_contains
+#define cuckoo_lookup		cuckoo_nov_lookup
 #define cuckoo_get_stats	cuckoo_nov_get_stats
 #define cuckoo_raw_bytes	cuckoo_nov_raw_bytes
 #define cuckoo_raw_max_bytes	cuckoo_nov_raw_max_bytes

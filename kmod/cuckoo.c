@@ -17,9 +17,13 @@
  * i2 = i1 ^ (H(f) & mask). The map is an involution, so a stored fingerprint
  * can be moved to its other bucket without knowing its key.
  *
- * Exact mode keeps slot i's key at keys[i * key_len], touched only by the
+ * Exact mode keeps slot i's key at keys[i * stride], touched only by the
  * writer and by readers whose fingerprint matched slot i: a lookup of an
- * absent key almost always reads fingerprints and versions only.
+ * absent key almost always reads fingerprints and versions only. A filter
+ * made with values keeps a u32 after each key, in the same slot (stride =
+ * key_len + 4), so that a hit reads it from the line it read the key from;
+ * the writer changes it inside a window of the key's version, and a reader
+ * takes a hit with its value only from a read the version check passed.
  *
  * Moves and readers: a reader of a key with fingerprint f checks both
  * buckets (and, in exact mode, the keys of slots holding f) between two
@@ -152,9 +156,12 @@ struct cuckoo_table {
  * @fp_mask: (1 << fp_bits) - 1
  * @fp_bits: fingerprint width
  * @key_len: bytes per key
+ * @stride: bytes per slot of the key array: the key, then its value if any
  * @exact: keys are stored beside the fingerprints
- * @hit_final: a hit needs no version check: compact mode, or a key that
- *	cuckoo_key_equal() reads in one load (see the top of this file)
+ * @values: exact mode: each key has a u32 value, after it in its slot
+ * @hit_final: a hit needs no version check: compact mode, or a key without
+ *	a value that cuckoo_key_equal() reads in one load (see the top of
+ *	this file)
  * @queue: the writer's BFS queue
  * @initial_buckets: table size at creation and after a clear
  * @max_buckets: growth stops at this size
@@ -173,7 +180,9 @@ struct cuckoo {
 	u32 fp_mask;
 	u32 fp_bits;
 	u32 key_len;
+	u32 stride;
 	bool exact;
+	bool values;
 	bool hit_final;
 
 	____cacheline_aligned struct cuckoo_node *queue;
@@ -231,11 +240,15 @@ static int cuckoo_geometry(const struct cuckoo_params *p, u64 *buckets,
 
 	if (shift < 0 || !p->key_len || p->key_len > CUCKOO_KEY_MAX)
 		return -EINVAL;
+	/* A value is read in one load: it must be aligned, so must keys. */
+	if (p->values && (!p->exact || p->key_len % sizeof(u32)))
+		return -EINVAL;
 	if (max_capacity < p->capacity ||
 	    (!p->exact && max_capacity != p->capacity))
 		return -EINVAL;
 	limit = CUCKOO_ALLOC_MAX >> shift;
-	key_limit = CUCKOO_ALLOC_MAX / (CUCKOO_SLOTS * p->key_len);
+	key_limit = CUCKOO_ALLOC_MAX / (CUCKOO_SLOTS * (p->key_len +
+			(p->values ? sizeof(u32) : 0)));
 	if (p->exact && key_limit < limit)
 		limit = key_limit;
 	if (cuckoo_buckets_for(p->capacity, limit, buckets) ||
@@ -393,7 +406,14 @@ static __always_inline u32 cuckoo_lane(const struct cuckoo *c, const u64 *w,
 static __always_inline u8 *cuckoo_key_at(const struct cuckoo *c,
 					 const struct cuckoo_table *t, u64 slot)
 {
-	return t->keys + slot * c->key_len;
+	return t->keys + slot * c->stride;
+}
+
+/* Reader side: the value of the key stored at @stored (values only). */
+static __always_inline u32 cuckoo_val_read(const struct cuckoo *c,
+					   const u8 *stored)
+{
+	return READ_ONCE(*(const u32 *)(stored + c->key_len));
 }
 
 /*
@@ -445,27 +465,53 @@ static void cuckoo_key_store(const struct cuckoo *c, u8 *stored,
 	}
 }
 
-/* Exact mode: does a slot of loaded bucket @b hold @fp and @key? */
-static __always_inline bool cuckoo_confirm(const struct cuckoo *c,
-					   const struct cuckoo_table *t,
-					   u64 b, const u64 *w, u32 fp,
-					   const void *key)
+/* Writer side: the value of the key stored at @stored (0 without values). */
+static u32 cuckoo_val_of(const struct cuckoo *c, const u8 *stored)
+{
+	return c->values ? *(const u32 *)(stored + c->key_len) : 0;
+}
+
+/* Writer side: @key and, with values, @val into the slot at @stored. */
+static void cuckoo_record_store(const struct cuckoo *c, u8 *stored,
+				const u8 *key, u32 val)
+{
+	cuckoo_key_store(c, stored, key);
+	if (c->values)
+		WRITE_ONCE(*(u32 *)(stored + c->key_len), val);
+}
+
+/*
+ * Exact mode: the stored key of loaded bucket @b that has @fp and equals
+ * @key, or NULL.
+ */
+static __always_inline const u8 *cuckoo_confirm(const struct cuckoo *c,
+						const struct cuckoo_table *t,
+						u64 b, const u64 *w, u32 fp,
+						const void *key)
 {
 	unsigned int s;
 
-	for (s = 0; s < CUCKOO_SLOTS; s++)
-		if (cuckoo_lane(c, w, s) == fp &&
-		    cuckoo_key_equal(c, cuckoo_key_at(c, t, b * CUCKOO_SLOTS + s),
-				     key))
-			return true;
-	return false;
+	for (s = 0; s < CUCKOO_SLOTS; s++) {
+		const u8 *stored;
+
+		if (cuckoo_lane(c, w, s) != fp)
+			continue;
+		stored = cuckoo_key_at(c, t, b * CUCKOO_SLOTS + s);
+		if (cuckoo_key_equal(c, stored, key))
+			return stored;
+	}
+	return NULL;
 }
 
-/* One unsynchronised look at both buckets. */
+/*
+ * One unsynchronised look at both buckets. In exact mode a hit sets
+ * *@stored, unless @stored is NULL (a constant: contains() inlines the
+ * reader of old), to the key found, whose value may follow it.
+ */
 static __always_inline bool cuckoo_probe(const struct cuckoo *c,
 					 const struct cuckoo_table *t,
 					 u64 b1, u64 b2, u32 fp,
-					 const void *key)
+					 const void *key, const u8 **stored)
 {
 	u64 w1[2], w2[2], m1, m2;
 
@@ -476,8 +522,13 @@ static __always_inline bool cuckoo_probe(const struct cuckoo *c,
 	if (!c->exact)
 		return true;
 	smp_rmb();	/* a slot's fingerprint, then its key bytes */
-	return (m1 && cuckoo_confirm(c, t, b1, w1, fp, key)) ||
-	       (m2 && cuckoo_confirm(c, t, b2, w2, fp, key));
+	if (!stored)
+		return (m1 && cuckoo_confirm(c, t, b1, w1, fp, key)) ||
+		       (m2 && cuckoo_confirm(c, t, b2, w2, fp, key));
+	*stored = m1 ? cuckoo_confirm(c, t, b1, w1, fp, key) : NULL;
+	if (!*stored && m2)
+		*stored = cuckoo_confirm(c, t, b2, w2, fp, key);
+	return *stored;
 }
 
 #ifdef CUCKOO_NO_VERSIONS
@@ -488,9 +539,14 @@ static __always_inline bool cuckoo_probe(const struct cuckoo *c,
  */
 static __always_inline bool cuckoo_read(const struct cuckoo_table *t,
 					const struct cuckoo *c, u64 b1, u64 b2,
-					u32 fp, const void *key)
+					u32 fp, const void *key, u32 *val)
 {
-	return cuckoo_probe(c, t, b1, b2, fp, key);
+	const u8 *stored = NULL;
+	bool hit = cuckoo_probe(c, t, b1, b2, fp, key, val ? &stored : NULL);
+
+	if (hit && val && c->values)
+		*val = cuckoo_val_read(c, stored);
+	return hit;
 }
 #else
 /*
@@ -506,16 +562,21 @@ static __always_inline bool cuckoo_read(const struct cuckoo_table *t,
  */
 static __always_inline int cuckoo_read_once(const struct cuckoo_table *t,
 					    const struct cuckoo *c, u64 b1,
-					    u64 b2, u32 fp, const void *key)
+					    u64 b2, u32 fp, const void *key,
+					    u32 *val)
 {
 	const u32 *v = &t->versions[fp & t->stripe_mask];
 	u32 seq = READ_ONCE(*v);
+	const u8 *stored = NULL;
 	bool hit;
 
 	smp_rmb();	/* the version, then slots and keys */
-	hit = cuckoo_probe(c, t, b1, b2, fp, key);
+	hit = cuckoo_probe(c, t, b1, b2, fp, key, val ? &stored : NULL);
 	if (hit && c->hit_final)
 		return true;
+	/* Checked by the version like the key: a value is never final. */
+	if (hit && val && c->values)
+		*val = cuckoo_val_read(c, stored);
 	smp_rmb();	/* slots and keys, then the version again */
 	if (likely(READ_ONCE(*v) == (seq & ~1U)))
 		return hit;
@@ -528,13 +589,13 @@ static __always_inline int cuckoo_read_once(const struct cuckoo_table *t,
  */
 static noinline bool cuckoo_read_retry(const struct cuckoo_table *t,
 				       const struct cuckoo *c, u64 b1, u64 b2,
-				       u32 fp, const void *key)
+				       u32 fp, const void *key, u32 *val)
 {
 	int ret;
 
 	for (;;) {
 		cpu_relax();
-		ret = cuckoo_read_once(t, c, b1, b2, fp, key);
+		ret = cuckoo_read_once(t, c, b1, b2, fp, key, val);
 		if (ret >= 0)
 			return ret;
 	}
@@ -542,13 +603,13 @@ static noinline bool cuckoo_read_retry(const struct cuckoo_table *t,
 
 static __always_inline bool cuckoo_read(const struct cuckoo_table *t,
 					const struct cuckoo *c, u64 b1, u64 b2,
-					u32 fp, const void *key)
+					u32 fp, const void *key, u32 *val)
 {
-	int ret = cuckoo_read_once(t, c, b1, b2, fp, key);
+	int ret = cuckoo_read_once(t, c, b1, b2, fp, key, val);
 
 	if (likely(ret >= 0))
 		return ret;
-	return cuckoo_read_retry(t, c, b1, b2, fp, key);
+	return cuckoo_read_retry(t, c, b1, b2, fp, key, val);
 }
 #endif
 
@@ -573,7 +634,27 @@ bool cuckoo_contains(const struct cuckoo *c, const void *key)
 	u32 fp = cuckoo_fp(c, h);
 	u64 b1 = h & t->bucket_mask;
 
-	return cuckoo_read(t, c, b1, cuckoo_alt(t, b1, fp), fp, key);
+	return cuckoo_read(t, c, b1, cuckoo_alt(t, b1, fp), fp, key, NULL);
+}
+
+/**
+ * cuckoo_lookup() - test a key and read its value, without locking
+ * @c: the filter, made with values
+ * @key: key_len bytes
+ * @val: set to the key's value if it is found
+ *
+ * As cuckoo_contains(); the value read is one the key had during the call.
+ *
+ * Return: true if the key is in the filter.
+ */
+bool cuckoo_lookup(const struct cuckoo *c, const void *key, u32 *val)
+{
+	const struct cuckoo_table *t = rcu_dereference(c->table);
+	u64 h = cuckoo_hash(key, c->key_len, c->seed);
+	u32 fp = cuckoo_fp(c, h);
+	u64 b1 = h & t->bucket_mask;
+
+	return cuckoo_read(t, c, b1, cuckoo_alt(t, b1, fp), fp, key, val);
 }
 
 /* The writers' view of the table: the caller serialises writers. */
@@ -704,9 +785,12 @@ static void cuckoo_move(const struct cuckoo *c, struct cuckoo_table *t,
 	WARN_ON_ONCE(!fp || cuckoo_slot(c, t, to, ts) ||
 		     cuckoo_alt(t, from, fp) != to);
 	cuckoo_window_open(t, fp);
-	if (c->exact)
-		cuckoo_key_store(c, cuckoo_key_at(c, t, to * CUCKOO_SLOTS + ts),
-				 cuckoo_key_at(c, t, from * CUCKOO_SLOTS + fs));
+	if (c->exact) {
+		const u8 *src = cuckoo_key_at(c, t, from * CUCKOO_SLOTS + fs);
+
+		cuckoo_record_store(c, cuckoo_key_at(c, t, to * CUCKOO_SLOTS + ts),
+				    src, cuckoo_val_of(c, src));
+	}
 	smp_wmb();	/* the key bytes before the fingerprint */
 	cuckoo_set_slot(c, t, to, ts, fp);
 	cuckoo_set_slot(c, t, from, fs, 0);
@@ -714,16 +798,17 @@ static void cuckoo_move(const struct cuckoo *c, struct cuckoo_table *t,
 	t->moves++;
 }
 
-/* Stores @fp (and @key) into free slot @s of bucket @b. */
+/* Stores @fp (and @key, and @val) into free slot @s of bucket @b. */
 static void cuckoo_fill(const struct cuckoo *c, struct cuckoo_table *t,
-			u64 b, unsigned int s, u32 fp, const void *key)
+			u64 b, unsigned int s, u32 fp, const void *key, u32 val)
 {
 	if (!c->exact) {
 		cuckoo_set_slot(c, t, b, s, fp);
 		return;
 	}
 	cuckoo_window_open(t, fp);
-	cuckoo_key_store(c, cuckoo_key_at(c, t, b * CUCKOO_SLOTS + s), key);
+	cuckoo_record_store(c, cuckoo_key_at(c, t, b * CUCKOO_SLOTS + s), key,
+			    val);
 	smp_wmb();	/* the key bytes before the fingerprint */
 	cuckoo_set_slot(c, t, b, s, fp);
 	cuckoo_window_close(t, fp);
@@ -820,7 +905,7 @@ static int cuckoo_make_room(const struct cuckoo *c, struct cuckoo_table *t,
 
 /* Adds a key known to be absent from @t; -ENOSPC with nothing moved. */
 static int cuckoo_table_add(const struct cuckoo *c, struct cuckoo_table *t,
-			    const void *key, u64 h)
+			    const void *key, u32 val, u64 h)
 {
 	u32 fp = cuckoo_fp(c, h);
 	u64 b1 = h & t->bucket_mask;
@@ -835,7 +920,7 @@ static int cuckoo_table_add(const struct cuckoo *c, struct cuckoo_table *t,
 		if (s < 0)
 			return s;
 	}
-	cuckoo_fill(c, t, b, s, fp, key);
+	cuckoo_fill(c, t, b, s, fp, key, val);
 	t->count++;
 	return 0;
 }
@@ -875,7 +960,7 @@ static struct cuckoo_table *cuckoo_table_alloc(const struct cuckoo *c,
 {
 	u64 stripes = buckets < CUCKOO_STRIPES_MAX ? buckets : CUCKOO_STRIPES_MAX;
 	u64 words = buckets << cuckoo_bucket_shift(c->fp_bits);
-	u64 keys = c->exact ? buckets * CUCKOO_SLOTS * c->key_len : 0;
+	u64 keys = c->exact ? buckets * CUCKOO_SLOTS * c->stride : 0;
 	u64 bytes = sizeof(struct cuckoo_table) + words +
 		    stripes * sizeof(u32) + keys;
 	struct cuckoo_table *t;
@@ -927,7 +1012,7 @@ static int cuckoo_rehash(const struct cuckoo *c,
 		if (!cuckoo_slot(c, old, i / CUCKOO_SLOTS, i % CUCKOO_SLOTS))
 			continue;
 		key = cuckoo_key_at(c, old, i);
-		if (cuckoo_table_add(c, t, key,
+		if (cuckoo_table_add(c, t, key, cuckoo_val_of(c, key),
 				     cuckoo_hash(key, c->key_len, c->seed)))
 			return -ENOSPC;
 	}
@@ -1001,6 +1086,21 @@ static bool cuckoo_should_grow(const struct cuckoo *c,
  */
 int cuckoo_insert(struct cuckoo *c, const void *key)
 {
+	return cuckoo_insert_val(c, key, 0);
+}
+
+/**
+ * cuckoo_insert_val() - add a key with its value
+ * @c: the filter
+ * @key: key_len bytes
+ * @val: its value (ignored by a filter without values)
+ *
+ * As cuckoo_insert(); a present key keeps its value.
+ *
+ * Return: as cuckoo_insert().
+ */
+int cuckoo_insert_val(struct cuckoo *c, const void *key, u32 val)
+{
 	u64 h = cuckoo_hash(key, c->key_len, c->seed);
 	struct cuckoo_table *t = cuckoo_wtable(c);
 	u64 b;
@@ -1009,7 +1109,8 @@ int cuckoo_insert(struct cuckoo *c, const void *key)
 	if (cuckoo_locate(c, t, key, h, &b) >= 0)
 		return -EEXIST;
 	for (;;) {
-		if (!cuckoo_should_grow(c, t) && !cuckoo_table_add(c, t, key, h))
+		if (!cuckoo_should_grow(c, t) &&
+		    !cuckoo_table_add(c, t, key, val, h))
 			return 0;
 		err = cuckoo_can_grow(c, t) ? cuckoo_grow(c) : -ENOSPC;
 		if (err == -ENOSPC)
@@ -1018,6 +1119,63 @@ int cuckoo_insert(struct cuckoo *c, const void *key)
 			return err;
 		t = cuckoo_wtable(c);
 	}
+}
+
+/**
+ * cuckoo_set_val() - change a present key's value
+ * @c: the filter, made with values
+ * @key: key_len bytes
+ * @val: the new value
+ *
+ * Inside a window of the key's version, so that a reader sees the old
+ * value or the new one, never a mix. The caller serialises writers.
+ *
+ * Return: 0, or -ENOENT if the key is absent.
+ */
+int cuckoo_set_val(struct cuckoo *c, const void *key, u32 val)
+{
+	u64 h = cuckoo_hash(key, c->key_len, c->seed);
+	struct cuckoo_table *t = cuckoo_wtable(c);
+	u32 fp = cuckoo_fp(c, h);
+	u8 *stored;
+	u64 b;
+	int s;
+
+	if (WARN_ON_ONCE(!c->values))
+		return -EINVAL;
+	s = cuckoo_locate(c, t, key, h, &b);
+	if (s < 0)
+		return -ENOENT;
+	stored = cuckoo_key_at(c, t, b * CUCKOO_SLOTS + s);
+	cuckoo_window_open(t, fp);
+	WRITE_ONCE(*(u32 *)(stored + c->key_len), val);
+	cuckoo_window_close(t, fp);
+	return 0;
+}
+
+/**
+ * cuckoo_get_val() - a present key's value, for the writer
+ * @c: the filter, made with values
+ * @key: key_len bytes
+ * @val: set to its value
+ *
+ * Writer side (no version check): the caller serialises writers.
+ *
+ * Return: 0, or -ENOENT if the key is absent.
+ */
+int cuckoo_get_val(const struct cuckoo *c, const void *key, u32 *val)
+{
+	const struct cuckoo_table *t = cuckoo_wtable(c);
+	u64 b;
+	int s;
+
+	if (WARN_ON_ONCE(!c->values))
+		return -EINVAL;
+	s = cuckoo_locate(c, t, key, cuckoo_hash(key, c->key_len, c->seed), &b);
+	if (s < 0)
+		return -ENOENT;
+	*val = cuckoo_val_of(c, cuckoo_key_at(c, t, b * CUCKOO_SLOTS + s));
+	return 0;
 }
 
 /**
@@ -1072,7 +1230,8 @@ int cuckoo_clear(struct cuckoo *c)
  * cuckoo_list() - copy stored keys out
  * @c: the filter (exact mode)
  * @pos: in: where to start, 0 at first; out: where the next call starts
- * @keys: room for @max keys of key_len bytes
+ * @keys: room for @max keys of key_len bytes, each followed by its u32
+ *	  value (native byte order) if the filter has values
  * @max: most keys to copy
  *
  * Positions are slots of the current table: a listing that spans several
@@ -1099,7 +1258,7 @@ long cuckoo_list(const struct cuckoo *c, u64 *pos, void *keys, u64 max)
 			cond_resched();
 		if (!cuckoo_slot(c, t, i / CUCKOO_SLOTS, i % CUCKOO_SLOTS))
 			continue;
-		memcpy(out + n * c->key_len, cuckoo_key_at(c, t, i), c->key_len);
+		memcpy(out + n * c->stride, cuckoo_key_at(c, t, i), c->stride);
 		n++;
 	}
 	*pos = i;
@@ -1174,8 +1333,11 @@ struct cuckoo *cuckoo_create(const struct cuckoo_params *p)
 	c->fp_mask = p->fp_bits == 32 ? 0xffffffff : (1U << p->fp_bits) - 1;
 	c->key_len = p->key_len;
 	c->exact = p->exact;
-	c->hit_final = !p->exact || p->key_len == sizeof(u32) ||
-		       p->key_len == sizeof(long);
+	c->values = p->values;
+	c->stride = p->key_len + (p->values ? sizeof(u32) : 0);
+	c->hit_final = !p->exact || (!p->values &&
+				      (p->key_len == sizeof(u32) ||
+				       p->key_len == sizeof(long)));
 	c->initial_buckets = buckets;
 	c->max_buckets = max_buckets;
 	c->max_capacity = p->max_capacity ? p->max_capacity : p->capacity;

@@ -50,6 +50,8 @@ struct cuckoo_params {
 	u32 fp_bits;		/* 8, 12, 16 or 32 */
 	u32 key_len;		/* bytes per key: 1..CUCKOO_KEY_MAX */
 	bool exact;
+	/* exact only, key_len a multiple of 4: a u32 value beside each key */
+	bool values;
 };
 
 struct cuckoo_stats {
@@ -82,18 +84,25 @@ void cuckoo_destroy(struct cuckoo *c);
  */
 int cuckoo_insert(struct cuckoo *c, const void *key);
 int cuckoo_delete(struct cuckoo *c, const void *key);	/* 0, -ENOENT */
+/* With values: as cuckoo_insert(); a present key keeps its value. */
+int cuckoo_insert_val(struct cuckoo *c, const void *key, u32 val);
+int cuckoo_set_val(struct cuckoo *c, const void *key, u32 val); /* -ENOENT */
+int cuckoo_get_val(const struct cuckoo *c, const void *key, u32 *val);
 int cuckoo_clear(struct cuckoo *c);	/* 0, -EDQUOT, -ENOMEM (nothing changed) */
 
 /*
- * Exact mode: copies up to @max keys (key_len bytes each) into @keys,
+ * Exact mode: copies up to @max keys (key_len bytes each, then with values
+ * the u32 value) into @keys,
  * starting at position *@pos (0 to start) and advancing it; returns the
  * number copied, 0 at the end; -EOPNOTSUPP in compact mode. Writer side.
  */
 long cuckoo_list(const struct cuckoo *c, u64 *pos, void *keys, u64 max);
 u64 cuckoo_list_gen(const struct cuckoo *c);
 
-/* Reader: lock-free, inside rcu_read_lock(). */
+/* Readers: lock-free, inside rcu_read_lock(). */
 bool cuckoo_contains(const struct cuckoo *c, const void *key);
+/* With values: on a hit, *@val is a value the key had during the call. */
+bool cuckoo_lookup(const struct cuckoo *c, const void *key, u32 *val);
 
 /* Writer side (consistent snapshot under the writer lock). */
 void cuckoo_get_stats(const struct cuckoo *c, struct cuckoo_stats *st);

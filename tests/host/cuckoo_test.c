@@ -914,6 +914,122 @@ TEST(create_past_the_memory_bound_fails)
 	cuckoo_host_mem_left = -1;
 }
 
+/* An exact filter with a u32 value beside each key of @key_len bytes. */
+static struct cuckoo *make_valued(u64 capacity, u64 max_capacity,
+				  unsigned int key_len)
+{
+	struct cuckoo_params p = {
+		.capacity = capacity,
+		.max_capacity = max_capacity,
+		.seed = SEED,
+		.fp_bits = 16,
+		.key_len = key_len,
+		.exact = true,
+		.values = true,
+	};
+
+	return cuckoo_create(&p);
+}
+
+static u32 value_for(u64 i)
+{
+	return (u32)(i * 2654435761U) | 1;
+}
+
+TEST(params_refuse_values_without_exact_mode_or_aligned_keys)
+{
+	struct cuckoo_params p = {
+		.capacity = 64, .seed = SEED, .fp_bits = 16, .key_len = 4,
+		.exact = true, .values = true,
+	};
+
+	EXPECT_EQ(0, cuckoo_params_check(&p));
+	p.key_len = 13;
+	EXPECT_EQ(-EINVAL, cuckoo_params_check(&p));
+	p.key_len = 16;
+	p.exact = false;
+	EXPECT_EQ(-EINVAL, cuckoo_params_check(&p));
+}
+
+/*
+ * Every key keeps its own value through 10 doublings and the moves of a
+ * table filled to 95%, for the reader and the writer alike; a present key
+ * keeps its value when inserted again; set_val changes one key's only.
+ */
+TEST(values_follow_their_keys_through_growth_and_moves)
+{
+	struct cuckoo *c = make_valued(64, 1 << 20, LEN_IP6);
+	u8 k[CUCKOO_KEY_MAX];
+	const u64 n = 100000;
+	u32 val;
+	u64 i;
+
+	ASSERT_NE(NULL, c);
+	for (i = 0; i < n; i++) {
+		key_of(k, LEN_IP6, SET_IN, i);
+		ASSERT_EQ(0, cuckoo_insert_val(c, k, value_for(i)));
+	}
+	EXPECT_EQ(10U, stats_of(c).grows);
+	key_of(k, LEN_IP6, SET_IN, 7);
+	ASSERT_EQ(-EEXIST, cuckoo_insert_val(c, k, 12345));
+	ASSERT_EQ(0, cuckoo_set_val(c, k, 777));
+	for (i = 0; i < n; i++) {
+		u32 want = i == 7 ? 777 : value_for(i);
+
+		key_of(k, LEN_IP6, SET_IN, i);
+		val = 0;
+		rcu_read_lock();
+		ASSERT_TRUE(cuckoo_lookup(c, k, &val));
+		rcu_read_unlock();
+		ASSERT_EQ(want, val);
+		ASSERT_EQ(0, cuckoo_get_val(c, k, &val));
+		ASSERT_EQ(want, val);
+	}
+	key_of(k, LEN_IP6, SET_OUT, 1);
+	val = 99;
+	rcu_read_lock();
+	EXPECT_FALSE(cuckoo_lookup(c, k, &val));
+	rcu_read_unlock();
+	EXPECT_EQ(99U, val);
+	EXPECT_EQ(-ENOENT, cuckoo_set_val(c, k, 1));
+	EXPECT_EQ(-ENOENT, cuckoo_get_val(c, k, &val));
+	cuckoo_destroy(c);
+}
+
+/* A listing gives each key with its value after it. */
+TEST(list_gives_keys_with_their_values)
+{
+	struct cuckoo *c = make_valued(64, 1 << 16, LEN_IP4);
+	u8 k[CUCKOO_KEY_MAX], out[64 * (LEN_IP4 + 4)];
+	u64 pos = 0, seen = 0, i;
+	long got, j;
+
+	ASSERT_NE(NULL, c);
+	for (i = 0; i < 1000; i++) {
+		key_of(k, LEN_IP4, SET_IN, i);
+		ASSERT_EQ(0, cuckoo_insert_val(c, k, value_for(i)));
+	}
+	while ((got = cuckoo_list(c, &pos, out, 64)) > 0) {
+		for (j = 0; j < got; j++) {
+			const u8 *e = out + j * (LEN_IP4 + 4);
+			u32 val;
+
+			memcpy(&val, e + LEN_IP4, sizeof(val));
+			/* Which key: find it by its bytes. */
+			for (i = 0; i < 1000; i++) {
+				key_of(k, LEN_IP4, SET_IN, i);
+				if (!memcmp(k, e, LEN_IP4))
+					break;
+			}
+			ASSERT_LT(i, 1000U);
+			ASSERT_EQ(value_for(i), val);
+			seen++;
+		}
+	}
+	EXPECT_EQ(1000U, seen);
+	cuckoo_destroy(c);
+}
+
 TEST(exact_clear_returns_to_the_initial_size)
 {
 	struct cuckoo *c = make(64, 1 << 20, 16, LEN_IP4, true);

@@ -16,6 +16,10 @@
  *   deleted) until the table has doubled its way to millions of keys, each
  *   growth re-inserting every key into a new table published under RCU
  *   while the readers look on; then it churns there too.
+ * hot keeps a value beside each key, which the writer keeps rewriting
+ * (cuckoo_set_val()) between two encodings of the key's own number: a
+ * reader that finds a key with a value not its own (torn, or another key's
+ * after a move reused the slot) fails the test.
  * The readers look up always-present keys of every filter, in turn, each
  * lookup inside rcu_read_lock(), until LOOKUPS lookups in total. A miss is
  * a bug: the test fails on any. They also look up churn keys of the hot
@@ -56,10 +60,18 @@
 
 #define TIME_LIMIT	300	/* seconds: something is wrong beyond this */
 
+static void die(const char *what, int rc)
+{
+	printf("not ok 1 cuckoo_stress # %s: %d\n", what, rc);
+	exit(1);
+}
+
 struct filter {
 	struct cuckoo *c;
 	unsigned int key_len;
 	unsigned int fp_bits;
+	bool values;
+	u64 bad_values;		/* found with another key's value, all readers */
 	u64 keys;		/* SET_IN keys 0..keys-1 */
 	u64 churned;		/* SET_CHURN keys added so far */
 	u64 window;
@@ -68,7 +80,7 @@ struct filter {
 };
 
 static struct filter hot = { .key_len = 16, .keys = HOT_KEYS,
-			     .window = HOT_WINDOW };
+			     .window = HOT_WINDOW, .values = true };
 /* 8-bit fingerprints: a deleted key's fingerprint is often reused */
 static struct filter hot4 = { .key_len = 4, .fp_bits = 8, .keys = HOT_KEYS,
 			      .window = HOT_WINDOW };
@@ -78,12 +90,36 @@ static u64 target;		/* lookups wanted */
 static u64 lookups;		/* done, published in steps */
 static int stop;
 
+/* Key @i of @set's value, in one of two encodings (@phase 0 or 1). */
+static u32 value_of(unsigned int set, u64 i, unsigned int phase)
+{
+	return (u32)i << 3 | set << 1 | phase;
+}
+
+/* Is @val one of key @i of @set's values? */
+static bool value_is(u32 val, unsigned int set, u64 i)
+{
+	return val >> 1 == value_of(set, i, 0) >> 1;
+}
+
 static int add(struct filter *f, unsigned int set, u64 i)
 {
 	u8 k[CUCKOO_KEY_MAX];
 
 	key_of(k, f->key_len, set, i);
-	return cuckoo_insert(f->c, k);
+	return cuckoo_insert_val(f->c, k, value_of(set, i, 0));
+}
+
+/* Rewrites the value of always-present key @i with encoding @phase. */
+static void revalue(struct filter *f, u64 i, unsigned int phase)
+{
+	u8 k[CUCKOO_KEY_MAX];
+	int rc;
+
+	key_of(k, f->key_len, SET_IN, i);
+	rc = cuckoo_set_val(f->c, k, value_of(SET_IN, i, phase));
+	if (rc)
+		die("set value", rc);
 }
 
 static int del(struct filter *f, unsigned int set, u64 i)
@@ -94,23 +130,34 @@ static int del(struct filter *f, unsigned int set, u64 i)
 	return cuckoo_delete(f->c, k);
 }
 
-static bool has(const struct filter *f, unsigned int set, u64 i)
+/* Is key @i of @set found? With values, *@bad counts a wrong one. */
+static bool has_val(const struct filter *f, unsigned int set, u64 i,
+		    u64 *bad)
 {
 	u8 k[CUCKOO_KEY_MAX];
+	u32 val = ~0U;
 	bool hit;
 
 	key_of(k, f->key_len, set, i);
 	rcu_read_lock();
-	hit = cuckoo_contains(f->c, k);
+	if (f->values)
+		hit = cuckoo_lookup(f->c, k, &val);
+	else
+		hit = cuckoo_contains(f->c, k);
 	rcu_read_unlock();
+	if (hit && f->values && !value_is(val, set, i))
+		(*bad)++;
 	return hit;
 }
 
-static void die(const char *what, int rc)
+static bool has(const struct filter *f, unsigned int set, u64 i)
 {
-	printf("not ok 1 cuckoo_stress # %s: %d\n", what, rc);
-	exit(1);
+	u64 bad = 0;
+	bool hit = has_val(f, set, i, &bad);
+
+	return hit && !bad;
 }
+
 
 /*
  * Is one of the churn keys deleted last (before this call) found? The
@@ -129,11 +176,11 @@ static void *reader(void *arg)
 {
 	u64 n = 0, i = (uintptr_t)arg * 7919;
 	u64 hot_misses = 0, hot4_misses = 0, big_misses = 0;
-	u64 hot_ghosts = 0, hot4_ghosts = 0;
+	u64 hot_ghosts = 0, hot4_ghosts = 0, hot_bad = 0;
 
 	rcu_register_thread();
 	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
-		hot_misses += !has(&hot, SET_IN, i % HOT_KEYS);
+		hot_misses += !has_val(&hot, SET_IN, i % HOT_KEYS, &hot_bad);
 		hot4_misses += !has(&hot4, SET_IN, i % HOT_KEYS);
 		big_misses += !has(&big, SET_IN, i % BIG_KEYS);
 		hot_ghosts += ghost(&hot, i);
@@ -151,6 +198,7 @@ static void *reader(void *arg)
 	__atomic_fetch_add(&big.misses, big_misses, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&hot.ghosts, hot_ghosts, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&hot4.ghosts, hot4_ghosts, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&hot.bad_values, hot_bad, __ATOMIC_RELAXED);
 	rcu_unregister_thread();
 	return NULL;
 }
@@ -188,6 +236,7 @@ static struct filter *setup(struct filter *f, u64 max)
 		.fp_bits = f->fp_bits ? f->fp_bits : 16,
 		.key_len = f->key_len,
 		.exact = true,
+		.values = f->values,
 	};
 	u64 i;
 	int rc;
@@ -215,6 +264,7 @@ int main(int argc, char **argv)
 {
 	bool mutant = argc == 3 && !strcmp(argv[1], "--mutant");
 	u64 grown = 0, i, hot_moves0, hot_adds, bad = 0, misses, ghosts;
+	u64 revalued = 0;
 	struct cuckoo_stats hs, h4s, bs;
 	pthread_t tid[READERS];
 	time_t start = time(NULL);
@@ -244,6 +294,8 @@ int main(int argc, char **argv)
 	       grown < grow_target()) {
 		churn(&hot);
 		churn(&hot4);
+		revalue(&hot, revalued % HOT_KEYS, revalued / HOT_KEYS % 2);
+		revalued++;
 		if (grown < grow_target()) {
 			int rc = add(&big, SET_GROW, grown++);
 
@@ -278,17 +330,18 @@ int main(int argc, char **argv)
 
 	misses = hot.misses + hot4.misses + big.misses;
 	ghosts = hot.ghosts + hot4.ghosts;
-	printf("# %s: %llu lookups in %.1f s by %d readers; misses: %llu hot, %llu hot4, %llu big; ghosts: %llu hot, %llu hot4\n",
+	printf("# %s: %llu lookups in %.1f s by %d readers; misses: %llu hot, %llu hot4, %llu big; ghosts: %llu hot, %llu hot4; values not theirs: %llu hot\n",
 	       mutant ? "mutant (no versions)" : "versioned",
 	       (unsigned long long)lookups, secs, READERS,
 	       (unsigned long long)hot.misses, (unsigned long long)hot4.misses,
 	       (unsigned long long)big.misses, (unsigned long long)hot.ghosts,
-	       (unsigned long long)hot4.ghosts);
-	printf("# hot: %llu keys in %llu slots, %llu churn adds, %llu moves, %llu grows\n",
+	       (unsigned long long)hot4.ghosts,
+	       (unsigned long long)hot.bad_values);
+	printf("# hot: %llu keys in %llu slots, %llu churn adds, %llu moves, %llu grows, %llu values rewritten\n",
 	       (unsigned long long)hs.count, (unsigned long long)hs.capacity,
 	       (unsigned long long)(hot.churned - hot_adds),
 	       (unsigned long long)(moves_of(hot.c) - hot_moves0),
-	       (unsigned long long)hs.grows);
+	       (unsigned long long)hs.grows, (unsigned long long)revalued);
 	printf("# big: %llu keys in %llu slots (%llu MiB), %llu churn adds, %llu grows\n",
 	       (unsigned long long)bs.count, (unsigned long long)bs.capacity,
 	       (unsigned long long)(bs.memory_bytes >> 20),
@@ -299,6 +352,11 @@ int main(int argc, char **argv)
 	if (ghosts) {
 		printf("not ok 1 cuckoo_stress # %llu deleted keys found\n",
 		       (unsigned long long)ghosts);
+		return 1;
+	}
+	if (hot.bad_values && !mutant) {
+		printf("not ok 1 cuckoo_stress # %llu keys found with a value not theirs\n",
+		       (unsigned long long)hot.bad_values);
 		return 1;
 	}
 	if (bad) {
