@@ -230,6 +230,12 @@ static int cuckoo_buckets_for(u64 capacity, u64 limit, u64 *buckets)
 	return 0;
 }
 
+/* Bytes per slot of the key array: the key, then its value if any. */
+static u32 cuckoo_stride(const struct cuckoo_params *p)
+{
+	return p->key_len + (p->values ? sizeof(u32) : 0);
+}
+
 /* Initial and largest bucket counts for @p, or -EINVAL. */
 static int cuckoo_geometry(const struct cuckoo_params *p, u64 *buckets,
 			   u64 *max_buckets)
@@ -247,8 +253,7 @@ static int cuckoo_geometry(const struct cuckoo_params *p, u64 *buckets,
 	    (!p->exact && max_capacity != p->capacity))
 		return -EINVAL;
 	limit = CUCKOO_ALLOC_MAX >> shift;
-	key_limit = CUCKOO_ALLOC_MAX / (CUCKOO_SLOTS * (p->key_len +
-			(p->values ? sizeof(u32) : 0)));
+	key_limit = CUCKOO_ALLOC_MAX / (CUCKOO_SLOTS * cuckoo_stride(p));
 	if (p->exact && key_limit < limit)
 		limit = key_limit;
 	if (cuckoo_buckets_for(p->capacity, limit, buckets) ||
@@ -613,6 +618,21 @@ static __always_inline bool cuckoo_read(const struct cuckoo_table *t,
 }
 #endif
 
+/*
+ * Both readers, inlined into each so that contains() passes a constant
+ * NULL and reads no value.
+ */
+static __always_inline bool cuckoo_find(const struct cuckoo *c,
+					const void *key, u32 *val)
+{
+	const struct cuckoo_table *t = rcu_dereference(c->table);
+	u64 h = cuckoo_hash(key, c->key_len, c->seed);
+	u32 fp = cuckoo_fp(c, h);
+	u64 b1 = h & t->bucket_mask;
+
+	return cuckoo_read(t, c, b1, cuckoo_alt(t, b1, fp), fp, key, val);
+}
+
 /**
  * cuckoo_contains() - test a key, without locking
  * @c: the filter
@@ -629,12 +649,7 @@ static __always_inline bool cuckoo_read(const struct cuckoo_table *t,
  */
 bool cuckoo_contains(const struct cuckoo *c, const void *key)
 {
-	const struct cuckoo_table *t = rcu_dereference(c->table);
-	u64 h = cuckoo_hash(key, c->key_len, c->seed);
-	u32 fp = cuckoo_fp(c, h);
-	u64 b1 = h & t->bucket_mask;
-
-	return cuckoo_read(t, c, b1, cuckoo_alt(t, b1, fp), fp, key, NULL);
+	return cuckoo_find(c, key, NULL);
 }
 
 /**
@@ -649,12 +664,7 @@ bool cuckoo_contains(const struct cuckoo *c, const void *key)
  */
 bool cuckoo_lookup(const struct cuckoo *c, const void *key, u32 *val)
 {
-	const struct cuckoo_table *t = rcu_dereference(c->table);
-	u64 h = cuckoo_hash(key, c->key_len, c->seed);
-	u32 fp = cuckoo_fp(c, h);
-	u64 b1 = h & t->bucket_mask;
-
-	return cuckoo_read(t, c, b1, cuckoo_alt(t, b1, fp), fp, key, val);
+	return cuckoo_find(c, key, val);
 }
 
 /* The writers' view of the table: the caller serialises writers. */
@@ -1334,7 +1344,7 @@ struct cuckoo *cuckoo_create(const struct cuckoo_params *p)
 	c->key_len = p->key_len;
 	c->exact = p->exact;
 	c->values = p->values;
-	c->stride = p->key_len + (p->values ? sizeof(u32) : 0);
+	c->stride = cuckoo_stride(p);
 	c->hit_final = !p->exact || (!p->values &&
 				      (p->key_len == sizeof(u32) ||
 				       p->key_len == sizeof(long)));
