@@ -251,4 +251,30 @@ static inline void cuckoo_write_unlock_local(void)
 
 #endif /* __KERNEL__ */
 
+/*
+ * @bytes of zeroed memory, charged against the memory bound first; or
+ * ERR_PTR(-EDQUOT) (the bound) or ERR_PTR(-ENOMEM), nothing charged.
+ */
+static inline void *cuckoo_mem_zalloc(u64 bytes)
+{
+	void *p;
+
+	if (!cuckoo_mem_charge(bytes))
+		return ERR_PTR(-EDQUOT);
+	p = kvzalloc(bytes, GFP_KERNEL);
+	if (!p) {
+		cuckoo_mem_uncharge(bytes);
+		return ERR_PTR(-ENOMEM);
+	}
+	return p;
+}
+
+/* Frees what cuckoo_mem_zalloc(@bytes) gave (or NULL), uncharging it. */
+static inline void cuckoo_mem_free(void *p, u64 bytes)
+{
+	if (p)
+		cuckoo_mem_uncharge(bytes);
+	kvfree(p);
+}
+
 #endif /* CFILTER_CUCKOO_ENV_H */

@@ -27,12 +27,9 @@ void keymap_init(struct keymap *m, u32 key_len, u64 max, u64 seed)
 	m->seed = seed;
 }
 
-/* Frees @m's slots, uncharging them. */
 static void keymap_free_slots(struct keymap *m)
 {
-	if (m->slots)
-		cuckoo_mem_uncharge(m->cap * m->stride);
-	kvfree(m->slots);
+	cuckoo_mem_free(m->slots, m->cap * m->stride);
 	m->slots = NULL;
 }
 
@@ -123,13 +120,9 @@ static int keymap_relayout(struct keymap *m, u64 cap)
 	u64 i;
 	u8 *free;
 
-	if (!cuckoo_mem_charge(cap * m->stride))
-		return -EDQUOT;
-	n.slots = kvcalloc(cap, m->stride, GFP_KERNEL);
-	if (!n.slots) {
-		cuckoo_mem_uncharge(cap * m->stride);
-		return -ENOMEM;
-	}
+	n.slots = cuckoo_mem_zalloc(cap * m->stride);
+	if (IS_ERR(n.slots))
+		return PTR_ERR(n.slots);
 	n.cap = cap;
 	n.tombs = 0;
 	for (i = 0; i < m->cap; i++) {

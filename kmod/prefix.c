@@ -324,22 +324,15 @@ static struct prefix_summary *prefix_sum_of(struct prefix_set *s, u32 len)
 /* Allocates @sum's counts: 0, -EDQUOT or -ENOMEM, nothing changed. */
 static int prefix_sum_prepare(struct prefix_summary *sum)
 {
+	u32 *count;
+
 	if (!sum || sum->count)
 		return 0;
-	if (!cuckoo_mem_charge(PREFIX_SUM_COUNT_BYTES))
-		return -EDQUOT;
-	sum->count = kvzalloc(PREFIX_SUM_COUNT_BYTES, GFP_KERNEL);
-	if (sum->count)
-		return 0;
-	cuckoo_mem_uncharge(PREFIX_SUM_COUNT_BYTES);
-	return -ENOMEM;
-}
-
-static void prefix_sum_free(struct prefix_summary *sum)
-{
-	if (sum->count)
-		cuckoo_mem_uncharge(PREFIX_SUM_COUNT_BYTES);
-	kvfree(sum->count);
+	count = cuckoo_mem_zalloc(PREFIX_SUM_COUNT_BYTES);
+	if (IS_ERR(count))
+		return PTR_ERR(count);
+	sum->count = count;
+	return 0;
 }
 
 /* Counts a member about to be published: call before any reader can see it. */
@@ -1285,7 +1278,7 @@ void prefix_set_destroy(struct prefix_set *s)
 	prefix_plan_free(rcu_dereference_protected(s->plan, true));
 	cuckoo_destroy(rcu_dereference_protected(s->prefixes, true));
 	cuckoo_destroy(s->addrs);
-	prefix_sum_free(&s->sum_pfx);
-	prefix_sum_free(&s->sum_addr);
+	cuckoo_mem_free(s->sum_pfx.count, PREFIX_SUM_COUNT_BYTES);
+	cuckoo_mem_free(s->sum_addr.count, PREFIX_SUM_COUNT_BYTES);
 	kvfree(s);
 }
