@@ -336,27 +336,29 @@ struct xdp_running {
 };
 
 /*
- * Another tool's program in the XDP slot @id of @mode, if any, into @r.
- * An offloaded one is not looked at: it does not stop an attach.
+ * The program @id in the XDP slot of @mode, if any, into @r: ours, or
+ * another tool's (one it cannot read counts as another's, named "?").
  */
-static void find_other(__u32 id, enum cf_xdp_mode mode, struct xdp_running *r)
+static void note_xdp(__u32 id, enum cf_xdp_mode mode, struct xdp_running *r)
 {
-	char name[BPF_OBJ_NAME_LEN];
+	char name[BPF_OBJ_NAME_LEN] = "?";
 	int fd;
 
-	if (!id || r->other)
+	if (!id)
 		return;
 	fd = prog_open(id, name);
-	if (fd < 0 || strcmp(name, CF_PROG_NAME)) {
-		r->other = id;
-		r->other_mode = mode;
-		if (fd < 0)
-			snprintf(r->other_name, sizeof(r->other_name), "?");
-		else
-			memcpy(r->other_name, name, sizeof(name));
-	}
 	if (fd >= 0)
 		close(fd);
+	if (fd >= 0 && !strcmp(name, CF_PROG_NAME)) {
+		if (!r->ours) {
+			r->ours = id;
+			r->ours_mode = mode;
+		}
+	} else if (!r->other) {
+		r->other = id;
+		r->other_mode = mode;
+		memcpy(r->other_name, name, sizeof(name));
+	}
 }
 
 /*
@@ -390,18 +392,13 @@ static int find_running(const char *ifname, unsigned int ifindex,
 		       ifname, ifname);
 		return CF_SYSTEM;
 	}
-	if (prog_is(q.drv_prog_id, CF_PROG_NAME)) {
-		r->ours_mode = CF_XDP_NATIVE;
-		r->ours = q.drv_prog_id;
-	} else if (prog_is(q.skb_prog_id, CF_PROG_NAME)) {
-		r->ours_mode = CF_XDP_GENERIC;
-		r->ours = q.skb_prog_id;
-	} else if (prog_is(tc_id, CF_TC_PROG_NAME)) {
+	/* An offloaded program of another tool does not stop an attach. */
+	note_xdp(q.drv_prog_id, CF_XDP_NATIVE, r);
+	note_xdp(q.skb_prog_id, CF_XDP_GENERIC, r);
+	if (!r->ours && prog_is(tc_id, CF_TC_PROG_NAME)) {
 		r->ours_mode = CF_TC;
 		r->ours = tc_id;
 	}
-	find_other(q.drv_prog_id, CF_XDP_NATIVE, r);
-	find_other(q.skb_prog_id, CF_XDP_GENERIC, r);
 	return CF_OK;
 }
 
