@@ -346,16 +346,19 @@ static bool report_expansion_full(int fd, bool staged,
 	return true;
 }
 
+#define MSG_MEM_BOUND	"cfilter's memory bound is reached"
+#define MSG_MEM_FIX	"reload the module with a larger max_memory= (MiB), or remove entries"
+
 /* EDQUOT: the module's memory bound, with what counts against it. */
 static void report_memory_bound(int fd)
 {
 	struct cfilter_info info;
 
 	if (dev_info(fd, &info) || !info.mem_limit) {
-		cf_err("cfilter's memory bound is reached: reload the module with a larger max_memory= (MiB), or remove entries");
+		cf_err(MSG_MEM_BOUND ": " MSG_MEM_FIX);
 		return;
 	}
-	cf_err("cfilter's memory bound is reached: %llu of max_memory=%llu MiB in use (a load, replace or restore holds the new set beside the live one): reload the module with a larger max_memory=, or remove entries",
+	cf_err(MSG_MEM_BOUND ": %llu of max_memory=%llu MiB in use (a load, replace or restore holds the new set beside the live one): " MSG_MEM_FIX,
 	       (unsigned long long)(info.mem_used >> 20),
 	       (unsigned long long)(info.mem_limit >> 20));
 }
@@ -449,7 +452,7 @@ void dev_report(int err, const char *what)
 		cf_err("%s: " MSG_TOO_MANY_SOURCES, what);
 		break;
 	case EDQUOT:
-		cf_err("%s: cfilter's memory bound is reached (cfctl info shows it): reload the module with a larger max_memory= (MiB), or remove entries",
+		cf_err("%s: " MSG_MEM_BOUND " (cfctl info shows it): " MSG_MEM_FIX,
 		       what);
 		break;
 	case ENOTTY:
