@@ -29,10 +29,11 @@
 /* fflush: the harness ends each test child with _exit(). */
 #define NOTE(...) do { ksft_print_msg(__VA_ARGS__); fflush(stdout); } while (0)
 
-static struct cuckoo *make(u64 capacity, u64 max_capacity, unsigned int fp_bits,
-			   unsigned int key_len, bool exact)
+static struct cuckoo_params params(u64 capacity, u64 max_capacity,
+				   unsigned int fp_bits, unsigned int key_len,
+				   bool exact)
 {
-	struct cuckoo_params p = {
+	return (struct cuckoo_params){
 		.capacity = capacity,
 		.max_capacity = max_capacity,
 		.seed = SEED,
@@ -40,6 +41,13 @@ static struct cuckoo *make(u64 capacity, u64 max_capacity, unsigned int fp_bits,
 		.key_len = key_len,
 		.exact = exact,
 	};
+}
+
+static struct cuckoo *make(u64 capacity, u64 max_capacity, unsigned int fp_bits,
+			   unsigned int key_len, bool exact)
+{
+	struct cuckoo_params p = params(capacity, max_capacity, fp_bits,
+					key_len, exact);
 
 	return cuckoo_create(&p);
 }
@@ -47,14 +55,8 @@ static struct cuckoo *make(u64 capacity, u64 max_capacity, unsigned int fp_bits,
 static int check(u64 capacity, u64 max_capacity, unsigned int fp_bits,
 		 unsigned int key_len, bool exact)
 {
-	struct cuckoo_params p = {
-		.capacity = capacity,
-		.max_capacity = max_capacity,
-		.seed = SEED,
-		.fp_bits = fp_bits,
-		.key_len = key_len,
-		.exact = exact,
-	};
+	struct cuckoo_params p = params(capacity, max_capacity, fp_bits,
+					key_len, exact);
 
 	return cuckoo_params_check(&p);
 }
@@ -918,16 +920,10 @@ TEST(create_past_the_memory_bound_fails)
 static struct cuckoo *make_valued(u64 capacity, u64 max_capacity,
 				  unsigned int key_len)
 {
-	struct cuckoo_params p = {
-		.capacity = capacity,
-		.max_capacity = max_capacity,
-		.seed = SEED,
-		.fp_bits = 16,
-		.key_len = key_len,
-		.exact = true,
-		.values = true,
-	};
+	struct cuckoo_params p = params(capacity, max_capacity, 16, key_len,
+					true);
 
+	p.values = true;
 	return cuckoo_create(&p);
 }
 
@@ -938,11 +934,9 @@ static u32 value_for(u64 i)
 
 TEST(params_refuse_values_without_exact_mode_or_aligned_keys)
 {
-	struct cuckoo_params p = {
-		.capacity = 64, .seed = SEED, .fp_bits = 16, .key_len = 4,
-		.exact = true, .values = true,
-	};
+	struct cuckoo_params p = params(64, 0, 16, 4, true);
 
+	p.values = true;
 	EXPECT_EQ(0, cuckoo_params_check(&p));
 	p.key_len = 13;
 	EXPECT_EQ(-EINVAL, cuckoo_params_check(&p));
