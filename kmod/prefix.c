@@ -1007,8 +1007,8 @@ static u64 prefix_list_table(const struct prefix_set *s, struct cuckoo *c,
  * @out: room for @max entries of PREFIX_ENTRY_LEN(addr_len) bytes
  * @max: most entries to copy
  *
- * Addresses first (exact mode only), then prefixes; a position with bit 63
- * set is in the prefix table. Writer side.
+ * Addresses first (exact mode only), then prefixes; a position with
+ * PREFIX_LIST_PREFIXES set is in the prefix table. Writer side.
  *
  * Return: the number of entries copied, 0 at the end.
  */

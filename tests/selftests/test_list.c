@@ -301,14 +301,15 @@ TEST_F(list, five_thousand_prefixes_list_to_the_end)
  * Once the parent's listing has begun, a child adds and deletes CHURN keys
  * as fast as it can, three times over (growing the tables), while the
  * parent lists STEP keys per call, starting over on ESTALE. Once the child
- * is done, a listing ends: every steady key exactly once, no churn key
- * twice. (Listing walks the holdings, where a delete moves nothing: only
- * a growth restarts it.)
+ * is done, a listing ends: every steady key exactly once. A churn key may
+ * be listed twice: deleted after it was listed and added again into a slot
+ * not yet listed, it was not present throughout, and no move or growth
+ * (which restart the listing) took it there.
  */
 TEST_F(list, concurrent_writers_each_steady_key_once)
 {
 	struct cfilter_key *steady, *churn, *got;
-	unsigned int i, total = 0, restarts = 0;
+	unsigned int i, total = 0, restarts = 0, churn_twice = 0;
 	struct where w = { 0 };
 	struct cfilter_batch b;
 	__s32 *results;
@@ -384,8 +385,16 @@ TEST_F(list, concurrent_writers_each_steady_key_once)
 	TH_LOG("%u restarts", restarts);
 
 	qsort(got, total, sizeof(*got), key_cmp);
-	for (i = 1; i < total; i++)
-		EXPECT_NE(0, key_cmp(&got[i - 1], &got[i])) TH_LOG("twice: %u", i);
+	for (i = 1; i < total; i++) {
+		if (key_cmp(&got[i - 1], &got[i]))
+			continue;
+		if (got[i].saddr[0] == 12)
+			churn_twice++;
+		else
+			EXPECT_NE(0, key_cmp(&got[i - 1], &got[i]))
+				TH_LOG("steady key twice: %u", i);
+	}
+	TH_LOG("%u churn keys listed twice", churn_twice);
 	for (i = 0; i < STEADY; i++)
 		EXPECT_NE(NULL, bsearch(&steady[i], got, total, sizeof(*got),
 					key_cmp))
