@@ -20,8 +20,9 @@
  * Exact mode keeps slot i's key at keys[i * stride], touched only by the
  * writer and by readers whose fingerprint matched slot i: a lookup of an
  * absent key almost always reads fingerprints and versions only. A filter
- * made with values keeps a u32 after each key, in the same slot (stride =
- * key_len + 4), so that a hit reads it from the line it read the key from;
+ * made with values keeps a u32 after each key, in the same slot (at the
+ * key's length rounded up to 4 bytes), so that a hit reads it from the line
+ * it read the key from;
  * the writer changes it inside a window of the key's version, and a reader
  * takes a hit with its value only from a read the version check passed.
  *
@@ -157,11 +158,12 @@ struct cuckoo_table {
  * @fp_bits: fingerprint width
  * @key_len: bytes per key
  * @stride: bytes per slot of the key array: the key, then its value if any
+ * @val_off: where in a slot the value starts
  * @exact: keys are stored beside the fingerprints
  * @values: exact mode: each key has a u32 value, after it in its slot
- * @hit_final: a hit needs no version check: compact mode, or a key without
- *	a value that cuckoo_key_equal() reads in one load (see the top of
- *	this file)
+ * @hit_final: a hit that reads no value needs no version check: compact
+ *	mode, or a key that cuckoo_key_equal() reads in one load (see the top
+ *	of this file)
  * @queue: the writer's BFS queue
  * @initial_buckets: table size at creation and after a clear
  * @max_buckets: growth stops at this size
@@ -181,6 +183,7 @@ struct cuckoo {
 	u32 fp_bits;
 	u32 key_len;
 	u32 stride;
+	u32 val_off;
 	bool exact;
 	bool values;
 	bool hit_final;
@@ -230,10 +233,16 @@ static int cuckoo_buckets_for(u64 capacity, u64 limit, u64 *buckets)
 	return 0;
 }
 
+/* Where a slot's value starts: aligned, so that one load reads it. */
+static u32 cuckoo_val_off(const struct cuckoo_params *p)
+{
+	return (p->key_len + sizeof(u32) - 1) & ~(u32)(sizeof(u32) - 1);
+}
+
 /* Bytes per slot of the key array: the key, then its value if any. */
 static u32 cuckoo_stride(const struct cuckoo_params *p)
 {
-	return p->key_len + (p->values ? sizeof(u32) : 0);
+	return p->values ? cuckoo_val_off(p) + sizeof(u32) : p->key_len;
 }
 
 /* Initial and largest bucket counts for @p, or -EINVAL. */
@@ -246,8 +255,7 @@ static int cuckoo_geometry(const struct cuckoo_params *p, u64 *buckets,
 
 	if (shift < 0 || !p->key_len || p->key_len > CUCKOO_KEY_MAX)
 		return -EINVAL;
-	/* A value is read in one load: it must be aligned, so must keys. */
-	if (p->values && (!p->exact || p->key_len % sizeof(u32)))
+	if (p->values && !p->exact)
 		return -EINVAL;
 	if (max_capacity < p->capacity ||
 	    (!p->exact && max_capacity != p->capacity))
@@ -418,7 +426,7 @@ static __always_inline u8 *cuckoo_key_at(const struct cuckoo *c,
 static __always_inline u32 cuckoo_val_read(const struct cuckoo *c,
 					   const u8 *stored)
 {
-	return READ_ONCE(*(const u32 *)(stored + c->key_len));
+	return READ_ONCE(*(const u32 *)(stored + c->val_off));
 }
 
 /*
@@ -473,7 +481,7 @@ static void cuckoo_key_store(const struct cuckoo *c, u8 *stored,
 /* Writer side: the value of the key stored at @stored (0 without values). */
 static u32 cuckoo_val_of(const struct cuckoo *c, const u8 *stored)
 {
-	return c->values ? *(const u32 *)(stored + c->key_len) : 0;
+	return c->values ? *(const u32 *)(stored + c->val_off) : 0;
 }
 
 /* Writer side: @key and, with values, @val into the slot at @stored. */
@@ -482,7 +490,7 @@ static void cuckoo_record_store(const struct cuckoo *c, u8 *stored,
 {
 	cuckoo_key_store(c, stored, key);
 	if (c->values)
-		WRITE_ONCE(*(u32 *)(stored + c->key_len), val);
+		WRITE_ONCE(*(u32 *)(stored + c->val_off), val);
 }
 
 /*
@@ -577,7 +585,7 @@ static __always_inline int cuckoo_read_once(const struct cuckoo_table *t,
 
 	smp_rmb();	/* the version, then slots and keys */
 	hit = cuckoo_probe(c, t, b1, b2, fp, key, val ? &stored : NULL);
-	if (hit && c->hit_final)
+	if (hit && c->hit_final && !(val && c->values))
 		return true;
 	/* Checked by the version like the key: a value is never final. */
 	if (hit && val && c->values)
@@ -1158,7 +1166,7 @@ int cuckoo_set_val(struct cuckoo *c, const void *key, u32 val)
 		return -ENOENT;
 	stored = cuckoo_key_at(c, t, b * CUCKOO_SLOTS + s);
 	cuckoo_window_open(t, fp);
-	WRITE_ONCE(*(u32 *)(stored + c->key_len), val);
+	WRITE_ONCE(*(u32 *)(stored + c->val_off), val);
 	cuckoo_window_close(t, fp);
 	return 0;
 }
@@ -1258,6 +1266,7 @@ long cuckoo_list(const struct cuckoo *c, u64 *pos, void *keys, u64 max)
 {
 	const struct cuckoo_table *t = cuckoo_wtable(c);
 	u64 i, n = 0, slots = (t->bucket_mask + 1) * CUCKOO_SLOTS;
+	const u8 *key;
 	u8 *out = keys;
 
 	if (!c->exact)
@@ -1268,7 +1277,13 @@ long cuckoo_list(const struct cuckoo *c, u64 *pos, void *keys, u64 max)
 			cond_resched();
 		if (!cuckoo_slot(c, t, i / CUCKOO_SLOTS, i % CUCKOO_SLOTS))
 			continue;
-		memcpy(out + n * c->stride, cuckoo_key_at(c, t, i), c->stride);
+		key = cuckoo_key_at(c, t, i);
+		memcpy(out, key, c->key_len);
+		out += c->key_len;
+		if (c->values) {
+			memcpy(out, key + c->val_off, sizeof(u32));
+			out += sizeof(u32);
+		}
 		n++;
 	}
 	*pos = i;
@@ -1345,9 +1360,9 @@ struct cuckoo *cuckoo_create(const struct cuckoo_params *p)
 	c->exact = p->exact;
 	c->values = p->values;
 	c->stride = cuckoo_stride(p);
-	c->hit_final = !p->exact || (!p->values &&
-				      (p->key_len == sizeof(u32) ||
-				       p->key_len == sizeof(long)));
+	c->val_off = cuckoo_val_off(p);
+	c->hit_final = !p->exact || p->key_len == sizeof(u32) ||
+		       p->key_len == sizeof(long);
 	c->initial_buckets = buckets;
 	c->max_buckets = max_buckets;
 	c->max_capacity = p->max_capacity ? p->max_capacity : p->capacity;
