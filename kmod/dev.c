@@ -337,6 +337,7 @@ static long cfilter_ioc_type_info(struct file *file,
 static long cfilter_ioc_match(struct cfilter_match_req __user *umr)
 {
 	struct cfilter_match_req mr;
+	u32 source;
 	int verdict;
 
 	if (copy_from_user(&mr, umr, sizeof(mr)))
@@ -344,7 +345,8 @@ static long cfilter_ioc_match(struct cfilter_match_req __user *umr)
 	if (mr.flags || mr.reserved[0] || mr.reserved[1])
 		return -EINVAL;
 	rcu_read_lock();
-	verdict = cfilter_verdict(&mr.pkt);
+	verdict = cfilter_verdict(rcu_dereference(cfilter_live), &mr.pkt,
+				  &source);
 	rcu_read_unlock();
 	if (verdict < 0)
 		return verdict;

@@ -14,6 +14,7 @@
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/module.h>
+#include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/types.h>
 
@@ -67,7 +68,8 @@ __bpf_kfunc int bpf_cfilter_lookup(const void *key, u32 key__sz)
  * Looks up the source (addresses, then prefixes), then the destination (if
  * CFILTER_PKT_MATCH_DST), then the 5-tuple (if CFILTER_PKT_PORTS), all in
  * one live set; the first hit would drop the packet, unless the source is
- * on the allow list (an address or a prefix). See cfilter_verdict().
+ * on the allow list (an address or a prefix). See cfilter_verdict(). A
+ * drop is counted for the source of the entry that matched.
  *
  * Return: an enum cfilter_verdict, or -EINVAL for a wrong size or a packet
  * description with an unknown family or flag, nonzero unused bytes, or
@@ -75,11 +77,19 @@ __bpf_kfunc int bpf_cfilter_lookup(const void *key, u32 key__sz)
  */
 __bpf_kfunc int bpf_cfilter_match(const void *pkt, u32 pkt__sz)
 {
+	const struct cfilter_set *s;
+	u32 source;
+	int verdict;
+
 	if (pkt__sz != sizeof(struct cfilter_pkt))
 		return -EINVAL;
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held() && !rcu_read_lock_bh_held(),
 			 "cfilter kfunc called outside an RCU read-side section");
-	return cfilter_verdict(pkt);
+	s = rcu_dereference(cfilter_live);
+	verdict = cfilter_verdict(s, pkt, &source);
+	if (cfilter_is_drop(verdict))
+		this_cpu_inc(s->drops->n[source]);
+	return verdict;
 }
 
 __bpf_kfunc_end_defs();

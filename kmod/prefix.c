@@ -52,6 +52,8 @@
 #define PREFIX_BITS_MAX		128
 /* Prefix table key: the address, then the length in a native u32. */
 #define PREFIX_KEY_MAX		(16 + 4)
+/* ... as listed: the key, then its value (the member's tag). */
+#define PREFIX_REC_MAX		(PREFIX_KEY_MAX + 4)
 #define PREFIX_LIST_CHUNK	8
 /* Expanding this many entries may be followed by a resched. */
 #define PREFIX_RESCHED_MASK	0xfff
@@ -171,8 +173,17 @@ struct prefix_set {
 	u64 hist[PREFIX_BITS_MAX];
 	u64 dp[PREFIX_LEVELS_MAX][PREFIX_BITS_MAX];
 	u8 dp_from[PREFIX_LEVELS_MAX][PREFIX_BITS_MAX];
-	u8 buf[PREFIX_LIST_CHUNK * PREFIX_KEY_MAX];
+	u8 buf[PREFIX_LIST_CHUNK * PREFIX_REC_MAX];
 };
+
+/*
+ * A level entry's value: the length of the longest member of its level
+ * that covers it, and that member's tag, so that a hit names a member's
+ * tag and a delete knows whose entries it takes over.
+ */
+#define PREFIX_VAL(len, tag)	((u32)(len) << 8 | (tag))
+#define PREFIX_VAL_LEN(v)	((v) >> 8)
+#define PREFIX_VAL_TAG(v)	((v) & 0xff)
 
 static struct prefix_plan *prefix_wplan(const struct prefix_set *s)
 {
@@ -379,18 +390,14 @@ static void prefix_key(const struct prefix_set *s, u8 *key, const u8 *addr,
 	memcpy(key + s->addr_len, &len, sizeof(len));
 }
 
-/* Writer side: is (@addr, @len) a prefix member? */
-static bool prefix_table_has(const struct prefix_set *s, const u8 *addr,
-			     u32 len)
+/* Writer side: is (@addr, @len) a prefix member? Its tag into *@tag. */
+static bool prefix_member(const struct prefix_set *s, const u8 *addr,
+			  u32 len, u32 *tag)
 {
 	u8 key[PREFIX_KEY_MAX];
-	bool hit;
 
 	prefix_key(s, key, addr, len);
-	rcu_read_lock();
-	hit = cuckoo_contains(prefix_wtable(s), key);
-	rcu_read_unlock();
-	return hit;
+	return !cuckoo_get_val(prefix_wtable(s), key, tag);
 }
 
 /* u32 words of address that a level of @len bits keeps (at least one). */
@@ -583,6 +590,7 @@ static int prefix_level_init(const struct prefix_set *s,
 		.seed = s->level_seed ^ (u64)len * PREFIX_SEED_PREFIXES,
 		.fp_bits = PREFIX_FP_BITS,
 		.exact = true,
+		.values = true,
 	};
 
 	lv->len = len;
@@ -613,36 +621,40 @@ static void prefix_entry(const struct prefix_set *s,
 
 /*
  * Is entry @e of the level holding lengths @lo..@hi covered by a prefix of
- * a length other than @except? A prefix of length @except covering @e is
- * the one being added or deleted.
+ * a length other than @except? If so, *@val names the longest such (a
+ * level value). A prefix of length @except covering @e is the one being
+ * deleted.
  */
 static bool prefix_covered(const struct prefix_set *s, const u8 *e, u32 lo,
-			   u32 hi, u32 except)
+			   u32 hi, u32 except, u32 *val)
 {
+	u32 l, tag;
 	u8 a[16];
-	u32 l;
 
-	for (l = lo; l <= hi; l++) {
+	for (l = hi + 1; l-- > lo;) {
 		if (l == except || !s->hist[l])
 			continue;
 		memcpy(a, e, s->addr_len);
 		prefix_mask(a, s->addr_len, l);
-		if (prefix_table_has(s, a, l))
+		if (prefix_member(s, a, l, &tag)) {
+			*val = PREFIX_VAL(l, tag);
 			return true;
+		}
 	}
 	return false;
 }
 
 /*
  * Removes from level @i of @pl entries 0..@n-1 of the expansion of
- * (@addr, @len) that no other prefix covers.
+ * (@addr, @len) that no other prefix covers, and gives those another
+ * covers, and that named (@addr, @len), to the longest of them.
  */
 static void prefix_unexpand(struct prefix_set *s, struct prefix_plan *pl,
 			    u32 i, const u8 *addr, u32 len, u64 n)
 {
 	struct prefix_targets t;
 	struct prefix_level *lv = &pl->level[i];
-	u32 lo;
+	u32 lo, other, val;
 	u8 e[16];
 	u64 j;
 
@@ -652,19 +664,40 @@ static void prefix_unexpand(struct prefix_set *s, struct prefix_plan *pl,
 		if (!(j & PREFIX_RESCHED_MASK))
 			cond_resched();
 		prefix_entry(s, lv, addr, len, j, e);
-		if (prefix_covered(s, e, lo, lv->len, len))
-			continue;
-		WARN_ON_ONCE(cuckoo_delete(lv->table, e));
-		s->expanded--;
+		if (!prefix_covered(s, e, lo, lv->len, len, &other)) {
+			WARN_ON_ONCE(cuckoo_delete(lv->table, e));
+			s->expanded--;
+		} else if (!cuckoo_get_val(lv->table, e, &val) &&
+			   PREFIX_VAL_LEN(val) == len) {
+			cuckoo_set_val(lv->table, e, other);
+		}
 	}
 }
 
 /*
- * Adds the expansion of (@addr, @len) to the level of @pl that holds @len;
- * -ENOSPC or -ENOMEM with the levels as before.
+ * Adds entry @e with value @val (PREFIX_VAL()) to level @lv, or names the
+ * longer member in the value of an entry already there. Returns 1 if @e is
+ * new, 0 if it was there, or a negative errno (nothing changed).
+ */
+static int prefix_add_entry(struct prefix_level *lv, const u8 *e, u32 val)
+{
+	int err = cuckoo_insert_val(lv->table, e, val);
+	u32 old;
+
+	if (err != -EEXIST)
+		return err ? err : 1;
+	if (!cuckoo_get_val(lv->table, e, &old) &&
+	    PREFIX_VAL_LEN(old) < PREFIX_VAL_LEN(val))
+		cuckoo_set_val(lv->table, e, val);
+	return 0;
+}
+
+/*
+ * Adds the expansion of (@addr, @len), tagged @tag, to the level of @pl
+ * that holds @len; -ENOSPC, -EDQUOT or -ENOMEM with the levels as before.
  */
 static int prefix_expand(struct prefix_set *s, struct prefix_plan *pl,
-			 const u8 *addr, u32 len)
+			 const u8 *addr, u32 len, u32 tag)
 {
 	struct prefix_targets t;
 	struct prefix_level *lv;
@@ -687,14 +720,12 @@ static int prefix_expand(struct prefix_set *s, struct prefix_plan *pl,
 		if (!(j & PREFIX_RESCHED_MASK))
 			cond_resched();
 		prefix_entry(s, lv, addr, len, j, e);
-		err = cuckoo_insert(lv->table, e);
-		if (err == -EEXIST)
-			continue;
-		if (err) {
+		err = prefix_add_entry(lv, e, PREFIX_VAL(len, tag));
+		if (err < 0) {
 			prefix_unexpand(s, pl, i, addr, len, j);
 			return err;
 		}
-		s->expanded++;
+		s->expanded += err;
 	}
 	return 0;
 }
@@ -706,12 +737,13 @@ static int prefix_expand_into(const struct prefix_set *s,
 			      u64 *entries)
 {
 	struct prefix_level *lv;
-	u32 len;
+	u32 len, tag;
 	u64 j, n;
 	u8 e[16];
 	int i, err;
 
 	memcpy(&len, key + s->addr_len, sizeof(len));
+	memcpy(&tag, key + s->addr_len + sizeof(len), sizeof(tag));
 	i = prefix_target_of(t, len);
 	if (WARN_ON_ONCE(i < 0))
 		return -EINVAL;
@@ -721,12 +753,10 @@ static int prefix_expand_into(const struct prefix_set *s,
 		if (!(j & PREFIX_RESCHED_MASK))
 			cond_resched();
 		prefix_entry(s, lv, key, len, j, e);
-		err = cuckoo_insert(lv->table, e);
-		if (err == -EEXIST)
-			continue;
-		if (err)
+		err = prefix_add_entry(lv, e, PREFIX_VAL(len, tag));
+		if (err < 0)
 			return err;
-		(*entries)++;
+		*entries += err;
 	}
 	return 0;
 }
@@ -741,7 +771,8 @@ static int prefix_rebuild(struct prefix_set *s, const struct prefix_targets *t)
 	struct cuckoo *pt = prefix_wtable(s);
 	struct prefix_plan *pl;
 	u64 pos = 0, entries = 0;
-	u32 i, klen = s->addr_len + 4;
+	/* listed: the address, the length, the tag */
+	u32 i, klen = s->addr_len + 8;
 	long n, k;
 	int err;
 
@@ -778,7 +809,8 @@ err_free:
  * counted in hist[], into the levels: in place, or by a new plan if the
  * current one cannot hold it or has become too costly.
  */
-static int prefix_place(struct prefix_set *s, const u8 *addr, u32 len)
+static int prefix_place(struct prefix_set *s, const u8 *addr, u32 len,
+			u32 tag)
 {
 	struct prefix_plan *pl = prefix_wplan(s);
 	struct prefix_targets best, cur;
@@ -788,7 +820,7 @@ static int prefix_place(struct prefix_set *s, const u8 *addr, u32 len)
 	prefix_plan_targets(pl, &cur);
 	now = prefix_cost(s, &cur);
 	if (now != PREFIX_COST_INF && !prefix_replan_due(now, best_cost)) {
-		err = prefix_expand(s, pl, addr, len);
+		err = prefix_expand(s, pl, addr, len, tag);
 		/* a level is full: the best targets may spread the load */
 		if (err != -ENOSPC || (cur.n == best.n &&
 				       !memcmp(cur.len, best.len, cur.n)))
@@ -800,7 +832,8 @@ static int prefix_place(struct prefix_set *s, const u8 *addr, u32 len)
 	 * The current plan may still hold the prefix where the best did not
 	 * fit; if it cannot either, the rebuild's error says why.
 	 */
-	if (err && now != PREFIX_COST_INF && !prefix_expand(s, pl, addr, len))
+	if (err && now != PREFIX_COST_INF &&
+	    !prefix_expand(s, pl, addr, len, tag))
 		err = 0;
 	return err;
 }
@@ -819,7 +852,7 @@ static int prefix_place(struct prefix_set *s, const u8 *addr, u32 len)
  * -ENOSPC or -ENOMEM (a table is full or could not grow). On error the set
  * is as it was.
  */
-int prefix_set_insert(struct prefix_set *s, const u8 *addr, u32 len)
+int prefix_set_insert(struct prefix_set *s, const u8 *addr, u32 len, u32 tag)
 {
 	u8 key[PREFIX_KEY_MAX];
 	int err = prefix_check(s, addr, len);
@@ -833,7 +866,7 @@ int prefix_set_insert(struct prefix_set *s, const u8 *addr, u32 len)
 		return err;
 	if (len == s->bits) {
 		prefix_sum_get(s, sum, addr, len);
-		err = cuckoo_insert(s->addrs, addr);
+		err = cuckoo_insert_val(s->addrs, addr, tag);
 		if (!err)
 			WRITE_ONCE(s->naddrs, s->naddrs + 1);
 		else
@@ -842,11 +875,11 @@ int prefix_set_insert(struct prefix_set *s, const u8 *addr, u32 len)
 	}
 	prefix_key(s, key, addr, len);
 	prefix_sum_get(s, sum, addr, len);
-	err = cuckoo_insert(prefix_wtable(s), key);
+	err = cuckoo_insert_val(prefix_wtable(s), key, tag);
 	if (err)
 		goto err_sum;
 	s->hist[len]++;
-	err = prefix_place(s, addr, len);
+	err = prefix_place(s, addr, len, tag);
 	if (err) {
 		s->hist[len]--;
 		WARN_ON_ONCE(cuckoo_delete(prefix_wtable(s), key));
@@ -858,6 +891,56 @@ int prefix_set_insert(struct prefix_set *s, const u8 *addr, u32 len)
 err_sum:
 	prefix_sum_put(s, sum, addr, len);
 	return err;
+}
+
+/**
+ * prefix_set_retag() - change a member's tag
+ * @s: the set
+ * @addr: addr_len bytes, network order, zero beyond @len
+ * @len: prefix length
+ * @tag: the new tag
+ *
+ * The member's own record, and every expanded entry it names (those no
+ * longer member of their level covers). Readers see each entry's old tag
+ * or its new one. The caller serialises writers.
+ *
+ * Return: 0; -EINVAL (bad length or host bits set); -ENOENT (absent).
+ */
+int prefix_set_retag(struct prefix_set *s, const u8 *addr, u32 len, u32 tag)
+{
+	struct prefix_plan *pl = prefix_wplan(s);
+	u8 key[PREFIX_KEY_MAX], e[16];
+	struct prefix_targets t;
+	struct prefix_level *lv;
+	int i, err = prefix_check(s, addr, len);
+	u64 j, n;
+	u32 val;
+
+	if (err)
+		return err;
+	if (len == s->bits)
+		return s->sum_addrs ? cuckoo_set_val(s->addrs, addr, tag) :
+				      (cuckoo_contains(s->addrs, addr) ? 0 :
+				       -ENOENT);
+	prefix_key(s, key, addr, len);
+	err = cuckoo_set_val(prefix_wtable(s), key, tag);
+	if (err || !pl)
+		return err;
+	prefix_plan_targets(pl, &t);
+	i = prefix_target_of(&t, len);
+	if (WARN_ON_ONCE(i < 0))
+		return 0;
+	lv = &pl->level[i];
+	n = 1ULL << (lv->len - len);
+	for (j = 0; j < n; j++) {
+		if (!(j & PREFIX_RESCHED_MASK))
+			cond_resched();
+		prefix_entry(s, lv, addr, len, j, e);
+		if (!cuckoo_get_val(lv->table, e, &val) &&
+		    PREFIX_VAL_LEN(val) == len)
+			cuckoo_set_val(lv->table, e, PREFIX_VAL(len, tag));
+	}
+	return 0;
 }
 
 /**
@@ -980,8 +1063,9 @@ static u64 prefix_list_table(const struct prefix_set *s, struct cuckoo *c,
 			     bool prefixes, u64 *pos, u8 *out, u64 max,
 			     bool *done)
 {
-	u8 buf[PREFIX_LIST_CHUNK * PREFIX_KEY_MAX];
-	u32 klen = prefixes ? s->addr_len + 4 : s->addr_len;
+	u8 buf[PREFIX_LIST_CHUNK * PREFIX_REC_MAX];
+	/* as listed, each with its tag (the address table: in exact mode) */
+	u32 klen = (prefixes ? s->addr_len + 4 : s->addr_len) + 4;
 	u64 n = 0;
 	long k;
 
@@ -1090,14 +1174,17 @@ bool prefix_set_contains(const struct prefix_set *s, const u8 *addr, u32 len)
  *
  * Return: PREFIX_ADDR, PREFIX_PREFIX or PREFIX_MISS.
  */
-enum prefix_hit prefix_set_match(const struct prefix_set *s, const u8 *addr)
+enum prefix_hit prefix_set_match(const struct prefix_set *s, const u8 *addr,
+				 u32 *tag)
 {
-	u32 i, w, key[4], k = prefix_sum_key_of(s->addr_len, addr);
+	u32 i, w, val, key[4], k = prefix_sum_key_of(s->addr_len, addr);
 	const struct prefix_plan *pl;
 
+	*tag = 0;
 	if (READ_ONCE(s->naddrs) &&
 	    (!s->sum_addrs || prefix_sum_maybe(&s->sum_addr, k)) &&
-	    cuckoo_contains(s->addrs, addr))
+	    (s->sum_addrs ? cuckoo_lookup(s->addrs, addr, tag) :
+			    cuckoo_contains(s->addrs, addr)))
 		return PREFIX_ADDR;
 	if (!prefix_sum_maybe(&s->sum_pfx, k))
 		return PREFIX_MISS;
@@ -1110,8 +1197,10 @@ enum prefix_hit prefix_set_match(const struct prefix_set *s, const u8 *addr)
 		for (w = 0; w < lv->words; w++)
 			key[w] = get_unaligned((const u32 *)addr + w) &
 				 lv->mask[w];
-		if (cuckoo_contains(lv->table, key))
+		if (cuckoo_lookup(lv->table, key, &val)) {
+			*tag = PREFIX_VAL_TAG(val);
 			return PREFIX_PREFIX;
+		}
 	}
 	return PREFIX_MISS;
 }
@@ -1227,6 +1316,7 @@ struct prefix_set *prefix_set_create(const struct prefix_params *p)
 {
 	u64 cap = p->addrs.max_capacity ? p->addrs.max_capacity :
 		  p->addrs.capacity;
+	struct cuckoo_params addrs;
 	struct prefix_set *s;
 	struct cuckoo *pt;
 	u32 w;
@@ -1248,6 +1338,7 @@ struct prefix_set *prefix_set_create(const struct prefix_params *p)
 		.fp_bits = PREFIX_FP_BITS,
 		.key_len = s->addr_len + 4,
 		.exact = true,
+		.values = true,
 	};
 	s->prefix_params.max_capacity =
 		prefix_table_limit(cap, s->addr_len + 4,
@@ -1255,7 +1346,10 @@ struct prefix_set *prefix_set_create(const struct prefix_params *p)
 	s->prefix_params.capacity =
 		s->prefix_params.max_capacity < PREFIX_TABLE_START ?
 		s->prefix_params.max_capacity : PREFIX_TABLE_START;
-	s->addrs = cuckoo_create(&p->addrs);
+	addrs = p->addrs;
+	/* An exact address table tags its members; compact has none to. */
+	addrs.values = addrs.exact;
+	s->addrs = cuckoo_create(&addrs);
 	pt = cuckoo_create(&s->prefix_params);
 	RCU_INIT_POINTER(s->prefixes, pt);
 	if (!s->addrs || !pt) {

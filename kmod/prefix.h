@@ -101,7 +101,9 @@ void prefix_set_destroy(struct prefix_set *s);
  * entries no other prefix still covers.
  * clear: 0, -ENOMEM (nothing changed).
  */
-int prefix_set_insert(struct prefix_set *s, const u8 *addr, u32 len);
+int prefix_set_insert(struct prefix_set *s, const u8 *addr, u32 len, u32 tag);
+/* A member's tag: 0; -EINVAL; -ENOENT. */
+int prefix_set_retag(struct prefix_set *s, const u8 *addr, u32 len, u32 tag);
 int prefix_set_delete(struct prefix_set *s, const u8 *addr, u32 len);
 int prefix_set_clear(struct prefix_set *s);
 
@@ -126,8 +128,13 @@ u64 prefix_set_list_gen(const struct prefix_set *s);
 /* Is exactly this member (address and length) present? Reader side. */
 bool prefix_set_contains(const struct prefix_set *s, const u8 *addr, u32 len);
 
-/* Does any member cover @addr (addr_len bytes)? Reader, lock-free. */
-enum prefix_hit prefix_set_match(const struct prefix_set *s, const u8 *addr);
+/*
+ * Does any member cover @addr (addr_len bytes)? Reader, lock-free. On a
+ * hit, *@tag is the tag of the member that answered (0 in a compact
+ * address table, which keeps none).
+ */
+enum prefix_hit prefix_set_match(const struct prefix_set *s, const u8 *addr,
+				 u32 *tag);
 
 /* Writer side. */
 void prefix_set_get_stats(const struct prefix_set *s, struct prefix_stats *st);

@@ -7,6 +7,7 @@
 #include <linux/err.h>
 #include <linux/errno.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
@@ -43,6 +44,7 @@ void cfilter_set_destroy(struct cfilter_set *s)
 			cuckoo_destroy(s->flow[t]);
 	}
 	cfilter_holds_free(&s->holds);
+	free_percpu(s->drops);
 	kfree(s);
 }
 
@@ -66,6 +68,11 @@ struct cfilter_set *cfilter_set_create(void)
 	if (!s)
 		return ERR_PTR(-ENOMEM);
 	s->id = atomic64_inc_return(&ids);
+	s->drops = alloc_percpu(struct cfilter_drops);
+	if (!s->drops) {
+		kfree(s);
+		return ERR_PTR(-ENOMEM);
+	}
 	cfilter_holds_init(&s->holds);
 	INIT_LIST_HEAD(&s->staged);
 	for (f = cfilter_family_first(); f; f = cfilter_family_next(f)) {
@@ -77,10 +84,13 @@ struct cfilter_set *cfilter_set_create(void)
 		};
 
 		pp.addrs.seed = get_random_u64();
-		if (f->addr_len)
+		if (f->addr_len) {
 			s->pfx[t] = prefix_set_create(&pp);
-		else
+		} else {
+			/* Tags (see struct cfilter_set); compact keeps none. */
+			pp.addrs.values = pp.addrs.exact;
 			s->flow[t] = cuckoo_create(&pp.addrs);
+		}
 		if (!s->pfx[t] && !s->flow[t]) {
 			cfilter_set_destroy(s);
 			/* A charge refused meanwhile: the bound, not a shortage. */
@@ -121,14 +131,43 @@ struct cfilter_set *cfilter_set_swap(struct cfilter_set *s)
 	return old;
 }
 
-/* Frees a set cfilter_set_swap() replaced, once no reader can hold it. */
+/*
+ * Frees a set cfilter_set_swap() replaced, once no reader can hold it,
+ * and carries its drop counts over to the live set.
+ */
 void cfilter_set_retire(struct cfilter_set *old)
 {
 	/* No writer can reach @old now (they look under the lock); readers: */
 	if (old) {
 		synchronize_rcu();
+		mutex_lock(&cfilter_lock);
+		cfilter_hold_carry(cfilter_live_locked(), old);
+		mutex_unlock(&cfilter_lock);
 		cfilter_set_destroy(old);
 	}
+}
+
+/**
+ * cfilter_set_drops() - packets the entries of a source dropped
+ * @s:  the set (caller holds cfilter_lock)
+ * @id: the source's index
+ *
+ * Return: the count while @s was live, and before in the sets it replaced.
+ */
+u64 cfilter_set_drops(const struct cfilter_set *s, unsigned int id)
+{
+	u64 n = s->drops_base[id];
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += per_cpu_ptr(s->drops, cpu)->n[id];
+	return n;
+}
+
+/* Counts from 0 for a new source at index @id; caller holds cfilter_lock. */
+void cfilter_set_drops_reset(struct cfilter_set *s, unsigned int id)
+{
+	s->drops_base[id] -= cfilter_set_drops(s, id);
 }
 
 /**
@@ -159,22 +198,43 @@ u64 cfilter_set_grows(void)
  * @f:      the key's family
  * @packed: the key as @f->pack() packed it
  * @len:    its prefix length
+ * @tag:    its tag (see struct cfilter_set)
  *
  * Return: 0, -EEXIST, -ENOSPC, -ENOMEM (nothing changed for the last three).
  */
 int cfilter_set_insert(struct cfilter_set *s, const struct cfilter_family *f,
-		       const u8 *packed, u32 len)
+		       const u8 *packed, u32 len, u32 tag)
 {
 	unsigned int t = cfilter_family_type(f);
 	int err;
 
 	if (f->addr_len)
-		err = prefix_set_insert(s->pfx[t], packed, len);
+		err = prefix_set_insert(s->pfx[t], packed, len, tag);
 	else
-		err = cuckoo_insert(s->flow[t], packed);
+		err = cuckoo_insert_val(s->flow[t], packed, tag);
 	if (!err)
 		WRITE_ONCE(s->nkeys[t], s->nkeys[t] + 1);
 	return err;
+}
+
+/**
+ * cfilter_set_retag() - change a stored key's tag
+ * @s:      the set, exact mode (caller holds cfilter_lock)
+ * @f:      the key's family
+ * @packed: the key as @f->pack() packed it
+ * @len:    its prefix length
+ * @tag:    the new tag
+ *
+ * Return: 0, or -ENOENT.
+ */
+int cfilter_set_retag(struct cfilter_set *s, const struct cfilter_family *f,
+		      const u8 *packed, u32 len, u32 tag)
+{
+	unsigned int t = cfilter_family_type(f);
+
+	if (f->addr_len)
+		return prefix_set_retag(s->pfx[t], packed, len, tag);
+	return cuckoo_set_val(s->flow[t], packed, tag);
 }
 
 /**

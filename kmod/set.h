@@ -32,6 +32,11 @@
 #include "prefix.h"
 #include "source.h"
 
+/* Packets each source's entries dropped, on one CPU. */
+struct cfilter_drops {
+	u64	n[CFILTER_SOURCES_MAX];
+};
+
 /**
  * struct cfilter_set - the tables of every key type
  * @nkeys: per key type, members stored (addresses, prefixes or flows);
@@ -44,6 +49,13 @@
  * @id:    distinct for every set created (LIST cursors restart on a new set)
  * @holds: who holds each entry, and until when (source.h); writers only
  * @staged: on the list of staged sets (source.c), while staged
+ * @drops: per CPU, drops by source index, counted by the kfunc
+ * @drops_base: per source index, added to the sum of @drops: what sets
+ *         this one replaced counted (by name), less what the source's
+ *         previous owner of the index counted
+ *
+ * In exact mode every entry's value in the tables (its tag) is the lowest
+ * index of the sources that hold it, so that a drop names one of them.
  */
 struct cfilter_set {
 	unsigned long		nkeys[__CFILTER_KEY_MAX];
@@ -52,6 +64,8 @@ struct cfilter_set {
 	u64			id;
 	struct cfilter_holds	holds;
 	struct list_head	staged;
+	struct cfilter_drops __percpu *drops;
+	u64			drops_base[CFILTER_SOURCES_MAX];
 };
 
 /* The set packets are filtered with; see the locking rules above. */
@@ -92,7 +106,11 @@ void cfilter_set_publish(struct cfilter_set *s);
 u64 cfilter_set_grows(void);
 
 int cfilter_set_insert(struct cfilter_set *s, const struct cfilter_family *f,
-		       const u8 *packed, u32 len);
+		       const u8 *packed, u32 len, u32 tag);
+int cfilter_set_retag(struct cfilter_set *s, const struct cfilter_family *f,
+		      const u8 *packed, u32 len, u32 tag);
+u64 cfilter_set_drops(const struct cfilter_set *s, unsigned int id);
+void cfilter_set_drops_reset(struct cfilter_set *s, unsigned int id);
 int cfilter_set_delete(struct cfilter_set *s, const struct cfilter_family *f,
 		       const u8 *packed, u32 len);
 bool cfilter_set_contains(const struct cfilter_set *s,
@@ -142,32 +160,36 @@ static __always_inline bool cfilter_pkt_ok(const struct cfilter_pkt *p,
 	}
 }
 
-/* What address type @type of @s says about @addr; empty types are skipped. */
+/*
+ * What address type @type of @s says about @addr; empty types are skipped.
+ * On a hit, *@tag is the tag of the entry that answered.
+ */
 static __always_inline enum prefix_hit
-cfilter_addr_hit(const struct cfilter_set *s, unsigned int type, const u8 *addr)
+cfilter_addr_hit(const struct cfilter_set *s, unsigned int type, const u8 *addr,
+		 u32 *tag)
 {
 	if (!READ_ONCE(s->nkeys[type]))
 		return PREFIX_MISS;
-	return prefix_set_match(s->pfx[type], addr);
+	return prefix_set_match(s->pfx[type], addr, tag);
 }
 
-/* The would-be verdict of @p in @s, before the allow list. */
+/* The would-be verdict of @p in @s, before the allow list; the tag too. */
 static __always_inline int cfilter_block(const struct cfilter_set *s,
 					 const struct cfilter_pkt *p,
-					 unsigned int alen)
+					 unsigned int alen, u32 *tag)
 {
 	unsigned int flow = alen == 16 ? CFILTER_KEY_FLOW6 : CFILTER_KEY_FLOW4;
 	u8 packed[CFILTER_FLOW_LEN(16)];
 	enum prefix_hit hit;
 
 	hit = cfilter_addr_hit(s, alen == 16 ? CFILTER_KEY_SRC6 :
-			       CFILTER_KEY_SRC4, p->saddr);
+			       CFILTER_KEY_SRC4, p->saddr, tag);
 	if (hit != PREFIX_MISS)
 		return hit == PREFIX_ADDR ? CFILTER_DROP_SRC :
 					    CFILTER_DROP_PREFIX;
 	if (p->flags & CFILTER_PKT_MATCH_DST) {
 		hit = cfilter_addr_hit(s, alen == 16 ? CFILTER_KEY_DST6 :
-				       CFILTER_KEY_DST4, p->daddr);
+				       CFILTER_KEY_DST4, p->daddr, tag);
 		if (hit != PREFIX_MISS)
 			return hit == PREFIX_ADDR ? CFILTER_DROP_DST :
 						    CFILTER_DROP_PREFIX;
@@ -176,28 +198,40 @@ static __always_inline int cfilter_block(const struct cfilter_set *s,
 		return CFILTER_PASS;
 	cfilter_flow_pack_fields(packed, p->proto, p->saddr, p->daddr, p->sport,
 				 p->dport, alen);
-	return cuckoo_contains(s->flow[flow], packed) ? CFILTER_DROP_FLOW :
-							 CFILTER_PASS;
+	*tag = 0;	/* a compact table keeps none */
+	return cuckoo_lookup(s->flow[flow], packed, tag) ? CFILTER_DROP_FLOW :
+							    CFILTER_PASS;
+}
+
+/* Does @verdict drop the packet? */
+static inline bool cfilter_is_drop(int verdict)
+{
+	return verdict == CFILTER_DROP_SRC || verdict == CFILTER_DROP_DST ||
+	       verdict == CFILTER_DROP_FLOW || verdict == CFILTER_DROP_PREFIX;
 }
 
 /**
- * cfilter_verdict() - what the live set says about a packet
+ * cfilter_verdict() - what a set says about a packet
+ * @s: the set, dereferenced once by the caller: a COMMIT during the call
+ *     leaves this verdict wholly the old set's
  * @p: the packet
+ * @source: on a drop, the index of a source holding the entry that matched
  *
- * Call inside an RCU read-side critical section. The live set is
- * dereferenced once: a COMMIT during the call leaves this verdict wholly
- * the old set's.
+ * Call inside an RCU read-side critical section.
  *
  * Return: an enum cfilter_verdict, or -EINVAL for a packet description
  * with an unknown family or flag, nonzero unused bytes, or flow fields no
  * flow key could hold.
  */
-static __always_inline int cfilter_verdict(const struct cfilter_pkt *p)
+static __always_inline int cfilter_verdict(const struct cfilter_set *s,
+					   const struct cfilter_pkt *p,
+					   u32 *source)
 {
-	const struct cfilter_set *s;
 	unsigned int alen;
 	int verdict;
+	u32 allow;
 
+	*source = 0;
 	if (p->family == 4)
 		alen = 4;
 	else if (p->family == 6)
@@ -207,13 +241,14 @@ static __always_inline int cfilter_verdict(const struct cfilter_pkt *p)
 	if (!cfilter_pkt_ok(p, alen))
 		return -EINVAL;
 
-	s = rcu_dereference(cfilter_live);
 	/* Two inlined copies, so that every length is a constant. */
-	verdict = alen == 4 ? cfilter_block(s, p, 4) : cfilter_block(s, p, 16);
+	verdict = alen == 4 ? cfilter_block(s, p, 4, source) :
+			      cfilter_block(s, p, 16, source);
 	if (verdict != CFILTER_PASS &&
 	    cfilter_addr_hit(s, alen == 4 ? CFILTER_KEY_ALLOW4 :
-			     CFILTER_KEY_ALLOW6, p->saddr) != PREFIX_MISS)
+			     CFILTER_KEY_ALLOW6, p->saddr, &allow) != PREFIX_MISS)
 		return CFILTER_ALLOWED;
+	*source &= CFILTER_SOURCES_MAX - 1;
 	return verdict;
 }
 

@@ -184,6 +184,7 @@ static int cfilter_source_get(struct cfilter_holds *h, const char *name)
 	i = ffz(h->active);
 	strscpy(h->names[i], name, CFILTER_SOURCE_LEN);
 	h->active |= BIT(i);
+	cfilter_set_drops_reset(container_of(h, struct cfilter_set, holds), i);
 	return i;
 }
 
@@ -224,6 +225,30 @@ static bool cfilter_held_elsewhere(const struct cfilter_holds *h,
 	}
 	hk[kl + 1] = id;
 	return held;
+}
+
+/*
+ * Gives the entry of holding key @hk (of family @f) its tag: the lowest
+ * index holding it by a record, or "default"'s 0 if none does.
+ */
+static void cfilter_retag(struct cfilter_set *s, const struct cfilter_family *f,
+			  u8 *hk)
+{
+	const struct cfilter_holds *h = &s->holds;
+	unsigned int t = cfilter_family_type(f), kl = f->key_len;
+	unsigned long ids = h->active;
+	unsigned int id = hk[kl + 1], i, tag = 0;
+
+	for_each_set_bit(i, &ids, CFILTER_SOURCES_MAX) {
+		hk[kl + 1] = i;
+		if (keymap_get(&h->held[t], hk, NULL) ||
+		    keymap_get(&h->timed[t], hk, NULL)) {
+			tag = i;
+			break;
+		}
+	}
+	hk[kl + 1] = id;
+	WARN_ON_ONCE(cfilter_set_retag(s, f, hk, hk[kl], tag));
 }
 
 /*
@@ -322,7 +347,8 @@ static int cfilter_hold_add_one(struct cfilter_set *s,
 
 	if (!cfilter_exact()) {
 		err = cfilter_compact_ok(source, deadline);
-		return err ? err : cfilter_set_insert(s, k->f, k->bytes, k->len);
+		return err ? err : cfilter_set_insert(s, k->f, k->bytes, k->len,
+						      0);
 	}
 	id = cfilter_source_get(h, source);
 	if (id < 0)
@@ -338,7 +364,7 @@ static int cfilter_hold_add_one(struct cfilter_set *s,
 	}
 
 	/* In the tables already if another source holds it. */
-	err = cfilter_set_insert(s, k->f, k->bytes, k->len);
+	err = cfilter_set_insert(s, k->f, k->bytes, k->len, id);
 	if (err && err != -EEXIST)
 		goto out;
 	inserted = !err;
@@ -366,6 +392,8 @@ static int cfilter_hold_add_one(struct cfilter_set *s,
 		h->ntimed[id]++;
 		cfilter_expiry_kick(deadline);
 	}
+	if (!inserted)
+		cfilter_retag(s, k->f, hk);
 	return 0;
 out:
 	cfilter_source_put(h, id);
@@ -389,6 +417,8 @@ static int cfilter_unhold(struct cfilter_set *s, const struct cfilter_family *f,
 	h->entries[id]--;
 	if (!cfilter_held_elsewhere(h, t, hk, f->key_len))
 		WARN_ON_ONCE(cfilter_set_delete(s, f, hk, hk[f->key_len]));
+	else
+		cfilter_retag(s, f, hk);
 	cfilter_source_put(h, id);
 	return 0;
 }
@@ -809,12 +839,35 @@ void cfilter_hold_sources(struct cfilter_set *s, struct cfilter_sources *out)
 		strscpy(si->name, h->names[i], CFILTER_SOURCE_LEN);
 		si->entries = h->entries[i];
 		si->timed = h->ntimed[i];
+		si->drops = cfilter_set_drops(s, i);
 		out->count++;
 	}
 	/* Compact mode keeps no holdings: every entry is default's. */
 	if (!cfilter_exact())
 		for (t = 0; t < __CFILTER_KEY_MAX; t++)
 			out->sources[0].entries += READ_ONCE(s->nkeys[t]);
+}
+
+/**
+ * cfilter_hold_carry() - carry drop counts over from a set no longer live
+ * @to:   the live set, or NULL (caller holds cfilter_lock)
+ * @from: the set it replaced, which no reader can count in any more
+ *
+ * Each source of @from that @to has too, by name, keeps its count.
+ */
+void cfilter_hold_carry(struct cfilter_set *to, const struct cfilter_set *from)
+{
+	unsigned long ids = from->holds.active;
+	unsigned int i;
+	int j;
+
+	if (!to)
+		return;
+	for_each_set_bit(i, &ids, CFILTER_SOURCES_MAX) {
+		j = cfilter_source_find(&to->holds, from->holds.names[i]);
+		if (j >= 0)
+			to->drops_base[j] += cfilter_set_drops(from, i);
+	}
 }
 
 /* Adds to @c default's unrecorded holdings in the live set. */

@@ -75,6 +75,7 @@ long cfilter_hold_list(struct cfilter_set *s, const struct cfilter_family *f,
 		       const char *source, u64 *pos, u64 *gen,
 		       struct cfilter_entry *out, u32 max);
 void cfilter_hold_sources(struct cfilter_set *s, struct cfilter_sources *out);
+void cfilter_hold_carry(struct cfilter_set *to, const struct cfilter_set *from);
 
 struct cfilter_set *cfilter_hold_copy(const char *without);
 void cfilter_hold_stage(struct cfilter_set *s);

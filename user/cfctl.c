@@ -855,16 +855,17 @@ static void print_info(const struct cfilter_info *info)
 	printf("mem_limit: %llu\n", (unsigned long long)info->mem_limit);
 }
 
-/* "source NAME: entries N, timed M" per source, "default" first. */
+/* "source NAME: entries N, timed M, drops D" per source, default first. */
 static void print_sources(const struct cfilter_sources *s)
 {
 	unsigned int i;
 
 	for (i = 0; i < s->count && i < CFILTER_SOURCES_MAX; i++)
-		printf("source %.*s: entries %llu, timed %llu\n",
+		printf("source %.*s: entries %llu, timed %llu, drops %llu\n",
 		       CFILTER_SOURCE_LEN, s->sources[i].name,
 		       (unsigned long long)s->sources[i].entries,
-		       (unsigned long long)s->sources[i].timed);
+		       (unsigned long long)s->sources[i].timed,
+		       (unsigned long long)s->sources[i].drops);
 }
 
 static void sources_json(struct json *j, const struct cfilter_sources *s)
@@ -881,6 +882,7 @@ static void sources_json(struct json *j, const struct cfilter_sources *s)
 		json_kv_string(j, "name", name);
 		json_kv_uint(j, "entries", s->sources[i].entries);
 		json_kv_uint(j, "timed", s->sources[i].timed);
+		json_kv_uint(j, "drops", s->sources[i].drops);
 		json_object_end(j);
 	}
 	json_array_end(j);
@@ -1125,8 +1127,14 @@ static const struct {
 	{ CFILTER_STAT_UNPARSED,	"unparsed" },
 };
 
-static void print_counters(const struct cfctl_opts *o, const __u64 *sums)
+/*
+ * The program's counters, then the drops of each source of the live set
+ * (@src NULL: none to show).
+ */
+static void print_counters(const struct cfctl_opts *o, const __u64 *sums,
+			   const struct cfilter_sources *src)
 {
+	char name[CFILTER_SOURCE_LEN + 1];
 	struct json j;
 	unsigned int i;
 
@@ -1142,6 +1150,25 @@ static void print_counters(const struct cfctl_opts *o, const __u64 *sums)
 			printf("%s: %llu\n", counters[i].name,
 			       (unsigned long long)n);
 	}
+	if (src && o->json) {
+		json_key(&j, "sources");
+		json_array_begin(&j);
+	}
+	for (i = 0; src && i < src->count && i < CFILTER_SOURCES_MAX; i++) {
+		snprintf(name, sizeof(name), "%.*s", CFILTER_SOURCE_LEN,
+			 src->sources[i].name);
+		if (!o->json) {
+			printf("source %s: drops %llu\n", name,
+			       (unsigned long long)src->sources[i].drops);
+			continue;
+		}
+		json_object_begin(&j);
+		json_kv_string(&j, "name", name);
+		json_kv_uint(&j, "drops", src->sources[i].drops);
+		json_object_end(&j);
+	}
+	if (src && o->json)
+		json_array_end(&j);
 	if (o->json)
 		json_object_end(&j);
 }
@@ -1220,11 +1247,14 @@ static int do_stats(const struct cfctl_opts *o)
 	__u64 sums[__CFILTER_STAT_MAX];
 	int ret;
 
+	struct cfilter_sources src;
+
 	if (o->watch)
 		return stats_watch(o);
 	ret = xdp_stats(sums);
-	if (ret == CF_OK)
-		print_counters(o, sums);
+	if (ret != CF_OK)
+		return ret;
+	print_counters(o, sums, dev_sources_quiet(&src) ? NULL : &src);
 	return ret;
 }
 

@@ -97,6 +97,18 @@ int dev_sources(int fd, struct cfilter_sources *s)
 	return ioctl(fd, CFILTER_IOC_SOURCES, s) ? -errno : 0;
 }
 
+/* dev_sources() without a word if the module is not there. */
+int dev_sources_quiet(struct cfilter_sources *s)
+{
+	int fd = open(CFILTER_DEVICE, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	err = dev_sources(fd, s);
+	close(fd);
+	return err;
+}
+
 /*
  * An ioctl without argument: CLEAR, STAGE, COMMIT or ABORT. Returns 0 or a
  * negative errno.

@@ -318,7 +318,7 @@ static void check(const FIXTURE_DATA(geoip) *self, u32 alen, u128 x,
 
 	to_bytes(x, a, alen);
 	rcu_read_lock();
-	h = prefix_set_match(self->s, a);
+	h = prefix_set_match(self->s, a, &(u32){ 0 });
 	rcu_read_unlock();
 	t->checks++;
 	t->blocked += want;
@@ -494,7 +494,7 @@ static size_t insert_all(FIXTURE_DATA(geoip) *self, size_t from, int *rc)
 	*rc = 0;
 	for (n = from; n < self->pl.n; n++) {
 		to_bytes(self->pl.p[n].addr, a, self->pl.alen);
-		*rc = prefix_set_insert(self->s, a, self->pl.p[n].len);
+		*rc = prefix_set_insert(self->s, a, self->pl.p[n].len, 0);
 		if (*rc)
 			break;
 	}
@@ -548,7 +548,7 @@ static void refused(struct __test_metadata *_metadata,
 	report(self, "before the refusal");
 	prefix_set_get_stats(self->s, &before);
 	to_bytes(self->pl.p[n].addr, a, p->addr_len);
-	ASSERT_EQ(-ENOSPC, prefix_set_insert(self->s, a, self->pl.p[n].len));
+	ASSERT_EQ(-ENOSPC, prefix_set_insert(self->s, a, self->pl.p[n].len, 0));
 	prefix_set_get_stats(self->s, &after);
 	ASSERT_EQ(0, memcmp(&before, &after, sizeof(before)));
 	ASSERT_FALSE(prefix_set_contains(self->s, a, self->pl.p[n].len));

@@ -51,7 +51,18 @@ static int match(const struct prefix_set *s, const u8 *a)
 	enum prefix_hit h;
 
 	rcu_read_lock();
-	h = prefix_set_match(s, a);
+	h = prefix_set_match(s, a, &(u32){ 0 });
+	rcu_read_unlock();
+	return h;
+}
+
+/* The hit on @a, and the tag it names in *@tag. */
+static int match_tag(const struct prefix_set *s, const u8 *a, u32 *tag)
+{
+	enum prefix_hit h;
+
+	rcu_read_lock();
+	h = prefix_set_match(s, a, tag);
 	rcu_read_unlock();
 	return h;
 }
@@ -69,7 +80,7 @@ static int add4(struct prefix_set *s, u32 v, u32 len)
 	u8 a[4];
 
 	ip4(a, v);
-	return prefix_set_insert(s, a, len);
+	return prefix_set_insert(s, a, len, 0);
 }
 
 static int del4(struct prefix_set *s, u32 v, u32 len)
@@ -321,9 +332,9 @@ TEST(bad_length_or_host_bits_is_einval_and_changes_nothing)
 	ASSERT_EQ(1U, stats_of(s).prefixes);
 	ASSERT_EQ(PREFIX_MISS, match4(s, 0x0b000000));
 
-	ASSERT_EQ(-EINVAL, prefix_set_insert(s6, a6, 129));
-	ASSERT_EQ(-EINVAL, prefix_set_insert(s6, a6, 16));	/* 0db8 */
-	ASSERT_EQ(0, prefix_set_insert(s6, a6, 32));
+	ASSERT_EQ(-EINVAL, prefix_set_insert(s6, a6, 129, 0));
+	ASSERT_EQ(-EINVAL, prefix_set_insert(s6, a6, 16, 0));	/* 0db8 */
+	ASSERT_EQ(0, prefix_set_insert(s6, a6, 32, 0));
 	ASSERT_FALSE(has(s6, a6, 129));
 	ASSERT_TRUE(has(s6, a6, 32));
 	ASSERT_FALSE(has(s6, a6, 16));
@@ -370,7 +381,7 @@ TEST(slash_zero_covers_everything)
 	ASSERT_NE(NULL, s);
 	ASSERT_NE(NULL, s6);
 	ASSERT_EQ(0, add4(s, 0, 0));
-	ASSERT_EQ(0, prefix_set_insert(s6, z, 0));
+	ASSERT_EQ(0, prefix_set_insert(s6, z, 0, 0));
 	ASSERT_EQ(1U, stats_of(s).expanded);
 	ASSERT_EQ(1U, stats_of(s).nlevels);
 	ASSERT_EQ(0U, stats_of(s).levels[0]);
@@ -421,16 +432,16 @@ TEST(full_length_members_are_addresses_not_levels)
 	ASSERT_EQ(PREFIX_PREFIX, match4(s, 0x0a010202));
 	ASSERT_EQ(PREFIX_MISS, match4(s, 0x0a010204));
 
-	ASSERT_EQ(0, prefix_set_insert(s6, a6, 128));
+	ASSERT_EQ(0, prefix_set_insert(s6, a6, 128, 0));
 	ASSERT_EQ(PREFIX_ADDR, match(s6, a6));
 	a6[15] = 8;
 	ASSERT_EQ(PREFIX_MISS, match(s6, a6));
-	ASSERT_EQ(0, prefix_set_insert(s6, p6, 127));	/* ::6 and ::7 */
+	ASSERT_EQ(0, prefix_set_insert(s6, p6, 127, 0));	/* ::6 and ::7 */
 	ASSERT_EQ(PREFIX_MISS, match(s6, a6));
 	a6[15] = 6;
 	ASSERT_EQ(PREFIX_PREFIX, match(s6, a6));
 	a6[15] = 7;
-	ASSERT_EQ(-EINVAL, prefix_set_insert(s6, a6, 127));
+	ASSERT_EQ(-EINVAL, prefix_set_insert(s6, a6, 127, 0));
 	ASSERT_EQ(PREFIX_ADDR, match(s6, a6));
 	prefix_set_destroy(s);
 	prefix_set_destroy(s6);
@@ -568,7 +579,7 @@ TEST(list_round_trip)
 			a[2] = i >> 8;
 			if (len == 128)
 				a[15] = 1;
-			ASSERT_EQ(0, prefix_set_insert(s, a, len));
+			ASSERT_EQ(0, prefix_set_insert(s, a, len, 0));
 			if (len == 128 && !exact)
 				continue;
 			memset(want + n * PREFIX_ENTRY_LEN(16), 0,
@@ -1050,11 +1061,11 @@ TEST(summary_ipv6_hashes_slash32s)
 
 	ASSERT_NE(NULL, s);
 	/* a /32, a /48 inside it and an address: one bit, three counts */
-	ASSERT_EQ(0, prefix_set_insert(s, a, 32));
+	ASSERT_EQ(0, prefix_set_insert(s, a, 32, 0));
 	a[5] = 0x01;
-	ASSERT_EQ(0, prefix_set_insert(s, a, 48));
+	ASSERT_EQ(0, prefix_set_insert(s, a, 48, 0));
 	a[15] = 0x07;
-	ASSERT_EQ(0, prefix_set_insert(s, a, 128));
+	ASSERT_EQ(0, prefix_set_insert(s, a, 128, 0));
 	ASSERT_EQ(1U, sum_bits_set(s));
 	ASSERT_TRUE(sum_bit(s, k));
 	/* the prefixes' summary counts two, the addresses' one */
@@ -1071,14 +1082,14 @@ TEST(summary_ipv6_hashes_slash32s)
 	b[0] = 0x24;
 	b[1] = 0x00;
 	b[2] = 0xd0;
-	ASSERT_EQ(0, prefix_set_insert(s, b, 20));
+	ASSERT_EQ(0, prefix_set_insert(s, b, 20, 0));
 	for (v = 0x2400d000; v < 0x2400e000; v++)
 		ASSERT_TRUE(sum_bit(s, prefix_sum_key(16, v)));
 	ASSERT_GE(4096U, sum_bits_set(s));
 	ASSERT_LT(3500U, sum_bits_set(s));	/* few collisions */
 	/* a /15 would set 2^17 bits: it sets "all" */
 	b[2] = 0;
-	ASSERT_EQ(0, prefix_set_insert(s, b, 15));
+	ASSERT_EQ(0, prefix_set_insert(s, b, 15, 0));
 	ASSERT_EQ(1U, s->sum_pfx.all);
 	b[4] = 0x99;
 	ASSERT_EQ(PREFIX_PREFIX, match(s, b));
@@ -1097,6 +1108,7 @@ TEST(summary_ipv6_hashes_slash32s)
 struct member {
 	u8 a[16];
 	u32 len;
+	u32 tag;
 };
 
 #define MODEL_MAX	512
@@ -1129,6 +1141,40 @@ static int model_match(const struct model *md, const u8 *a)
 		h = PREFIX_PREFIX;
 	}
 	return h;
+}
+
+/*
+ * The tag a hit on @a names: a full-length member's; else, in the first
+ * level (shortest target) holding a member that covers @a, the longest
+ * such member's. @lv: the set's targets, longest first.
+ */
+static u32 model_tag(const struct model *md, const u8 *a,
+		     const struct prefix_stats *st)
+{
+	u32 i, l, lo, hi, best = 0, tag = 0;
+	bool found = false;
+
+	for (i = 0; i < md->n; i++)
+		if (md->m[i].len == 8 * md->alen && covers(&md->m[i], a, md->alen))
+			return md->m[i].tag;
+	for (l = st->nlevels; l-- > 0;) {
+		hi = st->levels[l];
+		lo = l + 1 < st->nlevels ? st->levels[l + 1] + 1 : 0;
+		for (i = 0; i < md->n; i++) {
+			const struct member *m = &md->m[i];
+
+			if (m->len < lo || m->len > hi ||
+			    !covers(m, a, md->alen) ||
+			    (found && m->len <= best))
+				continue;
+			found = true;
+			best = m->len;
+			tag = m->tag;
+		}
+		if (found)
+			return tag;
+	}
+	return 0;
 }
 
 static int model_find(const struct model *md, const u8 *a, u32 len)
@@ -1195,7 +1241,8 @@ static int model_run(struct __test_metadata *_metadata, u32 alen,
 	struct prefix_set *s = make(alen, 1 + seed % 4, 16, 1 << 16, true);
 	static struct model md;
 	u8 bases[6][16], a[16];
-	u32 step, i, k, enospc = 0, checks = 0;
+	u32 step, i, k, enospc = 0, checks = 0, tag;
+	struct prefix_stats st;
 
 	NOTE("model: IPv%u, seed %u, %u levels, %u steps\n",
 	     alen == 4 ? 4 : 6, seed, 1 + seed % 4, steps);
@@ -1213,6 +1260,15 @@ static int model_run(struct __test_metadata *_metadata, u32 alen,
 		if (md.n && (random() % 100 < 45 || md.n == MODEL_MAX)) {
 			at = random() % md.n;
 			m = md.m[at];
+			if (random() % 4 == 0) {
+				/* a new tag for it: its entries follow */
+				m.tag = random() % 32;
+				rc = prefix_set_retag(s, m.a, m.len, m.tag);
+				if (rc)
+					return step + 1;
+				md.m[at].tag = m.tag;
+				continue;
+			}
 			rc = prefix_set_delete(s, m.a, m.len);
 			if (rc)
 				return step + 1;
@@ -1224,7 +1280,8 @@ static int model_run(struct __test_metadata *_metadata, u32 alen,
 			for (k = 0; k < 2; k++)
 				m.a[1 + random() % (alen - 1)] ^= 1 << (random() % 8);
 			prefix_mask(m.a, alen, m.len);
-			rc = prefix_set_insert(s, m.a, m.len);
+			m.tag = random() % 32;
+			rc = prefix_set_insert(s, m.a, m.len, m.tag);
 			at = model_find(&md, m.a, m.len);
 			if (rc == -ENOSPC && at < 0) {
 				enospc++;
@@ -1235,11 +1292,14 @@ static int model_run(struct __test_metadata *_metadata, u32 alen,
 			}
 		}
 		/* random addresses, and edges of up to 8 members */
+		st = stats_of(s);
 		for (k = 0; k < 16; k++) {
 			rand_bytes(a, alen);
 			if (k & 1)
 				memcpy(a, bases[k % 6], 1 + random() % alen);
-			if (match(s, a) != model_match(&md, a))
+			if (match_tag(s, a, &tag) != model_match(&md, a))
+				return step + 1;
+			if (tag != model_tag(&md, a, &st))
 				return step + 1;
 			checks++;
 		}

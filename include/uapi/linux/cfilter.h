@@ -348,11 +348,16 @@ struct cfilter_source_req {
  * @name:    its name
  * @entries: entries it holds
  * @timed:   those of them with a timeout
+ * @drops:   packets its entries dropped (bpf_cfilter_match()), since the
+ *           source came to be, across replaces; a drop by an entry that
+ *           several sources hold counts for one of them (compact mode:
+ *           "default" holds everything)
  */
 struct cfilter_source_info {
 	char	name[CFILTER_SOURCE_LEN];
 	__u64	entries;
 	__u64	timed;
+	__u64	drops;
 };
 
 /**
