@@ -320,8 +320,17 @@ static __always_inline u64 cuckoo_hash(const void *key, size_t len, u64 seed)
 		n -= 8;
 		p += 8;
 	}
-	while (n--)
-		tail = tail << 8 | p[n];
+	/*
+	 * The last n < 8 bytes as a little-endian number, in two loads that
+	 * may overlap, not a byte at a time: the same value, so stored
+	 * fingerprints and snapshots keep their meaning.
+	 */
+	if (n >= 4)
+		tail = get_unaligned_le32(p) |
+		       (u64)get_unaligned_le32(p + n - 4) >> (8 * (8 - n)) << 32;
+	else if (n)
+		tail = p[0] | (u64)p[n / 2] << (8 * (n / 2)) |
+		       (u64)p[n - 1] << (8 * (n - 1));
 	b = cuckoo_round(b, tail, CUCKOO_K2);
 
 	a ^= rol64(b, 23) ^ (u64)len * CUCKOO_K0;

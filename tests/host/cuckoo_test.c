@@ -933,6 +933,68 @@ static u32 value_for(u64 i)
 	return (u32)(i * 2654435761U) | 1;
 }
 
+/*
+ * The hash of every key length, from an unaligned start, as the byte-at-a-
+ * time tail computed it: a changed hash would give stored fingerprints and
+ * saved snapshots other buckets.
+ */
+static const u64 hash_known[CUCKOO_KEY_MAX + 1] = {
+	0x293c9a4c66f82ea5ULL,
+	0x952977299611da0cULL,
+	0xc3738a3a1c2cf4ceULL,
+	0xed086af29889833dULL,
+	0x3bd83a47c2fbf9e1ULL,
+	0x72f0ec5a17a4e35fULL,
+	0x7f6a471d176878bdULL,
+	0x5e4ec335a13ea66aULL,
+	0x86283cd55ed290d6ULL,
+	0x92399a5f731c8335ULL,
+	0x63986b68a131d42aULL,
+	0x1b048466e0df281eULL,
+	0x3ba1ea75b4d1a2b5ULL,
+	0x7ddf0b35bc24c612ULL,
+	0xb28777cd6947c5f9ULL,
+	0xcd43881505bde3ccULL,
+	0x5d47ef7952476ae4ULL,
+	0xdad3807cccf104dbULL,
+	0x11528292626b0385ULL,
+	0x3ad4082d5c21c516ULL,
+	0xcb0732dc8e6a7f5cULL,
+	0x02f42df6e0d639dcULL,
+	0x63ad9fa6008a3eb2ULL,
+	0xe64f937cb5ea8e3dULL,
+	0xcb8eaa51447344a7ULL,
+	0x80cfc339c5b995feULL,
+	0xbf25dcd8a64750d8ULL,
+	0xa2c504e2ab88f1aaULL,
+	0x6da14afc9025b8e6ULL,
+	0xe0252690ccd08c17ULL,
+	0x5bcfd4801f544f04ULL,
+	0x7bb6a304dc5612d5ULL,
+	0x59fac3bfd4c5a53bULL,
+	0xeed3647ca715fe11ULL,
+	0x05a254a1916076acULL,
+	0xc0d70f9258628828ULL,
+	0xa048fd48c946a8f4ULL,
+	0xf8a5ba2cc6903484ULL,
+	0x7cfa09bffc069581ULL,
+	0x62a6c71001bacc81ULL,
+	0x1297f5edd17e41b7ULL,
+};
+
+TEST(hash_of_every_length_is_the_known_one)
+{
+	u8 buf[CUCKOO_KEY_MAX + 1];
+	u32 len;
+
+	for (len = 0; len < sizeof(buf); len++)
+		buf[len] = (u8)(len * 37 + 11);
+	for (len = 0; len <= CUCKOO_KEY_MAX; len++)
+		EXPECT_EQ(hash_known[len],
+			  cuckoo_hash(buf + 1, len, 0x0123456789abcdefULL))
+			TH_LOG("key length %u", len);
+}
+
 TEST(params_refuse_values_without_exact_mode)
 {
 	struct cuckoo_params p = params(64, 0, 16, 4, true);
