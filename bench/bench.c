@@ -18,6 +18,18 @@
  *   point (at 95%, the inserts from 94% to 95%, where moves are long);
  *   each repetition but the last deletes them again (untimed);
  * - bytes per key: the core's memory_bytes / keys stored.
+ * Besides exact and compact filters, "exact+tags": an exact filter made
+ * with values, as the product makes every exact table (each key's value,
+ * its tag, names the source that holds it), read as the kernel's packet
+ * path reads it: cuckoo_lookup() with a value pointer, the tag consumed
+ * (a chained lookup waits for the answer, not the tag: see TAGS_LOOP).
+ * Its lookups, inserts and bytes per key are measured like the others',
+ * and against plain exact mode (the cost of the tags) the way the version
+ * protocol is (below): the two take alternating turns on the same lookup
+ * keys, a ratio the median of the repetitions'. They cannot share a table,
+ * so the placement control (below) shows how much of such a ratio two
+ * tables alike give by themselves; the bytes per key ratio has no noise.
+ * The tags are checked: every lookup's tag must be the one stored.
  * Baselines: the same core built with -DCUCKOO_NO_VERSIONS (cuckoo_nov.c:
  * readers skip the version protocol; nothing else changes), reading the
  * very same tables, so that only the reader differs; and a chained hash set
@@ -29,7 +41,9 @@
  * and load; exact-mode absent lookups faster than the hash set's at 16M,
  * every load; at least 5x fewer bytes per key than the hash set at 95%
  * load (the figure at 50% load, where a table is just after doubling, is
- * printed too).
+ * printed too). And, as the product's exact tables all carry tags:
+ * exact+tags lookups at most 1.15x plain exact ones, for both kinds of
+ * lookup, every size and load.
  *
  * Noise: each structure is built once per size, and every figure is the
  * median of REPS repetitions at its load point, the structures taking turns
@@ -86,6 +100,8 @@
 /* Goals of issue 3. */
 #define GOAL_NOV_RATIO	1.15
 #define GOAL_MEM_RATIO	5.0
+/* The tags' cost: exact+tags / exact lookup. */
+#define GOAL_TAGS_RATIO	1.15
 
 static const unsigned int load_pct[NLOADS] = { 50, 90, 95 };
 
@@ -100,11 +116,13 @@ static const struct {
 /*
  * The structures under test. A _NOV subject is the version-free reader on
  * the table of the subject before it; S_EXACT_TWIN is a second exact table
- * built like S_EXACT's (same seed, same keys, same order) in other memory.
+ * built like S_EXACT's (same seed, same keys, same order) in other memory;
+ * S_EXACT_TAGS is built like S_EXACT's too, but with values (tag_of()).
  */
 enum subject {
 	S_EXACT,
 	S_EXACT_NOV,
+	S_EXACT_TAGS,
 	S_COMPACT,
 	S_COMPACT_NOV,
 	S_EXACT_TWIN,
@@ -115,20 +133,28 @@ enum subject {
 /*
  * Pairs measured in alternating turns (paired_lookups()): the first
  * NFILTERS are each filter and its version-free reader on the same table;
- * the last, P_PLACEMENT, the exact table and its twin, the same reader.
+ * then P_PLACEMENT, the exact table and its twin, the same reader; and
+ * P_TAGS, the tagged exact table and the plain one.
  */
 #define NFILTERS	2
 #define P_PLACEMENT	NFILTERS
-#define NPAIRS		(NFILTERS + 1)
+#define P_TAGS		(NFILTERS + 1)
+#define NPAIRS		(NFILTERS + 2)
 static const enum subject pairs[NPAIRS][2] = {
 	{ S_EXACT, S_EXACT_NOV },
 	{ S_COMPACT, S_COMPACT_NOV },
 	{ S_EXACT, S_EXACT_TWIN },
+	{ S_EXACT_TAGS, S_EXACT },
 };
+
+/* The rows of the ns/op table. */
+static const enum subject table_rows[] = { S_EXACT, S_EXACT_TAGS, S_COMPACT };
+#define NROWS	(sizeof(table_rows) / sizeof(table_rows[0]))
 
 static const char *const subject_names[NSUBJECTS] = {
 	[S_EXACT]	= "exact",
 	[S_EXACT_NOV]	= "exact, no versions",
+	[S_EXACT_TAGS]	= "exact+tags",
 	[S_COMPACT]	= "compact fp16",
 	[S_COMPACT_NOV]	= "compact fp16, no versions",
 	[S_EXACT_TWIN]	= "exact, second table",
@@ -227,7 +253,7 @@ static bool is_nov(enum subject s)
 static bool is_exact(enum subject s)
 {
 	return s == S_EXACT || s == S_EXACT_NOV || s == S_EXACT_TWIN ||
-	       s == S_HASHSET;
+	       s == S_EXACT_TAGS || s == S_HASHSET;
 }
 
 /* Subjects that own a filter: all but the hash set and the _NOV readers. */
@@ -249,6 +275,7 @@ static struct cuckoo *filter_create(enum subject s, u64 slots, u32 fp_bits,
 		.fp_bits = fp_bits,
 		.key_len = KEY_LEN,
 		.exact = is_exact(s),
+		.values = s == S_EXACT_TAGS,
 	};
 	struct cuckoo_stats st;
 	struct cuckoo *c;
@@ -275,11 +302,22 @@ static u64 memory_of(const struct bench *b, enum subject s)
 	return st.memory_bytes;
 }
 
-static int subject_insert(struct bench *b, enum subject s, const void *key)
+/*
+ * The tag of @key: a few sources, as in the product; never 0, so a lookup
+ * that reads no tag cannot pass for one that does.
+ */
+static u32 tag_of(u32 key)
+{
+	return 1 + key % 7;
+}
+
+static int subject_insert(struct bench *b, enum subject s, const u32 *key)
 {
 	switch (s) {
 	case S_HASHSET:
 		return hashset_insert(b->h, key);
+	case S_EXACT_TAGS:
+		return cuckoo_insert_val(b->c[s], key, tag_of(*key));
 	default:
 		return cuckoo_insert(b->c[s], key);
 	}
@@ -362,6 +400,48 @@ static double insert_window(struct bench *b, enum subject s, u64 from,
 	} while (0)
 
 /*
+ * A tagged table read as the packet path reads it: cuckoo_lookup() and its
+ * tag, summed into @tags so that it is read and kept. A chained lookup
+ * waits, as every subject's, for the previous answer (hit or miss), not
+ * for its tag: the packet path acts on the answer and only counts by the
+ * tag. Waiting for the tag too would wait for the key's load, which the
+ * plain reader's chain does not (its answer comes from a predicted branch
+ * on the key), and the ratio would show that difference in the loops, not
+ * the tags. @v_ is reset as a miss sets no tag.
+ */
+#define TAGS_LOOP(obj, chained, n, tags)					\
+	do {									\
+		u32 i_, v_;							\
+										\
+		for (i_ = lo; i_ < hi; i_++) {					\
+			v_ = 0;							\
+			n += cuckoo_lookup(obj, &probe[(chained) ?		\
+					   (i_ + (u32)n) & (LOOKUPS - 1) :	\
+					   i_], &v_);				\
+			tags += v_;						\
+		}								\
+	} while (0)
+
+/*
+ * The tag sum TAGS_LOOP must reach on lookups @lo to @hi - 1, all hits or
+ * all misses: its keys replayed in the order it visits them.
+ */
+static u64 tags_expected(bool present, bool chained, u32 lo, u32 hi)
+{
+	u64 n = 0, tags = 0;
+	u32 i, k;
+
+	if (!present)
+		return 0;
+	for (i = lo; i < hi; i++) {
+		k = probe[chained ? (i + (u32)n) & (LOOKUPS - 1) : i];
+		n++;
+		tags += tag_of(k);
+	}
+	return tags;
+}
+
+/*
  * Every present key must be found; an absent one only by a compact filter
  * (a false positive), and rarely.
  */
@@ -376,20 +456,26 @@ static void check_hits(enum subject s, bool present, u64 hits)
 }
 
 /*
- * Runs lookups @lo to @hi - 1 of probe[]; returns the ns they took and adds
- * the keys found to *@hits.
+ * Runs lookups @lo to @hi - 1 of probe[] (of @present keys); returns the ns
+ * they took and adds the keys found to *@hits.
  */
 static double lookup_run(const struct bench *b, enum subject s, bool chained,
-			 u32 lo, u32 hi, u64 *hits)
+			 bool present, u32 lo, u32 hi, u64 *hits)
 {
 	double t0;
-	u64 n = 0;
+	u64 n = 0, tags = 0;
 
 	rcu_read_lock();
 	t0 = now_ns();
 	switch (s) {
 	case S_HASHSET:
 		LOOKUPS_OF(hashset_contains, b->h, chained, n);
+		break;
+	case S_EXACT_TAGS:
+		if (chained)
+			TAGS_LOOP(b->c[s], 1, n, tags);
+		else
+			TAGS_LOOP(b->c[s], 0, n, tags);
 		break;
 	case S_EXACT_NOV:
 	case S_COMPACT_NOV:
@@ -401,24 +487,29 @@ static double lookup_run(const struct bench *b, enum subject s, bool chained,
 	}
 	t0 = now_ns() - t0;
 	rcu_read_unlock();
+	/* A wrong hit count is check_hits()'s to report. */
+	if (s == S_EXACT_TAGS && n == (present ? hi - lo : 0) &&
+	    tags != tags_expected(present, chained, lo, hi))
+		die("a lookup read a wrong tag");
 	*hits += n;
 	return t0;
 }
 
 /* All LOOKUPS lookups of probe[]: ns per lookup; sets *@hits. */
 static double lookups(const struct bench *b, enum subject s, bool chained,
-		      u64 *hits)
+		      bool present, u64 *hits)
 {
 	*hits = 0;
-	return lookup_run(b, s, chained, 0, LOOKUPS, hits) / LOOKUPS;
+	return lookup_run(b, s, chained, present, 0, LOOKUPS, hits) / LOOKUPS;
 }
 
 /*
- * The versioned filter @v and its unversioned twin @n, each doing all
- * LOOKUPS lookups of probe[], in PAIR_CHUNKS turns of equal size taken in
- * the order v n n v v n ...: whatever else the machine does (a neighbour
- * filling the shared cache, a frequency change) falls on both alike, and
- * so cancels in their ratio. Sets ns per lookup in @ns[0] (v), @ns[1] (n).
+ * The two subjects of a pair, @v and @n (as a versioned filter and its
+ * unversioned reader), each doing all LOOKUPS lookups of probe[], in
+ * PAIR_CHUNKS turns of equal size taken in the order v n n v v n ...:
+ * whatever else the machine does (a neighbour filling the shared cache, a
+ * frequency change) falls on both alike, and so cancels in their ratio.
+ * Sets ns per lookup in @ns[0] (v), @ns[1] (n).
  */
 static void paired_lookups(const struct bench *b, enum subject v,
 			   enum subject n, bool chained, bool present,
@@ -433,8 +524,9 @@ static void paired_lookups(const struct bench *b, enum subject v,
 		for (j = 0; j < 2; j++) {
 			unsigned int who = j ^ (i & 1);
 
-			ns[who] += lookup_run(b, who ? n : v, chained, i * chunk,
-					      (i + 1) * chunk, &hits[who]);
+			ns[who] += lookup_run(b, who ? n : v, chained, present,
+					      i * chunk, (i + 1) * chunk,
+					      &hits[who]);
 		}
 	for (j = 0; j < 2; j++) {
 		ns[j] /= LOOKUPS;
@@ -504,7 +596,8 @@ static void measure_load(struct bench *b, unsigned int size, unsigned int l)
 				s = (k + rep) % NSUBJECTS;
 				if (s == S_EXACT_TWIN)
 					continue;	/* only paired */
-				res[s][m][rep] = lookups(b, s, chained, &hits);
+				res[s][m][rep] = lookups(b, s, chained, present,
+							 &hits);
 				check_hits(s, present, hits);
 			}
 			for (k = 0; k < NPAIRS; k++) {
@@ -621,9 +714,9 @@ static void print_filters(void)
 	printf("%-4s %-12s %4s %9s | %7s %7s %7s %7s | %7s | %6s\n", "", "",
 	       "", "", "indep", "indep", "chained", "chained", "", "");
 	for (size = 0; size < NSIZES; size++)
-		for (i = 0; i < NFILTERS; i++)
+		for (i = 0; i < NROWS; i++)
 			for (l = 0; l < NLOADS; l++) {
-				enum subject v = pairs[i][0];
+				enum subject v = table_rows[i];
 
 				printf("%-4s %-12s %3u%% %9llu | %7.1f %7.1f %7.1f %7.1f | %7.1f | %6.2f\n",
 				       sizes[size].name, subject_names[v],
@@ -700,6 +793,41 @@ static void print_placement(void)
 			for (m = M_PRESENT; m <= M_ABSENT_CHAINED; m++)
 				printf(" %7.2fx", med_ratio(size, l, P_PLACEMENT, m));
 			printf("\n");
+		}
+	printf("\n");
+}
+
+/*
+ * The tags' cost: for each lookup kind, the ratio exact+tags / exact from
+ * their alternating turns (as print_versions()), and the ratio of their
+ * bytes per key. Returns the worst ratio of independent lookups in
+ * @worst[0], of chained ones in @worst[1].
+ */
+static void print_tags(double worst[2])
+{
+	unsigned int size, l;
+	enum metric m;
+	double r;
+
+	worst[0] = worst[1] = 0;
+	printf("Tags: exact+tags / exact (lookup ratios: median of %d, each of the two doing the same %u lookups in %d alternating turns; B/key: ratio of the two)\n",
+	       REPS, LOOKUPS, PAIR_CHUNKS);
+	printf("%-4s %4s | %8s %8s %8s %8s | %8s\n", "size", "load", "present",
+	       "absent", "present", "absent", "B/key");
+	printf("%-4s %4s | %8s %8s %8s %8s | %8s\n", "", "", "indep", "indep",
+	       "chain", "chain", "");
+	for (size = 0; size < NSIZES; size++)
+		for (l = 0; l < NLOADS; l++) {
+			printf("%-4s %3u%% |", sizes[size].name, load_pct[l]);
+			for (m = M_PRESENT; m <= M_ABSENT_CHAINED; m++) {
+				double *w = &worst[m >= M_PRESENT_CHAINED];
+
+				r = med_ratio(size, l, P_TAGS, m);
+				*w = r > *w ? r : *w;
+				printf(" %7.2fx", r);
+			}
+			printf(" | %7.2fx\n", med(size, l, S_EXACT_TAGS, M_BYTES) /
+			       med(size, l, S_EXACT, M_BYTES));
 		}
 	printf("\n");
 }
@@ -795,7 +923,7 @@ int main(void)
 	u64 max_keys = keys_at_load(NSIZES - 1, load_pct[NLOADS - 1]), i;
 	struct hs_goals g;
 	unsigned int size;
-	double worst[2], t0 = clock_ns(CLOCK_MONOTONIC);
+	double worst[2], worst_tags[2], t0 = clock_ns(CLOCK_MONOTONIC);
 
 	rng_state = (u64)time(NULL) ^ (u64)getpid() << 32;
 	key_salt = (u32)rng();
@@ -817,6 +945,7 @@ int main(void)
 	print_filters();
 	print_versions(worst);
 	print_placement();
+	print_tags(worst_tags);
 	print_hashset(&g);
 	print_fp();
 
@@ -825,6 +954,12 @@ int main(void)
 	       verdict(worst[1] <= GOAL_NOV_RATIO), GOAL_NOV_RATIO, worst[1]);
 	printf("  [%s] versioned / unversioned lookup <= %.2fx, independent lookups (tight-loop throughput): worst %.3fx\n",
 	       verdict(worst[0] <= GOAL_NOV_RATIO), GOAL_NOV_RATIO, worst[0]);
+	printf("  [%s] exact+tags / exact lookup <= %.2fx, chained lookups (per-packet latency): worst %.3fx\n",
+	       verdict(worst_tags[1] <= GOAL_TAGS_RATIO), GOAL_TAGS_RATIO,
+	       worst_tags[1]);
+	printf("  [%s] exact+tags / exact lookup <= %.2fx, independent lookups (tight-loop throughput): worst %.3fx\n",
+	       verdict(worst_tags[0] <= GOAL_TAGS_RATIO), GOAL_TAGS_RATIO,
+	       worst_tags[0]);
 	printf("  [%s] exact absent lookup faster than the hash set at 16M keys, every load, both kinds: hash set / exact >= %.2fx\n",
 	       verdict(g.speed > 1), g.speed);
 	printf("  [%s] memory per IPv4 key >= %.0fx smaller than the hash set at 95%% load: >= %.2fx (at 50%% load, just after a growth: %.2fx)\n",
