@@ -43,8 +43,9 @@
 /* Entries of the tables looked at per step of a walk for unrecorded ones. */
 #define CFILTER_WALK_CHUNK	64
 
+/* A flow table lists each key with its tag (struct cfilter_set). */
 struct cfilter_walk_buf {
-	u8			raw[CFILTER_WALK_CHUNK * CUCKOO_KEY_MAX];
+	u8			raw[CFILTER_WALK_CHUNK * (CUCKOO_KEY_MAX + 4)];
 	struct cfilter_packed	keys[CFILTER_WALK_CHUNK];
 };
 
@@ -490,7 +491,8 @@ static long cfilter_walk_unrecorded(const struct cfilter_set *s,
 				    u32 max, struct cfilter_walk_buf *b, u32 *n)
 {
 	unsigned int t = cfilter_family_type(f);
-	u32 step = f->addr_len ? PREFIX_ENTRY_LEN(f->addr_len) : f->key_len;
+	u32 step = f->addr_len ? PREFIX_ENTRY_LEN(f->addr_len) :
+				 f->key_len + 4;
 	struct cfilter_key key;
 	u8 hk[KEYMAP_KEY_MAX];
 	long walked, i;
