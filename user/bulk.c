@@ -485,8 +485,12 @@ static int replace_apply(int fd, const char *name, const char *source,
 			continue;
 		}
 		if (err) {
-			dev_report(err, "cannot stage a new set");
-			break;
+			if (err == -EDQUOT)
+				dev_report_full(fd, err, true, NULL);
+			else
+				dev_report(err, "cannot stage a new set");
+			cf_err(UNTOUCHED);
+			return CF_SYSTEM;
 		}
 		err = replace_fill(fd, name, kl, timeouts, t);
 		if (err)

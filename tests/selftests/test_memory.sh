@@ -72,11 +72,11 @@ expect "max_memory=1: the empty tables do not fit, insmod refused" nonzero -- \
 	insmod "$CFILTER_KO" max_memory=1
 check "... and the kernel log says to raise it" \
 	sh -c 'dmesg | tail -n 5 | grep -q "need more than max_memory=1 MiB"'
-check "max_memory=40 loads" insmod "$CFILTER_KO" max_memory=40
-expect "info: mem_limit is 40 MiB" 0 -o "mem_limit: 41943040" -- "$CFCTL" info
+check "max_memory=64 loads" insmod "$CFILTER_KO" max_memory=64
+expect "info: mem_limit is 64 MiB" 0 -o "mem_limit: 67108864" -- "$CFCTL" info
 check "info: mem_used within it" within_bound
 expect "the parameter reads back" 0 -- \
-	grep -qx 40 /sys/module/cfilter/parameters/max_memory
+	grep -qx 64 /sys/module/cfilter/parameters/max_memory
 
 expect "add one address" 0 -- "$CFCTL" add 192.0.2.1
 # A replace builds the new set beside the live one: refused whole.
@@ -84,7 +84,7 @@ addresses 2000000 >"$tap_tmp/big"
 expect "replace with 2M addresses past the bound: exit 3" 3 \
 	-e "cfilter's memory bound is reached" -- "$CFCTL" replace "$tap_tmp/big"
 keep_err
-check "... the message names max_memory=" said "max_memory=40 MiB"
+check "... the message names max_memory=" said "max_memory=64 MiB"
 check "... the live set is untouched" test "$(info_value count)" = 1
 check "... mem_used within the bound" within_bound
 expect "... and the address added before still blocked" 0 -- \
