@@ -90,28 +90,19 @@ static __always_inline void count(__u32 stat)
 		*n += 1;
 }
 
-/* The counter of a verdict the module gave. */
+/* The counter of a verdict the module gave: its kind's. */
 static __always_inline enum cfilter_stat verdict_stat(int verdict)
 {
-	switch (verdict) {
-	case CFILTER_DROP_SRC:
-		return CFILTER_STAT_DROP_SRC;
-	case CFILTER_DROP_DST:
-		return CFILTER_STAT_DROP_DST;
-	case CFILTER_DROP_FLOW:
-		return CFILTER_STAT_DROP_FLOW;
-	case CFILTER_DROP_PREFIX:
-		return CFILTER_STAT_DROP_PREFIX;
-	case CFILTER_ALLOWED:
-		return CFILTER_STAT_ALLOWED;
-	default:
-		/*
-		 * A negative return means the module rejected the packet's
-		 * shape, which only a program and module built from different
-		 * UAPIs can cause: fail open rather than black-hole the host.
-		 */
+	/*
+	 * A negative return means the module rejected the packet's shape,
+	 * which only a program and module built from different UAPIs can
+	 * cause, as a kind that is no verdict's can: fail open rather than
+	 * black-hole the host.
+	 */
+	if (verdict < 0 || CFILTER_VERDICT_KIND(verdict) >= __CFILTER_STAT_MAX ||
+	    CFILTER_VERDICT_KIND(verdict) == CFILTER_STAT_UNPARSED)
 		return CFILTER_STAT_PASS;
-	}
+	return CFILTER_VERDICT_KIND(verdict);
 }
 
 /*
@@ -164,9 +155,7 @@ static __always_inline enum cfilter_stat classify(enum parse_result res,
 
 static __always_inline bool is_drop(enum cfilter_stat stat)
 {
-	return stat == CFILTER_STAT_DROP_SRC || stat == CFILTER_STAT_DROP_DST ||
-	       stat == CFILTER_STAT_DROP_FLOW || stat == CFILTER_STAT_DROP_PREFIX ||
-	       stat == CFILTER_STAT_DROP_DEEP || stat == CFILTER_STAT_DROP_FRAG;
+	return CFILTER_STAT_DROPS >> stat & 1;
 }
 
 SEC("xdp")

@@ -40,6 +40,7 @@
 #include "cuckoo.h"
 #include "prefix.h"
 #include "set.h"
+#include "verdict.h"
 
 /*
  * Keys per step of BATCH and LIST: each step copies this many keys in one
@@ -331,26 +332,38 @@ static long cfilter_ioc_type_info(struct file *file,
  * cfilter_ioc_match() - the kfunc's verdict for a packet
  * @umr: caller's struct cfilter_match_req
  *
- * Return: 0 with @umr->verdict set; -EINVAL (nonzero flags or reserved, a
- * packet the kfunc refuses); -EFAULT.
+ * Under the lock, so that the source the verdict names keeps its name; it
+ * counts no drop.
+ *
+ * Return: 0 with @umr->verdict and @umr->source set; -EINVAL (nonzero
+ * flags or reserved, a packet the kfunc refuses); -EFAULT; -EINTR.
  */
 static long cfilter_ioc_match(struct cfilter_match_req __user *umr)
 {
 	struct cfilter_match_req mr;
-	u32 source;
+	struct cfilter_set *s;
 	int verdict;
 
 	if (copy_from_user(&mr, umr, sizeof(mr)))
 		return -EFAULT;
 	if (mr.flags || mr.reserved[0] || mr.reserved[1])
 		return -EINVAL;
+	if (mutex_lock_interruptible(&cfilter_lock))
+		return -EINTR;
+	s = cfilter_live_locked();
 	rcu_read_lock();
-	verdict = cfilter_verdict(rcu_dereference(cfilter_live), &mr.pkt,
-				  &source);
+	verdict = cfilter_verdict(s, &mr.pkt);
 	rcu_read_unlock();
+	memset(mr.source, 0, sizeof(mr.source));
+	if (verdict > 0)
+		strscpy(mr.source,
+			s->holds.names[CFILTER_VERDICT_SOURCE(verdict)],
+			sizeof(mr.source));
+	mutex_unlock(&cfilter_lock);
 	if (verdict < 0)
 		return verdict;
-	if (put_user(verdict, &umr->verdict))
+	mr.verdict = verdict;
+	if (copy_to_user(umr, &mr, sizeof(mr)))
 		return -EFAULT;
 	return 0;
 }

@@ -22,6 +22,7 @@
 #include "compat.h"
 #include "cuckoo.h"
 #include "set.h"
+#include "verdict.h"
 
 __bpf_kfunc_start_defs();
 
@@ -71,14 +72,13 @@ __bpf_kfunc int bpf_cfilter_lookup(const void *key, u32 key__sz)
  * on the allow list (an address or a prefix). See cfilter_verdict(). A
  * drop is counted for the source of the entry that matched.
  *
- * Return: an enum cfilter_verdict, or -EINVAL for a wrong size or a packet
- * description with an unknown family or flag, nonzero unused bytes, or
- * flow fields no flow key could hold.
+ * Return: a verdict (enum cfilter_verdict), or -EINVAL for a wrong size or
+ * a packet description with an unknown family or flag, nonzero unused
+ * bytes, or flow fields no flow key could hold.
  */
 __bpf_kfunc int bpf_cfilter_match(const void *pkt, u32 pkt__sz)
 {
 	const struct cfilter_set *s;
-	u32 source;
 	int verdict;
 
 	if (pkt__sz != sizeof(struct cfilter_pkt))
@@ -86,9 +86,9 @@ __bpf_kfunc int bpf_cfilter_match(const void *pkt, u32 pkt__sz)
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held() && !rcu_read_lock_bh_held(),
 			 "cfilter kfunc called outside an RCU read-side section");
 	s = rcu_dereference(cfilter_live);
-	verdict = cfilter_verdict(s, pkt, &source);
-	if (cfilter_is_drop(verdict))
-		this_cpu_inc(s->drops->n[source]);
+	verdict = cfilter_verdict(s, pkt);
+	if (verdict > 0 && CFILTER_VERDICT_DROPS(verdict))
+		this_cpu_inc(s->drops->n[CFILTER_VERDICT_SOURCE(verdict)]);
 	return verdict;
 }
 

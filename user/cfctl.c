@@ -711,26 +711,16 @@ static int match_parse(char *const w[], int n, struct cfilter_pkt *pkt)
 /* "drop", "pass" or "allowed": what becomes of the packet. */
 static const char *verdict_word(__u32 verdict)
 {
-	switch (verdict) {
-	case CFILTER_PASS:
-		return "pass";
-	case CFILTER_ALLOWED:
-		return "allowed";
-	default:
+	if (CFILTER_VERDICT_DROPS(verdict))
 		return "drop";
-	}
+	return CFILTER_VERDICT_KIND(verdict) == CFILTER_ALLOWED ? "allowed" :
+								  "pass";
 }
 
-/*
- * Why: "source prefix", "exception", ...; NULL for a pass. @pkt tells a
- * source from a destination prefix.
- */
-static const char *verdict_reason(int fd, __u32 verdict,
-				  struct cfilter_pkt *pkt)
+/* Why: "source prefix", "exception", ...; NULL for a pass. */
+static const char *verdict_reason(__u32 verdict)
 {
-	__u32 src_only;
-
-	switch (verdict) {
+	switch (CFILTER_VERDICT_KIND(verdict)) {
 	case CFILTER_PASS:
 		return NULL;
 	case CFILTER_DROP_SRC:
@@ -742,17 +732,8 @@ static const char *verdict_reason(int fd, __u32 verdict,
 	case CFILTER_ALLOWED:
 		return "exception";
 	case CFILTER_DROP_PREFIX:
-		/*
-		 * The source is looked up first: if it alone drops the
-		 * packet, its prefix did.
-		 */
-		if (!(pkt->flags & CFILTER_PKT_MATCH_DST))
-			return "source prefix";
-		pkt->flags &= ~(CFILTER_PKT_MATCH_DST | CFILTER_PKT_PORTS);
-		if (!dev_match(fd, pkt, &src_only) &&
-		    src_only == CFILTER_DROP_PREFIX)
-			return "source prefix";
-		return "destination prefix";
+		return verdict & CFILTER_VERDICT_DST ? "destination prefix" :
+						       "source prefix";
 	default:
 		return "a reason this cfctl does not know";
 	}
@@ -760,7 +741,7 @@ static const char *verdict_reason(int fd, __u32 verdict,
 
 /* The packet match asked about, and the verdict, as one JSON document. */
 static void match_json(const struct cfilter_pkt *pkt, const char *word,
-		       const char *reason)
+		       const char *reason, const char *source)
 {
 	int af = pkt->family == 6 ? AF_INET6 : AF_INET;
 	char a[INET6_ADDRSTRLEN];
@@ -782,16 +763,19 @@ static void match_json(const struct cfilter_pkt *pkt, const char *word,
 		json_kv_uint(&j, "icmp_type", ntohs(pkt->sport));
 	}
 	json_kv_string(&j, "verdict", word);
-	if (reason)
+	if (reason) {
 		json_kv_string(&j, "reason", reason);
+		json_kv_string(&j, "source", source);
+	}
 	json_object_end(&j);
 }
 
 static int do_match(const struct cfctl_opts *o)
 {
-	struct cfilter_pkt pkt, asked;
+	char source[CFILTER_SOURCE_LEN + 1];
+	struct cfilter_match_req mr;
+	struct cfilter_pkt pkt;
 	const char *reason;
-	__u32 verdict;
 	int fd, err, ret;
 
 	ret = match_parse(o->words, o->nwords, &pkt);
@@ -800,23 +784,25 @@ static int do_match(const struct cfctl_opts *o)
 	fd = dev_open(false);
 	if (fd < 0)
 		return CF_SYSTEM;
-	err = dev_match(fd, &pkt, &verdict);
+	err = dev_match(fd, &pkt, &mr);
+	close(fd);
 	if (err) {
 		dev_report(err, "cannot match");
-		close(fd);
 		return CF_SYSTEM;
 	}
-	asked = pkt;
-	reason = verdict_reason(fd, verdict, &pkt);
+	snprintf(source, sizeof(source), "%.*s", CFILTER_SOURCE_LEN,
+		 mr.source);
+	reason = verdict_reason(mr.verdict);
 	if (o->json)
-		match_json(&asked, verdict_word(verdict), reason);
+		match_json(&pkt, verdict_word(mr.verdict), reason, source);
+	else if (reason && !source_is_default(source))
+		printf("%s (%s), source %s\n", verdict_word(mr.verdict),
+		       reason, source);
 	else if (reason)
-		printf("%s (%s)\n", verdict_word(verdict), reason);
+		printf("%s (%s)\n", verdict_word(mr.verdict), reason);
 	else
-		printf("%s\n", verdict_word(verdict));
-	close(fd);
-	return verdict == CFILTER_PASS || verdict == CFILTER_ALLOWED ?
-	       CF_ABSENT : CF_OK;
+		printf("%s\n", verdict_word(mr.verdict));
+	return CFILTER_VERDICT_DROPS(mr.verdict) ? CF_OK : CF_ABSENT;
 }
 
 static const char *mode_name(__u32 mode)

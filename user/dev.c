@@ -135,15 +135,13 @@ int dev_type_info(int fd, __u8 type, bool staged, struct cfilter_type_info *ti)
 	return ioctl(fd, CFILTER_IOC_TYPE_INFO, ti) ? -errno : 0;
 }
 
-/* The kfunc's verdict on @pkt into *@verdict. Returns 0 or a negative errno. */
-int dev_match(int fd, const struct cfilter_pkt *pkt, __u32 *verdict)
+/* The kfunc's verdict on @pkt, and its source, into *@mr. 0 or -errno. */
+int dev_match(int fd, const struct cfilter_pkt *pkt,
+	      struct cfilter_match_req *mr)
 {
-	struct cfilter_match_req mr = { .pkt = *pkt };
-
-	if (ioctl(fd, CFILTER_IOC_MATCH, &mr))
-		return -errno;
-	*verdict = mr.verdict;
-	return 0;
+	memset(mr, 0, sizeof(*mr));
+	mr->pkt = *pkt;
+	return ioctl(fd, CFILTER_IOC_MATCH, mr) ? -errno : 0;
 }
 
 /**

@@ -29,7 +29,8 @@ int dev_source_req(int fd, unsigned long req, const char *source);
 int dev_sources(int fd, struct cfilter_sources *s);
 int dev_sources_quiet(struct cfilter_sources *s);
 int dev_type_info(int fd, __u8 type, bool staged, struct cfilter_type_info *ti);
-int dev_match(int fd, const struct cfilter_pkt *pkt, __u32 *verdict);
+int dev_match(int fd, const struct cfilter_pkt *pkt,
+	      struct cfilter_match_req *mr);
 int dev_dump(int fd, struct cfilter_table *t, void **data);
 int dev_restore(int fd, const struct cfilter_table *t);
 int dev_info(int fd, struct cfilter_info *info);

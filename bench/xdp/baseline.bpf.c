@@ -101,7 +101,7 @@ static __always_inline bool cfilter_drops(const struct packet *pkt)
 	__builtin_memcpy(m.saddr, pkt->saddr, 16);
 	__builtin_memcpy(m.daddr, pkt->daddr, 16);
 	v = bpf_cfilter_match(&m, sizeof(m));
-	return v > 0 && v != CFILTER_ALLOWED;
+	return v > 0 && CFILTER_VERDICT_DROPS(v);
 }
 
 static __always_inline bool summary_says_maybe(const struct packet *pkt)

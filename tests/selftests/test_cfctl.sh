@@ -292,13 +292,13 @@ expect "test -j of a flow: exact" 1 \
 	-o '{"entry":"tcp 192.0.2.1:1 198.51.100.1:80","blocked":false,"allowed":false}' \
 	-- "$CFCTL" test -j tcp 192.0.2.1:1 198.51.100.1:80
 expect "match -j 198.18.0.1: drop, source prefix" 0 \
-	-o '{"saddr":"198.18.0.1","verdict":"drop","reason":"source prefix"}' -- \
+	-o '{"saddr":"198.18.0.1","verdict":"drop","reason":"source prefix","source":"default"}' -- \
 	"$CFCTL" match -j 198.18.0.1
 expect "match -j 198.19.3.3: allowed, exception, exit 1" 1 \
-	-o '{"saddr":"198.19.3.3","verdict":"allowed","reason":"exception"}' -- \
+	-o '{"saddr":"198.19.3.3","verdict":"allowed","reason":"exception","source":"default"}' -- \
 	"$CFCTL" match -j 198.19.3.3
 expect "cfctl -j match of a flow: every field, destination prefix" 0 \
-	-o '{"saddr":"192.0.2.200","daddr":"198.51.100.9","proto":"tcp","sport":1,"dport":80,"verdict":"drop","reason":"destination prefix"}' \
+	-o '{"saddr":"192.0.2.200","daddr":"198.51.100.9","proto":"tcp","sport":1,"dport":80,"verdict":"drop","reason":"destination prefix","source":"default"}' \
 	-- "$CFCTL" -j match 192.0.2.200 198.51.100.9 tcp 1 80
 expect "match -j of an ICMPv6 type: pass, no reason, exit 1" 1 \
 	-o '{"saddr":"2001:db9::1","daddr":"2001:db9::2","proto":"icmp6","icmp_type":128,"verdict":"pass"}' \

@@ -70,7 +70,10 @@ expect "stats counts per source too" 0 -o "source feed: drops 3" -- \
 expect "-j stats names each source's drops" 0 \
 	-o '{"name":"jail","drops":3}' -- "$CFCTL" -j stats
 
-check "match asks without counting" "$CFCTL" match "$JAIL4"
+expect "match names the source, without counting" 0 \
+	-o "drop (source address), source jail" -- "$CFCTL" match "$JAIL4"
+expect "match -j too" 0 -o '"reason":"source prefix","source":"feed"}' -- \
+	"$CFCTL" match -j "$IN_NET4"
 expect "match counted nothing" 0 -- test "$(drops_of jail)" = 3
 
 check "feed lets go of $SHARED4" "$CFCTL" del -s feed "$SHARED4"

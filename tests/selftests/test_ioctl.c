@@ -1027,6 +1027,8 @@ static int cf_match(int fd, int af, const char *saddr, const char *daddr,
 
 #define D	CFILTER_PKT_MATCH_DST
 #define P	CFILTER_PKT_PORTS
+/* The verdict's mark of a destination key (every key here is default's). */
+#define V	CFILTER_VERDICT_DST
 
 static const struct {
 	int		af;
@@ -1061,9 +1063,9 @@ static const struct {
 	/* An allowed source that nothing blocks simply passes. */
 	{ AF_INET, "198.51.100.66", "8.8.8.8", 0, 0, 0, 0, CFILTER_PASS },
 	/* Destinations: only with MATCH_DST; the source comes first. */
-	{ AF_INET, "8.8.8.8", "203.0.113.9", D, 0, 0, 0, CFILTER_DROP_PREFIX },
+	{ AF_INET, "8.8.8.8", "203.0.113.9", D, 0, 0, 0, CFILTER_DROP_PREFIX | V },
 	{ AF_INET, "8.8.8.8", "203.0.113.9", 0, 0, 0, 0, CFILTER_PASS },
-	{ AF_INET, "8.8.8.8", "198.51.100.7", D, 0, 0, 0, CFILTER_DROP_DST },
+	{ AF_INET, "8.8.8.8", "198.51.100.7", D, 0, 0, 0, CFILTER_DROP_DST | V },
 	{ AF_INET, "8.8.8.8", "198.51.100.8", D, 0, 0, 0, CFILTER_PASS },
 	{ AF_INET, "172.16.5.4", "203.0.113.9", D, 0, 0, 0, CFILTER_DROP_SRC },
 	{ AF_INET, "10.9.9.9", "198.51.100.7", D, 0, 0, 0, CFILTER_DROP_PREFIX },
@@ -1075,13 +1077,13 @@ static const struct {
 	{ AF_INET, "1.2.3.4", "5.6.7.8", P, IPPROTO_UDP, 1000, 80, CFILTER_PASS },
 	{ AF_INET, "1.2.3.4", "5.6.7.8", 0, IPPROTO_TCP, 0, 0, CFILTER_PASS },
 	{ AF_INET, "1.2.3.4", "203.0.113.1", D | P, IPPROTO_TCP, 1000, 80,
-	  CFILTER_DROP_PREFIX },
+	  CFILTER_DROP_PREFIX | V },
 	/* IPv6. */
 	{ AF_INET6, "2001:db8:1:5::1", "2001:db8::9", 0, 0, 0, 0, CFILTER_DROP_PREFIX },
 	{ AF_INET6, "2001:db8:1:2::1", "2001:db8::9", 0, 0, 0, 0, CFILTER_ALLOWED },
 	{ AF_INET6, "2001:db8:2::1", "2001:db8::9", 0, 0, 0, 0, CFILTER_PASS },
 	{ AF_INET6, "2001:db8:2::7", "2001:db8::9", 0, 0, 0, 0, CFILTER_DROP_SRC },
-	{ AF_INET6, "2001:db8:2::1", "2001:db8:ff::5", D, 0, 0, 0, CFILTER_DROP_PREFIX },
+	{ AF_INET6, "2001:db8:2::1", "2001:db8:ff::5", D, 0, 0, 0, CFILTER_DROP_PREFIX | V },
 	{ AF_INET6, "2001:db8:2::1", "2001:db8:ff:1::5", D, 0, 0, 0, CFILTER_PASS },
 	{ AF_INET6, "2001:db8:2::1", "2001:db8:ff:1::5", D | P, IPPROTO_UDP, 53,
 	  53, CFILTER_DROP_FLOW },
@@ -1090,6 +1092,7 @@ static const struct {
 };
 
 #undef D
+#undef V
 #undef P
 
 /* The set of keys match_cases[] runs against. */

@@ -88,7 +88,10 @@ static long long cf_type_count(int fd, __u8 type, __u32 flags)
 	return ti.count;
 }
 
-/* The verdict for an IPv4 packet @saddr -> @daddr (MATCH_DST), or -errno. */
+/*
+ * The verdict's kind for an IPv4 packet @saddr -> @daddr (MATCH_DST), or
+ * -errno.
+ */
 static int cf_match(int fd, const char *saddr, const char *daddr)
 {
 	struct cfilter_match_req mr;
@@ -101,7 +104,7 @@ static int cf_match(int fd, const char *saddr, const char *daddr)
 		abort();
 	if (ioctl(fd, CFILTER_IOC_MATCH, &mr))
 		return -errno;
-	return mr.verdict;
+	return CFILTER_VERDICT_KIND(mr.verdict);
 }
 
 FIXTURE(rp) {
@@ -379,7 +382,8 @@ TEST_F(rp, unprivileged_cannot_stage_commit_or_abort)
 struct reader {
 	int		fd;
 	volatile bool	stop;
-	long		seen[8];	/* by verdict; [7]: errors */
+	/* by verdict kind; [__CFILTER_STAT_MAX]: errors and strangers */
+	long		seen[__CFILTER_STAT_MAX + 1];
 };
 
 static void *match_reader(void *arg)
@@ -389,7 +393,8 @@ static void *match_reader(void *arg)
 	while (!r->stop) {
 		int v = cf_match(r->fd, SWAP_ADDR_A, SWAP_ADDR_B);
 
-		r->seen[v >= 0 && v < 7 ? v : 7]++;
+		r->seen[v >= 0 && v < __CFILTER_STAT_MAX ?
+			v : __CFILTER_STAT_MAX]++;
 	}
 	return NULL;
 }
@@ -434,15 +439,14 @@ TEST_F_TIMEOUT(rp, replace_under_traffic_shows_no_mix, 240)
 	ASSERT_EQ(0, pthread_join(tid, NULL));
 	close(r.fd);
 
-	TH_LOG("%d swaps; verdicts: %ld DROP_SRC, %ld DROP_DST, %ld PASS, %ld other",
+	TH_LOG("%d swaps; verdicts: %ld DROP_SRC, %ld DROP_DST, %ld PASS, %ld errors or strangers",
 	       SWAPS, r.seen[CFILTER_DROP_SRC], r.seen[CFILTER_DROP_DST],
-	       r.seen[CFILTER_PASS], r.seen[3] + r.seen[4] + r.seen[5] +
-	       r.seen[6] + r.seen[7]);
+	       r.seen[CFILTER_PASS], r.seen[__CFILTER_STAT_MAX]);
 	EXPECT_EQ(0, r.seen[CFILTER_PASS]);
 	EXPECT_EQ(0, r.seen[CFILTER_DROP_FLOW]);
 	EXPECT_EQ(0, r.seen[CFILTER_ALLOWED]);
 	EXPECT_EQ(0, r.seen[CFILTER_DROP_PREFIX]);
-	EXPECT_EQ(0, r.seen[6] + r.seen[7]);
+	EXPECT_EQ(0, r.seen[CFILTER_STAT_UNPARSED] + r.seen[__CFILTER_STAT_MAX]);
 	/* The reader saw both sets: the swaps happened under it. */
 	EXPECT_LT(0, r.seen[CFILTER_DROP_SRC]);
 	EXPECT_LT(0, r.seen[CFILTER_DROP_DST]);

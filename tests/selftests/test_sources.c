@@ -121,16 +121,22 @@ static struct cfilter_pkt from(const char *saddr)
 			     "192.0.2.250", 0, 0, 0);
 }
 
-/* MATCH's verdict for @pkt, or -errno. */
+/* MATCH of @pkt into *@mr; 0 or the errno. */
+static int match_of(int fd, struct cfilter_pkt pkt,
+		    struct cfilter_match_req *mr)
+{
+	memset(mr, 0, sizeof(*mr));
+	mr->pkt = pkt;
+	return ioctl(fd, CFILTER_IOC_MATCH, mr) ? errno : 0;
+}
+
+/* The kind of MATCH's verdict for @pkt, or -errno. */
 static int verdict_of(int fd, struct cfilter_pkt pkt)
 {
 	struct cfilter_match_req mr;
+	int err = match_of(fd, pkt, &mr);
 
-	memset(&mr, 0, sizeof(mr));
-	mr.pkt = pkt;
-	if (ioctl(fd, CFILTER_IOC_MATCH, &mr))
-		return -errno;
-	return mr.verdict;
+	return err ? -err : (int)CFILTER_VERDICT_KIND(mr.verdict);
 }
 
 /* ADD, DEL or TEST of @key by @source; 0 or the errno. */
@@ -480,6 +486,76 @@ TEST_F(src, two_sources_hold_an_address_until_both_delete_it)
 	EXPECT_EQ(CFILTER_PASS, verdict_of(self->fd, p));
 	EXPECT_EQ(0, count_of(self->fd));
 	EXPECT_EQ(ENOENT, cf_held(self->fd, &a, 0));
+}
+
+/*
+ * A verdict names a source holding the entry that decided (of several,
+ * the one of lowest index: here the one named first) and marks a
+ * destination key's; MATCH gives that source's name.
+ */
+TEST_F(src, verdicts_name_the_source_of_the_entry_that_decided)
+{
+	struct cfilter_key addr = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_key net = key_of(CFILTER_KEY_SRC4, "198.51.100.0/24");
+	struct cfilter_key dst = key_of(CFILTER_KEY_DST4, "203.0.113.0/24");
+	struct cfilter_key ok = key_of(CFILTER_KEY_ALLOW4, "198.51.100.7");
+	struct cfilter_key mine = key_of(CFILTER_KEY_SRC4, "192.0.2.9");
+	struct cfilter_key fl = flow4("192.0.2.5", "192.0.2.200", IPPROTO_UDP,
+				      53, 53);
+	struct cfilter_match_req mr;
+
+	ASSERT_EQ(0, cf_add(self->fd, &addr, "feed", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &net, "jail", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &dst, "ops", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &ok, "admin", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &fl, "jail", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &mine, "default", 0));
+
+	ASSERT_EQ(0, match_of(self->fd, from("192.0.2.1"), &mr));
+	EXPECT_EQ((__u32)CFILTER_DROP_SRC, CFILTER_VERDICT_KIND(mr.verdict));
+	EXPECT_STREQ("feed", mr.source);
+	EXPECT_EQ(0U, mr.verdict & CFILTER_VERDICT_DST);
+	ASSERT_EQ(0, match_of(self->fd, from("198.51.100.9"), &mr));
+	EXPECT_EQ((__u32)CFILTER_DROP_PREFIX, CFILTER_VERDICT_KIND(mr.verdict));
+	EXPECT_STREQ("jail", mr.source);
+	EXPECT_EQ(0U, mr.verdict & CFILTER_VERDICT_DST);
+	ASSERT_EQ(0, match_of(self->fd, pkt_of("192.0.2.250", "203.0.113.9",
+					       0, 0, 0), &mr));
+	EXPECT_EQ((__u32)CFILTER_DROP_PREFIX, CFILTER_VERDICT_KIND(mr.verdict));
+	EXPECT_EQ(CFILTER_VERDICT_DST, mr.verdict & CFILTER_VERDICT_DST);
+	EXPECT_STREQ("ops", mr.source);
+	ASSERT_EQ(0, match_of(self->fd, from("198.51.100.7"), &mr));
+	EXPECT_EQ((__u32)CFILTER_ALLOWED, CFILTER_VERDICT_KIND(mr.verdict));
+	EXPECT_STREQ("admin", mr.source);
+	ASSERT_EQ(0, match_of(self->fd, pkt_of("192.0.2.5", "192.0.2.200",
+					       IPPROTO_UDP, 53, 53), &mr));
+	EXPECT_EQ((__u32)CFILTER_DROP_FLOW, CFILTER_VERDICT_KIND(mr.verdict));
+	EXPECT_STREQ("jail", mr.source);
+	ASSERT_EQ(0, match_of(self->fd, from("192.0.2.9"), &mr));
+	EXPECT_STREQ("default", mr.source);
+	EXPECT_EQ(0U, CFILTER_VERDICT_SOURCE(mr.verdict));
+	ASSERT_EQ(0, match_of(self->fd, from("192.0.2.77"), &mr));
+	EXPECT_EQ((__u32)CFILTER_PASS, mr.verdict);
+	EXPECT_STREQ("", mr.source);
+
+	/* Shared, the prefix names "feed"; let go, "jail" again. */
+	ASSERT_EQ(0, cf_add(self->fd, &net, "feed", 0));
+	ASSERT_EQ(0, match_of(self->fd, from("198.51.100.9"), &mr));
+	EXPECT_STREQ("feed", mr.source);
+	ASSERT_EQ(0, cf_del(self->fd, &net, "feed"));
+	ASSERT_EQ(0, match_of(self->fd, from("198.51.100.9"), &mr));
+	EXPECT_STREQ("jail", mr.source);
+	/* The same for the flow, and for the address "default" holds. */
+	ASSERT_EQ(0, cf_add(self->fd, &fl, "feed", 0));
+	ASSERT_EQ(0, match_of(self->fd, pkt_of("192.0.2.5", "192.0.2.200",
+					       IPPROTO_UDP, 53, 53), &mr));
+	EXPECT_STREQ("feed", mr.source);
+	ASSERT_EQ(0, cf_add(self->fd, &mine, "feed", 0));
+	ASSERT_EQ(0, match_of(self->fd, from("192.0.2.9"), &mr));
+	EXPECT_STREQ("default", mr.source);
+	ASSERT_EQ(0, cf_del(self->fd, &mine, "default"));
+	ASSERT_EQ(0, match_of(self->fd, from("192.0.2.9"), &mr));
+	EXPECT_STREQ("feed", mr.source);
 }
 
 TEST_F(src, del_by_one_source_leaves_the_others_holding)

@@ -413,25 +413,9 @@ struct cfilter_pkt {
 };
 
 /*
- * What bpf_cfilter_match() decides. The source is looked up first (its
- * address keys, then its prefixes), then the destination (with
- * CFILTER_PKT_MATCH_DST; addresses, then prefixes), then the flow (with
- * CFILTER_PKT_PORTS); the first hit is the would-be drop, and an allow key
- * (address or prefix) for the source turns any of them into
- * CFILTER_ALLOWED.
- */
-enum cfilter_verdict {
-	CFILTER_PASS		= 0,	/* no key matches */
-	CFILTER_DROP_SRC	= 1,	/* the source address is blocked */
-	CFILTER_DROP_DST	= 2,	/* the destination address is blocked */
-	CFILTER_DROP_FLOW	= 3,	/* the 5-tuple is blocked */
-	CFILTER_ALLOWED		= 4,	/* blocked, but the source is exempt */
-	CFILTER_DROP_PREFIX	= 5,	/* a source or destination prefix */
-};
-
-/*
  * Indices of the XDP program's per-CPU counter map ("cfilter_stats"). Every
- * packet is counted exactly once.
+ * packet is counted exactly once. A verdict of the module is counted under
+ * its kind, which has the counter's number (enum cfilter_verdict).
  */
 enum cfilter_stat {
 	CFILTER_STAT_PASS	= 0,	/* parsed, not blocked: XDP_PASS */
@@ -446,6 +430,46 @@ enum cfilter_stat {
 	__CFILTER_STAT_MAX,
 };
 
+/* The counters of dropped packets: bit N set if counter N's are dropped. */
+#define CFILTER_STAT_DROPS	(1U << CFILTER_STAT_DROP_SRC |		\
+				 1U << CFILTER_STAT_DROP_DST |		\
+				 1U << CFILTER_STAT_DROP_FLOW |		\
+				 1U << CFILTER_STAT_DROP_PREFIX |	\
+				 1U << CFILTER_STAT_DROP_DEEP |		\
+				 1U << CFILTER_STAT_DROP_FRAG)
+
+/*
+ * What bpf_cfilter_match() decides: a verdict. The source is looked up
+ * first (its address keys, then its prefixes), then the destination (with
+ * CFILTER_PKT_MATCH_DST; addresses, then prefixes), then the flow (with
+ * CFILTER_PKT_PORTS); the first hit is the would-be drop, and an allow key
+ * (address or prefix) for the source turns any of them into
+ * CFILTER_ALLOWED.
+ *
+ * A verdict is its kind (CFILTER_VERDICT_KIND(): one of these, numbered
+ * like the counter the program counts it under), CFILTER_VERDICT_DST if a
+ * destination key matched, and the index of a source holding the key
+ * that decided (CFILTER_VERDICT_SOURCE(); for CFILTER_ALLOWED the allow
+ * key's; 0 is "default"). MATCH names that source.
+ */
+enum cfilter_verdict {
+	CFILTER_PASS		= CFILTER_STAT_PASS,	 /* no key matches */
+	CFILTER_DROP_SRC	= CFILTER_STAT_DROP_SRC, /* a source address */
+	CFILTER_DROP_DST	= CFILTER_STAT_DROP_DST, /* a destination address */
+	CFILTER_DROP_FLOW	= CFILTER_STAT_DROP_FLOW, /* the 5-tuple */
+	CFILTER_ALLOWED		= CFILTER_STAT_ALLOWED,	 /* blocked, the source exempt */
+	CFILTER_DROP_PREFIX	= CFILTER_STAT_DROP_PREFIX, /* a source or destination prefix */
+};
+
+#define CFILTER_VERDICT_DST		(1U << 8)
+#define CFILTER_VERDICT_SOURCE_SHIFT	16
+#define CFILTER_VERDICT_KIND(v)		((__u32)(v) & 0xff)
+#define CFILTER_VERDICT_SOURCE(v)	((__u32)(v) >> CFILTER_VERDICT_SOURCE_SHIFT & 0xff)
+/* Does verdict @v (not negative) drop the packet? */
+#define CFILTER_VERDICT_DROPS(v)					\
+	(CFILTER_VERDICT_KIND(v) < 32 &&				\
+	 (CFILTER_STAT_DROPS >> CFILTER_VERDICT_KIND(v) & 1))
+
 /*
  * How deep the programs follow headers: a frame with more VLAN tags, or an
  * IPv6 packet with more extension headers, is CFILTER_STAT_DROP_DEEP.
@@ -456,14 +480,18 @@ enum cfilter_stat {
 /**
  * struct cfilter_match_req - argument of CFILTER_IOC_MATCH
  * @pkt:      in: the packet, as bpf_cfilter_match() takes it
- * @verdict:  out: enum cfilter_verdict, exactly as the kfunc decides it
+ * @verdict:  out: the verdict, exactly as the kfunc decides it (see enum
+ *            cfilter_verdict)
  * @flags:    in: must be zero
+ * @source:   out: the name of the source CFILTER_VERDICT_SOURCE() of
+ *            @verdict names; "" for a pass
  * @reserved: must be zero
  */
 struct cfilter_match_req {
 	struct cfilter_pkt pkt;
 	__u32	verdict;
 	__u32	flags;
+	char	source[CFILTER_SOURCE_LEN];
 	__u64	reserved[2];
 };
 

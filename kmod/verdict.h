@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The verdict on a packet: its one home. The kfunc and the MATCH ioctl
+ * both call cfilter_verdict(), so that both decide alike; the XDP and TC
+ * programs and cfctl read what it returns with the UAPI's
+ * CFILTER_VERDICT_*() (enum cfilter_verdict), which numbers a verdict's
+ * kind like the program's counter of it.
+ *
+ * Everything here is inlined into each caller with constant address
+ * lengths: on the miss path of a host that blocks only sources it is a few
+ * loads of counts and one prefix-set lookup.
+ */
+#ifndef CFILTER_KMOD_VERDICT_H
+#define CFILTER_KMOD_VERDICT_H
+
+#include <linux/compiler.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/limits.h>
+#include <linux/types.h>
+#include <uapi/linux/cfilter.h>
+
+#include "cfilter.h"
+#include "cuckoo.h"
+#include "prefix.h"
+#include "set.h"
+
+/* Can @p be matched? Fields it does not use must be zero, as in keys. */
+static __always_inline bool cfilter_pkt_ok(const struct cfilter_pkt *p,
+					   unsigned int alen)
+{
+	u8 acc = p->pad;
+	unsigned int i;
+
+	if (p->flags & ~(CFILTER_PKT_PORTS | CFILTER_PKT_MATCH_DST))
+		return false;
+	for (i = alen; i < sizeof(p->saddr); i++)
+		acc |= p->saddr[i] | p->daddr[i];
+	if (!(p->flags & CFILTER_PKT_PORTS))
+		return !acc && !p->sport && !p->dport;
+	switch (p->proto) {
+	case IPPROTO_TCP:
+	case IPPROTO_UDP:
+		return !acc;
+	case IPPROTO_ICMP:
+		return !acc && alen == 4 && !p->dport &&
+		       ntohs(p->sport) <= U8_MAX;
+	case IPPROTO_ICMPV6:
+		return !acc && alen == 16 && !p->dport &&
+		       ntohs(p->sport) <= U8_MAX;
+	default:
+		return false;
+	}
+}
+
+/*
+ * What address type @type of @s says about @addr; empty types are skipped.
+ * On a hit, *@tag is the tag of the entry that answered.
+ */
+static __always_inline enum prefix_hit
+cfilter_addr_hit(const struct cfilter_set *s, unsigned int type, const u8 *addr,
+		 u32 *tag)
+{
+	if (!READ_ONCE(s->nkeys[type]))
+		return PREFIX_MISS;
+	return prefix_set_match(s->pfx[type], addr, tag);
+}
+
+/* A verdict of kind @kind, by the entry tagged @tag. */
+static __always_inline int cfilter_verdict_of(u32 kind, u32 tag)
+{
+	return kind | (tag & (CFILTER_SOURCES_MAX - 1))
+		      << CFILTER_VERDICT_SOURCE_SHIFT;
+}
+
+/* The would-be verdict of @p in @s, before the allow list. */
+static __always_inline int cfilter_block(const struct cfilter_set *s,
+					 const struct cfilter_pkt *p,
+					 unsigned int alen)
+{
+	unsigned int flow = alen == 16 ? CFILTER_KEY_FLOW6 : CFILTER_KEY_FLOW4;
+	u8 packed[CFILTER_FLOW_LEN(16)];
+	enum prefix_hit hit;
+	u32 tag = 0;
+
+	hit = cfilter_addr_hit(s, alen == 16 ? CFILTER_KEY_SRC6 :
+			       CFILTER_KEY_SRC4, p->saddr, &tag);
+	if (hit != PREFIX_MISS)
+		return cfilter_verdict_of(hit == PREFIX_ADDR ?
+					  CFILTER_DROP_SRC :
+					  CFILTER_DROP_PREFIX, tag);
+	if (p->flags & CFILTER_PKT_MATCH_DST) {
+		hit = cfilter_addr_hit(s, alen == 16 ? CFILTER_KEY_DST6 :
+				       CFILTER_KEY_DST4, p->daddr, &tag);
+		if (hit != PREFIX_MISS)
+			return cfilter_verdict_of((hit == PREFIX_ADDR ?
+						   CFILTER_DROP_DST :
+						   CFILTER_DROP_PREFIX) |
+						  CFILTER_VERDICT_DST, tag);
+	}
+	if (!(p->flags & CFILTER_PKT_PORTS) || !READ_ONCE(s->nkeys[flow]))
+		return CFILTER_PASS;
+	cfilter_flow_pack_fields(packed, p->proto, p->saddr, p->daddr, p->sport,
+				 p->dport, alen);
+	/* A compact table keeps no tag: tag stays "default"'s 0. */
+	if (!cuckoo_lookup(s->flow[flow], packed, &tag))
+		return CFILTER_PASS;
+	return cfilter_verdict_of(CFILTER_DROP_FLOW, tag);
+}
+
+/**
+ * cfilter_verdict() - what a set says about a packet
+ * @s: the set, dereferenced once by the caller: a COMMIT during the call
+ *     leaves this verdict wholly the old set's
+ * @p: the packet
+ *
+ * Call inside an RCU read-side critical section.
+ *
+ * Return: a verdict (enum cfilter_verdict), or -EINVAL for a packet
+ * description with an unknown family or flag, nonzero unused bytes, or
+ * flow fields no flow key could hold.
+ */
+static __always_inline int cfilter_verdict(const struct cfilter_set *s,
+					   const struct cfilter_pkt *p)
+{
+	unsigned int alen;
+	int verdict;
+	u32 tag = 0;
+
+	if (p->family == 4)
+		alen = 4;
+	else if (p->family == 6)
+		alen = 16;
+	else
+		return -EINVAL;
+	if (!cfilter_pkt_ok(p, alen))
+		return -EINVAL;
+
+	/* Two inlined copies, so that every length is a constant. */
+	verdict = alen == 4 ? cfilter_block(s, p, 4) : cfilter_block(s, p, 16);
+	if (verdict != CFILTER_PASS &&
+	    cfilter_addr_hit(s, alen == 4 ? CFILTER_KEY_ALLOW4 :
+			     CFILTER_KEY_ALLOW6, p->saddr, &tag) != PREFIX_MISS)
+		return cfilter_verdict_of(CFILTER_ALLOWED, tag);
+	return verdict;
+}
+
+#endif /* CFILTER_KMOD_VERDICT_H */
