@@ -289,6 +289,38 @@ int cuckoo_params_check(const struct cuckoo_params *p)
 	return cuckoo_geometry(p, &buckets, &max_buckets);
 }
 
+/**
+ * cuckoo_max_capacity() - the most keys a filter of these parameters may hold
+ * @p: the parameters; @p->max_capacity (or @p->capacity) is the most wanted
+ *
+ * The core bounds a table's bytes, which depend on the fingerprint width,
+ * the mode, the key length and values; acceptance is monotonic, so a binary
+ * search finds the bound without restating those rules.
+ *
+ * Return: the largest max_capacity, at most the one wanted, that
+ * cuckoo_params_check() accepts with the rest of @p; 0 if none is.
+ */
+u64 cuckoo_max_capacity(const struct cuckoo_params *p)
+{
+	struct cuckoo_params q = *p;
+	u64 lo = p->capacity, hi = p->max_capacity ? p->max_capacity :
+						      p->capacity;
+
+	q.max_capacity = lo;
+	if (cuckoo_params_check(&q))
+		return 0;
+	if (!p->exact)		/* a compact table never grows */
+		return lo;
+	while (lo < hi) {
+		q.max_capacity = hi - (hi - lo) / 2;
+		if (!cuckoo_params_check(&q))
+			lo = q.max_capacity;
+		else
+			hi = q.max_capacity - 1;
+	}
+	return lo;
+}
+
 /*
  * Keyed 64-bit hash. Two lanes take alternate 8-byte words so that their
  * multiplies overlap (a 40-byte key is two rounds and one tail word); a

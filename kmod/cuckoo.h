@@ -70,6 +70,7 @@ struct cuckoo_stats {
 
 /* 0, or -EINVAL naming nothing: see the kernel-doc for every rule. */
 int cuckoo_params_check(const struct cuckoo_params *p);
+u64 cuckoo_max_capacity(const struct cuckoo_params *p);
 
 /* NULL on bad parameters or no memory. May sleep. */
 struct cuckoo *cuckoo_create(const struct cuckoo_params *p);

@@ -147,6 +147,8 @@ static void cfilter_params(const struct cfilter_family *f, u64 cap, u64 max,
 	p->fp_bits = fp_bits;
 	p->key_len = f->key_len;
 	p->exact = cfilter_config.mode == CFILTER_MODE_EXACT;
+	/* Every exact table tags its entries (struct cfilter_set). */
+	p->values = p->exact;
 }
 
 /* Can a filter of every family be built with @cap and @max? */
@@ -272,18 +274,9 @@ static int __init cfilter_params_check(void)
 static u64 __init cfilter_family_max(const struct cfilter_family *f, u64 max)
 {
 	struct cuckoo_params p;
-	u64 lo = capacity, hi = max;
 
-	while (lo < hi) {
-		u64 mid = hi - (hi - lo) / 2;
-
-		cfilter_params(f, capacity, mid, &p);
-		if (!cuckoo_params_check(&p))
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return lo;
+	cfilter_params(f, capacity, max, &p);
+	return cuckoo_max_capacity(&p);
 }
 
 /* Are prefix_levels4 and prefix_levels6 in range? */

@@ -419,11 +419,10 @@ static u64 prefix_table_limit(u64 want, u32 key_len, u64 seed)
 		.fp_bits = PREFIX_FP_BITS,
 		.key_len = key_len,
 		.exact = true,
+		.values = true,
 	};
 
-	while (p.max_capacity > 1 && cuckoo_params_check(&p))
-		p.max_capacity -= p.max_capacity / 8 ? p.max_capacity / 8 : 1;
-	return p.max_capacity;
+	return cuckoo_max_capacity(&p);
 }
 
 /* The lengths with prefixes, shortest first, into @lens; their number. */

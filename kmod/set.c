@@ -84,13 +84,10 @@ struct cfilter_set *cfilter_set_create(void)
 		};
 
 		pp.addrs.seed = get_random_u64();
-		if (f->addr_len) {
+		if (f->addr_len)
 			s->pfx[t] = prefix_set_create(&pp);
-		} else {
-			/* Tags (see struct cfilter_set); compact keeps none. */
-			pp.addrs.values = pp.addrs.exact;
+		else
 			s->flow[t] = cuckoo_create(&pp.addrs);
-		}
 		if (!s->pfx[t] && !s->flow[t]) {
 			cfilter_set_destroy(s);
 			/* A charge refused meanwhile: the bound, not a shortage. */

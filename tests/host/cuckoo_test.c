@@ -995,6 +995,40 @@ TEST(hash_of_every_length_is_the_known_one)
 			TH_LOG("key length %u", len);
 }
 
+/*
+ * The largest max_capacity a table takes is accepted, one more is not, for
+ * key lengths whose arrays reach the core's size bound; compact tables
+ * hold their capacity; a wanted bound under the limit is the answer.
+ */
+TEST(max_capacity_is_the_largest_the_core_accepts)
+{
+	static const u32 lens[] = { 4, 13, 16, 37, 40 };
+	struct cuckoo_params p;
+	unsigned int i, v;
+	u64 m;
+
+	for (i = 0; i < ARRAY_SIZE(lens); i++) {
+		for (v = 0; v < 2; v++) {
+			p = params(64, ~0ULL >> 8, 16, lens[i], true);
+			p.values = v;
+			m = cuckoo_max_capacity(&p);
+			ASSERT_LE(64U, m);
+			p.max_capacity = m;
+			EXPECT_EQ(0, cuckoo_params_check(&p));
+			p.max_capacity = m + 1;
+			EXPECT_EQ(-EINVAL, cuckoo_params_check(&p))
+				TH_LOG("key_len %u, values %u: %llu", lens[i],
+				       v, (unsigned long long)m);
+		}
+	}
+	p = params(64, 1000, 16, 4, true);
+	EXPECT_EQ(1000U, cuckoo_max_capacity(&p));
+	p = params(4096, 0, 16, 4, false);
+	EXPECT_EQ(4096U, cuckoo_max_capacity(&p));
+	p = params(64, 1000, 7, 4, true);	/* no such fingerprint width */
+	EXPECT_EQ(0U, cuckoo_max_capacity(&p));
+}
+
 TEST(params_refuse_values_without_exact_mode)
 {
 	struct cuckoo_params p = params(64, 0, 16, 4, true);
