@@ -24,12 +24,12 @@
  * @addr_len: address types (SRC, DST, ALLOW): the address bytes (4 or 16,
  *            equal to @key_len), whose keys live in a prefix set; 0 for
  *            flows, whose keys live in a plain cuckoo filter
- * @pack:     checks that @key has this type's shape (every field the type
- *            does not use is zero; a prefix has no bits set past its length)
- *            and copies the bytes it uses to @out (@key_len bytes) and its
- *            prefix length to *@len; returns 0, or -EINVAL for a malformed
- *            key
- * @unpack:   the inverse: rebuilds the struct cfilter_key @pack came from
+ * @dst:      address types: the key's address is its daddr (destination
+ *            keys); else its saddr
+ * @flow_alen: flow types: the address length, 4 or 16; else 0
+ *
+ * cfilter_key_pack() and cfilter_key_unpack() (keys.c) turn a key of a
+ * family into its packed bytes and back.
  *
  * Read-only: the tables of the keys are in a struct cfilter_set (set.h),
  * which an atomic replace swaps whole. Adding a key type is one entry in
@@ -39,12 +39,17 @@ struct cfilter_family {
 	const char	*name;
 	u32		key_len;
 	u32		addr_len;
-	int		(*pack)(const struct cfilter_key *key, u8 *out, u32 *len);
-	void		(*unpack)(const u8 *in, u32 len, struct cfilter_key *key);
+	bool		dst;
+	u8		flow_alen;
 };
 
 /* Indexed by enum cfilter_key_type; types the module lacks have key_len 0. */
 extern const struct cfilter_family cfilter_families[__CFILTER_KEY_MAX];
+
+int cfilter_key_pack(const struct cfilter_family *f,
+		     const struct cfilter_key *key, u8 *out, u32 *len);
+void cfilter_key_unpack(const struct cfilter_family *f, const u8 *in, u32 len,
+			struct cfilter_key *key);
 
 /* Packed flow key: proto, saddr, daddr, sport, dport; @alen 4 or 16. */
 #define CFILTER_FLOW_LEN(alen)	(1 + 2 * (alen) + 2 * sizeof(__be16))

@@ -57,7 +57,7 @@ static int cfilter_pack(const struct cfilter_key *key, struct cfilter_packed *k)
 	k->f = cfilter_family(key->type);
 	if (!k->f)
 		return -EINVAL;
-	return k->f->pack(key, k->bytes, &k->len);
+	return cfilter_key_pack(k->f, key, k->bytes, &k->len);
 }
 
 /*
@@ -680,7 +680,7 @@ static long cfilter_list_compact(struct cfilter_set *s,
 		const u8 *in = buf->packed + i * step;
 
 		memset(&buf->entries[i], 0, sizeof(buf->entries[i]));
-		f->unpack(in, in[f->addr_len], &buf->entries[i].key);
+		cfilter_key_unpack(f, in, in[f->addr_len], &buf->entries[i].key);
 		strscpy(buf->entries[i].source, "default", CFILTER_SOURCE_LEN);
 	}
 	return n;

@@ -128,102 +128,64 @@ static void cfilter_flow_unpack(const u8 *in, u32 len, struct cfilter_key *key,
 	memcpy(&key->dport, in + 3 + 2 * alen, 2);
 }
 
-static int cfilter_src4_pack(const struct cfilter_key *key, u8 *out, u32 *len)
+/**
+ * cfilter_key_pack() - a key as its family's tables store it
+ * @f:   the key's family
+ * @key: the key
+ * @out: room for @f->key_len bytes
+ * @len: set to its prefix length
+ *
+ * Checks that @key has this type's shape (every field the type does not
+ * use is zero; a prefix has no bits set past its length) and copies the
+ * bytes it uses.
+ *
+ * Return: 0, or -EINVAL for a malformed key.
+ */
+int cfilter_key_pack(const struct cfilter_family *f,
+		     const struct cfilter_key *key, u8 *out, u32 *len)
 {
-	return cfilter_addr_pack(key, out, len, 4, false);
+	if (f->addr_len)
+		return cfilter_addr_pack(key, out, len, f->addr_len, f->dst);
+	return cfilter_flow_pack(key, out, len, f->flow_alen);
 }
 
-static void cfilter_src4_unpack(const u8 *in, u32 len, struct cfilter_key *key)
+/* The inverse of cfilter_key_pack(): the key @in (length @len) came from. */
+void cfilter_key_unpack(const struct cfilter_family *f, const u8 *in, u32 len,
+			struct cfilter_key *key)
 {
-	cfilter_addr_unpack(in, len, key, CFILTER_KEY_SRC4, 4, false);
-}
+	u8 type = cfilter_family_type(f);
 
-static int cfilter_src6_pack(const struct cfilter_key *key, u8 *out, u32 *len)
-{
-	return cfilter_addr_pack(key, out, len, 16, false);
+	if (f->addr_len)
+		cfilter_addr_unpack(in, len, key, type, f->addr_len, f->dst);
+	else
+		cfilter_flow_unpack(in, len, key, type, f->flow_alen);
 }
-
-static void cfilter_src6_unpack(const u8 *in, u32 len, struct cfilter_key *key)
-{
-	cfilter_addr_unpack(in, len, key, CFILTER_KEY_SRC6, 16, false);
-}
-
-static int cfilter_dst4_pack(const struct cfilter_key *key, u8 *out, u32 *len)
-{
-	return cfilter_addr_pack(key, out, len, 4, true);
-}
-
-static void cfilter_dst4_unpack(const u8 *in, u32 len, struct cfilter_key *key)
-{
-	cfilter_addr_unpack(in, len, key, CFILTER_KEY_DST4, 4, true);
-}
-
-static int cfilter_dst6_pack(const struct cfilter_key *key, u8 *out, u32 *len)
-{
-	return cfilter_addr_pack(key, out, len, 16, true);
-}
-
-static void cfilter_dst6_unpack(const u8 *in, u32 len, struct cfilter_key *key)
-{
-	cfilter_addr_unpack(in, len, key, CFILTER_KEY_DST6, 16, true);
-}
-
-static int cfilter_allow4_pack(const struct cfilter_key *key, u8 *out, u32 *len)
-{
-	return cfilter_addr_pack(key, out, len, 4, false);
-}
-
-static void cfilter_allow4_unpack(const u8 *in, u32 len, struct cfilter_key *key)
-{
-	cfilter_addr_unpack(in, len, key, CFILTER_KEY_ALLOW4, 4, false);
-}
-
-static int cfilter_allow6_pack(const struct cfilter_key *key, u8 *out, u32 *len)
-{
-	return cfilter_addr_pack(key, out, len, 16, false);
-}
-
-static void cfilter_allow6_unpack(const u8 *in, u32 len, struct cfilter_key *key)
-{
-	cfilter_addr_unpack(in, len, key, CFILTER_KEY_ALLOW6, 16, false);
-}
-
-static int cfilter_flow4_pack(const struct cfilter_key *key, u8 *out, u32 *len)
-{
-	return cfilter_flow_pack(key, out, len, 4);
-}
-
-static void cfilter_flow4_unpack(const u8 *in, u32 len, struct cfilter_key *key)
-{
-	cfilter_flow_unpack(in, len, key, CFILTER_KEY_FLOW4, 4);
-}
-
-static int cfilter_flow6_pack(const struct cfilter_key *key, u8 *out, u32 *len)
-{
-	return cfilter_flow_pack(key, out, len, 16);
-}
-
-static void cfilter_flow6_unpack(const u8 *in, u32 len, struct cfilter_key *key)
-{
-	cfilter_flow_unpack(in, len, key, CFILTER_KEY_FLOW6, 16);
-}
-
-#define CFILTER_FAMILY(fn, len, alen)			\
-	{						\
-		.name		= #fn,			\
-		.key_len	= (len),		\
-		.addr_len	= (alen),		\
-		.pack		= cfilter_##fn##_pack,	\
-		.unpack		= cfilter_##fn##_unpack,	\
-	}
 
 const struct cfilter_family cfilter_families[__CFILTER_KEY_MAX] = {
-	[CFILTER_KEY_SRC4]	= CFILTER_FAMILY(src4, 4, 4),
-	[CFILTER_KEY_SRC6]	= CFILTER_FAMILY(src6, 16, 16),
-	[CFILTER_KEY_DST4]	= CFILTER_FAMILY(dst4, 4, 4),
-	[CFILTER_KEY_DST6]	= CFILTER_FAMILY(dst6, 16, 16),
-	[CFILTER_KEY_FLOW4]	= CFILTER_FAMILY(flow4, CFILTER_FLOW_LEN(4), 0),
-	[CFILTER_KEY_FLOW6]	= CFILTER_FAMILY(flow6, CFILTER_FLOW_LEN(16), 0),
-	[CFILTER_KEY_ALLOW4]	= CFILTER_FAMILY(allow4, 4, 4),
-	[CFILTER_KEY_ALLOW6]	= CFILTER_FAMILY(allow6, 16, 16),
+	[CFILTER_KEY_SRC4] = {
+		.name = "src4", .key_len = 4, .addr_len = 4,
+	},
+	[CFILTER_KEY_SRC6] = {
+		.name = "src6", .key_len = 16, .addr_len = 16,
+	},
+	[CFILTER_KEY_DST4] = {
+		.name = "dst4", .key_len = 4, .addr_len = 4, .dst = true,
+	},
+	[CFILTER_KEY_DST6] = {
+		.name = "dst6", .key_len = 16, .addr_len = 16, .dst = true,
+	},
+	[CFILTER_KEY_FLOW4] = {
+		.name = "flow4", .key_len = CFILTER_FLOW_LEN(4),
+		.flow_alen = 4,
+	},
+	[CFILTER_KEY_FLOW6] = {
+		.name = "flow6", .key_len = CFILTER_FLOW_LEN(16),
+		.flow_alen = 16,
+	},
+	[CFILTER_KEY_ALLOW4] = {
+		.name = "allow4", .key_len = 4, .addr_len = 4,
+	},
+	[CFILTER_KEY_ALLOW6] = {
+		.name = "allow6", .key_len = 16, .addr_len = 16,
+	},
 };

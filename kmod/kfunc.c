@@ -51,7 +51,7 @@ __bpf_kfunc int bpf_cfilter_lookup(const void *key, u32 key__sz)
 	if (key__sz != sizeof(*k))
 		return -EINVAL;
 	f = cfilter_family(k->type);
-	if (!f || f->pack(k, packed, &len))
+	if (!f || cfilter_key_pack(f, k, packed, &len))
 		return -EINVAL;
 
 	/* XDP and TC programs run inside an RCU read-side critical section. */

@@ -193,7 +193,7 @@ u64 cfilter_set_grows(void)
  * cfilter_set_insert() - add a key to a set
  * @s:      the set (caller holds cfilter_lock)
  * @f:      the key's family
- * @packed: the key as @f->pack() packed it
+ * @packed: the key as cfilter_key_pack() packed it
  * @len:    its prefix length
  * @tag:    its tag (see struct cfilter_set)
  *
@@ -218,7 +218,7 @@ int cfilter_set_insert(struct cfilter_set *s, const struct cfilter_family *f,
  * cfilter_set_retag() - change a stored key's tag
  * @s:      the set, exact mode (caller holds cfilter_lock)
  * @f:      the key's family
- * @packed: the key as @f->pack() packed it
+ * @packed: the key as cfilter_key_pack() packed it
  * @len:    its prefix length
  * @tag:    the new tag
  *
@@ -238,7 +238,7 @@ int cfilter_set_retag(struct cfilter_set *s, const struct cfilter_family *f,
  * cfilter_set_delete() - remove a key from a set
  * @s:      the set (caller holds cfilter_lock)
  * @f:      the key's family
- * @packed: the key as @f->pack() packed it
+ * @packed: the key as cfilter_key_pack() packed it
  * @len:    its prefix length
  *
  * Return: 0, or -ENOENT.
@@ -262,7 +262,7 @@ int cfilter_set_delete(struct cfilter_set *s, const struct cfilter_family *f,
  * cfilter_set_contains() - is exactly this key stored?
  * @s:      the set
  * @f:      the key's family
- * @packed: the key as @f->pack() packed it
+ * @packed: the key as cfilter_key_pack() packed it
  * @len:    its prefix length
  *
  * A prefix is present only as itself: an address inside it is not. Call

@@ -507,9 +507,9 @@ static long cfilter_walk_unrecorded(const struct cfilter_set *s,
 		const u8 *in = b->raw + i * step;
 		struct cfilter_packed *p = &b->keys[*n];
 
-		f->unpack(in, f->addr_len ? in[f->addr_len] : 0, &key);
+		cfilter_key_unpack(f, in, f->addr_len ? in[f->addr_len] : 0, &key);
 		p->f = f;
-		if (WARN_ON_ONCE(f->pack(&key, p->bytes, &p->len)))
+		if (WARN_ON_ONCE(cfilter_key_pack(f, &key, p->bytes, &p->len)))
 			continue;
 		cfilter_hold_key(p, 0, hk);
 		if (!cfilter_recorded(&s->holds, t, hk, f->key_len))
@@ -728,7 +728,7 @@ static void cfilter_entry(struct cfilter_entry *e,
 			  u32 len, u32 left, const char *name)
 {
 	memset(e, 0, sizeof(*e));
-	f->unpack(bytes, len, &e->key);
+	cfilter_key_unpack(f, bytes, len, &e->key);
 	e->timeout = left;
 	strscpy(e->source, name, CFILTER_SOURCE_LEN);
 }
