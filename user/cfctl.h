@@ -1,25 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* What every part of cfctl shares: exit statuses and error reporting. */
+/* What the verbs of cfctl share: the parsed command line, the do_<verb>()s. */
 #ifndef CFCTL_H
 #define CFCTL_H
 
 #include <stdbool.h>
 #include <linux/types.h>
 
+#include "util.h"
 #include "xdp.h"
 
 /* Set by the Makefile from `git describe`; else the release. */
 #ifndef CFCTL_VERSION
 #define CFCTL_VERSION	"0.1"
 #endif
-
-/* Exit statuses; scripts depend on them, so they never change meaning. */
-enum cf_exit {
-	CF_OK		= 0,	/* success; for test: the address is blocked */
-	CF_ABSENT	= 1,	/* test, del: the address is not blocked */
-	CF_USAGE	= 2,	/* bad command line or malformed input */
-	CF_SYSTEM	= 3,	/* module missing, permission, filter full, ... */
-};
 
 /* The command line, parsed: what each do_<verb>() gets. */
 struct cfctl_opts {
@@ -44,10 +37,27 @@ struct cfctl_opts {
 	unsigned int	count;		/* stats --watch: samples; 0: unbounded */
 };
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+/* Verbs of entry.c. */
+int do_add(const struct cfctl_opts *o);
+int do_allow(const struct cfctl_opts *o);
+int do_del(const struct cfctl_opts *o);
+int do_test(const struct cfctl_opts *o);
 
-/* Print "cfctl: <message>" and a newline on stderr. */
-void cf_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The verb of match.c. */
+int do_match(const struct cfctl_opts *o);
+
+/* The verb of info.c. */
+int do_info(const struct cfctl_opts *o);
+
+/* Verbs of clear.c. */
+int do_clear(const struct cfctl_opts *o);
+int do_flush(const struct cfctl_opts *o);
+
+/* Verbs of program.c. */
+int do_attach(const struct cfctl_opts *o);
+int do_detach(const struct cfctl_opts *o);
+int do_status(const struct cfctl_opts *o);
+int do_stats(const struct cfctl_opts *o);
 
 /* Verbs of bulk.c. */
 int do_load(const struct cfctl_opts *o);

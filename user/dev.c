@@ -10,15 +10,12 @@
 #include <unistd.h>
 
 #include "addr.h"
-#include "cfctl.h"
 #include "dev.h"
 #include "source.h"
+#include "util.h"
 
-#define MSG_NO_MODULE	"cfilter module not loaded: run insmod cfilter.ko (or modprobe cfilter)"
 /* Entries per LIST call. */
 #define LIST_BATCH	4096
-
-#define MSG_NO_PERM	"permission denied: run as root (needs CAP_NET_ADMIN)"
 
 /**
  * dev_open() - open /dev/cfilter

@@ -16,13 +16,13 @@
 #include <string.h>
 
 #include "addr.h"
-#include "cfctl.h"
 #include "decision.h"
 #include "json.h"
 #include "keyfile.h"
 #include "range.h"
 #include "snapfile.h"
 #include "source.h"
+#include "util.h"
 
 static int tests, failures;
 

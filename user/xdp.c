@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The XDP side of cfctl: attach and detach the program embedded as a libbpf
- * skeleton, and read the counters it shares with every attached interface
- * through the map pinned at CF_STATS_PIN.
+ * skeleton. The program shares its counters with every attached interface
+ * through the map pinned at CF_STATS_PIN (xdp_stats.c); the TC hook is in
+ * xdp_tc.c, and where the program runs (cfctl status) in xdp_status.c.
  *
  * The pinned map outlives detach on purpose: nothing tells cheaply whether
  * another interface still runs the program, and counters that survive a
@@ -13,9 +14,7 @@
 #include <net/if.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/if_link.h>
@@ -23,32 +22,16 @@
 #include <bpf/libbpf.h>
 #include <linux/cfilter.h>
 
-#include "cfctl.h"
 #include "cfilter.skel.h"
-#include "json.h"
+#include "util.h"
 #include "xdp.h"
+#include "xdp_int.h"
 
-/* The kernel knows programs by these names, truncated to 15 characters. */
-#define CF_PROG_NAME	"cfilter_xdp"
-#define CF_TC_PROG_NAME	"cfilter_tc"
-
-/*
- * Where cfilter_tc sits on clsact ingress: a fixed handle and priority, so
- * that a second attach collides (EEXIST) and detach finds exactly ours.
- */
-#define CF_TC_HANDLE	0xcf
-#define CF_TC_PRIO	0xcf
-/* Present exactly when cfilter.ko is loaded with the BTF its kfunc needs. */
-#define CF_MODULE_BTF	"/sys/kernel/btf/cfilter"
-
-#define CF_MODULE	"/sys/module/cfilter"
 /* How many references hold cfilter.ko; absent when it is not loaded. */
 #define CF_MODULE_REFCNT	CF_MODULE "/refcnt"
 /* How long detach waits for a detached program to let go of the module. */
 #define CF_RELEASE_WAIT_MS	5000
-#define MSG_NO_MODULE	"cfilter module not loaded: run insmod cfilter.ko (or modprobe cfilter)"
 #define MSG_NO_BTF	"cfilter.ko is loaded without BTF, so no BPF program can call its kfunc: build it against a kernel build tree that has vmlinux and tools/bpf/resolve_btfids (README, \"Using it on a real host\")"
-#define MSG_NO_PERM	"permission denied: run as root (needs CAP_BPF and CAP_NET_ADMIN)"
 
 static int print_libbpf(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
@@ -59,7 +42,7 @@ static int print_libbpf(enum libbpf_print_level level, const char *fmt,
 }
 
 /* libbpf explains failures at length; cfctl prints one line unless asked. */
-static void set_verbose(bool verbose)
+void set_verbose(bool verbose)
 {
 	libbpf_set_print(verbose ? print_libbpf : NULL);
 }
@@ -110,72 +93,10 @@ static int check_ethernet(const char *ifname)
 }
 
 /*
- * A pinned object with our path but another shape (an older cfctl, a stray
- * pin) would be read or written with the wrong layout: refuse it.
- */
-static bool stats_map_ok(int fd)
-{
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		return false;
-	return info.type == BPF_MAP_TYPE_PERCPU_ARRAY &&
-	       info.key_size == sizeof(__u32) &&
-	       info.value_size == sizeof(__u64) &&
-	       info.max_entries == __CFILTER_STAT_MAX;
-}
-
-/*
- * Opens the pinned counter map. Returns its descriptor, -ENOENT if nothing
- * is pinned (not reported), or another negative errno after reporting it.
- */
-static int stats_map_open(void)
-{
-	int fd = bpf_obj_get(CF_STATS_PIN);
-	int err;
-
-	if (fd < 0) {
-		err = -errno;
-		if (err == -EACCES || err == -EPERM)
-			cf_err(MSG_NO_PERM);
-		else if (err != -ENOENT)
-			cf_err("cannot open %s: %s", CF_STATS_PIN,
-			       strerror(-err));
-		return err;
-	}
-	if (!stats_map_ok(fd)) {
-		cf_err("%s is not cfilter's counter map: remove it and run cfctl attach again",
-		       CF_STATS_PIN);
-		close(fd);
-		return -EINVAL;
-	}
-	return fd;
-}
-
-/* Creates the pin directory and pins the freshly created counter map. */
-static int stats_map_pin(struct bpf_map *map)
-{
-	int err;
-
-	if (mkdir(CF_PIN_DIR, 0700) && errno != EEXIST) {
-		err = -errno;
-		cf_err("cannot create %s: %s (is bpffs mounted on /sys/fs/bpf?)",
-		       CF_PIN_DIR, strerror(-err));
-		return err;
-	}
-	err = bpf_map__pin(map, CF_STATS_PIN);
-	if (err)
-		cf_err("cannot pin the counter map at %s: %s (is bpffs mounted on /sys/fs/bpf?)",
-		       CF_STATS_PIN, strerror(-err));
-	return err;
-}
-
-/*
  * Opens the program with @id and copies its name to @name (BPF_OBJ_NAME_LEN
  * bytes). Returns its descriptor or a negative errno.
  */
-static int prog_open(__u32 id, char *name)
+int prog_open(__u32 id, char *name)
 {
 	struct bpf_prog_info info = {};
 	__u32 len = sizeof(info);
@@ -193,7 +114,7 @@ static int prog_open(__u32 id, char *name)
 	return fd;
 }
 
-static const char *mode_name(__u8 attach_mode)
+static const char *xdp_mode_name(__u8 attach_mode)
 {
 	switch (attach_mode) {
 	case XDP_ATTACHED_DRV:
@@ -216,7 +137,7 @@ static void report_attached(const char *ifname, unsigned int ifindex)
 		printf("%s: attached %s\n", ifname, CF_PROG_NAME);
 	else
 		printf("%s: attached %s in %s mode (prog id %u)\n", ifname,
-		       CF_PROG_NAME, mode_name(q.attach_mode), q.prog_id);
+		       CF_PROG_NAME, xdp_mode_name(q.attach_mode), q.prog_id);
 }
 
 /*
@@ -243,7 +164,7 @@ static int report_load_error(int err, const char *ifname)
 		module_ready();
 		break;
 	case EPERM:
-		cf_err(MSG_NO_PERM);
+		cf_err(MSG_NO_PERM_BPF);
 		break;
 	default:
 		cf_err("the kernel rejected cfilter's BPF program (%s): run cfctl attach -v %s to see why",
@@ -270,36 +191,13 @@ static int report_attach_error(int err, const char *ifname,
 		break;
 	case EPERM:
 	case EACCES:
-		cf_err(MSG_NO_PERM);
+		cf_err(MSG_NO_PERM_BPF);
 		break;
 	default:
 		cf_err("cannot attach to %s: %s: run cfctl attach -v %s for the kernel's reason",
 		       ifname, strerror(-err), ifname);
 	}
 	return CF_SYSTEM;
-}
-
-/*
- * Sets *@prog_id to the program of the TC filter at our handle and
- * priority on @ifindex's ingress, or to 0 if there is none. Returns 0 or a
- * negative errno.
- */
-static int tc_query(unsigned int ifindex, __u32 *prog_id)
-{
-	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
-		    .attach_point = BPF_TC_INGRESS);
-	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = CF_TC_HANDLE,
-		    .priority = CF_TC_PRIO);
-	int err;
-
-	*prog_id = 0;
-	err = bpf_tc_query(&hook, &opts);
-	/* ENOENT: no such filter; EINVAL: no clsact qdisc at all. */
-	if (err == -ENOENT || err == -EINVAL)
-		return 0;
-	if (!err)
-		*prog_id = opts.prog_id;
-	return err;
 }
 
 /* The id of the program @prog_fd, or 0 if it cannot be read. */
@@ -312,7 +210,7 @@ static __u32 prog_id_of(int prog_fd)
 }
 
 /* Is @prog_id a program called @want? */
-static bool prog_is(__u32 prog_id, const char *want)
+bool prog_is(__u32 prog_id, const char *want)
 {
 	char name[BPF_OBJ_NAME_LEN];
 	int fd;
@@ -381,7 +279,7 @@ static int find_running(const char *ifname, unsigned int ifindex,
 		err = tc_query(ifindex, &tc_id);
 	if (err) {
 		if (err == -EPERM || err == -EACCES)
-			cf_err(MSG_NO_PERM);
+			cf_err(MSG_NO_PERM_BPF);
 		else
 			cf_err("cannot query the programs on %s: %s", ifname,
 			       strerror(-err));
@@ -494,87 +392,6 @@ static int xdp_replace(const char *ifname, unsigned int ifindex, int prog_fd,
 	if (err)
 		return report_attach_error(err, ifname, mode);
 	return CF_OK;
-}
-
-/*
- * Attaches @prog_fd at @ifindex's clsact ingress, creating the qdisc if
- * there is none. Returns enum cf_exit.
- */
-static int tc_attach(const char *ifname, unsigned int ifindex, int prog_fd,
-		     bool replace)
-{
-	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
-		    .attach_point = BPF_TC_INGRESS);
-	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = CF_TC_HANDLE,
-		    .priority = CF_TC_PRIO, .prog_fd = prog_fd,
-		    .flags = replace ? BPF_TC_F_REPLACE : 0);
-	bool created = true;
-	int err;
-
-	err = bpf_tc_hook_create(&hook);
-	if (err == -EEXIST) {
-		created = false;
-		err = 0;
-	}
-	if (!err)
-		err = bpf_tc_attach(&hook, &opts);
-	if (!err) {
-		printf("%s: %s %s at TC ingress (prog id %u)\n", ifname,
-		       replace ? "replaced" : "attached", CF_TC_PROG_NAME,
-		       opts.prog_id);
-		return CF_OK;
-	}
-
-	if (err == -EEXIST)
-		cf_err("%s already has a TC filter at cfilter's handle and priority: run cfctl detach %s first",
-		       ifname, ifname);
-	else if (err == -ENOENT)	/* no such qdisc or classifier kind */
-		cf_err("the kernel lacks the clsact qdisc or the bpf classifier: run modprobe sch_ingress cls_bpf");
-	else if (err == -EPERM || err == -EACCES)
-		cf_err(MSG_NO_PERM);
-	else
-		cf_err("cannot attach to %s at TC ingress: %s", ifname,
-		       strerror(-err));
-	/* A clsact qdisc cfctl created for nothing would stay for good. */
-	if (created) {
-		hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
-		bpf_tc_hook_destroy(&hook);
-	}
-	return CF_SYSTEM;
-}
-
-/*
- * Detaches cfilter_tc from @ifindex. Returns 0 if it did (or would), 1 if
- * it is not there, or a reported negative errno. The clsact qdisc stays:
- * it may hold other filters.
- */
-static int tc_detach(const char *ifname, unsigned int ifindex, bool dry_run)
-{
-	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
-		    .attach_point = BPF_TC_INGRESS);
-	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = CF_TC_HANDLE,
-		    .priority = CF_TC_PRIO);
-	__u32 id;
-	int err;
-
-	err = tc_query(ifindex, &id);
-	if (!err && !prog_is(id, CF_TC_PROG_NAME))
-		return 1;
-	if (!err && dry_run) {
-		printf("would detach %s (prog id %u) from %s (dry run: nothing changed)\n",
-		       CF_TC_PROG_NAME, id, ifname);
-		return 0;
-	}
-	if (!err)
-		err = bpf_tc_detach(&hook, &opts);
-	if (err) {
-		if (err == -EPERM || err == -EACCES)
-			cf_err(MSG_NO_PERM);
-		else
-			cf_err("cannot detach from %s at TC ingress: %s",
-			       ifname, strerror(-err));
-	}
-	return err;
 }
 
 /*
@@ -760,7 +577,7 @@ static int detach_slot(const char *ifname, unsigned int ifindex,
 	fd = prog_open(slot->prog_id, name);
 	if (fd < 0) {
 		if (fd == -EPERM || fd == -EACCES)
-			cf_err(MSG_NO_PERM);
+			cf_err(MSG_NO_PERM_BPF);
 		else
 			cf_err("cannot inspect XDP program %u on %s: %s",
 			       slot->prog_id, ifname, strerror(-fd));
@@ -784,7 +601,7 @@ static int detach_slot(const char *ifname, unsigned int ifindex,
 	close(fd);
 	if (err) {
 		if (err == -EPERM || err == -EACCES)
-			cf_err(MSG_NO_PERM);
+			cf_err(MSG_NO_PERM_BPF);
 		else
 			cf_err("cannot detach from %s: %s", ifname,
 			       strerror(-err));
@@ -896,7 +713,7 @@ int xdp_detach(const char *ifname, bool verbose, bool dry_run)
 	err = bpf_xdp_query(ifindex, 0, &q);
 	if (err) {
 		if (err == -EPERM || err == -EACCES)
-			cf_err(MSG_NO_PERM);
+			cf_err(MSG_NO_PERM_BPF);
 		else
 			cf_err("cannot query XDP programs on %s: %s", ifname,
 			       strerror(-err));
@@ -907,295 +724,4 @@ int xdp_detach(const char *ifname, bool verbose, bool dry_run)
 	if (ret == CF_OK && !dry_run && before > 0)
 		wait_module_released(before);
 	return ret;
-}
-
-/**
- * xdp_stats() - read the pinned counters summed over every CPU
- * @sums: set to the sum of each counter, indexed by enum cfilter_stat
- *
- * Return: enum cf_exit.
- */
-int xdp_stats(__u64 sums[__CFILTER_STAT_MAX])
-{
-	int ncpus, fd, ret = CF_SYSTEM;
-	__u64 *values, sum;
-	__u32 key;
-	int cpu;
-
-	fd = stats_map_open();
-	if (fd == -ENOENT)
-		cf_err("no XDP program attached: run cfctl attach IFACE");
-	if (fd < 0)
-		return CF_SYSTEM;
-
-	ncpus = libbpf_num_possible_cpus();
-	if (ncpus < 0) {
-		cf_err("cannot count the CPUs: %s", strerror(-ncpus));
-		goto out_close;
-	}
-	values = calloc(ncpus, sizeof(*values));
-	if (!values) {
-		cf_err("out of memory");
-		goto out_close;
-	}
-
-	for (key = 0; key < __CFILTER_STAT_MAX; key++) {
-		if (bpf_map_lookup_elem(fd, &key, values)) {
-			cf_err("cannot read %s: %s", CF_STATS_PIN,
-			       strerror(errno));
-			goto out_free;
-		}
-		for (sum = 0, cpu = 0; cpu < ncpus; cpu++)
-			sum += values[cpu];
-		sums[key] = sum;
-	}
-	ret = CF_OK;
-
-out_free:
-	free(values);
-out_close:
-	close(fd);
-	return ret;
-}
-
-/*
- * Whether the program @prog_fd was loaded with match_dst set: its value is
- * in the program's read-only data map, which libbpf names "<obj>.rodata".
- * Returns 1 or 0, or a negative errno if the map cannot be read.
- */
-static int prog_match_dst(int prog_fd)
-{
-	struct cfilter_bpf__rodata rodata;
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
-	__u32 ids[8], i, key = 0;
-	int err = -ENOENT;
-
-	info.nr_map_ids = ARRAY_SIZE(ids);
-	info.map_ids = (__u64)(unsigned long)ids;
-	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
-		return -errno;
-	for (i = 0; i < info.nr_map_ids && i < ARRAY_SIZE(ids); i++) {
-		struct bpf_map_info m = {};
-		__u32 mlen = sizeof(m);
-		int fd = bpf_map_get_fd_by_id(ids[i]);
-
-		if (fd < 0)
-			return -errno;
-		if (!bpf_obj_get_info_by_fd(fd, &m, &mlen) &&
-		    strstr(m.name, ".rodata") &&
-		    m.value_size == sizeof(rodata) &&
-		    !bpf_map_lookup_elem(fd, &key, &rodata))
-			err = rodata.match_dst;
-		close(fd);
-		if (err >= 0)
-			break;
-	}
-	return err;
-}
-
-/* One interface's cfilter program, for status. */
-struct attachment {
-	const char	*ifname;
-	const char	*hook;		/* xdp or tc */
-	const char	*mode;
-	__u32		prog_id;
-	int		match_dst;	/* 1, 0, or a negative errno: unknown */
-};
-
-static void print_attachment(const struct attachment *a, struct json *j)
-{
-	if (j) {
-		json_object_begin(j);
-		json_kv_string(j, "interface", a->ifname);
-		json_kv_string(j, "hook", a->hook);
-		json_kv_string(j, "mode", a->mode);
-		json_kv_uint(j, "prog_id", a->prog_id);
-		json_key(j, "match_dst");
-		if (a->match_dst < 0)
-			json_string(j, "unknown");
-		else
-			json_bool(j, a->match_dst);
-		json_object_end(j);
-		return;
-	}
-	printf("%s: %s in %s mode (prog id %u), destination matching %s\n",
-	       a->ifname, strcmp(a->hook, "tc") ? CF_PROG_NAME : CF_TC_PROG_NAME,
-	       a->mode, a->prog_id,
-	       a->match_dst < 0 ? "unknown" : a->match_dst ? "on" : "off");
-}
-
-/*
- * What a walk over the interfaces found: cfilter's attachments, and those
- * of them matching destination entries; each printed if @print.
- */
-struct survey {
-	bool		print;
-	struct json	*j;		/* with @print: JSON, else text */
-	unsigned int	found;
-	unsigned int	match_dst;
-};
-
-static void survey_add(struct survey *s, const struct attachment *a)
-{
-	s->found++;
-	s->match_dst += a->match_dst == 1;
-	if (s->print)
-		print_attachment(a, s->j);
-}
-
-/* Adds cfilter_tc if it is on @ifn's ingress. */
-static void status_tc(const struct if_nameindex *ifn, struct survey *s)
-{
-	struct attachment a = {
-		.ifname = ifn->if_name,
-		.hook = "tc",
-		.mode = "tc",
-	};
-	char name[BPF_OBJ_NAME_LEN];
-	int fd;
-
-	if (tc_query(ifn->if_index, &a.prog_id) || !a.prog_id)
-		return;
-	fd = prog_open(a.prog_id, name);
-	if (fd < 0)
-		return;
-	if (strcmp(name, CF_TC_PROG_NAME)) {
-		close(fd);
-		return;
-	}
-	a.match_dst = prog_match_dst(fd);
-	close(fd);
-	survey_add(s, &a);
-}
-
-/*
- * Adds every cfilter program attached to @ifname. Returns 0, or a
- * negative errno (permission) that makes the whole walk pointless.
- */
-static int status_iface(const struct if_nameindex *ifn, struct survey *s)
-{
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-	char name[BPF_OBJ_NAME_LEN];
-	const struct {
-		__u32		*id;
-		const char	*mode;
-	} slots[] = {
-		{ &q.drv_prog_id, "native" },
-		{ &q.skb_prog_id, "generic" },
-		{ &q.hw_prog_id, "offloaded" },
-	};
-	unsigned int i;
-	int fd;
-
-	/* An interface that went away during the walk has nothing on it. */
-	if (bpf_xdp_query(ifn->if_index, 0, &q))
-		return 0;
-	for (i = 0; i < ARRAY_SIZE(slots); i++) {
-		struct attachment a = {
-			.ifname = ifn->if_name,
-			.hook = "xdp",
-			.mode = slots[i].mode,
-			.prog_id = *slots[i].id,
-		};
-
-		if (!a.prog_id)
-			continue;
-		fd = prog_open(a.prog_id, name);
-		if (fd == -EPERM || fd == -EACCES)
-			return fd;
-		if (fd < 0 || strcmp(name, CF_PROG_NAME)) {
-			if (fd >= 0)
-				close(fd);
-			continue;
-		}
-		a.match_dst = prog_match_dst(fd);
-		close(fd);
-		survey_add(s, &a);
-	}
-	status_tc(ifn, s);
-	return 0;
-}
-
-/* Walks every interface into @s. Returns 0 or a negative errno. */
-static int survey_all(struct survey *s)
-{
-	struct if_nameindex *ifs, *ifn;
-	int err = 0;
-
-	ifs = if_nameindex();
-	if (!ifs)
-		return -errno;
-	set_verbose(false);
-	for (ifn = ifs; !err && ifn->if_index; ifn++)
-		err = status_iface(ifn, s);
-	if_freenameindex(ifs);
-	return err;
-}
-
-/**
- * xdp_status() - print where the program runs and whether the module is in
- * @json: one JSON document instead of text
- *
- * Return: enum cf_exit.
- */
-int xdp_status(bool json)
-{
-	bool module = !access(CF_MODULE, F_OK);
-	bool btf = !access(CF_MODULE_BTF, F_OK);
-	struct json j;
-	struct survey s = { .print = true, .j = json ? &j : NULL };
-	int err;
-
-	json_init(&j, stdout);
-	if (json) {
-		json_object_begin(&j);
-		json_kv_bool(&j, "module_loaded", module);
-		json_kv_bool(&j, "module_btf", btf);
-		json_key(&j, "attached");
-		json_array_begin(&j);
-	} else {
-		printf("module: %s\n", !module ? "not loaded" :
-		       btf ? "loaded" : "loaded without BTF: programs cannot call its kfunc (README, \"Using it on a real host\")");
-	}
-	err = survey_all(&s);
-	if (err == -EPERM || err == -EACCES) {
-		cf_err(MSG_NO_PERM);
-		return CF_SYSTEM;
-	}
-	if (err) {
-		cf_err("cannot list the network interfaces: %s", strerror(-err));
-		return CF_SYSTEM;
-	}
-	if (json) {
-		json_array_end(&j);
-		json_object_end(&j);
-	} else if (!s.found) {
-		printf("%s: not attached anywhere\n", CF_PROG_NAME);
-	}
-	return CF_OK;
-}
-
-/**
- * xdp_warn_dst() - say that destination entries match nowhere, if so
- * @keys: the keys being added
- * @n:    how many
- *
- * Destination entries are looked up only by programs attached with
- * --match-dst: adding one while no interface has such a program is
- * allowed (it may be attached later) but is most likely a mistake.
- */
-void xdp_warn_dst(const struct cfilter_key *keys, size_t n)
-{
-	struct survey s = { 0 };
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (keys[i].type == CFILTER_KEY_DST4 ||
-		    keys[i].type == CFILTER_KEY_DST6)
-			break;
-	if (i == n || survey_all(&s) || s.match_dst)
-		return;
-	cf_err("note: dst entries match only where the program was attached with --match-dst, and %s: cfctl attach --match-dst IFACE (cfctl status shows where it runs)",
-	       s.found ? "no interface has it so" : "it is attached nowhere");
 }

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Where cfilter's programs run, and whether they match destinations: for
+ * cfctl status, and for the note add gives about destination entries.
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/cfilter.h>
+
+#include "cfilter.skel.h"
+#include "json.h"
+#include "util.h"
+#include "xdp.h"
+#include "xdp_int.h"
+
+/*
+ * Whether the program @prog_fd was loaded with match_dst set: its value is
+ * in the program's read-only data map, which libbpf names "<obj>.rodata".
+ * Returns 1 or 0, or a negative errno if the map cannot be read.
+ */
+static int prog_match_dst(int prog_fd)
+{
+	struct cfilter_bpf__rodata rodata;
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	__u32 ids[8], i, key = 0;
+	int err = -ENOENT;
+
+	info.nr_map_ids = ARRAY_SIZE(ids);
+	info.map_ids = (__u64)(unsigned long)ids;
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
+		return -errno;
+	for (i = 0; i < info.nr_map_ids && i < ARRAY_SIZE(ids); i++) {
+		struct bpf_map_info m = {};
+		__u32 mlen = sizeof(m);
+		int fd = bpf_map_get_fd_by_id(ids[i]);
+
+		if (fd < 0)
+			return -errno;
+		if (!bpf_obj_get_info_by_fd(fd, &m, &mlen) &&
+		    strstr(m.name, ".rodata") &&
+		    m.value_size == sizeof(rodata) &&
+		    !bpf_map_lookup_elem(fd, &key, &rodata))
+			err = rodata.match_dst;
+		close(fd);
+		if (err >= 0)
+			break;
+	}
+	return err;
+}
+
+/* One interface's cfilter program, for status. */
+struct attachment {
+	const char	*ifname;
+	const char	*hook;		/* xdp or tc */
+	const char	*mode;
+	__u32		prog_id;
+	int		match_dst;	/* 1, 0, or a negative errno: unknown */
+};
+
+static void print_attachment(const struct attachment *a, struct json *j)
+{
+	if (j) {
+		json_object_begin(j);
+		json_kv_string(j, "interface", a->ifname);
+		json_kv_string(j, "hook", a->hook);
+		json_kv_string(j, "mode", a->mode);
+		json_kv_uint(j, "prog_id", a->prog_id);
+		json_key(j, "match_dst");
+		if (a->match_dst < 0)
+			json_string(j, "unknown");
+		else
+			json_bool(j, a->match_dst);
+		json_object_end(j);
+		return;
+	}
+	printf("%s: %s in %s mode (prog id %u), destination matching %s\n",
+	       a->ifname, strcmp(a->hook, "tc") ? CF_PROG_NAME : CF_TC_PROG_NAME,
+	       a->mode, a->prog_id,
+	       a->match_dst < 0 ? "unknown" : a->match_dst ? "on" : "off");
+}
+
+/*
+ * What a walk over the interfaces found: cfilter's attachments, and those
+ * of them matching destination entries; each printed if @print.
+ */
+struct survey {
+	bool		print;
+	struct json	*j;		/* with @print: JSON, else text */
+	unsigned int	found;
+	unsigned int	match_dst;
+};
+
+static void survey_add(struct survey *s, const struct attachment *a)
+{
+	s->found++;
+	s->match_dst += a->match_dst == 1;
+	if (s->print)
+		print_attachment(a, s->j);
+}
+
+/* Adds cfilter_tc if it is on @ifn's ingress. */
+static void status_tc(const struct if_nameindex *ifn, struct survey *s)
+{
+	struct attachment a = {
+		.ifname = ifn->if_name,
+		.hook = "tc",
+		.mode = "tc",
+	};
+	char name[BPF_OBJ_NAME_LEN];
+	int fd;
+
+	if (tc_query(ifn->if_index, &a.prog_id) || !a.prog_id)
+		return;
+	fd = prog_open(a.prog_id, name);
+	if (fd < 0)
+		return;
+	if (strcmp(name, CF_TC_PROG_NAME)) {
+		close(fd);
+		return;
+	}
+	a.match_dst = prog_match_dst(fd);
+	close(fd);
+	survey_add(s, &a);
+}
+
+/*
+ * Adds every cfilter program attached to @ifname. Returns 0, or a
+ * negative errno (permission) that makes the whole walk pointless.
+ */
+static int status_iface(const struct if_nameindex *ifn, struct survey *s)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	char name[BPF_OBJ_NAME_LEN];
+	const struct {
+		__u32		*id;
+		const char	*mode;
+	} slots[] = {
+		{ &q.drv_prog_id, "native" },
+		{ &q.skb_prog_id, "generic" },
+		{ &q.hw_prog_id, "offloaded" },
+	};
+	unsigned int i;
+	int fd;
+
+	/* An interface that went away during the walk has nothing on it. */
+	if (bpf_xdp_query(ifn->if_index, 0, &q))
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(slots); i++) {
+		struct attachment a = {
+			.ifname = ifn->if_name,
+			.hook = "xdp",
+			.mode = slots[i].mode,
+			.prog_id = *slots[i].id,
+		};
+
+		if (!a.prog_id)
+			continue;
+		fd = prog_open(a.prog_id, name);
+		if (fd == -EPERM || fd == -EACCES)
+			return fd;
+		if (fd < 0 || strcmp(name, CF_PROG_NAME)) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		a.match_dst = prog_match_dst(fd);
+		close(fd);
+		survey_add(s, &a);
+	}
+	status_tc(ifn, s);
+	return 0;
+}
+
+/* Walks every interface into @s. Returns 0 or a negative errno. */
+static int survey_all(struct survey *s)
+{
+	struct if_nameindex *ifs, *ifn;
+	int err = 0;
+
+	ifs = if_nameindex();
+	if (!ifs)
+		return -errno;
+	set_verbose(false);
+	for (ifn = ifs; !err && ifn->if_index; ifn++)
+		err = status_iface(ifn, s);
+	if_freenameindex(ifs);
+	return err;
+}
+
+/**
+ * xdp_status() - print where the program runs and whether the module is in
+ * @json: one JSON document instead of text
+ *
+ * Return: enum cf_exit.
+ */
+int xdp_status(bool json)
+{
+	bool module = !access(CF_MODULE, F_OK);
+	bool btf = !access(CF_MODULE_BTF, F_OK);
+	struct json j;
+	struct survey s = { .print = true, .j = json ? &j : NULL };
+	int err;
+
+	json_init(&j, stdout);
+	if (json) {
+		json_object_begin(&j);
+		json_kv_bool(&j, "module_loaded", module);
+		json_kv_bool(&j, "module_btf", btf);
+		json_key(&j, "attached");
+		json_array_begin(&j);
+	} else {
+		printf("module: %s\n", !module ? "not loaded" :
+		       btf ? "loaded" : "loaded without BTF: programs cannot call its kfunc (README, \"Using it on a real host\")");
+	}
+	err = survey_all(&s);
+	if (err == -EPERM || err == -EACCES) {
+		cf_err(MSG_NO_PERM_BPF);
+		return CF_SYSTEM;
+	}
+	if (err) {
+		cf_err("cannot list the network interfaces: %s", strerror(-err));
+		return CF_SYSTEM;
+	}
+	if (json) {
+		json_array_end(&j);
+		json_object_end(&j);
+	} else if (!s.found) {
+		printf("%s: not attached anywhere\n", CF_PROG_NAME);
+	}
+	return CF_OK;
+}
+
+/**
+ * xdp_warn_dst() - say that destination entries match nowhere, if so
+ * @keys: the keys being added
+ * @n:    how many
+ *
+ * Destination entries are looked up only by programs attached with
+ * --match-dst: adding one while no interface has such a program is
+ * allowed (it may be attached later) but is most likely a mistake.
+ */
+void xdp_warn_dst(const struct cfilter_key *keys, size_t n)
+{
+	struct survey s = { 0 };
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (keys[i].type == CFILTER_KEY_DST4 ||
+		    keys[i].type == CFILTER_KEY_DST6)
+			break;
+	if (i == n || survey_all(&s) || s.match_dst)
+		return;
+	cf_err("note: dst entries match only where the program was attached with --match-dst, and %s: cfctl attach --match-dst IFACE (cfctl status shows where it runs)",
+	       s.found ? "no interface has it so" : "it is attached nowhere");
+}
