@@ -11,17 +11,6 @@
 #include <bpf/bpf_helpers.h>
 
 /*
- * bpf_cfilter_lookup - is @key in the filter?
- * @key:     a struct cfilter_key on the BPF stack, every unused byte zero
- * @key__sz: sizeof(struct cfilter_key); the "__sz" suffix tells the
- *           verifier that it bounds the memory @key points to
- *
- * Returns 1 if the key is present, 0 if not, -EINVAL if @key__sz is not
- * sizeof(struct cfilter_key) or the key has a shape the module rejects.
- */
-extern int bpf_cfilter_lookup(const void *key, __u32 key__sz) __ksym;
-
-/*
  * bpf_cfilter_match - what do the filters say about a packet?
  * @pkt:     a struct cfilter_pkt on the BPF stack, every unused byte zero
  * @pkt__sz: sizeof(struct cfilter_pkt)

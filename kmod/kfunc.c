@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bpf_cfilter_lookup() and bpf_cfilter_match(): the live set of tables as
- * seen by XDP and TC programs.
+ * bpf_cfilter_match(): the live set of tables as XDP and TC programs see
+ * it, one call per packet.
  *
  * The BPF-side declaration is in bpf/cfilter_kfuncs.h.
  */
@@ -25,41 +25,6 @@
 #include "verdict.h"
 
 __bpf_kfunc_start_defs();
-
-/**
- * bpf_cfilter_lookup() - is a key stored?
- * @key:     struct cfilter_key, built by the program
- * @key__sz: sizeof(struct cfilter_key); the verifier checks that @key points
- *           to this many readable bytes
- *
- * The key is checked as strictly as the ioctls check it, then packed into
- * the few bytes its type's table stores (4 for an IPv4 source): the table
- * hashes those, not 40 bytes. A full-length address asks whether that
- * address is stored, a prefix whether that very prefix is (an address
- * inside a stored prefix is not: bpf_cfilter_match() answers that).
- *
- * Return: 1 if present, 0 if not, -EINVAL for a wrong size or a key the
- * ioctls would refuse (unknown type, nonzero unused fields or host bits).
- */
-__bpf_kfunc int bpf_cfilter_lookup(const void *key, u32 key__sz)
-{
-	const struct cfilter_key *k = key;
-	const struct cfilter_family *f;
-	u8 packed[CUCKOO_KEY_MAX];
-	u32 len;
-
-	if (key__sz != sizeof(*k))
-		return -EINVAL;
-	f = cfilter_family(k->type);
-	if (!f || cfilter_key_pack(f, k, packed, &len))
-		return -EINVAL;
-
-	/* XDP and TC programs run inside an RCU read-side critical section. */
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held() && !rcu_read_lock_bh_held(),
-			 "cfilter kfunc called outside an RCU read-side section");
-	return cfilter_set_contains(rcu_dereference(cfilter_live), f, packed,
-				    len) ? 1 : 0;
-}
 
 /**
  * bpf_cfilter_match() - what do the tables say about a packet?
@@ -95,7 +60,6 @@ __bpf_kfunc int bpf_cfilter_match(const void *pkt, u32 pkt__sz)
 __bpf_kfunc_end_defs();
 
 BTF_KFUNCS_START(cfilter_kfunc_ids)
-BTF_ID_FLAGS(func, bpf_cfilter_lookup)
 BTF_ID_FLAGS(func, bpf_cfilter_match)
 BTF_KFUNCS_END(cfilter_kfunc_ids)
 

@@ -12,8 +12,8 @@ module_loaded || tap_skip_all "cfilter.ko is not loaded"
 
 check "module BTF /sys/kernel/btf/cfilter exists" \
 	test -f /sys/kernel/btf/cfilter
-expect "module BTF has FUNC 'bpf_cfilter_lookup'" 0 \
-	-o "FUNC 'bpf_cfilter_lookup'" -- \
+expect "module BTF has FUNC 'bpf_cfilter_match'" 0 \
+	-o "FUNC 'bpf_cfilter_match'" -- \
 	"$BPFTOOL" -B /sys/kernel/btf/vmlinux btf dump file /sys/kernel/btf/cfilter
 expect "bpftool btf list names the module" 0 -o "name [cfilter]" -- \
 	"$BPFTOOL" btf list
