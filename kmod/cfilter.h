@@ -17,7 +17,7 @@
 #include "cuckoo.h"
 
 /**
- * struct cfilter_family - one key type: how its keys are checked and packed
+ * struct cfilter_ktype - one key type: how its keys are checked and packed
  * @name:     for messages, e.g. "src4"
  * @key_len:  bytes of a packed key: only what the type uses, so that an IPv4
  *            key costs 4 bytes of key storage in exact mode, not 40
@@ -33,9 +33,9 @@
  *
  * Read-only: the tables of the keys are in a struct cfilter_set (set.h),
  * which an atomic replace swaps whole. Adding a key type is one entry in
- * cfilter_families[] (keys.c).
+ * cfilter_ktypes[] (keys.c).
  */
-struct cfilter_family {
+struct cfilter_ktype {
 	const char	*name;
 	u32		key_len;
 	u32		addr_len;
@@ -44,11 +44,11 @@ struct cfilter_family {
 };
 
 /* Indexed by enum cfilter_key_type; types the module lacks have key_len 0. */
-extern const struct cfilter_family cfilter_families[__CFILTER_KEY_MAX];
+extern const struct cfilter_ktype cfilter_ktypes[__CFILTER_KEY_MAX];
 
-int cfilter_key_pack(const struct cfilter_family *f,
+int cfilter_key_pack(const struct cfilter_ktype *f,
 		     const struct cfilter_key *key, u8 *out, u32 *len);
-void cfilter_key_unpack(const struct cfilter_family *f, const u8 *in, u32 len,
+void cfilter_key_unpack(const struct cfilter_ktype *f, const u8 *in, u32 len,
 			struct cfilter_key *key);
 
 /* Packed flow key: proto, saddr, daddr, sport, dport; @alen 4 or 16. */
@@ -76,44 +76,44 @@ static __always_inline void cfilter_flow_pack_fields(u8 *out, u8 proto,
  * @type comes from userspace or a BPF program: the index is clamped so that
  * it cannot be used speculatively out of bounds.
  */
-static inline const struct cfilter_family *cfilter_family(unsigned int type)
+static inline const struct cfilter_ktype *cfilter_ktype(unsigned int type)
 {
-	const struct cfilter_family *f;
+	const struct cfilter_ktype *f;
 
 	if (type >= __CFILTER_KEY_MAX)
 		return NULL;
-	f = &cfilter_families[array_index_nospec(type, __CFILTER_KEY_MAX)];
+	f = &cfilter_ktypes[array_index_nospec(type, __CFILTER_KEY_MAX)];
 	return f->key_len ? f : NULL;
 }
 
 /* The key type of family @f. */
-static inline unsigned int cfilter_family_type(const struct cfilter_family *f)
+static inline unsigned int cfilter_ktype_type(const struct cfilter_ktype *f)
 {
-	return f - cfilter_families;
+	return f - cfilter_ktypes;
 }
 
 /* The first family at or after @f that the module handles, or NULL. */
-static inline const struct cfilter_family *
-cfilter_family_from(const struct cfilter_family *f)
+static inline const struct cfilter_ktype *
+cfilter_ktype_from(const struct cfilter_ktype *f)
 {
-	for (; f < cfilter_families + __CFILTER_KEY_MAX; f++)
+	for (; f < cfilter_ktypes + __CFILTER_KEY_MAX; f++)
 		if (f->key_len)
 			return f;
 	return NULL;
 }
 
 /*
- * Every family: for (f = cfilter_family_first(); f; f = cfilter_family_next(f))
+ * Every family: for (f = cfilter_ktype_first(); f; f = cfilter_ktype_next(f))
  */
-static inline const struct cfilter_family *cfilter_family_first(void)
+static inline const struct cfilter_ktype *cfilter_ktype_first(void)
 {
-	return cfilter_family_from(cfilter_families);
+	return cfilter_ktype_from(cfilter_ktypes);
 }
 
-static inline const struct cfilter_family *
-cfilter_family_next(const struct cfilter_family *f)
+static inline const struct cfilter_ktype *
+cfilter_ktype_next(const struct cfilter_ktype *f)
 {
-	return cfilter_family_from(f + 1);
+	return cfilter_ktype_from(f + 1);
 }
 
 /**

@@ -54,7 +54,7 @@
 /* Validates and packs @key, or returns -EINVAL if it is malformed. */
 static int cfilter_pack(const struct cfilter_key *key, struct cfilter_packed *k)
 {
-	k->f = cfilter_family(key->type);
+	k->f = cfilter_ktype(key->type);
 	if (!k->f)
 		return -EINVAL;
 	return cfilter_key_pack(k->f, key, k->bytes, &k->len);
@@ -225,14 +225,14 @@ static long cfilter_ioc_clear(struct file *file)
 /* The sums over every type of the live set, under the lock: one moment. */
 static void cfilter_fill_info(struct cfilter_info *info)
 {
-	const struct cfilter_family *f;
+	const struct cfilter_ktype *f;
 	struct cfilter_type_stats st;
 	struct cfilter_set *s;
 
 	mutex_lock(&cfilter_lock);
 	s = cfilter_live_locked();
 	info->grows = cfilter_set_grows();
-	for (f = cfilter_family_first(); f; f = cfilter_family_next(f)) {
+	for (f = cfilter_ktype_first(); f; f = cfilter_ktype_next(f)) {
 		cfilter_set_type_stats(s, f, &st);
 		info->capacity += st.table.capacity;
 		info->count += st.count;
@@ -294,14 +294,14 @@ static long cfilter_ioc_info(struct cfilter_info __user *uinfo)
 static long cfilter_ioc_type_info(struct file *file,
 				  struct cfilter_type_info __user *uti)
 {
-	const struct cfilter_family *f;
+	const struct cfilter_ktype *f;
 	struct cfilter_type_stats st;
 	struct cfilter_type_info ti;
 	struct cfilter_set *s;
 
 	if (copy_from_user(&ti, uti, sizeof(ti)))
 		return -EFAULT;
-	f = cfilter_family(ti.type);
+	f = cfilter_ktype(ti.type);
 	if (!f || (ti.flags & ~CFILTER_F_STAGED) || ti.pad2 ||
 	    memchr_inv(ti.pad, 0, sizeof(ti.pad)) ||
 	    memchr_inv(ti.reserved, 0, sizeof(ti.reserved)))
@@ -665,7 +665,7 @@ struct cfilter_list_buf {
  * "default"; flow tables hold fingerprints only and list nothing.
  */
 static long cfilter_list_compact(struct cfilter_set *s,
-				 const struct cfilter_family *f,
+				 const struct cfilter_ktype *f,
 				 struct cfilter_cursor *cur, u32 max,
 				 struct cfilter_list_buf *buf)
 {
@@ -674,7 +674,7 @@ static long cfilter_list_compact(struct cfilter_set *s,
 
 	if (!f->addr_len)
 		return 0;
-	n = prefix_set_list(s->pfx[cfilter_family_type(f)], &cur->pos,
+	n = prefix_set_list(s->pfx[cfilter_ktype_type(f)], &cur->pos,
 			    buf->packed, max);
 	for (i = 0; i < n; i++) {
 		const u8 *in = buf->packed + i * step;
@@ -695,7 +695,7 @@ static long cfilter_list_compact(struct cfilter_set *s,
  * cfilter_lock.
  */
 static long cfilter_list_type(struct cfilter_set *s,
-			      const struct cfilter_family *f,
+			      const struct cfilter_ktype *f,
 			      const char *source, struct cfilter_cursor *cur,
 			      u32 max, struct cfilter_list_buf *buf)
 {
@@ -712,7 +712,7 @@ static long cfilter_list_type(struct cfilter_set *s,
 				      buf->entries, max);
 	} else {
 		u64 now = f->addr_len ?
-			  prefix_set_list_gen(s->pfx[cfilter_family_type(f)]) : 0;
+			  prefix_set_list_gen(s->pfx[cfilter_ktype_type(f)]) : 0;
 
 		now &= FIELD_MAX(CFILTER_GEN_LAYOUT);
 		if (!cur->pos)
@@ -732,7 +732,7 @@ static long cfilter_list_type(struct cfilter_set *s,
  * advancing @cur; returns how many (0 at the type's end) or a negative
  * errno.
  */
-static long cfilter_list_step(const struct cfilter_family *f,
+static long cfilter_list_step(const struct cfilter_ktype *f,
 			      const char *source, struct cfilter_cursor *cur,
 			      u32 room, struct cfilter_list_buf *buf,
 			      struct cfilter_entry __user *dst)
@@ -761,17 +761,17 @@ static long cfilter_list_fill(struct cfilter_list *l,
 		.gen = l->gen,
 		.pos = FIELD_GET(CFILTER_CURSOR_POS, l->cursor),
 	};
-	const struct cfilter_family *f = NULL;
+	const struct cfilter_ktype *f = NULL;
 	long n;
 
 	if (cur.type > __CFILTER_KEY_MAX)
 		return -EINVAL;
 	if (cur.type < __CFILTER_KEY_MAX)
-		f = cfilter_family_from(&cfilter_families[cur.type]);
+		f = cfilter_ktype_from(&cfilter_ktypes[cur.type]);
 	l->count = 0;
 	while (f && l->count < l->max) {
-		if (cfilter_family_type(f) != cur.type) {
-			cur.type = cfilter_family_type(f);
+		if (cfilter_ktype_type(f) != cur.type) {
+			cur.type = cfilter_ktype_type(f);
 			cur.pos = 0;
 		}
 		n = cfilter_list_step(f, source, &cur, l->max - l->count, buf,
@@ -780,7 +780,7 @@ static long cfilter_list_fill(struct cfilter_list *l,
 			return n;
 		l->count += n;
 		if (!n)
-			f = cfilter_family_next(f);
+			f = cfilter_ktype_next(f);
 		cond_resched();
 	}
 	if (!f)
@@ -1013,11 +1013,11 @@ static long cfilter_ioc_sources(struct file *file,
 
 /* DUMP and RESTORE: compact mode, a known type, zero pad and reserved. */
 static int cfilter_table_args(const struct cfilter_table *t,
-			      const struct cfilter_family **f)
+			      const struct cfilter_ktype **f)
 {
 	if (cfilter_config.mode != CFILTER_MODE_COMPACT)
 		return -EOPNOTSUPP;
-	*f = cfilter_family(t->type);
+	*f = cfilter_ktype(t->type);
 	if (!*f || t->flags || t->pad2 || memchr_inv(t->pad, 0, sizeof(t->pad)) ||
 	    t->reserved[0] || t->reserved[1])
 		return -EINVAL;
@@ -1033,7 +1033,7 @@ static int cfilter_table_args(const struct cfilter_table *t,
  * of the table and takes no memory of the table's size. Sets @t's size
  * (and, if it fits, its geometry).
  */
-static int cfilter_dump_copy(const struct cfilter_family *f,
+static int cfilter_dump_copy(const struct cfilter_ktype *f,
 			     struct cfilter_table *t, void *buf)
 {
 	void __user *dst = u64_to_user_ptr(t->data);
@@ -1081,7 +1081,7 @@ static int cfilter_dump_copy(const struct cfilter_family *f,
  */
 static long cfilter_ioc_dump(struct cfilter_table __user *ut)
 {
-	const struct cfilter_family *f;
+	const struct cfilter_ktype *f;
 	struct cfilter_table t;
 	void *buf;
 	int err;
@@ -1123,7 +1123,7 @@ static long cfilter_ioc_dump(struct cfilter_table __user *ut)
 static long cfilter_ioc_restore(struct file *file,
 				const struct cfilter_table __user *ut)
 {
-	const struct cfilter_family *f;
+	const struct cfilter_ktype *f;
 	struct cfilter_table t;
 	struct cfilter_set *s;
 	struct cuckoo_raw r;
@@ -1141,7 +1141,7 @@ static long cfilter_ioc_restore(struct file *file,
 		return err;
 	/* Bounds the copy; cuckoo_raw_create() checks the size exactly. */
 	if (!t.size ||
-	    t.size > cuckoo_raw_max_bytes(&cfilter_config.params[cfilter_family_type(f)]))
+	    t.size > cuckoo_raw_max_bytes(&cfilter_config.params[cfilter_ktype_type(f)]))
 		return -EINVAL;
 	if (!cfilter_has_staged(file))
 		return -EINVAL;
@@ -1159,7 +1159,7 @@ static long cfilter_ioc_restore(struct file *file,
 		.count = t.count,
 		.fp_bits = t.fp_bits,
 	};
-	c = cuckoo_raw_create(&cfilter_config.params[cfilter_family_type(f)],
+	c = cuckoo_raw_create(&cfilter_config.params[cfilter_ktype_type(f)],
 			      &r, data, t.size);
 	kvfree(data);
 	if (IS_ERR(c))

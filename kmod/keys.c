@@ -141,7 +141,7 @@ static void cfilter_flow_unpack(const u8 *in, u32 len, struct cfilter_key *key,
  *
  * Return: 0, or -EINVAL for a malformed key.
  */
-int cfilter_key_pack(const struct cfilter_family *f,
+int cfilter_key_pack(const struct cfilter_ktype *f,
 		     const struct cfilter_key *key, u8 *out, u32 *len)
 {
 	if (f->addr_len)
@@ -150,10 +150,10 @@ int cfilter_key_pack(const struct cfilter_family *f,
 }
 
 /* The inverse of cfilter_key_pack(): the key @in (length @len) came from. */
-void cfilter_key_unpack(const struct cfilter_family *f, const u8 *in, u32 len,
+void cfilter_key_unpack(const struct cfilter_ktype *f, const u8 *in, u32 len,
 			struct cfilter_key *key)
 {
-	u8 type = cfilter_family_type(f);
+	u8 type = cfilter_ktype_type(f);
 
 	if (f->addr_len)
 		cfilter_addr_unpack(in, len, key, type, f->addr_len, f->dst);
@@ -161,7 +161,7 @@ void cfilter_key_unpack(const struct cfilter_family *f, const u8 *in, u32 len,
 		cfilter_flow_unpack(in, len, key, type, f->flow_alen);
 }
 
-const struct cfilter_family cfilter_families[__CFILTER_KEY_MAX] = {
+const struct cfilter_ktype cfilter_ktypes[__CFILTER_KEY_MAX] = {
 	[CFILTER_KEY_SRC4] = {
 		.name = "src4", .key_len = 4, .addr_len = 4,
 	},

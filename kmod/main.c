@@ -138,7 +138,7 @@ static int __init cfilter_settle_memory(void)
 }
 
 /* The core's parameters for family @f with capacity @cap and bound @max. */
-static void cfilter_params(const struct cfilter_family *f, u64 cap, u64 max,
+static void cfilter_params(const struct cfilter_ktype *f, u64 cap, u64 max,
 			   struct cuckoo_params *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -154,10 +154,10 @@ static void cfilter_params(const struct cfilter_family *f, u64 cap, u64 max,
 /* Can a filter of every family be built with @cap and @max? */
 static bool __init cfilter_params_ok(u64 cap, u64 max)
 {
-	const struct cfilter_family *f;
+	const struct cfilter_ktype *f;
 	struct cuckoo_params p;
 
-	for (f = cfilter_family_first(); f; f = cfilter_family_next(f)) {
+	for (f = cfilter_ktype_first(); f; f = cfilter_ktype_next(f)) {
 		cfilter_params(f, cap, max, &p);
 		if (cuckoo_params_check(&p))
 			return false;
@@ -271,7 +271,7 @@ static int __init cfilter_params_check(void)
  * a table's bytes, so a family with long keys (FLOW6: 37 bytes) stops short
  * of the default bound that a short one (SRC4: 4 bytes) reaches.
  */
-static u64 __init cfilter_family_max(const struct cfilter_family *f, u64 max)
+static u64 __init cfilter_ktype_max(const struct cfilter_ktype *f, u64 max)
 {
 	struct cuckoo_params p;
 
@@ -302,18 +302,18 @@ static int __init cfilter_levels_check(void)
  */
 static int __init cfilter_settle_config(void)
 {
-	const struct cfilter_family *f;
+	const struct cfilter_ktype *f;
 	u64 max;
 
 	max = cfilter_config.mode == CFILTER_MODE_EXACT ?
 	      cfilter_config.max_capacity : 0;
 	cfilter_config.fp_bits = fp_bits;
-	for (f = cfilter_family_first(); f; f = cfilter_family_next(f)) {
-		unsigned int t = cfilter_family_type(f);
+	for (f = cfilter_ktype_first(); f; f = cfilter_ktype_next(f)) {
+		unsigned int t = cfilter_ktype_type(f);
 		struct prefix_params pp = { .addr_len = f->addr_len };
 
 		cfilter_params(f, capacity, cfilter_max_defaulted ?
-			       cfilter_family_max(f, max) : max,
+			       cfilter_ktype_max(f, max) : max,
 			       &cfilter_config.params[t]);
 		cfilter_config.levels[t] = f->addr_len == 16 ? prefix_levels6 :
 							       prefix_levels4;

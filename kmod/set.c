@@ -61,7 +61,7 @@ struct cfilter_set *cfilter_set_create(void)
 {
 	static atomic64_t ids = ATOMIC64_INIT(0);
 	u64 refused = cfilter_mem(NULL, NULL);
-	const struct cfilter_family *f;
+	const struct cfilter_ktype *f;
 	struct cfilter_set *s;
 
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
@@ -75,8 +75,8 @@ struct cfilter_set *cfilter_set_create(void)
 	}
 	cfilter_holds_init(&s->holds);
 	INIT_LIST_HEAD(&s->staged);
-	for (f = cfilter_family_first(); f; f = cfilter_family_next(f)) {
-		unsigned int t = cfilter_family_type(f);
+	for (f = cfilter_ktype_first(); f; f = cfilter_ktype_next(f)) {
+		unsigned int t = cfilter_ktype_type(f);
 		struct prefix_params pp = {
 			.addr_len = f->addr_len,
 			.max_levels = cfilter_config.levels[t],
@@ -111,7 +111,7 @@ struct cfilter_set *cfilter_set_create(void)
 struct cfilter_set *cfilter_set_swap(struct cfilter_set *s)
 {
 	struct cfilter_set *old = cfilter_live_locked();
-	const struct cfilter_family *f;
+	const struct cfilter_ktype *f;
 	struct cfilter_type_stats st;
 
 	if (s->holds.stale) {
@@ -119,7 +119,7 @@ struct cfilter_set *cfilter_set_swap(struct cfilter_set *s)
 		return ERR_PTR(-ESTALE);
 	}
 	cfilter_hold_replaced(s);
-	for (f = cfilter_family_first(); old && f; f = cfilter_family_next(f)) {
+	for (f = cfilter_ktype_first(); old && f; f = cfilter_ktype_next(f)) {
 		cfilter_set_type_stats(old, f, &st);
 		cfilter_retired_grows += st.table.grows;
 	}
@@ -199,10 +199,10 @@ u64 cfilter_set_grows(void)
  *
  * Return: 0, -EEXIST, -ENOSPC, -ENOMEM (nothing changed for the last three).
  */
-int cfilter_set_insert(struct cfilter_set *s, const struct cfilter_family *f,
+int cfilter_set_insert(struct cfilter_set *s, const struct cfilter_ktype *f,
 		       const u8 *packed, u32 len, u32 tag)
 {
-	unsigned int t = cfilter_family_type(f);
+	unsigned int t = cfilter_ktype_type(f);
 	int err;
 
 	if (f->addr_len)
@@ -224,10 +224,10 @@ int cfilter_set_insert(struct cfilter_set *s, const struct cfilter_family *f,
  *
  * Return: 0, or -ENOENT.
  */
-int cfilter_set_retag(struct cfilter_set *s, const struct cfilter_family *f,
+int cfilter_set_retag(struct cfilter_set *s, const struct cfilter_ktype *f,
 		      const u8 *packed, u32 len, u32 tag)
 {
-	unsigned int t = cfilter_family_type(f);
+	unsigned int t = cfilter_ktype_type(f);
 
 	if (f->addr_len)
 		return prefix_set_retag(s->pfx[t], packed, len, tag);
@@ -243,10 +243,10 @@ int cfilter_set_retag(struct cfilter_set *s, const struct cfilter_family *f,
  *
  * Return: 0, or -ENOENT.
  */
-int cfilter_set_delete(struct cfilter_set *s, const struct cfilter_family *f,
+int cfilter_set_delete(struct cfilter_set *s, const struct cfilter_ktype *f,
 		       const u8 *packed, u32 len)
 {
-	unsigned int t = cfilter_family_type(f);
+	unsigned int t = cfilter_ktype_type(f);
 	int err;
 
 	if (f->addr_len)
@@ -271,10 +271,10 @@ int cfilter_set_delete(struct cfilter_set *s, const struct cfilter_family *f,
  * Return: true if present.
  */
 bool cfilter_set_contains(const struct cfilter_set *s,
-			  const struct cfilter_family *f, const u8 *packed,
+			  const struct cfilter_ktype *f, const u8 *packed,
 			  u32 len)
 {
-	unsigned int t = cfilter_family_type(f);
+	unsigned int t = cfilter_ktype_type(f);
 
 	if (f->addr_len)
 		return prefix_set_contains(s->pfx[t], packed, len);
@@ -289,9 +289,9 @@ bool cfilter_set_contains(const struct cfilter_set *s,
  * Return: the prefix set's address table, or the flow filter.
  */
 struct cuckoo *cfilter_set_table(struct cfilter_set *s,
-				 const struct cfilter_family *f)
+				 const struct cfilter_ktype *f)
 {
-	unsigned int t = cfilter_family_type(f);
+	unsigned int t = cfilter_ktype_type(f);
 
 	return f->addr_len ? prefix_set_addrs(s->pfx[t]) : s->flow[t];
 }
@@ -307,10 +307,10 @@ struct cuckoo *cfilter_set_table(struct cfilter_set *s,
  * Return: the table replaced, for the caller to destroy.
  */
 struct cuckoo *cfilter_set_replace_table(struct cfilter_set *s,
-					 const struct cfilter_family *f,
+					 const struct cfilter_ktype *f,
 					 struct cuckoo *c)
 {
-	unsigned int t = cfilter_family_type(f);
+	unsigned int t = cfilter_ktype_type(f);
 	struct cfilter_type_stats st;
 	struct cuckoo *old;
 
@@ -339,10 +339,10 @@ static u64 cfilter_set_hold_bytes(const struct cfilter_set *s, unsigned int t)
  * @st: filled in
  */
 void cfilter_set_type_stats(const struct cfilter_set *s,
-			    const struct cfilter_family *f,
+			    const struct cfilter_ktype *f,
 			    struct cfilter_type_stats *st)
 {
-	unsigned int t = cfilter_family_type(f);
+	unsigned int t = cfilter_ktype_type(f);
 	struct prefix_stats ps;
 
 	memset(st, 0, sizeof(*st));

@@ -102,24 +102,24 @@ void cfilter_set_retire(struct cfilter_set *old);
 void cfilter_set_publish(struct cfilter_set *s);
 u64 cfilter_set_grows(void);
 
-int cfilter_set_insert(struct cfilter_set *s, const struct cfilter_family *f,
+int cfilter_set_insert(struct cfilter_set *s, const struct cfilter_ktype *f,
 		       const u8 *packed, u32 len, u32 tag);
-int cfilter_set_retag(struct cfilter_set *s, const struct cfilter_family *f,
+int cfilter_set_retag(struct cfilter_set *s, const struct cfilter_ktype *f,
 		      const u8 *packed, u32 len, u32 tag);
 u64 cfilter_set_drops(const struct cfilter_set *s, unsigned int id);
 void cfilter_set_drops_reset(struct cfilter_set *s, unsigned int id);
-int cfilter_set_delete(struct cfilter_set *s, const struct cfilter_family *f,
+int cfilter_set_delete(struct cfilter_set *s, const struct cfilter_ktype *f,
 		       const u8 *packed, u32 len);
 bool cfilter_set_contains(const struct cfilter_set *s,
-			  const struct cfilter_family *f, const u8 *packed,
+			  const struct cfilter_ktype *f, const u8 *packed,
 			  u32 len);
 struct cuckoo *cfilter_set_table(struct cfilter_set *s,
-				 const struct cfilter_family *f);
+				 const struct cfilter_ktype *f);
 struct cuckoo *cfilter_set_replace_table(struct cfilter_set *s,
-					 const struct cfilter_family *f,
+					 const struct cfilter_ktype *f,
 					 struct cuckoo *c);
 void cfilter_set_type_stats(const struct cfilter_set *s,
-			    const struct cfilter_family *f,
+			    const struct cfilter_ktype *f,
 			    struct cfilter_type_stats *st);
 
 #endif /* CFILTER_KMOD_SET_H */

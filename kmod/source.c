@@ -70,13 +70,13 @@ static bool cfilter_is_default(const char *source)
 
 void cfilter_holds_init(struct cfilter_holds *h)
 {
-	const struct cfilter_family *f;
+	const struct cfilter_ktype *f;
 
 	BUILD_BUG_ON(BITS_PER_TYPE(h->active) < CFILTER_SOURCES_MAX);
 	BUILD_BUG_ON(CFILTER_HOLD_KEY_LEN(CUCKOO_KEY_MAX) > KEYMAP_KEY_MAX);
 	memset(h, 0, sizeof(*h));
-	for (f = cfilter_family_first(); f; f = cfilter_family_next(f)) {
-		unsigned int t = cfilter_family_type(f);
+	for (f = cfilter_ktype_first(); f; f = cfilter_ktype_next(f)) {
+		unsigned int t = cfilter_ktype_type(f);
 		const struct cuckoo_params *p = &cfilter_config.params[t];
 		/* Twice the keys a table holds: room for shared entries. */
 		u64 max = 2 * max(p->capacity, p->max_capacity);
@@ -232,11 +232,11 @@ static bool cfilter_held_elsewhere(const struct cfilter_holds *h,
  * Gives the entry of holding key @hk (of family @f) its tag: the lowest
  * index holding it by a record, or "default"'s 0 if none does.
  */
-static void cfilter_retag(struct cfilter_set *s, const struct cfilter_family *f,
+static void cfilter_retag(struct cfilter_set *s, const struct cfilter_ktype *f,
 			  u8 *hk)
 {
 	const struct cfilter_holds *h = &s->holds;
-	unsigned int t = cfilter_family_type(f), kl = f->key_len;
+	unsigned int t = cfilter_ktype_type(f), kl = f->key_len;
 	unsigned long ids = h->active;
 	unsigned int id = hk[kl + 1], i, tag = 0;
 
@@ -298,7 +298,7 @@ static bool cfilter_unrecorded(const struct cfilter_set *s,
 	bool in;
 
 	cfilter_hold_key(k, 0, hk);
-	if (cfilter_recorded(&s->holds, cfilter_family_type(k->f), hk,
+	if (cfilter_recorded(&s->holds, cfilter_ktype_type(k->f), hk,
 			     k->f->key_len))
 		return false;
 	rcu_read_lock();
@@ -340,7 +340,7 @@ static int cfilter_hold_add_one(struct cfilter_set *s,
 				const char *source, u32 deadline)
 {
 	struct cfilter_holds *h = &s->holds;
-	unsigned int t = cfilter_family_type(k->f);
+	unsigned int t = cfilter_ktype_type(k->f);
 	u32 kl = k->f->key_len;
 	u8 hk[KEYMAP_KEY_MAX];
 	bool held, timed, inserted;
@@ -405,11 +405,11 @@ out:
  * Removes the recorded holding @hk of family @f, and its entry from the
  * tables if no other source holds it. Return: 0, or -ENOENT (no record).
  */
-static int cfilter_unhold(struct cfilter_set *s, const struct cfilter_family *f,
+static int cfilter_unhold(struct cfilter_set *s, const struct cfilter_ktype *f,
 			  u8 *hk)
 {
 	struct cfilter_holds *h = &s->holds;
-	unsigned int t = cfilter_family_type(f), id = hk[f->key_len + 1];
+	unsigned int t = cfilter_ktype_type(f), id = hk[f->key_len + 1];
 
 	if (keymap_del(&h->timed[t], hk))
 		h->ntimed[id]--;
@@ -472,9 +472,9 @@ static int cfilter_hold_del_one(struct cfilter_set *s,
 }
 
 static u64 cfilter_tables_gen(const struct cfilter_set *s,
-			      const struct cfilter_family *f)
+			      const struct cfilter_ktype *f)
 {
-	unsigned int t = cfilter_family_type(f);
+	unsigned int t = cfilter_ktype_type(f);
 
 	return f->addr_len ? prefix_set_list_gen(s->pfx[t]) :
 			     cuckoo_list_gen(s->flow[t]);
@@ -487,10 +487,10 @@ static u64 cfilter_tables_gen(const struct cfilter_set *s,
  * cfilter_tables_gen() does not change. Caller holds cfilter_lock.
  */
 static long cfilter_walk_unrecorded(const struct cfilter_set *s,
-				    const struct cfilter_family *f, u64 *pos,
+				    const struct cfilter_ktype *f, u64 *pos,
 				    u32 max, struct cfilter_walk_buf *b, u32 *n)
 {
-	unsigned int t = cfilter_family_type(f);
+	unsigned int t = cfilter_ktype_type(f);
 	u32 step = f->addr_len ? PREFIX_ENTRY_LEN(f->addr_len) :
 				 f->key_len + 4;
 	struct cfilter_key key;
@@ -521,7 +521,7 @@ static long cfilter_walk_unrecorded(const struct cfilter_set *s,
 /* Removes every unrecorded holding of "default": its whole share. */
 static int cfilter_flush_unrecorded(struct cfilter_set *s)
 {
-	const struct cfilter_family *f;
+	const struct cfilter_ktype *f;
 	struct cfilter_walk_buf *b;
 	u64 pos, gen;
 	u32 n, i;
@@ -529,7 +529,7 @@ static int cfilter_flush_unrecorded(struct cfilter_set *s)
 	b = kmalloc(sizeof(*b), GFP_KERNEL);
 	if (!b)
 		return -ENOMEM;
-	for (f = cfilter_family_first(); f; f = cfilter_family_next(f)) {
+	for (f = cfilter_ktype_first(); f; f = cfilter_ktype_next(f)) {
 		pos = 0;
 		gen = cfilter_tables_gen(s, f);
 		while (cfilter_walk_unrecorded(s, f, &pos, CFILTER_WALK_CHUNK,
@@ -552,7 +552,7 @@ static int cfilter_flush_unrecorded(struct cfilter_set *s)
 static int cfilter_hold_flush_one(struct cfilter_set *s, const char *source)
 {
 	struct cfilter_holds *h = &s->holds;
-	const struct cfilter_family *f;
+	const struct cfilter_ktype *f;
 	u8 hk[KEYMAP_KEY_MAX];
 	struct keymap *m;
 	const u8 *key;
@@ -564,12 +564,12 @@ static int cfilter_hold_flush_one(struct cfilter_set *s, const char *source)
 	id = cfilter_source_find(h, source);
 	if (id < 0)
 		return id;
-	for (f = cfilter_family_first(); f; f = cfilter_family_next(f)) {
+	for (f = cfilter_ktype_first(); f; f = cfilter_ktype_next(f)) {
 		u32 len = CFILTER_HOLD_KEY_LEN(f->key_len);
 
 		for (which = 0; which < 2; which++) {
-			m = which ? &h->timed[cfilter_family_type(f)] :
-				    &h->held[cfilter_family_type(f)];
+			m = which ? &h->timed[cfilter_ktype_type(f)] :
+				    &h->held[cfilter_ktype_type(f)];
 			for (pos = 0; (key = keymap_next(m, &pos, NULL));) {
 				if (key[len - 1] != id)
 					continue;
@@ -658,7 +658,7 @@ int cfilter_hold_test(struct cfilter_set *s, const struct cfilter_packed *k,
 		      const char *source)
 {
 	struct cfilter_holds *h = &s->holds;
-	unsigned int t = cfilter_family_type(k->f);
+	unsigned int t = cfilter_ktype_type(k->f);
 	u8 hk[KEYMAP_KEY_MAX];
 	bool held;
 	int id;
@@ -703,9 +703,9 @@ int cfilter_hold_flush(struct cfilter_set *s, const char *source)
  * records', and in the last phase the tables' as well.
  */
 static u64 cfilter_list_layout(const struct cfilter_set *s,
-			       const struct cfilter_family *f, bool tables)
+			       const struct cfilter_ktype *f, bool tables)
 {
-	unsigned int t = cfilter_family_type(f);
+	unsigned int t = cfilter_ktype_type(f);
 	u64 gen = keymap_gen(&s->holds.held[t]) +
 		  keymap_gen(&s->holds.timed[t]);
 
@@ -724,7 +724,7 @@ static u32 cfilter_left(u32 deadline, u64 now)
 
 /* Fills @e with @key's holding by source @name, @left seconds left. */
 static void cfilter_entry(struct cfilter_entry *e,
-			  const struct cfilter_family *f, const u8 *bytes,
+			  const struct cfilter_ktype *f, const u8 *bytes,
 			  u32 len, u32 left, const char *name)
 {
 	memset(e, 0, sizeof(*e));
@@ -735,7 +735,7 @@ static void cfilter_entry(struct cfilter_entry *e,
 
 /* The unrecorded phase of cfilter_hold_list(). */
 static long cfilter_list_unrecorded(struct cfilter_set *s,
-				    const struct cfilter_family *f, u64 *pos,
+				    const struct cfilter_ktype *f, u64 *pos,
 				    struct cfilter_entry *out, u32 max)
 {
 	struct cfilter_walk_buf *b = kmalloc(sizeof(*b), GFP_KERNEL);
@@ -771,12 +771,12 @@ static long cfilter_list_unrecorded(struct cfilter_set *s,
  * Return: entries written, 0 at the type's end; -ENOENT (no such source);
  * -ESTALE (the walk's layout changed: start again); -ENOMEM.
  */
-long cfilter_hold_list(struct cfilter_set *s, const struct cfilter_family *f,
+long cfilter_hold_list(struct cfilter_set *s, const struct cfilter_ktype *f,
 		       const char *source, u64 *pos, u64 *gen,
 		       struct cfilter_entry *out, u32 max)
 {
 	struct cfilter_holds *h = &s->holds;
-	unsigned int t = cfilter_family_type(f);
+	unsigned int t = cfilter_ktype_type(f);
 	u64 now = ktime_get_boottime_ns();
 	u32 kl = f->key_len, dl;
 	int id = -1;
@@ -876,7 +876,7 @@ void cfilter_hold_carry(struct cfilter_set *to, const struct cfilter_set *from)
 static int cfilter_copy_unrecorded(struct cfilter_set *c,
 				   const struct cfilter_set *live)
 {
-	const struct cfilter_family *f;
+	const struct cfilter_ktype *f;
 	struct cfilter_walk_buf *b;
 	int err = 0;
 	u32 n, i;
@@ -885,7 +885,7 @@ static int cfilter_copy_unrecorded(struct cfilter_set *c,
 	b = kmalloc(sizeof(*b), GFP_KERNEL);
 	if (!b)
 		return -ENOMEM;
-	for (f = cfilter_family_first(); !err && f; f = cfilter_family_next(f)) {
+	for (f = cfilter_ktype_first(); !err && f; f = cfilter_ktype_next(f)) {
 		pos = 0;
 		while (!err && cfilter_walk_unrecorded(live, f, &pos,
 						       CFILTER_WALK_CHUNK, b,
@@ -907,15 +907,15 @@ static int cfilter_hold_copy_from(struct cfilter_set *c,
 				  const struct cfilter_set *live, int skip)
 {
 	const struct cfilter_holds *h = &live->holds;
-	const struct cfilter_family *f;
+	const struct cfilter_ktype *f;
 	struct cfilter_packed k;
 	const u8 *key;
 	int which, err;
 	u64 pos;
 	u32 dl;
 
-	for (f = cfilter_family_first(); f; f = cfilter_family_next(f)) {
-		unsigned int t = cfilter_family_type(f);
+	for (f = cfilter_ktype_first(); f; f = cfilter_ktype_next(f)) {
+		unsigned int t = cfilter_ktype_type(f);
 
 		k.f = f;
 		for (which = 0; which < 2; which++) {
@@ -1015,14 +1015,14 @@ void cfilter_hold_replaced(struct cfilter_set *s)
 static u32 cfilter_hold_expire(struct cfilter_set *s, u32 now)
 {
 	struct cfilter_holds *h = &s->holds;
-	const struct cfilter_family *f;
+	const struct cfilter_ktype *f;
 	u8 hk[KEYMAP_KEY_MAX];
 	u32 next = 0, dl;
 	const u8 *key;
 	u64 pos;
 
-	for (f = cfilter_family_first(); f; f = cfilter_family_next(f)) {
-		struct keymap *m = &h->timed[cfilter_family_type(f)];
+	for (f = cfilter_ktype_first(); f; f = cfilter_ktype_next(f)) {
+		struct keymap *m = &h->timed[cfilter_ktype_type(f)];
 
 		for (pos = 0; (key = keymap_next(m, &pos, &dl));) {
 			if (dl > now) {

@@ -52,7 +52,7 @@ struct cfilter_holds {
 
 /* A key as the tables store it: its family, its bytes, its prefix length. */
 struct cfilter_packed {
-	const struct cfilter_family	*f;
+	const struct cfilter_ktype	*f;
 	u32				len;
 	u8				bytes[CUCKOO_KEY_MAX];
 };
@@ -71,7 +71,7 @@ int cfilter_hold_del(struct cfilter_set *s, const struct cfilter_packed *k,
 int cfilter_hold_test(struct cfilter_set *s, const struct cfilter_packed *k,
 		      const char *source);
 int cfilter_hold_flush(struct cfilter_set *s, const char *source);
-long cfilter_hold_list(struct cfilter_set *s, const struct cfilter_family *f,
+long cfilter_hold_list(struct cfilter_set *s, const struct cfilter_ktype *f,
 		       const char *source, u64 *pos, u64 *gen,
 		       struct cfilter_entry *out, u32 max);
 void cfilter_hold_sources(struct cfilter_set *s, struct cfilter_sources *out);
