@@ -669,13 +669,10 @@ static long cfilter_list_compact(struct cfilter_set *s,
 				 struct cfilter_cursor *cur, u32 max,
 				 struct cfilter_list_buf *buf)
 {
-	u32 step = PREFIX_ENTRY_LEN(f->addr_len);
+	u32 step = cfilter_set_list_step(f);
 	long n, i;
 
-	if (!f->addr_len)
-		return 0;
-	n = prefix_set_list(s->pfx[cfilter_ktype_type(f)], &cur->pos,
-			    buf->packed, max);
+	n = cfilter_set_list(s, f, &cur->pos, buf->packed, max);
 	for (i = 0; i < n; i++) {
 		const u8 *in = buf->packed + i * step;
 
@@ -711,10 +708,9 @@ static long cfilter_list_type(struct cfilter_set *s,
 		n = cfilter_hold_list(s, f, source, &cur->pos, &layout,
 				      buf->entries, max);
 	} else {
-		u64 now = f->addr_len ?
-			  prefix_set_list_gen(s->pfx[cfilter_ktype_type(f)]) : 0;
+		u64 now = cfilter_set_list_gen(s, f) &
+			  FIELD_MAX(CFILTER_GEN_LAYOUT);
 
-		now &= FIELD_MAX(CFILTER_GEN_LAYOUT);
 		if (!cur->pos)
 			layout = now;
 		else if (layout != now)

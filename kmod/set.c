@@ -325,6 +325,51 @@ struct cuckoo *cfilter_set_replace_table(struct cfilter_set *s,
 	return old;
 }
 
+/**
+ * cfilter_set_list() - the entries of one key type, a part per call
+ * @s:   the set (caller holds cfilter_lock)
+ * @f:   the key type
+ * @pos: 0 to start; advanced
+ * @out: room for @max entries of cfilter_set_list_step(@f) bytes: for an
+ *       address type its address and a byte of prefix length (compact
+ *       mode: its prefixes only), for a flow type (exact mode only) its
+ *       key and then its tag
+ * @max: most entries
+ *
+ * Positions stay valid while cfilter_set_list_gen() does not change.
+ *
+ * Return: entries written, 0 at the end.
+ */
+long cfilter_set_list(const struct cfilter_set *s,
+		      const struct cfilter_ktype *f, u64 *pos, u8 *out,
+		      u32 max)
+{
+	unsigned int t = cfilter_ktype_type(f);
+
+	if (f->addr_len)
+		return prefix_set_list(s->pfx[t], pos, out, max);
+	if (cfilter_config.mode != CFILTER_MODE_EXACT)
+		return 0;	/* fingerprints only: see DUMP */
+	return cuckoo_list(s->flow[t], pos, out, max);
+}
+
+/* Bytes per entry cfilter_set_list() writes for type @f. */
+u32 cfilter_set_list_step(const struct cfilter_ktype *f)
+{
+	return f->addr_len ? PREFIX_ENTRY_LEN(f->addr_len) :
+			     f->key_len + sizeof(u32);
+}
+
+/* A number that grows whenever an entry of type @f may change position. */
+u64 cfilter_set_list_gen(const struct cfilter_set *s,
+			 const struct cfilter_ktype *f)
+{
+	unsigned int t = cfilter_ktype_type(f);
+
+	return f->addr_len ? prefix_set_list_gen(s->pfx[t]) :
+			     cuckoo_list_gen(s->flow[t]);
+}
+
 /* Bytes of type @t's holdings. */
 static u64 cfilter_set_hold_bytes(const struct cfilter_set *s, unsigned int t)
 {

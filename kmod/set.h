@@ -118,6 +118,12 @@ struct cuckoo *cfilter_set_table(struct cfilter_set *s,
 struct cuckoo *cfilter_set_replace_table(struct cfilter_set *s,
 					 const struct cfilter_ktype *f,
 					 struct cuckoo *c);
+long cfilter_set_list(const struct cfilter_set *s,
+		      const struct cfilter_ktype *f, u64 *pos, u8 *out,
+		      u32 max);
+u32 cfilter_set_list_step(const struct cfilter_ktype *f);
+u64 cfilter_set_list_gen(const struct cfilter_set *s,
+			 const struct cfilter_ktype *f);
 void cfilter_set_type_stats(const struct cfilter_set *s,
 			    const struct cfilter_ktype *f,
 			    struct cfilter_type_stats *st);

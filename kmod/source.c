@@ -471,37 +471,24 @@ static int cfilter_hold_del_one(struct cfilter_set *s,
 	return err;
 }
 
-static u64 cfilter_tables_gen(const struct cfilter_set *s,
-			      const struct cfilter_ktype *f)
-{
-	unsigned int t = cfilter_ktype_type(f);
-
-	return f->addr_len ? prefix_set_list_gen(s->pfx[t]) :
-			     cuckoo_list_gen(s->flow[t]);
-}
-
 /*
  * Walks up to @max entries of type @f's tables from *@pos: returns how many
  * it walked (0 at the end), and puts those "default" holds unrecorded in
  * @b->keys, their number in *@n. Positions stay valid while
- * cfilter_tables_gen() does not change. Caller holds cfilter_lock.
+ * cfilter_set_list_gen() does not change. Caller holds cfilter_lock.
  */
 static long cfilter_walk_unrecorded(const struct cfilter_set *s,
 				    const struct cfilter_ktype *f, u64 *pos,
 				    u32 max, struct cfilter_walk_buf *b, u32 *n)
 {
 	unsigned int t = cfilter_ktype_type(f);
-	u32 step = f->addr_len ? PREFIX_ENTRY_LEN(f->addr_len) :
-				 f->key_len + 4;
+	u32 step = cfilter_set_list_step(f);
 	struct cfilter_key key;
 	u8 hk[KEYMAP_KEY_MAX];
 	long walked, i;
 
 	max = min_t(u32, max, CFILTER_WALK_CHUNK);
-	if (f->addr_len)
-		walked = prefix_set_list(s->pfx[t], pos, b->raw, max);
-	else
-		walked = cuckoo_list(s->flow[t], pos, b->raw, max);
+	walked = cfilter_set_list(s, f, pos, b->raw, max);
 	*n = 0;
 	for (i = 0; i < walked; i++) {
 		const u8 *in = b->raw + i * step;
@@ -531,15 +518,15 @@ static int cfilter_flush_unrecorded(struct cfilter_set *s)
 		return -ENOMEM;
 	for (f = cfilter_ktype_first(); f; f = cfilter_ktype_next(f)) {
 		pos = 0;
-		gen = cfilter_tables_gen(s, f);
+		gen = cfilter_set_list_gen(s, f);
 		while (cfilter_walk_unrecorded(s, f, &pos, CFILTER_WALK_CHUNK,
 					       b, &n) > 0) {
 			for (i = 0; i < n; i++)
 				cfilter_unhold_default(s, &b->keys[i]);
 			/* A delete may lay the tables out anew: walk again. */
-			if (cfilter_tables_gen(s, f) != gen) {
+			if (cfilter_set_list_gen(s, f) != gen) {
 				pos = 0;
-				gen = cfilter_tables_gen(s, f);
+				gen = cfilter_set_list_gen(s, f);
 			}
 			cond_resched();
 		}
@@ -710,7 +697,7 @@ static u64 cfilter_list_layout(const struct cfilter_set *s,
 		  keymap_gen(&s->holds.timed[t]);
 
 	if (tables)
-		gen += cfilter_tables_gen(s, f) << 20;
+		gen += cfilter_set_list_gen(s, f) << 20;
 	return gen & GENMASK_ULL(39, 0);
 }
 
