@@ -72,21 +72,17 @@
 /*
  * Versions are striped by fingerprint: f uses versions[f & stripe_mask].
  * Fingerprints sharing a counter only make each other's readers retry more
- * often. A reader reads one counter, not one per bucket (in make bench,
- * when it still compared two tables, the two counters of the buckets cost
- * 1.15-1.20x the version-free reader on present keys at 16M, one counter
- * 1.11-1.15x), and a final hit reads it once only. At most 4096 counters
- * (16 KiB), and no more than buckets, make retries rare without costing
- * much cache.
+ * often. A reader reads one counter, not one per bucket (make bench found
+ * the second counter's cache line costly at 16M), and a final hit reads it
+ * once only. At most 4096 counters (16 KiB), and no more than buckets,
+ * make retries rare without costing much cache.
  */
 #define CUCKOO_STRIPES_MAX	4096
 
 /*
- * Each array is at most 1 GiB (kvmalloc() refuses more than INT_MAX bytes).
- * The fingerprint array bounds a table at about 1020M keys with 8-bit
- * fingerprints, 510M with 12 or 16 bits and 255M with 32 bits; in exact mode
- * the key array bounds it at 255M 4-byte keys, 63M 16-byte keys and 15M
- * 40-byte keys.
+ * Each array is at most 1 GiB (kvmalloc() refuses more than INT_MAX bytes):
+ * the fingerprint array, and in exact mode the key array (a stride per
+ * slot), bound a table's size; cuckoo_max_capacity() says how far.
  */
 #define CUCKOO_ALLOC_MAX	(1024ULL * 1024 * 1024)
 
@@ -611,8 +607,8 @@ static __always_inline bool cuckoo_read(const struct cuckoo_table *t,
  * the re-read: the counter only grows, so it never again equals an odd
  * value less one (short of 2^32 writes during one lookup). A miss read
  * during a write is thrown away either way (a final hit is right even
- * then), and the common path keeps one well-predicted branch (bench/: an
- * early test cost up to 1.6x on lookups served from cache).
+ * then), and the common path keeps one well-predicted branch (an early
+ * test of its own was costly on lookups served from cache).
  */
 static __always_inline int cuckoo_read_once(const struct cuckoo_table *t,
 					    const struct cuckoo *c, u64 b1,
