@@ -53,19 +53,8 @@ enum cfilter_key_type {
  * type if its address equals an address key or lies in a prefix key.
  * Flow keys always carry the full length.
  *
- * Prefixes are matched by controlled prefix expansion (Srinivasan and
- * Varghese, 1999): each prefix is stored expanded to the next of at most
- * a few target lengths (module parameters prefix_levels4 and
- * prefix_levels6), chosen from the lengths present so that the expanded
- * entries stay few, and re-chosen as the set changes. A lookup first
- * reads a summary bit (per /16 for IPv4, per hashed /32 for IPv6) that is
- * clear when no key of the type intersects that block, and then stops;
- * else it costs one probe for the addresses plus at most one per target
- * length, however many distinct lengths are present. The lengths are
- * probed shortest first: a packet matches iff some key covers it, so any
- * order gives the same answer, and short prefixes cover the most. The
- * prefixes themselves are kept, so delete and LIST are exact, in either
- * mode.
+ * Delete and LIST of a prefix are exact, in either mode. How prefixes are
+ * stored and matched: docs/design.md.
  *
  * The allow list wins: a packet whose source matches an allow key (address
  * or prefix) passes whatever block key matches it.
