@@ -129,8 +129,9 @@ struct prefix_summary {
  * @plan: the levels; NULL while there is no prefix
  * @naddrs: members in @addrs: lets a reader skip an empty table
  * @nprefixes: members in @prefixes
- * @sum_addrs: full-length members are counted in @sum_addr (the address
- *	table is exact); else a reader probes the address table regardless
+ * @addrs_known: the address table keeps its keys (exact mode, and no
+ *	compact table restored into it): its members are counted in
+ *	@sum_addr and carry tags; else a reader probes it regardless
  * @addr_len: bytes per address
  * @sum_pfx: the summary of the prefixes
  * @sum_addr: the summary of the addresses (exact mode)
@@ -148,7 +149,7 @@ struct prefix_summary {
  * @buf: prefix table keys being walked by a rebuild
  *
  * Readers use the fields up to @sum_addr, which change only through
- * WRITE_ONCE() and rcu_assign_pointer() (@sum_addrs only while no reader
+ * WRITE_ONCE() and rcu_assign_pointer() (@addrs_known only while no reader
  * can see the set); the rest is the writer's, which the caller serialises.
  */
 struct prefix_set {
@@ -157,7 +158,7 @@ struct prefix_set {
 	struct prefix_plan __rcu *plan;
 	u64 naddrs;
 	u64 nprefixes;
-	bool sum_addrs;
+	bool addrs_known;
 	u32 addr_len;
 	struct prefix_summary sum_pfx;
 	struct prefix_summary sum_addr;
@@ -327,7 +328,7 @@ static struct prefix_summary *prefix_sum_of(struct prefix_set *s, u32 len)
 {
 	if (len < s->bits)
 		return &s->sum_pfx;
-	return s->sum_addrs ? &s->sum_addr : NULL;
+	return s->addrs_known ? &s->sum_addr : NULL;
 }
 
 #define PREFIX_SUM_COUNT_BYTES	(PREFIX_SUM_KEYS * sizeof(u32))
@@ -918,7 +919,7 @@ int prefix_set_retag(struct prefix_set *s, const u8 *addr, u32 len, u32 tag)
 	if (err)
 		return err;
 	if (len == s->bits)
-		return s->sum_addrs ? cuckoo_set_val(s->addrs, addr, tag) :
+		return s->addrs_known ? cuckoo_set_val(s->addrs, addr, tag) :
 				      (cuckoo_contains(s->addrs, addr) ? 0 :
 				       -ENOENT);
 	prefix_key(s, key, addr, len);
@@ -1181,8 +1182,8 @@ enum prefix_hit prefix_set_match(const struct prefix_set *s, const u8 *addr,
 
 	*tag = 0;
 	if (READ_ONCE(s->naddrs) &&
-	    (!s->sum_addrs || prefix_sum_maybe(&s->sum_addr, k)) &&
-	    (s->sum_addrs ? cuckoo_lookup(s->addrs, addr, tag) :
+	    (!s->addrs_known || prefix_sum_maybe(&s->sum_addr, k)) &&
+	    (s->addrs_known ? cuckoo_lookup(s->addrs, addr, tag) :
 			    cuckoo_contains(s->addrs, addr)))
 		return PREFIX_ADDR;
 	if (!prefix_sum_maybe(&s->sum_pfx, k))
@@ -1277,7 +1278,7 @@ struct cuckoo *prefix_set_replace_addrs(struct prefix_set *s,
 	 * counts addresses any more and readers probe the table whenever it
 	 * is not empty. Counts left by earlier addresses only keep bits set.
 	 */
-	s->sum_addrs = false;
+	s->addrs_known = false;
 	WRITE_ONCE(s->naddrs, st.count);
 	/* The new table's generation starts again from 0. */
 	s->list_gen += cuckoo_list_gen(old) + 1;
@@ -1328,7 +1329,7 @@ struct prefix_set *prefix_set_create(const struct prefix_params *p)
 	s->addr_len = p->addr_len;
 	s->bits = 8 * p->addr_len;
 	s->max_levels = p->max_levels;
-	s->sum_addrs = p->addrs.exact;
+	s->addrs_known = p->addrs.exact;
 	s->level_seed = p->addrs.seed ^ PREFIX_SEED_LEVELS;
 	for (w = 1; w <= s->addr_len / 4; w++)
 		s->level_max[w] = prefix_table_limit(cap, 4 * w, s->level_seed);

@@ -810,7 +810,7 @@ static int cf_type_info(int fd, __u8 type, __u32 flags,
 	return cf_ioctl(fd, CFILTER_IOC_TYPE_INFO, ti);
 }
 
-TEST_F(bad, prefix_keys_refused)
+TEST_F(bad, malformed_prefixes_refused)
 {
 	static const struct {
 		__u8		type;
