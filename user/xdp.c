@@ -12,7 +12,6 @@
  */
 #include <errno.h>
 #include <net/if.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -32,20 +31,6 @@
 /* How long detach waits for a detached program to let go of the module. */
 #define CF_RELEASE_WAIT_MS	5000
 #define MSG_NO_BTF	"cfilter.ko is loaded without BTF, so no BPF program can call its kfunc: build it against a kernel build tree that has vmlinux and tools/bpf/resolve_btfids (README, \"Using it on a real host\")"
-
-static int print_libbpf(enum libbpf_print_level level, const char *fmt,
-			va_list ap)
-{
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
-/* libbpf explains failures at length; cfctl prints one line unless asked. */
-void set_verbose(bool verbose)
-{
-	libbpf_set_print(verbose ? print_libbpf : NULL);
-}
 
 /* Sets *@ifindex; else says why there is none. Returns enum cf_exit. */
 static int iface_index(const char *ifname, unsigned int *ifindex)
@@ -90,28 +75,6 @@ static int check_ethernet(const char *ifname)
 	       ifname, type, type == 772 ? ", loopback" :
 	       type == 65534 ? ", no link-layer header: tun, WireGuard" : "");
 	return CF_USAGE;
-}
-
-/*
- * Opens the program with @id and copies its name to @name (BPF_OBJ_NAME_LEN
- * bytes). Returns its descriptor or a negative errno.
- */
-int prog_open(__u32 id, char *name)
-{
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
-	int fd, err;
-
-	fd = bpf_prog_get_fd_by_id(id);
-	if (fd < 0)
-		return -errno;
-	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	memcpy(name, info.name, BPF_OBJ_NAME_LEN);
-	return fd;
 }
 
 static const char *xdp_mode_name(__u8 attach_mode)
@@ -207,21 +170,6 @@ static __u32 prog_id_of(int prog_fd)
 	__u32 len = sizeof(info);
 
 	return bpf_obj_get_info_by_fd(prog_fd, &info, &len) ? 0 : info.id;
-}
-
-/* Is @prog_id a program called @want? */
-bool prog_is(__u32 prog_id, const char *want)
-{
-	char name[BPF_OBJ_NAME_LEN];
-	int fd;
-
-	if (!prog_id)
-		return false;
-	fd = prog_open(prog_id, name);
-	if (fd < 0)
-		return false;
-	close(fd);
-	return !strcmp(name, want);
 }
 
 /* What runs on an interface, as attach needs to know it. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the parts of cfctl's XDP side share: xdp.c (attach, detach),
- * xdp_tc.c (the TC hook), xdp_stats.c (the counter map) and xdp_status.c
- * (where the program runs).
+ * xdp_tc.c (the TC hook), xdp_stats.c (the counter map), xdp_status.c
+ * (where the program runs) and xdp_prog.c (programs by id and name).
  */
 #ifndef CFCTL_XDP_INT_H
 #define CFCTL_XDP_INT_H
@@ -20,7 +20,7 @@
 
 #define CF_MODULE	"/sys/module/cfilter"
 
-/* xdp.c */
+/* xdp_prog.c */
 void set_verbose(bool verbose);
 int prog_open(__u32 id, char *name);
 bool prog_is(__u32 prog_id, const char *want);
