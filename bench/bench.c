@@ -11,9 +11,8 @@
  *   keys drawn at random (present: among those stored; absent: from a
  *   disjoint key range), drawn before the clock starts; independent
  *   lookups (a tight loop: the CPU overlaps the cache misses of several,
- *   so this is throughput) and chained ones (each key's index depends on
- *   the previous answer: latency, as for a CPU handling one packet after
- *   another);
+ *   so this is throughput) and chained ones (latency, as for a CPU
+ *   handling one packet after another: see "Chained lookups" below);
  * - insert, ns/op: the inserts of the last 1% of slots before the load
  *   point (at 95%, the inserts from 94% to 95%, where moves are long);
  *   each repetition but the last deletes them again (untimed);
@@ -68,6 +67,37 @@
  * Keys are distinct by construction: key i is a bijective 32-bit mix of i,
  * so present keys (i < 2^31) and absent ones (i >= 2^31) never meet.
  *
+ * Chained lookups: each key's index is the loop counter plus the answers
+ * so far (an addition, no branch in the loop), and after every lookup a
+ * speculation barrier (lfence on x86) waits for it to complete. The index
+ * alone was not enough: an implementation whose answer comes out of a
+ * branch (cfilter's does; the reference's, below, is computed from the
+ * bucket words) lets the CPU predict the answer and start the next lookup
+ * before the buckets arrive, so its "chained" figure was nearly its
+ * throughput (16M absent: 70 ns chained, 69 independent), while one whose
+ * answer is data gets its true latency. With the barrier every subject's
+ * chained figure is its whole latency plus the barrier's few ns, the same
+ * for all. This changed the chained columns of every table (they were
+ * measured without it before issue 17), and so the chained version and
+ * tags ratios, whose differences now stand against a larger whole; the
+ * tables and goals are the same.
+ *
+ * make bench REF=dir (issue 17) adds the cuckoo filter paper's reference
+ * implementation, efficient/cuckoofilter from a copy in dir (C++, built
+ * into ./bench through ref.cc and ref.h; nothing of it is in this tree):
+ * cuckoofilter::CuckooFilter<uint64_t, 16>, 4 slots per bucket, of 2^20
+ * and 2^24 slots, given the same keys as cfilter (the same 32-bit keys, as
+ * uint64_t items; cfilter keeps key_len 4). It is one more subject (S_REF)
+ * measured like the others, alone (ns/op, inserts, bytes per key) and in
+ * alternating turns against compact fp16 and against exact mode on the
+ * same lookup keys (pairs P_REF_COMPACT, P_REF_EXACT), at every load; its
+ * table and goals (issue 17, at 95% load, 1M and 16M) give cfilter's
+ * lookups per second as a multiple of the reference's, the median of the
+ * paired ratios: absent lookups of both modes at least 1.0x, present
+ * lookups compact at least 1.0x, exact at least 0.7x, chained lookups
+ * (latency) at least 1.0x, i.e. at most the reference's time. Without REF
+ * none of this is built and the bench is as before.
+ *
  * Host RCU is liburcu's: this thread registers, and every lookup loop runs
  * inside one read-side critical section (an XDP program runs a whole NAPI
  * poll in one).
@@ -85,8 +115,13 @@
 #include "cuckoo.h"
 #include "cuckoo_nov.h"
 #include "hashset.h"
+#ifdef CFILTER_REF
+#include "ref.h"
+#endif
 
+#ifndef REPS			/* -DREPS=3 for a quick look */
 #define REPS		7
+#endif
 #define LOOKUPS		(1U << 20)	/* a power of two */
 #define PAIR_CHUNKS	16		/* turns of a versioned/unversioned pair */
 #define FP_LOOKUPS	(1U << 24)
@@ -102,6 +137,11 @@
 #define GOAL_MEM_RATIO	5.0
 /* The tags' cost: exact+tags / exact lookup. */
 #define GOAL_TAGS_RATIO	1.15
+/* Issue 17: cfilter's lookups per second / the reference's, at 95% load. */
+#define GOAL_REF_ABSENT		1.0
+#define GOAL_REF_PRESENT	1.0	/* compact */
+#define GOAL_REF_PRESENT_EXACT	0.7	/* exact reads its key array too */
+#define GOAL_REF_CHAINED	1.0	/* latency at most the reference's */
 
 static const unsigned int load_pct[NLOADS] = { 50, 90, 95 };
 
@@ -118,6 +158,7 @@ static const struct {
  * the table of the subject before it; S_EXACT_TWIN is a second exact table
  * built like S_EXACT's (same seed, same keys, same order) in other memory;
  * S_EXACT_TAGS is built like S_EXACT's too, but with values (tag_of()).
+ * S_REF, with REF only, is the reference implementation (ref.h).
  */
 enum subject {
 	S_EXACT,
@@ -127,6 +168,9 @@ enum subject {
 	S_COMPACT_NOV,
 	S_EXACT_TWIN,
 	S_HASHSET,
+#ifdef CFILTER_REF
+	S_REF,
+#endif
 	NSUBJECTS,
 };
 
@@ -134,17 +178,29 @@ enum subject {
  * Pairs measured in alternating turns (paired_lookups()): the first
  * NFILTERS are each filter and its version-free reader on the same table;
  * then P_PLACEMENT, the exact table and its twin, the same reader; and
- * P_TAGS, the tagged exact table and the plain one.
+ * P_TAGS, the tagged exact table and the plain one; with REF, the
+ * reference against compact fp16 and against exact (reference first, so
+ * that a ratio is cfilter's speed as a multiple of the reference's).
  */
 #define NFILTERS	2
 #define P_PLACEMENT	NFILTERS
 #define P_TAGS		(NFILTERS + 1)
+#ifdef CFILTER_REF
+#define P_REF_COMPACT	(NFILTERS + 2)
+#define P_REF_EXACT	(NFILTERS + 3)
+#define NPAIRS		(NFILTERS + 4)
+#else
 #define NPAIRS		(NFILTERS + 2)
+#endif
 static const enum subject pairs[NPAIRS][2] = {
 	{ S_EXACT, S_EXACT_NOV },
 	{ S_COMPACT, S_COMPACT_NOV },
 	{ S_EXACT, S_EXACT_TWIN },
 	{ S_EXACT_TAGS, S_EXACT },
+#ifdef CFILTER_REF
+	{ S_REF, S_COMPACT },
+	{ S_REF, S_EXACT },
+#endif
 };
 
 /* The rows of the ns/op table. */
@@ -159,6 +215,9 @@ static const char *const subject_names[NSUBJECTS] = {
 	[S_COMPACT_NOV]	= "compact fp16, no versions",
 	[S_EXACT_TWIN]	= "exact, second table",
 	[S_HASHSET]	= "hash set",
+#ifdef CFILTER_REF
+	[S_REF]		= "reference",
+#endif
 };
 
 /* Lookups: independent (overlapping in the CPU) or chained (see lookups()). */
@@ -175,6 +234,10 @@ enum metric {
 struct bench {
 	struct cuckoo *c[NSUBJECTS];
 	struct hashset *h;
+#ifdef CFILTER_REF
+	struct cf_ref *ref;
+#endif
+	u64 slots;
 	u64 next;		/* keys[next] is the next key to insert */
 	u64 stored[NSUBJECTS];	/* keys each subject stored */
 };
@@ -186,6 +249,9 @@ static u32 *keys;		/* present keys, in insertion order */
 static u32 *probe;		/* one measurement's lookup keys */
 static u8 *stored;		/* per key of an insert window: stored? */
 static u32 key_salt;
+#ifdef CFILTER_REF
+static unsigned int ref_rebuilds;	/* see ref_full() */
+#endif
 static u64 rng_state;
 
 static void die(const char *what)
@@ -262,6 +328,22 @@ static bool owns_filter(enum subject s)
 	return !is_nov(s) && s != S_HASHSET;
 }
 
+static bool is_ref(enum subject s)
+{
+#ifdef CFILTER_REF
+	return s == S_REF;
+#else
+	(void)s;
+	return false;
+#endif
+}
+
+/* Subjects that own a filter of the core (cuckoo.c). */
+static bool owns_cuckoo(enum subject s)
+{
+	return owns_filter(s) && !is_ref(s);
+}
+
 /*
  * A table of exactly 2^slot_shift slots: its capacity is the key count at
  * 95% load, and it never grows.
@@ -296,6 +378,13 @@ static u64 memory_of(const struct bench *b, enum subject s)
 
 	if (s == S_HASHSET)
 		return hashset_memory_bytes(b->h);
+#ifdef CFILTER_REF
+	if (s == S_REF) {
+		if (cf_ref_count(b->ref) != b->stored[s])
+			die("the reference's count differs from the keys it accepted");
+		return cf_ref_memory_bytes(b->ref);
+	}
+#endif
 	cuckoo_get_stats(b->c[s], &st);
 	if (st.count != b->stored[s])
 		die("a filter's count differs from the keys it accepted");
@@ -318,9 +407,22 @@ static int subject_insert(struct bench *b, enum subject s, const u32 *key)
 		return hashset_insert(b->h, key);
 	case S_EXACT_TAGS:
 		return cuckoo_insert_val(b->c[s], key, tag_of(*key));
+#ifdef CFILTER_REF
+	case S_REF:
+		return cf_ref_insert(b->ref, key);
+#endif
 	default:
 		return cuckoo_insert(b->c[s], key);
 	}
+}
+
+static int subject_delete(struct bench *b, enum subject s, const u32 *key)
+{
+#ifdef CFILTER_REF
+	if (s == S_REF)
+		return cf_ref_delete(b->ref, key);
+#endif
+	return cuckoo_delete(b->c[s], key);
 }
 
 /*
@@ -339,13 +441,50 @@ static unsigned int stored_or_die(enum subject s, int err)
 	exit(1);
 }
 
+/*
+ * The reference gives up on an insert after 500 moves (keeping the last
+ * entry moved in its one-entry victim cache, after which every insert
+ * fails). Fresh tables of 2^24 slots did so at 95.6-95.8% load in trials,
+ * but one did within a run's 95% insert windows. If @err is that, a new
+ * reference (new hash) of keys [0, @upto) replaces the full one, and the
+ * caller retries; the run counts such rebuilds and prints them.
+ */
+static bool ref_full(struct bench *b, enum subject s, int err, u64 upto)
+{
+#ifdef CFILTER_REF
+	u64 i;
+
+	if (s != S_REF || err != -ENOSPC)
+		return false;
+	cf_ref_destroy(b->ref);
+	b->ref = cf_ref_create(b->slots);
+	if (!b->ref)
+		die("the reference filter: out of memory");
+	for (i = 0; i < upto; i++)
+		if (cf_ref_insert(b->ref, &keys[i]))
+			die("the reference filter filled up again after a rebuild");
+	b->stored[s] = upto;
+	ref_rebuilds++;
+	fprintf(stderr, "bench: the reference filter was full at %llu keys: rebuilt\n",
+		(unsigned long long)upto);
+	return true;
+#else
+	(void)b, (void)s, (void)err, (void)upto;
+	return false;
+#endif
+}
+
 /* Inserts keys [from, to) into subject @s, untimed. */
 static void fill(struct bench *b, enum subject s, u64 from, u64 to)
 {
 	u64 i;
+	int err;
 
-	for (i = from; i < to; i++)
-		b->stored[s] += stored_or_die(s, subject_insert(b, s, &keys[i]));
+	for (i = from; i < to; i++) {
+		while (ref_full(b, s, err = subject_insert(b, s, &keys[i]), i))
+			;
+		b->stored[s] += stored_or_die(s, err);
+	}
 }
 
 /*
@@ -357,38 +496,60 @@ static void fill(struct bench *b, enum subject s, u64 from, u64 to)
 static double insert_window(struct bench *b, enum subject s, u64 from,
 			    u64 to, bool undo)
 {
-	double t0 = now_ns(), ns;
+	double t0, ns;
 	u64 i;
+	int err;
 
-	for (i = from; i < to; i++)
-		stored[i - from] = stored_or_die(s, subject_insert(b, s, &keys[i]));
+retry:
+	t0 = now_ns();
+	for (i = from; i < to; i++) {
+		err = subject_insert(b, s, &keys[i]);
+		if (ref_full(b, s, err, from))
+			goto retry;
+		stored[i - from] = stored_or_die(s, err);
+	}
 	ns = (now_ns() - t0) / (to - from);
 	for (i = from; i < to; i++) {
 		if (!stored[i - from])
 			continue;
 		if (!undo)
 			b->stored[s]++;
-		else if (cuckoo_delete(b->c[s], &keys[i]))
+		else if (subject_delete(b, s, &keys[i]))
 			die("deleting a key just inserted failed");
 	}
 	return ns;
 }
 
 /*
+ * After each chained lookup: wait until it has completed, so that no
+ * prediction of its answer lets the next one start early (see the header).
+ */
+#if defined(__x86_64__) || defined(__i386__)
+#define CHAIN_BARRIER()	__builtin_ia32_lfence()
+#define CHAIN_HONEST	1
+#else
+#define CHAIN_BARRIER()	__asm__ __volatile__("" ::: "memory")
+#define CHAIN_HONEST	0
+#endif
+
+/*
  * Independent lookups overlap in the CPU, several cache misses in flight:
  * the throughput of a tight loop. In chained ones, the index of each key
- * depends on the previous answer, so each lookup waits for the one before:
- * its latency, as when a CPU handles one packet after another. Each
- * expansion has a constant @chained, so the independent loop carries no
- * dependency through @n.
+ * depends on the previous answer and the barrier waits for that answer's
+ * lookup, so each lookup waits for the one before: its latency, as when a
+ * CPU handles one packet after another. Each expansion has a constant
+ * @chained, so the independent loop carries no dependency through @n.
  */
 #define LOOKUP_LOOP(fn, obj, chained, n)					\
 	do {									\
 		u32 i_;								\
 										\
-		for (i_ = lo; i_ < hi; i_++)					\
+		for (i_ = lo; i_ < hi; i_++) {					\
 			n += fn(obj, &probe[(chained) ?				\
 					    (i_ + (u32)n) & (LOOKUPS - 1) : i_]);	\
+			if (chained)						\
+				CHAIN_BARRIER();				\
+		}								\
 	} while (0)
 
 #define LOOKUPS_OF(fn, obj, chained, n)						\
@@ -419,6 +580,8 @@ static double insert_window(struct bench *b, enum subject s, u64 from,
 					   (i_ + (u32)n) & (LOOKUPS - 1) :	\
 					   i_], &v_);				\
 			tags += v_;						\
+			if (chained)						\
+				CHAIN_BARRIER();				\
 		}								\
 	} while (0)
 
@@ -481,6 +644,11 @@ static double lookup_run(const struct bench *b, enum subject s, bool chained,
 	case S_COMPACT_NOV:
 		LOOKUPS_OF(cuckoo_nov_contains, b->c[s], chained, n);
 		break;
+#ifdef CFILTER_REF
+	case S_REF:
+		LOOKUPS_OF(cf_ref_contains, b->ref, chained, n);
+		break;
+#endif
 	default:
 		LOOKUPS_OF(cuckoo_contains, b->c[s], chained, n);
 		break;
@@ -613,13 +781,18 @@ static void measure_load(struct bench *b, unsigned int size, unsigned int l)
 static void run_size(unsigned int size)
 {
 	u64 slots = slots_of(size), exact_seed = rng();
-	struct bench b = { .next = 0 };
+	struct bench b = { .next = 0, .slots = slots };
 	unsigned int l, s;
 
 	for (s = 0; s < NSUBJECTS; s++)
-		if (owns_filter(s))
+		if (owns_cuckoo(s))
 			b.c[s] = filter_create(s, slots, 16,
 					       is_exact(s) ? exact_seed : rng());
+#ifdef CFILTER_REF
+	b.ref = cf_ref_create(slots);
+	if (!b.ref)
+		die("the reference filter: out of memory, or not of 2^k slots at 95% load");
+#endif
 	b.c[S_EXACT_NOV] = b.c[S_EXACT];
 	b.c[S_COMPACT_NOV] = b.c[S_COMPACT];
 	b.h = hashset_create(keys_at_load(size, load_pct[NLOADS - 1]), KEY_LEN,
@@ -629,8 +802,11 @@ static void run_size(unsigned int size)
 	for (l = 0; l < NLOADS; l++)
 		measure_load(&b, size, l);
 	for (s = 0; s < NSUBJECTS; s++)
-		if (owns_filter(s))
+		if (owns_cuckoo(s))
 			cuckoo_destroy(b.c[s]);
+#ifdef CFILTER_REF
+	cf_ref_destroy(b.ref);
+#endif
 	hashset_destroy(b.h);
 }
 
@@ -698,6 +874,13 @@ static void print_header(void)
 	       KEY_LEN);
 	printf("median of %d repetitions, in thread CPU time; %u lookups per measurement, random keys; insert = last %d%% of slots before the load point\n",
 	       REPS, LOOKUPS, WINDOW_PCT);
+	printf(CHAIN_HONEST ?
+	       "chained lookups: next index = counter + answers so far, and an lfence after each lookup (latency)\n" :
+	       "chained lookups: next index = counter + answers so far; no speculation barrier on this CPU: NOT a latency\n");
+#ifdef CFILTER_REF
+	printf("with the reference implementation (efficient/cuckoofilter) from %s\n",
+	       CFILTER_REF_DIR);
+#endif
 	print_load("load average at the start");
 	printf("\n");
 }
@@ -879,6 +1062,122 @@ static void print_hashset(struct hs_goals *g)
 	printf("\n");
 }
 
+#ifdef CFILTER_REF
+struct ref_goals {
+	/* worst cfilter / reference lookups per second at 95% load */
+	double absent[2], present[2], chained[2];	/* [0] compact, [1] exact */
+};
+
+static double ref_min(double a, double b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * The reference beside cfilter: its ns/op alone (as print_filters()), and
+ * for compact fp16 and exact, cfilter's lookups per second as a multiple
+ * of the reference's: the median of the ratios of their alternating turns
+ * on the same keys (ref ns / cfilter ns: above 1, cfilter is faster; for
+ * chained lookups, the reference's latency / cfilter's). Inserts and bytes
+ * per key: ratios of the medians measured alone.
+ */
+static void print_ref(struct ref_goals *g)
+{
+	static const struct {
+		enum subject s;
+		unsigned int pair;
+	} modes[2] = {
+		{ S_COMPACT, P_REF_COMPACT },
+		{ S_EXACT, P_REF_EXACT },
+	};
+	unsigned int size, l, i;
+	enum metric m;
+
+	for (i = 0; i < 2; i++)
+		g->absent[i] = g->present[i] = g->chained[i] = 1e9;
+	printf("Reference: efficient/cuckoofilter, cuckoofilter::CuckooFilter<uint64_t, 16>, 4 slots per bucket, the same tables' sizes;\n");
+	printf("its keys are cfilter's 32-bit keys (key_len 4) given as uint64_t items. ns/op, each alone (as the filter table)\n");
+	if (ref_rebuilds)
+		printf("(the reference's table was full before its load point %u times: each time a new one of the same keys replaced it, see ref_full())\n",
+		       ref_rebuilds);
+	printf("%-4s %4s %9s | %7s %7s %7s %7s | %7s | %6s\n", "size", "load",
+	       "keys", "present", "absent", "present", "absent", "insert",
+	       "B/key");
+	printf("%-4s %4s %9s | %7s %7s %7s %7s | %7s | %6s\n", "", "", "",
+	       "indep", "indep", "chained", "chained", "", "");
+	for (size = 0; size < NSIZES; size++)
+		for (l = 0; l < NLOADS; l++)
+			printf("%-4s %3u%% %9llu | %7.1f %7.1f %7.1f %7.1f | %7.1f | %6.2f\n",
+			       sizes[size].name, load_pct[l],
+			       (unsigned long long)keys_at_load(size, load_pct[l]),
+			       med(size, l, S_REF, M_PRESENT),
+			       med(size, l, S_REF, M_ABSENT),
+			       med(size, l, S_REF, M_PRESENT_CHAINED),
+			       med(size, l, S_REF, M_ABSENT_CHAINED),
+			       med(size, l, S_REF, M_INSERT),
+			       med(size, l, S_REF, M_BYTES));
+	printf("\n");
+	printf("cfilter / reference, operations per second (lookups: median of %d, the two doing the same %u lookups in %d alternating turns;\n",
+	       REPS, LOOKUPS, PAIR_CHUNKS);
+	printf("above 1.00x cfilter is faster; chained: the reference's latency / cfilter's; insert: ratio of the medians; B/key: cfilter / reference)\n");
+	printf("%-4s %-12s %4s | %8s %8s %8s %8s | %8s | %8s\n", "size", "mode",
+	       "load", "present", "absent", "present", "absent", "insert",
+	       "B/key");
+	printf("%-4s %-12s %4s | %8s %8s %8s %8s | %8s | %8s\n", "", "", "",
+	       "indep", "indep", "chain", "chain", "", "");
+	for (size = 0; size < NSIZES; size++)
+		for (i = 0; i < 2; i++)
+			for (l = 0; l < NLOADS; l++) {
+				enum subject s = modes[i].s;
+				unsigned int p = modes[i].pair;
+
+				printf("%-4s %-12s %3u%% |", sizes[size].name,
+				       subject_names[s], load_pct[l]);
+				for (m = M_PRESENT; m <= M_ABSENT_CHAINED; m++)
+					printf(" %7.2fx", med_ratio(size, l, p, m));
+				printf(" | %7.2fx | %7.2fx\n",
+				       med(size, l, S_REF, M_INSERT) /
+				       med(size, l, s, M_INSERT),
+				       med(size, l, s, M_BYTES) /
+				       med(size, l, S_REF, M_BYTES));
+				if (l != NLOADS - 1)
+					continue;
+				g->absent[i] = ref_min(g->absent[i],
+					med_ratio(size, l, p, M_ABSENT));
+				g->present[i] = ref_min(g->present[i],
+					med_ratio(size, l, p, M_PRESENT));
+				g->chained[i] = ref_min(g->chained[i],
+					med_ratio(size, l, p, M_PRESENT_CHAINED));
+				g->chained[i] = ref_min(g->chained[i],
+					med_ratio(size, l, p, M_ABSENT_CHAINED));
+			}
+	printf("\n");
+}
+
+static void print_ref_goals(const struct ref_goals *g)
+{
+	static const char *const mode[2] = { "compact fp16", "exact" };
+	const double present_goal[2] = { GOAL_REF_PRESENT,
+					 GOAL_REF_PRESENT_EXACT };
+	unsigned int i;
+
+	for (i = 0; i < 2; i++)
+		printf("  [%s] %s absent lookups >= %.2fx the reference's per second, 1M and 16M at 95%% load: worst %.2fx\n",
+		       verdict(g->absent[i] >= GOAL_REF_ABSENT), mode[i],
+		       GOAL_REF_ABSENT, g->absent[i]);
+	for (i = 0; i < 2; i++)
+		printf("  [%s] %s present lookups >= %.2fx the reference's per second, 1M and 16M at 95%% load: worst %.2fx\n",
+		       verdict(g->present[i] >= present_goal[i]), mode[i],
+		       present_goal[i], g->present[i]);
+	for (i = 0; i < 2; i++)
+		printf("  [%s] %s chained lookup latency <= the reference's, present and absent, 1M and 16M at 95%% load: worst %.2fx the reference's%s\n",
+		       verdict(CHAIN_HONEST &&
+			       g->chained[i] >= GOAL_REF_CHAINED),
+		       mode[i], 1 / g->chained[i],
+		       CHAIN_HONEST ? "" : " (not a latency on this CPU)");
+}
+#endif
+
 /* False positives of a 2^FP_SLOT_SHIFT-slot filter at 95% load. */
 static void measure_fp(u32 fp_bits, bool exact)
 {
@@ -922,6 +1221,9 @@ int main(void)
 {
 	u64 max_keys = keys_at_load(NSIZES - 1, load_pct[NLOADS - 1]), i;
 	struct hs_goals g;
+#ifdef CFILTER_REF
+	struct ref_goals rg;
+#endif
 	unsigned int size;
 	double worst[2], worst_tags[2], t0 = clock_ns(CLOCK_MONOTONIC);
 
@@ -947,6 +1249,9 @@ int main(void)
 	print_placement();
 	print_tags(worst_tags);
 	print_hashset(&g);
+#ifdef CFILTER_REF
+	print_ref(&rg);
+#endif
 	print_fp();
 
 	printf("Goals\n");
@@ -965,6 +1270,9 @@ int main(void)
 	printf("  [%s] memory per IPv4 key >= %.0fx smaller than the hash set at 95%% load: >= %.2fx (at 50%% load, just after a growth: %.2fx)\n",
 	       verdict(g.mem >= GOAL_MEM_RATIO), GOAL_MEM_RATIO, g.mem,
 	       g.mem_50);
+#ifdef CFILTER_REF
+	print_ref_goals(&rg);
+#endif
 	printf("\ntotal time %.0f s; ", (clock_ns(CLOCK_MONOTONIC) - t0) / 1e9);
 	print_load("load average at the end");
 
