@@ -6,6 +6,7 @@
  */
 #define CUCKOO_NO_VERSIONS
 #define cuckoo_params_check	cuckoo_nov_params_check
+#define cuckoo_max_capacity	cuckoo_nov_max_capacity
 #define cuckoo_create		cuckoo_nov_create
 #define cuckoo_destroy		cuckoo_nov_destroy
 #define cuckoo_insert		cuckoo_nov_insert
