@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # cfilter: orchestration only. Each part builds in its own folder:
-#   kmod/ + Kbuild -> cfilter.ko     bpf/ -> cfilter.bpf.o, cfilter.skel.h
+#   core/ + kmod/ + Kbuild -> cfilter.ko     bpf/ -> cfilter.bpf.o, cfilter.skel.h
 #   user/ -> cfctl                   tests/host, tests/selftests -> tests
 #
 # By default the module is built for a guest kernel the tests boot
@@ -51,7 +51,7 @@ export KSFT_DIR
 # so kbuild rebuilds only what changed.
 MODULE_DIR ?= $(CURDIR)
 override MODULE_DIR := $(abspath $(MODULE_DIR))
-MODULE_SRCS := Kbuild $(wildcard kmod/*.[ch]) $(shell find include -name '*.h')
+MODULE_SRCS := Kbuild $(wildcard core/*.[ch] kmod/*.[ch]) $(shell find include -name '*.h')
 # kbuild notices neither a new compiler nor a new pahole: a change of either
 # (or of KDIR) cleans the module's folder. The record is a .cmd file, as
 # kbuild's own command records are, so that git and `make clean` treat it
@@ -59,7 +59,7 @@ MODULE_SRCS := Kbuild $(wildcard kmod/*.[ch]) $(shell find include -name '*.h')
 TOOLCHAIN = $(KDIR) $(KBUILD_ARGS) $(shell gcc --version 2>/dev/null | head -n 1) \
 	$(shell pahole --version 2>/dev/null)
 TOOLCHAIN_RECORD := $(MODULE_DIR)/.toolchain.cmd
-MODULE_OUTPUTS := kmod/*.o kmod/.*.cmd *.o .*.cmd *.ko *.mod *.mod.c \
+MODULE_OUTPUTS := core/*.o core/.*.cmd kmod/*.o kmod/.*.cmd *.o .*.cmd *.ko *.mod *.mod.c \
 	modules.order Module.symvers .tmp_versions
 
 .PHONY: all module module-sources bpf user selftests host-tests check demo \
@@ -105,7 +105,7 @@ module-sources:
 		cmp -s $$f $(MODULE_DIR)/$$f || \
 			install -D -m 644 $$f $(MODULE_DIR)/$$f || exit; \
 	done
-	@cd $(MODULE_DIR) && for f in $$(find kmod include -name '*.[ch]'); do \
+	@cd $(MODULE_DIR) && for f in $$(find core kmod include -name '*.[ch]'); do \
 		[ -f $(CURDIR)/$$f ] || rm $$f || exit; \
 	done
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * make bench: the filter core (kmod/cuckoo.c) on this machine's real
+ * make bench: the filter core (core/cuckoo.c) on this machine's real
  * hardware, against two baselines built into the same binary and measured
  * in the same run.
  *

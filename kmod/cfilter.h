@@ -138,9 +138,10 @@ struct cfilter_config {
 
 extern struct cfilter_config cfilter_config;
 
-/* The memory bound (main.c): used and limit in bytes, refusals returned. */
+/* The memory bound (mem.c): used and limit in bytes, refusals returned. */
 u64 cfilter_mem(u64 *used, u64 *limit);
 void cfilter_mem_exempt(bool on);
+void cfilter_mem_set_limit(u64 bytes);
 
 /*
  * Serialises every writer of every set of tables, live or staged: add,

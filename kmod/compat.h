@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What differs between the kernels cfilter builds for (Debian 12's 6.1 and
- * Debian 13's 6.12): the kfunc definition API and one header's place. Each
+ * Debian 13's 6.12) for the module glue: the kfunc definition API. Each
  * shim tests for the macro or header itself rather than for a version
  * number, so that a stable kernel that backported the newer form is served
  * by its own definition.
@@ -12,13 +12,6 @@
 #include <linux/btf.h>
 #include <linux/btf_ids.h>
 #include <linux/compiler.h>
-
-/* 6.12 moved asm/unaligned.h to linux/unaligned.h. */
-#if __has_include("linux/unaligned.h")
-#include <linux/unaligned.h>
-#else
-#include <asm/unaligned.h>
-#endif
 
 /*
  * 6.2 added __bpf_kfunc. Before it a kfunc only has to stay out of line, so

@@ -68,61 +68,6 @@ static const char * const cfilter_mode_names[] = {
 	[CFILTER_MODE_COMPACT]	= "compact",
 };
 
-/*
- * The memory bound: every table and record is charged before it is
- * allocated (cuckoo_env.h). @cfilter_mem_refused counts the charges
- * refused, so that a caller whose allocation failed can tell the bound
- * from a shortage.
- */
-static atomic64_t cfilter_mem_used = ATOMIC64_INIT(0);
-static atomic64_t cfilter_mem_refused = ATOMIC64_INIT(0);
-static u64 cfilter_mem_limit __ro_after_init;
-/* The task whose charges pass the bound (cfilter_mem_exempt()), or NULL. */
-static struct task_struct *cfilter_mem_exempt_task;
-
-bool cuckoo_mem_charge(u64 bytes)
-{
-	if ((u64)atomic64_add_return(bytes, &cfilter_mem_used) <=
-	    cfilter_mem_limit ||
-	    READ_ONCE(cfilter_mem_exempt_task) == current)
-		return true;
-	atomic64_sub(bytes, &cfilter_mem_used);
-	atomic64_inc(&cfilter_mem_refused);
-	return false;
-}
-
-void cuckoo_mem_uncharge(u64 bytes)
-{
-	atomic64_sub(bytes, &cfilter_mem_used);
-}
-
-/**
- * cfilter_mem() - the memory bound and what is charged against it
- * @used:  set to the bytes charged now
- * @limit: set to the bound, in bytes
- *
- * Return: the number of charges refused since the module was loaded.
- */
-u64 cfilter_mem(u64 *used, u64 *limit)
-{
-	if (used)
-		*used = atomic64_read(&cfilter_mem_used);
-	if (limit)
-		*limit = cfilter_mem_limit;
-	return atomic64_read(&cfilter_mem_refused);
-}
-
-/**
- * cfilter_mem_exempt() - let the calling task's charges pass the bound
- * @on: from now on (true), or no longer (false)
- *
- * For CLEAR's empty set alone; one task at a time (the caller serialises).
- */
-void cfilter_mem_exempt(bool on)
-{
-	WRITE_ONCE(cfilter_mem_exempt_task, on ? current : NULL);
-}
-
 /* max_memory= in bytes, or a quarter of RAM if it was not given. */
 static int __init cfilter_settle_memory(void)
 {
@@ -133,7 +78,7 @@ static int __init cfilter_settle_memory(void)
 		       max_memory, U64_MAX >> 20);
 		return -EINVAL;
 	}
-	cfilter_mem_limit = (u64)max_memory << 20;
+	cfilter_mem_set_limit((u64)max_memory << 20);
 	return 0;
 }
 

@@ -535,16 +535,41 @@ static int cfilter_flush_unrecorded(struct cfilter_set *s)
 	return 0;
 }
 
+/* A walk over the records of key type @t: permanent ones, then timed. */
+struct cfilter_hold_iter {
+	const struct cfilter_holds	*h;
+	unsigned int			t;
+	bool				timed;
+	u64				pos;
+};
+
+/*
+ * The next record's holding key, and its deadline into *@deadline (0 for
+ * a permanent one); NULL at the end. Records may be deleted meanwhile.
+ */
+static const u8 *cfilter_hold_next(struct cfilter_hold_iter *it, u32 *deadline)
+{
+	const struct keymap *m;
+	const u8 *key;
+
+	for (;;) {
+		m = it->timed ? &it->h->timed[it->t] : &it->h->held[it->t];
+		key = keymap_next(m, &it->pos, deadline);
+		if (key || it->timed)
+			return key;
+		it->timed = true;
+		it->pos = 0;
+	}
+}
+
 /* cfilter_hold_flush() on @s alone. */
 static int cfilter_hold_flush_one(struct cfilter_set *s, const char *source)
 {
 	struct cfilter_holds *h = &s->holds;
 	const struct cfilter_ktype *f;
 	u8 hk[KEYMAP_KEY_MAX];
-	struct keymap *m;
 	const u8 *key;
-	int id, which;
-	u64 pos;
+	int id;
 
 	if (!cfilter_exact())
 		return -EOPNOTSUPP;
@@ -553,20 +578,19 @@ static int cfilter_hold_flush_one(struct cfilter_set *s, const char *source)
 		return id;
 	for (f = cfilter_ktype_first(); f; f = cfilter_ktype_next(f)) {
 		u32 len = CFILTER_HOLD_KEY_LEN(f->key_len);
+		unsigned int t = cfilter_ktype_type(f);
+		struct cfilter_hold_iter it = { .h = h, .t = t };
 
-		for (which = 0; which < 2; which++) {
-			m = which ? &h->timed[cfilter_ktype_type(f)] :
-				    &h->held[cfilter_ktype_type(f)];
-			for (pos = 0; (key = keymap_next(m, &pos, NULL));) {
-				if (key[len - 1] != id)
-					continue;
-				memcpy(hk, key, len);
-				cfilter_unhold(s, f, hk);
-				if (!(pos & 0x3ff))
-					cond_resched();
-			}
-			keymap_shrink(m);
+		while ((key = cfilter_hold_next(&it, NULL))) {
+			if (key[len - 1] != id)
+				continue;
+			memcpy(hk, key, len);
+			cfilter_unhold(s, f, hk);
+			if (!(it.pos & 0x3ff))
+				cond_resched();
 		}
+		keymap_shrink(&h->held[t]);
+		keymap_shrink(&h->timed[t]);
 	}
 	return id ? 0 : cfilter_flush_unrecorded(s);
 }
@@ -897,31 +921,27 @@ static int cfilter_hold_copy_from(struct cfilter_set *c,
 	const struct cfilter_ktype *f;
 	struct cfilter_packed k;
 	const u8 *key;
-	int which, err;
-	u64 pos;
+	int err;
 	u32 dl;
 
 	for (f = cfilter_ktype_first(); f; f = cfilter_ktype_next(f)) {
-		unsigned int t = cfilter_ktype_type(f);
+		struct cfilter_hold_iter it = {
+			.h = h, .t = cfilter_ktype_type(f),
+		};
 
 		k.f = f;
-		for (which = 0; which < 2; which++) {
-			const struct keymap *m = which ? &h->timed[t] :
-							 &h->held[t];
-
-			for (pos = 0; (key = keymap_next(m, &pos, &dl));) {
-				if (key[f->key_len + 1] == skip)
-					continue;
-				memcpy(k.bytes, key, f->key_len);
-				k.len = key[f->key_len];
-				err = cfilter_hold_add_one(c, &k,
-							   h->names[key[f->key_len + 1]],
-							   which ? dl : 0);
-				if (err)
-					return err == -EEXIST ? -EIO : err;
-				if (!(pos & 0x3ff))
-					cond_resched();
-			}
+		while ((key = cfilter_hold_next(&it, &dl))) {
+			if (key[f->key_len + 1] == skip)
+				continue;
+			memcpy(k.bytes, key, f->key_len);
+			k.len = key[f->key_len];
+			err = cfilter_hold_add_one(c, &k,
+						   h->names[key[f->key_len + 1]],
+						   it.timed ? dl : 0);
+			if (err)
+				return err == -EEXIST ? -EIO : err;
+			if (!(it.pos & 0x3ff))
+				cond_resched();
 		}
 	}
 	return skip ? cfilter_copy_unrecorded(c, live) : 0;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A real data set against prefix sets (kmod/prefix.c): Debian's
+ * A real data set against prefix sets (core/prefix.c): Debian's
  * tor-geoipdb country ranges. Several countries' IPv4 and IPv6 ranges are
  * split into CIDR prefixes by cfctl's range_split() and put in a prefix
  * set; then, for over a million addresses per family (uniform over the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host unit tests of the writer's map (kmod/keymap.c): put, get, update
+ * Host unit tests of the writer's map (core/keymap.c): put, get, update
  * and delete against a plain array model through growth, tombstone reuse
  * and shrinking; walks that delete what they walk; the entry bound; and a
  * failed allocation that changes nothing.

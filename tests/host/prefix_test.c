@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host unit tests of prefix sets (kmod/prefix.c): bad input, members of
+ * Host unit tests of prefix sets (core/prefix.c): bad input, members of
  * every length, overlapping prefixes, re-planning against a brute-force
  * optimum, listing, clear, failure atomicity, compact address tables, the
  * summary bitmap (exact bits and counts in any order), a

@@ -23,7 +23,12 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <asm/barrier.h>
-#include "compat.h"	/* get_unaligned_le64(): its header moved in 6.12 */
+/* 6.12 moved asm/unaligned.h to linux/unaligned.h. */
+#if __has_include("linux/unaligned.h")
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
 
 /*
  * Readers run in softirq context (XDP, tc) and spin while a bucket's version
