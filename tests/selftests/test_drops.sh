@@ -27,7 +27,7 @@ drops_of()
 # dropped, so no reply is awaited.
 pings_from()
 {
-	"$IP" netns exec "$NS" ping -c "$2" -i 0.2 -w 1 -I "$1" "$HOST4" \
+	"$IP" netns exec "$NS" ping -c "$2" -i 0.2 -w 1 -W 1 -I "$1" "$HOST4" \
 		>/dev/null 2>&1
 	return 0
 }
