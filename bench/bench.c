@@ -885,6 +885,17 @@ static void print_header(void)
 	printf("\n");
 }
 
+/* One row's figures, after its size (and mode) columns. */
+static void print_figures(unsigned int size, unsigned int l, enum subject v)
+{
+	printf("%3u%% %9llu | %7.1f %7.1f %7.1f %7.1f | %7.1f | %6.2f\n",
+	       load_pct[l],
+	       (unsigned long long)keys_at_load(size, load_pct[l]),
+	       med(size, l, v, M_PRESENT), med(size, l, v, M_ABSENT),
+	       med(size, l, v, M_PRESENT_CHAINED),
+	       med(size, l, v, M_ABSENT_CHAINED), med(size, l, v, M_INSERT),
+	       med(size, l, v, M_BYTES));
+}
 
 static void print_filters(void)
 {
@@ -901,16 +912,9 @@ static void print_filters(void)
 			for (l = 0; l < NLOADS; l++) {
 				enum subject v = table_rows[i];
 
-				printf("%-4s %-12s %3u%% %9llu | %7.1f %7.1f %7.1f %7.1f | %7.1f | %6.2f\n",
-				       sizes[size].name, subject_names[v],
-				       load_pct[l],
-				       (unsigned long long)keys_at_load(size, load_pct[l]),
-				       med(size, l, v, M_PRESENT),
-				       med(size, l, v, M_ABSENT),
-				       med(size, l, v, M_PRESENT_CHAINED),
-				       med(size, l, v, M_ABSENT_CHAINED),
-				       med(size, l, v, M_INSERT),
-				       med(size, l, v, M_BYTES));
+				printf("%-4s %-12s ", sizes[size].name,
+				       subject_names[v]);
+				print_figures(size, l, v);
 			}
 	printf("\n");
 }
@@ -1106,16 +1110,10 @@ static void print_ref(struct ref_goals *g)
 	printf("%-4s %4s %9s | %7s %7s %7s %7s | %7s | %6s\n", "", "", "",
 	       "indep", "indep", "chained", "chained", "", "");
 	for (size = 0; size < NSIZES; size++)
-		for (l = 0; l < NLOADS; l++)
-			printf("%-4s %3u%% %9llu | %7.1f %7.1f %7.1f %7.1f | %7.1f | %6.2f\n",
-			       sizes[size].name, load_pct[l],
-			       (unsigned long long)keys_at_load(size, load_pct[l]),
-			       med(size, l, S_REF, M_PRESENT),
-			       med(size, l, S_REF, M_ABSENT),
-			       med(size, l, S_REF, M_PRESENT_CHAINED),
-			       med(size, l, S_REF, M_ABSENT_CHAINED),
-			       med(size, l, S_REF, M_INSERT),
-			       med(size, l, S_REF, M_BYTES));
+		for (l = 0; l < NLOADS; l++) {
+			printf("%-4s ", sizes[size].name);
+			print_figures(size, l, S_REF);
+		}
 	printf("\n");
 	printf("cfilter / reference, operations per second (lookups: median of %d, the two doing the same %u lookups in %d alternating turns;\n",
 	       REPS, LOOKUPS, PAIR_CHUNKS);
