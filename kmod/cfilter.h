@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * State shared by the parts of the cfilter module: module setup (main.c),
- * the key families (keys.c), the character device (dev.c) and the kfunc
+ * the key types (keys.c), the character device (dev.c) and the kfunc
  * (kfunc.c).
  */
 #ifndef CFILTER_KMOD_CFILTER_H
@@ -29,7 +29,7 @@
  * @flow_alen: flow types: the address length, 4 or 16; else 0
  *
  * cfilter_key_pack() and cfilter_key_unpack() (keys.c) turn a key of a
- * family into its packed bytes and back.
+ * type into its packed bytes and back.
  *
  * Read-only: the tables of the keys are in a struct cfilter_set (set.h),
  * which an atomic replace swaps whole. Adding a key type is one entry in
@@ -72,7 +72,7 @@ static __always_inline void cfilter_flow_pack_fields(u8 *out, u8 proto,
 }
 
 /*
- * The family of key type @type, or NULL if the module does not handle it.
+ * The struct cfilter_ktype of key type @type, or NULL if the module does not handle it.
  * @type comes from userspace or a BPF program: the index is clamped so that
  * it cannot be used speculatively out of bounds.
  */
@@ -86,13 +86,13 @@ static inline const struct cfilter_ktype *cfilter_ktype(unsigned int type)
 	return f->key_len ? f : NULL;
 }
 
-/* The key type of family @f. */
+/* The key type number of @f. */
 static inline unsigned int cfilter_ktype_type(const struct cfilter_ktype *f)
 {
 	return f - cfilter_ktypes;
 }
 
-/* The first family at or after @f that the module handles, or NULL. */
+/* The first key type at or after @f that the module handles, or NULL. */
 static inline const struct cfilter_ktype *
 cfilter_ktype_from(const struct cfilter_ktype *f)
 {
@@ -103,7 +103,7 @@ cfilter_ktype_from(const struct cfilter_ktype *f)
 }
 
 /*
- * Every family: for (f = cfilter_ktype_first(); f; f = cfilter_ktype_next(f))
+ * Every key type: for (f = cfilter_ktype_first(); f; f = cfilter_ktype_next(f))
  */
 static inline const struct cfilter_ktype *cfilter_ktype_first(void)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Key families: how a struct cfilter_key (40 bytes, the UAPI and BPF form)
- * becomes the few bytes its family's filter stores, and back.
+ * Key types: how a struct cfilter_key (40 bytes, the UAPI and BPF form)
+ * becomes the few bytes its type's tables store, and back.
  *
  * Each key type has its own tables, so the type is implied by the table and
  * a packed key holds only what the type uses: 4 bytes for an IPv4 address,
@@ -129,8 +129,8 @@ static void cfilter_flow_unpack(const u8 *in, u32 len, struct cfilter_key *key,
 }
 
 /**
- * cfilter_key_pack() - a key as its family's tables store it
- * @f:   the key's family
+ * cfilter_key_pack() - a key as its type's tables store it
+ * @f:   the key's type
  * @key: the key
  * @out: room for @f->key_len bytes
  * @len: set to its prefix length

@@ -82,7 +82,7 @@ static int __init cfilter_settle_memory(void)
 	return 0;
 }
 
-/* The core's parameters for family @f with capacity @cap and bound @max. */
+/* The core's parameters for key type @f with capacity @cap and bound @max. */
 static void cfilter_params(const struct cfilter_ktype *f, u64 cap, u64 max,
 			   struct cuckoo_params *p)
 {
@@ -96,7 +96,7 @@ static void cfilter_params(const struct cfilter_ktype *f, u64 cap, u64 max,
 	p->values = p->exact;
 }
 
-/* Can a filter of every family be built with @cap and @max? */
+/* Can a filter of every key type be built with @cap and @max? */
 static bool __init cfilter_params_ok(u64 cap, u64 max)
 {
 	const struct cfilter_ktype *f;
@@ -212,8 +212,8 @@ static int __init cfilter_params_check(void)
 }
 
 /*
- * The most keys family @f may grow to hold, at most @max: the core bounds
- * a table's bytes, so a family with long keys (FLOW6: 37 bytes) stops short
+ * The most keys key type @f may grow to hold, at most @max: the core bounds
+ * a table's bytes, so a key type with long keys (FLOW6: 37 bytes) stops short
  * of the default bound that a short one (SRC4: 4 bytes) reaches.
  */
 static u64 __init cfilter_ktype_max(const struct cfilter_ktype *f, u64 max)

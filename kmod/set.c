@@ -192,7 +192,7 @@ u64 cfilter_set_grows(void)
 /**
  * cfilter_set_insert() - add a key to a set
  * @s:      the set (caller holds cfilter_lock)
- * @f:      the key's family
+ * @f:      the key's type
  * @packed: the key as cfilter_key_pack() packed it
  * @len:    its prefix length
  * @tag:    its tag (see struct cfilter_set)
@@ -217,7 +217,7 @@ int cfilter_set_insert(struct cfilter_set *s, const struct cfilter_ktype *f,
 /**
  * cfilter_set_retag() - change a stored key's tag
  * @s:      the set, exact mode (caller holds cfilter_lock)
- * @f:      the key's family
+ * @f:      the key's type
  * @packed: the key as cfilter_key_pack() packed it
  * @len:    its prefix length
  * @tag:    the new tag
@@ -237,7 +237,7 @@ int cfilter_set_retag(struct cfilter_set *s, const struct cfilter_ktype *f,
 /**
  * cfilter_set_delete() - remove a key from a set
  * @s:      the set (caller holds cfilter_lock)
- * @f:      the key's family
+ * @f:      the key's type
  * @packed: the key as cfilter_key_pack() packed it
  * @len:    its prefix length
  *
@@ -261,7 +261,7 @@ int cfilter_set_delete(struct cfilter_set *s, const struct cfilter_ktype *f,
 /**
  * cfilter_set_contains() - is exactly this key stored?
  * @s:      the set
- * @f:      the key's family
+ * @f:      the key's type
  * @packed: the key as cfilter_key_pack() packed it
  * @len:    its prefix length
  *
@@ -284,7 +284,7 @@ bool cfilter_set_contains(const struct cfilter_set *s,
 /**
  * cfilter_set_table() - the address or flow table of a key type
  * @s: the set (caller holds cfilter_lock)
- * @f: the family
+ * @f: the key type
  *
  * Return: the prefix set's address table, or the flow filter.
  */
@@ -299,7 +299,7 @@ struct cuckoo *cfilter_set_table(struct cfilter_set *s,
 /**
  * cfilter_set_replace_table() - install a restored address or flow table
  * @s: a set no reader can reach: a staged one (caller holds cfilter_lock)
- * @f: the family
+ * @f: the key type
  * @c: the new table, made with cfilter_config.params of @f's type
  *
  * A prefix set keeps its prefixes and takes @c as its address table.
@@ -380,7 +380,7 @@ static u64 cfilter_set_hold_bytes(const struct cfilter_set *s, unsigned int t)
 /**
  * cfilter_set_type_stats() - one key type's tables in a set
  * @s:  the set (caller holds cfilter_lock)
- * @f:  the family
+ * @f:  the key type
  * @st: filled in
  */
 void cfilter_set_type_stats(const struct cfilter_set *s,

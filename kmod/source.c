@@ -229,7 +229,7 @@ static bool cfilter_held_elsewhere(const struct cfilter_holds *h,
 }
 
 /*
- * Gives the entry of holding key @hk (of family @f) its tag: the lowest
+ * Gives the entry of holding key @hk (of key type @f) its tag: the lowest
  * index holding it by a record, or "default"'s 0 if none does.
  */
 static void cfilter_retag(struct cfilter_set *s, const struct cfilter_ktype *f,
@@ -402,7 +402,7 @@ out:
 }
 
 /*
- * Removes the recorded holding @hk of family @f, and its entry from the
+ * Removes the recorded holding @hk of key type @f, and its entry from the
  * tables if no other source holds it. Return: 0, or -ENOENT (no record).
  */
 static int cfilter_unhold(struct cfilter_set *s, const struct cfilter_ktype *f,
@@ -771,7 +771,7 @@ static long cfilter_list_unrecorded(struct cfilter_set *s,
 /**
  * cfilter_hold_list() - holdings of type @f, a part per call
  * @s:      the set (caller holds cfilter_lock)
- * @f:      the family
+ * @f:      the key type
  * @source: the source whose holdings to list, NULL for all
  * @pos:    0 to start, advanced
  * @gen:    0 to start; the layout the listing walks (40 bits), which must

@@ -50,7 +50,7 @@ struct cfilter_holds {
 	bool		stale;
 };
 
-/* A key as the tables store it: its family, its bytes, its prefix length. */
+/* A key as the tables store it: its type, its bytes, its prefix length. */
 struct cfilter_packed {
 	const struct cfilter_ktype	*f;
 	u32				len;
