@@ -7,6 +7,7 @@
 # drop for the source whose entry matched; `cfctl match` counts nothing;
 # a source's count survives a replace of that source, moves with a shared
 # entry when one holder lets go, and starts from 0 for a source made anew.
+# Last, switching --match-dst under a stream of pings lets none through.
 
 . "$(dirname "$0")/lib.sh"
 trap lib_cleanup EXIT
@@ -104,6 +105,27 @@ pings_from "$FLOW4" 1
 expect "the shared flow counts for feed, whose index is lower" 0 -- \
 	test "$(drops_of feed)" = $((feed + 1))
 expect "and no longer for flows" 0 -- test "$(drops_of flows)" = 2
+
+# Switching destination matching replaces the program in one step: under
+# a stream of echo requests from a blocked address, ten switches let none
+# of them through (a detach and attach would open a gap each time).
+"$IP" netns exec "$NS" ping -q -i 0.005 -w 3 -W 1 -I "$JAIL4" "$HOST4" \
+	>"$tap_tmp/flood" 2>&1 &
+flood=$!
+switches=0
+for i in 1 2 3 4 5; do
+	"$CFCTL" attach --match-dst "$VETH" --mode generic >/dev/null &&
+		switches=$((switches + 1))
+	"$CFCTL" attach "$VETH" --mode generic >/dev/null &&
+		switches=$((switches + 1))
+done
+wait "$flood"
+sent=$(sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p' "$tap_tmp/flood")
+got=$(sed -n 's/.* \([0-9]*\) packets received.*/\1/p;s/.* \([0-9]*\) received.*/\1/p' \
+	"$tap_tmp/flood")
+expect "ten --match-dst switches, each in one step" 0 -- test "$switches" = 10
+expect "during them, none of ${sent:-?} echo requests got through" 0 -- \
+	test "${sent:-0}" -ge 20 -a "${got:-1}" = 0
 
 "$CFCTL" detach "$VETH" >/dev/null
 "$CFCTL" clear
