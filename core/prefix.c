@@ -1,66 +1,91 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Prefix sets: addresses and CIDR prefixes of one family, matched by
- * controlled prefix expansion over cuckoo filters (see prefix.h).
+ * Prefix sets: addresses and CIDR prefixes of one family, matched by binary
+ * search on prefix lengths over cuckoo filters (see prefix.h).
  *
- * Invariants the writer keeps (readers rely on the first two):
- * - every level of the published plan holds exactly the union of the
- *   expansions of the prefixes whose length maps to it: a prefix of length
- *   l maps to the shortest target T >= l and contributes its 2^(T - l)
- *   addresses masked to T. An entry shared by several prefixes is stored
- *   once, so deleting a prefix removes an entry only if no other prefix of
- *   the level's lengths still covers it (asked of the prefix table, which is
- *   exact: no reference counts needed);
- * - a member present throughout a lookup has its entries in every plan a
- *   reader can see: a re-expansion builds complete new levels off to the
- *   side, publishes them with one pointer store, and frees the old ones
- *   after a grace period;
- * - two summaries, of the prefixes (sum_pfx) and, in exact mode, of the
- *   addresses (sum_addr): a summary's count[k] counts its members that
- *   intersect summary key k (IPv6 prefixes shorter than /16 in its all
- *   instead), and its bit k is set iff count[k] is nonzero, except
- *   briefly: a bit is set before the member's entries are published
- *   (insert) and cleared after they are gone (delete, clear), so a reader
- *   finding a bit clear could not have found a member there. The
- *   summaries depend on the members only, not on the plan: a rebuild
- *   leaves them alone;
- * - hist[l] counts the prefixes of length l in the prefix table.
+ * Why this scheme: controlled prefix expansion stores 2^(T - l) entries for
+ * a prefix of length l expanded to target T, and real IPv6 feeds, with a
+ * hundred distinct lengths, need more entries than any memory holds. A
+ * search over the lengths needs at most one marker per member and level,
+ * and in practice less than one per member (bench/lengths-results.txt).
+ * The tree of lengths is fixed rather than shaped by the lengths present:
+ * a member of length l then only ever touches entries at the tree's
+ * ancestors of l, so that an update is a few table operations and never a
+ * rebuild, and a lookup's probes are bounded by the tree's depth.
  *
- * Targets are chosen by the dynamic program of Srinivasan and Varghese:
- * over the lengths present, p_0 < ... < p_(m-1), with n_l prefixes of
- * length l, the cost of a set of targets is the number of entries,
- * sum over l of n_l * 2^(T(l) - l); the longest length present is always a
- * target (nothing longer could be cheaper), and the best plan with k
- * targets whose longest is p_j extends the best with k - 1 targets ending
- * at some p_i, i < j, by the target p_j for the lengths p_(i+1)..p_j.
- * Costs saturate at U64 max: IPv6 lengths make 2^(T - l) overflow.
+ * The tree: node m (1..W-1) has children m -/+ lowbit(m) / 2, and
+ * lo(m) = m - lowbit(m), m's nearest shorter ancestor (0: none), is the
+ * left end of m's subtree. A lookup that reaches m went right at lo(m),
+ * on an entry that answered for the lengths up to lo(m).
  *
- * Re-planning: a change that leaves the current plan within 25% (plus a
- * small constant) of the best one updates the levels in place; otherwise,
- * or when the current targets cannot hold a new length, every level is
- * rebuilt from the prefix table.
+ * Entries. The entry of length m for an address is the address masked to
+ * m, kept in the table of length m, with a u32 value:
+ * - best: the longest member of a length in (lo(m), m] that covers the
+ *   entry, as length + 1 (0: none), and its tag. An entry whose best is its
+ *   own length is a member; the others are markers.
+ * - refs: how many entries exist under it at the lengths whose lo() is m.
+ *   A member of length q needs an entry (marker or member) at every
+ *   shorter ancestor lo(q), lo(lo(q)), ... for lookups to reach q; each
+ *   entry holds one reference on the entry under it at lo() of its length,
+ *   so a marker goes when the last entry that needs it goes.
+ *
+ * Why a lookup finds a member Q of length q covering address A: at each
+ * node m it reaches, q lies in m's subtree (true at the root). If q == m,
+ * Q's own entry answers. If q < m, an entry at m for A names a best (Q
+ * itself is a candidate: q > lo(m)) and answers, or there is none and the
+ * lookup goes left, towards q. If q > m, m is an ancestor shorter than q,
+ * so Q's marker is there: the lookup answers from it or goes right. Any
+ * entry that names a best answers at once: every member blocks (the allow
+ * list is a separate set), so the first covering member found will do.
+ *
+ * Update order, so that a member present throughout a lookup is found at
+ * every step, and no entry ever names a member that is not covering:
+ * - insert: the missing markers first, shortest first, each naming its
+ *   best; then the member's entry (or a marker there becomes the member);
+ *   then the entries under the member at the longer ancestors of its
+ *   length take it as their best where it is longer than theirs;
+ * - delete: the entries naming the member take their next best first; then
+ *   the member's entry goes (or stays as a marker, if entries under it
+ *   need it); then the markers that only it needed, longest first.
+ * A table's bit in used[] is set before its first entry is published and
+ * cleared after its last one is gone: a clear bit spares the probe.
+ *
+ * The writer keeps each table's keys in order as well (ordered.c): the
+ * entries under a member at a longer length are a run of that order,
+ * found in O(log n) where the hash table offers only a probe per possible
+ * entry (2^(m - l) of them) or a walk of every slot.
  */
 #include "prefix.h"
+#include "ordered.h"
 
 /* Fingerprint width of the exact tables: a false match costs a key compare. */
 #define PREFIX_FP_BITS		16
-/* First capacity of the prefix table and of a level updated in place. */
+/* First capacity of a length table. */
 #define PREFIX_TABLE_START	64
-/* Re-plan when the plan's cost exceeds the best by 25% plus this. */
-#define PREFIX_REPLAN_SLACK	64
-#define PREFIX_COST_INF		(~0ULL)
 #define PREFIX_BITS_MAX		128
-/* Prefix table key: the address, then the length in a native u32. */
-#define PREFIX_KEY_MAX		(16 + 4)
-/* ... as listed: the key, then its value (the member's tag). */
-#define PREFIX_REC_MAX		(PREFIX_KEY_MAX + 4)
+/* A listed entry: the key (words of address), then its value. */
+#define PREFIX_REC_MAX		(16 + 4)
 #define PREFIX_LIST_CHUNK	8
-/* Expanding this many entries may be followed by a resched. */
+/* Walking this many candidates may be followed by a resched. */
 #define PREFIX_RESCHED_MASK	0xfff
+/* List positions in the length tables: the length, then the table's. */
+#define PREFIX_LIST_LEN_SHIFT	40
 
-/* Hash keys of the prefix table and of the levels, from the set's seed. */
-#define PREFIX_SEED_PREFIXES	0x243f6a8885a308d3ULL
-#define PREFIX_SEED_LEVELS	0x13198a2e03707344ULL
+/* Hash keys of the length tables, from the set's seed. */
+#define PREFIX_SEED_LENGTHS	0x13198a2e03707344ULL
+#define PREFIX_SEED_MIX		0x243f6a8885a308d3ULL
+
+/* An entry's value: the tag, the best (length + 1, 0: none), the refs. */
+#define PREFIX_BEST_SHIFT	PREFIX_TAG_BITS
+#define PREFIX_REFS_SHIFT	(PREFIX_BEST_SHIFT + 8)
+#define PREFIX_REFS_MAX		((1U << (32 - PREFIX_REFS_SHIFT)) - 1)
+#define PREFIX_REF		(1U << PREFIX_REFS_SHIFT)
+#define PREFIX_TAG(v)		((v) & ((1U << PREFIX_TAG_BITS) - 1))
+#define PREFIX_BEST(v)		((v) >> PREFIX_BEST_SHIFT & 0xff)
+#define PREFIX_REFS(v)		((v) >> PREFIX_REFS_SHIFT)
+#define PREFIX_VAL(best, tag, refs)					\
+	((u32)(refs) << PREFIX_REFS_SHIFT | (u32)(best) << PREFIX_BEST_SHIFT | \
+	 (tag))
 
 /*
  * A summary: one bit per /16 (IPv4) or per hashed /32 (IPv6), set iff a
@@ -79,36 +104,6 @@
 #define PREFIX_SUM_HASH		0x61c88647U
 
 /**
- * struct prefix_level - one target length
- * @table: masked addresses; key_len is 4 * @words
- * @mask: the first @words words of an address, masked to @len
- * @words: u32 words of address the key keeps: enough for @len bits
- * @len: the target length
- */
-struct prefix_level {
-	struct cuckoo *table;
-	u32 mask[4];
-	u32 words;
-	u32 len;
-};
-
-/**
- * struct prefix_plan - the levels readers probe, published as one
- * @nlevels: levels in use
- * @level: longest target first (readers probe them in reverse)
- */
-struct prefix_plan {
-	u32 nlevels;
-	struct prefix_level level[PREFIX_LEVELS_MAX];
-};
-
-/* Target lengths, longest first. */
-struct prefix_targets {
-	u32 n;
-	u8 len[PREFIX_LEVELS_MAX];
-};
-
-/**
  * struct prefix_summary - which /16s (hashed /32s) hold members
  * @bits: bit k of word k / 32 for key k; set before the member it counts is
  *	published, cleared only after the last member it counts is gone
@@ -123,92 +118,79 @@ struct prefix_summary {
 };
 
 /**
- * struct prefix_set - addresses, prefixes and their expansion
+ * struct prefix_set - addresses, and prefixes searched by length
  * @addrs: full-length members; never replaced (cleared in place)
- * @prefixes: the prefix table; replaced by clear
- * @plan: the levels; NULL while there is no prefix
  * @naddrs: members in @addrs: lets a reader skip an empty table
- * @nprefixes: members in @prefixes
+ * @nprefixes: prefix members, /0 included
  * @addrs_known: the address table keeps its keys (exact mode, and no
  *	compact table restored into it): its members are counted in
  *	@sum_addr and carry tags; else a reader probes it regardless
  * @addr_len: bytes per address
+ * @bits: 8 * @addr_len
+ * @zero: a /0 member: its tag + 1 (0: none)
+ * @used: bit m: the table of length m has entries
  * @sum_pfx: the summary of the prefixes
  * @sum_addr: the summary of the addresses (exact mode)
- * @bits: 8 * @addr_len
- * @max_levels: most targets a plan may have
- * @prefix_params: how @prefixes is created
- * @level_max: max_capacity of a level table, by its words (1..4)
- * @level_seed: hash key of the level tables
- * @expanded: entries in the levels of @plan
- * @rebuilds: plans built from scratch
- * @list_gen: cuckoo_list_gen() of the tables replaced, plus one each
- * @hist: prefixes per length
- * @dp: the dynamic program's best costs, [targets - 1][last length index]
- * @dp_from: ... and the index of the previous target
- * @buf: prefix table keys being walked by a rebuild
+ * @tab: the table of each length 1..@bits - 1, made at its first entry
+ * @mask: the words of an address kept at each length
+ * @tab_max: max_capacity of a length table, by its words (1..4)
+ * @seed: hash key of the length tables
+ * @count: entries in each table
+ * @idx: each table's keys in order, to find the entries under a prefix
+ * @hist: members of each length
+ * @entries: entries in all the length tables, members and markers
+ * @list_gen: cuckoo_list_gen() of the tables cleared away, plus one each
+ * @dead: tables being cleared away, until no reader can see them
  *
- * Readers use the fields up to @sum_addr, which change only through
+ * Readers use the fields up to @mask, which change only through
  * WRITE_ONCE() and rcu_assign_pointer() (@addrs_known only while no reader
  * can see the set); the rest is the writer's, which the caller serialises.
  */
 struct prefix_set {
 	struct cuckoo *addrs;
-	struct cuckoo __rcu *prefixes;
-	struct prefix_plan __rcu *plan;
 	u64 naddrs;
 	u64 nprefixes;
 	bool addrs_known;
 	u32 addr_len;
+	u32 bits;
+	u32 zero;
+	u64 used[2];
 	struct prefix_summary sum_pfx;
 	struct prefix_summary sum_addr;
+	struct cuckoo __rcu *tab[PREFIX_BITS_MAX];
+	u32 mask[PREFIX_BITS_MAX][4];
 
-	u32 bits;
-	u32 max_levels;
-	struct cuckoo_params prefix_params;
-	u64 level_max[5];
-	u64 level_seed;
-	u64 expanded;
-	u64 rebuilds;
-	u64 list_gen;
+	u64 tab_max[5];
+	u64 seed;
+	u64 count[PREFIX_BITS_MAX];
+	struct ordered idx[PREFIX_BITS_MAX];
 	u64 hist[PREFIX_BITS_MAX];
-	u64 dp[PREFIX_LEVELS_MAX][PREFIX_BITS_MAX];
-	u8 dp_from[PREFIX_LEVELS_MAX][PREFIX_BITS_MAX];
-	u8 buf[PREFIX_LIST_CHUNK * PREFIX_REC_MAX];
+	u64 entries;
+	u64 list_gen;
+	struct cuckoo *dead[PREFIX_BITS_MAX];
 };
 
-/*
- * A level entry's value: the length of the longest member of its level
- * that covers it, and that member's tag, so that a hit names a member's
- * tag and a delete knows whose entries it takes over.
- */
-#define PREFIX_VAL(len, tag)	((u32)(len) << 8 | (tag))
-#define PREFIX_VAL_LEN(v)	((v) >> 8)
-#define PREFIX_VAL_TAG(v)	((v) & 0xff)
-
-static struct prefix_plan *prefix_wplan(const struct prefix_set *s)
+/* The lowest set bit of @m: the half-width of node @m's subtree. */
+static __always_inline u32 prefix_lowbit(u32 m)
 {
-	return rcu_dereference_protected(s->plan, true);
+	return m & (0U - m);
 }
 
-static struct cuckoo *prefix_wtable(const struct prefix_set *s)
+/* @m's nearest shorter ancestor in the tree of lengths; 0 if none. */
+static u32 prefix_lo(u32 m)
 {
-	return rcu_dereference_protected(s->prefixes, true);
+	return m - prefix_lowbit(m);
 }
 
-static u64 prefix_sat_add(u64 a, u64 b)
+/* u32 words of address that a table of @len bits keeps (at least one). */
+static __always_inline u32 prefix_words(u32 len)
 {
-	return a + b < a ? PREFIX_COST_INF : a + b;
+	return len > 32 ? (len + 31) / 32 : 1;
 }
 
-/* @n * 2^@shift, saturating. */
-static u64 prefix_sat_shl(u64 n, u32 shift)
+static struct cuckoo *prefix_wtab(const struct prefix_set *s, u32 m)
 {
-	if (!n)
-		return 0;
-	if (shift >= 64 || n > PREFIX_COST_INF >> shift)
-		return PREFIX_COST_INF;
-	return n << shift;
+	return rcu_dereference_protected(s->tab[m], true);
 }
 
 /* Clears the bits of @a from @len on. */
@@ -231,19 +213,12 @@ static bool prefix_host_bits_zero(const u8 *a, u32 alen, u32 len)
 	return true;
 }
 
-/* Sets bits [@from, @to) of @a to @v, most significant bit first. */
-static void prefix_put_bits(u8 *a, u32 from, u32 to, u64 v)
+/* Do the first @len bits of @a and @b agree? */
+static bool prefix_same_bits(const u8 *a, const u8 *b, u32 len)
 {
-	u32 b;
-
-	for (b = from; b < to; b++) {
-		u8 m = 0x80 >> (b % 8);
-
-		if ((v >> (to - 1 - b)) & 1)
-			a[b / 8] |= m;
-		else
-			a[b / 8] &= ~m;
-	}
+	if (memcmp(a, b, len / 8))
+		return false;
+	return !(len % 8) || !((a[len / 8] ^ b[len / 8]) & (0xff00 >> (len % 8)));
 }
 
 static int prefix_check(const struct prefix_set *s, const u8 *addr, u32 len)
@@ -383,459 +358,271 @@ static void prefix_sum_reset(struct prefix_summary *sum)
 		memset(sum->count, 0, PREFIX_SUM_KEYS * sizeof(*sum->count));
 }
 
-/* The prefix table's key of (@addr, @len). */
-static void prefix_key(const struct prefix_set *s, u8 *key, const u8 *addr,
-		       u32 len)
+/* The key of @addr's entry of length @m: its words masked to @m. */
+static __always_inline void prefix_key(const struct prefix_set *s, u32 m,
+				       const u8 *addr, u32 *key)
 {
-	memcpy(key, addr, s->addr_len);
-	memcpy(key + s->addr_len, &len, sizeof(len));
+	u32 w;
+
+	for (w = 0; w < prefix_words(m); w++)
+		key[w] = get_unaligned((const u32 *)addr + w) & s->mask[m][w];
 }
 
-/* Writer side: is (@addr, @len) a prefix member? Its tag into *@tag. */
-static bool prefix_member(const struct prefix_set *s, const u8 *addr,
-			  u32 len, u32 *tag)
+/* Writer side: @addr's entry of length @m, its value into *@val. */
+static int prefix_get(const struct prefix_set *s, u32 m, const u8 *addr,
+		      u32 *val)
 {
-	u8 key[PREFIX_KEY_MAX];
+	u32 key[4];
 
-	prefix_key(s, key, addr, len);
-	return !cuckoo_get_val(prefix_wtable(s), key, tag);
+	if (!s->count[m])
+		return -ENOENT;
+	prefix_key(s, m, addr, key);
+	return cuckoo_get_val(prefix_wtab(s, m), key, val);
 }
 
-/* u32 words of address that a level of @len bits keeps (at least one). */
-static u32 prefix_words(u32 len)
+/* Gives @addr's entry of length @m, which exists, the value @val. */
+static void prefix_put(const struct prefix_set *s, u32 m, const u8 *addr,
+		       u32 val)
 {
-	return len > 32 ? (len + 31) / 32 : 1;
+	u32 key[4];
+
+	prefix_key(s, m, addr, key);
+	WARN_ON_ONCE(cuckoo_set_val(prefix_wtab(s, m), key, val));
 }
 
-/*
- * The largest max_capacity an exact table of @key_len bytes may have, at
- * most @want: the core refuses tables whose arrays would pass 1 GiB.
- */
-static u64 prefix_table_limit(u64 want, u32 key_len, u64 seed)
+/* The table of length @m, made if it does not exist yet. */
+static int prefix_tab_make(struct prefix_set *s, u32 m)
 {
 	struct cuckoo_params p = {
-		.capacity = 1,
-		.max_capacity = want,
-		.seed = seed,
+		.capacity = PREFIX_TABLE_START,
+		.max_capacity = s->tab_max[prefix_words(m)],
+		.seed = s->seed ^ (u64)m * PREFIX_SEED_MIX,
 		.fp_bits = PREFIX_FP_BITS,
-		.key_len = key_len,
+		.key_len = 4 * prefix_words(m),
 		.exact = true,
 		.values = true,
 	};
+	struct cuckoo *t;
 
-	return cuckoo_max_capacity(&p);
-}
-
-/* The lengths with prefixes, shortest first, into @lens; their number. */
-static u32 prefix_lengths(const struct prefix_set *s, u8 *lens)
-{
-	u32 l, m = 0;
-
-	for (l = 0; l < s->bits; l++)
-		if (s->hist[l])
-			lens[m++] = l;
-	return m;
-}
-
-/*
- * The cheapest targets for the prefixes present, at most max_levels of
- * them, into @t; returns their cost (entries). Ties go to fewer targets:
- * each one costs readers a lookup.
- */
-static u64 prefix_best(struct prefix_set *s, struct prefix_targets *t)
-{
-	u8 p[PREFIX_BITS_MAX];
-	u32 m = prefix_lengths(s, p), kmax, k, best_k = 0, i, j;
-	u64 best = PREFIX_COST_INF, c;
-
-	t->n = 0;
-	if (!m)
+	if (prefix_wtab(s, m))
 		return 0;
-	kmax = m < s->max_levels ? m : s->max_levels;
-	for (j = 0; j < m; j++) {
-		c = 0;
-		for (i = 0; i <= j; i++)
-			c = prefix_sat_add(c, prefix_sat_shl(s->hist[p[i]],
-							     p[j] - p[i]));
-		s->dp[0][j] = c;
-	}
-	for (k = 1; k < kmax; k++) {
-		for (j = k; j < m; j++) {
-			u64 tail = 0, b = PREFIX_COST_INF;
-			u8 from = j - 1;
-
-			/* p[i]: the previous target; tail: p[i+1..j] to p[j] */
-			for (i = j; i-- > k - 1;) {
-				c = prefix_sat_shl(s->hist[p[i + 1]],
-						   p[j] - p[i + 1]);
-				tail = prefix_sat_add(tail, c);
-				c = prefix_sat_add(s->dp[k - 1][i], tail);
-				if (c < b) {
-					b = c;
-					from = i;
-				}
-			}
-			s->dp[k][j] = b;
-			s->dp_from[k][j] = from;
-		}
-	}
-	for (k = 0; k < kmax; k++) {
-		if (!k || s->dp[k][m - 1] < best) {
-			best = s->dp[k][m - 1];
-			best_k = k;
-		}
-	}
-	j = m - 1;
-	for (k = best_k;; k--) {
-		t->len[t->n++] = p[j];
-		if (!k)
-			break;
-		j = s->dp_from[k][j];
-	}
-	return best;
-}
-
-/* The index of the level @len expands into (-1: none is long enough). */
-static int prefix_target_of(const struct prefix_targets *t, u32 len)
-{
-	int i;
-
-	for (i = t->n - 1; i >= 0; i--)
-		if (t->len[i] >= len)
-			return i;
-	return -1;
-}
-
-/* The shortest length level @i of @t holds. */
-static u32 prefix_level_lo(const struct prefix_targets *t, u32 i)
-{
-	return i + 1 < t->n ? t->len[i + 1] + 1U : 0;
-}
-
-/* Entries level @i of @t needs for the prefixes present. */
-static u64 prefix_level_cost(const struct prefix_set *s,
-			     const struct prefix_targets *t, u32 i)
-{
-	u32 l;
-	u64 c = 0;
-
-	for (l = prefix_level_lo(t, i); l <= t->len[i]; l++)
-		c = prefix_sat_add(c, prefix_sat_shl(s->hist[l],
-						     t->len[i] - l));
-	return c;
-}
-
-/* The cost of @t for the prefixes present; INF if it cannot hold them. */
-static u64 prefix_cost(const struct prefix_set *s,
-		       const struct prefix_targets *t)
-{
-	u32 i, l;
-	u64 c = 0;
-
-	if (!t->n)
-		return PREFIX_COST_INF;
-	for (l = t->len[0] + 1; l < s->bits; l++)
-		if (s->hist[l])
-			return PREFIX_COST_INF;
-	for (i = 0; i < t->n; i++)
-		c = prefix_sat_add(c, prefix_level_cost(s, t, i));
-	return c;
-}
-
-static void prefix_plan_targets(const struct prefix_plan *pl,
-				struct prefix_targets *t)
-{
-	u32 i;
-
-	t->n = pl ? pl->nlevels : 0;
-	for (i = 0; i < t->n; i++)
-		t->len[i] = pl->level[i].len;
-}
-
-/* Is a plan costing @now worth replacing by one costing @best? */
-static bool prefix_replan_due(u64 now, u64 best)
-{
-	return now > prefix_sat_add(best, best / 4 + PREFIX_REPLAN_SLACK);
-}
-
-static void prefix_plan_free(struct prefix_plan *pl)
-{
-	u32 i;
-
-	if (!pl)
-		return;
-	for (i = 0; i < PREFIX_LEVELS_MAX; i++)
-		cuckoo_destroy(pl->level[i].table);
-	kvfree(pl);
-}
-
-/* Publishes @pl and frees the plan it replaces once no reader can use it. */
-static void prefix_plan_swap(struct prefix_set *s, struct prefix_plan *pl)
-{
-	struct prefix_plan *old = prefix_wplan(s);
-
-	rcu_assign_pointer(s->plan, pl);
-	if (old) {
-		synchronize_rcu();
-		prefix_plan_free(old);
-	}
-}
-
-/* Sets up level @lv for target @len with room for @capacity entries. */
-static int prefix_level_init(const struct prefix_set *s,
-			     struct prefix_level *lv, u32 len, u64 capacity)
-{
-	u8 mask[16] = { 0 };
-	struct cuckoo_params p = {
-		.seed = s->level_seed ^ (u64)len * PREFIX_SEED_PREFIXES,
-		.fp_bits = PREFIX_FP_BITS,
-		.exact = true,
-		.values = true,
-	};
-
-	lv->len = len;
-	lv->words = prefix_words(len);
-	memset(mask, 0xff, s->addr_len);
-	prefix_mask(mask, s->addr_len, len);
-	memcpy(lv->mask, mask, sizeof(lv->mask));
-	p.key_len = 4 * lv->words;
-	p.max_capacity = s->level_max[lv->words];
-	if (capacity > p.max_capacity)
-		return -ENOSPC;
-	p.capacity = capacity > PREFIX_TABLE_START ? capacity :
-		     PREFIX_TABLE_START;
 	if (p.capacity > p.max_capacity)
 		p.capacity = p.max_capacity;
-	lv->table = cuckoo_create(&p);
-	return lv->table ? 0 : -ENOMEM;
+	t = cuckoo_create(&p);
+	if (!t)
+		return -ENOMEM;
+	rcu_assign_pointer(s->tab[m], t);
+	return 0;
 }
 
-/* Entry @j of the expansion of (@addr, @len) into level @lv, in @e. */
-static void prefix_entry(const struct prefix_set *s,
-			 const struct prefix_level *lv, const u8 *addr,
-			 u32 len, u64 j, u8 *e)
+/* Adds @addr's entry of length @m: 0, or an error with nothing changed. */
+static int prefix_add(struct prefix_set *s, u32 m, const u8 *addr, u32 val)
 {
-	memcpy(e, addr, s->addr_len);
-	prefix_put_bits(e, len, lv->len, j);
+	u64 *used = &s->used[m / 64], bit = BIT_ULL(m % 64);
+	u32 key[4];
+	int err = prefix_tab_make(s, m);
+
+	if (err)
+		return err;
+	if (!s->count[m]) {
+		WRITE_ONCE(*used, *used | bit);
+		/* the bit before the entry (see prefix_set_match()) */
+		smp_wmb();
+	}
+	prefix_key(s, m, addr, key);
+	err = ordered_insert(&s->idx[m], key);
+	if (!err) {
+		err = cuckoo_insert_val(prefix_wtab(s, m), key, val);
+		if (err)
+			ordered_delete(&s->idx[m], key);
+	}
+	if (err) {
+		if (!s->count[m])
+			WRITE_ONCE(*used, *used & ~bit);
+		return err;
+	}
+	s->count[m]++;
+	s->entries++;
+	return 0;
+}
+
+/* Removes @addr's entry of length @m, which exists. */
+static void prefix_del(struct prefix_set *s, u32 m, const u8 *addr)
+{
+	u64 *used = &s->used[m / 64];
+	u32 key[4];
+
+	prefix_key(s, m, addr, key);
+	WARN_ON_ONCE(cuckoo_delete(prefix_wtab(s, m), key));
+	WARN_ON_ONCE(!ordered_delete(&s->idx[m], key));
+	s->entries--;
+	if (!--s->count[m]) {
+		/* the last entry gone before the bit goes */
+		smp_wmb();
+		WRITE_ONCE(*used, *used & ~BIT_ULL(m % 64));
+	}
+}
+
+/* Writer side: is (@addr masked to @l, @l) a member? Its tag into *@tag. */
+static bool prefix_member(const struct prefix_set *s, const u8 *addr, u32 l,
+			  u32 *tag)
+{
+	u32 v;
+
+	if (!l) {
+		*tag = s->zero - 1;
+		return s->zero;
+	}
+	if (!s->hist[l] || prefix_get(s, l, addr, &v) ||
+	    PREFIX_BEST(v) != l + 1)
+		return false;
+	*tag = PREFIX_TAG(v);
+	return true;
 }
 
 /*
- * Is entry @e of the level holding lengths @lo..@hi covered by a prefix of
- * a length other than @except? If so, *@val names the longest such (a
- * level value). A prefix of length @except covering @e is the one being
- * deleted.
+ * The best of @addr's entry of length @m: the longest member of a length
+ * in (lo(@m), @m], other than @except, that covers @addr, as a value with
+ * no refs; 0 if there is none.
  */
-static bool prefix_covered(const struct prefix_set *s, const u8 *e, u32 lo,
-			   u32 hi, u32 except, u32 *val)
+static u32 prefix_best(const struct prefix_set *s, const u8 *addr, u32 m,
+		       u32 except)
 {
 	u32 l, tag;
-	u8 a[16];
 
-	for (l = hi + 1; l-- > lo;) {
-		if (l == except || !s->hist[l])
-			continue;
-		memcpy(a, e, s->addr_len);
-		prefix_mask(a, s->addr_len, l);
-		if (prefix_member(s, a, l, &tag)) {
-			*val = PREFIX_VAL(l, tag);
-			return true;
-		}
-	}
-	return false;
-}
-
-/*
- * Removes from level @i of @pl entries 0..@n-1 of the expansion of
- * (@addr, @len) that no other prefix covers, and gives those another
- * covers, and that named (@addr, @len), to the longest of them.
- */
-static void prefix_unexpand(struct prefix_set *s, struct prefix_plan *pl,
-			    u32 i, const u8 *addr, u32 len, u64 n)
-{
-	struct prefix_targets t;
-	struct prefix_level *lv = &pl->level[i];
-	u32 lo, other, val;
-	u8 e[16];
-	u64 j;
-
-	prefix_plan_targets(pl, &t);
-	lo = prefix_level_lo(&t, i);
-	for (j = 0; j < n; j++) {
-		if (!(j & PREFIX_RESCHED_MASK))
-			cond_resched();
-		prefix_entry(s, lv, addr, len, j, e);
-		if (!prefix_covered(s, e, lo, lv->len, len, &other)) {
-			WARN_ON_ONCE(cuckoo_delete(lv->table, e));
-			s->expanded--;
-		} else if (!cuckoo_get_val(lv->table, e, &val) &&
-			   PREFIX_VAL_LEN(val) == len) {
-			cuckoo_set_val(lv->table, e, other);
-		}
-	}
-}
-
-/*
- * Adds entry @e with value @val (PREFIX_VAL()) to level @lv, or names the
- * longer member in the value of an entry already there. Returns 1 if @e is
- * new, 0 if it was there, or a negative errno (nothing changed).
- */
-static int prefix_add_entry(struct prefix_level *lv, const u8 *e, u32 val)
-{
-	int err = cuckoo_insert_val(lv->table, e, val);
-	u32 old;
-
-	if (err != -EEXIST)
-		return err ? err : 1;
-	if (!cuckoo_get_val(lv->table, e, &old) &&
-	    PREFIX_VAL_LEN(old) < PREFIX_VAL_LEN(val))
-		cuckoo_set_val(lv->table, e, val);
+	for (l = m; l > prefix_lo(m); l--)
+		if (l != except && prefix_member(s, addr, l, &tag))
+			return PREFIX_VAL(l + 1, tag, 0);
 	return 0;
 }
 
-/*
- * Adds the expansion of (@addr, @len), tagged @tag, to the level of @pl
- * that holds @len; -ENOSPC, -EDQUOT or -ENOMEM with the levels as before.
- */
-static int prefix_expand(struct prefix_set *s, struct prefix_plan *pl,
-			 const u8 *addr, u32 len, u32 tag)
-{
-	struct prefix_targets t;
-	struct prefix_level *lv;
-	struct cuckoo_stats st;
-	u64 j, n;
-	u8 e[16];
-	int i, err;
+/* What the entries under a member do as it comes, goes or is retagged. */
+enum prefix_op {
+	PREFIX_OP_INSERT,
+	PREFIX_OP_DELETE,
+	PREFIX_OP_RETAG,
+};
 
-	prefix_plan_targets(pl, &t);
-	i = prefix_target_of(&t, len);
-	if (WARN_ON_ONCE(i < 0))
-		return -ENOSPC;
-	lv = &pl->level[i];
-	cuckoo_get_stats(lv->table, &st);
-	if (lv->len - len >= 64 || st.count >= s->level_max[lv->words] ||
-	    1ULL << (lv->len - len) > s->level_max[lv->words] - st.count)
-		return -ENOSPC;
-	n = 1ULL << (lv->len - len);
-	for (j = 0; j < n; j++) {
-		if (!(j & PREFIX_RESCHED_MASK))
+/*
+ * Entry @e of length @m, value @v, lies under the member of length @l
+ * being inserted, deleted or retagged (@tag): name it as its best where it
+ * is the longest member covering @e, or stop naming it.
+ */
+static void prefix_rename_one(struct prefix_set *s, u32 m, const u8 *e,
+			      u32 v, u32 l, u32 tag, enum prefix_op op)
+{
+	u32 refs = PREFIX_REFS(v) << PREFIX_REFS_SHIFT;
+
+	if (op == PREFIX_OP_INSERT ? PREFIX_BEST(v) >= l + 1 :
+				     PREFIX_BEST(v) != l + 1)
+		return;
+	if (op == PREFIX_OP_DELETE)
+		prefix_put(s, m, e, refs | prefix_best(s, e, m, l));
+	else
+		prefix_put(s, m, e, refs | PREFIX_VAL(l + 1, tag, 0));
+}
+
+/*
+ * Applies @op to every entry of length @m under the member (@addr, @l),
+ * found in order from the first key under it. A value set in place
+ * changes neither the table's layout nor its index.
+ */
+static void prefix_rename(struct prefix_set *s, u32 m, const u8 *addr,
+			  u32 l, u32 tag, enum prefix_op op)
+{
+	struct ordered_pos pos;
+	const u8 *key;
+	u32 e[4] = { 0 }, v;
+	u64 j = 0;
+
+	prefix_key(s, m, addr, e);
+	for (key = ordered_seek(&s->idx[m], e, &pos);
+	     key && prefix_same_bits(key, addr, l);
+	     key = ordered_next(&s->idx[m], &pos)) {
+		if (!(++j & PREFIX_RESCHED_MASK))
 			cond_resched();
-		prefix_entry(s, lv, addr, len, j, e);
-		err = prefix_add_entry(lv, e, PREFIX_VAL(len, tag));
-		if (err < 0) {
-			prefix_unexpand(s, pl, i, addr, len, j);
-			return err;
+		memcpy(e, key, 4 * prefix_words(m));
+		WARN_ON_ONCE(prefix_get(s, m, (const u8 *)e, &v));
+		prefix_rename_one(s, m, (const u8 *)e, v, l, tag, op);
+	}
+}
+
+/* Applies @op at every longer ancestor of @l: the entries that may name it. */
+static void prefix_rename_all(struct prefix_set *s, const u8 *addr, u32 l,
+			      u32 tag, enum prefix_op op)
+{
+	u32 m = s->bits / 2;
+
+	while (m != l) {
+		if (m > l) {
+			prefix_rename(s, m, addr, l, tag, op);
+			m -= prefix_lowbit(m) / 2;
+		} else {
+			m += prefix_lowbit(m) / 2;
 		}
-		s->expanded += err;
 	}
-	return 0;
-}
-
-/* Adds every entry of prefix table key @key to plan @pl, which has @t. */
-static int prefix_expand_into(const struct prefix_set *s,
-			      struct prefix_plan *pl,
-			      const struct prefix_targets *t, const u8 *key,
-			      u64 *entries)
-{
-	struct prefix_level *lv;
-	u32 len, tag;
-	u64 j, n;
-	u8 e[16];
-	int i, err;
-
-	memcpy(&len, key + s->addr_len, sizeof(len));
-	memcpy(&tag, key + s->addr_len + sizeof(len), sizeof(tag));
-	i = prefix_target_of(t, len);
-	if (WARN_ON_ONCE(i < 0))
-		return -EINVAL;
-	lv = &pl->level[i];
-	n = 1ULL << (lv->len - len);	/* the caller checked the cost */
-	for (j = 0; j < n; j++) {
-		if (!(j & PREFIX_RESCHED_MASK))
-			cond_resched();
-		prefix_entry(s, lv, key, len, j, e);
-		err = prefix_add_entry(lv, e, PREFIX_VAL(len, tag));
-		if (err < 0)
-			return err;
-		*entries += err;
-	}
-	return 0;
 }
 
 /*
- * Builds levels for targets @t from the prefix table and publishes them.
- * -ENOSPC (a level would pass its max_capacity) or -ENOMEM: the old plan
- * stays.
+ * Makes @addr's entry of length @l the member @val (a value with no refs):
+ * a marker there becomes it; else the entry is added with the markers
+ * its path lacks, shortest first, each naming its best, and the entry
+ * they hang from takes a reference. 0, or an error with nothing changed.
  */
-static int prefix_rebuild(struct prefix_set *s, const struct prefix_targets *t)
+static int prefix_enter(struct prefix_set *s, const u8 *addr, u32 l, u32 val)
 {
-	struct cuckoo *pt = prefix_wtable(s);
-	struct prefix_plan *pl;
-	u64 pos = 0, entries = 0;
-	/* listed: the address, the length, the tag */
-	u32 i, klen = s->addr_len + 8;
-	long n, k;
+	u32 chain[8], n = 0, m, v = 0, i, nv;
 	int err;
 
-	pl = kvzalloc(sizeof(*pl), GFP_KERNEL);
-	if (!pl)
-		return -ENOMEM;
-	pl->nlevels = t->n;
-	for (i = 0; i < t->n; i++) {
-		err = prefix_level_init(s, &pl->level[i], t->len[i],
-					prefix_level_cost(s, t, i));
-		if (err)
-			goto err_free;
+	if (!prefix_get(s, l, addr, &v)) {
+		prefix_put(s, l, addr, (v & ~(PREFIX_REF - 1)) | val);
+		return 0;
 	}
-	while ((n = cuckoo_list(pt, &pos, s->buf, PREFIX_LIST_CHUNK)) > 0) {
-		for (k = 0; k < n; k++) {
-			err = prefix_expand_into(s, pl, t, s->buf + k * klen,
-						 &entries);
-			if (err)
-				goto err_free;
+	for (m = l; m; m = prefix_lo(m)) {
+		if (m != l && !prefix_get(s, m, addr, &v))
+			break;
+		chain[n++] = m;
+	}
+	if (m && PREFIX_REFS(v) == PREFIX_REFS_MAX)
+		return -ENOSPC;
+	for (i = n; i-- > 0;) {
+		nv = i ? prefix_best(s, addr, chain[i], 0) | PREFIX_REF : val;
+		err = prefix_add(s, chain[i], addr, nv);
+		if (err) {
+			while (++i < n)
+				prefix_del(s, chain[i], addr);
+			return err;
 		}
 	}
-	prefix_plan_swap(s, pl);
-	s->expanded = entries;
-	s->rebuilds++;
+	if (m)
+		prefix_put(s, m, addr, v + PREFIX_REF);
 	return 0;
-
-err_free:
-	prefix_plan_free(pl);
-	return err;
 }
 
 /*
- * Places the new prefix (@addr, @len), already in the prefix table and
- * counted in hist[], into the levels: in place, or by a new plan if the
- * current one cannot hold it or has become too costly.
+ * Takes the member out of @addr's entry of length @l: the entry stays as a
+ * marker naming its next best if entries under it need it; else it goes,
+ * with the markers under it that only it needed, longest first.
  */
-static int prefix_place(struct prefix_set *s, const u8 *addr, u32 len,
-			u32 tag)
+static void prefix_leave(struct prefix_set *s, const u8 *addr, u32 l)
 {
-	struct prefix_plan *pl = prefix_wplan(s);
-	struct prefix_targets best, cur;
-	u64 best_cost = prefix_best(s, &best), now;
-	int err;
+	u32 v = 0, m;
 
-	prefix_plan_targets(pl, &cur);
-	now = prefix_cost(s, &cur);
-	if (now != PREFIX_COST_INF && !prefix_replan_due(now, best_cost)) {
-		err = prefix_expand(s, pl, addr, len, tag);
-		/* a level is full: the best targets may spread the load */
-		if (err != -ENOSPC || (cur.n == best.n &&
-				       !memcmp(cur.len, best.len, cur.n)))
-			return err;
-		return prefix_rebuild(s, &best) ? err : 0;
+	WARN_ON_ONCE(prefix_get(s, l, addr, &v));
+	if (PREFIX_REFS(v)) {
+		prefix_put(s, l, addr, (v & ~(PREFIX_REF - 1)) |
+				       prefix_best(s, addr, l, l));
+		return;
 	}
-	err = prefix_rebuild(s, &best);
-	/*
-	 * The current plan may still hold the prefix where the best did not
-	 * fit; if it cannot either, the rebuild's error says why.
-	 */
-	if (err && now != PREFIX_COST_INF &&
-	    !prefix_expand(s, pl, addr, len, tag))
-		err = 0;
-	return err;
+	prefix_del(s, l, addr);
+	for (m = prefix_lo(l); m; m = prefix_lo(m)) {
+		WARN_ON_ONCE(prefix_get(s, m, addr, &v));
+		if (PREFIX_REFS(v) > 1 || PREFIX_BEST(v) == m + 1) {
+			prefix_put(s, m, addr, v - PREFIX_REF);
+			return;
+		}
+		prefix_del(s, m, addr);
+	}
 }
 
 /**
@@ -843,23 +630,25 @@ static int prefix_place(struct prefix_set *s, const u8 *addr, u32 len,
  * @s: the set
  * @addr: addr_len bytes, network order, zero beyond @len
  * @len: prefix length, 0 to 8 * addr_len (full: an address)
+ * @tag: the member's tag, below 1 << PREFIX_TAG_BITS
  *
- * A prefix goes into the prefix table and is expanded into the levels, in
- * place or by re-planning every level. The caller serialises writers; may
- * sleep.
+ * A prefix gets its entry in the table of its length, the markers its path
+ * lacks, and becomes the best of the entries under it that it covers
+ * longest. The caller serialises writers; may sleep.
  *
- * Return: 0; -EINVAL (bad length or host bits set); -EEXIST (present);
- * -ENOSPC or -ENOMEM (a table is full or could not grow). On error the set
- * is as it was.
+ * Return: 0; -EINVAL (bad length, host bits set, or tag too large);
+ * -EEXIST (present); -ENOSPC, -EDQUOT or -ENOMEM (a table is full or could
+ * not grow). On error the set is as it was.
  */
 int prefix_set_insert(struct prefix_set *s, const u8 *addr, u32 len, u32 tag)
 {
-	u8 key[PREFIX_KEY_MAX];
 	int err = prefix_check(s, addr, len);
 	struct prefix_summary *sum;
 
 	if (err)
 		return err;
+	if (tag >> PREFIX_TAG_BITS)
+		return -EINVAL;
 	sum = prefix_sum_of(s, len);
 	err = prefix_sum_prepare(sum);
 	if (err)
@@ -873,24 +662,22 @@ int prefix_set_insert(struct prefix_set *s, const u8 *addr, u32 len, u32 tag)
 			prefix_sum_put(s, sum, addr, len);
 		return err;
 	}
-	prefix_key(s, key, addr, len);
+	if (prefix_member(s, addr, len, &(u32){ 0 }))
+		return -EEXIST;
 	prefix_sum_get(s, sum, addr, len);
-	err = cuckoo_insert_val(prefix_wtable(s), key, tag);
-	if (err)
-		goto err_sum;
-	s->hist[len]++;
-	err = prefix_place(s, addr, len, tag);
-	if (err) {
-		s->hist[len]--;
-		WARN_ON_ONCE(cuckoo_delete(prefix_wtable(s), key));
-		goto err_sum;
+	if (!len) {
+		WRITE_ONCE(s->zero, tag + 1);
+	} else {
+		err = prefix_enter(s, addr, len, PREFIX_VAL(len + 1, tag, 0));
+		if (err) {
+			prefix_sum_put(s, sum, addr, len);
+			return err;
+		}
+		prefix_rename_all(s, addr, len, tag, PREFIX_OP_INSERT);
 	}
+	s->hist[len]++;
 	WRITE_ONCE(s->nprefixes, s->nprefixes + 1);
 	return 0;
-
-err_sum:
-	prefix_sum_put(s, sum, addr, len);
-	return err;
 }
 
 /**
@@ -900,46 +687,36 @@ err_sum:
  * @len: prefix length
  * @tag: the new tag
  *
- * The member's own record, and every expanded entry it names (those no
- * longer member of their level covers). Readers see each entry's old tag
- * or its new one. The caller serialises writers.
+ * The member's own entry, and every entry that names it as its best.
+ * Readers see each entry's old tag or its new one. The caller serialises
+ * writers.
  *
- * Return: 0; -EINVAL (bad length or host bits set); -ENOENT (absent).
+ * Return: 0; -EINVAL (bad length, host bits set or tag too large); -ENOENT
+ * (absent).
  */
 int prefix_set_retag(struct prefix_set *s, const u8 *addr, u32 len, u32 tag)
 {
-	struct prefix_plan *pl = prefix_wplan(s);
-	u8 key[PREFIX_KEY_MAX], e[16];
-	struct prefix_targets t;
-	struct prefix_level *lv;
-	int i, err = prefix_check(s, addr, len);
-	u64 j, n;
-	u32 val;
+	int err = prefix_check(s, addr, len);
+	u32 v;
 
 	if (err)
 		return err;
+	if (tag >> PREFIX_TAG_BITS)
+		return -EINVAL;
 	if (len == s->bits)
 		return s->addrs_known ? cuckoo_set_val(s->addrs, addr, tag) :
 				      (cuckoo_contains(s->addrs, addr) ? 0 :
 				       -ENOENT);
-	prefix_key(s, key, addr, len);
-	err = cuckoo_set_val(prefix_wtable(s), key, tag);
-	if (err || !pl)
-		return err;
-	prefix_plan_targets(pl, &t);
-	i = prefix_target_of(&t, len);
-	if (WARN_ON_ONCE(i < 0))
+	if (!prefix_member(s, addr, len, &v))
+		return -ENOENT;
+	if (!len) {
+		WRITE_ONCE(s->zero, tag + 1);
 		return 0;
-	lv = &pl->level[i];
-	n = 1ULL << (lv->len - len);
-	for (j = 0; j < n; j++) {
-		if (!(j & PREFIX_RESCHED_MASK))
-			cond_resched();
-		prefix_entry(s, lv, addr, len, j, e);
-		if (!cuckoo_get_val(lv->table, e, &val) &&
-		    PREFIX_VAL_LEN(val) == len)
-			cuckoo_set_val(lv->table, e, PREFIX_VAL(len, tag));
 	}
+	WARN_ON_ONCE(prefix_get(s, len, addr, &v));
+	prefix_put(s, len, addr, (v & ~(PREFIX_REF - 1)) |
+				 PREFIX_VAL(len + 1, tag, 0));
+	prefix_rename_all(s, addr, len, tag, PREFIX_OP_RETAG);
 	return 0;
 }
 
@@ -949,20 +726,15 @@ int prefix_set_retag(struct prefix_set *s, const u8 *addr, u32 len, u32 tag)
  * @addr: addr_len bytes, network order, zero beyond @len
  * @len: prefix length
  *
- * Removes exactly the expanded entries no other prefix covers, then
- * re-plans if the remaining prefixes are better served by other targets
- * (if that fails for want of memory, the current plan, still exact, stays).
- * The caller serialises writers; may sleep.
+ * The entries that name the prefix take their next best, then its entry
+ * and the markers only it needed go. The caller serialises writers; may
+ * sleep.
  *
  * Return: 0; -EINVAL (bad length or host bits set); -ENOENT (absent).
  */
 int prefix_set_delete(struct prefix_set *s, const u8 *addr, u32 len)
 {
-	struct prefix_plan *pl = prefix_wplan(s);
-	struct prefix_targets best, cur;
-	u8 key[PREFIX_KEY_MAX];
-	u64 best_cost, now;
-	int err = prefix_check(s, addr, len), i;
+	int err = prefix_check(s, addr, len);
 
 	if (err)
 		return err;
@@ -974,30 +746,17 @@ int prefix_set_delete(struct prefix_set *s, const u8 *addr, u32 len)
 		}
 		return err;
 	}
-	prefix_key(s, key, addr, len);
-	err = cuckoo_delete(prefix_wtable(s), key);
-	if (err)
-		return err;
+	if (!prefix_member(s, addr, len, &(u32){ 0 }))
+		return -ENOENT;
+	if (!len) {
+		WRITE_ONCE(s->zero, 0);
+	} else {
+		prefix_rename_all(s, addr, len, 0, PREFIX_OP_DELETE);
+		prefix_leave(s, addr, len);
+	}
 	s->hist[len]--;
 	WRITE_ONCE(s->nprefixes, s->nprefixes - 1);
-	if (!s->nprefixes) {
-		prefix_plan_swap(s, NULL);
-		s->expanded = 0;
-	} else {
-		prefix_plan_targets(pl, &cur);
-		i = prefix_target_of(&cur, len);
-		if (!WARN_ON_ONCE(i < 0))
-			prefix_unexpand(s, pl, i, addr, len,
-					1ULL << (cur.len[i] - len));
-		best_cost = prefix_best(s, &best);
-		now = prefix_cost(s, &cur);
-		if (prefix_replan_due(now, best_cost))
-			prefix_rebuild(s, &best);
-	}
-	/*
-	 * Its entries are out of every level a new reader can reach (a plan
-	 * swapped out may still hold them: a stale hit, never a miss).
-	 */
+	/* its entries are out of every table a new reader can reach */
 	prefix_sum_put(s, &s->sum_pfx, addr, len);
 	return 0;
 }
@@ -1006,80 +765,99 @@ int prefix_set_delete(struct prefix_set *s, const u8 *addr, u32 len)
  * prefix_set_clear() - remove every member
  * @s: the set
  *
- * Allocates the empty tables first, so that failing changes nothing. The
- * caller serialises writers; sleeps.
+ * Empties the address table in place, first (the one step that may fail),
+ * and unpublishes the length tables, freeing them once no reader can see
+ * them. The caller serialises writers; sleeps.
  *
- * Return: 0, or -ENOMEM with nothing changed.
+ * Return: 0, or -EDQUOT or -ENOMEM with nothing changed.
  */
 int prefix_set_clear(struct prefix_set *s)
 {
-	struct cuckoo *old = prefix_wtable(s), *pt;
-	struct prefix_plan *pl = prefix_wplan(s);
-	int err;
+	int err = cuckoo_clear(s->addrs);
+	u32 m;
 
-	pt = cuckoo_create(&s->prefix_params);
-	if (!pt)
-		return -ENOMEM;
-	err = cuckoo_clear(s->addrs);
-	if (err) {
-		cuckoo_destroy(pt);
+	if (err)
 		return err;
-	}
-	s->list_gen += cuckoo_list_gen(old) + 1;
-	rcu_assign_pointer(s->prefixes, pt);
-	rcu_assign_pointer(s->plan, NULL);
 	WRITE_ONCE(s->naddrs, 0);
+	WRITE_ONCE(s->zero, 0);
+	WRITE_ONCE(s->used[0], 0);
+	WRITE_ONCE(s->used[1], 0);
+	for (m = 1; m < s->bits; m++) {
+		s->dead[m] = prefix_wtab(s, m);
+		if (s->dead[m])
+			s->list_gen += cuckoo_list_gen(s->dead[m]) + 1;
+		rcu_assign_pointer(s->tab[m], NULL);
+		ordered_free(&s->idx[m]);
+	}
 	WRITE_ONCE(s->nprefixes, 0);
 	memset(s->hist, 0, sizeof(s->hist));
-	s->expanded = 0;
+	memset(s->count, 0, sizeof(s->count));
+	s->entries = 0;
 	prefix_sum_reset(&s->sum_pfx);
 	prefix_sum_reset(&s->sum_addr);
 	synchronize_rcu();
-	cuckoo_destroy(old);
-	prefix_plan_free(pl);
+	for (m = 1; m < s->bits; m++) {
+		cuckoo_destroy(s->dead[m]);
+		s->dead[m] = NULL;
+	}
 	return 0;
 }
 
-/* Copies @n keys of @klen bytes from @keys as list entries into @out. */
-static void prefix_list_copy(const struct prefix_set *s, u8 *out,
-			     const u8 *keys, long n, u32 klen, bool prefixes)
-{
-	u32 elen = PREFIX_ENTRY_LEN(s->addr_len), len;
-	long k;
-
-	for (k = 0; k < n; k++) {
-		const u8 *key = keys + k * klen;
-
-		memcpy(out + k * elen, key, s->addr_len);
-		len = s->bits;
-		if (prefixes)
-			memcpy(&len, key + s->addr_len, sizeof(len));
-		out[k * elen + s->addr_len] = len;
-	}
-}
-
-/* Lists from one table; *@done tells whether it has no more. */
-static u64 prefix_list_table(const struct prefix_set *s, struct cuckoo *c,
-			     bool prefixes, u64 *pos, u8 *out, u64 max,
-			     bool *done)
+/* Lists from the address table; *@done tells whether it has no more. */
+static u64 prefix_list_addrs(const struct prefix_set *s, u64 *pos, u8 *out,
+			     u64 max, bool *done)
 {
 	u8 buf[PREFIX_LIST_CHUNK * PREFIX_REC_MAX];
-	/* as listed, each with its tag (the address table: in exact mode) */
-	u32 klen = (prefixes ? s->addr_len + 4 : s->addr_len) + 4;
+	u32 elen = PREFIX_ENTRY_LEN(s->addr_len), rlen = s->addr_len + 4;
 	u64 n = 0;
-	long k;
+	long k, i;
 
 	*done = false;
 	while (n < max) {
-		k = cuckoo_list(c, pos, buf, max - n < PREFIX_LIST_CHUNK ?
+		k = cuckoo_list(s->addrs, pos, buf, max - n < PREFIX_LIST_CHUNK ?
 				max - n : PREFIX_LIST_CHUNK);
 		if (k <= 0) {
 			*done = true;
 			break;
 		}
-		prefix_list_copy(s, out + n * PREFIX_ENTRY_LEN(s->addr_len),
-				 buf, k, klen, prefixes);
-		n += k;
+		for (i = 0; i < k; i++, n++) {
+			memcpy(out + n * elen, buf + i * rlen, s->addr_len);
+			out[n * elen + s->addr_len] = s->bits;
+		}
+	}
+	return n;
+}
+
+/* Lists the members of the table of length @m, as prefix_list_addrs(). */
+static u64 prefix_list_members(const struct prefix_set *s, u32 m, u64 *pos,
+			       u8 *out, u64 max, bool *done)
+{
+	u8 buf[PREFIX_LIST_CHUNK * PREFIX_REC_MAX];
+	u32 elen = PREFIX_ENTRY_LEN(s->addr_len), klen = 4 * prefix_words(m);
+	u64 n = 0;
+	long k, i;
+	u32 v;
+
+	*done = false;
+	while (n < max) {
+		k = cuckoo_list(prefix_wtab(s, m), pos, buf,
+				max - n < PREFIX_LIST_CHUNK ? max - n :
+				PREFIX_LIST_CHUNK);
+		if (k <= 0) {
+			*done = true;
+			break;
+		}
+		for (i = 0; i < k; i++) {
+			const u8 *rec = buf + i * (klen + 4);
+
+			memcpy(&v, rec + klen, sizeof(v));
+			if (PREFIX_BEST(v) != m + 1)
+				continue;
+			memset(out + n * elen, 0, s->addr_len);
+			memcpy(out + n * elen, rec, klen);
+			out[n * elen + s->addr_len] = m;
+			n++;
+		}
 	}
 	return n;
 }
@@ -1091,31 +869,50 @@ static u64 prefix_list_table(const struct prefix_set *s, struct cuckoo *c,
  * @out: room for @max entries of PREFIX_ENTRY_LEN(addr_len) bytes
  * @max: most entries to copy
  *
- * Addresses first (exact mode only), then prefixes; a position with
- * PREFIX_LIST_PREFIXES set is in the prefix table. Writer side.
+ * Addresses first (exact mode only), then prefixes, shortest first; a
+ * position with PREFIX_LIST_PREFIXES set is in the length tables, the
+ * length above PREFIX_LIST_LEN_SHIFT. Writer side.
  *
  * Return: the number of entries copied, 0 at the end.
  */
 long prefix_set_list(const struct prefix_set *s, u64 *pos, void *out, u64 max)
 {
+	u32 elen = PREFIX_ENTRY_LEN(s->addr_len), m;
 	struct cuckoo_stats st;
 	u64 n = 0, p;
 	bool done = true;
+	u8 *o = out;
 
 	if (!(*pos & PREFIX_LIST_PREFIXES)) {
 		cuckoo_get_stats(s->addrs, &st);
 		if (st.exact)
-			n = prefix_list_table(s, s->addrs, false, pos, out,
-					      max, &done);
+			n = prefix_list_addrs(s, pos, o, max, &done);
 		if (!done)
 			return n;
 		*pos = PREFIX_LIST_PREFIXES;
 	}
 	p = *pos & ~PREFIX_LIST_PREFIXES;
-	n += prefix_list_table(s, prefix_wtable(s), true, &p,
-			       (u8 *)out + n * PREFIX_ENTRY_LEN(s->addr_len),
-			       max - n, &done);
-	*pos = p | PREFIX_LIST_PREFIXES;
+	m = p >> PREFIX_LIST_LEN_SHIFT;
+	p &= BIT_ULL(PREFIX_LIST_LEN_SHIFT) - 1;
+	if (!m) {
+		if (!p && s->zero) {
+			if (n == max)
+				return n;
+			memset(o + n * elen, 0, elen);
+			n++;
+		}
+		m = 1;
+		p = 0;
+	}
+	for (; m < s->bits; m++, p = 0) {
+		if (s->hist[m]) {
+			n += prefix_list_members(s, m, &p, o + n * elen, max - n,
+						 &done);
+			if (!done)
+				break;
+		}
+	}
+	*pos = PREFIX_LIST_PREFIXES | (u64)m << PREFIX_LIST_LEN_SHIFT | p;
 	return n;
 }
 
@@ -1123,15 +920,20 @@ long prefix_set_list(const struct prefix_set *s, u64 *pos, void *out, u64 max)
  * prefix_set_list_gen() - the generation of list positions
  * @s: the set
  *
- * The sum of what only grows: the address and prefix tables' own
- * generations and the prefix tables freed or rebuilt. Writer side.
+ * The sum of what only grows: the tables' own generations, and those of
+ * the tables cleared away. Writer side.
  *
  * Return: a value that grows whenever an entry may have changed position.
  */
 u64 prefix_set_list_gen(const struct prefix_set *s)
 {
-	return s->list_gen + cuckoo_list_gen(s->addrs) +
-	       cuckoo_list_gen(prefix_wtable(s));
+	u64 gen = s->list_gen + cuckoo_list_gen(s->addrs);
+	u32 m;
+
+	for (m = 1; m < s->bits; m++)
+		if (prefix_wtab(s, m))
+			gen += cuckoo_list_gen(prefix_wtab(s, m));
+	return gen;
 }
 
 /**
@@ -1147,38 +949,45 @@ u64 prefix_set_list_gen(const struct prefix_set *s)
  */
 bool prefix_set_contains(const struct prefix_set *s, const u8 *addr, u32 len)
 {
-	u8 key[PREFIX_KEY_MAX];
+	const struct cuckoo *t;
+	u32 key[4], v;
 
 	if (prefix_check(s, addr, len))
 		return false;
 	if (len == s->bits)
 		return cuckoo_contains(s->addrs, addr);
-	prefix_key(s, key, addr, len);
-	return cuckoo_contains(rcu_dereference(s->prefixes), key);
+	if (!len)
+		return READ_ONCE(s->zero);
+	t = rcu_dereference(s->tab[len]);
+	if (!t)
+		return false;
+	prefix_key(s, len, addr, key);
+	return cuckoo_lookup(t, key, &v) && PREFIX_BEST(v) == len + 1;
 }
 
 /**
  * prefix_set_match() - does a member cover an address?
  * @s: the set
  * @addr: addr_len bytes, network order
+ * @tag: on a hit, the tag of the member that answered
  *
  * Probes the address table, whose hit is PREFIX_ADDR, unless it is empty or
  * (exact mode) the address summary's bit for @addr's /16 (IPv4) or hashed
  * /32 (IPv6) is clear; then, unless the prefix summary's bit is clear,
- * each level, shortest target first: every member blocks, so any level
- * that covers @addr gives the same answer, and the shortest covers the
- * most addresses, so a hit stops soonest. An address outside every /16
- * the set touches costs two bit tests and no probe. Lock-free: call inside
+ * searches the lengths from the root of their tree (see the top of this
+ * file), skipping the empty tables. Lock-free: call inside
  * rcu_read_lock(). A member present throughout the call is found, across
- * re-plans, table growth and summary updates.
+ * updates, table growth and summary updates.
  *
  * Return: PREFIX_ADDR, PREFIX_PREFIX or PREFIX_MISS.
  */
 enum prefix_hit prefix_set_match(const struct prefix_set *s, const u8 *addr,
 				 u32 *tag)
 {
-	u32 i, w, val, key[4], k = prefix_sum_key_of(s->addr_len, addr);
-	const struct prefix_plan *pl;
+	u32 k = prefix_sum_key_of(s->addr_len, addr), m, half, v, zero;
+	u32 key[4];
+	const struct cuckoo *t;
+	u64 used[2];
 
 	*tag = 0;
 	if (READ_ONCE(s->naddrs) &&
@@ -1186,27 +995,39 @@ enum prefix_hit prefix_set_match(const struct prefix_set *s, const u8 *addr,
 	    (s->addrs_known ? cuckoo_lookup(s->addrs, addr, tag) :
 			    cuckoo_contains(s->addrs, addr)))
 		return PREFIX_ADDR;
+	zero = READ_ONCE(s->zero);
+	if (zero) {
+		*tag = zero - 1;
+		return PREFIX_PREFIX;
+	}
 	if (!prefix_sum_maybe(&s->sum_pfx, k))
 		return PREFIX_MISS;
-	pl = rcu_dereference(s->plan);
-	if (!pl)
-		return PREFIX_MISS;
-	for (i = pl->nlevels; i-- > 0;) {
-		const struct prefix_level *lv = &pl->level[i];
+	used[0] = READ_ONCE(s->used[0]);
+	used[1] = READ_ONCE(s->used[1]);
+	/* pairs with the smp_wmb() of prefix_add() */
+	smp_rmb();
+	for (m = s->bits / 2;;) {
+		bool hit = false;
 
-		for (w = 0; w < lv->words; w++)
-			key[w] = get_unaligned((const u32 *)addr + w) &
-				 lv->mask[w];
-		if (cuckoo_lookup(lv->table, key, &val)) {
-			*tag = PREFIX_VAL_TAG(val);
-			return PREFIX_PREFIX;
+		half = prefix_lowbit(m) / 2;
+		t = (used[m / 64] >> (m % 64)) & 1 ?
+		    rcu_dereference(s->tab[m]) : NULL;
+		if (t) {
+			prefix_key(s, m, addr, key);
+			hit = cuckoo_lookup(t, key, &v);
+			if (hit && PREFIX_BEST(v)) {
+				*tag = PREFIX_TAG(v);
+				return PREFIX_PREFIX;
+			}
 		}
+		if (!half)
+			return PREFIX_MISS;
+		m = hit ? m + half : m - half;
 	}
-	return PREFIX_MISS;
 }
 
 /**
- * prefix_set_get_stats() - report members, expansion and memory
+ * prefix_set_get_stats() - report members, markers and memory
  * @s: the set
  * @st: filled in
  *
@@ -1214,31 +1035,31 @@ enum prefix_hit prefix_set_match(const struct prefix_set *s, const u8 *addr,
  */
 void prefix_set_get_stats(const struct prefix_set *s, struct prefix_stats *st)
 {
-	const struct prefix_plan *pl = prefix_wplan(s);
 	struct cuckoo_stats cs;
-	u32 i;
+	u32 m;
 
 	memset(st, 0, sizeof(*st));
 	cuckoo_get_stats(s->addrs, &st->addrs);
-	cuckoo_get_stats(prefix_wtable(s), &cs);
 	st->prefixes = s->nprefixes;
-	st->expanded = s->expanded;
-	st->rebuilds = s->rebuilds;
-	/* sizeof(*s) holds the summary bitmap */
-	st->memory_bytes = sizeof(*s) + st->addrs.memory_bytes +
-			   cs.memory_bytes;
+	/* the /0 member is a flag, not an entry */
+	st->markers = s->entries - (s->nprefixes - s->hist[0]);
+	/* the address table, then one per level of the tree of lengths */
+	for (st->probes = 1; 1U << (st->probes - 1) < s->bits; st->probes++)
+		;
+	/* sizeof(*s) holds the summary bitmaps */
+	st->memory_bytes = sizeof(*s) + st->addrs.memory_bytes;
 	if (s->sum_pfx.count)
 		st->memory_bytes += PREFIX_SUM_KEYS * sizeof(*s->sum_pfx.count);
 	if (s->sum_addr.count)
 		st->memory_bytes += PREFIX_SUM_KEYS * sizeof(*s->sum_addr.count);
-	if (!pl)
-		return;
-	st->memory_bytes += sizeof(*pl);
-	st->nlevels = pl->nlevels;
-	for (i = 0; i < pl->nlevels; i++) {
-		cuckoo_get_stats(pl->level[i].table, &cs);
-		st->memory_bytes += cs.memory_bytes;
-		st->levels[i] = pl->level[i].len;
+	for (m = 0; m < s->bits; m++) {
+		if (s->hist[m])
+			st->lengths++;
+		if (m && prefix_wtab(s, m)) {
+			cuckoo_get_stats(prefix_wtab(s, m), &cs);
+			st->memory_bytes += cs.memory_bytes +
+					    ordered_bytes(&s->idx[m]);
+		}
 	}
 }
 
@@ -1289,26 +1110,43 @@ struct cuckoo *prefix_set_replace_addrs(struct prefix_set *s,
  * prefix_params_check() - check set parameters without allocating
  * @p: the parameters
  *
- * Return: 0, or -EINVAL if addr_len is not 4 or 16, max_levels is not
- * 1..PREFIX_LEVELS_MAX, the address table's key_len is not addr_len, or
- * its parameters fail cuckoo_params_check().
+ * Return: 0, or -EINVAL if addr_len is not 4 or 16, the address table's
+ * key_len is not addr_len, or its parameters fail cuckoo_params_check().
  */
 int prefix_params_check(const struct prefix_params *p)
 {
-	if ((p->addr_len != 4 && p->addr_len != 16) || !p->max_levels ||
-	    p->max_levels > PREFIX_LEVELS_MAX ||
+	if ((p->addr_len != 4 && p->addr_len != 16) ||
 	    p->addrs.key_len != p->addr_len)
 		return -EINVAL;
 	return cuckoo_params_check(&p->addrs);
+}
+
+/*
+ * The largest max_capacity an exact table of @key_len bytes may have, at
+ * most @want: the core refuses tables whose arrays would pass 1 GiB.
+ */
+static u64 prefix_table_limit(u64 want, u32 key_len, u64 seed)
+{
+	struct cuckoo_params p = {
+		.capacity = 1,
+		.max_capacity = want,
+		.seed = seed,
+		.fp_bits = PREFIX_FP_BITS,
+		.key_len = key_len,
+		.exact = true,
+		.values = true,
+	};
+
+	return cuckoo_max_capacity(&p);
 }
 
 /**
  * prefix_set_create() - allocate an empty set
  * @p: the parameters (see prefix_params_check())
  *
- * The prefix table and each level may grow to the address table's
- * max_capacity (or capacity) entries, less if the core's size limits for
- * their key length say so. May sleep.
+ * Each length table may grow to the address table's max_capacity (or
+ * capacity) entries, less if the core's size limits for its key length
+ * say so. An exact address table carries its members' tags. May sleep.
  *
  * Return: the set, or NULL on bad parameters or no memory.
  */
@@ -1318,8 +1156,8 @@ struct prefix_set *prefix_set_create(const struct prefix_params *p)
 		  p->addrs.capacity;
 	struct cuckoo_params addrs;
 	struct prefix_set *s;
-	struct cuckoo *pt;
-	u32 w;
+	u8 mask[16];
+	u32 w, m;
 
 	if (prefix_params_check(p))
 		return NULL;
@@ -1328,32 +1166,21 @@ struct prefix_set *prefix_set_create(const struct prefix_params *p)
 		return NULL;
 	s->addr_len = p->addr_len;
 	s->bits = 8 * p->addr_len;
-	s->max_levels = p->max_levels;
 	s->addrs_known = p->addrs.exact;
-	s->level_seed = p->addrs.seed ^ PREFIX_SEED_LEVELS;
+	s->seed = p->addrs.seed ^ PREFIX_SEED_LENGTHS;
 	for (w = 1; w <= s->addr_len / 4; w++)
-		s->level_max[w] = prefix_table_limit(cap, 4 * w, s->level_seed);
-	s->prefix_params = (struct cuckoo_params){
-		.seed = p->addrs.seed ^ PREFIX_SEED_PREFIXES,
-		.fp_bits = PREFIX_FP_BITS,
-		.key_len = s->addr_len + 4,
-		.exact = true,
-		.values = true,
-	};
-	s->prefix_params.max_capacity =
-		prefix_table_limit(cap, s->addr_len + 4,
-				   s->prefix_params.seed);
-	s->prefix_params.capacity =
-		s->prefix_params.max_capacity < PREFIX_TABLE_START ?
-		s->prefix_params.max_capacity : PREFIX_TABLE_START;
+		s->tab_max[w] = prefix_table_limit(cap, 4 * w, s->seed);
+	for (m = 1; m < s->bits; m++) {
+		memset(mask, 0xff, sizeof(mask));
+		prefix_mask(mask, s->addr_len, m);
+		memcpy(s->mask[m], mask, sizeof(s->mask[m]));
+		ordered_init(&s->idx[m], 4 * prefix_words(m));
+	}
 	addrs = p->addrs;
-	/* An exact address table tags its members; compact has none to. */
 	addrs.values = addrs.exact;
 	s->addrs = cuckoo_create(&addrs);
-	pt = cuckoo_create(&s->prefix_params);
-	RCU_INIT_POINTER(s->prefixes, pt);
-	if (!s->addrs || !pt) {
-		prefix_set_destroy(s);
+	if (!s->addrs) {
+		kvfree(s);
 		return NULL;
 	}
 	return s;
@@ -1367,10 +1194,14 @@ struct prefix_set *prefix_set_create(const struct prefix_params *p)
  */
 void prefix_set_destroy(struct prefix_set *s)
 {
+	u32 m;
+
 	if (!s)
 		return;
-	prefix_plan_free(rcu_dereference_protected(s->plan, true));
-	cuckoo_destroy(rcu_dereference_protected(s->prefixes, true));
+	for (m = 1; m < s->bits; m++) {
+		cuckoo_destroy(prefix_wtab(s, m));
+		ordered_free(&s->idx[m]);
+	}
 	cuckoo_destroy(s->addrs);
 	cuckoo_mem_free(s->sum_pfx.count, PREFIX_SUM_COUNT_BYTES);
 	cuckoo_mem_free(s->sum_addr.count, PREFIX_SUM_COUNT_BYTES);

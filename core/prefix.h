@@ -2,23 +2,27 @@
 /*
  * A set of addresses and CIDR prefixes of one family (IPv4 or IPv6), built
  * on the cuckoo filter, answering "does any member cover this address?" in
- * a bounded number of filter lookups: one for the addresses plus one per
- * target length of controlled prefix expansion (Srinivasan and Varghese,
- * "Faster IP lookups using controlled prefix expansion", SIGMETRICS 1998 /
- * TOCS 1999).
+ * at most 1 + log2(W) table probes for W-bit addresses (6 for IPv4, 8 for
+ * IPv6), whatever the mix of lengths: binary search on prefix lengths
+ * (Waldvogel, Varghese, Turner and Plattner, "Scalable high speed IP
+ * routing lookups", SIGCOMM 1997).
  *
- * Three kinds of table:
+ * Tables:
  * - the address table: full-length members (/32, /128), in the mode the
  *   set was created with (exact or compact);
- * - the prefix table: the prefixes as given (address and length), always
- *   exact; the truth from which the expansion is built, listed and
- *   deleted exactly;
- * - the levels: at most max_levels exact tables, level i holding prefixes
- *   expanded to target length L_i (address masked to L_i). A prefix of
- *   length l is expanded to the shortest target >= l (2^(L_i - l) entries).
- *   The targets are chosen from the lengths present to minimise the number
- *   of expanded entries (dynamic programming over the length histogram),
- *   and re-chosen when the set changes enough (see prefix.c).
+ * - a table per prefix length 1..W-1, exact, made when its first entry
+ *   comes: the members of that length (the address masked to it) and the
+ *   markers longer members leave on the search path to their length. Each
+ *   entry's value names a member covering it (see prefix.c), so a lookup
+ *   answers from the first entry that names one;
+ * - a /0 member is a flag of the set.
+ *
+ * The lengths form a fixed balanced search tree: W/2 at the root, node m's
+ * children m -/+ lowbit(m)/2. A lookup probes the address table (a hit is
+ * PREFIX_ADDR), then walks the tree from the root: a hit on an entry that
+ * names a member answers PREFIX_PREFIX; a hit on a bare marker goes to the
+ * longer child, a miss to the shorter one. Lengths whose table is empty
+ * cost a bit test, not a probe.
  *
  * A summary bitmap answers most misses with one load: a bit per /16 for
  * IPv4 (8 KiB), set iff some member (address or prefix) intersects that
@@ -28,39 +32,29 @@
  * In compact mode the summary counts prefixes only: a restored address
  * table's addresses are unknown, so the address table is probed first.
  *
- * If the bit is set, a lookup probes the address table (a hit there is
- * PREFIX_ADDR), then each level, SHORTEST target first, each with the
- * address masked to the level's length; the first hit answers. Any order
- * gives the same answer: the address is blocked iff some member covers it
- * (every member blocks; the allow list is a separate set, asked after, and
- * always wins), and each member sits in exactly one level; shorter levels
- * cover more addresses, so hits stop sooner. The levels are published
- * together through one RCU pointer, so a re-expansion builds new levels
- * off to the side and swaps them in: a reader sees the old expansion or
- * the new one, each complete, and a member present throughout a lookup is
- * always found.
- *
  * Concurrency is the core's: writers serialised by the caller, process
  * context, may sleep; readers lock-free inside an RCU read-side section.
+ * A writer changes one entry at a time, in an order that keeps every
+ * member present throughout a lookup findable (prefix.c).
  */
 #ifndef CFILTER_PREFIX_H
 #define CFILTER_PREFIX_H
 
 #include "cuckoo.h"
 
-#define PREFIX_LEVELS_MAX	8	/* == CFILTER_PREFIX_LEVELS_MAX */
+/* Tags fit in this many bits (CFILTER_SOURCES_MAX is 1 << this). */
+#define PREFIX_TAG_BITS		5
 
 struct prefix_set;
 
 struct prefix_params {
 	u32 addr_len;		/* 4 (IPv4) or 16 (IPv6) */
-	u32 max_levels;		/* target lengths at most: 1..PREFIX_LEVELS_MAX */
 	/*
 	 * The address table: key_len must equal addr_len; exact or compact,
-	 * capacity and max_capacity as for cuckoo_create(). The prefix table
-	 * and the levels are exact, start small and grow up to
-	 * max_capacity entries each (an expansion that would need more is
-	 * refused with -ENOSPC, nothing changed).
+	 * capacity and max_capacity as for cuckoo_create(). The length
+	 * tables are exact, start small and grow up to max_capacity entries
+	 * each (an insert that would need more is refused with -ENOSPC,
+	 * nothing changed).
 	 */
 	struct cuckoo_params addrs;
 };
@@ -75,11 +69,10 @@ enum prefix_hit {
 struct prefix_stats {
 	struct cuckoo_stats addrs;	/* the address table */
 	u64 prefixes;			/* prefix members (shorter than full) */
-	u64 expanded;			/* entries in the levels */
+	u64 markers;			/* entries that are only markers */
 	u64 memory_bytes;		/* all tables and the summary */
-	u64 rebuilds;			/* re-expansions since creation */
-	u32 nlevels;
-	u8 levels[PREFIX_LEVELS_MAX];	/* target lengths, longest first */
+	u32 lengths;			/* distinct prefix lengths present */
+	u32 probes;			/* table probes a lookup makes at most */
 };
 
 /* 0, or -EINVAL. */
@@ -95,11 +88,12 @@ void prefix_set_destroy(struct prefix_set *s);
  * @addr: addr_len bytes, network order; @len: 0..8*addr_len; the bits of
  * @addr beyond @len must be zero (-EINVAL otherwise, nothing changed).
  *
- * insert: 0; -EEXIST (this member is present: nothing changed); -ENOSPC,
- * -ENOMEM (nothing changed, nothing lost: the set is as before the call).
- * delete: 0; -ENOENT. Deleting a prefix removes exactly the expanded
- * entries no other prefix still covers.
- * clear: 0, -ENOMEM (nothing changed).
+ * insert: 0; -EINVAL (@tag does not fit PREFIX_TAG_BITS); -EEXIST (this
+ * member is present: nothing changed); -ENOSPC, -EDQUOT, -ENOMEM (nothing
+ * changed, nothing lost: the set is as before the call).
+ * delete: 0; -ENOENT. Deleting a prefix removes exactly the markers no
+ * other member still needs.
+ * clear: 0.
  */
 int prefix_set_insert(struct prefix_set *s, const u8 *addr, u32 len, u32 tag);
 /* A member's tag: 0; -EINVAL; -ENOENT. */
@@ -115,9 +109,9 @@ int prefix_set_clear(struct prefix_set *s);
  * members are listed only in exact mode (a compact address table holds
  * fingerprints). Positions stay valid while prefix_set_list_gen() does not
  * change (it changes when an entry of a table the listing walks moves, or
- * the table grows or is rebuilt). Positions with PREFIX_LIST_PREFIXES set
- * are in the prefix table: a bit above any slot (tables have fewer than
- * 2^40 slots). Writer side.
+ * the table grows or is cleared). Positions with PREFIX_LIST_PREFIXES set
+ * are in the length tables: a bit above any slot and length (tables have
+ * fewer than 2^40 slots). Writer side.
  */
 #define PREFIX_ENTRY_LEN(alen)	((alen) + 1)
 #define PREFIX_LIST_PREFIXES	BIT_ULL(48)

@@ -125,15 +125,12 @@ cfilter_ktype_next(const struct cfilter_ktype *f)
  *                compact mode, the fixed capacity
  * @params:       per key type: the parameters of its address or flow table
  *                (the seed is drawn anew for each set)
- * @levels:       per key type: the prefix target lengths at most (address
- *                types: prefix_levels4 or prefix_levels6)
  */
 struct cfilter_config {
 	u32			mode;
 	u32			fp_bits;
 	u64			max_capacity;
 	struct cuckoo_params	params[__CFILTER_KEY_MAX];
-	u32			levels[__CFILTER_KEY_MAX];
 };
 
 extern struct cfilter_config cfilter_config;

@@ -241,7 +241,7 @@ static void cfilter_fill_info(struct cfilter_info *info)
 		info->insert_failures += st.table.insert_failures;
 		info->grows += st.table.grows;
 		info->prefixes += st.prefixes;
-		info->prefix_entries += st.prefix_entries;
+		info->prefix_markers += st.prefix_markers;
 	}
 	info->timed = cfilter_holds_timed(&s->holds);
 	mutex_unlock(&cfilter_lock);
@@ -315,12 +315,11 @@ static long cfilter_ioc_type_info(struct file *file,
 	if (!s)
 		return -EINVAL;
 
-	BUILD_BUG_ON(sizeof(ti.levels) != sizeof(st.levels));
-	ti.nlevels = st.nlevels;
-	memcpy(ti.levels, st.levels, sizeof(ti.levels));
+	ti.probes = st.probes;
+	ti.lengths = st.lengths;
 	ti.count = st.count;
 	ti.prefixes = st.prefixes;
-	ti.prefix_entries = st.prefix_entries;
+	ti.prefix_markers = st.prefix_markers;
 	ti.memory_bytes = st.memory_bytes;
 	ti.capacity = st.table.capacity;
 	if (copy_to_user(uti, &ti, sizeof(ti)))
@@ -630,9 +629,9 @@ static int cfilter_list_args(const struct cfilter_list *l)
  * (struct cfilter_list's @gen). Cursor 0 starts at the first type; a type
  * past the last one is the end.
  *
- * Positions are slots, so a key moved between buckets, a growth, a
- * re-expansion or a commit or clear that put another set in place can
- * carry a key from a slot not yet listed to one already listed. The
+ * Positions are slots, so a key moved between buckets, a growth, or a
+ * commit or clear that put another set in place can carry a key from a
+ * slot not yet listed to one already listed. The
  * generation says whether any of that happened: it is the set's id (top
  * 24 bits) and the type's layout generation (low 40 bits, which a listing
  * would need 2^40 moves between two of its calls to wrap), checked at

@@ -46,14 +46,6 @@ static unsigned long max_capacity;
 module_param(max_capacity, ulong, 0444);
 MODULE_PARM_DESC(max_capacity, "Exact mode: keys of each type the filter may grow to hold (default: the larger of 16777216 and capacity, less for a key type whose tables cannot grow that far; at least capacity). Compact mode: 0 or equal to capacity");
 
-static unsigned int prefix_levels4 = 4;
-module_param(prefix_levels4, uint, 0444);
-MODULE_PARM_DESC(prefix_levels4, "IPv4 prefixes: target lengths of prefix expansion at most, 1 to 8 (default 4); each costs a lookup per packet when prefixes are present, fewer store more expanded entries");
-
-static unsigned int prefix_levels6 = 6;
-module_param(prefix_levels6, uint, 0444);
-MODULE_PARM_DESC(prefix_levels6, "IPv6 prefixes: target lengths of prefix expansion at most, 1 to 8 (default 6)");
-
 static unsigned long max_memory;
 module_param(max_memory, ulong, 0444);
 MODULE_PARM_DESC(max_memory, "MiB the tables and records of every set may take together (a replace holds two sets at once); an add or load that would pass it is refused (EDQUOT), changing nothing (default: a quarter of RAM)");
@@ -224,22 +216,6 @@ static u64 __init cfilter_ktype_max(const struct cfilter_ktype *f, u64 max)
 	return cuckoo_max_capacity(&p);
 }
 
-/* Are prefix_levels4 and prefix_levels6 in range? */
-static int __init cfilter_levels_check(void)
-{
-	if (prefix_levels4 < 1 || prefix_levels4 > PREFIX_LEVELS_MAX) {
-		pr_err("prefix_levels4=%u is out of range: use 1 to %u\n",
-		       prefix_levels4, PREFIX_LEVELS_MAX);
-		return -EINVAL;
-	}
-	if (prefix_levels6 < 1 || prefix_levels6 > PREFIX_LEVELS_MAX) {
-		pr_err("prefix_levels6=%u is out of range: use 1 to %u\n",
-		       prefix_levels6, PREFIX_LEVELS_MAX);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /*
  * Settles each key type's table parameters, from which every set is
  * created (cfilter_set_create()). The prefix sets take them as they are:
@@ -260,11 +236,8 @@ static int __init cfilter_settle_config(void)
 		cfilter_params(f, capacity, cfilter_max_defaulted ?
 			       cfilter_ktype_max(f, max) : max,
 			       &cfilter_config.params[t]);
-		cfilter_config.levels[t] = f->addr_len == 16 ? prefix_levels6 :
-							       prefix_levels4;
 		if (!f->addr_len)
 			continue;
-		pp.max_levels = cfilter_config.levels[t];
 		pp.addrs = cfilter_config.params[t];
 		if (prefix_params_check(&pp)) {
 			pr_err("the %s prefix set refuses mode=%s capacity=%lu fp_bits=%u\n",
@@ -281,8 +254,6 @@ static int __init cfilter_init(void)
 	int err;
 
 	err = cfilter_params_check();
-	if (!err)
-		err = cfilter_levels_check();
 	if (!err)
 		err = cfilter_settle_config();
 	if (!err)

@@ -64,6 +64,8 @@ struct cfilter_set *cfilter_set_create(void)
 	const struct cfilter_ktype *f;
 	struct cfilter_set *s;
 
+	/* a prefix entry keeps the tag of the member it names */
+	BUILD_BUG_ON(CFILTER_SOURCES_MAX > 1 << PREFIX_TAG_BITS);
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
 		return ERR_PTR(-ENOMEM);
@@ -79,7 +81,6 @@ struct cfilter_set *cfilter_set_create(void)
 		unsigned int t = cfilter_ktype_type(f);
 		struct prefix_params pp = {
 			.addr_len = f->addr_len,
-			.max_levels = cfilter_config.levels[t],
 			.addrs = cfilter_config.params[t],
 		};
 
@@ -402,8 +403,8 @@ void cfilter_set_type_stats(const struct cfilter_set *s,
 	st->table = ps.addrs;
 	st->count = ps.addrs.count + ps.prefixes;
 	st->prefixes = ps.prefixes;
-	st->prefix_entries = ps.expanded;
+	st->prefix_markers = ps.markers;
 	st->memory_bytes = ps.memory_bytes + cfilter_set_hold_bytes(s, t);
-	st->nlevels = ps.nlevels;
-	memcpy(st->levels, ps.levels, sizeof(st->levels));
+	st->probes = ps.probes;
+	st->lengths = ps.lengths;
 }

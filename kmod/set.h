@@ -80,19 +80,19 @@ static inline struct cfilter_set *cfilter_live_locked(void)
  * @table:          the address or flow table
  * @count:          members: addresses or flows, and prefixes
  * @prefixes:       prefix members among them
- * @prefix_entries: entries the expansion of the prefixes stores
+ * @prefix_markers: markers the prefix search keeps
  * @memory_bytes:   every table of the type
- * @nlevels:        prefix target lengths in use
- * @levels:         those lengths, longest first
+ * @probes:         table probes a lookup makes at most (0: flows)
+ * @lengths:        distinct prefix lengths stored
  */
 struct cfilter_type_stats {
 	struct cuckoo_stats	table;
 	u64			count;
 	u64			prefixes;
-	u64			prefix_entries;
+	u64			prefix_markers;
 	u64			memory_bytes;
-	u32			nlevels;
-	u8			levels[PREFIX_LEVELS_MAX];
+	u32			probes;
+	u32			lengths;
 };
 
 struct cfilter_set *cfilter_set_create(void);

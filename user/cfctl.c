@@ -332,13 +332,14 @@ static const struct verb verbs[] = {
 			"refused because the filter was full) and grows (table doublings).\n"
 			"Counts and sizes add up the tables of every entry type (source,\n"
 			"destination, flow and allow; IPv4 and IPv6); prefixes (among count)\n"
-			"and prefix_entries (what their expansion stores) too; timed, the\n"
+			"and prefix_markers (what their search adds) too; timed, the\n"
 			"holdings with a timeout; mem_used, the bytes every set (staged ones\n"
 			"too) takes against mem_limit, the module's max_memory= bound. Then\n"
 			"one line per source, \"default\" first:\n"
 			"\"source NAME: entries N, timed T\"; and one line per entry type: its\n"
-			"count, prefixes, prefix_entries, levels (the lengths prefixes are\n"
-			"expanded to, or -), memory_bytes and capacity. JSON uses the same\n"
+			"count, prefixes, lengths (distinct prefix lengths), markers, probes\n"
+			"(table probes a lookup makes at most), memory_bytes and capacity.\n"
+			"JSON uses the same\n"
 			"names, the sources in a \"sources\" array of {name, entries, timed},\n"
 			"the types in a \"types\" array.\n",
 	}, {

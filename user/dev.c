@@ -320,36 +320,29 @@ static bool key_is_prefix(const struct cfilter_key *key)
 }
 
 /*
- * ENOSPC on adding prefix @key: what most often fills is not the filter
- * but the expansion (a prefix stored as 2^(target - length) entries at the
- * next target length), which more target lengths shrink.
+ * ENOSPC on adding prefix @key: a prefix takes an entry in the table of its
+ * length, and markers in the tables of a few shorter ones; one of those is
+ * full (or, rarely, one marker has too many entries under it).
  */
-static bool report_expansion_full(int fd, bool staged,
-				  const struct cfilter_key *key,
-				  const struct cfilter_info *info)
+static bool report_prefix_full(int fd, bool staged,
+			       const struct cfilter_key *key,
+			       const struct cfilter_info *info)
 {
+	const char *bound = info->mode == CFILTER_MODE_EXACT ? "max_capacity" :
+							      "capacity";
 	struct cfilter_type_info ti;
-	char levels[8 * CFILTER_PREFIX_LEVELS_MAX + 1] = "", buf[ENTRY_STRLEN];
-	bool v6 = key->type == CFILTER_KEY_SRC6 || key->type == CFILTER_KEY_DST6 ||
-		  key->type == CFILTER_KEY_ALLOW6;
-	size_t at = 0;
-	unsigned int i;
+	char buf[ENTRY_STRLEN];
 
 	if (dev_type_info(fd, key->type, staged, &ti))
 		return false;
-	for (i = 0; i < ti.nlevels && i < CFILTER_PREFIX_LEVELS_MAX; i++)
-		at += snprintf(levels + at, sizeof(levels) - at, " /%u",
-			       ti.levels[i]);
-	cf_err("%s: the prefix's expansion does not fit: %s holds %llu prefix%s, stored as %llu entries at target lengths%s, and each length's table holds at most %s=%llu: reload the module with a larger prefix_levels%c= (up to %d; more target lengths, fewer entries) or %s=",
+	cf_err("%s: no room for the prefix: %s holds %llu prefix%s of %u length%s with %llu markers, and each length's table holds at most %s=%llu entries: reload the module with a larger %s=",
 	       entry_format(key, buf, sizeof(buf)), key_type_name(key->type),
 	       (unsigned long long)ti.prefixes, ti.prefixes == 1 ? "" : "es",
-	       (unsigned long long)ti.prefix_entries,
-	       ti.nlevels ? levels : " (none yet)",
-	       info->mode == CFILTER_MODE_EXACT ? "max_capacity" : "capacity",
+	       ti.lengths, ti.lengths == 1 ? "" : "s",
+	       (unsigned long long)ti.prefix_markers, bound,
 	       (unsigned long long)(info->mode == CFILTER_MODE_EXACT ?
 				    info->max_capacity : info->capacity),
-	       v6 ? '6' : '4', CFILTER_PREFIX_LEVELS_MAX,
-	       info->mode == CFILTER_MODE_EXACT ? "max_capacity" : "capacity");
+	       bound);
 	return true;
 }
 
@@ -397,7 +390,7 @@ void dev_report_full(int fd, int err, bool staged,
 		return;
 	}
 	if (key && key_is_prefix(key) &&
-	    report_expansion_full(fd, staged, key, &info))
+	    report_prefix_full(fd, staged, key, &info))
 		return;
 	if (!staged)
 		snprintf(keys, sizeof(keys), "%llu keys%s",

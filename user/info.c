@@ -38,8 +38,8 @@ static void print_info(const struct cfilter_info *info)
 	       (unsigned long long)info->insert_failures);
 	printf("grows: %llu\n", (unsigned long long)info->grows);
 	printf("prefixes: %llu\n", (unsigned long long)info->prefixes);
-	printf("prefix_entries: %llu\n",
-	       (unsigned long long)info->prefix_entries);
+	printf("prefix_markers: %llu\n",
+	       (unsigned long long)info->prefix_markers);
 	printf("timed: %llu\n", (unsigned long long)info->timed);
 	printf("mem_used: %llu\n", (unsigned long long)info->mem_used);
 	printf("mem_limit: %llu\n", (unsigned long long)info->mem_limit);
@@ -78,46 +78,25 @@ static void sources_json(struct json *j, const struct cfilter_sources *s)
 	json_array_end(j);
 }
 
-/* "24,16": a type's prefix target lengths, or "-" if it has none. */
-static void levels_text(const struct cfilter_type_info *ti, char *buf,
-			size_t len)
-{
-	size_t n = 0;
-	unsigned int i;
-
-	snprintf(buf, len, "-");
-	for (i = 0; i < ti->nlevels && i < CFILTER_PREFIX_LEVELS_MAX; i++)
-		n += snprintf(buf + n, len - n, "%s%u", i ? "," : "",
-			      ti->levels[i]);
-}
-
 static void print_type_info(const struct cfilter_type_info *ti)
 {
-	char levels[CFILTER_PREFIX_LEVELS_MAX * 4 + 1];
-
-	levels_text(ti, levels, sizeof(levels));
-	printf("%s: count %llu, prefixes %llu, prefix_entries %llu, levels %s, memory_bytes %llu, capacity %llu\n",
+	printf("%s: count %llu, prefixes %llu, lengths %u, markers %llu, probes %u, memory_bytes %llu, capacity %llu\n",
 	       key_type_name(ti->type), (unsigned long long)ti->count,
-	       (unsigned long long)ti->prefixes,
-	       (unsigned long long)ti->prefix_entries, levels,
+	       (unsigned long long)ti->prefixes, ti->lengths,
+	       (unsigned long long)ti->prefix_markers, ti->probes,
 	       (unsigned long long)ti->memory_bytes,
 	       (unsigned long long)ti->capacity);
 }
 
 static void type_info_json(struct json *j, const struct cfilter_type_info *ti)
 {
-	unsigned int i;
-
 	json_object_begin(j);
 	json_kv_string(j, "type", key_type_name(ti->type));
 	json_kv_uint(j, "count", ti->count);
 	json_kv_uint(j, "prefixes", ti->prefixes);
-	json_kv_uint(j, "prefix_entries", ti->prefix_entries);
-	json_key(j, "levels");
-	json_array_begin(j);
-	for (i = 0; i < ti->nlevels && i < CFILTER_PREFIX_LEVELS_MAX; i++)
-		json_uint(j, ti->levels[i]);
-	json_array_end(j);
+	json_kv_uint(j, "lengths", ti->lengths);
+	json_kv_uint(j, "markers", ti->prefix_markers);
+	json_kv_uint(j, "probes", ti->probes);
 	json_kv_uint(j, "memory_bytes", ti->memory_bytes);
 	json_kv_uint(j, "capacity", ti->capacity);
 	json_object_end(j);
@@ -147,7 +126,7 @@ static void print_info_json(const struct cfilter_info *info,
 	json_kv_uint(&j, "insert_failures", info->insert_failures);
 	json_kv_uint(&j, "grows", info->grows);
 	json_kv_uint(&j, "prefixes", info->prefixes);
-	json_kv_uint(&j, "prefix_entries", info->prefix_entries);
+	json_kv_uint(&j, "prefix_markers", info->prefix_markers);
 	json_kv_uint(&j, "timed", info->timed);
 	json_kv_uint(&j, "mem_used", info->mem_used);
 	json_kv_uint(&j, "mem_limit", info->mem_limit);

@@ -248,28 +248,25 @@ static u128 sample(const struct family *f, u64 i)
 
 static int do_info(int dev)
 {
-	int bad = 0, i, l;
+	int bad = 0, i;
 
 	for (i = 0; i < 2; i++) {
 		const struct family *f = &fams[i];
 		struct cfilter_type_info ti = { .type = f->type };
-		char lens[64] = "";
 
 		if (ioctl(dev, CFILTER_IOC_TYPE_INFO, &ti)) {
 			fprintf(stderr, "geoip_verdicts: TYPE_INFO: %s\n",
 				strerror(errno));
 			return 2;
 		}
-		for (l = 0; l < ti.nlevels; l++)
-			snprintf(lens + strlen(lens), sizeof(lens) - strlen(lens),
-				 " /%u", ti.levels[l]);
-		printf("# IPv%d: %zu ranges -> %llu prefixes + %llu addresses; the module holds %llu keys, %llu of them prefixes, %llu expanded entries at%s, %llu bytes\n",
+		printf("# IPv%d: %zu ranges -> %llu prefixes + %llu addresses; the module holds %llu keys, %llu of them prefixes of %u lengths, %llu markers, at most %u probes, %llu bytes\n",
 		       f->alen == 4 ? 4 : 6, f->n, f->prefixes, f->addrs,
-		       (u64)ti.count, (u64)ti.prefixes,
-		       (u64)ti.prefix_entries, ti.nlevels ? lens : " no level",
+		       (u64)ti.count, (u64)ti.prefixes, ti.lengths,
+		       (u64)ti.prefix_markers, ti.probes,
 		       (u64)ti.memory_bytes);
 		if (ti.count != f->prefixes + f->addrs ||
-		    ti.prefixes != f->prefixes || !ti.prefix_entries)
+		    ti.prefixes != f->prefixes || !ti.lengths ||
+		    ti.probes != (f->alen == 4 ? 6 : 8))
 			bad = 1;
 	}
 	printf("info: %s\n", bad ? "the module's counts differ" :

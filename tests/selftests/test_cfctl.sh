@@ -158,8 +158,9 @@ expect "match, port 65536: exit 2, named" 2 -e 65536 -- \
 expect "list: prefixes as ADDR/LEN" 0 -o "dst 198.51.100.0/24" -- "$CFCTL" list
 expect "list: the allow prefix" 0 -o "allow 203.0.113.8/29" -- "$CFCTL" list
 expect "info: the prefixes counted" 0 -- test "$(info_value prefixes)" = 3
-expect "info: a line per type, levels named" 0 \
-	-o "src4: count 2, prefixes 1, prefix_entries" -- "$CFCTL" info
+expect "info: a line per type, lengths, markers and probes named" 0 \
+	-o "src4: count 2, prefixes 1, lengths 1, markers 1, probes 6," -- \
+	"$CFCTL" info
 expect "del 203.0.113.0/24: exit 0" 0 -- "$CFCTL" del 203.0.113.0/24
 expect "del 203.0.113.0/24 again: exit 1" 1 -- "$CFCTL" del 203.0.113.0/24
 expect "match 203.0.113.200 after del: pass" 1 -o pass -- \
@@ -707,17 +708,24 @@ if unload_module; then
 		full_says 3 "larger capacity="
 	diag_file "its message" "$tap_tmp/full.err"
 	check "unload" unload_module
-	# One target length for IPv4 prefixes: a /8 beside a /24 would be
-	# stored as 65536 /24s, more than a table of 64 holds.
-	expect "load with prefix_levels4=1 capacity=64 max_capacity=64" 0 -- \
-		insmod "$CFILTER_KO" prefix_levels4=1 capacity=64 \
-		max_capacity=64
-	check "add 10.0.0.0/24" "$CFCTL" add 10.0.0.0/24
-	expect "add 11.0.0.0/8: exit 3, names prefix_levels4=" 3 \
-		-e "larger prefix_levels4=" -- "$CFCTL" add 11.0.0.0/8
+	# Each prefix length has a table of at most max_capacity entries:
+	# /24s fill theirs.
+	expect "load with capacity=64 max_capacity=64" 0 -- \
+		insmod "$CFILTER_KO" capacity=64 max_capacity=64
+	i=0
+	while [ "$i" -lt 200 ] &&
+	      "$CFCTL" add "10.0.$i.0/24" 2>/dev/null; do
+		i=$((i + 1))
+	done
+	expect "add /24s until their table is full: exit 3, no room for the prefix" 3 \
+		-e "no room for the prefix" -- \
+		"$CFCTL" add "10.0.$i.0/24"
 	diag_file "its message" "$tap_tmp/err"
-	expect "... 11.0.0.0/8 was not added" 1 -- "$CFCTL" match 11.1.2.3
+	expect "... 10.0.$i.0/24 was not added" 1 -- "$CFCTL" match "10.0.$i.3"
 	expect "... 10.0.0.0/24 still blocks" 0 -- "$CFCTL" match 10.0.0.5
+	check "a prefix of another length still goes in" \
+		"$CFCTL" add 11.0.0.0/8
+	expect "... and blocks" 0 -- "$CFCTL" match 11.1.2.3
 	check "unload" unload_module
 	expect "reload with defaults" 0 -- insmod "$CFILTER_KO"
 else

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # A real data set: the country ranges of Debian's tor-geoipdb that the
-# Makefile wrote into geoip-ranges.txt (IPv4 and IPv6, a few countries) go
-# in with `cfctl load`, which splits each range into CIDR prefixes; then
-# geoip_verdicts checks that the module holds exactly those keys (and
-# prints the expansion's entries and memory), that CFILTER_IOC_MATCH gives
+# Makefile wrote into geoip-ranges.txt (a few countries; IPv6 ranges that
+# split into prefixes of over a hundred lengths) go in with `cfctl load`,
+# which splits each range into CIDR prefixes; then geoip_verdicts checks
+# that the module holds exactly those keys (and prints the prefix lengths,
+# markers and memory), that CFILTER_IOC_MATCH gives
 # every sampled address the verdict computed from the ranges (GEOIP_MATCH
 # random addresses per family plus every range's edges), and that the XDP
 # program does (GEOIP_XDP packets per family). Skipped when the file was

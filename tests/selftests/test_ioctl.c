@@ -211,7 +211,7 @@ TEST_F(cf, info_reports_geometry_and_count)
 	EXPECT_EQ(16ULL << 20, info.max_capacity);
 	EXPECT_EQ(read_param("max_capacity"), info.max_capacity);
 	EXPECT_EQ(0ULL, info.prefixes);
-	EXPECT_EQ(0ULL, info.prefix_entries);
+	EXPECT_EQ(0ULL, info.prefix_markers);
 	EXPECT_EQ(0ULL, info.timed);
 }
 
@@ -917,16 +917,16 @@ TEST_F(cf, type_info_reports_a_types_tables)
 	};
 	struct cfilter_type_info ti, flow;
 	struct cfilter_info info;
-	unsigned long levels = read_param("prefix_levels4");
 	size_t i;
 
 	ASSERT_EQ(0, cf_type_info(self->fd, CFILTER_KEY_SRC4, 0, &ti));
 	EXPECT_EQ(0U, ti.count);
-	EXPECT_EQ(0U, ti.nlevels);
+	EXPECT_EQ(0U, ti.lengths);
+	/* the address table, then the five levels of the tree of lengths */
+	EXPECT_EQ(6U, ti.probes);
 	EXPECT_LT(0U, ti.capacity);
 	EXPECT_LT(0U, ti.memory_bytes);
 
-	ASSERT_EQ(4U, levels) TH_LOG("the default prefix_levels4 is 4");
 	for (i = 0; i < ARRAY_SIZE(cidrs); i++)
 		ASSERT_EQ(0, cf_add(self->fd, pfx(CFILTER_KEY_SRC4, cidrs[i])));
 	ASSERT_EQ(0, cf_add(self->fd, src4("198.51.100.1")));
@@ -937,40 +937,36 @@ TEST_F(cf, type_info_reports_a_types_tables)
 	EXPECT_EQ(CFILTER_KEY_SRC4, ti.type);
 	EXPECT_EQ(8U, ti.count);
 	EXPECT_EQ(6U, ti.prefixes);
-	/* Six lengths on four levels: some prefixes expand. */
-	EXPECT_LT(6U, ti.prefix_entries);
-	EXPECT_EQ(levels, ti.nlevels);
-	for (i = 0; i < ti.nlevels; i++) {
-		EXPECT_GE(32, ti.levels[i]);
-		EXPECT_LE(8, ti.levels[i]);
-		if (i)
-			EXPECT_GT(ti.levels[i - 1], ti.levels[i]);
-	}
-	/* The longest prefix needs a level of its length exactly. */
-	EXPECT_EQ(25, ti.levels[0]);
-	for (; i < CFILTER_PREFIX_LEVELS_MAX; i++)
-		EXPECT_EQ(0, ti.levels[i]);
+	EXPECT_EQ(6U, ti.lengths);
+	/*
+	 * Markers at the shorter ancestors of each length (lo(m) = m -
+	 * lowbit(m)): /12 and /10 at /8, /24 at /16, /25 at /24 and /16.
+	 */
+	EXPECT_EQ(5U, ti.prefix_markers);
+	EXPECT_EQ(6U, ti.probes);
 
 	ASSERT_EQ(0, cf_type_info(self->fd, CFILTER_KEY_FLOW4, 0, &flow));
 	EXPECT_EQ(1U, flow.count);
 	EXPECT_EQ(0U, flow.prefixes);
-	EXPECT_EQ(0U, flow.prefix_entries);
-	EXPECT_EQ(0U, flow.nlevels);
+	EXPECT_EQ(0U, flow.prefix_markers);
+	EXPECT_EQ(0U, flow.probes);
+	EXPECT_EQ(0U, flow.lengths);
 
-	/* INFO sums the types: counts with prefixes, and the expansion. */
+	/* INFO sums the types: counts with prefixes, and the markers. */
 	ASSERT_EQ(0, cf_info(self->fd, &info));
 	EXPECT_EQ(9U, info.count);
 	EXPECT_EQ(6U, info.prefixes);
-	EXPECT_EQ(ti.prefix_entries, info.prefix_entries);
+	EXPECT_EQ(ti.prefix_markers, info.prefix_markers);
 	EXPECT_LE(ti.memory_bytes + flow.memory_bytes, info.memory_bytes);
 
-	/* A prefix gone is counted out, and the levels follow the set. */
+	/* A prefix gone is counted out, and its markers go with it. */
 	for (i = 0; i < ARRAY_SIZE(cidrs); i++)
 		ASSERT_EQ(0, cf_del(self->fd, pfx(CFILTER_KEY_SRC4, cidrs[i])));
 	ASSERT_EQ(0, cf_type_info(self->fd, CFILTER_KEY_SRC4, 0, &ti));
 	EXPECT_EQ(2U, ti.count);
 	EXPECT_EQ(0U, ti.prefixes);
-	EXPECT_EQ(0U, ti.prefix_entries);
+	EXPECT_EQ(0U, ti.prefix_markers);
+	EXPECT_EQ(0U, ti.lengths);
 	ASSERT_EQ(0, cf_info(self->fd, &info));
 	EXPECT_EQ(3U, info.count);
 	EXPECT_EQ(0U, info.prefixes);

@@ -483,43 +483,45 @@ TEST_F(reload, compact_dump_arguments)
 	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_DUMP, &t));
 }
 
-/* prefix_levels4 and prefix_levels6: 1 to 8, or the load is refused. */
-TEST_F(reload, prefix_levels_bound_the_expansion)
+/*
+ * prefix_levels4= and prefix_levels6= are gone with prefix expansion: a
+ * modprobe.d line that still sets them loads, with the kernel's warning,
+ * and prefixes of any length match.
+ */
+TEST_F(reload, old_prefix_levels_params_load_and_prefixes_match)
 {
-	static const char * const bad[] = {
-		"prefix_levels4=0", "prefix_levels4=9", "prefix_levels6=0",
-		"prefix_levels6=9",
-	};
 	struct cfilter_key keys[2] = { nth_key4(0), nth_key4(0) };
 	struct cfilter_match_req mr = { .pkt = { .family = 4 } };
 	struct cfilter_type_info ti = { .type = CFILTER_KEY_SRC4 };
 	struct cfilter_batch b;
-	unsigned int i;
 
 	if (_metadata->skip)
 		return;
-	for (i = 0; i < ARRAY_SIZE(bad); i++)
-		EXPECT_EQ(EINVAL, module_load(bad[i])) TH_LOG("bad[%u]", i);
 	ASSERT_EQ(0, load(&self->fd, "prefix_levels4=1 prefix_levels6=8"));
-	EXPECT_EQ(1ULL, read_param("prefix_levels4"));
-	EXPECT_EQ(8ULL, read_param("prefix_levels6"));
 
 	keys[0].prefix_len = 8;		/* 10.0.0.0/8 */
-	keys[1].saddr[0] = 192;		/* 192.0.0.0/16 */
-	keys[1].prefix_len = 16;
+	keys[1].saddr[0] = 192;		/* 192.0.0.0/17 */
+	keys[1].prefix_len = 17;
 	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_ADD, keys, self->results,
 			      2, &b));
 	ASSERT_EQ(2U, b.first_error);
-	/* One level: both at /16, the /8 as 256 entries. */
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_TYPE_INFO, &ti));
-	EXPECT_EQ(1, ti.nlevels);
-	EXPECT_EQ(16, ti.levels[0]);
-	EXPECT_EQ(257ULL, ti.prefix_entries);
+	EXPECT_EQ(2, ti.lengths);
+	/* /17 leaves a marker at /16 */
+	EXPECT_EQ(1ULL, ti.prefix_markers);
 	EXPECT_EQ(2ULL, ti.prefixes);
 	mr.pkt.saddr[0] = 10;
 	mr.pkt.saddr[1] = 200;
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_MATCH, &mr));
 	EXPECT_EQ((__u32)CFILTER_DROP_PREFIX, mr.verdict);
+	mr.pkt.saddr[0] = 192;
+	mr.pkt.saddr[1] = 0;
+	mr.pkt.saddr[2] = 127;
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_MATCH, &mr));
+	EXPECT_EQ((__u32)CFILTER_DROP_PREFIX, mr.verdict);
+	mr.pkt.saddr[2] = 128;
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_MATCH, &mr));
+	EXPECT_EQ((__u32)CFILTER_PASS, mr.verdict);
 	mr.pkt.saddr[0] = 11;
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_MATCH, &mr));
 	EXPECT_EQ((__u32)CFILTER_PASS, mr.verdict);

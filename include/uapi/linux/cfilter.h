@@ -155,7 +155,7 @@ struct cfilter_key_req {
  * @max_capacity:     exact mode: the keys the filter may grow to hold
  * @grows:            table doublings since the module was loaded
  * @prefixes:         prefix keys stored (included in @count)
- * @prefix_entries:   entries their expansion stores (not in @count)
+ * @prefix_markers:   markers the prefix search keeps (not in @count)
  * @timed:            holdings with a timeout, every source
  * @mem_used:         bytes charged against the module's memory bound:
  *                    every set's tables and records, staged sets included
@@ -182,38 +182,37 @@ struct cfilter_info {
 	__u64	max_capacity;
 	__u64	grows;
 	__u64	prefixes;
-	__u64	prefix_entries;
+	__u64	prefix_markers;
 	__u64	timed;
 	__u64	mem_used;
 	__u64	mem_limit;
 };
 
-#define CFILTER_PREFIX_LEVELS_MAX	8
-
 /**
  * struct cfilter_type_info - one key type's tables (CFILTER_IOC_TYPE_INFO)
  * @type:           in: enum cfilter_key_type
- * @nlevels:        out: prefix target lengths in use (0: no prefixes)
- * @levels:         out: those lengths, longest first
+ * @probes:         out: table probes a lookup makes at most (address types;
+ *                  0 for flows)
+ * @lengths:        out: distinct prefix lengths stored
  * @flags:          in: 0 or CFILTER_F_STAGED
  * @pad:            zero
  * @count:          out: keys stored, addresses or flows and prefixes
  * @prefixes:       out: prefix keys among them
- * @prefix_entries: out: entries the expansion of the prefixes stores
+ * @prefix_markers: out: markers the prefix search keeps
  * @memory_bytes:   out: kernel memory of this type's tables
  * @capacity:       out: slots of the address or flow table
  * @reserved:       zero
  */
 struct cfilter_type_info {
 	__u8	type;
-	__u8	nlevels;
-	__u8	levels[CFILTER_PREFIX_LEVELS_MAX];
-	__u8	pad[6];
+	__u8	probes;
+	__u8	lengths;
+	__u8	pad[13];
 	__u32	flags;
 	__u32	pad2;
 	__u64	count;
 	__u64	prefixes;
-	__u64	prefix_entries;
+	__u64	prefix_markers;
 	__u64	memory_bytes;
 	__u64	capacity;
 	__u64	reserved[3];
