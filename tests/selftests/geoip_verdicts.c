@@ -393,9 +393,41 @@ out:
 	return ret;
 }
 
+/*
+ * N addresses per family for `cfctl match` to judge, a line each: the
+ * address, then "drop" or "pass" as the ranges say; every fourth an edge
+ * of a range (its first or last address, or one beyond).
+ */
+static int do_sample(u64 n)
+{
+	char buf[INET6_ADDRSTRLEN];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		const struct family *f = &fams[i];
+		/* the edges spread over every range */
+		u64 k, step = f->n / (n / 4 + 1) + 1;
+
+		for (k = 0; k < n; k++) {
+			const struct range *r = &f->r[k / 4 * step % f->n];
+			u128 x = sample(f, k);
+
+			if (k % 4 == 1)
+				x = r->lo;
+			else if (k % 4 == 2)
+				x = r->hi;
+			else if (k % 4 == 3 && r->hi != addr_max(f))
+				x = r->hi + 1;
+			printf("%s %s\n", show(f, x, buf),
+			       expected(f, x) == CFILTER_PASS ? "pass" : "drop");
+		}
+	}
+	return 0;
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: geoip_verdicts FILE info|match N|xdp N\n");
+	fprintf(stderr, "usage: geoip_verdicts FILE info|match N|xdp N|sample N\n");
 	exit(2);
 }
 
@@ -419,6 +451,8 @@ int main(int argc, char **argv)
 		return 2;
 	if (!strcmp(argv[2], "xdp"))
 		return do_xdp(n);
+	if (!strcmp(argv[2], "sample"))
+		return do_sample(n);
 	dev = open(CFILTER_DEVICE, O_RDWR);
 	if (dev < 0) {
 		fprintf(stderr, "geoip_verdicts: %s: %s\n", CFILTER_DEVICE,

@@ -8,8 +8,9 @@
 # that the module holds exactly those keys (and prints the prefix lengths,
 # markers and memory), that CFILTER_IOC_MATCH gives
 # every sampled address the verdict computed from the ranges (GEOIP_MATCH
-# random addresses per family plus every range's edges), and that the XDP
-# program does (GEOIP_XDP packets per family). Skipped when the file was
+# random addresses per family plus every range's edges), that the XDP
+# program does (GEOIP_XDP packets per family), and that `cfctl match`
+# does on a sample (GEOIP_CFCTL addresses per family). Skipped when the file was
 # not made (tor-geoipdb absent at build time).
 
 . "$(dirname "$0")/lib.sh"
@@ -41,6 +42,21 @@ for what in info "match $GEOIP_MATCH" "xdp $GEOIP_XDP"; do
 		./geoip_verdicts "$RANGES" $what
 	diag_file "geoip_verdicts $what ($(($(date +%s) - start)) s)" "$tap_tmp/out"
 done
+
+# The operator's view: `cfctl match` on a sample, ranges' edges among them.
+: "${GEOIP_CFCTL:=150}"
+./geoip_verdicts "$RANGES" sample "$GEOIP_CFCTL" >"$tap_tmp/sample"
+wrong=0
+checked=0
+while read -r addr want; do
+	if "$CFCTL" -q match "$addr"; then got=drop; else got=pass; fi
+	checked=$((checked + 1))
+	[ "$got" = "$want" ] && continue
+	wrong=$((wrong + 1))
+	diag "cfctl match $addr: $got, the ranges say $want"
+done <"$tap_tmp/sample"
+expect "cfctl match agrees with the ranges on $checked addresses" 0 -- \
+	test "$wrong" = 0 -a "$checked" -gt 0
 
 # The checker must notice one range gone: every range's edges are checked.
 first=$(grep -m1 -v '^#' "$RANGES")
