@@ -28,6 +28,8 @@
 #include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 
+#include <cfilter/source_name.h>
+
 #include "set.h"
 #include "source.h"
 
@@ -107,13 +109,6 @@ u64 cfilter_holds_timed(const struct cfilter_holds *h)
 	for (t = 0; t < __CFILTER_KEY_MAX; t++)
 		n += keymap_count(&h->timed[t]);
 	return n;
-}
-
-static bool cfilter_source_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || c == '_' || c == '.' || c == ':' ||
-	       c == '@' || c == '-';
 }
 
 /**

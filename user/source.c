@@ -1,15 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Source names and timeouts: see source.h. */
+#include <stdbool.h>
 #include <string.h>
 
-#include "source.h"
+#include <cfilter/source_name.h>
 
-static bool source_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || c == '_' || c == '.' || c == ':' ||
-	       c == '@' || c == '-';
-}
+#include "source.h"
 
 /**
  * source_name_ok() - is @name a source name (SOURCE_RULE)?
@@ -24,7 +20,7 @@ bool source_name_ok(const char *name)
 	if (!n || n >= CFILTER_SOURCE_LEN || name[0] == '-')
 		return false;
 	for (i = 0; i < n; i++)
-		if (!source_char(name[i]))
+		if (!cfilter_source_char(name[i]))
 			return false;
 	return true;
 }
