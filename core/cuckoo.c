@@ -175,6 +175,8 @@ struct cuckoo_table {
 struct cuckoo {
 	struct cuckoo_table __rcu *table;
 	u64 seed;
+	u64 hash_a;
+	u64 hash_b;
 	u32 fp_mask;
 	u32 fp_bits;
 	u32 key_len;
@@ -331,11 +333,21 @@ static __always_inline u64 cuckoo_round(u64 lane, u64 word, u64 k)
 	return rol64((lane ^ word) * k, 31);
 }
 
-static __always_inline u64 cuckoo_hash(const void *key, size_t len, u64 seed)
+/* The lanes' first values, from the seed: each table keeps its own. */
+static u64 cuckoo_hash_a(u64 seed)
+{
+	return seed ^ CUCKOO_K0;
+}
+
+static u64 cuckoo_hash_b(u64 seed)
+{
+	return rol64(seed, 32) ^ CUCKOO_K1;
+}
+
+static __always_inline u64 cuckoo_hash_lanes(const void *key, size_t len,
+					     u64 a, u64 b)
 {
 	const u8 *p = key;
-	u64 a = seed ^ CUCKOO_K0;
-	u64 b = rol64(seed, 32) ^ CUCKOO_K1;
 	u64 tail = 0;
 	size_t n = len;
 
@@ -369,6 +381,23 @@ static __always_inline u64 cuckoo_hash(const void *key, size_t len, u64 seed)
 	a ^= a >> 33;
 	return a;
 }
+
+static __always_inline u64 cuckoo_hash(const void *key, size_t len, u64 seed)
+{
+	return cuckoo_hash_lanes(key, len, cuckoo_hash_a(seed),
+				 cuckoo_hash_b(seed));
+}
+
+/*
+ * What a reader is built for. Readers of the module's common shapes get
+ * these as constants (cuckoo_find()): the hash, the bucket match and the
+ * key compare then have no loop or switch left on them.
+ */
+struct cuckoo_shape {
+	u32 key_len;
+	u32 fp_bits;
+	bool exact;
+};
 
 /*
  * The other bucket of fingerprint @fp stored in bucket @b. Bits 32 and up of
@@ -413,13 +442,13 @@ static __always_inline u64 cuckoo_zero_lane64(u64 x, u64 lo, u64 hi)
  * returns nonzero iff it holds @fp, with no branch but the (perfectly
  * predicted) one on the layout.
  */
-static __always_inline u64 cuckoo_bucket_read(const struct cuckoo *c,
+static __always_inline u64 cuckoo_bucket_read(u32 fp_bits,
 					      const struct cuckoo_table *t,
 					      u64 b, u32 fp, u64 *w)
 {
 	u64 pat;
 
-	switch (c->fp_bits) {
+	switch (fp_bits) {
 	case 8:
 		w[0] = READ_ONCE(t->t32[b]);
 		return cuckoo_zero_lane32(w[0] ^ fp * CUCKOO_L8_LO,
@@ -440,10 +469,10 @@ static __always_inline u64 cuckoo_bucket_read(const struct cuckoo *c,
 }
 
 /* Slot @s of a bucket loaded by cuckoo_bucket_read(). */
-static __always_inline u32 cuckoo_lane(const struct cuckoo *c, const u64 *w,
+static __always_inline u32 cuckoo_lane(u32 fp_bits, const u64 *w,
 				       unsigned int s)
 {
-	switch (c->fp_bits) {
+	switch (fp_bits) {
 	case 8:
 		return (w[0] >> (8 * s)) & 0xff;
 	case 32:
@@ -472,10 +501,10 @@ static __always_inline u32 cuckoo_val_read(const struct cuckoo *c,
  * what a torn read means. Keys of 4-byte multiples (all the module's) are
  * naturally aligned in the array and compared a word at a time.
  */
-static __always_inline bool cuckoo_key_equal(const struct cuckoo *c,
-					     const u8 *stored, const u8 *key)
+static __always_inline bool cuckoo_key_equal(u32 n, const u8 *stored,
+					     const u8 *key)
 {
-	u32 i, n = c->key_len;
+	u32 i;
 
 	if (!(n % sizeof(u64))) {
 		for (i = 0; i < n; i += sizeof(u64))
@@ -535,6 +564,7 @@ static void cuckoo_record_store(const struct cuckoo *c, u8 *stored,
  * @key, or NULL.
  */
 static __always_inline const u8 *cuckoo_confirm(const struct cuckoo *c,
+						struct cuckoo_shape sh,
 						const struct cuckoo_table *t,
 						u64 b, const u64 *w, u32 fp,
 						const void *key)
@@ -544,10 +574,10 @@ static __always_inline const u8 *cuckoo_confirm(const struct cuckoo *c,
 	for (s = 0; s < CUCKOO_SLOTS; s++) {
 		const u8 *stored;
 
-		if (cuckoo_lane(c, w, s) != fp)
+		if (cuckoo_lane(sh.fp_bits, w, s) != fp)
 			continue;
 		stored = cuckoo_key_at(c, t, b * CUCKOO_SLOTS + s);
-		if (cuckoo_key_equal(c, stored, key))
+		if (cuckoo_key_equal(sh.key_len, stored, key))
 			return stored;
 	}
 	return NULL;
@@ -559,25 +589,26 @@ static __always_inline const u8 *cuckoo_confirm(const struct cuckoo *c,
  * reader of old), to the key found, whose value may follow it.
  */
 static __always_inline bool cuckoo_probe(const struct cuckoo *c,
+					 struct cuckoo_shape sh,
 					 const struct cuckoo_table *t,
 					 u64 b1, u64 b2, u32 fp,
 					 const void *key, const u8 **stored)
 {
 	u64 w1[2], w2[2], m1, m2;
 
-	m1 = cuckoo_bucket_read(c, t, b1, fp, w1);
-	m2 = cuckoo_bucket_read(c, t, b2, fp, w2);
+	m1 = cuckoo_bucket_read(sh.fp_bits, t, b1, fp, w1);
+	m2 = cuckoo_bucket_read(sh.fp_bits, t, b2, fp, w2);
 	if (likely(!(m1 | m2)))
 		return false;
-	if (!c->exact)
+	if (!sh.exact)
 		return true;
 	smp_rmb();	/* a slot's fingerprint, then its key bytes */
 	if (!stored)
-		return (m1 && cuckoo_confirm(c, t, b1, w1, fp, key)) ||
-		       (m2 && cuckoo_confirm(c, t, b2, w2, fp, key));
-	*stored = m1 ? cuckoo_confirm(c, t, b1, w1, fp, key) : NULL;
+		return (m1 && cuckoo_confirm(c, sh, t, b1, w1, fp, key)) ||
+		       (m2 && cuckoo_confirm(c, sh, t, b2, w2, fp, key));
+	*stored = m1 ? cuckoo_confirm(c, sh, t, b1, w1, fp, key) : NULL;
 	if (!*stored && m2)
-		*stored = cuckoo_confirm(c, t, b2, w2, fp, key);
+		*stored = cuckoo_confirm(c, sh, t, b2, w2, fp, key);
 	return *stored;
 }
 
@@ -588,11 +619,13 @@ static __always_inline bool cuckoo_probe(const struct cuckoo *c,
  * b1 and b2 (tests/host/stress.c shows that it does).
  */
 static __always_inline bool cuckoo_read(const struct cuckoo_table *t,
-					const struct cuckoo *c, u64 b1, u64 b2,
+					const struct cuckoo *c,
+					struct cuckoo_shape sh, u64 b1, u64 b2,
 					u32 fp, const void *key, u32 *val)
 {
 	const u8 *stored = NULL;
-	bool hit = cuckoo_probe(c, t, b1, b2, fp, key, val ? &stored : NULL);
+	bool hit = cuckoo_probe(c, sh, t, b1, b2, fp, key,
+				val ? &stored : NULL);
 
 	if (hit && val && c->values)
 		*val = cuckoo_val_read(c, stored);
@@ -611,7 +644,8 @@ static __always_inline bool cuckoo_read(const struct cuckoo_table *t,
  * test of its own was costly on lookups served from cache).
  */
 static __always_inline int cuckoo_read_once(const struct cuckoo_table *t,
-					    const struct cuckoo *c, u64 b1,
+					    const struct cuckoo *c,
+					    struct cuckoo_shape sh, u64 b1,
 					    u64 b2, u32 fp, const void *key,
 					    u32 *val)
 {
@@ -621,7 +655,7 @@ static __always_inline int cuckoo_read_once(const struct cuckoo_table *t,
 	bool hit;
 
 	smp_rmb();	/* the version, then slots and keys */
-	hit = cuckoo_probe(c, t, b1, b2, fp, key, val ? &stored : NULL);
+	hit = cuckoo_probe(c, sh, t, b1, b2, fp, key, val ? &stored : NULL);
 	if (hit && c->hit_final && !(val && c->values))
 		return true;
 	/* Checked by the version like the key: a value is never final. */
@@ -641,21 +675,23 @@ static noinline bool cuckoo_read_retry(const struct cuckoo_table *t,
 				       const struct cuckoo *c, u64 b1, u64 b2,
 				       u32 fp, const void *key, u32 *val)
 {
+	struct cuckoo_shape sh = { c->key_len, c->fp_bits, c->exact };
 	int ret;
 
 	for (;;) {
 		cpu_relax();
-		ret = cuckoo_read_once(t, c, b1, b2, fp, key, val);
+		ret = cuckoo_read_once(t, c, sh, b1, b2, fp, key, val);
 		if (ret >= 0)
 			return ret;
 	}
 }
 
 static __always_inline bool cuckoo_read(const struct cuckoo_table *t,
-					const struct cuckoo *c, u64 b1, u64 b2,
+					const struct cuckoo *c,
+					struct cuckoo_shape sh, u64 b1, u64 b2,
 					u32 fp, const void *key, u32 *val)
 {
-	int ret = cuckoo_read_once(t, c, b1, b2, fp, key, val);
+	int ret = cuckoo_read_once(t, c, sh, b1, b2, fp, key, val);
 
 	if (likely(ret >= 0))
 		return ret;
@@ -667,15 +703,69 @@ static __always_inline bool cuckoo_read(const struct cuckoo_table *t,
  * Both readers, inlined into each so that contains() passes a constant
  * NULL and reads no value.
  */
-static __always_inline bool cuckoo_find(const struct cuckoo *c,
-					const void *key, u32 *val)
+static __always_inline bool cuckoo_find_as(const struct cuckoo *c,
+					   struct cuckoo_shape sh,
+					   const void *key, u32 *val)
 {
 	const struct cuckoo_table *t = rcu_dereference(c->table);
-	u64 h = cuckoo_hash(key, c->key_len, c->seed);
+	u64 h = cuckoo_hash_lanes(key, sh.key_len, c->hash_a, c->hash_b);
 	u32 fp = cuckoo_fp(c, h);
 	u64 b1 = h & t->bucket_mask;
 
-	return cuckoo_read(t, c, b1, cuckoo_alt(t, b1, fp), fp, key, val);
+	return cuckoo_read(t, c, sh, b1, cuckoo_alt(t, b1, fp), fp, key, val);
+}
+
+/*
+ * The module's key lengths (addresses 4 and 16, prefix tables 4 to 16)
+ * with 16-bit fingerprints, its default, each get a reader of their own;
+ * any other shape the general one. The branch is the same for every lookup
+ * of a table, so it is predicted.
+ */
+#define CUCKOO_FIND_AS(len, x)						\
+	cuckoo_find_as(c, (struct cuckoo_shape){ len, 16, x }, key, val)
+
+/*
+ * Out of line, so that its loops' registers are not saved on every lookup
+ * of a common shape.
+ */
+static noinline bool cuckoo_contains_any(const struct cuckoo *c,
+					 const void *key)
+{
+	struct cuckoo_shape sh = { c->key_len, c->fp_bits, c->exact };
+
+	return cuckoo_find_as(c, sh, key, NULL);
+}
+
+static noinline bool cuckoo_lookup_any(const struct cuckoo *c,
+				       const void *key, u32 *val)
+{
+	struct cuckoo_shape sh = { c->key_len, c->fp_bits, c->exact };
+	u32 v = 0;
+
+	if (!cuckoo_find_as(c, sh, key, &v))
+		return false;
+	*val = v;
+	return true;
+}
+
+static __always_inline bool cuckoo_find(const struct cuckoo *c,
+					const void *key, u32 *val)
+{
+	if (c->fp_bits == 16) {
+		switch (c->key_len) {
+		case 4:
+			return c->exact ? CUCKOO_FIND_AS(4, true) :
+					  CUCKOO_FIND_AS(4, false);
+		case 8:
+			return c->exact ? CUCKOO_FIND_AS(8, true) :
+					  CUCKOO_FIND_AS(8, false);
+		case 16:
+			return c->exact ? CUCKOO_FIND_AS(16, true) :
+					  CUCKOO_FIND_AS(16, false);
+		}
+	}
+	return val ? cuckoo_lookup_any(c, key, val) :
+		     cuckoo_contains_any(c, key);
 }
 
 /**
@@ -1397,6 +1487,8 @@ struct cuckoo *cuckoo_create(const struct cuckoo_params *p)
 	if (!c)
 		return NULL;
 	c->seed = p->seed;
+	c->hash_a = cuckoo_hash_a(c->seed);
+	c->hash_b = cuckoo_hash_b(c->seed);
 	c->fp_bits = p->fp_bits;
 	c->fp_mask = p->fp_bits == 32 ? 0xffffffff : (1U << p->fp_bits) - 1;
 	c->key_len = p->key_len;
@@ -1609,6 +1701,8 @@ struct cuckoo *cuckoo_raw_create(const struct cuckoo_params *p,
 	cuckoo_table_free(cuckoo_wtable(c));
 	RCU_INIT_POINTER(c->table, t);
 	c->seed = r->seed;
+	c->hash_a = cuckoo_hash_a(c->seed);
+	c->hash_b = cuckoo_hash_b(c->seed);
 	return c;
 }
 
