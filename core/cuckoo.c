@@ -129,7 +129,9 @@ struct cuckoo_node {
  *
  * Readers use the first five fields, which the writer sets before it
  * publishes the table; the slots, versions and keys then change only under
- * the protocol described at the top of this file.
+ * the protocol described at the top of this file. The writer's counts,
+ * written on every insert, sit on a cache line of their own: sharing the
+ * readers' line, each insert would take it from every reader's cache.
  */
 struct cuckoo_table {
 	union {
@@ -141,7 +143,7 @@ struct cuckoo_table {
 	u8 *keys;
 	u64 bucket_mask;
 	u32 stripe_mask;
-	u64 count;
+	____cacheline_aligned u64 count;
 	u64 moves;
 	u64 memory_bytes;
 };

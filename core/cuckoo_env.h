@@ -130,14 +130,26 @@ typedef __s64 s64;
  */
 static long cuckoo_host_alloc_budget = -1;
 
+/*
+ * Cache-line aligned, as the kernel's allocators align such sizes, so that
+ * what the core keeps apart on lines of their own is apart here too.
+ */
 static inline void *kvcalloc(size_t n, size_t size, int flags)
 {
+	size_t bytes;
+	void *p;
+
 	(void)flags;
 	if (!cuckoo_host_alloc_budget)
 		return NULL;
 	if (cuckoo_host_alloc_budget > 0)
 		cuckoo_host_alloc_budget--;
-	return calloc(n, size);
+	if (__builtin_mul_overflow(n, size, &bytes) || bytes > SIZE_MAX - 64)
+		return NULL;
+	p = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+	if (p)
+		memset(p, 0, bytes);
+	return p;
 }
 
 /*

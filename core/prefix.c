@@ -120,8 +120,7 @@ struct prefix_summary {
 /**
  * struct prefix_set - addresses, and prefixes searched by length
  * @addrs: full-length members; never replaced (cleared in place)
- * @naddrs: members in @addrs: lets a reader skip an empty table
- * @nprefixes: prefix members, /0 included
+ * @addrs_any: @addrs has members: lets a reader skip an empty table
  * @addrs_known: the address table keeps its keys (exact mode, and no
  *	compact table restored into it): its members are counted in
  *	@sum_addr and carry tags; else a reader probes it regardless
@@ -133,6 +132,8 @@ struct prefix_summary {
  * @sum_addr: the summary of the addresses (exact mode)
  * @tab: the table of each length 1..@bits - 1, made at its first entry
  * @mask: the words of an address kept at each length
+ * @naddrs: members in @addrs
+ * @nprefixes: prefix members, /0 included
  * @tab_max: max_capacity of a length table, by its words (1..4)
  * @seed: hash key of the length tables
  * @count: entries in each table
@@ -144,12 +145,13 @@ struct prefix_summary {
  *
  * Readers use the fields up to @mask, which change only through
  * WRITE_ONCE() and rcu_assign_pointer() (@addrs_known only while no reader
- * can see the set); the rest is the writer's, which the caller serialises.
+ * can see the set), and only when an answer may change: not on every
+ * insert, so that a writer does not take their cache lines from readers
+ * on another CPU. The rest is the writer's, which the caller serialises.
  */
 struct prefix_set {
 	struct cuckoo *addrs;
-	u64 naddrs;
-	u64 nprefixes;
+	bool addrs_any;
 	bool addrs_known;
 	u32 addr_len;
 	u32 bits;
@@ -160,6 +162,8 @@ struct prefix_set {
 	struct cuckoo __rcu *tab[PREFIX_BITS_MAX];
 	u32 mask[PREFIX_BITS_MAX][4];
 
+	____cacheline_aligned u64 naddrs;
+	u64 nprefixes;
 	u64 tab_max[5];
 	u64 seed;
 	u64 count[PREFIX_BITS_MAX];
@@ -656,9 +660,9 @@ int prefix_set_insert(struct prefix_set *s, const u8 *addr, u32 len, u32 tag)
 	if (len == s->bits) {
 		prefix_sum_get(s, sum, addr, len);
 		err = cuckoo_insert_val(s->addrs, addr, tag);
-		if (!err)
-			WRITE_ONCE(s->naddrs, s->naddrs + 1);
-		else
+		if (!err && !s->naddrs++)
+			WRITE_ONCE(s->addrs_any, true);
+		else if (err)
 			prefix_sum_put(s, sum, addr, len);
 		return err;
 	}
@@ -676,7 +680,7 @@ int prefix_set_insert(struct prefix_set *s, const u8 *addr, u32 len, u32 tag)
 		prefix_rename_all(s, addr, len, tag, PREFIX_OP_INSERT);
 	}
 	s->hist[len]++;
-	WRITE_ONCE(s->nprefixes, s->nprefixes + 1);
+	s->nprefixes++;
 	return 0;
 }
 
@@ -741,7 +745,8 @@ int prefix_set_delete(struct prefix_set *s, const u8 *addr, u32 len)
 	if (len == s->bits) {
 		err = cuckoo_delete(s->addrs, addr);
 		if (!err) {
-			WRITE_ONCE(s->naddrs, s->naddrs - 1);
+			if (!--s->naddrs)
+				WRITE_ONCE(s->addrs_any, false);
 			prefix_sum_put(s, prefix_sum_of(s, len), addr, len);
 		}
 		return err;
@@ -755,7 +760,7 @@ int prefix_set_delete(struct prefix_set *s, const u8 *addr, u32 len)
 		prefix_leave(s, addr, len);
 	}
 	s->hist[len]--;
-	WRITE_ONCE(s->nprefixes, s->nprefixes - 1);
+	s->nprefixes--;
 	/* its entries are out of every table a new reader can reach */
 	prefix_sum_put(s, &s->sum_pfx, addr, len);
 	return 0;
@@ -778,7 +783,8 @@ int prefix_set_clear(struct prefix_set *s)
 
 	if (err)
 		return err;
-	WRITE_ONCE(s->naddrs, 0);
+	s->naddrs = 0;
+	WRITE_ONCE(s->addrs_any, false);
 	WRITE_ONCE(s->zero, 0);
 	WRITE_ONCE(s->used[0], 0);
 	WRITE_ONCE(s->used[1], 0);
@@ -789,7 +795,7 @@ int prefix_set_clear(struct prefix_set *s)
 		rcu_assign_pointer(s->tab[m], NULL);
 		ordered_free(&s->idx[m]);
 	}
-	WRITE_ONCE(s->nprefixes, 0);
+	s->nprefixes = 0;
 	memset(s->hist, 0, sizeof(s->hist));
 	memset(s->count, 0, sizeof(s->count));
 	s->entries = 0;
@@ -990,7 +996,7 @@ enum prefix_hit prefix_set_match(const struct prefix_set *s, const u8 *addr,
 	u64 used[2];
 
 	*tag = 0;
-	if (READ_ONCE(s->naddrs) &&
+	if (READ_ONCE(s->addrs_any) &&
 	    (!s->addrs_known || prefix_sum_maybe(&s->sum_addr, k)) &&
 	    (s->addrs_known ? cuckoo_lookup(s->addrs, addr, tag) :
 			    cuckoo_contains(s->addrs, addr)))
@@ -1100,7 +1106,8 @@ struct cuckoo *prefix_set_replace_addrs(struct prefix_set *s,
 	 * is not empty. Counts left by earlier addresses only keep bits set.
 	 */
 	s->addrs_known = false;
-	WRITE_ONCE(s->naddrs, st.count);
+	s->naddrs = st.count;
+	WRITE_ONCE(s->addrs_any, st.count > 0);
 	/* The new table's generation starts again from 0. */
 	s->list_gen += cuckoo_list_gen(old) + 1;
 	return old;
