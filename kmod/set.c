@@ -190,6 +190,19 @@ u64 cfilter_set_grows(void)
 	return cfilter_retired_grows;
 }
 
+/*
+ * Type @t now has @n members: the verdict's bit follows only when @n
+ * becomes or stops being 0, so that adds and deletes leave the line it
+ * reads alone.
+ */
+static void cfilter_set_count(struct cfilter_set *s, unsigned int t,
+			      unsigned long n)
+{
+	s->nkeys[t] = n;
+	if (!(s->types & BIT(t)) != !n)
+		WRITE_ONCE(s->types, s->types ^ BIT(t));
+}
+
 /**
  * cfilter_set_insert() - add a key to a set
  * @s:      the set (caller holds cfilter_lock)
@@ -211,7 +224,7 @@ int cfilter_set_insert(struct cfilter_set *s, const struct cfilter_ktype *f,
 	else
 		err = cuckoo_insert_val(s->flow[t], packed, tag);
 	if (!err)
-		WRITE_ONCE(s->nkeys[t], s->nkeys[t] + 1);
+		cfilter_set_count(s, t, s->nkeys[t] + 1);
 	return err;
 }
 
@@ -255,7 +268,7 @@ int cfilter_set_delete(struct cfilter_set *s, const struct cfilter_ktype *f,
 	else
 		err = cuckoo_delete(s->flow[t], packed);
 	if (!err)
-		WRITE_ONCE(s->nkeys[t], s->nkeys[t] - 1);
+		cfilter_set_count(s, t, s->nkeys[t] - 1);
 	return err;
 }
 
@@ -322,7 +335,7 @@ struct cuckoo *cfilter_set_replace_table(struct cfilter_set *s,
 		s->flow[t] = c;
 	}
 	cfilter_set_type_stats(s, f, &st);
-	WRITE_ONCE(s->nkeys[t], st.count);
+	cfilter_set_count(s, t, st.count);
 	return old;
 }
 

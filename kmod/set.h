@@ -36,11 +36,11 @@ struct cfilter_drops {
 
 /**
  * struct cfilter_set - the tables of every key type
- * @nkeys: per key type, members stored (addresses, prefixes or flows);
- *         written under cfilter_lock after the table changed, read
+ * @types: bit t: key type t has members; written under cfilter_lock after
+ *         the table changed, and only when that makes it change, read
  *         locklessly by the verdict, which skips a type with none (a lookup
- *         there could only miss). A count that lags its table for a moment
- *         is harmless: a lookup racing a write may see either state anyway.
+ *         there could only miss). A bit that lags its table for a moment is
+ *         harmless: a lookup racing a write may see either state anyway.
  * @pfx:   address types: the prefix set; else NULL
  * @flow:  flow types: the filter; else NULL
  * @id:    distinct for every set created (LIST cursors restart on a new set)
@@ -50,12 +50,14 @@ struct cfilter_drops {
  * @drops_base: per source index, added to the sum of @drops: what sets
  *         this one replaced counted (by name), less what the source's
  *         previous owner of the index counted
+ * @nkeys: per key type, members stored (addresses, prefixes or flows): on
+ *         a cache line of its own, as every add and delete writes it
  *
  * In exact mode every entry's value in the tables (its tag) is the lowest
  * index of the sources that hold it, so that a drop names one of them.
  */
 struct cfilter_set {
-	unsigned long		nkeys[__CFILTER_KEY_MAX];
+	unsigned long		types;
 	struct prefix_set	*pfx[__CFILTER_KEY_MAX];
 	struct cuckoo		*flow[__CFILTER_KEY_MAX];
 	u64			id;
@@ -63,6 +65,7 @@ struct cfilter_set {
 	struct list_head	staged;
 	struct cfilter_drops __percpu *drops;
 	u64			drops_base[CFILTER_SOURCES_MAX];
+	unsigned long		nkeys[__CFILTER_KEY_MAX] ____cacheline_aligned;
 };
 
 /* The set packets are filtered with; see the locking rules above. */

@@ -853,7 +853,7 @@ void cfilter_hold_sources(struct cfilter_set *s, struct cfilter_sources *out)
 	/* Compact mode keeps no holdings: every entry is default's. */
 	if (!cfilter_exact())
 		for (t = 0; t < __CFILTER_KEY_MAX; t++)
-			out->sources[0].entries += READ_ONCE(s->nkeys[t]);
+			out->sources[0].entries += s->nkeys[t];
 }
 
 /**

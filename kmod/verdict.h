@@ -61,7 +61,7 @@ static __always_inline enum prefix_hit
 cfilter_addr_hit(const struct cfilter_set *s, unsigned int type, const u8 *addr,
 		 u32 *tag)
 {
-	if (!READ_ONCE(s->nkeys[type]))
+	if (!(READ_ONCE(s->types) & BIT(type)))
 		return PREFIX_MISS;
 	return prefix_set_match(s->pfx[type], addr, tag);
 }
@@ -98,7 +98,8 @@ static __always_inline int cfilter_block(const struct cfilter_set *s,
 						   CFILTER_DROP_PREFIX) |
 						  CFILTER_VERDICT_DST, tag);
 	}
-	if (!(p->flags & CFILTER_PKT_PORTS) || !READ_ONCE(s->nkeys[flow]))
+	if (!(p->flags & CFILTER_PKT_PORTS) ||
+	    !(READ_ONCE(s->types) & BIT(flow)))
 		return CFILTER_PASS;
 	cfilter_flow_pack_fields(packed, p->proto, p->saddr, p->daddr, p->sport,
 				 p->dport, alen);
