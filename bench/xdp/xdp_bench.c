@@ -1140,8 +1140,12 @@ int main(int argc, char **argv)
 	dev = open(CFILTER_DEVICE, O_RDWR);
 	if (dev < 0)
 		die("%s: %m (is cfilter.ko loaded?)", CFILTER_DEVICE);
-	cf = cfilter_bpf__open_and_load();
+	cf = cfilter_bpf__open();
 	if (!cf)
+		die("opening cfilter's XDP program: %m");
+	/* Counters of its own: the object pins its map by name. */
+	errno = -bpf_map__set_pin_path(cf->maps.cfilter_stats, NULL);
+	if (errno || cfilter_bpf__load(cf))
 		die("loading cfilter's XDP program: %m (the kfunc needs cfilter.ko with BTF)");
 
 	if (!o.sweep)

@@ -240,7 +240,7 @@ TEST(random_frames_against_a_reference_parser)
 	flow.sport = htons(FLOW_SPORT);
 	flow.dport = htons(FLOW_DPORT);
 	ASSERT_EQ(0, add_key(dev, &flow));
-	skel = cfilter_bpf__open_and_load();
+	skel = xdp_load_private(false);
 	ASSERT_NE(NULL, skel) TH_LOG("loading the program: %s", strerror(errno));
 
 	for (i = 0; i < frames; i++) {
