@@ -8,8 +8,8 @@
 # N pings from a blocked source on $VETH, and cfctl stats shows exactly N
 # more in dropped_src, on $VETH's line and in the default source's drops.
 # The same numbers come out of --format prometheus, which Debian's promtool
-# accepts, on stdout and through --textfile. A counter map an older cfctl
-# pinned is still read; a bad --format is a usage error.
+# accepts, and --textfile writes the same series. A counter map an older
+# cfctl pinned is still read; a bad --format is a usage error.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -66,7 +66,7 @@ drop_n()
 	total=$(stat_value dropped_src) iface=$(iface_dropped)
 	drops=$(default_drops)
 	expect "$1: $N pings from the blocked peer get no answer" nonzero -- \
-		"$IP" netns exec "$NS" ping -c "$N" -W 1 "$HOST4"
+		"$IP" netns exec "$NS" ping -c "$N" -i 0.2 -W 1 "$HOST4"
 	expect "$1: dropped_src counts $N more" 0 -- \
 		test "$(stat_value dropped_src)" = $((total + N))
 	expect "$1: $VETH's line counts $N more dropped_src" 0 -- \
@@ -138,9 +138,12 @@ prometheus()
 		cat "$m"
 	expect "prometheus: --textfile writes the same metrics" 0 -- \
 		"$CFCTL" stats --format prometheus --textfile "$tap_tmp/cfilter.prom"
-	expect "prometheus: promtool accepts the textfile" 0 -- \
-		chroot "$DEBIAN_ROOT" /usr/bin/promtool check metrics \
-		<"$tap_tmp/cfilter.prom"
+	# promtool is slow to start under emulation: once is enough, as the
+	# textfile must hold the same series.
+	sed 's/ [0-9]*$//' "$m" >"$m.series"
+	expect "prometheus: the textfile has the same series" 0 -- \
+		sh -c 'sed "s/ [0-9]*\$//" "$1" | cmp -s - "$2"' sh \
+		"$tap_tmp/cfilter.prom" "$m.series"
 	expect "prometheus: the textfile has $VETH's drops" 0 -- \
 		test "$(series "cfilter_interface_packets_total{interface=\"$VETH\",reason=\"dropped_src\"}" "$tap_tmp/cfilter.prom")" = $((3 * N))
 	expect "prometheus: the textfile is 0644, no temporary left" 0 -- \
