@@ -6,7 +6,8 @@
 # reuses it and pins it where bpftool looks, and bpftool's load reuses it
 # there; the three programs hold one map id. Each deployment in turn drops
 # N pings from a blocked source on $VETH, and cfctl stats shows exactly N
-# more in dropped_src, on $VETH's line and in the default source's drops.
+# more in dropped_src, on $VETH's line and in the drops of the source that
+# holds it.
 # The same numbers come out of --format prometheus, which Debian's promtool
 # accepts, and --textfile writes the same series. A counter map an older
 # cfctl pinned is still read; a bad --format is a usage error.
@@ -19,6 +20,9 @@ PIN=/sys/fs/bpf/tc/globals/cfilter_stats
 PIN_BPFTOOL=/sys/fs/bpf/cfilter_stats
 PIN_OLD=/sys/fs/bpf/cfilter/stats
 N=3
+# The peer's source: its drops go with it at clear, and later tests find
+# default's untouched.
+SOURCE=counters
 
 counters_cleanup()
 {
@@ -35,10 +39,10 @@ iface_dropped()
 		grep . || echo 0
 }
 
-# The drops of source "default".
-default_drops()
+# The drops of source $SOURCE.
+source_drops()
 {
-	"$CFCTL" stats | sed -n 's/^source default: drops \([0-9]*\)$/\1/p'
+	"$CFCTL" stats | sed -n "s/^source $SOURCE: drops \([0-9]*\)\$/\1/p"
 }
 
 # xdp_uses_map ID: the XDP program on $VETH uses map ID.
@@ -60,19 +64,19 @@ pinned_map_id()
 }
 
 # drop_n WHO: N pings from the blocked peer on $VETH, and cfctl stats shows
-# exactly N more drops in total, on $VETH's line and for source default.
+# exactly N more drops in total, on $VETH's line and for $SOURCE.
 drop_n()
 {
 	total=$(stat_value dropped_src) iface=$(iface_dropped)
-	drops=$(default_drops)
+	drops=$(source_drops)
 	expect "$1: $N pings from the blocked peer get no answer" nonzero -- \
 		"$IP" netns exec "$NS" ping -c "$N" -i 0.2 -W 1 "$HOST4"
 	expect "$1: dropped_src counts $N more" 0 -- \
 		test "$(stat_value dropped_src)" = $((total + N))
 	expect "$1: $VETH's line counts $N more dropped_src" 0 -- \
 		test "$(iface_dropped)" = $((iface + N))
-	expect "$1: source default counts $N more drops" 0 -- \
-		test "$(default_drops)" = $((drops + N))
+	expect "$1: source $SOURCE counts $N more drops" 0 -- \
+		test "$(source_drops)" = $((drops + N))
 }
 
 loaders()
@@ -126,9 +130,9 @@ prometheus()
 		"$(iface_dropped)"
 	expect "prometheus: the three deployments' drops on $VETH" 0 -- \
 		test "$(iface_dropped)" = $((3 * N))
-	expect "prometheus: source default's drops" 0 -- \
-		test "$(series 'cfilter_source_drops_total{source="default"}' "$m")" = \
-		"$(default_drops)"
+	expect "prometheus: source $SOURCE's drops" 0 -- \
+		test "$(series "cfilter_source_drops_total{source=\"$SOURCE\"}" "$m")" = \
+		$((3 * N))
 	expect "prometheus: the one src4 entry" 0 -- \
 		test "$(series 'cfilter_set_entries{key_type="src4"}' "$m")" = 1
 	expect "prometheus: src4's memory" 0 -- \
@@ -189,7 +193,7 @@ if ! veth_setup; then
 	tap_not_ok "setup: $NS and $VETH"
 	tap_end
 fi
-check "setup: block the peer" "$CFCTL" add "$PEER4"
+check "setup: block the peer" "$CFCTL" add -s "$SOURCE" "$PEER4"
 loaders
 if [ -n "${DEBIAN_ROOT:-}" ]; then
 	prometheus
