@@ -5,7 +5,7 @@
  * (if the loader enabled it) or 5-tuple, unless its source is on the allow
  * list, and the packets whose headers would hide what they are (see
  * classify()); pass everything else, and count every packet exactly once
- * in cfilter_stats.
+ * in cfilter_stats, under the interface it arrived on.
  *
  * The parser (cfilter_parse.h) reads the headers down to the L4 ports; one
  * call of bpf_cfilter_match() does every lookup. The same verdicts are
@@ -25,11 +25,19 @@
 #define ND_LAST_TYPE	137	/* redirect */
 #define ND_HOP_LIMIT	255
 
+/*
+ * Pinned by name, so that every loader of this object counts into one map:
+ * iproute2 (ip link ... obj, tc ... bpf obj) reuses or pins it in
+ * /sys/fs/bpf/tc/globals, a place it does not let a user change; cfctl
+ * points libbpf at the same place, and pins the map again where bpftool's
+ * libbpf looks, /sys/fs/bpf (see user/xdp_stats.c).
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, __CFILTER_STAT_MAX);
+	__uint(max_entries, CFILTER_STATS_IFACES);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct cfilter_if_stats);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } cfilter_stats SEC(".maps");
 
 /*
@@ -81,13 +89,15 @@ static __always_inline void match_pkt(const struct packet *pkt,
 	__builtin_memcpy(m->daddr, pkt->daddr, 16);
 }
 
-static __always_inline void count(__u32 stat)
+static __always_inline void count(__u32 ifindex, enum cfilter_stat stat)
 {
-	__u64 *n = bpf_map_lookup_elem(&cfilter_stats, &stat);
+	__u32 slot = ifindex < CFILTER_STATS_IFACES ? ifindex : 0;
+	struct cfilter_if_stats *s;
 
+	s = bpf_map_lookup_elem(&cfilter_stats, &slot);
 	/* Per-CPU slot, and a BPF program does not migrate: no atomic needed. */
-	if (n)
-		*n += 1;
+	if (s && stat < __CFILTER_STAT_MAX)
+		s->packets[stat] += 1;
 }
 
 /* The counter of a verdict the module gave: its kind's. */
@@ -169,7 +179,7 @@ int cfilter_xdp(struct xdp_md *ctx)
 	struct packet pkt;
 
 	stat = classify(parse_packet(&c, &pkt), &pkt);
-	count(stat);
+	count(ctx->ingress_ifindex, stat);
 	return is_drop(stat) ? XDP_DROP : XDP_PASS;
 }
 
@@ -228,7 +238,7 @@ int cfilter_tc(struct __sk_buff *skb)
 		res = parse_packet(&c, &pkt);
 	}
 	stat = classify(res, &pkt);
-	count(stat);
+	count(skb->ifindex, stat);
 	return is_drop(stat) ? TC_ACT_SHOT : TC_ACT_OK;
 }
 

@@ -25,7 +25,8 @@ _cfctl()
 	# less the options and their values.
 	for ((i++; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		-s | --source | -t | --timeout | -m | --mode | -i | --interval | --count)
+		-s | --source | -t | --timeout | -m | --mode | -i | --interval | --count | \
+		--format | --textfile)
 			((i++)) ;;
 		-*) ;;
 		*) ((nwords++)) ;;
@@ -53,7 +54,7 @@ _cfctl()
 	list)		opts="-j --json -s --source -a --all-sources" ;;
 	flush)		opts="-q --quiet -n --dry-run -s --source" ;;
 	info | status)	opts="-j --json" ;;
-	stats)		opts="-j --json --watch -i --interval --count" ;;
+	stats)		opts="-j --json --watch -i --interval --count --format --textfile" ;;
 	clear)		opts="-q --quiet -n --dry-run" ;;
 	attach)		opts="-n --dry-run -m --mode --match-dst --force" ;;
 	detach)		opts="-n --dry-run" ;;
@@ -63,6 +64,15 @@ _cfctl()
 
 	if [[ $verb == attach && ($prev == -m || $prev == --mode) ]]; then
 		mapfile -t COMPREPLY < <(compgen -W "native generic tc" -- "$cur")
+		return
+	fi
+	if [[ $verb == stats && $prev == --format ]]; then
+		mapfile -t COMPREPLY < <(compgen -W "text prometheus" -- "$cur")
+		return
+	fi
+	if [[ $verb == stats && $prev == --textfile ]]; then
+		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+		compopt -o filenames 2>/dev/null
 		return
 	fi
 	# The sources the filter has; a new one is typed whole.

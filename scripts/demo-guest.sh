@@ -132,6 +132,13 @@ show cfctl allow "$CLIENT" || fail "cfctl allow failed"
 ping_from_client || fail "ping from allowed $CLIENT failed"
 show cfctl stats || fail "cfctl stats failed"
 
+heading "The same as metrics for Prometheus (a few of them)"
+echo "\$ cfctl stats --format prometheus | grep -E 'dropped_src|drops_total|build_info' | grep -v '^#'"
+metrics=$(cfctl stats --format prometheus) || fail "cfctl stats --format prometheus failed"
+echo "$metrics" | grep -E 'dropped_src|drops_total|build_info' | grep -v '^#'
+echo "$metrics" | grep -qx "cfilter_packets_total{reason=\"dropped_src\"} $(dropped)" ||
+	fail "the metrics' dropped_src is not cfctl stats' $(dropped)"
+
 heading "The filter: cfctl info"
 show cfctl info || fail "cfctl info failed"
 

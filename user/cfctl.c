@@ -34,6 +34,7 @@ enum {
 	OPT_EXACT	= 1 << 10,
 	OPT_QUIET	= 1 << 11,
 	OPT_FORCE	= 1 << 12,
+	OPT_FORMAT	= 1 << 13,
 };
 
 /* getopt values of long options without a short form. */
@@ -45,6 +46,8 @@ enum {
 	LOPT_NORMALIZE,
 	LOPT_EXACT,
 	LOPT_FORCE,
+	LOPT_FORMAT,
+	LOPT_TEXTFILE,
 };
 
 struct verb {
@@ -115,6 +118,13 @@ static const struct cf_option options[] = {
 	{ { "watch", no_argument, NULL, LOPT_WATCH }, OPT_WATCH,
 	  "--watch", "print packets per second per counter, one line per\n"
 	  "interval, until interrupted (Ctrl-C exits 0)" },
+	{ { "format", required_argument, NULL, LOPT_FORMAT }, OPT_FORMAT,
+	  "--format FORMAT", "text (the default) or prometheus: Prometheus' text\n"
+	  "exposition format, for a scraper" },
+	{ { "textfile", required_argument, NULL, LOPT_TEXTFILE }, OPT_FORMAT,
+	  "--textfile PATH", "write the prometheus format to PATH instead of\n"
+	  "stdout, atomically (a new file renamed over it),\n"
+	  "for node_exporter's textfile collector" },
 	{ { "interval", required_argument, NULL, 'i' }, OPT_WATCH,
 	  "-i, --interval SECS", "--watch: seconds per line (1-3600, default 1)" },
 	{ { "count", required_argument, NULL, LOPT_COUNT }, OPT_WATCH,
@@ -357,8 +367,8 @@ static const struct verb verbs[] = {
 		.summary = "remove every entry, of every source",
 	}, {
 		.name = "stats", .run = do_stats,
-		.opts = OPT_JSON | OPT_WATCH,
-		.synopsis = "[-j] [--watch [-i SECS] [--count N]]",
+		.opts = OPT_JSON | OPT_WATCH | OPT_FORMAT,
+		.synopsis = "[-j | --format prometheus [--textfile PATH]] [--watch [-i SECS] [--count N]]",
 		.summary = "show the XDP program's packet counters",
 		.help = "Prints the packets passed, allowed (would be dropped, but the source\n"
 			"is on the allow list; passed), dropped by source, destination or flow\n"
@@ -366,10 +376,15 @@ static const struct verb verbs[] = {
 			"fragment (too short to hold its ports) or for deep headers (more than\n"
 			"6 IPv6 extension headers or 2 VLAN tags), and unparsed (not IP,\n"
 			"truncated or malformed; passed too) on every interface the program\n"
-			"is attached to,\n"
-			"since the first attach after boot. They live in " CF_STATS_PIN ".\n"
-			"With --watch, prints their rates instead; with -j, one JSON object\n"
-			"per line.\n",
+			"is attached to, since the first attach after boot; then each source's\n"
+			"drops; then one line per interface that counted a packet:\n"
+			"\"interface NAME: passed N, ...\" (\"other\": ifindex 256 and up).\n"
+			"They live in " CF_STATS_PIN ", shared with\n"
+			"the programs ip(8), tc(8) and bpftool load from cfilter.bpf.o.\n"
+			"With --watch, prints the totals' rates instead; with -j,\n"
+			"one JSON object per line. --format prometheus prints metrics: the\n"
+			"counters per reason and per interface, each source's drops and\n"
+			"entries, each key type's entries and memory, cfilter_build_info.\n",
 	}, {
 		.name = "status", .run = do_status,
 		.opts = OPT_JSON,
@@ -398,7 +413,8 @@ static const struct verb verbs[] = {
 		.synopsis = "[-n] IFACE",
 		.summary = "detach the XDP or TC program from IFACE",
 		.help = "Refuses to detach another tool's program. The counters stay in\n"
-			CF_STATS_PIN " for the next attach, and a clsact qdisc\n"
+			CF_STATS_PIN " for the next attach, and a clsact\n"
+			"qdisc\n"
 			"stays for the other filters it may hold.\n",
 	},
 };
@@ -673,6 +689,20 @@ static int parse_verb(const struct verb *v, int argc, char *argv[],
 		case LOPT_WATCH:
 			o->watch = true;
 			break;
+		case LOPT_FORMAT:
+			if (!strcmp(optarg, "text")) {
+				o->format = CF_FORMAT_TEXT;
+			} else if (!strcmp(optarg, "prometheus")) {
+				o->format = CF_FORMAT_PROMETHEUS;
+			} else {
+				cf_err("%s: invalid format '%s': expected text or prometheus",
+				       v->name, optarg);
+				return CF_USAGE;
+			}
+			break;
+		case LOPT_TEXTFILE:
+			o->textfile = optarg;
+			break;
 		case 'i':
 			if (parse_uint(optarg, 1, 3600, &o->interval)) {
 				cf_err("%s: invalid interval '%s': expected 1 to 3600 seconds",
@@ -716,6 +746,16 @@ static int parse_verb(const struct verb *v, int argc, char *argv[],
 	}
 	if (!o->interval)
 		o->interval = 1;
+	if (o->textfile && o->format != CF_FORMAT_PROMETHEUS) {
+		cf_err("%s: --textfile writes the prometheus format: add --format prometheus",
+		       v->name);
+		return CF_USAGE;
+	}
+	if (o->format == CF_FORMAT_PROMETHEUS && (o->json || o->watch)) {
+		cf_err("%s: --format prometheus is one format, %s another: give one",
+		       v->name, o->json ? "-j" : "--watch");
+		return CF_USAGE;
+	}
 
 	/* -j before the verb: not caught by the verb's own options. */
 	if (o->json && !(v->opts & OPT_JSON)) {

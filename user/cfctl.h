@@ -4,6 +4,7 @@
 #define CFCTL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <linux/types.h>
 
 #include "util.h"
@@ -13,6 +14,12 @@
 #ifndef CFCTL_VERSION
 #define CFCTL_VERSION	"0.1"
 #endif
+
+/* stats --format */
+enum cf_format {
+	CF_FORMAT_TEXT,
+	CF_FORMAT_PROMETHEUS,	/* Prometheus' text exposition format */
+};
 
 /* The command line, parsed: what each do_<verb>() gets. */
 struct cfctl_opts {
@@ -35,6 +42,8 @@ struct cfctl_opts {
 	bool		watch;		/* stats: print rates until interrupted */
 	unsigned int	interval;	/* stats --watch: seconds per sample */
 	unsigned int	count;		/* stats --watch: samples; 0: unbounded */
+	enum cf_format	format;		/* stats */
+	const char	*textfile;	/* stats: write the metrics to this file */
 };
 
 /* Verbs of entry.c. */
@@ -58,6 +67,18 @@ int do_attach(const struct cfctl_opts *o);
 int do_detach(const struct cfctl_opts *o);
 int do_status(const struct cfctl_opts *o);
 int do_stats(const struct cfctl_opts *o);
+
+/* The counters' names, in the order stats prints them (program.c). */
+struct stat_name {
+	enum cfilter_stat	stat;
+	const char		*name;
+};
+extern const struct stat_name stat_names[__CFILTER_STAT_MAX];
+const char *stats_iface_name(unsigned int slot, char *buf, size_t len);
+bool stats_iface_used(const struct cf_stats *st, unsigned int slot);
+
+/* stats --format prometheus (metrics.c). */
+int stats_prometheus(const struct cfctl_opts *o, const struct cf_stats *st);
 
 /* Verbs of bulk.c. */
 int do_load(const struct cfctl_opts *o);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The verbs of the XDP program: attach, detach, status, and stats (its
- * counters, once or as rates with --watch).
+ * counters, in total and per interface, once or as rates with --watch; as
+ * metrics in metrics.c).
  */
+#include <net/if.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,10 +16,7 @@
 #include "xdp.h"
 
 /* Outcomes first, in the order the program decides them. */
-static const struct {
-	enum cfilter_stat	stat;
-	const char		*name;
-} counters[] = {
+const struct stat_name stat_names[__CFILTER_STAT_MAX] = {
 	{ CFILTER_STAT_PASS,		"passed" },
 	{ CFILTER_STAT_ALLOWED,		"allowed" },
 	{ CFILTER_STAT_DROP_SRC,	"dropped_src" },
@@ -29,11 +28,83 @@ static const struct {
 	{ CFILTER_STAT_UNPARSED,	"unparsed" },
 };
 
+/**
+ * stats_iface_name() - the name of interface slot @slot, for people
+ * @slot: index of struct cf_stats's iface
+ * @buf:  room for IF_NAMESIZE bytes at least
+ *
+ * Slot 0 is every interface past the map's slots: "other". An ifindex is
+ * named in cfctl's network namespace; one it lacks there is "ifindex N".
+ */
+const char *stats_iface_name(unsigned int slot, char *buf, size_t len)
+{
+	char name[IF_NAMESIZE];
+
+	if (!slot)
+		snprintf(buf, len, "other");
+	else if (if_indextoname(slot, name))
+		snprintf(buf, len, "%s", name);
+	else
+		snprintf(buf, len, "ifindex %u", slot);
+	return buf;
+}
+
+/* Has interface slot @slot counted anything? */
+bool stats_iface_used(const struct cf_stats *st, unsigned int slot)
+{
+	unsigned int i;
+
+	for (i = 0; i < __CFILTER_STAT_MAX; i++)
+		if (st->iface[slot][i])
+			return true;
+	return false;
+}
+
+/* "interface NAME: passed N, allowed N, ..." per interface that counted. */
+static void print_ifaces(const struct cf_stats *st)
+{
+	char name[IF_NAMESIZE + 16];
+	unsigned int slot, i;
+
+	for (slot = 0; slot < CFILTER_STATS_IFACES; slot++) {
+		if (!stats_iface_used(st, slot))
+			continue;
+		printf("interface %s:", stats_iface_name(slot, name,
+							 sizeof(name)));
+		for (i = 0; i < ARRAY_SIZE(stat_names); i++)
+			printf("%s %s %llu", i ? "," : "", stat_names[i].name,
+			       (unsigned long long)st->iface[slot][stat_names[i].stat]);
+		putchar('\n');
+	}
+}
+
+static void ifaces_json(struct json *j, const struct cf_stats *st)
+{
+	char name[IF_NAMESIZE + 16];
+	unsigned int slot, i;
+
+	json_key(j, "interfaces");
+	json_array_begin(j);
+	for (slot = 0; slot < CFILTER_STATS_IFACES; slot++) {
+		if (!stats_iface_used(st, slot))
+			continue;
+		json_object_begin(j);
+		json_kv_string(j, "interface",
+			       stats_iface_name(slot, name, sizeof(name)));
+		json_kv_uint(j, "ifindex", slot);
+		for (i = 0; i < ARRAY_SIZE(stat_names); i++)
+			json_kv_uint(j, stat_names[i].name,
+				     st->iface[slot][stat_names[i].stat]);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
 /*
  * The program's counters, then the drops of each source of the live set
- * (@src NULL: none to show).
+ * (@src NULL: none to show), then the counters of each interface.
  */
-static void print_counters(const struct cfctl_opts *o, const __u64 *sums,
+static void print_counters(const struct cfctl_opts *o, const struct cf_stats *st,
 			   const struct cfilter_sources *src)
 {
 	char name[CFILTER_SOURCE_LEN + 1];
@@ -43,13 +114,13 @@ static void print_counters(const struct cfctl_opts *o, const __u64 *sums,
 	json_init(&j, stdout);
 	if (o->json)
 		json_object_begin(&j);
-	for (i = 0; i < ARRAY_SIZE(counters); i++) {
-		__u64 n = sums[counters[i].stat];
+	for (i = 0; i < ARRAY_SIZE(stat_names); i++) {
+		__u64 n = st->total[stat_names[i].stat];
 
 		if (o->json)
-			json_kv_uint(&j, counters[i].name, n);
+			json_kv_uint(&j, stat_names[i].name, n);
 		else
-			printf("%s: %llu\n", counters[i].name,
+			printf("%s: %llu\n", stat_names[i].name,
 			       (unsigned long long)n);
 	}
 	if (src && o->json) {
@@ -71,8 +142,12 @@ static void print_counters(const struct cfctl_opts *o, const __u64 *sums,
 	}
 	if (src && o->json)
 		json_array_end(&j);
-	if (o->json)
+	if (o->json) {
+		ifaces_json(&j, st);
 		json_object_end(&j);
+	} else {
+		print_ifaces(st);
+	}
 }
 
 /* One line (text or a JSON document) of packets per second per counter. */
@@ -85,14 +160,14 @@ static void print_rates(const struct cfctl_opts *o, const __u64 *cur,
 	json_init(&j, stdout);
 	if (o->json)
 		json_object_begin(&j);
-	for (i = 0; i < ARRAY_SIZE(counters); i++) {
-		enum cfilter_stat s = counters[i].stat;
+	for (i = 0; i < ARRAY_SIZE(stat_names); i++) {
+		enum cfilter_stat s = stat_names[i].stat;
 		__u64 rate = (cur[s] - prev[s]) / o->interval;
 
 		if (o->json)
-			json_kv_uint(&j, counters[i].name, rate);
+			json_kv_uint(&j, stat_names[i].name, rate);
 		else
-			printf("%s%s %llu/s", i ? " " : "", counters[i].name,
+			printf("%s%s %llu/s", i ? " " : "", stat_names[i].name,
 			       (unsigned long long)rate);
 	}
 	if (o->json)
@@ -125,38 +200,40 @@ static void catch_stop_signals(void)
 
 static int stats_watch(const struct cfctl_opts *o)
 {
-	__u64 prev[__CFILTER_STAT_MAX], cur[__CFILTER_STAT_MAX];
+	/* Static: a struct cf_stats has a slot per interface. */
+	static struct cf_stats prev, cur;
 	unsigned int n;
 	int ret;
 
 	catch_stop_signals();
-	ret = xdp_stats(prev);
+	ret = xdp_stats(&prev);
 	for (n = 0; ret == CF_OK && (!o->count || n < o->count); n++) {
 		sleep(o->interval);
 		if (stop_watch)
 			break;
-		ret = xdp_stats(cur);
+		ret = xdp_stats(&cur);
 		if (ret != CF_OK)
 			break;
-		print_rates(o, cur, prev);
-		memcpy(prev, cur, sizeof(prev));
+		print_rates(o, cur.total, prev.total);
+		prev = cur;
 	}
 	return ret;
 }
 
 int do_stats(const struct cfctl_opts *o)
 {
-	__u64 sums[__CFILTER_STAT_MAX];
-	int ret;
-
+	static struct cf_stats st;
 	struct cfilter_sources src;
+	int ret;
 
 	if (o->watch)
 		return stats_watch(o);
-	ret = xdp_stats(sums);
+	ret = xdp_stats(&st);
 	if (ret != CF_OK)
 		return ret;
-	print_counters(o, sums, dev_sources_quiet(&src) ? NULL : &src);
+	if (o->format == CF_FORMAT_PROMETHEUS)
+		return stats_prometheus(o, &st);
+	print_counters(o, &st, dev_sources_quiet(&src) ? NULL : &src);
 	return ret;
 }
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The XDP side of cfctl: attach and detach the program embedded as a libbpf
- * skeleton. The program shares its counters with every attached interface
- * through the map pinned at CF_STATS_PIN (xdp_stats.c); the TC hook is in
+ * skeleton. The program shares its counters with every attached interface,
+ * and with the programs other loaders load from the same object, through
+ * the map pinned at CF_STATS_PIN (xdp_stats.c); the TC hook is in
  * xdp_tc.c, and where the program runs (cfctl status) in xdp_status.c.
  *
  * The pinned map outlives detach on purpose: nothing tells cheaply whether
@@ -392,7 +393,7 @@ int xdp_attach(const char *ifname, const struct xdp_attach_req *r)
 	struct bpf_map *map;
 	unsigned int ifindex;
 	bool pinned = false;
-	int map_fd, err, ret;
+	int shared, err, ret;
 	__u32 old = 0;
 
 	ret = iface_index(ifname, &ifindex);
@@ -435,18 +436,19 @@ int xdp_attach(const char *ifname, const struct xdp_attach_req *r)
 	/* Read-only data, fixed at load: the verifier prunes the other path. */
 	skel->rodata->match_dst = r->match_dst;
 
-	map_fd = stats_map_open();
-	if (map_fd < 0 && map_fd != -ENOENT)
+	/*
+	 * libbpf reuses the map pinned at CF_STATS_PIN, or pins the one it
+	 * creates there before the program can count into it. A dry run
+	 * pins nothing: its map is its own.
+	 */
+	shared = r->dry_run ? 0 : stats_map_prepare();
+	if (shared < 0)
 		goto cleanup;
-	if (map_fd >= 0) {
-		/* libbpf keeps its own duplicate of the descriptor. */
-		err = bpf_map__reuse_fd(map, map_fd);
-		close(map_fd);
-		if (err) {
-			cf_err("cannot reuse %s: %s", CF_STATS_PIN,
-			       strerror(-err));
-			goto cleanup;
-		}
+	err = bpf_map__set_pin_path(map, r->dry_run ? NULL : CF_STATS_PIN);
+	if (err) {
+		cf_err("cannot set the counter map's pin path: %s",
+		       strerror(-err));
+		goto cleanup;
 	}
 
 	err = cfilter_bpf__load(skel);
@@ -458,12 +460,9 @@ int xdp_attach(const char *ifname, const struct xdp_attach_req *r)
 		ret = attach_dry_run(ifname, mode, &run);
 		goto cleanup;
 	}
-	/* Before attaching: never count into a map nobody can read. */
-	if (map_fd < 0) {
-		if (stats_map_pin(map))
-			goto cleanup;
-		pinned = true;
-	}
+	pinned = !shared;
+	if (stats_map_share(map))
+		goto cleanup;
 
 	if (mode == CF_TC) {
 		ret = tc_attach(ifname, ifindex,
@@ -496,7 +495,7 @@ int xdp_attach(const char *ifname, const struct xdp_attach_req *r)
 cleanup:
 	/* A failed first attach leaves nothing behind. */
 	if (ret != CF_OK && pinned)
-		bpf_map__unpin(map, CF_STATS_PIN);
+		stats_map_unpin();
 	cfilter_bpf__destroy(skel);
 	return ret;
 }

@@ -6,9 +6,23 @@
 #include <stddef.h>
 #include <linux/cfilter.h>
 
-/* Where cfctl pins the counter map every attached interface shares. */
-#define CF_PIN_DIR	"/sys/fs/bpf/cfilter"
-#define CF_STATS_PIN	CF_PIN_DIR "/stats"
+/*
+ * Where the counter map every attached interface shares is pinned
+ * (xdp_stats.c says why there): in iproute2's place for maps pinned by
+ * name, and again in bpftool's. An older cfctl pinned it at
+ * CF_STATS_PIN_OLD, with totals only.
+ */
+#define CF_BPFFS		"/sys/fs/bpf"
+#define CF_PIN_ROOT		CF_BPFFS "/tc/globals"
+#define CF_STATS_PIN		CF_PIN_ROOT "/cfilter_stats"
+#define CF_STATS_PIN_BPFTOOL	CF_BPFFS "/cfilter_stats"
+#define CF_STATS_PIN_OLD	CF_BPFFS "/cfilter/stats"
+
+/* The counters, summed over the CPUs: per interface slot, and in total. */
+struct cf_stats {
+	__u64	total[__CFILTER_STAT_MAX];
+	__u64	iface[CFILTER_STATS_IFACES][__CFILTER_STAT_MAX];
+};
 
 enum cf_xdp_mode {
 	CF_XDP_AUTO,		/* the kernel's choice: native if the driver can */
@@ -29,7 +43,7 @@ struct xdp_attach_req {
 /* These print what went wrong and return an enum cf_exit status. */
 int xdp_attach(const char *ifname, const struct xdp_attach_req *r);
 int xdp_detach(const char *ifname, bool verbose, bool dry_run);
-int xdp_stats(__u64 sums[__CFILTER_STAT_MAX]);
+int xdp_stats(struct cf_stats *st);
 int xdp_status(bool json);
 void xdp_warn_dst(const struct cfilter_key *keys, size_t n);
 

@@ -32,7 +32,8 @@ int tc_attach(const char *ifname, unsigned int ifindex, int prog_fd,
 int tc_detach(const char *ifname, unsigned int ifindex, bool dry_run);
 
 /* xdp_stats.c */
-int stats_map_open(void);
-int stats_map_pin(struct bpf_map *map);
+int stats_map_prepare(void);
+int stats_map_share(struct bpf_map *map);
+void stats_map_unpin(void);
 
 #endif /* CFCTL_XDP_INT_H */

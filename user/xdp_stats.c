@@ -1,7 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The counter map every attached program shares, pinned at CF_STATS_PIN:
- * open it, pin it, sum its counters.
+ * The counter map every attached program shares: find it, pin it where
+ * every loader looks, sum its counters.
+ *
+ * The object pins the map by name (LIBBPF_PIN_BY_NAME), and each loader
+ * looks for such a pin in its own place: iproute2 in CF_PIN_ROOT, which
+ * it fixes (ip link ... obj and tc ... bpf obj alike), bpftool in libbpf's
+ * default /sys/fs/bpf, which it offers no option to change. cfctl points
+ * libbpf at iproute2's place and pins the same map in bpftool's too, so
+ * that whichever of the three loads the object, it counts into the one map
+ * cfctl stats reads. A map bpftool pinned before any other loader ran is
+ * adopted: cfctl attach pins it in iproute2's place. Until then, and for
+ * programs an older cfctl attached (CF_STATS_PIN_OLD), stats adds up
+ * every map it finds.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -17,30 +28,45 @@
 #include "xdp.h"
 #include "xdp_int.h"
 
+/* The layouts of the counter map: today's, and before per-interface slots. */
+struct stats_shape {
+	__u32	value_size;
+	__u32	max_entries;
+};
+
+static const struct stats_shape shape_now = {
+	sizeof(struct cfilter_if_stats), CFILTER_STATS_IFACES
+};
+
+static const struct stats_shape shape_old = { sizeof(__u64), __CFILTER_STAT_MAX };
+
 /*
- * A pinned object with our path but another shape (an older cfctl, a stray
- * pin) would be read or written with the wrong layout: refuse it.
+ * A pinned object with our path but another shape (a stray pin) would be
+ * read or written with the wrong layout: refuse it. Sets *@id.
  */
-static bool stats_map_ok(int fd)
+static bool stats_map_ok(int fd, const struct stats_shape *shape, __u32 *id)
 {
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
 
 	if (bpf_obj_get_info_by_fd(fd, &info, &len))
 		return false;
+	*id = info.id;
 	return info.type == BPF_MAP_TYPE_PERCPU_ARRAY &&
 	       info.key_size == sizeof(__u32) &&
-	       info.value_size == sizeof(__u64) &&
-	       info.max_entries == __CFILTER_STAT_MAX;
+	       info.value_size == shape->value_size &&
+	       info.max_entries == shape->max_entries;
 }
 
 /*
- * Opens the pinned counter map. Returns its descriptor, -ENOENT if nothing
- * is pinned (not reported), or another negative errno after reporting it.
+ * Opens the counter map pinned at @path. Returns its descriptor and sets
+ * *@id, -ENOENT if nothing is pinned there (not reported), or another
+ * negative errno after reporting it.
  */
-int stats_map_open(void)
+static int open_pin(const char *path, const struct stats_shape *shape,
+		    __u32 *id)
 {
-	int fd = bpf_obj_get(CF_STATS_PIN);
+	int fd = bpf_obj_get(path);
 	int err;
 
 	if (fd < 0) {
@@ -48,82 +74,185 @@ int stats_map_open(void)
 		if (err == -EACCES || err == -EPERM)
 			cf_err(MSG_NO_PERM_BPF);
 		else if (err != -ENOENT)
-			cf_err("cannot open %s: %s", CF_STATS_PIN,
-			       strerror(-err));
+			cf_err("cannot open %s: %s", path, strerror(-err));
 		return err;
 	}
-	if (!stats_map_ok(fd)) {
+	if (!stats_map_ok(fd, shape, id)) {
 		cf_err("%s is not cfilter's counter map: remove it and run cfctl attach again",
-		       CF_STATS_PIN);
+		       path);
 		close(fd);
 		return -EINVAL;
 	}
 	return fd;
 }
 
-/* Creates the pin directory and pins the freshly created counter map. */
-int stats_map_pin(struct bpf_map *map)
+/* Creates @dir if it is not there. Returns 0 or a reported negative errno. */
+static int make_dir(const char *dir)
 {
 	int err;
 
-	if (mkdir(CF_PIN_DIR, 0700) && errno != EEXIST) {
-		err = -errno;
-		cf_err("cannot create %s: %s (is bpffs mounted on /sys/fs/bpf?)",
-		       CF_PIN_DIR, strerror(-err));
-		return err;
-	}
-	err = bpf_map__pin(map, CF_STATS_PIN);
-	if (err)
-		cf_err("cannot pin the counter map at %s: %s (is bpffs mounted on /sys/fs/bpf?)",
-		       CF_STATS_PIN, strerror(-err));
+	if (!mkdir(dir, 0700) || errno == EEXIST)
+		return 0;
+	err = -errno;
+	cf_err("cannot create %s: %s (is bpffs mounted on %s?)", dir,
+	       strerror(-err), CF_BPFFS);
+	return err;
+}
+
+/* Pins map @fd at @path. Returns 0 or a reported negative errno. */
+static int pin_at(int fd, const char *path)
+{
+	int err;
+
+	if (!bpf_obj_pin(fd, path))
+		return 0;
+	err = -errno;
+	if (err == -EACCES || err == -EPERM)
+		cf_err(MSG_NO_PERM_BPF);
+	else
+		cf_err("cannot pin the counter map at %s: %s", path,
+		       strerror(-err));
 	return err;
 }
 
 /**
+ * stats_map_prepare() - make CF_STATS_PIN the map a load will reuse
+ *
+ * Checks the map pinned there, or adopts the one bpftool pinned in its
+ * place, and creates CF_PIN_ROOT for libbpf to pin a new map in.
+ *
+ * Return: 1 if a map is pinned at CF_STATS_PIN, 0 if the load will create
+ * it, or a reported negative errno.
+ */
+int stats_map_prepare(void)
+{
+	int fd, err;
+	__u32 id;
+
+	fd = open_pin(CF_STATS_PIN, &shape_now, &id);
+	if (fd >= 0) {
+		close(fd);
+		return 1;
+	}
+	if (fd != -ENOENT)
+		return fd;
+	err = make_dir(CF_BPFFS "/tc");
+	if (!err)
+		err = make_dir(CF_PIN_ROOT);
+	if (err)
+		return err;
+	fd = open_pin(CF_STATS_PIN_BPFTOOL, &shape_now, &id);
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return fd;
+	err = pin_at(fd, CF_STATS_PIN);
+	close(fd);
+	return err ? err : 1;
+}
+
+/*
+ * After a load: pins @map where bpftool looks, unless a map is pinned
+ * there already (the same, or one a bpftool load made first, which stats
+ * still reads). Returns 0 or a reported negative errno.
+ */
+int stats_map_share(struct bpf_map *map)
+{
+	if (!access(CF_STATS_PIN_BPFTOOL, F_OK))
+		return 0;
+	return pin_at(bpf_map__fd(map), CF_STATS_PIN_BPFTOOL);
+}
+
+/* Undoes a first attach that failed: neither pin stays. */
+void stats_map_unpin(void)
+{
+	unlink(CF_STATS_PIN);
+	unlink(CF_STATS_PIN_BPFTOOL);
+}
+
+/* Adds the counters of map @fd, laid out as @shape, to @st. */
+static int add_map(int fd, const char *path, const struct stats_shape *shape,
+		   struct cf_stats *st)
+{
+	int ncpus = libbpf_num_possible_cpus(), cpu, ret = -1;
+	__u32 key, i;
+	__u64 *values;
+	size_t per_cpu = shape->value_size / sizeof(__u64);
+
+	if (ncpus < 0) {
+		cf_err("cannot count the CPUs: %s", strerror(-ncpus));
+		return -1;
+	}
+	values = calloc(ncpus, shape->value_size);
+	if (!values) {
+		cf_err("out of memory");
+		return -1;
+	}
+	for (key = 0; key < shape->max_entries; key++) {
+		if (bpf_map_lookup_elem(fd, &key, values)) {
+			cf_err("cannot read %s: %s", path, strerror(errno));
+			goto out;
+		}
+		for (cpu = 0; cpu < ncpus; cpu++) {
+			const __u64 *v = values + cpu * per_cpu;
+
+			if (shape == &shape_old) {
+				st->total[key] += *v;
+				continue;
+			}
+			for (i = 0; i < __CFILTER_STAT_MAX; i++) {
+				st->iface[key][i] += v[i];
+				st->total[i] += v[i];
+			}
+		}
+	}
+	ret = 0;
+out:
+	free(values);
+	return ret;
+}
+
+/**
  * xdp_stats() - read the pinned counters summed over every CPU
- * @sums: set to the sum of each counter, indexed by enum cfilter_stat
+ * @st: set to the sums per interface slot and in total
+ *
+ * Adds up every distinct counter map pinned where a loader puts one.
  *
  * Return: enum cf_exit.
  */
-int xdp_stats(__u64 sums[__CFILTER_STAT_MAX])
+int xdp_stats(struct cf_stats *st)
 {
-	int ncpus, fd, ret = CF_SYSTEM;
-	__u64 *values, sum;
-	__u32 key;
-	int cpu;
+	static const struct {
+		const char			*path;
+		const struct stats_shape	*shape;
+	} pins[] = {
+		{ CF_STATS_PIN, &shape_now },
+		{ CF_STATS_PIN_BPFTOOL, &shape_now },
+		{ CF_STATS_PIN_OLD, &shape_old },
+	};
+	__u32 ids[ARRAY_SIZE(pins)];
+	unsigned int i, j, found = 0;
+	int fd, err;
 
-	fd = stats_map_open();
-	if (fd == -ENOENT)
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < ARRAY_SIZE(pins); i++) {
+		fd = open_pin(pins[i].path, pins[i].shape, &ids[found]);
+		if (fd == -ENOENT)
+			continue;
+		if (fd < 0)
+			return CF_SYSTEM;
+		for (j = 0; j < found && ids[j] != ids[found]; j++)
+			;
+		err = j < found ? 0 : add_map(fd, pins[i].path, pins[i].shape, st);
+		close(fd);
+		if (err)
+			return CF_SYSTEM;
+		if (j == found)
+			found++;
+	}
+	if (!found) {
 		cf_err("no XDP program attached: run cfctl attach IFACE");
-	if (fd < 0)
 		return CF_SYSTEM;
-
-	ncpus = libbpf_num_possible_cpus();
-	if (ncpus < 0) {
-		cf_err("cannot count the CPUs: %s", strerror(-ncpus));
-		goto out_close;
 	}
-	values = calloc(ncpus, sizeof(*values));
-	if (!values) {
-		cf_err("out of memory");
-		goto out_close;
-	}
-
-	for (key = 0; key < __CFILTER_STAT_MAX; key++) {
-		if (bpf_map_lookup_elem(fd, &key, values)) {
-			cf_err("cannot read %s: %s", CF_STATS_PIN,
-			       strerror(errno));
-			goto out_free;
-		}
-		for (sum = 0, cpu = 0; cpu < ncpus; cpu++)
-			sum += values[cpu];
-		sums[key] = sum;
-	}
-	ret = CF_OK;
-
-out_free:
-	free(values);
-out_close:
-	close(fd);
-	return ret;
+	return CF_OK;
 }

@@ -40,6 +40,7 @@
 #include "../../user/range.h"
 #include "cfilter.skel.h"
 #include "xdp_packets.h"
+#include "xdp_stats.h"
 
 #define SEED		0x6e0195eedULL
 #define SHOW_MAX	10
@@ -349,7 +350,7 @@ static int do_xdp(u64 n)
 	struct frame fr;
 	int i, fd, ret = 0;
 
-	skel = cfilter_bpf__open_and_load();
+	skel = xdp_load_private(false);
 	if (!skel) {
 		fprintf(stderr, "geoip_verdicts: loading the XDP program: %s (is /sys/kernel/btf/cfilter there?)\n",
 			strerror(errno));

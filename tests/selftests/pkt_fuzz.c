@@ -240,7 +240,7 @@ TEST(random_frames_against_a_reference_parser)
 	flow.sport = htons(FLOW_SPORT);
 	flow.dport = htons(FLOW_DPORT);
 	ASSERT_EQ(0, add_key(dev, &flow));
-	skel = cfilter_bpf__open_and_load();
+	skel = xdp_load_private(false);
 	ASSERT_NE(NULL, skel) TH_LOG("loading the program: %s", strerror(errno));
 
 	for (i = 0; i < frames; i++) {
@@ -253,10 +253,10 @@ TEST(random_frames_against_a_reference_parser)
 		ref_parse(f.data, f.len, &r);
 		opts.data_in = f.data;
 		opts.data_size_in = f.len < ETH_HLEN ? ETH_HLEN : f.len;
-		ASSERT_EQ(0, xdp_stats_sum(skel, before));
+		ASSERT_EQ(0, xdp_stats_slot(skel, XDP_TEST_RUN_SLOT, before));
 		ASSERT_EQ(0, bpf_prog_test_run_opts(
 				bpf_program__fd(skel->progs.cfilter_xdp), &opts));
-		ASSERT_EQ(0, xdp_stats_sum(skel, after));
+		ASSERT_EQ(0, xdp_stats_slot(skel, XDP_TEST_RUN_SLOT, after));
 		verdict = opts.retval;
 		stat = moved(before, after);
 		if (stat < 0) {

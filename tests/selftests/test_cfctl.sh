@@ -557,7 +557,8 @@ check "clear after 32 sources" "$CFCTL" clear
 expect "clear removed every source" 0 -- test "$("$CFCTL" info | grep -c '^source ')" = 1
 
 # stats, attach, detach.
-rm -rf /sys/fs/bpf/cfilter
+rm -rf /sys/fs/bpf/tc/globals/cfilter_stats /sys/fs/bpf/cfilter_stats \
+	/sys/fs/bpf/cfilter
 expect "stats before any attach: exit 3, says attach" 3 -e attach -- \
 	"$CFCTL" stats
 veth_setup || diag "veth setup failed"

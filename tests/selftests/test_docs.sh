@@ -128,6 +128,12 @@ after_block()
 		expect "ipset example: the set's network is blocked" 0 -- \
 			"$CFCTL" test 192.0.2.200
 		;;
+	*textfile*)
+		expect "textfile example: the file has the counters" 0 \
+			-o 'cfilter_packets_total{reason="passed"}' -- \
+			cat /var/lib/prometheus/node-exporter/cfilter.prom
+		rm -rf /var/lib/prometheus
+		;;
 	esac
 }
 

@@ -198,12 +198,12 @@ expect "add -j: exit 2, says which commands take it" 2 -e info -- \
 expect "-j add: exit 2" 2 -- "$CFCTL" -j add 192.0.2.1
 
 # attach/detach --dry-run, and stats -j.
-rm -rf /sys/fs/bpf/cfilter
+rm -f /sys/fs/bpf/tc/globals/cfilter_stats /sys/fs/bpf/cfilter_stats
 veth_setup || diag "veth setup failed"
 expect "attach -n: exit 0, says would attach" 0 -o "would attach" -- \
 	"$CFCTL" attach -n "$VETH" --mode generic
 expect "attach -n attached nothing" 1 -- has_xdp "$VETH"
-expect "attach -n pinned nothing" 1 -- test -e /sys/fs/bpf/cfilter/stats
+expect "attach -n pinned nothing" 1 -- test -e /sys/fs/bpf/tc/globals/cfilter_stats
 expect "attach -n to an unknown interface: exit 2" 2 -e nosuchif0 -- \
 	"$CFCTL" attach -n nosuchif0
 check "attach" "$CFCTL" attach "$VETH" --mode generic
@@ -215,8 +215,8 @@ expect "detach -n: exit 0, says would detach" 0 -o "would detach" -- \
 	"$CFCTL" detach -n "$VETH"
 check "detach -n left it attached" has_xdp "$VETH"
 ping_from_ns_retry "$HOST4" >/dev/null 2>&1
-expect "stats -j: one object of numbers, and the sources' drops" 0 -- sh -c \
-	"\"$CFCTL\" stats -j | grep -qE '^\{\"passed\":[1-9][0-9]*,\"allowed\":[0-9]+,\"dropped_src\":[0-9]+,\"dropped_dst\":[0-9]+,\"dropped_flow\":[0-9]+,\"dropped_prefix\":[0-9]+,\"dropped_tiny_fragment\":[0-9]+,\"dropped_deep_headers\":[0-9]+,\"unparsed\":[0-9]+,\"sources\":\[\{\"name\":\"default\",\"drops\":[0-9]+\}\]\}\$'"
+expect "stats -j: one object of numbers, the sources' drops, the interface's counters" 0 -- sh -c \
+	"\"$CFCTL\" stats -j | grep -qE '^\{\"passed\":[1-9][0-9]*,\"allowed\":[0-9]+,\"dropped_src\":[0-9]+,\"dropped_dst\":[0-9]+,\"dropped_flow\":[0-9]+,\"dropped_prefix\":[0-9]+,\"dropped_tiny_fragment\":[0-9]+,\"dropped_deep_headers\":[0-9]+,\"unparsed\":[0-9]+,\"sources\":\[\{\"name\":\"default\",\"drops\":[0-9]+\}\],\"interfaces\":\[\{\"interface\":\"$VETH\",\"ifindex\":[1-9][0-9]*,\"passed\":[1-9][0-9]*,\"allowed\":[0-9]+,\"dropped_src\":[0-9]+,\"dropped_dst\":[0-9]+,\"dropped_flow\":[0-9]+,\"dropped_prefix\":[0-9]+,\"dropped_tiny_fragment\":[0-9]+,\"dropped_deep_headers\":[0-9]+,\"unparsed\":[0-9]+\}\]\}\$'"
 check "detach" "$CFCTL" detach "$VETH"
 expect "detach -n with nothing attached: exit 3" 3 -- \
 	"$CFCTL" detach -n "$VETH"

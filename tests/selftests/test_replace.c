@@ -547,10 +547,8 @@ TEST_F_TIMEOUT(rp, replace_under_xdp_traffic_shows_no_mix, 240)
 	pthread_t tid;
 	int i;
 
-	skel = cfilter_bpf__open();
-	ASSERT_NE(NULL, skel);
-	skel->rodata->match_dst = true;
-	ASSERT_EQ(0, cfilter_bpf__load(skel))
+	skel = xdp_load_private(true);
+	ASSERT_NE(NULL, skel)
 		TH_LOG("loading cfilter_xdp: the kfunc needs cfilter.ko with BTF");
 	r.prog_fd = bpf_program__fd(skel->progs.cfilter_xdp);
 	ASSERT_EQ(0, stage_and_commit(self->fd, CFILTER_KEY_SRC4, SWAP_ADDR_A));

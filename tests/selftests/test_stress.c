@@ -268,7 +268,7 @@ FIXTURE_SETUP(stress)
 			      PRESENT, &b));
 	ASSERT_EQ((__u32)PRESENT, b.first_error);
 
-	self->skel = cfilter_bpf__open_and_load();
+	self->skel = xdp_load_private(false);
 	ASSERT_NE(NULL, self->skel)
 		TH_LOG("loading cfilter_xdp: %s; the kfunc needs cfilter.ko loaded with BTF",
 		       strerror(errno));

@@ -78,30 +78,13 @@ static int cf_key(int fd, unsigned long cmd, int family, const char *addr)
 static struct cfilter_bpf *programs[2];
 static int programs_err;
 
-static struct cfilter_bpf *load_program(bool match_dst)
-{
-	struct cfilter_bpf *skel = cfilter_bpf__open();
-
-	if (!skel)
-		return NULL;
-	skel->rodata->match_dst = match_dst;
-	if (cfilter_bpf__load(skel)) {
-		int err = errno;
-
-		cfilter_bpf__destroy(skel);
-		errno = err;
-		return NULL;
-	}
-	return skel;
-}
-
 static void __attribute__((constructor)) load_programs(void)
 {
 	int i;
 
 	libbpf_set_print(libbpf_print);
 	for (i = 0; i < 2 && !programs_err; i++) {
-		programs[i] = load_program(i);
+		programs[i] = xdp_load_private(i);
 		if (!programs[i])
 			programs_err = errno;
 	}

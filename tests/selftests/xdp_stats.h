@@ -1,40 +1,108 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The XDP program's counters (bpf/cfilter.bpf.c: a per-CPU array indexed
- * by enum cfilter_stat), summed over the CPUs, for the selftests that run
- * the program. Include after cfilter.skel.h.
+ * The XDP program's counters (bpf/cfilter.bpf.c: a per-CPU array of
+ * struct cfilter_if_stats), summed over the CPUs and interfaces, and how
+ * the selftests that run the program load it. Include after cfilter.skel.h.
  */
 #ifndef CFILTER_SELFTESTS_XDP_STATS_H
 #define CFILTER_SELFTESTS_XDP_STATS_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/cfilter.h>
 
-/* Fills @sums; returns 0 or a positive errno. */
-static inline int xdp_stats_sum(struct cfilter_bpf *skel,
-				__u64 sums[__CFILTER_STAT_MAX])
+/*
+ * Opens and loads the program (rodata match_dst = @match_dst) with a
+ * counter map of its own: the object pins its map by name, and a test
+ * must neither count into a deployment's counters nor leave a pin behind.
+ * Returns NULL with errno set on failure.
+ */
+static inline struct cfilter_bpf *xdp_load_private(bool match_dst)
+{
+	struct cfilter_bpf *skel = cfilter_bpf__open();
+	int err;
+
+	if (!skel)
+		return NULL;
+	skel->rodata->match_dst = match_dst;
+	err = bpf_map__set_pin_path(skel->maps.cfilter_stats, NULL);
+	if (!err)
+		err = cfilter_bpf__load(skel);
+	if (err) {
+		cfilter_bpf__destroy(skel);
+		errno = -err;
+		return NULL;
+	}
+	return skel;
+}
+
+/*
+ * bpf_prog_test_run() runs an XDP program as if a packet arrived on the
+ * loopback device of the caller's network namespace: its counters are in
+ * this slot.
+ */
+#define XDP_TEST_RUN_SLOT	1
+
+/*
+ * Fills @sums with the counts of interface slot @slot; returns 0 or a
+ * positive errno. One lookup, for a test that reads them every frame.
+ */
+static inline int xdp_stats_slot(struct cfilter_bpf *skel, __u32 slot,
+				 __u64 sums[__CFILTER_STAT_MAX])
 {
 	int cpu, ncpus = libbpf_num_possible_cpus();
-	__u64 *vals;
-	int err = 0;
-	__u32 key;
+	struct cfilter_if_stats *vals;
+	int err = 0, i;
 
 	if (ncpus <= 0)
 		return ncpus ? -ncpus : EINVAL;
 	vals = calloc(ncpus, sizeof(*vals));
 	if (!vals)
 		return ENOMEM;
-	for (key = 0; key < __CFILTER_STAT_MAX && !err; key++) {
-		if (bpf_map__lookup_elem(skel->maps.cfilter_stats, &key,
-					 sizeof(key), vals,
-					 ncpus * sizeof(*vals), 0))
-			err = errno;
-		sums[key] = 0;
-		for (cpu = 0; cpu < ncpus; cpu++)
-			sums[key] += vals[cpu];
-	}
+	if (bpf_map__lookup_elem(skel->maps.cfilter_stats, &slot, sizeof(slot),
+				 vals, ncpus * sizeof(*vals), 0))
+		err = errno;
+	for (i = 0; i < __CFILTER_STAT_MAX; i++)
+		sums[i] = 0;
+	for (cpu = 0; !err && cpu < ncpus; cpu++)
+		for (i = 0; i < __CFILTER_STAT_MAX; i++)
+			sums[i] += vals[cpu].packets[i];
+	free(vals);
+	return err;
+}
+
+/*
+ * Fills @sums with every interface's counts; returns 0 or a positive errno.
+ * One batch read of every slot.
+ */
+static inline int xdp_stats_sum(struct cfilter_bpf *skel,
+				__u64 sums[__CFILTER_STAT_MAX])
+{
+	int ncpus = libbpf_num_possible_cpus();
+	__u32 keys[CFILTER_STATS_IFACES], out, n = CFILTER_STATS_IFACES;
+	struct cfilter_if_stats *vals;
+	int err = 0, i;
+	size_t k;
+
+	if (ncpus <= 0)
+		return ncpus ? -ncpus : EINVAL;
+	vals = calloc((size_t)ncpus * CFILTER_STATS_IFACES, sizeof(*vals));
+	if (!vals)
+		return ENOMEM;
+	/* ENOENT: the batch reached the map's end, as it must here. */
+	if (bpf_map_lookup_batch(bpf_map__fd(skel->maps.cfilter_stats), NULL,
+				 &out, keys, vals, &n, NULL) && errno != ENOENT)
+		err = errno;
+	else if (n != CFILTER_STATS_IFACES)
+		err = EIO;
+	for (i = 0; i < __CFILTER_STAT_MAX; i++)
+		sums[i] = 0;
+	for (k = 0; !err && k < (size_t)ncpus * CFILTER_STATS_IFACES; k++)
+		for (i = 0; i < __CFILTER_STAT_MAX; i++)
+			sums[i] += vals[k].packets[i];
 	free(vals);
 	return err;
 }

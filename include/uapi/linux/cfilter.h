@@ -401,7 +401,7 @@ struct cfilter_pkt {
 };
 
 /*
- * Indices of the XDP program's per-CPU counter map ("cfilter_stats"). Every
+ * Indices of the XDP program's counters ("cfilter_stats"). Every
  * packet is counted exactly once. A verdict of the module is counted under
  * its kind, which has the counter's number (enum cfilter_verdict).
  */
@@ -416,6 +416,19 @@ enum cfilter_stat {
 	CFILTER_STAT_DROP_DEEP	= 7,	/* headers past the bounds below: XDP_DROP */
 	CFILTER_STAT_DROP_FRAG	= 8,	/* first fragment without its ports: XDP_DROP */
 	__CFILTER_STAT_MAX,
+};
+
+/*
+ * The counter map's layout: a per-CPU array of struct cfilter_if_stats.
+ * Slot N counts the packets that arrived on the interface of ifindex N;
+ * slot 0, which no interface has, those of every interface whose ifindex
+ * is CFILTER_STATS_IFACES or more. A packet costs one slot lookup, as a
+ * single array of totals would.
+ */
+#define CFILTER_STATS_IFACES	256
+
+struct cfilter_if_stats {
+	__u64	packets[__CFILTER_STAT_MAX];
 };
 
 /* The counters of dropped packets: bit N set if counter N's are dropped. */

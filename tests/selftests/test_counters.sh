@@ -1,0 +1,206 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Every loader of cfilter.bpf.o counts into one map: with the pins removed,
+# ip(8) loads the object first and pins the map in its place, cfctl attach
+# reuses it and pins it where bpftool looks, and bpftool's load reuses it
+# there; the three programs hold one map id. Each deployment in turn drops
+# N pings from a blocked source on $VETH, and cfctl stats shows exactly N
+# more in dropped_src, on $VETH's line and in the drops of the source that
+# holds it.
+# The same numbers come out of --format prometheus, which Debian's promtool
+# accepts, and --textfile writes the same series. A counter map an older
+# cfctl pinned is still read; a bad --format is a usage error.
+
+. "$(dirname "$0")/lib.sh"
+
+OBJ=$(dirname "$0")/cfilter.bpf.o
+PROGS=/sys/fs/bpf/cftest_progs
+PIN=/sys/fs/bpf/tc/globals/cfilter_stats
+PIN_BPFTOOL=/sys/fs/bpf/cfilter_stats
+PIN_OLD=/sys/fs/bpf/cfilter/stats
+N=3
+# The peer's source: its drops go with it at clear, and later tests find
+# default's untouched.
+SOURCE=counters
+
+counters_cleanup()
+{
+	"$IP" link set dev "$VETH" xdpgeneric off 2>/dev/null
+	rm -rf "$PROGS" "$PIN_OLD"
+	lib_cleanup
+}
+trap counters_cleanup EXIT
+
+# The dropped_src of $VETH's line of cfctl stats (0 if it has none).
+iface_dropped()
+{
+	"$CFCTL" stats | sed -n "s/^interface $VETH:.* dropped_src \([0-9]*\),.*/\1/p" |
+		grep . || echo 0
+}
+
+# The drops of source $SOURCE.
+source_drops()
+{
+	"$CFCTL" stats | sed -n "s/^source $SOURCE: drops \([0-9]*\)\$/\1/p"
+}
+
+# xdp_uses_map ID: the XDP program on $VETH uses map ID.
+xdp_uses_map()
+{
+	prog=$("$IP" link show dev "$VETH" |
+		sed -n 's/.*prog\/xdp id \([0-9]*\) .*/\1/p')
+	ids=$("$BPFTOOL" -j prog show id "$prog" |
+		sed -n 's/.*"map_ids":\[\([0-9,]*\)\].*/\1/p')
+	case ",$ids," in
+	*",$1,"*) return 0 ;;
+	esac
+	return 1
+}
+
+pinned_map_id()
+{
+	"$BPFTOOL" -j map show pinned "$1" | sed -n 's/^{"id":\([0-9]*\),.*/\1/p'
+}
+
+# drop_n WHO: N pings from the blocked peer on $VETH, and cfctl stats shows
+# exactly N more drops in total, on $VETH's line and for $SOURCE.
+drop_n()
+{
+	total=$(stat_value dropped_src) iface=$(iface_dropped)
+	drops=$(source_drops)
+	expect "$1: $N pings from the blocked peer get no answer" nonzero -- \
+		"$IP" netns exec "$NS" ping -c "$N" -i 0.2 -W 1 "$HOST4"
+	expect "$1: dropped_src counts $N more" 0 -- \
+		test "$(stat_value dropped_src)" = $((total + N))
+	expect "$1: $VETH's line counts $N more dropped_src" 0 -- \
+		test "$(iface_dropped)" = $((iface + N))
+	expect "$1: source $SOURCE counts $N more drops" 0 -- \
+		test "$(source_drops)" = $((drops + N))
+}
+
+loaders()
+{
+	expect "ip loads cfilter.bpf.o on $VETH" 0 -- \
+		"$IP" link set dev "$VETH" xdpgeneric obj "$OBJ" sec xdp
+	expect "ip pinned the map in iproute2's place" 0 -- test -e "$PIN"
+	drop_n ip
+	id=$(pinned_map_id "$PIN")
+	expect "ip's program counts into the pinned map" 0 -- \
+		xdp_uses_map "${id:-none}"
+	"$IP" link set dev "$VETH" xdpgeneric off
+
+	expect "cfctl attach $VETH" 0 -- "$CFCTL" attach -m generic "$VETH"
+	expect "cfctl's program counts into the same map" 0 -- \
+		xdp_uses_map "${id:-none}"
+	expect "cfctl pinned it where bpftool looks" 0 -- \
+		test "$(pinned_map_id "$PIN_BPFTOOL")" = "$id"
+	drop_n cfctl
+	"$CFCTL" detach "$VETH" >/dev/null
+
+	expect "bpftool loads cfilter.bpf.o" 0 -- \
+		"$BPFTOOL" prog loadall "$OBJ" "$PROGS"
+	expect "bpftool attaches it to $VETH" 0 -- \
+		"$BPFTOOL" net attach xdpgeneric pinned "$PROGS/cfilter_xdp" \
+		dev "$VETH"
+	expect "bpftool's program counts into the same map" 0 -- \
+		xdp_uses_map "${id:-none}"
+	drop_n bpftool
+	"$BPFTOOL" net detach xdpgeneric dev "$VETH"
+	rm -rf "$PROGS"
+}
+
+# The value of the series (a whole line up to the value) in file $2.
+series()
+{
+	awk -v s="$1" 'index($0, s " ") == 1 { print substr($0, length(s) + 2) }' "$2"
+}
+
+prometheus()
+{
+	m=$tap_tmp/metrics
+	"$CFCTL" stats --format prometheus >"$m"
+	expect "prometheus: promtool check metrics accepts it" 0 -- \
+		chroot "$DEBIAN_ROOT" /usr/bin/promtool check metrics <"$m"
+	expect "prometheus: dropped_src total as cfctl stats says" 0 -- \
+		test "$(series 'cfilter_packets_total{reason="dropped_src"}' "$m")" = \
+		"$(stat_value dropped_src)"
+	expect "prometheus: $VETH's dropped_src as cfctl stats says" 0 -- \
+		test "$(series "cfilter_interface_packets_total{interface=\"$VETH\",reason=\"dropped_src\"}" "$m")" = \
+		"$(iface_dropped)"
+	expect "prometheus: the three deployments' drops on $VETH" 0 -- \
+		test "$(iface_dropped)" = $((3 * N))
+	expect "prometheus: source $SOURCE's drops" 0 -- \
+		test "$(series "cfilter_source_drops_total{source=\"$SOURCE\"}" "$m")" = \
+		$((3 * N))
+	expect "prometheus: the one src4 entry" 0 -- \
+		test "$(series 'cfilter_set_entries{key_type="src4"}' "$m")" = 1
+	expect "prometheus: src4's memory" 0 -- \
+		test "$(series 'cfilter_set_memory_bytes{key_type="src4"}' "$m")" -gt 0
+	expect "prometheus: build info names the module's version" 0 \
+		-o "module_version=\"$(cat /sys/module/cfilter/version)\"} 1" -- \
+		cat "$m"
+	expect "prometheus: --textfile writes the same metrics" 0 -- \
+		"$CFCTL" stats --format prometheus --textfile "$tap_tmp/cfilter.prom"
+	# promtool is slow to start under emulation: once is enough, as the
+	# textfile must hold the same series.
+	sed 's/ [0-9]*$//' "$m" >"$m.series"
+	expect "prometheus: the textfile has the same series" 0 -- \
+		sh -c 'sed "s/ [0-9]*\$//" "$1" | cmp -s - "$2"' sh \
+		"$tap_tmp/cfilter.prom" "$m.series"
+	expect "prometheus: the textfile has $VETH's drops" 0 -- \
+		test "$(series "cfilter_interface_packets_total{interface=\"$VETH\",reason=\"dropped_src\"}" "$tap_tmp/cfilter.prom")" = $((3 * N))
+	expect "prometheus: the textfile is 0644, no temporary left" 0 -- \
+		test "$(stat -c %a "$tap_tmp/cfilter.prom")" = 644 -a \
+		"$(ls "$tap_tmp" | grep -c 'cfilter.prom.')" = 0
+	expect "prometheus: --textfile in a missing folder: exit 3" 3 \
+		-e "/nonexistent/cfilter.prom" -- \
+		"$CFCTL" stats --format prometheus --textfile /nonexistent/cfilter.prom
+	expect "stats --format xml: usage error" 2 \
+		-e "invalid format 'xml': expected text or prometheus" -- \
+		"$CFCTL" stats --format xml
+	expect "stats -j --format prometheus: usage error" 2 -- \
+		"$CFCTL" stats -j --format prometheus
+}
+
+# A map laid out as an older cfctl pinned it (totals only): its counts add
+# to the totals.
+old_pin()
+{
+	ncpus=$(awk -F- '{ print $NF + 1 }' /sys/devices/system/cpu/possible)
+	before=$(stat_value dropped_src)
+	mkdir -p "${PIN_OLD%/*}"
+	check "old pin: bpftool creates an old-layout map" \
+		"$BPFTOOL" map create "$PIN_OLD" type percpu_array key 4 \
+		value 8 entries 9 name cfilter_stats
+	# bpftool gives every CPU the value.
+	check "old pin: 7 drops per CPU in it" \
+		"$BPFTOOL" map update pinned "$PIN_OLD" key 1 0 0 0 \
+		value 7 0 0 0 0 0 0 0
+	expect "old pin: its drops add to dropped_src" 0 -- \
+		test "$(stat_value dropped_src)" = $((before + 7 * ncpus))
+	rm -f "$PIN_OLD"
+}
+
+tap_begin
+load_module || tap_skip_all "cannot load $CFILTER_KO"
+[ -x "$IP" ] || tap_skip_all "iproute2 not found at $IP"
+[ -e "$OBJ" ] || tap_skip_all "cfilter.bpf.o not built: make -C tests/selftests"
+# Counting from an empty map: no program of an earlier test still runs.
+rm -f "$PIN" "$PIN_BPFTOOL"
+"$CFCTL" clear
+if ! veth_setup; then
+	tap_not_ok "setup: $NS and $VETH"
+	tap_end
+fi
+check "setup: block the peer" "$CFCTL" add -s "$SOURCE" "$PEER4"
+loaders
+if [ -n "${DEBIAN_ROOT:-}" ]; then
+	prometheus
+else
+	tap_skip "prometheus" "no Debian root: run the guest with VM_DEBIAN=1"
+fi
+old_pin
+"$CFCTL" clear
+
+tap_end

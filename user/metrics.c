@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stats --format prometheus: the counters, the sources' drops and holdings,
+ * the sets' sizes and memory and the versions, in Prometheus' text
+ * exposition format, on stdout or (--textfile) atomically into a file for
+ * node_exporter's textfile collector.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "addr.h"
+#include "cfctl.h"
+#include "dev.h"
+
+#define CF_MODULE_VERSION	"/sys/module/cfilter/version"
+
+/* The module's sets and sources, as the metrics need them. */
+struct module_state {
+	bool				loaded;
+	char				version[64];
+	struct cfilter_info		info;
+	struct cfilter_sources		sources;
+	struct cfilter_type_info	types[__CFILTER_KEY_MAX];
+	unsigned int			ntypes;
+};
+
+static void family(FILE *f, const char *name, const char *type,
+		   const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* A label value, with what the format escapes escaped. */
+static void label_value(FILE *f, const char *v)
+{
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			fprintf(f, "\\%c", *v);
+		else if (*v == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*v, f);
+	}
+}
+
+/* NAME{LABEL="VALUE"} N */
+static void sample1(FILE *f, const char *name, const char *label,
+		    const char *value, unsigned long long n)
+{
+	fprintf(f, "%s{%s=\"", name, label);
+	label_value(f, value);
+	fprintf(f, "\"} %llu\n", n);
+}
+
+static void counter_metrics(FILE *f, const struct cf_stats *st)
+{
+	char name[IF_NAMESIZE + 16];
+	unsigned int slot, i;
+
+	family(f, "cfilter_packets_total", "counter",
+	       "Packets cfilter's XDP and TC programs judged on every interface, by outcome.");
+	for (i = 0; i < ARRAY_SIZE(stat_names); i++)
+		sample1(f, "cfilter_packets_total", "reason", stat_names[i].name,
+			st->total[stat_names[i].stat]);
+	family(f, "cfilter_interface_packets_total", "counter",
+	       "Packets judged per interface (\"other\": ifindex past the counter map's slots), by outcome.");
+	for (slot = 0; slot < CFILTER_STATS_IFACES; slot++) {
+		if (!stats_iface_used(st, slot))
+			continue;
+		stats_iface_name(slot, name, sizeof(name));
+		for (i = 0; i < ARRAY_SIZE(stat_names); i++) {
+			fputs("cfilter_interface_packets_total{interface=\"", f);
+			label_value(f, name);
+			fprintf(f, "\",reason=\"%s\"} %llu\n", stat_names[i].name,
+				(unsigned long long)st->iface[slot][stat_names[i].stat]);
+		}
+	}
+}
+
+static void source_metrics(FILE *f, const struct cfilter_sources *s)
+{
+	static const struct {
+		const char	*name, *type, *help;
+	} fams[] = {
+		{ "cfilter_source_drops_total", "counter",
+		  "Packets dropped by an entry the source holds." },
+		{ "cfilter_source_entries", "gauge",
+		  "Entries the source holds." },
+		{ "cfilter_source_timed_entries", "gauge",
+		  "Entries the source holds with a timeout." },
+	};
+	char name[CFILTER_SOURCE_LEN + 1];
+	unsigned int k, i;
+
+	for (k = 0; k < ARRAY_SIZE(fams); k++) {
+		family(f, fams[k].name, fams[k].type, fams[k].help);
+		for (i = 0; i < s->count && i < CFILTER_SOURCES_MAX; i++) {
+			const struct cfilter_source_info *si = &s->sources[i];
+
+			snprintf(name, sizeof(name), "%.*s", CFILTER_SOURCE_LEN,
+				 si->name);
+			sample1(f, fams[k].name, "source", name,
+				k == 0 ? si->drops : k == 1 ? si->entries :
+				si->timed);
+		}
+	}
+}
+
+static void set_metrics(FILE *f, const struct module_state *m)
+{
+	static const struct {
+		const char	*name, *help;
+		size_t		offset;
+	} fams[] = {
+		{ "cfilter_set_entries", "Entries of the key type, prefixes counted once.",
+		  offsetof(struct cfilter_type_info, count) },
+		{ "cfilter_set_prefixes", "Prefixes among the key type's entries.",
+		  offsetof(struct cfilter_type_info, prefixes) },
+		{ "cfilter_set_prefix_markers", "Markers the key type's prefix search keeps.",
+		  offsetof(struct cfilter_type_info, prefix_markers) },
+		{ "cfilter_set_capacity", "Slots of the key type's tables.",
+		  offsetof(struct cfilter_type_info, capacity) },
+		{ "cfilter_set_memory_bytes", "Bytes the key type's tables take.",
+		  offsetof(struct cfilter_type_info, memory_bytes) },
+	};
+	unsigned int k, i;
+
+	for (k = 0; k < ARRAY_SIZE(fams); k++) {
+		family(f, fams[k].name, "gauge", fams[k].help);
+		for (i = 0; i < m->ntypes; i++) {
+			const char *ti = (const char *)&m->types[i];
+
+			sample1(f, fams[k].name, "key_type",
+				key_type_name(m->types[i].type),
+				*(const __u64 *)(ti + fams[k].offset));
+		}
+	}
+	family(f, "cfilter_memory_used_bytes", "gauge",
+	       "Bytes every set takes (staged ones too) against the module's max_memory.");
+	fprintf(f, "cfilter_memory_used_bytes %llu\n",
+		(unsigned long long)m->info.mem_used);
+	family(f, "cfilter_memory_limit_bytes", "gauge",
+	       "The module's max_memory= bound.");
+	fprintf(f, "cfilter_memory_limit_bytes %llu\n",
+		(unsigned long long)m->info.mem_limit);
+	family(f, "cfilter_insert_failures_total", "counter",
+	       "Adds refused because the filter was full.");
+	fprintf(f, "cfilter_insert_failures_total %llu\n",
+		(unsigned long long)m->info.insert_failures);
+}
+
+static void build_info(FILE *f, const struct module_state *m)
+{
+	family(f, "cfilter_build_info", "gauge",
+	       "Always 1: the versions of cfctl (and of the XDP and TC programs it embeds) and of the loaded cfilter.ko (empty if none is).");
+	fprintf(f, "cfilter_build_info{cfctl_version=\"");
+	label_value(f, CFCTL_VERSION);
+	fprintf(f, "\",module_version=\"");
+	label_value(f, m->version);
+	fprintf(f, "\"} 1\n");
+}
+
+/*
+ * What the module tells, if it is loaded. Returns 0, or a reported
+ * negative errno for a module that is there but cannot be read.
+ */
+static int read_module(struct module_state *m)
+{
+	FILE *vf;
+	__u8 type;
+	int fd, err;
+
+	memset(m, 0, sizeof(*m));
+	vf = fopen(CF_MODULE_VERSION, "r");
+	if (vf) {
+		if (fgets(m->version, sizeof(m->version), vf))
+			m->version[strcspn(m->version, "\n")] = '\0';
+		fclose(vf);
+	}
+	fd = open(CFILTER_DEVICE, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0) {
+		dev_report(-errno, "cannot open " CFILTER_DEVICE);
+		return -1;
+	}
+	err = dev_info(fd, &m->info);
+	if (!err)
+		err = dev_sources(fd, &m->sources);
+	/* EINVAL: a type this module lacks; it has nothing to show. */
+	for (type = 1; !err && type < __CFILTER_KEY_MAX; type++) {
+		err = dev_type_info(fd, type, false, &m->types[m->ntypes]);
+		if (!err)
+			m->ntypes++;
+		else if (err == -EINVAL)
+			err = 0;
+	}
+	close(fd);
+	if (err) {
+		dev_report(err, "cannot read the filter's info");
+		return err;
+	}
+	m->loaded = true;
+	return 0;
+}
+
+static void write_metrics(FILE *f, const struct cf_stats *st,
+			  const struct module_state *m)
+{
+	counter_metrics(f, st);
+	if (m->loaded) {
+		source_metrics(f, &m->sources);
+		set_metrics(f, m);
+	}
+	build_info(f, m);
+}
+
+/*
+ * Writes through a temporary file in @path's directory renamed over @path,
+ * so that node_exporter never reads half a file.
+ */
+static int write_textfile(const char *path, const struct cf_stats *st,
+			  const struct module_state *m)
+{
+	size_t len = strlen(path) + sizeof(".XXXXXX");
+	char *tmp = malloc(len);
+	FILE *f = NULL;
+	int fd, err = 0;
+
+	if (!tmp) {
+		cf_err("out of memory");
+		return CF_SYSTEM;
+	}
+	snprintf(tmp, len, "%s.XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		cf_err("cannot create a file next to %s: %s", path,
+		       strerror(errno));
+		free(tmp);
+		return CF_SYSTEM;
+	}
+	/* What node_exporter, running as another user, can read. */
+	if (fchmod(fd, 0644))
+		err = errno;
+	else
+		f = fdopen(fd, "w");
+	if (!f && !err)
+		err = errno;
+	if (f) {
+		write_metrics(f, st, m);
+		if (fflush(f) || ferror(f) || fsync(fd))
+			err = errno ? errno : EIO;
+		if (fclose(f) && !err)
+			err = errno;
+	} else {
+		close(fd);
+	}
+	if (!err && rename(tmp, path))
+		err = errno;
+	if (err) {
+		cf_err("cannot write %s: %s", path, strerror(err));
+		unlink(tmp);
+	}
+	free(tmp);
+	return err ? CF_SYSTEM : CF_OK;
+}
+
+/**
+ * stats_prometheus() - print or write the metrics
+ * @o:  with @o->textfile, the file to write them to instead of stdout
+ * @st: the counters
+ *
+ * Without the module, the counters and the versions only.
+ *
+ * Return: enum cf_exit.
+ */
+int stats_prometheus(const struct cfctl_opts *o, const struct cf_stats *st)
+{
+	struct module_state *m = malloc(sizeof(*m));
+	int ret = CF_SYSTEM;
+
+	if (!m) {
+		cf_err("out of memory");
+		return CF_SYSTEM;
+	}
+	if (read_module(m))
+		goto out;
+	if (o->textfile) {
+		ret = write_textfile(o->textfile, st, m);
+	} else {
+		write_metrics(stdout, st, m);
+		ret = CF_OK;
+	}
+out:
+	free(m);
+	return ret;
+}
