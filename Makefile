@@ -79,7 +79,7 @@ help:
 	@echo '  ... KERNEL=6.12  with make, make vm-run, make demo: for Debian 13'"'"'s'
 	@echo '                   kernel instead of Debian 12'"'"'s (KERNEL=6.1)'
 	@echo 'make bench         time the filter core against its baselines (host)'
-	@echo 'make fuzz          fuzz the filter core and the CrowdSec reader (FUZZ_SECONDS=600)'
+	@echo 'make fuzz          fuzz the filter core, the prefix sets and the CrowdSec reader (FUZZ_SECONDS=600)'
 	@echo 'make stress        lock-free readers vs a churning writer (host)'
 	@echo 'make bench-load    cfctl load vs per-entry adds vs a BPF hash map (guest)'
 	@echo 'make bench-xdp     XDP ns/packet: cfilter vs BPF hash, LPM, Bloom (guest)'
