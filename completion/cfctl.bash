@@ -55,7 +55,7 @@ _cfctl()
 	info | status)	opts="-j --json" ;;
 	stats)		opts="-j --json --watch -i --interval --count" ;;
 	clear)		opts="-q --quiet -n --dry-run" ;;
-	attach)		opts="-n --dry-run -m --mode --match-dst --force" ;;
+	attach)		opts="-n --dry-run -m --mode --match-dst --force --priority" ;;
 	detach)		opts="-n --dry-run" ;;
 	*)		opts="" ;;
 	esac
