@@ -675,16 +675,8 @@ static int detach_slot(const char *ifname, unsigned int ifindex,
 		return fd;
 	}
 	if (!strcmp(name, CF_DISPATCHER_NAME)) {
-		struct dispatch_info d;
-
 		close(fd);
-		err = dispatch_query(ifindex, &d);
-		if (err) {
-			cf_err("cannot read %s's libxdp dispatcher: %s", ifname,
-			       strerror(-err));
-			return err;
-		}
-		err = dispatch_detach(ifname, ifindex, &d, dry_run);
+		err = dispatch_detach_ours(ifname, ifindex, dry_run);
 		if (err == 1)
 			memcpy(other, name, BPF_OBJ_NAME_LEN);
 		return err;

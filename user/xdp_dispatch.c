@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
+#include <bpf/bpf.h>
 #include <xdp/libxdp.h>
 
 #include "util.h"
@@ -126,7 +128,18 @@ static int remove_progs(unsigned int ifindex, enum cf_xdp_mode mode,
 	int err = 0;
 
 	for (opened = 0; opened < n; opened++) {
-		progs[opened] = xdp_program__from_id(ids[opened]);
+		int fd = bpf_prog_get_fd_by_id(ids[opened]);
+
+		if (fd < 0) {
+			err = -errno;
+			break;
+		}
+		/*
+		 * Not xdp_program__from_id(): libxdp before 1.4.1 keeps its
+		 * descriptor open. from_fd() takes a copy of ours.
+		 */
+		progs[opened] = xdp_program__from_fd(fd);
+		close(fd);
 		err = libxdp_get_error(progs[opened]);
 		if (err || !progs[opened]) {
 			err = err ?: -ENOENT;
@@ -253,4 +266,51 @@ int dispatch_detach(const char *ifname, unsigned int ifindex,
 		cf_err("cannot take %s out of %s's dispatcher: %s: run cfctl detach -v %s for libxdp's reason",
 		       CF_PROG_NAME, ifname, strerror(-err), ifname);
 	return err;
+}
+
+/**
+ * dispatch_detach_ours() - dispatch_detach() of what @ifindex's dispatcher
+ * runs, in a process of its own
+ * @ifname:  interface, for messages
+ * @ifindex: interface
+ * @dry_run: say what would go, and change nothing
+ *
+ * libxdp before 1.4.1 (Debian 12 has 1.3.1) leaves open a descriptor of
+ * every program it looks at (fixed upstream by commit 48ad94b), so a
+ * detached cfilter_xdp, and with it cfilter.ko, would stay held until
+ * cfctl exits: rmmod right after cfctl detach would fail. The leaks end
+ * with the child.
+ *
+ * Return: as dispatch_detach(); -EIO for a failure the child reported.
+ */
+int dispatch_detach_ours(const char *ifname, unsigned int ifindex,
+			 bool dry_run)
+{
+	struct dispatch_info d;
+	int status, err;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		cf_err("cannot fork: %s", strerror(-err));
+		return err;
+	}
+	if (!pid) {
+		err = dispatch_query(ifindex, &d);
+		if (err)
+			cf_err("cannot read %s's libxdp dispatcher: %s", ifname,
+			       strerror(-err));
+		else
+			err = dispatch_detach(ifname, ifindex, &d, dry_run);
+		fflush(NULL);
+		_exit(err == 0 ? 0 : err == 1 ? 1 : 2);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) > 1)
+		return -EIO;
+	return WEXITSTATUS(status);
 }

@@ -66,6 +66,8 @@ int dispatch_attach(const char *ifname, unsigned int ifindex,
 void dispatch_report_error(int err, const char *ifname);
 int dispatch_detach(const char *ifname, unsigned int ifindex,
 		    const struct dispatch_info *d, bool dry_run);
+int dispatch_detach_ours(const char *ifname, unsigned int ifindex,
+			 bool dry_run);
 
 /* xdp_stats.c */
 int stats_map_open(void);
