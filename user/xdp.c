@@ -340,6 +340,21 @@ static int take_over_mode(const char *ifname, const struct xdp_running *run,
 }
 
 /*
+ * Another tool's dispatcher runs on @ifname: cfilter's program joins it, in
+ * its mode (a dispatcher has one). Returns that mode, or -1 (reported) if
+ * @want is another.
+ */
+static int join_mode(const char *ifname, enum cf_xdp_mode want,
+		     const struct dispatch_info *d)
+{
+	if (want == CF_XDP_AUTO || want == d->mode)
+		return d->mode;
+	cf_err("%s runs a libxdp dispatcher in %s mode: cfilter's program joins it only in that mode (unload its programs first to attach in %s mode)",
+	       ifname, mode_words[d->mode], mode_words[want]);
+	return -1;
+}
+
+/*
  * Replaces the XDP program @old_id on @ifindex by @prog_fd, in one step:
  * XDP_FLAGS_REPLACE fails if @old_id was replaced meanwhile.
  */
@@ -558,10 +573,12 @@ int xdp_attach(const char *ifname, const struct xdp_attach_req *r)
 	} else if (run.other && mode != CF_TC) {
 		ret = take_over_mode(ifname, &run, r);
 		old = run.other;
+	} else if (run.disp.id && mode != CF_TC) {
+		ret = join_mode(ifname, mode, &run.disp);
 	}
 	if (ret < 0)
 		return CF_SYSTEM;
-	if (old)
+	if (old || (run.disp.id && mode != CF_TC))
 		mode = ret;
 	/*
 	 * A program attached alone is replaced alone: putting a dispatcher

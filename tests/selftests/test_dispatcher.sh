@@ -74,6 +74,8 @@ ping_from_ns_retry "$HOST4" >/dev/null	# neighbours resolved
 # The other tool first, then cfilter joins its dispatcher.
 check "xdp-loader loads other_xdp" \
 	in_debian xdp-loader load -m skb "$VETH" "$OTHER"
+expect "attach -m native beside a generic dispatcher: exit 3, says why" 3 \
+	-e "joins it only in that mode" -- "$CFCTL" attach -m native "$VETH"
 expect "attach joins its dispatcher, in its mode" 0 \
 	-o "$VETH: attached cfilter_xdp in generic mode (prog id" -- \
 	"$CFCTL" attach "$VETH"
