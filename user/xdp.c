@@ -564,6 +564,7 @@ int xdp_attach(const char *ifname, const struct xdp_attach_req *r)
 	if (ret != CF_OK)
 		return ret;
 	set_verbose(r->verbose);
+	dispatch_clean();
 	ret = find_running(ifname, ifindex, &run);
 	if (ret != CF_OK)
 		return ret;
@@ -835,6 +836,8 @@ int xdp_detach(const char *ifname, bool verbose, bool dry_run)
 		return CF_SYSTEM;
 	}
 	before = module_refcnt();
+	if (!dry_run)
+		dispatch_clean();
 	ret = detach_ours(ifname, ifindex, &q, dry_run);
 	if (ret == CF_OK && !dry_run && before > 0)
 		wait_module_released(before);

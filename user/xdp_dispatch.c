@@ -91,6 +91,19 @@ out:
 	return 0;
 }
 
+/**
+ * dispatch_clean() - drop libxdp's pins of dispatchers no longer attached
+ *
+ * libxdp pins the links that hold each program in its dispatcher under
+ * /sys/fs/bpf/xdp. An interface deleted with its dispatcher leaves them
+ * behind, holding the programs, and so cfilter.ko: rmmod fails until they
+ * go. Attach and detach remove them, as xdp-loader does.
+ */
+void dispatch_clean(void)
+{
+	libxdp_clean_references(0);
+}
+
 /* Says why libxdp failed to attach, as an operator can act on it. */
 void dispatch_report_error(int err, const char *ifname)
 {

@@ -58,6 +58,7 @@ int tc_attach(const char *ifname, unsigned int ifindex, int prog_fd,
 int tc_detach(const char *ifname, unsigned int ifindex, bool dry_run);
 
 /* xdp_dispatch.c */
+void dispatch_clean(void);
 int dispatch_query(unsigned int ifindex, struct dispatch_info *d);
 int dispatch_attach(const char *ifname, unsigned int ifindex,
 		    struct bpf_object *obj, enum cf_xdp_mode mode,
