@@ -16,6 +16,7 @@
 #include <linux/pkt_cls.h>
 #include <linux/cfilter.h>
 #include <bpf/bpf_helpers.h>
+#include <xdp/xdp_helpers.h>
 
 #include "cfilter_kfuncs.h"
 #include "cfilter_parse.h"
@@ -167,6 +168,17 @@ static __always_inline bool is_drop(enum cfilter_stat stat)
 {
 	return CFILTER_STAT_DROPS >> stat & 1;
 }
+
+/*
+ * For libxdp's dispatcher, which runs the programs of an interface in order
+ * of priority, lowest first (cfctl attach --priority overrides it): a
+ * blocklist goes before programs that would redirect or answer a blocked
+ * packet, and a packet it passes goes on to the next program.
+ */
+struct {
+	__uint(priority, 10);
+	__uint(XDP_PASS, 1);
+} XDP_RUN_CONFIG(cfilter_xdp);
 
 SEC("xdp")
 int cfilter_xdp(struct xdp_md *ctx)

@@ -56,7 +56,7 @@ _cfctl()
 	info | status)	opts="-j --json" ;;
 	stats)		opts="-j --json --watch -i --interval --count --format --textfile" ;;
 	clear)		opts="-q --quiet -n --dry-run" ;;
-	attach)		opts="-n --dry-run -m --mode --match-dst --force" ;;
+	attach)		opts="-n --dry-run -m --mode --match-dst --force --priority" ;;
 	detach)		opts="-n --dry-run" ;;
 	*)		opts="" ;;
 	esac

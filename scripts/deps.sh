@@ -5,7 +5,9 @@
 # Idempotent: when everything is installed, apt is not run at all.
 #
 # python3 runs the kernel's bpf_doc.py while kernel.sh builds resolve_btfids.
-# liburcu-dev is the host tests' RCU; libclang-rt-14-dev has libFuzzer.
+# libxdp-dev: cfctl links libxdp (and the dispatcher program it carries)
+# statically, to run cfilter's program beside other tools'. liburcu-dev is
+# the host tests' RCU; libclang-rt-14-dev has libFuzzer.
 # tor-geoipdb has the country ranges make bench-xdp loads as prefixes.
 # kmod has the modprobe that cfilter.service runs (a minimal Debian image
 # lacks it, and systemd-analyze verify then rejects the installed unit).
@@ -33,6 +35,7 @@ PACKAGES="
 	libc6-dev
 	libclang-rt-14-dev
 	libelf-dev
+	libxdp-dev
 	liburcu-dev
 	linux-headers-amd64
 	linux-source-6.1

@@ -35,6 +35,7 @@ enum {
 	OPT_QUIET	= 1 << 11,
 	OPT_FORCE	= 1 << 12,
 	OPT_FORMAT	= 1 << 13,
+	OPT_PRIORITY	= 1 << 14,
 };
 
 /* getopt values of long options without a short form. */
@@ -48,6 +49,7 @@ enum {
 	LOPT_FORCE,
 	LOPT_FORMAT,
 	LOPT_TEXTFILE,
+	LOPT_PRIORITY,
 };
 
 struct verb {
@@ -73,7 +75,7 @@ static const struct cf_option options[] = {
 	{ { "help", no_argument, NULL, 'h' }, 0,
 	  "-h, --help", "show this help" },
 	{ { "verbose", no_argument, NULL, 'v' }, 0,
-	  "-v, --verbose", "show libbpf's messages (attach, detach)" },
+	  "-v, --verbose", "show libbpf's and libxdp's messages (attach, detach)" },
 	{ { "mode", required_argument, NULL, 'm' }, OPT_MODE,
 	  "-m, --mode MODE", "native: in the driver; generic: in the network stack\n"
 	  "(any interface, slower); tc: a TC filter on clsact\n"
@@ -112,6 +114,10 @@ static const struct cf_option options[] = {
 	{ { "force", no_argument, NULL, LOPT_FORCE }, OPT_FORCE,
 	  "--force", "replace another tool's XDP program on IFACE, in one\n"
 	  "step and in its mode" },
+	{ { "priority", required_argument, NULL, LOPT_PRIORITY }, OPT_PRIORITY,
+	  "--priority N", "where IFACE runs libxdp's dispatcher: run before the\n"
+	  "programs of a higher N (0-2147483647; default 10,\n"
+	  "or the replaced program's)" },
 	{ { "match-dst", no_argument, NULL, LOPT_MATCH_DST }, OPT_MATCH_DST,
 	  "--match-dst", "match destination entries (dst ADDR) too; without\n"
 	  "it they are stored but match no packet" },
@@ -392,21 +398,33 @@ static const struct verb verbs[] = {
 		.summary = "show where the XDP program runs",
 		.help = "Prints whether cfilter.ko is loaded, and with the BTF programs\n"
 			"need to call its kfunc, then one line per interface running\n"
-			"cfilter_xdp: its mode, program id and whether destination matching\n"
-			"(attach --match-dst) is on; or \"not attached anywhere\".\n"
+			"cfilter_xdp: its mode, program id, how it runs (plain XDP or in\n"
+			"libxdp's dispatcher) and whether destination matching (attach\n"
+			"--match-dst) is on, then the dispatcher's programs in the order they\n"
+			"run; or \"not attached anywhere\".\n"
 			"JSON: {\"module_loaded\":true,\"module_btf\":true,\"attached\":[{\"interface\":\"eth0\",\n"
-			"\"hook\":\"xdp\",\"mode\":\"native\",\"prog_id\":7,\"match_dst\":false}]}.\n",
+			"\"hook\":\"xdp\",\"mode\":\"native\",\"prog_id\":7,\"via\":\"dispatcher\",\"dispatcher\":\n"
+			"{\"prog_id\":6,\"programs\":[{\"name\":\"cfilter_xdp\",\"prog_id\":7,\"priority\":10,\n"
+			"\"chain_call_actions\":[\"XDP_PASS\"],\"cfilter\":true}]},\"match_dst\":false}]}.\n",
 	}, {
 		.name = "attach", .run = do_attach, .arg = "IFACE",
-		.opts = OPT_MODE | OPT_DRY_RUN | OPT_MATCH_DST | OPT_FORCE,
-		.synopsis = "[-n] [--match-dst] [--force] IFACE [-m native|generic|tc]",
+		.opts = OPT_MODE | OPT_DRY_RUN | OPT_MATCH_DST | OPT_FORCE |
+			OPT_PRIORITY,
+		.synopsis = "[-n] [--match-dst] [--force] [--priority N] IFACE [-m native|generic|tc]",
 		.summary = "attach the XDP (or TC) program to IFACE",
 		.help = "The program stays attached after cfctl exits. Needs cfilter.ko loaded.\n"
 			"An interface runs it once: attaching again replaces it in one step,\n"
 			"in the same hook and mode (to turn --match-dst on or off with no\n"
 			"unfiltered moment); another mode there is an error (exit 3) until\n"
-			"cfctl detach. Another tool's XDP program there is an error too,\n"
-			"unless --force: then cfilter's replaces it in one step.\n",
+			"cfctl detach. Another tool's XDP program attached without a\n"
+			"dispatcher is an error too, unless --force: then cfilter's replaces\n"
+			"it in one step.\n"
+			"XDP goes through libxdp's dispatcher, which runs the programs of\n"
+			"other tools that use it (xdp-loader, xdp-filter) beside cfilter's,\n"
+			"in order of priority; cfilter's passes what it does not drop on to\n"
+			"the next. Where the dispatcher cannot work, or cfilter's or another\n"
+			"program runs without one, the program is attached plain; the\n"
+			"output says which (\"libxdp dispatcher\" or \"plain XDP\").\n",
 	}, {
 		.name = "detach", .run = do_detach, .arg = "IFACE",
 		.opts = OPT_DRY_RUN,
@@ -702,6 +720,14 @@ static int parse_verb(const struct verb *v, int argc, char *argv[],
 			break;
 		case LOPT_TEXTFILE:
 			o->textfile = optarg;
+			break;
+		case LOPT_PRIORITY:
+			if (parse_uint(optarg, 0, INT_MAX, &o->priority)) {
+				cf_err("%s: invalid priority '%s': expected 0 to %d",
+				       v->name, optarg, INT_MAX);
+				return CF_USAGE;
+			}
+			o->priority_set = true;
 			break;
 		case 'i':
 			if (parse_uint(optarg, 1, 3600, &o->interval)) {

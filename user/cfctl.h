@@ -39,6 +39,8 @@ struct cfctl_opts {
 	bool		normalize;	/* load: mask host bits of prefixes */
 	bool		match_dst;	/* attach: match destination keys too */
 	bool		force;		/* attach: replace another tool's program */
+	bool		priority_set;	/* attach: --priority given */
+	unsigned int	priority;	/* attach: in libxdp's dispatcher */
 	bool		watch;		/* stats: print rates until interrupted */
 	unsigned int	interval;	/* stats --watch: seconds per sample */
 	unsigned int	count;		/* stats --watch: samples; 0: unbounded */

@@ -246,6 +246,7 @@ int do_attach(const struct cfctl_opts *o)
 {
 	const struct xdp_attach_req r = {
 		.mode = o->mode, .match_dst = o->match_dst, .force = o->force,
+		.priority = o->priority_set ? (int)o->priority : -1,
 		.verbose = o->verbose, .dry_run = o->dry_run,
 	};
 

@@ -4,7 +4,14 @@
  * skeleton. The program shares its counters with every attached interface,
  * and with the programs other loaders load from the same object, through
  * the map pinned at CF_STATS_PIN (xdp_stats.c); the TC hook is in
- * xdp_tc.c, and where the program runs (cfctl status) in xdp_status.c.
+ * xdp_tc.c, libxdp's dispatcher in xdp_dispatch.c, and where the program
+ * runs (cfctl status) in xdp_status.c.
+ *
+ * An XDP attach goes through libxdp's dispatcher, so that other tools'
+ * programs can run beside cfilter's, unless cfilter's or another tool's
+ * program runs there without one: then the program is attached plain, as
+ * it is where the dispatcher cannot work (an older kernel, no bpffs,
+ * LIBXDP_SKIP_DISPATCHER=1).
  *
  * The pinned map outlives detach on purpose: nothing tells cheaply whether
  * another interface still runs the program, and counters that survive a
@@ -92,16 +99,14 @@ static const char *xdp_mode_name(__u8 attach_mode)
 	}
 }
 
-/* After a successful attach: say on stdout which mode the kernel chose. */
-static void report_attached(const char *ifname, unsigned int ifindex)
+/* The mode the kernel chose for @ifindex's XDP program. */
+static const char *attached_mode(unsigned int ifindex)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 
 	if (bpf_xdp_query(ifindex, 0, &q) || !q.prog_id)
-		printf("%s: attached %s\n", ifname, CF_PROG_NAME);
-	else
-		printf("%s: attached %s in %s mode (prog id %u)\n", ifname,
-		       CF_PROG_NAME, xdp_mode_name(q.attach_mode), q.prog_id);
+		return "an unknown";
+	return xdp_mode_name(q.attach_mode);
 }
 
 /*
@@ -180,6 +185,7 @@ struct xdp_running {
 	__u32			other;		/* another tool's XDP program, or 0 */
 	enum cf_xdp_mode	other_mode;
 	char			other_name[BPF_OBJ_NAME_LEN];
+	struct dispatch_info	disp;		/* libxdp's dispatcher there */
 };
 
 /*
@@ -223,6 +229,7 @@ static int find_running(const char *ifname, unsigned int ifindex,
 	int err;
 
 	memset(r, 0, sizeof(*r));
+	r->disp.ours = -1;
 	err = bpf_xdp_query(ifindex, 0, &q);
 	if (!err)
 		err = tc_query(ifindex, &tc_id);
@@ -239,9 +246,28 @@ static int find_running(const char *ifname, unsigned int ifindex,
 		       ifname, ifname);
 		return CF_SYSTEM;
 	}
+	/*
+	 * A dispatcher is no other tool's program but a place beside them,
+	 * where cfilter's may run already.
+	 */
+	if (prog_is(q.drv_prog_id, CF_DISPATCHER_NAME) ||
+	    prog_is(q.skb_prog_id, CF_DISPATCHER_NAME)) {
+		err = dispatch_query(ifindex, &r->disp);
+		if (err) {
+			cf_err("cannot read %s's libxdp dispatcher: %s", ifname,
+			       strerror(-err));
+			return CF_SYSTEM;
+		}
+	}
+	if (r->disp.ours >= 0) {
+		r->ours = r->disp.progs[r->disp.ours].id;
+		r->ours_mode = r->disp.mode;
+	}
 	/* An offloaded program of another tool does not stop an attach. */
-	note_xdp(q.drv_prog_id, CF_XDP_NATIVE, r);
-	note_xdp(q.skb_prog_id, CF_XDP_GENERIC, r);
+	if (q.drv_prog_id != r->disp.id)
+		note_xdp(q.drv_prog_id, CF_XDP_NATIVE, r);
+	if (q.skb_prog_id != r->disp.id)
+		note_xdp(q.skb_prog_id, CF_XDP_GENERIC, r);
 	if (!r->ours && prog_is(tc_id, CF_TC_PROG_NAME)) {
 		r->ours_mode = CF_TC;
 		r->ours = tc_id;
@@ -315,6 +341,21 @@ static int take_over_mode(const char *ifname, const struct xdp_running *run,
 }
 
 /*
+ * Another tool's dispatcher runs on @ifname: cfilter's program joins it, in
+ * its mode (a dispatcher has one). Returns that mode, or -1 (reported) if
+ * @want is another.
+ */
+static int join_mode(const char *ifname, enum cf_xdp_mode want,
+		     const struct dispatch_info *d)
+{
+	if (want == CF_XDP_AUTO || want == d->mode)
+		return d->mode;
+	cf_err("%s runs a libxdp dispatcher in %s mode: cfilter's program joins it only in that mode (unload its programs first to attach in %s mode)",
+	       ifname, mode_words[d->mode], mode_words[want]);
+	return -1;
+}
+
+/*
  * Replaces the XDP program @old_id on @ifindex by @prog_fd, in one step:
  * XDP_FLAGS_REPLACE fails if @old_id was replaced meanwhile.
  */
@@ -343,12 +384,19 @@ static int xdp_replace(const char *ifname, unsigned int ifindex, int prog_fd,
 	return CF_OK;
 }
 
+/* How an XDP attach is made: in libxdp's dispatcher, or alone. */
+struct path {
+	bool		dispatcher;
+	const char	*why_plain;	/* a plain attach's reason, or NULL */
+};
+
 /*
  * What attach would do, short of doing it. Whether a driver supports native
  * XDP shows only when attaching; an occupied interface showed already.
  */
 static int attach_dry_run(const char *ifname, enum cf_xdp_mode mode,
-			  const struct xdp_running *run)
+			  const struct xdp_running *run,
+			  const struct path *path)
 {
 	static const char *const how[] = {
 		[CF_XDP_AUTO]		= "native mode if the driver supports it, else generic",
@@ -356,80 +404,41 @@ static int attach_dry_run(const char *ifname, enum cf_xdp_mode mode,
 		[CF_XDP_GENERIC]	= "generic mode",
 		[CF_TC]			= "TC ingress",
 	};
+	const char *via = mode == CF_TC ? "" : path->dispatcher ?
+			  ", through libxdp's dispatcher" : ", plain XDP";
 
 	if (run->ours)
-		printf("would replace %s's program %u in %s (dry run: nothing changed)\n",
-		       ifname, run->ours, how[mode]);
+		printf("would replace %s's program %u in %s%s (dry run: nothing changed)\n",
+		       ifname, run->ours, how[mode], via);
 	else if (run->other && mode != CF_TC)
-		printf("would replace %s's program %s (prog id %u) by %s in %s (dry run: nothing changed)\n",
+		printf("would replace %s's program %s (prog id %u) by %s in %s%s (dry run: nothing changed)\n",
 		       ifname, run->other_name, run->other, CF_PROG_NAME,
-		       how[mode]);
+		       how[mode], via);
 	else
-		printf("would attach %s to %s in %s (dry run: nothing changed)\n",
+		printf("would attach %s to %s in %s%s (dry run: nothing changed)\n",
 		       mode == CF_TC ? CF_TC_PROG_NAME : CF_PROG_NAME, ifname,
-		       how[mode]);
+		       how[mode], via);
 	return CF_OK;
 }
 
-/**
- * xdp_attach() - load the program and attach it to @ifname
- * @ifname: interface
- * @r:      how (see struct xdp_attach_req); with @r->dry_run, the program
- *          is loaded (the verifier and permissions have their say) and
- *          @ifname looked at, but nothing is attached or pinned
- *
- * The program shares the pinned counter map if there is one, else pins the
- * one it creates. The attachment is held by the interface, not by cfctl.
- * A program of ours there, or another tool's with @r->force, is replaced
- * in one step.
- *
- * Return: enum cf_exit.
+/*
+ * Opens the embedded object for @mode's program, set up as @r asks, its
+ * counters the pinned map's if there is one (*@pinned_map: whether).
+ * Returns the skeleton, or NULL (reported).
  */
-int xdp_attach(const char *ifname, const struct xdp_attach_req *r)
+static struct cfilter_bpf *open_program(const struct xdp_attach_req *r,
+					enum cf_xdp_mode mode,
+					bool *pinned_map)
 {
-	enum cf_xdp_mode mode = r->mode;
 	struct cfilter_bpf *skel;
-	struct xdp_running run;
-	struct bpf_map *map;
-	unsigned int ifindex;
-	bool pinned = false;
-	int shared, err, ret;
-	__u32 old = 0;
+	int shared, err;
 
-	ret = iface_index(ifname, &ifindex);
-	if (ret != CF_OK)
-		return ret;
-	ret = check_ethernet(ifname);
-	if (ret != CF_OK)
-		return ret;
-	set_verbose(r->verbose);
-	ret = find_running(ifname, ifindex, &run);
-	if (ret != CF_OK)
-		return ret;
-	if (run.ours) {
-		ret = replace_mode(ifname, mode, run.ours_mode);
-		old = run.ours;
-	} else if (run.other && mode != CF_TC) {
-		ret = take_over_mode(ifname, &run, r);
-		old = run.other;
-	}
-	if (ret < 0)
-		return CF_SYSTEM;
-	if (old)
-		mode = ret;
-	ret = CF_SYSTEM;
-	/* The kfunc lives in the module: say so before libbpf fails on it. */
-	if (!module_ready())
-		return CF_SYSTEM;
-
-	set_verbose(r->verbose);
 	skel = cfilter_bpf__open();
 	if (!skel) {
 		cf_err("cannot open the embedded XDP program: %s",
 		       strerror(errno));
-		return CF_SYSTEM;
+		return NULL;
 	}
-	map = skel->maps.cfilter_stats;
 	/* Only the program @mode runs is loaded. */
 	bpf_program__set_autoload(skel->progs.cfilter_tc, mode == CF_TC);
 	bpf_program__set_autoload(skel->progs.cfilter_xdp, mode != CF_TC);
@@ -443,13 +452,164 @@ int xdp_attach(const char *ifname, const struct xdp_attach_req *r)
 	 */
 	shared = r->dry_run ? 0 : stats_map_prepare();
 	if (shared < 0)
-		goto cleanup;
-	err = bpf_map__set_pin_path(map, r->dry_run ? NULL : CF_STATS_PIN);
+		goto err;
+	*pinned_map = shared;
+	err = bpf_map__set_pin_path(skel->maps.cfilter_stats,
+				    r->dry_run ? NULL : CF_STATS_PIN);
 	if (err) {
 		cf_err("cannot set the counter map's pin path: %s",
 		       strerror(-err));
-		goto cleanup;
+		goto err;
 	}
+	return skel;
+err:
+	cfilter_bpf__destroy(skel);
+	return NULL;
+}
+
+/*
+ * Attaches through libxdp's dispatcher: a new one if @ifname has none,
+ * else the one there, beside its programs, replacing cfilter's. Returns
+ * enum cf_exit, or -1 if a plain attach should be made instead
+ * (@path->why_plain says why).
+ */
+static int attach_dispatched(const char *ifname, unsigned int ifindex,
+			     const struct xdp_attach_req *r,
+			     enum cf_xdp_mode mode,
+			     const struct xdp_running *run, struct path *path)
+{
+	struct dispatch_prog got;
+	struct dispatch_info now;
+	struct cfilter_bpf *skel;
+	__u32 dispatcher_id;
+	bool pinned_map;
+	int err, ret = CF_SYSTEM;
+
+	skel = open_program(r, mode, &pinned_map);
+	if (!skel)
+		return CF_SYSTEM;
+	err = dispatch_attach(ifname, ifindex, skel->obj, mode, r->priority,
+			      &run->disp, &got, &dispatcher_id);
+	if (err == -EALREADY)
+		goto out;
+	if (err == -ESRCH) {	/* libbpf: the kfunc is in no BTF */
+		module_ready();
+		goto out;
+	}
+	if (err && !run->disp.id && err != -EPERM && err != -EACCES) {
+		/* Nothing ran there: a plain attach does what it can. */
+		path->dispatcher = false;
+		path->why_plain = "libxdp's dispatcher failed here (cfctl attach -v says why)";
+		ret = -1;
+		goto out;
+	}
+	if (err) {
+		dispatch_report_error(err, ifname);
+		goto out;
+	}
+	/* Counting started: bpftool's place for the counters too. */
+	if (stats_map_share(skel->maps.cfilter_stats)) {
+		if (!dispatch_query(ifindex, &now))
+			dispatch_detach(ifname, ifindex, &now, false);
+		goto out;
+	}
+	if (!dispatcher_id) {
+		/* libxdp's own fallback, where the kernel cannot do better */
+		printf("%s: attached %s in %s mode (prog id %u; plain XDP)\n",
+		       ifname, CF_PROG_NAME, attached_mode(ifindex), got.id);
+		cf_err("note: libxdp attached %s without its dispatcher (this kernel cannot run one, or LIBXDP_SKIP_DISPATCHER=1): no other XDP program can join it on %s",
+		       CF_PROG_NAME, ifname);
+	} else if (run->ours) {
+		printf("%s: replaced %s in %s mode (prog id %u was %u; libxdp dispatcher %u, priority %u)\n",
+		       ifname, CF_PROG_NAME, attached_mode(ifindex), got.id,
+		       run->ours, dispatcher_id, got.priority);
+	} else {
+		printf("%s: attached %s in %s mode (prog id %u; libxdp dispatcher %u, priority %u%s)\n",
+		       ifname, CF_PROG_NAME, attached_mode(ifindex), got.id,
+		       dispatcher_id, got.priority,
+		       run->disp.n ? ", beside other programs" : "");
+	}
+	ret = CF_OK;
+out:
+	/* A failed first attach leaves no pin behind (a fallback reuses it). */
+	if (ret > 0 && !pinned_map)
+		stats_map_unpin();
+	cfilter_bpf__destroy(skel);
+	return ret;
+}
+
+/**
+ * xdp_attach() - load the program and attach it to @ifname
+ * @ifname: interface
+ * @r:      how (see struct xdp_attach_req); with @r->dry_run, the program
+ *          is loaded (the verifier and permissions have their say) and
+ *          @ifname looked at, but nothing is attached or pinned
+ *
+ * The program shares the pinned counter map if there is one, else pins the
+ * one it creates. The attachment is held by the interface (a pinned link,
+ * in libxdp's dispatcher), not by cfctl. A program of ours there, or
+ * another tool's with @r->force, is replaced in one step.
+ *
+ * Return: enum cf_exit.
+ */
+int xdp_attach(const char *ifname, const struct xdp_attach_req *r)
+{
+	struct path path = { .dispatcher = true };
+	enum cf_xdp_mode mode = r->mode;
+	struct cfilter_bpf *skel;
+	struct xdp_running run;
+	unsigned int ifindex;
+	bool pinned = false, pinned_map;
+	int err, ret;
+	__u32 old = 0;
+
+	ret = iface_index(ifname, &ifindex);
+	if (ret != CF_OK)
+		return ret;
+	ret = check_ethernet(ifname);
+	if (ret != CF_OK)
+		return ret;
+	set_verbose(r->verbose);
+	dispatch_clean();
+	ret = find_running(ifname, ifindex, &run);
+	if (ret != CF_OK)
+		return ret;
+	if (run.ours) {
+		ret = replace_mode(ifname, mode, run.ours_mode);
+		old = run.ours;
+	} else if (run.other && mode != CF_TC) {
+		ret = take_over_mode(ifname, &run, r);
+		old = run.other;
+	} else if (run.disp.id && mode != CF_TC) {
+		ret = join_mode(ifname, mode, &run.disp);
+	}
+	if (ret < 0)
+		return CF_SYSTEM;
+	if (old || (run.disp.id && mode != CF_TC))
+		mode = ret;
+	/*
+	 * A program attached alone is replaced alone: putting a dispatcher
+	 * in its place would take two steps.
+	 */
+	if (old && !run.disp.id)
+		path.dispatcher = false;
+	if (mode != CF_TC && !path.dispatcher && r->priority >= 0)
+		cf_err("note: --priority orders the programs of libxdp's dispatcher; %s runs %s without one",
+		       ifname, run.ours ? CF_PROG_NAME : run.other_name);
+	/* The kfunc lives in the module: say so before libbpf fails on it. */
+	if (!module_ready())
+		return CF_SYSTEM;
+
+	set_verbose(r->verbose);
+	if (mode != CF_TC && path.dispatcher && !r->dry_run) {
+		ret = attach_dispatched(ifname, ifindex, r, mode, &run, &path);
+		if (ret >= 0)
+			return ret;
+	}
+	ret = CF_SYSTEM;
+	skel = open_program(r, mode, &pinned_map);
+	if (!skel)
+		return CF_SYSTEM;
 
 	err = cfilter_bpf__load(skel);
 	if (err) {
@@ -457,11 +617,11 @@ int xdp_attach(const char *ifname, const struct xdp_attach_req *r)
 		goto cleanup;
 	}
 	if (r->dry_run) {
-		ret = attach_dry_run(ifname, mode, &run);
+		ret = attach_dry_run(ifname, mode, &run, &path);
 		goto cleanup;
 	}
-	pinned = !shared;
-	if (stats_map_share(map))
+	pinned = !pinned_map;
+	if (stats_map_share(skel->maps.cfilter_stats))
 		goto cleanup;
 
 	if (mode == CF_TC) {
@@ -474,7 +634,7 @@ int xdp_attach(const char *ifname, const struct xdp_attach_req *r)
 				  bpf_program__fd(skel->progs.cfilter_xdp), mode,
 				  old);
 		if (ret == CF_OK)
-			printf("%s: replaced %s%s%s in %s mode (prog id %u was %u)\n",
+			printf("%s: replaced %s%s%s in %s mode (prog id %u was %u; plain XDP)\n",
 			       ifname, run.ours ? CF_PROG_NAME : run.other_name,
 			       run.ours ? "" : " with ",
 			       run.ours ? "" : CF_PROG_NAME, mode_words[mode],
@@ -489,7 +649,12 @@ int xdp_attach(const char *ifname, const struct xdp_attach_req *r)
 		ret = report_attach_error(err, ifname, mode);
 		goto cleanup;
 	}
-	report_attached(ifname, ifindex);
+	printf("%s: attached %s in %s mode (prog id %u; plain XDP)\n", ifname,
+	       CF_PROG_NAME, attached_mode(ifindex),
+	       prog_id_of(bpf_program__fd(skel->progs.cfilter_xdp)));
+	if (path.why_plain)
+		cf_err("note: %s: %s runs cfilter's program without a dispatcher, which no other XDP program can join",
+		       path.why_plain, ifname);
 	ret = CF_OK;
 
 cleanup:
@@ -529,6 +694,13 @@ static int detach_slot(const char *ifname, unsigned int ifindex,
 			cf_err("cannot inspect XDP program %u on %s: %s",
 			       slot->prog_id, ifname, strerror(-fd));
 		return fd;
+	}
+	if (!strcmp(name, CF_DISPATCHER_NAME)) {
+		close(fd);
+		err = dispatch_detach_ours(ifname, ifindex, dry_run);
+		if (err == 1)
+			memcpy(other, name, BPF_OBJ_NAME_LEN);
+		return err;
 	}
 	if (strcmp(name, CF_PROG_NAME)) {
 		memcpy(other, name, BPF_OBJ_NAME_LEN);
@@ -667,6 +839,8 @@ int xdp_detach(const char *ifname, bool verbose, bool dry_run)
 		return CF_SYSTEM;
 	}
 	before = module_refcnt();
+	if (!dry_run)
+		dispatch_clean();
 	ret = detach_ours(ifname, ifindex, &q, dry_run);
 	if (ret == CF_OK && !dry_run && before > 0)
 		wait_module_released(before);

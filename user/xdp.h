@@ -36,6 +36,7 @@ struct xdp_attach_req {
 	enum cf_xdp_mode	mode;
 	bool			match_dst;	/* look destinations up too */
 	bool			force;		/* replace another tool's XDP program */
+	int			priority;	/* in libxdp's dispatcher; -1: default */
 	bool			verbose;	/* libbpf's messages */
 	bool			dry_run;
 };

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * BPF programs as the parts of cfctl's XDP side look at them: by id and
- * name, with libbpf as quiet as the user asked.
+ * name, with libbpf and libxdp as quiet as the user asked.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <xdp/libxdp.h>
 
 #include "xdp_int.h"
 
@@ -22,10 +23,22 @@ static int print_libbpf(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, ap);
 }
 
-/* libbpf explains failures at length; cfctl prints one line unless asked. */
+static int print_libxdp(enum libxdp_print_level level, const char *fmt,
+			va_list ap)
+{
+	if (level == LIBXDP_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/*
+ * libbpf and libxdp explain failures at length; cfctl prints one line
+ * unless asked.
+ */
 void set_verbose(bool verbose)
 {
 	libbpf_set_print(verbose ? print_libbpf : NULL);
+	libxdp_set_print(verbose ? print_libxdp : NULL);
 }
 
 /*

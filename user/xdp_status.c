@@ -62,16 +62,84 @@ struct attachment {
 	const char	*mode;
 	__u32		prog_id;
 	int		match_dst;	/* 1, 0, or a negative errno: unknown */
+	const struct dispatch_info *disp;	/* XDP: its dispatcher, or NULL */
 };
+
+static const char *const xdp_actions[] = {
+	[XDP_ABORTED]	= "XDP_ABORTED",
+	[XDP_DROP]	= "XDP_DROP",
+	[XDP_PASS]	= "XDP_PASS",
+	[XDP_TX]	= "XDP_TX",
+	[XDP_REDIRECT]	= "XDP_REDIRECT",
+};
+
+/* The dispatcher's programs, in the order they run, as JSON. */
+static void json_chain(const struct dispatch_info *d, struct json *j)
+{
+	unsigned int i, act;
+
+	json_key(j, "dispatcher");
+	json_object_begin(j);
+	json_kv_uint(j, "prog_id", d->id);
+	json_key(j, "programs");
+	json_array_begin(j);
+	for (i = 0; i < d->n; i++) {
+		json_object_begin(j);
+		json_kv_string(j, "name", d->progs[i].name);
+		json_kv_uint(j, "prog_id", d->progs[i].id);
+		json_kv_uint(j, "priority", d->progs[i].priority);
+		json_key(j, "chain_call_actions");
+		json_array_begin(j);
+		for (act = 0; act < ARRAY_SIZE(xdp_actions); act++)
+			if (d->progs[i].chain_actions & 1U << act)
+				json_string(j, xdp_actions[act]);
+		json_array_end(j);
+		json_kv_bool(j, "cfilter", (int)i == d->ours);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_object_end(j);
+}
+
+/* The dispatcher's programs, in the order they run, one a line. */
+static void print_chain(const struct dispatch_info *d)
+{
+	unsigned int i, act;
+
+	for (i = 0; i < d->n; i++) {
+		const struct dispatch_prog *p = &d->progs[i];
+		const char *sep = " on ";
+
+		printf("  %u. priority %u: %s (prog id %u%s), next program",
+		       i + 1, p->priority, p->name, p->id,
+		       (int)i == d->ours ? ", cfilter" : "");
+		if (!p->chain_actions)
+			printf(" never");
+		for (act = 0; act < ARRAY_SIZE(xdp_actions); act++) {
+			if (!(p->chain_actions & 1U << act))
+				continue;
+			printf("%s%s", sep, xdp_actions[act]);
+			sep = ", ";
+		}
+		printf("\n");
+	}
+}
 
 static void print_attachment(const struct attachment *a, struct json *j)
 {
+	bool xdp = !strcmp(a->hook, "xdp");
+	char via[64] = "";
+
 	if (j) {
 		json_object_begin(j);
 		json_kv_string(j, "interface", a->ifname);
 		json_kv_string(j, "hook", a->hook);
 		json_kv_string(j, "mode", a->mode);
 		json_kv_uint(j, "prog_id", a->prog_id);
+		if (xdp)
+			json_kv_string(j, "via", a->disp ? "dispatcher" : "plain");
+		if (a->disp)
+			json_chain(a->disp, j);
 		json_key(j, "match_dst");
 		if (a->match_dst < 0)
 			json_string(j, "unknown");
@@ -80,10 +148,17 @@ static void print_attachment(const struct attachment *a, struct json *j)
 		json_object_end(j);
 		return;
 	}
-	printf("%s: %s in %s mode (prog id %u), destination matching %s\n",
-	       a->ifname, strcmp(a->hook, "tc") ? CF_PROG_NAME : CF_TC_PROG_NAME,
-	       a->mode, a->prog_id,
+	if (a->disp)
+		snprintf(via, sizeof(via), "; libxdp dispatcher %u",
+			 a->disp->id);
+	else if (xdp)
+		snprintf(via, sizeof(via), "; plain XDP");
+	printf("%s: %s in %s mode (prog id %u%s), destination matching %s\n",
+	       a->ifname, xdp ? CF_PROG_NAME : CF_TC_PROG_NAME,
+	       a->mode, a->prog_id, via,
 	       a->match_dst < 0 ? "unknown" : a->match_dst ? "on" : "off");
+	if (a->disp)
+		print_chain(a->disp);
 }
 
 /*
@@ -138,6 +213,7 @@ static int status_iface(const struct if_nameindex *ifn, struct survey *s)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	char name[BPF_OBJ_NAME_LEN];
+	struct dispatch_info disp;
 	const struct {
 		__u32		*id;
 		const char	*mode;
@@ -165,6 +241,18 @@ static int status_iface(const struct if_nameindex *ifn, struct survey *s)
 		fd = prog_open(a.prog_id, name);
 		if (fd == -EPERM || fd == -EACCES)
 			return fd;
+		if (fd >= 0 && !strcmp(name, CF_DISPATCHER_NAME)) {
+			close(fd);
+			/* Where it runs, cfilter's program is in there. */
+			if (dispatch_query(ifn->if_index, &disp) ||
+			    disp.ours < 0)
+				continue;
+			a.prog_id = disp.progs[disp.ours].id;
+			a.disp = &disp;
+			fd = prog_open(a.prog_id, name);
+			if (fd == -EPERM || fd == -EACCES)
+				return fd;
+		}
 		if (fd < 0 || strcmp(name, CF_PROG_NAME)) {
 			if (fd >= 0)
 				close(fd);

@@ -181,8 +181,12 @@ veth_setup()
 
 # Deleting the root side removes both ends at once (and any XDP program on
 # it); deleting the namespace alone would free the pair asynchronously.
+# cfilter's program is detached first, as an operator would: in libxdp's
+# dispatcher, a deleted interface leaves pins that hold it, and the module,
+# until the next cfctl attach or detach.
 veth_cleanup()
 {
+	"$CFCTL" detach "$VETH" >/dev/null 2>&1
 	"$IP" link del "$VETH" 2>/dev/null
 	"$IP" netns del "$NS" 2>/dev/null
 	return 0
