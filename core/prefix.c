@@ -57,6 +57,7 @@
  */
 #include "prefix.h"
 #include "ordered.h"
+#include "summary.h"
 
 /* Fingerprint width of the exact tables: a false match costs a key compare. */
 #define PREFIX_FP_BITS		16
@@ -86,36 +87,6 @@
 #define PREFIX_VAL(best, tag, refs)					\
 	((u32)(refs) << PREFIX_REFS_SHIFT | (u32)(best) << PREFIX_BEST_SHIFT | \
 	 (tag))
-
-/*
- * A summary: one bit per /16 (IPv4) or per hashed /32 (IPv6), set iff a
- * member the summary counts intersects that /16 (or a /32 hashing to it).
- * A clear bit spares the tables it summarises a probe. An IPv6 prefix
- * shorter than /16 would set 2^16 or more bits: it is counted in the
- * summary's all instead, which sets them all. Addresses and prefixes have
- * a summary each, so that a packet covered by a prefix does not probe the
- * address table first unless an address shares its /16 (and the other
- * way round).
- */
-#define PREFIX_SUM_SHIFT	16
-#define PREFIX_SUM_KEYS		BIT_ULL(PREFIX_SUM_SHIFT)
-#define PREFIX_SUM_WORDS	(PREFIX_SUM_KEYS / 32)
-/* hash_32()'s multiplier: spreads the /32s of a prefix over the bits */
-#define PREFIX_SUM_HASH		0x61c88647U
-
-/**
- * struct prefix_summary - which /16s (hashed /32s) hold members
- * @bits: bit k of word k / 32 for key k; set before the member it counts is
- *	published, cleared only after the last member it counts is gone
- * @all: members counted in every bit (IPv6, shorter than /16)
- * @count: per key, the members counted there (allocated at the first
- *	insert: an unused set stays small); the writer's
- */
-struct prefix_summary {
-	u32 bits[PREFIX_SUM_WORDS];
-	u32 all;
-	u32 *count;
-};
 
 /**
  * struct prefix_set - addresses, and prefixes searched by length
@@ -232,73 +203,6 @@ static int prefix_check(const struct prefix_set *s, const u8 *addr, u32 len)
 	return 0;
 }
 
-/* Summary key of the /16 (IPv4) or /32 (IPv6) whose first bits are @v. */
-static __always_inline u32 prefix_sum_key(u32 alen, u32 v)
-{
-	return alen == 4 ? v : (v * PREFIX_SUM_HASH) >> (32 - PREFIX_SUM_SHIFT);
-}
-
-/* The summary key of @addr. */
-static __always_inline u32 prefix_sum_key_of(u32 alen, const u8 *addr)
-{
-	u32 v;
-
-	if (alen == 4)
-		v = (u32)addr[0] << 8 | addr[1];
-	else
-		v = (u32)addr[0] << 24 | (u32)addr[1] << 16 |
-		    (u32)addr[2] << 8 | addr[3];
-	return prefix_sum_key(alen, v);
-}
-
-/*
- * Reader: may a member of @sum cover the address of summary key @k? False
- * only if none intersects its /16 (IPv4) or its /32's bit (IPv6).
- */
-static __always_inline bool prefix_sum_maybe(const struct prefix_summary *sum,
-					     u32 k)
-{
-	u32 w = READ_ONCE(sum->bits[k / 32]), all = READ_ONCE(sum->all);
-
-	/*
-	 * Pairs with the smp_wmb() of prefix_sum_get(): a member this
-	 * lookup's probes find had its bit set before it was published.
-	 */
-	smp_rmb();
-	return (w >> (k % 32)) & 1 || all;
-}
-
-/*
- * Counts (@addr, @len) in (@add) or out of the summary: every summary key
- * it intersects, or its all. A bit goes up with its first member and down
- * with its last.
- */
-static void prefix_sum_update(const struct prefix_set *s,
-			      struct prefix_summary *sum, const u8 *addr,
-			      u32 len, bool add)
-{
-	u32 slen = s->addr_len == 4 ? 16 : 32, v = 0, i, k, *word;
-	u64 j, n = 1;
-
-	if (len < slen && slen - len > PREFIX_SUM_SHIFT) {
-		WRITE_ONCE(sum->all, sum->all + (add ? 1 : -1));
-		return;
-	}
-	for (i = 0; i < slen / 8; i++)
-		v = v << 8 | addr[i];
-	if (len < slen)
-		n = 1ULL << (slen - len);
-	/* the bits of @v beyond @len are zero: v + j walks the prefix */
-	for (j = 0; j < n; j++) {
-		k = prefix_sum_key(s->addr_len, v + (u32)j);
-		word = &sum->bits[k / 32];
-		if (add && !sum->count[k]++)
-			WRITE_ONCE(*word, *word | 1U << (k % 32));
-		else if (!add && !--sum->count[k])
-			WRITE_ONCE(*word, *word & ~(1U << (k % 32)));
-	}
-}
-
 /*
  * The summary that counts a member of length @len (NULL: none does, a
  * compact address table's addresses).
@@ -308,58 +212,6 @@ static struct prefix_summary *prefix_sum_of(struct prefix_set *s, u32 len)
 	if (len < s->bits)
 		return &s->sum_pfx;
 	return s->addrs_known ? &s->sum_addr : NULL;
-}
-
-#define PREFIX_SUM_COUNT_BYTES	(PREFIX_SUM_KEYS * sizeof(u32))
-
-/* Allocates @sum's counts: 0, -EDQUOT or -ENOMEM, nothing changed. */
-static int prefix_sum_prepare(struct prefix_summary *sum)
-{
-	u32 *count;
-
-	if (!sum || sum->count)
-		return 0;
-	count = cuckoo_mem_zalloc(PREFIX_SUM_COUNT_BYTES);
-	if (IS_ERR(count))
-		return PTR_ERR(count);
-	sum->count = count;
-	return 0;
-}
-
-/* Counts a member about to be published: call before any reader can see it. */
-static void prefix_sum_get(struct prefix_set *s, struct prefix_summary *sum,
-			   const u8 *addr, u32 len)
-{
-	if (!sum)
-		return;
-	prefix_sum_update(s, sum, addr, len, true);
-	/* the bits before the member's entries (see prefix_sum_maybe()) */
-	smp_wmb();
-}
-
-/* Uncounts a member gone from every table a reader can reach. */
-static void prefix_sum_put(struct prefix_set *s, struct prefix_summary *sum,
-			   const u8 *addr, u32 len)
-{
-	if (!sum)
-		return;
-	/* the member's entries gone before its bits go */
-	smp_wmb();
-	prefix_sum_update(s, sum, addr, len, false);
-}
-
-/* Empties @sum once every member it counts is gone. */
-static void prefix_sum_reset(struct prefix_summary *sum)
-{
-	u32 i;
-
-	/* the tables emptied before the bits go (see prefix_sum_put()) */
-	smp_wmb();
-	for (i = 0; i < PREFIX_SUM_WORDS; i++)
-		WRITE_ONCE(sum->bits[i], 0);
-	WRITE_ONCE(sum->all, 0);
-	if (sum->count)
-		memset(sum->count, 0, PREFIX_SUM_KEYS * sizeof(*sum->count));
 }
 
 /* The key of @addr's entry of length @m: its words masked to @m. */
@@ -658,23 +510,23 @@ int prefix_set_insert(struct prefix_set *s, const u8 *addr, u32 len, u32 tag)
 	if (err)
 		return err;
 	if (len == s->bits) {
-		prefix_sum_get(s, sum, addr, len);
+		prefix_sum_get(sum, s->addr_len, addr, len);
 		err = cuckoo_insert_val(s->addrs, addr, tag);
 		if (!err && !s->naddrs++)
 			WRITE_ONCE(s->addrs_any, true);
 		else if (err)
-			prefix_sum_put(s, sum, addr, len);
+			prefix_sum_put(sum, s->addr_len, addr, len);
 		return err;
 	}
 	if (prefix_member(s, addr, len, &(u32){ 0 }))
 		return -EEXIST;
-	prefix_sum_get(s, sum, addr, len);
+	prefix_sum_get(sum, s->addr_len, addr, len);
 	if (!len) {
 		WRITE_ONCE(s->zero, tag + 1);
 	} else {
 		err = prefix_enter(s, addr, len, PREFIX_VAL(len + 1, tag, 0));
 		if (err) {
-			prefix_sum_put(s, sum, addr, len);
+			prefix_sum_put(sum, s->addr_len, addr, len);
 			return err;
 		}
 		prefix_rename_all(s, addr, len, tag, PREFIX_OP_INSERT);
@@ -747,7 +599,8 @@ int prefix_set_delete(struct prefix_set *s, const u8 *addr, u32 len)
 		if (!err) {
 			if (!--s->naddrs)
 				WRITE_ONCE(s->addrs_any, false);
-			prefix_sum_put(s, prefix_sum_of(s, len), addr, len);
+			prefix_sum_put(prefix_sum_of(s, len), s->addr_len, addr,
+				       len);
 		}
 		return err;
 	}
@@ -762,7 +615,7 @@ int prefix_set_delete(struct prefix_set *s, const u8 *addr, u32 len)
 	s->hist[len]--;
 	s->nprefixes--;
 	/* its entries are out of every table a new reader can reach */
-	prefix_sum_put(s, &s->sum_pfx, addr, len);
+	prefix_sum_put(&s->sum_pfx, s->addr_len, addr, len);
 	return 0;
 }
 
@@ -1054,10 +907,8 @@ void prefix_set_get_stats(const struct prefix_set *s, struct prefix_stats *st)
 		;
 	/* sizeof(*s) holds the summary bitmaps */
 	st->memory_bytes = sizeof(*s) + st->addrs.memory_bytes;
-	if (s->sum_pfx.count)
-		st->memory_bytes += PREFIX_SUM_KEYS * sizeof(*s->sum_pfx.count);
-	if (s->sum_addr.count)
-		st->memory_bytes += PREFIX_SUM_KEYS * sizeof(*s->sum_addr.count);
+	st->memory_bytes += prefix_sum_bytes(&s->sum_pfx) +
+			    prefix_sum_bytes(&s->sum_addr);
 	for (m = 0; m < s->bits; m++) {
 		if (s->hist[m])
 			st->lengths++;
@@ -1210,7 +1061,7 @@ void prefix_set_destroy(struct prefix_set *s)
 		ordered_free(&s->idx[m]);
 	}
 	cuckoo_destroy(s->addrs);
-	cuckoo_mem_free(s->sum_pfx.count, PREFIX_SUM_COUNT_BYTES);
-	cuckoo_mem_free(s->sum_addr.count, PREFIX_SUM_COUNT_BYTES);
+	prefix_sum_free(&s->sum_pfx);
+	prefix_sum_free(&s->sum_addr);
 	kvfree(s);
 }

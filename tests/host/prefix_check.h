@@ -15,6 +15,7 @@
 
 #include "cuckoo.c"
 #include "ordered.c"
+#include "summary.c"
 
 #include <stdarg.h>
 #include <stdio.h>
