@@ -16,6 +16,8 @@
 #define CF_PIN_ROOT		CF_BPFFS "/tc/globals"
 #define CF_STATS_PIN		CF_PIN_ROOT "/cfilter_stats"
 #define CF_STATS_PIN_BPFTOOL	CF_BPFFS "/cfilter_stats"
+/* iproute2's place for XDP objects when /sys/fs/bpf/xdp is not its link */
+#define CF_STATS_PIN_XDP	CF_BPFFS "/xdp/globals/cfilter_stats"
 #define CF_STATS_PIN_OLD	CF_BPFFS "/cfilter/stats"
 
 /* The counters, summed over the CPUs: per interface slot, and in total. */

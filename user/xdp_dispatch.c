@@ -101,6 +101,7 @@ out:
  */
 void dispatch_clean(void)
 {
+	stats_bpffs_layout();
 	libxdp_clean_references(0);
 }
 

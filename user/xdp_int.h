@@ -71,6 +71,7 @@ int dispatch_detach_ours(const char *ifname, unsigned int ifindex,
 			 bool dry_run);
 
 /* xdp_stats.c */
+void stats_bpffs_layout(void);
 int stats_map_prepare(void);
 int stats_map_share(struct bpf_map *map);
 void stats_map_unpin(void);

@@ -5,11 +5,15 @@
  *
  * The object pins the map by name (LIBBPF_PIN_BY_NAME), and each loader
  * looks for such a pin in its own place: iproute2 in CF_PIN_ROOT, which
- * it fixes (ip link ... obj and tc ... bpf obj alike), bpftool in libbpf's
- * default /sys/fs/bpf, which it offers no option to change. cfctl points
- * libbpf at iproute2's place and pins the same map in bpftool's too, so
- * that whichever of the three loads the object, it counts into the one map
- * cfctl stats reads. A map bpftool pinned before any other loader ran is
+ * it fixes (ip link ... obj and tc ... bpf obj alike, ip through its link
+ * /sys/fs/bpf/xdp -> tc), bpftool in libbpf's default /sys/fs/bpf, which
+ * it offers no option to change. cfctl points libbpf at iproute2's place
+ * and pins the same map in bpftool's too, so that whichever of the three
+ * loads the object, it counts into the one map cfctl stats reads. libxdp
+ * keeps its dispatchers' pins in /sys/fs/bpf/xdp as well: cfctl makes
+ * iproute2's link there first, as iproute2 would, so both share it; where
+ * xdp-loader made a directory of it before, ip's XDP place is
+ * CF_STATS_PIN_XDP, and cfctl pins the map there too. A map bpftool pinned before any other loader ran is
  * adopted: cfctl attach pins it in iproute2's place. Until then, and for
  * programs an older cfctl attached (CF_STATS_PIN_OLD), stats adds up
  * every map it finds.
@@ -116,10 +120,27 @@ static int pin_at(int fd, const char *path)
 }
 
 /**
+ * stats_bpffs_layout() - iproute2's link /sys/fs/bpf/xdp -> tc
+ *
+ * libxdp keeps its dispatchers' pins in /sys/fs/bpf/xdp, and makes it a
+ * directory if it is not there; iproute2 makes that name a link to its
+ * own place. Made first, the link serves both, and ip's XDP loads reuse
+ * the map pinned in CF_PIN_ROOT. Where a directory is there already,
+ * stats_map_share() pins where ip then looks. Call before libxdp runs.
+ */
+void stats_bpffs_layout(void)
+{
+	if (!mkdir(CF_BPFFS "/tc", 0700) || errno == EEXIST)
+		if (symlink(CF_BPFFS "/tc/", CF_BPFFS "/xdp"))
+			errno = 0;
+}
+
+/**
  * stats_map_prepare() - make CF_STATS_PIN the map a load will reuse
  *
- * Checks the map pinned there, or adopts the one bpftool pinned in its
- * place, and creates CF_PIN_ROOT for libbpf to pin a new map in.
+ * Checks the map pinned there, or adopts the one bpftool (or ip, where
+ * /sys/fs/bpf/xdp is not its link) pinned in its place, and creates
+ * CF_PIN_ROOT for libbpf to pin a new map in.
  *
  * Return: 1 if a map is pinned at CF_STATS_PIN, 0 if the load will create
  * it, or a reported negative errno.
@@ -141,7 +162,11 @@ int stats_map_prepare(void)
 		err = make_dir(CF_PIN_ROOT);
 	if (err)
 		return err;
+	stats_bpffs_layout();
+	/* a map another loader pinned first is adopted */
 	fd = open_pin(CF_STATS_PIN_BPFTOOL, &shape_now, &id);
+	if (fd == -ENOENT)
+		fd = open_pin(CF_STATS_PIN_XDP, &shape_now, &id);
 	if (fd == -ENOENT)
 		return 0;
 	if (fd < 0)
@@ -158,9 +183,20 @@ int stats_map_prepare(void)
  */
 int stats_map_share(struct bpf_map *map)
 {
-	if (!access(CF_STATS_PIN_BPFTOOL, F_OK))
+	struct stat st;
+	int err;
+
+	if (access(CF_STATS_PIN_BPFTOOL, F_OK)) {
+		err = pin_at(bpf_map__fd(map), CF_STATS_PIN_BPFTOOL);
+		if (err)
+			return err;
+	}
+	/* /sys/fs/bpf/xdp a directory of libxdp's: ip's XDP place is there */
+	if (lstat(CF_BPFFS "/xdp", &st) || !S_ISDIR(st.st_mode) ||
+	    !access(CF_STATS_PIN_XDP, F_OK))
 		return 0;
-	return pin_at(bpf_map__fd(map), CF_STATS_PIN_BPFTOOL);
+	err = make_dir(CF_BPFFS "/xdp/globals");
+	return err ? err : pin_at(bpf_map__fd(map), CF_STATS_PIN_XDP);
 }
 
 /* Undoes a first attach that failed: neither pin stays. */
@@ -168,6 +204,7 @@ void stats_map_unpin(void)
 {
 	unlink(CF_STATS_PIN);
 	unlink(CF_STATS_PIN_BPFTOOL);
+	unlink(CF_STATS_PIN_XDP);
 }
 
 /* Adds the counters of map @fd, laid out as @shape, to @st. */
@@ -228,6 +265,7 @@ int xdp_stats(struct cf_stats *st)
 	} pins[] = {
 		{ CF_STATS_PIN, &shape_now },
 		{ CF_STATS_PIN_BPFTOOL, &shape_now },
+		{ CF_STATS_PIN_XDP, &shape_now },
 		{ CF_STATS_PIN_OLD, &shape_old },
 	};
 	__u32 ids[ARRAY_SIZE(pins)];

@@ -18,6 +18,9 @@ OBJ=$(dirname "$0")/cfilter.bpf.o
 PROGS=/sys/fs/bpf/cftest_progs
 PIN=/sys/fs/bpf/tc/globals/cfilter_stats
 PIN_BPFTOOL=/sys/fs/bpf/cfilter_stats
+# ip's place for XDP: the same as $PIN through iproute2's link xdp -> tc,
+# which cfctl makes before libxdp makes a directory of that name
+PIN_XDP=/sys/fs/bpf/xdp/globals/cfilter_stats
 PIN_OLD=/sys/fs/bpf/cfilter/stats
 N=3
 # The peer's source: its drops go with it at clear, and later tests find
@@ -58,6 +61,17 @@ xdp_uses_map()
 	return 1
 }
 
+# progs_use_map ID: every loaded program named cfilter_xdp (in libxdp's
+# dispatcher, cfctl's is not the one attached to $VETH) uses map ID.
+progs_use_map()
+{
+	"$BPFTOOL" -j prog show name cfilter_xdp >"$tap_tmp/progs" || return 1
+	n=$(grep -o '"map_ids":\[[0-9,]*\]' "$tap_tmp/progs" | wc -l)
+	k=$(grep -o '"map_ids":\[[0-9,]*\]' "$tap_tmp/progs" |
+		grep -c "[[,]$1[],]")
+	[ "$n" -gt 0 ] && [ "$n" = "$k" ]
+}
+
 pinned_map_id()
 {
 	"$BPFTOOL" -j map show pinned "$1" | sed -n 's/^{"id":\([0-9]*\),.*/\1/p'
@@ -83,7 +97,9 @@ loaders()
 {
 	expect "ip loads cfilter.bpf.o on $VETH" 0 -- \
 		"$IP" link set dev "$VETH" xdpgeneric obj "$OBJ" sec xdp
-	expect "ip pinned the map in iproute2's place" 0 -- test -e "$PIN"
+	expect "ip pinned the map in iproute2's place" 0 -- test -e "$PIN_XDP"
+	expect "... which is tc's place too (xdp links to tc)" 0 -- \
+		test "$(readlink /sys/fs/bpf/xdp)" = /sys/fs/bpf/tc/ -a -e "$PIN"
 	drop_n ip
 	id=$(pinned_map_id "$PIN")
 	expect "ip's program counts into the pinned map" 0 -- \
@@ -92,7 +108,7 @@ loaders()
 
 	expect "cfctl attach $VETH" 0 -- "$CFCTL" attach -m generic "$VETH"
 	expect "cfctl's program counts into the same map" 0 -- \
-		xdp_uses_map "${id:-none}"
+		progs_use_map "${id:-none}"
 	expect "cfctl pinned it where bpftool looks" 0 -- \
 		test "$(pinned_map_id "$PIN_BPFTOOL")" = "$id"
 	drop_n cfctl
@@ -187,7 +203,7 @@ load_module || tap_skip_all "cannot load $CFILTER_KO"
 [ -x "$IP" ] || tap_skip_all "iproute2 not found at $IP"
 [ -e "$OBJ" ] || tap_skip_all "cfilter.bpf.o not built: make -C tests/selftests"
 # Counting from an empty map: no program of an earlier test still runs.
-rm -f "$PIN" "$PIN_BPFTOOL"
+rm -f "$PIN" "$PIN_BPFTOOL" "$PIN_XDP"
 "$CFCTL" clear
 if ! veth_setup; then
 	tap_not_ok "setup: $NS and $VETH"
