@@ -4,19 +4,21 @@
 # `make bench-xdp`: ns per packet of cfilter's XDP program against XDP
 # programs with the same parser and a BPF hash map, LPM trie or Bloom
 # filter, through BPF_PROG_TEST_RUN in the guest (bench/xdp/xdp_bench, run
-# by scripts/bench-xdp-guest.sh): 100k exact IPv4 addresses, and the IPv4
-# ranges of BENCH_COUNTRIES from tor-geoipdb as prefixes. The table goes to
+# by scripts/bench-xdp-guest.sh): 100k exact IPv4 addresses; as prefixes,
+# from tor-geoipdb, the IPv4 ranges of BENCH_COUNTRIES and those of every
+# country (each country's merged on its own, as blocking the countries one
+# by one stores them), and the same two for IPv6. The table goes to
 # bench/xdp-results.txt. KERNEL=6.12 runs it on Debian 13's kernel.
 #
 # Environment: BENCH_COUNTRIES (default "CN RU KR BR IR"), BENCH_PACKETS
-# (distinct frames per traffic, default 32768), BENCH_PASSES (default 5).
+# (distinct frames per traffic, default 32768), BENCH_PASSES (default 7).
 #
 # The guest is emulated (qemu TCG): only the ratios between programs hold.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 export KERNEL=${KERNEL:-6.1}
-export VM_MEM=${VM_MEM:-1G}
+export VM_MEM=${VM_MEM:-2G}
 export VM_TIMEOUT=${VM_TIMEOUT:-1800}
 COUNTRIES=${BENCH_COUNTRIES:-CN RU KR BR IR}
 OUT=bench/xdp-results.txt
@@ -29,11 +31,23 @@ STAGE=$(mktemp -d "${TMPDIR:-/tmp}/bench-xdp.XXXXXX")
 LOG=$STAGE.log
 trap 'rm -rf "$STAGE" "$LOG"' EXIT
 cp bench/xdp/xdp_bench "$STAGE/"
+# Each workload: NAME.txt, its ranges, and NAME.label, what they are.
 # shellcheck disable=SC2086 # one argument per country
-scripts/geoip-ranges.sh $COUNTRIES >"$STAGE/geo-ranges.txt"
-echo "$COUNTRIES" >"$STAGE/geo-label"
+scripts/geoip-ranges.sh $COUNTRIES >"$STAGE/geo4.txt"
+echo "$COUNTRIES" >"$STAGE/geo4.label"
+scripts/geoip-ranges.sh -s all >"$STAGE/geo4-all.txt"
+ncountries=$(awk -F, '!/^#/ && NF == 3 && $3 != "??" { print $3 }' \
+	"${GEOIP_DIR:-/usr/share/tor}/geoip" | sort -u | wc -l)
+echo "all $ncountries countries, each merged on its own" >"$STAGE/geo4-all.label"
+# shellcheck disable=SC2086 # one argument per country
+scripts/geoip-ranges.sh -6 $COUNTRIES >"$STAGE/geo6.txt"
+echo "$COUNTRIES" >"$STAGE/geo6.label"
+scripts/geoip-ranges.sh -6 -s all >"$STAGE/geo6-all.txt"
+ncountries=$(awk -F, '!/^#/ && NF == 3 && $3 != "??" { print $3 }' \
+	"${GEOIP_DIR:-/usr/share/tor}/geoip6" | sort -u | wc -l)
+echo "all $ncountries countries" >"$STAGE/geo6-all.label"
 printf 'PACKETS=%s\nPASSES=%s\n' "${BENCH_PACKETS:-32768}" \
-	"${BENCH_PASSES:-5}" >"$STAGE/params"
+	"${BENCH_PASSES:-7}" >"$STAGE/params"
 
 SELFTESTS_DIR=$STAGE scripts/vm-run.sh scripts/bench-xdp-guest.sh | tee "$LOG"
 

@@ -7,9 +7,12 @@
 # one. Used by `make bench-xdp`, and by anything that wants a real-world
 # set of ranges to block.
 #
-# Usage: scripts/geoip-ranges.sh [-6] CC...
+# Usage: scripts/geoip-ranges.sh [-6] [-s] CC...|all
 #   CC       ISO 3166-1 alpha-2 country codes (case does not matter)
+#   all      every country the database names (not "??", unknown)
 #   -6       the IPv6 ranges instead of the IPv4 ones
+#   -s       merge touching ranges of one country only: each country's
+#            ranges as they are when it is blocked on its own
 # Environment: GEOIP_DIR, the folder holding geoip and geoip6 (default
 # /usr/share/tor, from the tor-geoipdb package).
 #
@@ -20,15 +23,21 @@ set -eu
 GEOIP_DIR=${GEOIP_DIR:-/usr/share/tor}
 
 usage() {
-	echo "usage: scripts/geoip-ranges.sh [-6] CC..." >&2
+	echo "usage: scripts/geoip-ranges.sh [-6] [-s] CC...|all" >&2
 	exit 2
 }
 
 v6=
-if [ "${1:-}" = -6 ]; then
-	v6=1
+separate=
+while [ $# -gt 0 ]; do
+	case $1 in
+	-6) v6=1 ;;
+	-s) separate=1 ;;
+	-*) usage ;;
+	*) break ;;
+	esac
 	shift
-fi
+done
 [ $# -gt 0 ] || usage
 
 db=$GEOIP_DIR/geoip${v6:+6}
@@ -38,6 +47,11 @@ db=$GEOIP_DIR/geoip${v6:+6}
 }
 
 codes=
+if [ "$*" = all ]; then
+	# shellcheck disable=SC2046 # one argument per country
+	set -- $(awk -F, '!/^#/ && NF == 3 && $3 != "??" { print $3 }' "$db" |
+		sort -u)
+fi
 for cc in "$@"; do
 	case $cc in
 	[A-Za-z][A-Za-z]) codes="$codes $(echo "$cc" | tr '[:lower:]' '[:upper:]')" ;;
@@ -51,7 +65,7 @@ done
 # geoip: "LOW,HIGH,CC" with LOW and HIGH as 32-bit integers, sorted;
 # geoip6: the same with IPv6 addresses as text. An awk number holds any
 # 32-bit integer exactly; IPv6 ranges are printed as the file has them.
-awk -F, -v codes="$codes" -v v6="$v6" '
+awk -F, -v codes="$codes" -v v6="$v6" -v separate="$separate" '
 function quad(n) {
 	return sprintf("%d.%d.%d.%d", int(n / 16777216) % 256,
 		       int(n / 65536) % 256, int(n / 256) % 256, n % 256)
@@ -69,11 +83,12 @@ BEGIN {
 /^#/ || NF != 3 || !($3 in want) { next }
 {
 	seen[$3] = 1
-	if (!v6 && have && $1 == hi + 1) {
+	if (!v6 && have && $1 == hi + 1 && (!separate || $3 == cc)) {
 		hi = $2 + 0
 		next
 	}
 	flush()
+	cc = $3
 	lo = v6 ? $1 : $1 + 0
 	hi = v6 ? $2 : $2 + 0
 	have = 1

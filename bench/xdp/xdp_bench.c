@@ -10,9 +10,15 @@
  *          map; hit traffic from addresses of the set, miss traffic from
  *          addresses outside it.
  *   geo    the "LOW-HIGH" ranges of a file (scripts/geoip-ranges.sh),
- *          split into CIDR prefixes here, once, and loaded into the module
- *          and the LPM trie; hit traffic from addresses inside the ranges
- *          (uniform over the addresses), miss traffic from outside them.
+ *          IPv4 or IPv6, split into CIDR prefixes by cfctl's range_split(),
+ *          once, and loaded into the module and an LPM trie of the family;
+ *          hit traffic from addresses inside the ranges, miss traffic from
+ *          outside them (see geo_traffic()). One per -g.
+ *
+ * Besides the times, for each geo workload: the table probes the module's
+ * lookup makes per packet, counted on the module's own code holding the
+ * same keys (probes.c), and the kernel memory each structure took, read
+ * from /proc/meminfo around its loading (kernel_memory()).
  *
  * Each traffic is PACKETS distinct frames, built once and sent to every
  * program, one BPF_PROG_TEST_RUN of one run per frame: repeating a frame
@@ -37,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dirent.h>
 #include <arpa/inet.h>
 #include <sys/ioctl.h>
 #include <sys/utsname.h>
@@ -47,34 +54,51 @@
 
 #include "cfilter.skel.h"
 #include "baseline.skel.h"
+#include "probes.h"
+#include "range.h"
 
-#define FRAME_LEN	60	/* Ethernet's minimum: 42 bytes of headers, padded */
+/* Ethernet's minimum, 42 bytes of IPv4/UDP headers padded; IPv6/UDP: 62 */
+#define FRAME4_LEN	60
+#define FRAME6_LEN	62
 #define BATCH_KEYS	4096
 #define GOAL_EXACT_MISS	1.2	/* cfilter miss / hash miss, at most */
 #define GOAL_TIMED	1.1	/* timed / permanent entries, at most */
 #define PARSE_ONLY	"parse only (no lookup)"
-#define SUMMARY		"cfilter + /16 summary"
+#define GEO_MAX		4
+/* Kernel memory is read again until two reads this far apart agree. */
+#define SETTLE_US	300000
+#define SETTLE_BYTES	(256 << 10)
+#define SETTLE_TRIES	20
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+typedef unsigned __int128 u128;
+
+/* One geo workload: a file of ranges and what they are. */
+struct geo_opt {
+	const char	*file;
+	const char	*label;
+};
 
 struct opts {
 	unsigned int	packets;
 	unsigned int	passes;
 	unsigned int	keys;
-	const char	*geo_file;
-	const char	*geo_label;
+	struct geo_opt	geo[GEO_MAX];
+	unsigned int	ngeo;
 	uint64_t	seed;
-	bool		sweep;		/* geo only, one line */
+	bool		sweep;		/* the first geo only, one line */
 };
 
-/* One IPv4 prefix, host byte order. */
-struct prefix4 {
-	uint32_t	addr;
+/* One prefix: @alen bytes of address, network byte order, and a length. */
+struct pfx {
+	uint8_t		addr[16];
 	uint8_t		len;
 };
 
-/* One inclusive range of IPv4 addresses, host byte order. */
-struct range4 {
-	uint32_t	lo;
-	uint32_t	hi;
+/* One inclusive range of addresses, as numbers (IPv4 in the low bits). */
+struct range {
+	u128		lo;
+	u128		hi;
 };
 
 enum traffic {
@@ -91,13 +115,15 @@ struct row {
 	bool		passes_all;	/* no lookup: every frame passes */
 	double		ns[NTRAFFIC];	/* median over the passes */
 	unsigned long	false_pos;	/* misses dropped, last pass */
-	long long	mem;		/* bytes, or -1 if not known */
+	long long	mem_kernel;	/* bytes the kernel grew by, or -1 */
+	long long	mem_own;	/* bytes by its own account, or -1 */
 };
 
 struct workload {
 	const char	*title;
 	unsigned char	*frames[NTRAFFIC];
 	unsigned int	nframes;
+	unsigned int	frame_len;
 	struct row	*rows;
 	unsigned int	nrows;
 };
@@ -147,8 +173,8 @@ static bool in_sorted(const uint32_t *v, size_t n, uint32_t x)
 	return bsearch(&x, v, n, sizeof(*v), cmp_u32) != NULL;
 }
 
-/* A UDP datagram from @saddr (host order), padded to FRAME_LEN. */
-static void build_frame(unsigned char *f, uint32_t saddr)
+/* A UDP datagram from @saddr (host order), padded to FRAME4_LEN. */
+static void build_frame4(unsigned char *f, uint32_t saddr)
 {
 	static const unsigned char head[] = {
 		0x02, 0, 0, 0, 0, 0x01, 0x02, 0, 0, 0, 0, 0x02, 0x08, 0x00,
@@ -156,7 +182,7 @@ static void build_frame(unsigned char *f, uint32_t saddr)
 	};
 	uint32_t s = htonl(saddr), d = htonl(0xc0000201);	/* 192.0.2.1 */
 
-	memset(f, 0, FRAME_LEN);
+	memset(f, 0, FRAME4_LEN);
 	memcpy(f, head, sizeof(head));
 	memcpy(f + 26, &s, 4);
 	memcpy(f + 30, &d, 4);
@@ -164,6 +190,27 @@ static void build_frame(unsigned char *f, uint32_t saddr)
 	f[35] = 40000 & 0xff;
 	f[37] = 53;
 	f[39] = 8;	/* UDP length */
+}
+
+/* A UDP datagram from @saddr (16 bytes, network order): FRAME6_LEN bytes. */
+static void build_frame6(unsigned char *f, const uint8_t *saddr)
+{
+	static const unsigned char head[] = {
+		0x02, 0, 0, 0, 0, 0x01, 0x02, 0, 0, 0, 0, 0x02, 0x86, 0xdd,
+		0x60, 0, 0, 0, 0, 8, 17, 64,	/* payload 8 bytes, UDP */
+	};
+	static const unsigned char daddr[16] = {	/* 2001:db8::1 */
+		0x20, 0x01, 0x0d, 0xb8, [15] = 1,
+	};
+
+	memset(f, 0, FRAME6_LEN);
+	memcpy(f, head, sizeof(head));
+	memcpy(f + 22, saddr, 16);
+	memcpy(f + 38, daddr, 16);
+	f[54] = 40000 >> 8;
+	f[55] = 40000 & 0xff;
+	f[57] = 53;
+	f[59] = 8;	/* UDP length */
 }
 
 /* ---- the module ---- */
@@ -209,26 +256,28 @@ static int batch_add(int dev, struct cfilter_key *keys, size_t n)
 	return batch_add_held(dev, keys, n, "", 0);
 }
 
-static void src4_key(struct cfilter_key *k, uint32_t addr, uint8_t len)
+/* The source key of prefix @p, of @alen-byte addresses. */
+static void src_key(struct cfilter_key *k, const struct pfx *p,
+		    unsigned int alen)
 {
-	uint32_t be = htonl(addr);
-
 	memset(k, 0, sizeof(*k));
-	k->type = CFILTER_KEY_SRC4;
-	k->prefix_len = len;
-	memcpy(k->saddr, &be, 4);
+	k->type = alen == 4 ? CFILTER_KEY_SRC4 : CFILTER_KEY_SRC6;
+	k->prefix_len = p->len;
+	memcpy(k->saddr, p->addr, alen);
 }
 
 /*
- * Memory of the SRC4 tables, filling @ti; a module without TYPE_INFO gives
- * the memory of every type's tables instead (INFO), and @ti->type NONE.
+ * Memory of the source tables of @alen-byte addresses by the module's own
+ * account, filling @ti; a module without TYPE_INFO gives the memory of
+ * every type's tables instead (INFO), and @ti->type NONE.
  */
-static long long module_memory(int dev, struct cfilter_type_info *ti)
+static long long module_memory(int dev, unsigned int alen,
+			       struct cfilter_type_info *ti)
 {
 	struct cfilter_info info = { .size = sizeof(info) };
 
 	memset(ti, 0, sizeof(*ti));
-	ti->type = CFILTER_KEY_SRC4;
+	ti->type = alen == 4 ? CFILTER_KEY_SRC4 : CFILTER_KEY_SRC6;
 	if (!ioctl(dev, CFILTER_IOC_TYPE_INFO, ti))
 		return ti->memory_bytes;
 	ti->type = CFILTER_KEY_NONE;
@@ -237,9 +286,127 @@ static long long module_memory(int dev, struct cfilter_type_info *ti)
 	return info.memory_bytes;
 }
 
+/* Is the module in compact mode? */
+static bool module_compact(int dev)
+{
+	struct cfilter_info info = { .size = sizeof(info) };
+
+	if (ioctl(dev, CFILTER_IOC_INFO, &info))
+		die("CFILTER_IOC_INFO: %m");
+	return info.mode == CFILTER_MODE_COMPACT;
+}
+
+/* ---- memory ---- */
+
+/*
+ * The kernel's memory in slabs (kmalloc, large kmallocs included), vmalloc
+ * areas and per-CPU chunks: where the module's tables and the BPF maps
+ * live. The growth around loading a structure is what it took, whatever it
+ * says of itself; the guest runs nothing else meanwhile.
+ */
+static long long kernel_memory_now(void)
+{
+	static const char *const field[] = {
+		"Slab:", "VmallocUsed:", "Percpu:",
+	};
+	long long total = 0, kb;
+	char line[128];
+	unsigned int i, found = 0;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		die("/proc/meminfo: %m");
+	while (fgets(line, sizeof(line), f))
+		for (i = 0; i < ARRAY_SIZE(field); i++)
+			if (!strncmp(line, field[i], strlen(field[i])) &&
+			    sscanf(line + strlen(field[i]), "%lld", &kb) == 1) {
+				total += kb << 10;
+				found++;
+			}
+	fclose(f);
+	if (found != ARRAY_SIZE(field))
+		die("/proc/meminfo lacks Slab, VmallocUsed or Percpu");
+	return total;
+}
+
+/*
+ * Gives the slabs that frees left empty back (SLUB's shrink), so that
+ * memory a structure freed earlier, still counted in Slab, is not reused
+ * unseen by the next one measured.
+ */
+static void shrink_slabs(void)
+{
+	char path[320];
+	struct dirent *e;
+	DIR *d = opendir("/sys/kernel/slab");
+	int fd;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink",
+			 e->d_name);
+		fd = open(path, O_WRONLY);
+		if (fd < 0)
+			continue;
+		if (write(fd, "1", 1) < 0)
+			fprintf(stderr, "xdp_bench: %s: %m\n", path);
+		close(fd);
+	}
+	closedir(d);
+}
+
+/*
+ * The same, once frees still under way (a map destroyed a moment ago is
+ * freed by a worker, after RCU) have settled, and empty slabs are gone.
+ */
+static long long kernel_memory(void)
+{
+	long long a, b;
+	unsigned int i;
+
+	shrink_slabs();
+	a = kernel_memory_now();
+	b = a;
+
+	for (i = 0; i < SETTLE_TRIES; i++) {
+		usleep(SETTLE_US);
+		shrink_slabs();
+		b = kernel_memory_now();
+		if (llabs(b - a) < SETTLE_BYTES)
+			break;
+		a = b;
+	}
+	return b;
+}
+
+/*
+ * What a preallocated map of @n entries takes: one is made and closed
+ * again, as the skeleton's map of the same geometry is made at load with
+ * the others, which cannot be told apart.
+ */
+static long long prealloc_map_memory(enum bpf_map_type type, __u32 key_size,
+				     __u32 value_size, __u32 n)
+{
+	long long before = kernel_memory(), after;
+	int fd = bpf_map_create(type, NULL, key_size, value_size, n, NULL);
+
+	if (fd < 0)
+		die("creating a map of %u entries to measure it: %m", n);
+	after = kernel_memory();
+	close(fd);
+	return after - before;
+}
+
 /* ---- BPF maps ---- */
 
-/* The kernel's own account of a map's memory (memlock in its fdinfo). */
+/*
+ * The kernel's own account of a map's memory (memlock in its fdinfo): on
+ * 6.1 an estimate, key and value bytes times entries, not what the map
+ * allocates.
+ */
 static long long map_memory(int fd)
 {
 	char path[64], line[128];
@@ -282,25 +449,27 @@ static void fill_bloom(int fd, const uint32_t *addrs, size_t n)
 	}
 }
 
-static void fill_lpm(int fd, const struct prefix4 *p, size_t n)
+/* Fills an LPM trie of @alen-byte addresses (its key: length, address). */
+static void fill_lpm(int fd, const struct pfx *p, size_t n, unsigned int alen)
 {
 	struct {
 		__u32	prefixlen;
-		__u32	addr;
+		__u8	addr[16];
 	} key;
 	uint8_t one = 1;
 	size_t i;
 
+	memset(&key, 0, sizeof(key));
 	for (i = 0; i < n; i++) {
 		key.prefixlen = p[i].len;
-		key.addr = htonl(p[i].addr);
+		memcpy(key.addr, p[i].addr, alen);
 		if (bpf_map_update_elem(fd, &key, &one, BPF_NOEXIST))
 			die("LPM trie update %zu: %m", i);
 	}
 }
 
 static struct baseline_bpf *load_baseline(unsigned int hash, unsigned int lpm,
-					  unsigned int bloom)
+					  unsigned int lpm6, unsigned int bloom)
 {
 	struct baseline_bpf *skel = baseline_bpf__open();
 
@@ -309,6 +478,7 @@ static struct baseline_bpf *load_baseline(unsigned int hash, unsigned int lpm,
 	/* A map needs one entry at least, whether it is used or not. */
 	bpf_map__set_max_entries(skel->maps.hash_src4, hash ? hash : 1);
 	bpf_map__set_max_entries(skel->maps.lpm_src4, lpm ? lpm : 1);
+	bpf_map__set_max_entries(skel->maps.lpm_src6, lpm6 ? lpm6 : 1);
 	bpf_map__set_max_entries(skel->maps.bloom_src4, bloom ? bloom : 1);
 	if (baseline_bpf__load(skel))
 		die("loading the baseline programs: %m");
@@ -329,8 +499,8 @@ static double run_series(const struct workload *w, struct row *r,
 		r->false_pos = 0;
 	for (i = 0; i < w->nframes; i++) {
 		LIBBPF_OPTS(bpf_test_run_opts, o,
-			.data_in = w->frames[t] + (size_t)i * FRAME_LEN,
-			.data_size_in = FRAME_LEN,
+			.data_in = w->frames[t] + (size_t)i * w->frame_len,
+			.data_size_in = w->frame_len,
 			.repeat = 1,
 		);
 
@@ -397,9 +567,9 @@ static const struct row *find_row(const struct workload *w, const char *name)
 static void print_mem(long long bytes)
 {
 	if (bytes < 0)
-		printf(" %12s", "n/a");
+		printf(" %10s", "n/a");
 	else
-		printf(" %10.2f M", bytes / 1048576.0);
+		printf(" %8.2f M", bytes / 1048576.0);
 }
 
 /*
@@ -417,7 +587,7 @@ static void print_workload(const struct workload *w, const char *const *refs,
 	       "hit net", "miss net");
 	for (j = 0; j < nrefs; j++)
 		printf("  hit/%-5.5s miss/%-5.5s", refs[j], refs[j]);
-	printf(" %12s\n", "memory");
+	printf(" %10s %10s\n", "kernel mem", "own count");
 	for (i = 0; i < w->nrows; i++) {
 		const struct row *r = &w->rows[i];
 
@@ -430,7 +600,8 @@ static void print_workload(const struct workload *w, const char *const *refs,
 			printf("  %9.2f %10.2f", r->ns[HIT] / ref->ns[HIT],
 			       r->ns[MISS] / ref->ns[MISS]);
 		}
-		print_mem(r->mem);
+		print_mem(r->mem_kernel);
+		print_mem(r->mem_own);
 		if (r->may_fp)
 			printf("  (%lu of %u misses dropped: false positives)",
 			       r->false_pos, w->nframes);
@@ -457,27 +628,33 @@ static uint32_t *random_addrs(size_t n)
 	return v;
 }
 
-static unsigned char *frames_alloc(unsigned int n)
+static unsigned char *frames_alloc(unsigned int n, unsigned int len)
 {
-	return xcalloc(n, FRAME_LEN);
+	return xcalloc(n, len);
 }
 
 /* Program rows in order; @mem filled in by the caller. */
 static struct row row(const char *name, int fd, bool may_fp)
 {
 	struct row r = { .name = name, .prog_fd = fd, .may_fp = may_fp,
-			 .mem = -1 };
+			 .mem_kernel = -1, .mem_own = -1 };
 
 	r.passes_all = !strcmp(name, PARSE_ONLY);
 
 	return r;
 }
 
+/* What one geo workload's goals need. */
+struct geo_result {
+	char	title[128];
+	double	ratio[NTRAFFIC];	/* cfilter / lpm */
+	const char *skipped;		/* why, if not measured */
+};
+
 struct result {
 	double	exact_miss_ratio;	/* cfilter / hash */
 	double	timed_ratio[NTRAFFIC];	/* timed / permanent entries */
-	double	geo_ratio[NTRAFFIC];	/* cfilter / lpm, 0 if not measured */
-	const char *geo_skipped;	/* why, if not measured */
+	struct geo_result geo[GEO_MAX];
 };
 
 /* Net ns per packet of programs whose lookups find nothing to probe. */
@@ -581,11 +758,13 @@ static void bench_exact(const struct opts *o, int dev, int cfilter_fd,
 	static const char *const refs[] = { "hash", "lpm" };
 	struct cfilter_type_info ti;
 	struct baseline_bpf *skel;
-	struct workload w = { .title = "exact", .nframes = o->packets };
+	struct workload w = { .title = "exact", .nframes = o->packets,
+			      .frame_len = FRAME4_LEN };
 	struct cfilter_key *keys;
-	struct prefix4 *p;
+	struct pfx *p;
 	uint32_t *addrs, *pick, a;
 	struct empty_cost empty;
+	long long before;
 	unsigned int i, j;
 	struct row rows[5];
 	int err;
@@ -595,52 +774,63 @@ static void bench_exact(const struct opts *o, int dev, int cfilter_fd,
 	keys = xcalloc(o->keys, sizeof(*keys));
 	p = xcalloc(o->keys, sizeof(*p));
 	for (i = 0; i < o->keys; i++) {
-		src4_key(&keys[i], addrs[i], 32);
-		p[i].addr = addrs[i];
+		a = htonl(addrs[i]);
+		memcpy(p[i].addr, &a, 4);
 		p[i].len = 32;
+		src_key(&keys[i], &p[i], 4);
 	}
 
 	/* Hit frames: distinct keys (a partial shuffle); misses: not keys. */
 	pick = xcalloc(o->keys, sizeof(*pick));
 	memcpy(pick, addrs, o->keys * sizeof(*pick));
-	w.frames[HIT] = frames_alloc(w.nframes);
-	w.frames[MISS] = frames_alloc(w.nframes);
+	w.frames[HIT] = frames_alloc(w.nframes, w.frame_len);
+	w.frames[MISS] = frames_alloc(w.nframes, w.frame_len);
 	for (i = 0; i < w.nframes; i++) {
 		j = i + rnd() % (o->keys - i);
 		a = pick[j];
 		pick[j] = pick[i];
 		pick[i] = a;
-		build_frame(w.frames[HIT] + (size_t)i * FRAME_LEN, a);
+		build_frame4(w.frames[HIT] + (size_t)i * w.frame_len, a);
 		do
 			a = (uint32_t)rnd();
 		while (in_sorted(addrs, o->keys, a));
-		build_frame(w.frames[MISS] + (size_t)i * FRAME_LEN, a);
+		build_frame4(w.frames[MISS] + (size_t)i * w.frame_len, a);
 	}
 
 	fprintf(stderr, "xdp_bench: exact: loading the module and the maps\n");
 	if (ioctl(dev, CFILTER_IOC_CLEAR))
 		die("clearing the module: %m");
-	skel = load_baseline(o->keys, o->keys, o->keys);
+	skel = load_baseline(o->keys, o->keys, 0, o->keys);
 	empty = measure_empty(&w, o, skel, cfilter_fd);
+	rows[0] = row(PARSE_ONLY,
+		      bpf_program__fd(skel->progs.xdp_parse), false);
+	rows[1] = row("cfilter", cfilter_fd, false);
+	rows[2] = row("hash", bpf_program__fd(skel->progs.xdp_hash), false);
+	rows[3] = row("lpm", bpf_program__fd(skel->progs.xdp_lpm), false);
+	rows[4] = row("bloom", bpf_program__fd(skel->progs.xdp_bloom), true);
+
+	/* the empty tables, made before the measurement: by their count */
+	before = kernel_memory() - module_memory(dev, 4, &ti);
 	err = batch_add(dev, keys, o->keys);
 	if (err) {
 		errno = -err;
 		die("adding %u addresses to the module: %m", o->keys);
 	}
+	rows[1].mem_kernel = kernel_memory() - before;
 	fill_hash(bpf_map__fd(skel->maps.hash_src4), addrs, o->keys);
-	fill_lpm(bpf_map__fd(skel->maps.lpm_src4), p, o->keys);
+	before = kernel_memory();
+	fill_lpm(bpf_map__fd(skel->maps.lpm_src4), p, o->keys, 4);
+	rows[3].mem_kernel = kernel_memory() - before;
 	fill_bloom(bpf_map__fd(skel->maps.bloom_src4), addrs, o->keys);
+	rows[2].mem_kernel = prealloc_map_memory(BPF_MAP_TYPE_HASH, 4, 1,
+						 o->keys);
+	rows[4].mem_kernel = prealloc_map_memory(BPF_MAP_TYPE_BLOOM_FILTER, 0,
+						 4, o->keys);
 
-	rows[0] = row(PARSE_ONLY,
-		      bpf_program__fd(skel->progs.xdp_parse), false);
-	rows[1] = row("cfilter", cfilter_fd, false);
-	rows[1].mem = module_memory(dev, &ti);
-	rows[2] = row("hash", bpf_program__fd(skel->progs.xdp_hash), false);
-	rows[2].mem = map_memory(bpf_map__fd(skel->maps.hash_src4));
-	rows[3] = row("lpm", bpf_program__fd(skel->progs.xdp_lpm), false);
-	rows[3].mem = map_memory(bpf_map__fd(skel->maps.lpm_src4));
-	rows[4] = row("bloom", bpf_program__fd(skel->progs.xdp_bloom), true);
-	rows[4].mem = map_memory(bpf_map__fd(skel->maps.bloom_src4));
+	rows[1].mem_own = module_memory(dev, 4, &ti);
+	rows[2].mem_own = map_memory(bpf_map__fd(skel->maps.hash_src4));
+	rows[3].mem_own = map_memory(bpf_map__fd(skel->maps.lpm_src4));
+	rows[4].mem_own = map_memory(bpf_map__fd(skel->maps.bloom_src4));
 	w.rows = rows;
 	w.nrows = 5;
 	measure(&w, o->passes);
@@ -667,24 +857,71 @@ static void bench_exact(const struct opts *o, int dev, int cfilter_fd,
 	free(addrs);
 }
 
+/* ---- geo workloads ---- */
+
 static int cmp_range(const void *a, const void *b)
 {
-	const struct range4 *x = a, *y = b;
+	const struct range *x = a, *y = b;
 
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* Reads "LOW-HIGH" lines; returns the ranges sorted, overlaps merged. */
-static struct range4 *read_ranges(const char *file, size_t *count)
+/* @v as @alen bytes, network order. */
+static void to_bytes(u128 v, unsigned int alen, uint8_t *out)
 {
-	char line[128], *dash, *nl;
-	struct range4 *r = NULL;
+	unsigned int i;
+
+	for (i = alen; i-- > 0; v >>= 8)
+		out[i] = (uint8_t)v;
+}
+
+static u128 from_bytes(const uint8_t *a, unsigned int alen)
+{
+	u128 v = 0;
+	unsigned int i;
+
+	for (i = 0; i < alen; i++)
+		v = v << 8 | a[i];
+	return v;
+}
+
+static u128 rnd128(void)
+{
+	u128 hi = rnd();
+
+	return hi << 64 | rnd();
+}
+
+/* One "LOW-HIGH" address into @out; its family's address length, or 0. */
+static unsigned int parse_addr(const char *s, uint8_t *out)
+{
+	if (inet_pton(AF_INET, s, out) == 1)
+		return 4;
+	if (inet_pton(AF_INET6, s, out) == 1)
+		return 16;
+	return 0;
+}
+
+/*
+ * Reads "LOW-HIGH" lines, all of one family (its address length into
+ * *@alen); returns the ranges sorted, overlaps merged. Ranges that only
+ * touch stay apart: a file of several countries' ranges, each merged on
+ * its own (scripts/geoip-ranges.sh -s), keeps them as loading the
+ * countries one by one would.
+ */
+static struct range *read_ranges(const char *file, unsigned int *alen,
+				 size_t *count)
+{
+	char line[160], *dash, *nl;
+	struct range *r = NULL;
 	size_t n = 0, room = 0, lineno = 0, i, j;
-	struct in_addr lo, hi;
+	uint8_t lo[16], hi[16];
+	unsigned int al, ah;
 	FILE *f = fopen(file, "r");
 
 	if (!f)
 		die("%s: %m", file);
+	*alen = 0;
 	while (fgets(line, sizeof(line), f)) {
 		lineno++;
 		nl = strchr(line, '\n');
@@ -696,19 +933,21 @@ static struct range4 *read_ranges(const char *file, size_t *count)
 		if (!dash)
 			die("%s:%zu: want LOW-HIGH, got '%s'", file, lineno, line);
 		*dash = '\0';
-		if (inet_pton(AF_INET, line, &lo) != 1 ||
-		    inet_pton(AF_INET, dash + 1, &hi) != 1 ||
-		    ntohl(lo.s_addr) > ntohl(hi.s_addr))
-			die("%s:%zu: '%s-%s' is not an IPv4 range", file, lineno,
-			    line, dash + 1);
+		al = parse_addr(line, lo);
+		ah = parse_addr(dash + 1, hi);
+		if (!al || al != ah || (*alen && al != *alen) ||
+		    memcmp(lo, hi, al) > 0)
+			die("%s:%zu: '%s-%s' is not a range of the file's family",
+			    file, lineno, line, dash + 1);
+		*alen = al;
 		if (n == room) {
 			room = room ? 2 * room : 1024;
 			r = realloc(r, room * sizeof(*r));
 			if (!r)
 				die("out of memory");
 		}
-		r[n].lo = ntohl(lo.s_addr);
-		r[n].hi = ntohl(hi.s_addr);
+		r[n].lo = from_bytes(lo, al);
+		r[n].hi = from_bytes(hi, al);
 		n++;
 	}
 	fclose(f);
@@ -716,7 +955,7 @@ static struct range4 *read_ranges(const char *file, size_t *count)
 		die("%s: no range", file);
 	qsort(r, n, sizeof(*r), cmp_range);
 	for (i = 1, j = 0; i < n; i++) {
-		if ((uint64_t)r[i].lo <= (uint64_t)r[j].hi + 1) {
+		if (r[i].lo <= r[j].hi) {
 			if (r[i].hi > r[j].hi)
 				r[j].hi = r[i].hi;
 		} else {
@@ -727,121 +966,49 @@ static struct range4 *read_ranges(const char *file, size_t *count)
 	return r;
 }
 
-/* The fewest CIDR prefixes covering exactly [lo, hi]; returns how many. */
-static size_t split_range(uint64_t lo, uint64_t hi, struct prefix4 *out)
-{
-	size_t n = 0;
-	uint64_t size;
-	int len;
+struct pfx_list {
+	struct pfx	*p;
+	size_t		n;
+	size_t		room;
+	unsigned int	alen;
+};
 
-	while (lo <= hi) {
-		/* The largest aligned block at lo that does not pass hi. */
-		for (len = 0; len < 32; len++) {
-			size = 1ULL << (32 - len);
-			if (!(lo & (size - 1)) && lo + size - 1 <= hi)
-				break;
-		}
-		if (out) {
-			out[n].addr = (uint32_t)lo;
-			out[n].len = len;
-		}
-		n++;
-		lo += 1ULL << (32 - len);
+static int pfx_emit(const uint8_t *addr, unsigned int len, void *arg)
+{
+	struct pfx_list *l = arg;
+
+	if (l->n == l->room) {
+		l->room = l->room ? 2 * l->room : 4096;
+		l->p = realloc(l->p, l->room * sizeof(*l->p));
+		if (!l->p)
+			die("out of memory");
 	}
-	return n;
-}
-
-/* Sets the bit of every /16 that the ranges touch. */
-static void fill_summary(int fd, const struct range4 *r, size_t n)
-{
-	static __u32 bits[65536 / 32];
-	__u32 i, b;
-	size_t k;
-
-	memset(bits, 0, sizeof(bits));
-	for (k = 0; k < n; k++)
-		for (b = r[k].lo >> 16; b <= r[k].hi >> 16; b++)
-			bits[b / 32] |= 1U << (b % 32);
-	for (i = 0; i < 65536 / 32; i++)
-		if (bpf_map_update_elem(fd, &i, &bits[i], BPF_ANY))
-			die("summary update %u: %m", i);
-}
-
-/* The length of the prefix of range @r's split that covers @a. */
-static unsigned int covering_len(const struct range4 *r, uint32_t a)
-{
-	struct prefix4 p[64];
-	size_t n = split_range(r->lo, r->hi, p), i;
-
-	for (i = 0; i < n; i++)
-		if (((uint64_t)a ^ p[i].addr) >> (32 - p[i].len) == 0)
-			return p[i].len;
-	die("%u is not in its range", a);
+	memset(&l->p[l->n], 0, sizeof(l->p[l->n]));
+	memcpy(l->p[l->n].addr, addr, l->alen);
+	l->p[l->n].len = len;
+	l->n++;
 	return 0;
 }
 
-/*
- * Table probes per frame as the module makes them: the address table if
- * its summary bit of the frame's /16 is set (some /32 member in that /16);
- * then, if the prefix summary's bit is set, the levels shortest target
- * first until the one holding the frame's prefix (a miss: every level).
- * For comparison, the same longest target first; any covering prefix gives
- * the same verdict, so either order is correct.
- */
-static void print_probe_counts(const struct cfilter_type_info *ti,
-			       const struct range4 *r, size_t nr,
-			       const size_t *hit_range,
-			       const uint32_t *hit_addr,
-			       const uint32_t *miss_addr, unsigned int n)
+/* The ranges as CIDR prefixes, as cfctl splits them (user/range.c). */
+static struct pfx *split_ranges(const struct range *r, size_t nr,
+				unsigned int alen, size_t *count)
 {
-	static uint8_t addr16[65536], pfx16[65536];
-	double shortest = 0, longest = 0, miss = 0;
-	unsigned int i, l, len, at, b, nl = ti->nlevels;
-	struct prefix4 p[64];
-	size_t k, np, j;
-	uint64_t span;
+	struct pfx_list l = { .alen = alen };
+	uint8_t lo[16], hi[16];
+	size_t k;
 
-	if (ti->type != CFILTER_KEY_SRC4 || !nl)
-		return;
-	memset(addr16, 0, sizeof(addr16));
-	memset(pfx16, 0, sizeof(pfx16));
 	for (k = 0; k < nr; k++) {
-		np = split_range(r[k].lo, r[k].hi, p);
-		for (j = 0; j < np; j++) {
-			b = p[j].addr >> 16;
-			if (p[j].len == 32) {
-				addr16[b] = 1;
-				continue;
-			}
-			span = p[j].len < 16 ? 1ULL << (16 - p[j].len) : 1;
-			for (; span--; b++)
-				pfx16[b] = 1;
-		}
+		to_bytes(r[k].lo, alen, lo);
+		to_bytes(r[k].hi, alen, hi);
+		if (range_split(lo, hi, alen, pfx_emit, &l))
+			die("splitting range %zu", k);
 	}
-	for (i = 0; i < n; i++) {
-		b = miss_addr[i] >> 16;
-		miss += addr16[b] + (pfx16[b] ? nl : 0);
-	}
-	for (i = 0; i < n; i++) {
-		b = hit_addr[i] >> 16;
-		len = covering_len(&r[hit_range[i]], hit_addr[i]);
-		if (len == 32) {
-			shortest += 1;
-			longest += 1;
-			continue;
-		}
-		/* levels[] is longest first: the last one at least len. */
-		for (at = 0, l = 0; l < nl; l++)
-			if (ti->levels[l] >= len)
-				at = l;
-		shortest += addr16[b] + nl - at;
-		longest += addr16[b] + at + 1;
-	}
-	printf("table probes per packet: hit traffic %.2f (the module's order: shortest target first), %.2f if longest first; miss traffic %.2f (%u without the summaries)\n",
-	       shortest / n, longest / n, miss / n, 1 + nl);
+	*count = l.n;
+	return l.p;
 }
 
-static bool in_ranges(const struct range4 *r, size_t n, uint32_t a)
+static bool in_ranges(const struct range *r, size_t n, u128 a)
 {
 	size_t lo = 0, hi = n;
 
@@ -858,50 +1025,36 @@ static bool in_ranges(const struct range4 *r, size_t n, uint32_t a)
 	return false;
 }
 
-static void bench_geo(const struct opts *o, int dev, int cfilter_fd,
-		      struct result *res)
-{
-	static const char *const refs[] = { "lpm" };
-	unsigned int i, minlen = 32, maxlen = 0, l;
-	struct cfilter_type_info ti;
-	struct baseline_bpf *skel;
-	struct workload w = { .title = "geo", .nframes = o->packets };
-	struct cfilter_key *keys;
-	struct range4 *r;
-	struct prefix4 *p;
-	uint64_t *cum, total = 0, x;
-	size_t nr, np = 0, k, lo, hi, *hit_range;
-	uint32_t *hit_addr, *miss_addr;
-	struct row rows[4];
-	int err;
+/* The addresses of a geo workload's traffic, @alen bytes each. */
+struct geo_traffic {
+	uint8_t		*addr[NTRAFFIC];
+};
 
-	r = read_ranges(o->geo_file, &nr);
-	for (k = 0; k < nr; k++)
-		np += split_range(r[k].lo, r[k].hi, NULL);
-	p = xcalloc(np, sizeof(*p));
-	keys = xcalloc(np, sizeof(*keys));
-	cum = xcalloc(nr, sizeof(*cum));
-	for (k = 0, np = 0; k < nr; k++) {
-		np += split_range(r[k].lo, r[k].hi, p + np);
-		total += (uint64_t)r[k].hi - r[k].lo + 1;
+/*
+ * Hit traffic: IPv4 addresses uniform over the blocked addresses; IPv6 ones
+ * from a range picked uniformly, then uniform inside it (uniform over the
+ * addresses, every IPv6 hit would come from the few largest prefixes).
+ * Miss traffic: uniform over IPv4, or over IPv6's global unicast 2000::/3,
+ * outside the ranges. Frames into @w, addresses into @t.
+ */
+static void geo_traffic(struct workload *w, struct geo_traffic *t,
+			const struct range *r, size_t nr, unsigned int alen)
+{
+	u128 *cum = xcalloc(nr, sizeof(*cum)), total = 0, x, a, size;
+	size_t k, lo, hi;
+	unsigned int i, tr;
+	uint8_t *b;
+
+	for (k = 0; k < nr; k++) {
+		total += alen == 4 ? r[k].hi - r[k].lo + 1 : 1;
 		cum[k] = total;
 	}
-	for (k = 0; k < np; k++) {
-		src4_key(&keys[k], p[k].addr, p[k].len);
-		minlen = p[k].len < minlen ? p[k].len : minlen;
-		maxlen = p[k].len > maxlen ? p[k].len : maxlen;
+	for (tr = 0; tr < NTRAFFIC; tr++) {
+		w->frames[tr] = frames_alloc(w->nframes, w->frame_len);
+		t->addr[tr] = xcalloc(w->nframes, alen);
 	}
-
-	/* Hits uniform over the blocked addresses; misses outside them. */
-	hit_range = xcalloc(w.nframes, sizeof(*hit_range));
-	hit_addr = xcalloc(w.nframes, sizeof(*hit_addr));
-	miss_addr = xcalloc(w.nframes, sizeof(*miss_addr));
-	w.frames[HIT] = frames_alloc(w.nframes);
-	w.frames[MISS] = frames_alloc(w.nframes);
-	for (i = 0; i < w.nframes; i++) {
-		uint32_t a;
-
-		x = rnd() % total;
+	for (i = 0; i < w->nframes; i++) {
+		x = rnd128() % total;
 		for (lo = 0, hi = nr - 1; lo < hi;) {
 			size_t mid = lo + (hi - lo) / 2;
 
@@ -910,97 +1063,223 @@ static void bench_geo(const struct opts *o, int dev, int cfilter_fd,
 			else
 				hi = mid;
 		}
-		a = r[lo].hi - (uint32_t)(cum[lo] - 1 - x);
-		hit_range[i] = lo;
-		hit_addr[i] = a;
-		build_frame(w.frames[HIT] + (size_t)i * FRAME_LEN, a);
-		do
-			a = (uint32_t)rnd();
-		while (in_ranges(r, nr, a));
-		build_frame(w.frames[MISS] + (size_t)i * FRAME_LEN, a);
-		miss_addr[i] = a;
-	}
+		size = r[lo].hi - r[lo].lo + 1;
+		if (alen == 4)
+			a = r[lo].lo + (x - (cum[lo] - size));
+		else
+			a = r[lo].lo + (size ? rnd128() % size : rnd128());
+		b = t->addr[HIT] + (size_t)i * alen;
+		to_bytes(a, alen, b);
+		if (alen == 4)
+			build_frame4(w->frames[HIT] + (size_t)i * w->frame_len,
+				     (uint32_t)a);
+		else
+			build_frame6(w->frames[HIT] + (size_t)i * w->frame_len,
+				     b);
 
-	if (!o->sweep)
-		printf("== geo: %s: %zu ranges, %llu addresses, %zu prefixes (/%u to /%u) ==\n",
-		       o->geo_label, nr, (unsigned long long)total, np, minlen,
+		do
+			a = alen == 4 ? (u128)(uint32_t)rnd() :
+			    rnd128() >> 3 | (u128)1 << 125;
+		while (in_ranges(r, nr, a));
+		b = t->addr[MISS] + (size_t)i * alen;
+		to_bytes(a, alen, b);
+		if (alen == 4)
+			build_frame4(w->frames[MISS] + (size_t)i * w->frame_len,
+				     (uint32_t)a);
+		else
+			build_frame6(w->frames[MISS] + (size_t)i * w->frame_len,
+				     b);
+	}
+	free(cum);
+}
+
+/* Table probes per packet of one traffic. */
+struct probe_count {
+	double		mean;
+	unsigned int	max;
+	unsigned int	false_pos;	/* misses matched (compact mode) */
+};
+
+/*
+ * The probes the module's lookup makes for each packet of @t, counted on
+ * the core holding the same keys in the module's mode; each answer is
+ * checked against the traffic's (a hit must be found, a miss not, but
+ * for a compact address table's false positives).
+ */
+static void count_probes(const struct pfx *p, size_t np, unsigned int alen,
+			 bool compact, const struct geo_traffic *t,
+			 unsigned int n, struct probe_count pc[NTRAFFIC])
+{
+	struct probe_set *s = probe_set_new(alen, compact);
+	unsigned long long sum;
+	unsigned int i, tr, k;
+	size_t j;
+	bool hit;
+	int err;
+
+	if (!s)
+		die("creating the core's prefix set to count probes: out of memory");
+	for (j = 0; j < np; j++) {
+		err = probe_set_add(s, p[j].addr, p[j].len);
+		if (err) {
+			errno = -err;
+			die("prefix %zu into the core's set: %m", j);
+		}
+	}
+	for (tr = 0; tr < NTRAFFIC; tr++) {
+		sum = 0;
+		pc[tr].max = 0;
+		pc[tr].false_pos = 0;
+		for (i = 0; i < n; i++) {
+			k = probe_set_match(s, t->addr[tr] + (size_t)i * alen,
+					    &hit);
+			if (compact && tr == MISS && hit)
+				pc[tr].false_pos++;
+			else if (hit != (tr == HIT))
+				die("the core's set %s %s packet %u",
+				    hit ? "matches" : "misses",
+				    tr == HIT ? "hit" : "miss", i);
+			sum += k;
+			if (k > pc[tr].max)
+				pc[tr].max = k;
+		}
+		pc[tr].mean = (double)sum / n;
+	}
+	probe_set_free(s);
+}
+
+static unsigned int count_lengths(const struct pfx *p, size_t np,
+				  unsigned int *minlen, unsigned int *maxlen)
+{
+	bool seen[129] = { false };
+	unsigned int n = 0;
+	size_t k;
+
+	*minlen = 128;
+	*maxlen = 0;
+	for (k = 0; k < np; k++) {
+		n += !seen[p[k].len];
+		seen[p[k].len] = true;
+		*minlen = p[k].len < *minlen ? p[k].len : *minlen;
+		*maxlen = p[k].len > *maxlen ? p[k].len : *maxlen;
+	}
+	return n;
+}
+
+static void bench_geo(const struct opts *o, const struct geo_opt *g, int dev,
+		      int cfilter_fd, struct geo_result *res)
+{
+	static const char *const refs[] = { "lpm" };
+	unsigned int alen, nlen, minlen, maxlen, i, v;
+	struct probe_count pc[NTRAFFIC];
+	struct cfilter_type_info ti;
+	struct baseline_bpf *skel;
+	struct workload w = { .nframes = o->packets };
+	struct geo_traffic t;
+	struct cfilter_key *keys;
+	struct range *r;
+	struct pfx *p;
+	struct row rows[3];
+	long long before;
+	size_t nr, np, k;
+	double addrs = 0;
+	bool compact = module_compact(dev);
+	int err;
+
+	r = read_ranges(g->file, &alen, &nr);
+	v = alen == 4 ? 4 : 6;
+	snprintf(res->title, sizeof(res->title), "geo IPv%u %s", v, g->label);
+	w.title = res->title;
+	w.frame_len = alen == 4 ? FRAME4_LEN : FRAME6_LEN;
+	p = split_ranges(r, nr, alen, &np);
+	keys = xcalloc(np, sizeof(*keys));
+	for (k = 0; k < np; k++)
+		src_key(&keys[k], &p[k], alen);
+	for (k = 0; k < nr; k++)
+		addrs += (double)(r[k].hi - r[k].lo) + 1;
+	nlen = count_lengths(p, np, &minlen, &maxlen);
+	fprintf(stderr, "xdp_bench: %s: %zu prefixes, building the traffic\n",
+		w.title, np);
+	geo_traffic(&w, &t, r, nr, alen);
+
+	if (!o->sweep) {
+		printf("== %s: %zu ranges, %.*g addresses, %zu prefixes of %u lengths (/%u to /%u) ==\n",
+		       w.title, nr, alen == 4 ? 10 : 3, addrs, np, nlen, minlen,
 		       maxlen);
-	fprintf(stderr, "xdp_bench: geo: loading %zu prefixes\n", np);
+		printf("hit traffic: %s; miss traffic: uniform over %s outside the ranges\n",
+		       alen == 4 ? "uniform over the blocked addresses" :
+		       "a range picked uniformly, then an address uniform in it",
+		       alen == 4 ? "IPv4" : "2000::/3");
+	}
+	fprintf(stderr, "xdp_bench: %s: loading the module\n", w.title);
 	if (ioctl(dev, CFILTER_IOC_CLEAR))
 		die("clearing the module: %m");
+	rows[0] = row(PARSE_ONLY, -1, false);
+	rows[1] = row("cfilter", cfilter_fd, compact);
+	/* the empty tables, made before the measurement: by their count */
+	before = kernel_memory() - module_memory(dev, alen, &ti);
 	err = batch_add(dev, keys, np);
 	if (err) {
 		errno = -err;
 		if (o->sweep)
 			printf("%-28s the module refused the prefixes: %m\n",
-			       o->geo_label);
+			       g->label);
 		else
-			printf("not measured: the module refused the prefixes: %m (a cfilter.ko without prefix support?)\n\n");
-		res->geo_skipped = "the module refused prefix keys";
+			printf("not measured: the module refused the prefixes: %m\n\n");
+		res->skipped = "the module refused the prefixes";
 		goto out;
 	}
-	skel = load_baseline(0, np, 0);
-	fill_lpm(bpf_map__fd(skel->maps.lpm_src4), p, np);
+	rows[1].mem_kernel = kernel_memory() - before;
+	rows[1].mem_own = module_memory(dev, alen, &ti);
 
-	rows[0] = row(PARSE_ONLY,
-		      bpf_program__fd(skel->progs.xdp_parse), false);
-	rows[1] = row("cfilter", cfilter_fd, false);
-	rows[1].mem = module_memory(dev, &ti);
-	rows[2] = row("lpm", bpf_program__fd(skel->progs.xdp_lpm), false);
-	rows[2].mem = map_memory(bpf_map__fd(skel->maps.lpm_src4));
-	fill_summary(bpf_map__fd(skel->maps.summary_16), r, nr);
-	rows[3] = row(SUMMARY, bpf_program__fd(skel->progs.xdp_summary),
-		      false);
+	fprintf(stderr, "xdp_bench: %s: counting probes\n", w.title);
+	count_probes(p, np, alen, compact, &t, w.nframes, pc);
+
+	fprintf(stderr, "xdp_bench: %s: loading the LPM trie\n", w.title);
+	skel = load_baseline(0, alen == 4 ? np : 0, alen == 16 ? np : 0, 0);
+	rows[0].prog_fd = bpf_program__fd(skel->progs.xdp_parse);
+	rows[2] = row("lpm", bpf_program__fd(alen == 4 ? skel->progs.xdp_lpm :
+					      skel->progs.xdp_lpm6), false);
+	before = kernel_memory();
+	fill_lpm(bpf_map__fd(alen == 4 ? skel->maps.lpm_src4 :
+			     skel->maps.lpm_src6), p, np, alen);
+	rows[2].mem_kernel = kernel_memory() - before;
+	rows[2].mem_own = map_memory(bpf_map__fd(alen == 4 ? skel->maps.lpm_src4 :
+						 skel->maps.lpm_src6));
 	w.rows = rows;
-	w.nrows = o->sweep ? 3 : 4;
+	w.nrows = 3;
 	measure(&w, o->passes);
 
 	if (o->sweep) {
-		char levels[64] = "";
-		int at = 0;
-
-		for (l = 0; l < ti.nlevels && l < CFILTER_PREFIX_LEVELS_MAX; l++)
-			at += snprintf(levels + at, sizeof(levels) - at, " /%u",
-				       ti.levels[l]);
-		printf("%-28s %-20s %9llu %8.2f M %8.0f %8.0f %8.0f %8.0f %9.2f %9.2f\n",
-		       o->geo_label, levels,
-		       (unsigned long long)ti.prefix_entries,
-		       rows[1].mem / 1048576.0, rows[1].ns[HIT],
-		       rows[1].ns[MISS], rows[2].ns[HIT], rows[2].ns[MISS],
-		       rows[1].ns[HIT] / rows[2].ns[HIT],
+		printf("%-28s %4u %9llu %8.2f M %6.2f %6.2f %8.0f %8.0f %8.0f %8.0f %9.2f %9.2f\n",
+		       g->label, ti.lengths,
+		       (unsigned long long)ti.prefix_markers,
+		       rows[1].mem_own / 1048576.0, pc[HIT].mean, pc[MISS].mean,
+		       rows[1].ns[HIT], rows[1].ns[MISS], rows[2].ns[HIT],
+		       rows[2].ns[MISS], rows[1].ns[HIT] / rows[2].ns[HIT],
 		       rows[1].ns[MISS] / rows[2].ns[MISS]);
-	} else if (ti.type == CFILTER_KEY_SRC4) {
-		printf("cfilter SRC4: %llu keys, %llu of them prefixes, %llu expanded entries; target lengths",
-		       (unsigned long long)ti.count,
-		       (unsigned long long)ti.prefixes,
-		       (unsigned long long)ti.prefix_entries);
-		for (l = 0; l < ti.nlevels && l < CFILTER_PREFIX_LEVELS_MAX; l++)
-			printf(" /%u", ti.levels[l]);
-		printf("\n");
-		print_probe_counts(&ti, r, nr, hit_range, hit_addr, miss_addr,
-				   w.nframes);
 	} else {
-		printf("cfilter SRC4: no CFILTER_IOC_TYPE_INFO in this module: expansion not known\n");
-	}
-	if (!o->sweep) {
+		if (ti.type != CFILTER_KEY_NONE)
+			printf("cfilter SRC%u: %llu keys, %llu of them prefixes, %u lengths, %llu markers\n",
+			       v, (unsigned long long)ti.count,
+			       (unsigned long long)ti.prefixes, ti.lengths,
+			       (unsigned long long)ti.prefix_markers);
+		printf("table probes per packet (the module's lookup, counted on core/prefix.c holding the same keys): at most %u;\n",
+		       ti.type != CFILTER_KEY_NONE ? ti.probes : 0);
+		printf("  hit traffic: mean %.2f, max %u; miss traffic: mean %.2f, max %u\n",
+		       pc[HIT].mean, pc[HIT].max, pc[MISS].mean, pc[MISS].max);
 		print_workload(&w, refs, 1);
-		printf("(\"%s\": an experiment, not cfilter's program: the kfunc is called only\n"
-		       "if a 64 Kibit bitmap of the /16s the ranges touch has the source's bit;\n"
-		       "the module now keeps such a bitmap itself, so this row measures it twice)\n\n",
-		       SUMMARY);
 	}
-	res->geo_ratio[HIT] = rows[1].ns[HIT] / rows[2].ns[HIT];
-	res->geo_ratio[MISS] = rows[1].ns[MISS] / rows[2].ns[MISS];
+	for (i = 0; i < NTRAFFIC; i++)
+		res->ratio[i] = rows[1].ns[i] / rows[2].ns[i];
 	baseline_bpf__destroy(skel);
 out:
 	if (ioctl(dev, CFILTER_IOC_CLEAR))
 		die("clearing the module: %m");
-	free(w.frames[HIT]);
-	free(w.frames[MISS]);
-	free(hit_addr);
-	free(miss_addr);
-	free(hit_range);
-	free(cum);
+	for (i = 0; i < NTRAFFIC; i++) {
+		free(w.frames[i]);
+		free(t.addr[i]);
+	}
 	free(keys);
 	free(p);
 	free(r);
@@ -1009,6 +1288,7 @@ out:
 static void print_goals(const struct opts *o, const struct result *res)
 {
 	static const char *const tname[NTRAFFIC] = { "hit", "miss" };
+	unsigned int g;
 	int t;
 
 	printf("== goals (ratios of ns per packet in this run) ==\n");
@@ -1019,16 +1299,19 @@ static void print_goals(const struct opts *o, const struct result *res)
 		printf("timed entries, %s traffic: within %.1fx of permanent ones: timed/permanent = %.2f: %s\n",
 		       tname[t], GOAL_TIMED, res->timed_ratio[t],
 		       res->timed_ratio[t] <= GOAL_TIMED ? "MET" : "NOT MET");
-	for (t = 0; t < NTRAFFIC; t++) {
-		if (!o->geo_file || res->geo_skipped) {
-			printf("geo prefixes, %s traffic: cfilter faster than the LPM trie: NOT MEASURED (%s)\n",
-			       tname[t], res->geo_skipped ? res->geo_skipped :
-			       "no range file given");
-			continue;
+	for (g = 0; g < o->ngeo; g++) {
+		const struct geo_result *gr = &res->geo[g];
+
+		for (t = 0; t < NTRAFFIC; t++) {
+			if (gr->skipped) {
+				printf("%s, %s traffic: cfilter faster than the LPM trie: NOT MEASURED (%s)\n",
+				       gr->title, tname[t], gr->skipped);
+				continue;
+			}
+			printf("%s, %s traffic: cfilter faster than the LPM trie: cfilter/lpm = %.2f: %s\n",
+			       gr->title, tname[t], gr->ratio[t],
+			       gr->ratio[t] < 1.0 ? "MET" : "NOT MET");
 		}
-		printf("geo prefixes, %s traffic: cfilter faster than the LPM trie: cfilter/lpm = %.2f: %s\n",
-		       tname[t], res->geo_ratio[t],
-		       res->geo_ratio[t] < 1.0 ? "MET" : "NOT MET");
 	}
 }
 
@@ -1051,14 +1334,16 @@ static unsigned long parse_num(const char *opt, const char *s,
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-		"usage: xdp_bench [-n PACKETS] [-p PASSES] [-k KEYS] [-s SEED] [-g RANGES -l LABEL]\n"
+		"usage: xdp_bench [-n PACKETS] [-p PASSES] [-k KEYS] [-s SEED] [-g RANGES [-l LABEL]]... [-S]\n"
 		"  -n  distinct frames per traffic (default 32768)\n"
 		"  -p  passes; the median is reported (default 3)\n"
 		"  -k  IPv4 addresses of the exact workload (default 100000)\n"
 		"  -s  seed of the keys and packets (default 1)\n"
-		"  -g  file of LOW-HIGH IPv4 ranges (scripts/geoip-ranges.sh) for the geo workload\n"
-		"  -l  what the ranges are, for the table\n"
-		"  -S  the geo workload alone, as one line of a sweep table (needs -g)\n");
+		"  -g  file of LOW-HIGH IPv4 or IPv6 ranges (scripts/geoip-ranges.sh): a geo\n"
+		"      workload; up to %d\n"
+		"  -l  what the ranges of the -g before are, for the table\n"
+		"  -S  the first geo workload alone, as one line of a table of module\n"
+		"      parameters (needs -g)\n", GEO_MAX);
 	exit(status);
 }
 
@@ -1078,21 +1363,29 @@ static void print_header(const struct opts *o)
 	uname(&u);
 	printf("kernel %s, %ld CPUs; qemu TCG is emulated: compare ratios only\n",
 	       u.release, sysconf(_SC_NPROCESSORS_ONLN));
-	printf("BPF_PROG_TEST_RUN, one run per frame: %u distinct %u-byte IPv4/UDP frames per traffic,\n",
-	       o->packets, FRAME_LEN);
-	printf("the same frames for every program; ns/packet as the kernel times the program run,\n");
-	printf("mean over the frames, median of %u passes; \"net\": minus the parse-only program\n\n",
+	printf("BPF_PROG_TEST_RUN, one run per frame: %u distinct UDP frames per traffic (IPv4 %u bytes,\n",
+	       o->packets, FRAME4_LEN);
+	printf("IPv6 %u), the same frames for every program; ns/packet as the kernel times the program run,\n",
+	       FRAME6_LEN);
+	printf("mean over the frames, median of %u passes; \"net\": minus the parse-only program\n",
 	       o->passes);
+	printf("kernel mem: growth of Slab + VmallocUsed + Percpu (/proc/meminfo, empty slabs shrunk) across\n"
+	       "loading the keys into the module (plus its own count of the type's tables before, made empty\n"
+	       "at load), filling the LPM trie, or creating a preallocated map (hash, Bloom);\n"
+	       "own count: the module's (TYPE_INFO memory_bytes, its tables) or the map's memlock (on 6.1 an\n"
+	       "estimate, key and value bytes times entries, not what the map allocates)\n\n");
 }
 
 int main(int argc, char **argv)
 {
 	struct opts o = { .packets = 32768, .passes = 3, .keys = 100000,
-			  .geo_label = "ranges", .seed = 1 };
-	struct result res = { 0 };
+			  .seed = 1 };
+	struct result res;
 	struct cfilter_bpf *cf;
+	unsigned int g;
 	int c, dev;
 
+	memset(&res, 0, sizeof(res));
 	while ((c = getopt(argc, argv, "n:p:k:s:g:l:Sh")) != -1) {
 		switch (c) {
 		case 'n':
@@ -1108,10 +1401,21 @@ int main(int argc, char **argv)
 			o.seed = parse_num("-s", optarg, 0, ~0UL);
 			break;
 		case 'g':
-			o.geo_file = optarg;
+			if (o.ngeo == GEO_MAX) {
+				fprintf(stderr, "xdp_bench: at most %d -g\n",
+					GEO_MAX);
+				exit(2);
+			}
+			o.geo[o.ngeo].file = optarg;
+			o.geo[o.ngeo].label = optarg;
+			o.ngeo++;
 			break;
 		case 'l':
-			o.geo_label = optarg;
+			if (!o.ngeo) {
+				fprintf(stderr, "xdp_bench: -l labels the -g before it\n");
+				exit(2);
+			}
+			o.geo[o.ngeo - 1].label = optarg;
 			break;
 		case 'S':
 			o.sweep = true;
@@ -1125,7 +1429,7 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc)
 		usage(2);
-	if (o.sweep && !o.geo_file) {
+	if (o.sweep && !o.ngeo) {
 		fprintf(stderr, "xdp_bench: -S needs -g RANGES\n");
 		exit(2);
 	}
@@ -1140,20 +1444,25 @@ int main(int argc, char **argv)
 	dev = open(CFILTER_DEVICE, O_RDWR);
 	if (dev < 0)
 		die("%s: %m (is cfilter.ko loaded?)", CFILTER_DEVICE);
-	cf = cfilter_bpf__open_and_load();
+	cf = cfilter_bpf__open();
 	if (!cf)
+		die("opening cfilter's XDP program: %m");
+	/* Counters of its own: the object pins its map by name. */
+	errno = -bpf_map__set_pin_path(cf->maps.cfilter_stats, NULL);
+	if (errno || cfilter_bpf__load(cf))
 		die("loading cfilter's XDP program: %m (the kfunc needs cfilter.ko with BTF)");
 
-	if (!o.sweep)
-		print_header(&o);
 	if (o.sweep) {
-		bench_geo(&o, dev, bpf_program__fd(cf->progs.cfilter_xdp), &res);
+		bench_geo(&o, &o.geo[0], dev,
+			  bpf_program__fd(cf->progs.cfilter_xdp), &res.geo[0]);
 	} else {
+		print_header(&o);
 		bench_exact(&o, dev, bpf_program__fd(cf->progs.cfilter_xdp),
 			    &res);
-		if (o.geo_file)
-			bench_geo(&o, dev, bpf_program__fd(cf->progs.cfilter_xdp),
-				  &res);
+		for (g = 0; g < o.ngeo; g++)
+			bench_geo(&o, &o.geo[g], dev,
+				  bpf_program__fd(cf->progs.cfilter_xdp),
+				  &res.geo[g]);
 		print_goals(&o, &res);
 	}
 
