@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/cfilter's staged sets: STAGE, STAGE_SOURCE, COMMIT and ABORT, and
+ * the raw tables of compact mode, DUMP out and RESTORE into a staged set
+ * (see dev.h).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/errno.h>
+#include <linux/fs.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "cfilter.h"
+#include "cuckoo.h"
+#include "set.h"
+#include "dev.h"
+
+/* STAGE: an empty set for this file. */
+long cfilter_ioc_stage(struct file *file)
+{
+	struct cfilter_set *s;
+	int err;
+
+	err = cfilter_may_write(file);
+	if (err)
+		return err;
+	/* Checked first so that a refused STAGE allocates nothing. */
+	if (cfilter_has_staged(file))
+		return -EBUSY;
+	s = cfilter_set_create();
+	if (IS_ERR(s))
+		return PTR_ERR(s);
+	mutex_lock(&cfilter_lock);
+	if (file->private_data) {
+		mutex_unlock(&cfilter_lock);
+		cfilter_set_destroy(s);
+		return -EBUSY;
+	}
+	file->private_data = s;
+	cfilter_hold_stage(s);
+	mutex_unlock(&cfilter_lock);
+	return 0;
+}
+
+/*
+ * Copies and checks the argument of FLUSH and STAGE_SOURCE, requests that
+ * change the filter; @flags are those the request knows.
+ */
+int cfilter_get_source_req(struct file *file,
+			   const struct cfilter_source_req __user *ureq,
+			   struct cfilter_source_req *req, u32 flags)
+{
+	int err = cfilter_may_write(file);
+
+	if (err)
+		return err;
+	if (copy_from_user(req, ureq, sizeof(*req)))
+		return -EFAULT;
+	if ((req->flags & ~flags) || req->pad || req->reserved)
+		return -EINVAL;
+	return cfilter_source_check(req->source);
+}
+
+/*
+ * STAGE_SOURCE: a copy of the live set without one source's holdings,
+ * following the live set until COMMIT (see source.h).
+ */
+long cfilter_ioc_stage_source(struct file *file,
+			      const struct cfilter_source_req __user *ureq)
+{
+	struct cfilter_source_req req;
+	struct cfilter_set *s;
+	int err;
+
+	err = cfilter_get_source_req(file, ureq, &req, 0);
+	if (err)
+		return err;
+	if (mutex_lock_killable(&cfilter_lock))
+		return -EINTR;
+	if (file->private_data) {
+		err = -EBUSY;
+	} else {
+		s = cfilter_hold_copy(req.source);
+		if (IS_ERR(s))
+			err = PTR_ERR(s);
+		else
+			file->private_data = s;
+	}
+	mutex_unlock(&cfilter_lock);
+	return err;
+}
+
+/*
+ * Takes this file's staged set off it (a copy stops following the live
+ * set); NULL if there is none. Caller holds cfilter_lock.
+ */
+struct cfilter_set *cfilter_unstage_locked(struct file *file)
+{
+	struct cfilter_set *s = file->private_data;
+
+	file->private_data = NULL;
+	cfilter_hold_unstage(s);
+	return s;
+}
+
+/*
+ * COMMIT: the staged set goes live in one swap; the old one is freed. A
+ * copy goes live in the same hold of the lock it stops following the live
+ * set in, so no change made meanwhile is lost.
+ */
+long cfilter_ioc_commit(struct file *file)
+{
+	struct cfilter_set *s, *old;
+	int err;
+
+	err = cfilter_may_write(file);
+	if (err)
+		return err;
+	mutex_lock(&cfilter_lock);
+	s = file->private_data;
+	file->private_data = NULL;
+	old = s ? cfilter_set_swap(s) : ERR_PTR(-EINVAL);
+	mutex_unlock(&cfilter_lock);
+	if (IS_ERR(old)) {
+		cfilter_set_destroy(s);
+		return PTR_ERR(old);
+	}
+	cfilter_set_retire(old);
+	return 0;
+}
+
+/* ABORT: the staged set, never seen by a reader, is freed at once. */
+long cfilter_ioc_abort(struct file *file)
+{
+	struct cfilter_set *s;
+	int err;
+
+	err = cfilter_may_write(file);
+	if (err)
+		return err;
+	mutex_lock(&cfilter_lock);
+	s = cfilter_unstage_locked(file);
+	mutex_unlock(&cfilter_lock);
+	if (!s)
+		return -EINVAL;
+	cfilter_set_destroy(s);
+	return 0;
+}
+
+/* DUMP and RESTORE: compact mode, a known type, zero pad and reserved. */
+static int cfilter_table_args(const struct cfilter_table *t,
+			      const struct cfilter_ktype **f)
+{
+	if (cfilter_config.mode != CFILTER_MODE_COMPACT)
+		return -EOPNOTSUPP;
+	*f = cfilter_ktype(t->type);
+	if (!*f || t->flags || t->pad2 || memchr_inv(t->pad, 0, sizeof(t->pad)) ||
+	    t->reserved[0] || t->reserved[1])
+		return -EINVAL;
+	return 0;
+}
+
+/* Bytes of a table DUMP copies per step: a multiple of any word size. */
+#define CFILTER_DUMP_CHUNK	SZ_64K
+
+/*
+ * Copies type @f's live table to @t->data in CFILTER_DUMP_CHUNK steps
+ * through @buf, all under the writer lock, so that the copy is one moment
+ * of the table and takes no memory of the table's size. Sets @t's size
+ * (and, if it fits, its geometry).
+ */
+static int cfilter_dump_copy(const struct cfilter_ktype *f,
+			     struct cfilter_table *t, void *buf)
+{
+	void __user *dst = u64_to_user_ptr(t->data);
+	struct cuckoo_raw r;
+	struct cuckoo *c;
+	u64 size, off, n;
+	int err = 0;
+
+	if (mutex_lock_killable(&cfilter_lock))
+		return -EINTR;
+	c = cfilter_set_table(cfilter_live_locked(), f);
+	size = cuckoo_raw_bytes(c);
+	if (t->size < size)
+		err = -ENOSPC;
+	for (off = 0; !err && off < size; off += n) {
+		n = min_t(u64, size - off, CFILTER_DUMP_CHUNK);
+		err = cuckoo_raw_read(c, &r, buf, off, n);
+		if (!err && copy_to_user(dst + off, buf, n))
+			err = -EFAULT;
+		if (!err && fatal_signal_pending(current))
+			err = -EINTR;
+		cond_resched();
+	}
+	mutex_unlock(&cfilter_lock);
+	t->size = size;
+	if (!err) {
+		t->fp_bits = r.fp_bits;
+		t->seed = r.seed;
+		t->buckets = r.buckets;
+		t->count = r.count;
+	}
+	return err;
+}
+
+/**
+ * cfilter_ioc_dump() - copy a type's live address or flow table out
+ * @ut: caller's struct cfilter_table
+ *
+ * Needs CAP_NET_ADMIN: the table comes with its hash seed, which would let
+ * a reader craft keys that collide.
+ *
+ * Return: 0; -ENOSPC with @ut->size set to the bytes needed (nothing else
+ * written); -EPERM; -EOPNOTSUPP in exact mode; -EINVAL; -EFAULT; -ENOMEM;
+ * -EINTR.
+ */
+long cfilter_ioc_dump(struct cfilter_table __user *ut)
+{
+	const struct cfilter_ktype *f;
+	struct cfilter_table t;
+	void *buf;
+	int err;
+
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+	if (copy_from_user(&t, ut, sizeof(t)))
+		return -EFAULT;
+	err = cfilter_table_args(&t, &f);
+	if (err)
+		return err;
+
+	buf = kmalloc(CFILTER_DUMP_CHUNK, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	err = cfilter_dump_copy(f, &t, buf);
+	kfree(buf);
+	if (err && err != -ENOSPC)
+		return err;
+	if (copy_to_user(ut, &t, sizeof(t)))
+		return -EFAULT;
+	return err;
+}
+
+/**
+ * cfilter_ioc_restore() - install a raw table into the staged set
+ * @file: the open device, which must hold a staged set
+ * @ut:   caller's struct cfilter_table
+ *
+ * The table is built to the side from a checked copy of the caller's data
+ * (cuckoo_raw_create() trusts none of it), then replaces the staged set's
+ * table of that type, which no reader can see yet. A prefix set keeps its
+ * prefixes.
+ *
+ * Return: 0; -EOPNOTSUPP in exact mode; -EINVAL (nothing staged, bad
+ * arguments, a table the module could not have made); -EPERM; -EFAULT;
+ * -ENOMEM. Nothing changes on error.
+ */
+long cfilter_ioc_restore(struct file *file,
+			 const struct cfilter_table __user *ut)
+{
+	const struct cfilter_ktype *f;
+	struct cfilter_table t;
+	struct cfilter_set *s;
+	struct cuckoo_raw r;
+	struct cuckoo *c;
+	void *data;
+	int err;
+
+	err = cfilter_may_write(file);
+	if (err)
+		return err;
+	if (copy_from_user(&t, ut, sizeof(t)))
+		return -EFAULT;
+	err = cfilter_table_args(&t, &f);
+	if (err)
+		return err;
+	/* Bounds the copy; cuckoo_raw_create() checks the size exactly. */
+	if (!t.size ||
+	    t.size > cuckoo_raw_max_bytes(&cfilter_config.params[cfilter_ktype_type(f)]))
+		return -EINVAL;
+	if (!cfilter_has_staged(file))
+		return -EINVAL;
+
+	data = kvmalloc(t.size, GFP_KERNEL);
+	if (!data)
+		return -ENOMEM;
+	if (copy_from_user(data, u64_to_user_ptr(t.data), t.size)) {
+		kvfree(data);
+		return -EFAULT;
+	}
+	r = (struct cuckoo_raw){
+		.seed = t.seed,
+		.buckets = t.buckets,
+		.count = t.count,
+		.fp_bits = t.fp_bits,
+	};
+	c = cuckoo_raw_create(&cfilter_config.params[cfilter_ktype_type(f)],
+			      &r, data, t.size);
+	kvfree(data);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+
+	mutex_lock(&cfilter_lock);
+	s = file->private_data;
+	if (s)
+		c = cfilter_set_replace_table(s, f, c);
+	mutex_unlock(&cfilter_lock);
+	/* The table replaced, or the new one if the set went meanwhile. */
+	cuckoo_destroy(c);
+	return s ? 0 : -EINVAL;
+}
