@@ -162,6 +162,18 @@ ping_from_ns_retry()
 	ping_from_ns "$1" || ping_from_ns "$1" || ping_from_ns "$1"
 }
 
+# The echo requests a ping's summary in file $1 says it sent, and the
+# replies it got (busybox's "N packets received" or iputils' "N received").
+ping_sent()
+{
+	sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p' "$1"
+}
+
+ping_received()
+{
+	sed -n 's/.* \([0-9]*\) packets received.*/\1/p;s/.* \([0-9]*\) received.*/\1/p' "$1"
+}
+
 # Namespace $NS joined to the root namespace by $VETH <-> $VETH_PEER, with
 # documentation addresses on both ends (no duplicate address detection, so
 # IPv6 works at once).

@@ -130,9 +130,8 @@ switches=0
 "$CFCTL" attach "$VETH" >/dev/null && switches=$((switches + 1))
 kill -INT "$flood"
 wait "$flood"
-sent=$(sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p' "$tap_tmp/flood")
-got=$(sed -n 's/.* \([0-9]*\) packets received.*/\1/p;s/.* \([0-9]*\) received.*/\1/p' \
-	"$tap_tmp/flood")
+sent=$(ping_sent "$tap_tmp/flood")
+got=$(ping_received "$tap_tmp/flood")
 expect "two switches in the dispatcher" 0 -- test "$switches" = 2
 expect "during them, none of ${sent:-?} blocked echoes got through" 0 -- \
 	test "${sent:-0}" -ge 20 -a "${got:-1}" = 0
