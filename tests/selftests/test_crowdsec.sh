@@ -171,8 +171,12 @@ expect "kill: the bouncer and its cfctl crowdsec are gone within 5 s" 0 -- \
 	within 5 bouncer_gone
 expect "kill: $PEER4's pings are still dropped" nonzero -- \
 	ping_from_ns "$HOST4"
-expect "kill: the kernel lifts the ban within ${KILL_TTL} s + 2 s of the decision" 0 -- \
-	before $((decided_at + (KILL_TTL + 2) * 100)) not blocked "$PEER4"
+# The ban ends at the decision's own deadline: its duration, rounded up to
+# a second, from when the bouncer saw it, then the next pass of the
+# module's expiry work; 5 s of slack cover those and an emulated guest's
+# delays (2 s did not, once). The bouncer is dead: only the kernel can.
+expect "kill: the kernel lifts the ban within ${KILL_TTL} s + 5 s of the decision" 0 -- \
+	before $((decided_at + (KILL_TTL + 5) * 100)) not blocked "$PEER4"
 expect "kill: $PEER4's pings pass again" 0 -- ping_from_ns_retry "$HOST4"
 
 # The bouncer's first poll brings every decision made while it was down.
