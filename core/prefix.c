@@ -662,34 +662,15 @@ int prefix_set_clear(struct prefix_set *s)
 	return 0;
 }
 
-/* Lists from the address table; *@done tells whether it has no more. */
-static u64 prefix_list_addrs(const struct prefix_set *s, u64 *pos, u8 *out,
+/*
+ * Lists the members of table @c holding length @m (the address table for
+ * @m == bits, where every entry is a member; its keys are then addr_len
+ * bytes, 4 * prefix_words(m) as for every length), from *@pos; *@done
+ * tells whether it has no more.
+ */
+static u64 prefix_list_table(const struct prefix_set *s,
+			     const struct cuckoo *c, u32 m, u64 *pos, u8 *out,
 			     u64 max, bool *done)
-{
-	u8 buf[PREFIX_LIST_CHUNK * PREFIX_REC_MAX];
-	u32 elen = PREFIX_ENTRY_LEN(s->addr_len), rlen = s->addr_len + 4;
-	u64 n = 0;
-	long k, i;
-
-	*done = false;
-	while (n < max) {
-		k = cuckoo_list(s->addrs, pos, buf, max - n < PREFIX_LIST_CHUNK ?
-				max - n : PREFIX_LIST_CHUNK);
-		if (k <= 0) {
-			*done = true;
-			break;
-		}
-		for (i = 0; i < k; i++, n++) {
-			memcpy(out + n * elen, buf + i * rlen, s->addr_len);
-			out[n * elen + s->addr_len] = s->bits;
-		}
-	}
-	return n;
-}
-
-/* Lists the members of the table of length @m, as prefix_list_addrs(). */
-static u64 prefix_list_members(const struct prefix_set *s, u32 m, u64 *pos,
-			       u8 *out, u64 max, bool *done)
 {
 	u8 buf[PREFIX_LIST_CHUNK * PREFIX_REC_MAX];
 	u32 elen = PREFIX_ENTRY_LEN(s->addr_len), klen = 4 * prefix_words(m);
@@ -699,9 +680,8 @@ static u64 prefix_list_members(const struct prefix_set *s, u32 m, u64 *pos,
 
 	*done = false;
 	while (n < max) {
-		k = cuckoo_list(prefix_wtab(s, m), pos, buf,
-				max - n < PREFIX_LIST_CHUNK ? max - n :
-				PREFIX_LIST_CHUNK);
+		k = cuckoo_list(c, pos, buf, max - n < PREFIX_LIST_CHUNK ?
+				max - n : PREFIX_LIST_CHUNK);
 		if (k <= 0) {
 			*done = true;
 			break;
@@ -710,7 +690,7 @@ static u64 prefix_list_members(const struct prefix_set *s, u32 m, u64 *pos,
 			const u8 *rec = buf + i * (klen + 4);
 
 			memcpy(&v, rec + klen, sizeof(v));
-			if (PREFIX_BEST(v) != m + 1)
+			if (m < s->bits && PREFIX_BEST(v) != m + 1)
 				continue;
 			memset(out + n * elen, 0, s->addr_len);
 			memcpy(out + n * elen, rec, klen);
@@ -745,7 +725,8 @@ long prefix_set_list(const struct prefix_set *s, u64 *pos, void *out, u64 max)
 	if (!(*pos & PREFIX_LIST_PREFIXES)) {
 		cuckoo_get_stats(s->addrs, &st);
 		if (st.exact)
-			n = prefix_list_addrs(s, pos, o, max, &done);
+			n = prefix_list_table(s, s->addrs, s->bits, pos, o,
+					      max, &done);
 		if (!done)
 			return n;
 		*pos = PREFIX_LIST_PREFIXES;
@@ -765,8 +746,8 @@ long prefix_set_list(const struct prefix_set *s, u64 *pos, void *out, u64 max)
 	}
 	for (; m < s->bits; m++, p = 0) {
 		if (s->hist[m]) {
-			n += prefix_list_members(s, m, &p, o + n * elen, max - n,
-						 &done);
+			n += prefix_list_table(s, prefix_wtab(s, m), m, &p,
+					       o + n * elen, max - n, &done);
 			if (!done)
 				break;
 		}
