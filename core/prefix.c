@@ -50,6 +50,15 @@
  * A table's bit in used[] is set before its first entry is published and
  * cleared after its last one is gone: a clear bit spares the probe.
  *
+ * The summary (summary.h) comes before the tree: each /16's head word names
+ * the longest member up to /16 covering it, which answers with no probe,
+ * and says which longer members lie in it. A lookup it does not answer
+ * searches only the subtree of /17../31 (rooted at 24) unless a member of
+ * /32 or longer may cover the address (IPv6): then it starts at the root.
+ * Geo sets put most of their addresses under short prefixes, so their
+ * hits mostly cost no probe, and an IPv6 miss in a /16 where no prefix
+ * lies costs one load.
+ *
  * The writer keeps each table's keys in order as well (ordered.c): the
  * entries under a member at a longer length are a run of that order,
  * found in O(log n) where the hash table offers only a probe per possible
@@ -61,6 +70,8 @@
 
 /* Fingerprint width of the exact tables: a false match costs a key compare. */
 #define PREFIX_FP_BITS		16
+/* The node of the tree of lengths whose subtree is /17 to /31. */
+#define PREFIX_MID_ROOT		24
 /* First capacity of a length table. */
 #define PREFIX_TABLE_START	64
 #define PREFIX_BITS_MAX		128
@@ -94,13 +105,13 @@
  * @addrs_any: @addrs has members: lets a reader skip an empty table
  * @addrs_known: the address table keeps its keys (exact mode, and no
  *	compact table restored into it): its members are counted in
- *	@sum_addr and carry tags; else a reader probes it regardless
+ *	@sum and carry tags; else a reader probes it regardless
  * @addr_len: bytes per address
  * @bits: 8 * @addr_len
  * @zero: a /0 member: its tag + 1 (0: none)
  * @used: bit m: the table of length m has entries
- * @sum_pfx: the summary of the prefixes
- * @sum_addr: the summary of the addresses (exact mode)
+ * @sum: the summary: each /16's best member up to /16 and which longer
+ *	members lie in it
  * @tab: the table of each length 1..@bits - 1, made at its first entry
  * @mask: the words of an address kept at each length
  * @naddrs: members in @addrs
@@ -128,8 +139,7 @@ struct prefix_set {
 	u32 bits;
 	u32 zero;
 	u64 used[2];
-	struct prefix_summary sum_pfx;
-	struct prefix_summary sum_addr;
+	struct prefix_summary sum;
 	struct cuckoo __rcu *tab[PREFIX_BITS_MAX];
 	u32 mask[PREFIX_BITS_MAX][4];
 
@@ -204,14 +214,17 @@ static int prefix_check(const struct prefix_set *s, const u8 *addr, u32 len)
 }
 
 /*
- * The summary that counts a member of length @len (NULL: none does, a
- * compact address table's addresses).
+ * The summary class that counts a member of length @len; -1 if none does:
+ * members up to /16 are named in the head words instead, and a compact
+ * address table's addresses are unknown.
  */
-static struct prefix_summary *prefix_sum_of(struct prefix_set *s, u32 len)
+static int prefix_class(const struct prefix_set *s, u32 len)
 {
-	if (len < s->bits)
-		return &s->sum_pfx;
-	return s->addrs_known ? &s->sum_addr : NULL;
+	if (len <= PREFIX_SUM_SHIFT)
+		return -1;
+	if (len == s->bits)
+		return s->addrs_known ? PREFIX_CLASS_ADDRS : -1;
+	return len < 32 ? PREFIX_CLASS_MID : PREFIX_CLASS_DEEP;
 }
 
 /* The key of @addr's entry of length @m: its words masked to @m. */
@@ -481,6 +494,21 @@ static void prefix_leave(struct prefix_set *s, const u8 *addr, u32 l)
 	}
 }
 
+/*
+ * The head words' name for the /16s under the member (@addr, @len) as it
+ * goes: the longest member strictly covering it, up to /15 (0: none).
+ */
+static u32 prefix_head_next(const struct prefix_set *s, const u8 *addr,
+			    u32 len)
+{
+	u32 l, tag;
+
+	for (l = len - 1; l > 0; l--)
+		if (prefix_member(s, addr, l, &tag))
+			return PREFIX_HEAD_NAME(l, tag);
+	return 0;
+}
+
 /**
  * prefix_set_insert() - add an address or a prefix
  * @s: the set
@@ -498,38 +526,40 @@ static void prefix_leave(struct prefix_set *s, const u8 *addr, u32 l)
  */
 int prefix_set_insert(struct prefix_set *s, const u8 *addr, u32 len, u32 tag)
 {
-	int err = prefix_check(s, addr, len);
-	struct prefix_summary *sum;
+	int err = prefix_check(s, addr, len), c = prefix_class(s, len);
 
 	if (err)
 		return err;
 	if (tag >> PREFIX_TAG_BITS)
 		return -EINVAL;
-	sum = prefix_sum_of(s, len);
-	err = prefix_sum_prepare(sum);
+	err = prefix_sum_prepare(&s->sum, s->addr_len, c);
 	if (err)
 		return err;
 	if (len == s->bits) {
-		prefix_sum_get(sum, s->addr_len, addr, len);
+		prefix_sum_get(&s->sum, c, addr);
 		err = cuckoo_insert_val(s->addrs, addr, tag);
 		if (!err && !s->naddrs++)
 			WRITE_ONCE(s->addrs_any, true);
 		else if (err)
-			prefix_sum_put(sum, s->addr_len, addr, len);
+			prefix_sum_put(&s->sum, c, addr);
 		return err;
 	}
 	if (prefix_member(s, addr, len, &(u32){ 0 }))
 		return -EEXIST;
-	prefix_sum_get(sum, s->addr_len, addr, len);
+	prefix_sum_get(&s->sum, c, addr);
 	if (!len) {
 		WRITE_ONCE(s->zero, tag + 1);
 	} else {
 		err = prefix_enter(s, addr, len, PREFIX_VAL(len + 1, tag, 0));
 		if (err) {
-			prefix_sum_put(sum, s->addr_len, addr, len);
+			prefix_sum_put(&s->sum, c, addr);
 			return err;
 		}
 		prefix_rename_all(s, addr, len, tag, PREFIX_OP_INSERT);
+		/* named in the head words once its entry is there */
+		if (len <= PREFIX_SUM_SHIFT)
+			prefix_sum_name(&s->sum, addr, len,
+					PREFIX_HEAD_NAME(len, tag), true);
 	}
 	s->hist[len]++;
 	s->nprefixes++;
@@ -573,6 +603,9 @@ int prefix_set_retag(struct prefix_set *s, const u8 *addr, u32 len, u32 tag)
 	prefix_put(s, len, addr, (v & ~(PREFIX_REF - 1)) |
 				 PREFIX_VAL(len + 1, tag, 0));
 	prefix_rename_all(s, addr, len, tag, PREFIX_OP_RETAG);
+	if (len <= PREFIX_SUM_SHIFT)
+		prefix_sum_name(&s->sum, addr, len, PREFIX_HEAD_NAME(len, tag),
+				false);
 	return 0;
 }
 
@@ -599,8 +632,7 @@ int prefix_set_delete(struct prefix_set *s, const u8 *addr, u32 len)
 		if (!err) {
 			if (!--s->naddrs)
 				WRITE_ONCE(s->addrs_any, false);
-			prefix_sum_put(prefix_sum_of(s, len), s->addr_len, addr,
-				       len);
+			prefix_sum_put(&s->sum, prefix_class(s, len), addr);
 		}
 		return err;
 	}
@@ -609,13 +641,17 @@ int prefix_set_delete(struct prefix_set *s, const u8 *addr, u32 len)
 	if (!len) {
 		WRITE_ONCE(s->zero, 0);
 	} else {
+		/* no head word names it once its entry goes */
+		if (len <= PREFIX_SUM_SHIFT)
+			prefix_sum_name(&s->sum, addr, len,
+					prefix_head_next(s, addr, len), false);
 		prefix_rename_all(s, addr, len, 0, PREFIX_OP_DELETE);
 		prefix_leave(s, addr, len);
 	}
 	s->hist[len]--;
 	s->nprefixes--;
 	/* its entries are out of every table a new reader can reach */
-	prefix_sum_put(&s->sum_pfx, s->addr_len, addr, len);
+	prefix_sum_put(&s->sum, prefix_class(s, len), addr);
 	return 0;
 }
 
@@ -652,8 +688,7 @@ int prefix_set_clear(struct prefix_set *s)
 	memset(s->hist, 0, sizeof(s->hist));
 	memset(s->count, 0, sizeof(s->count));
 	s->entries = 0;
-	prefix_sum_reset(&s->sum_pfx);
-	prefix_sum_reset(&s->sum_addr);
+	prefix_sum_reset(&s->sum);
 	synchronize_rcu();
 	for (m = 1; m < s->bits; m++) {
 		cuckoo_destroy(s->dead[m]);
@@ -811,42 +846,57 @@ bool prefix_set_contains(const struct prefix_set *s, const u8 *addr, u32 len)
  * @addr: addr_len bytes, network order
  * @tag: on a hit, the tag of the member that answered
  *
- * Probes the address table, whose hit is PREFIX_ADDR, unless it is empty or
- * (exact mode) the address summary's bit for @addr's /16 (IPv4) or hashed
- * /32 (IPv6) is clear; then, unless the prefix summary's bit is clear,
- * searches the lengths from the root of their tree (see the top of this
- * file), skipping the empty tables. Lock-free: call inside
- * rcu_read_lock(). A member present throughout the call is found, across
- * updates, table growth and summary updates.
+ * Reads @addr's head word (summary.h) first. Probes the address table,
+ * whose hit is PREFIX_ADDR, unless it is empty or (exact mode) no address
+ * lies in @addr's /16 (IPv6: in a /32 with its hashed bit). Then a /0, or
+ * the member up to /16 that the head word names, answers; else the
+ * search over the lengths starts where the head word allows: at the root
+ * of their tree if a member of /32 or longer may cover @addr (IPv6), at
+ * that of /17../31 if one of those lies in its /16, or nowhere. Empty
+ * tables cost no probe. Lock-free: call inside rcu_read_lock(). A member
+ * present throughout the call is found, across updates, table growth and
+ * summary updates.
  *
  * Return: PREFIX_ADDR, PREFIX_PREFIX or PREFIX_MISS.
  */
 enum prefix_hit prefix_set_match(const struct prefix_set *s, const u8 *addr,
 				 u32 *tag)
 {
-	u32 k = prefix_sum_key_of(s->addr_len, addr), m, half, v, zero;
+	u32 h = prefix_sum_head(&s->sum, addr), m, half, v, zero;
 	u32 key[4];
 	const struct cuckoo *t;
 	u64 used[2];
 
 	*tag = 0;
 	if (READ_ONCE(s->addrs_any) &&
-	    (!s->addrs_known || prefix_sum_maybe(&s->sum_addr, k)) &&
-	    (s->addrs_known ? cuckoo_lookup(s->addrs, addr, tag) :
-			    cuckoo_contains(s->addrs, addr)))
+	    (s->addrs_known ?
+	     (h & PREFIX_HEAD_ADDRS) &&
+	     (s->addr_len == 4 ||
+	      prefix_sum_hashed(&s->sum, PREFIX_CLASS_ADDRS, addr)) &&
+	     cuckoo_lookup(s->addrs, addr, tag) :
+	     cuckoo_contains(s->addrs, addr)))
 		return PREFIX_ADDR;
 	zero = READ_ONCE(s->zero);
 	if (zero) {
 		*tag = zero - 1;
 		return PREFIX_PREFIX;
 	}
-	if (!prefix_sum_maybe(&s->sum_pfx, k))
+	if (h & PREFIX_HEAD_BEST) {
+		*tag = PREFIX_HEAD_TAG(h);
+		return PREFIX_PREFIX;
+	}
+	if ((h & PREFIX_HEAD_DEEP) &&
+	    prefix_sum_hashed(&s->sum, PREFIX_CLASS_DEEP, addr))
+		m = s->bits / 2;
+	else if (h & PREFIX_HEAD_MID)
+		m = PREFIX_MID_ROOT;
+	else
 		return PREFIX_MISS;
 	used[0] = READ_ONCE(s->used[0]);
 	used[1] = READ_ONCE(s->used[1]);
 	/* pairs with the smp_wmb() of prefix_add() */
 	smp_rmb();
-	for (m = s->bits / 2;;) {
+	for (;;) {
 		bool hit = false;
 
 		half = prefix_lowbit(m) / 2;
@@ -883,13 +933,16 @@ void prefix_set_get_stats(const struct prefix_set *s, struct prefix_stats *st)
 	st->prefixes = s->nprefixes;
 	/* the /0 member is a flag, not an entry */
 	st->markers = s->entries - (s->nprefixes - s->hist[0]);
-	/* the address table, then one per level of the tree of lengths */
-	for (st->probes = 1; 1U << (st->probes - 1) < s->bits; st->probes++)
-		;
-	/* sizeof(*s) holds the summary bitmaps */
+	/*
+	 * The address table, then one per level of the tree of lengths from
+	 * where a search starts: the root (IPv6), or that of /17../31.
+	 */
+	for (st->probes = 1, m = s->bits > 32 ? s->bits : PREFIX_SUM_SHIFT;
+	     m > 1; m /= 2)
+		st->probes++;
+	/* sizeof(*s) holds the head words and hashed bits */
 	st->memory_bytes = sizeof(*s) + st->addrs.memory_bytes;
-	st->memory_bytes += prefix_sum_bytes(&s->sum_pfx) +
-			    prefix_sum_bytes(&s->sum_addr);
+	st->memory_bytes += prefix_sum_bytes(&s->sum);
 	for (m = 0; m < s->bits; m++) {
 		if (s->hist[m])
 			st->lengths++;
@@ -1042,7 +1095,6 @@ void prefix_set_destroy(struct prefix_set *s)
 		ordered_free(&s->idx[m]);
 	}
 	cuckoo_destroy(s->addrs);
-	prefix_sum_free(&s->sum_pfx);
-	prefix_sum_free(&s->sum_addr);
+	prefix_sum_free(&s->sum);
 	kvfree(s);
 }

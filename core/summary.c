@@ -1,105 +1,151 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A prefix set's summaries (see summary.h): a bit per /16 (IPv4) or hashed
- * /32 (IPv6), counted per key by the writer.
+ * A prefix set's summary (see summary.h): head words per /16, hashed bits
+ * per /32 (IPv6), and the writer's counts behind them.
  *
- * Invariant: a summary's count[k] counts its members that intersect key k
- * (IPv6 prefixes shorter than /16 in its all instead), and its bit k is set
- * iff count[k] is nonzero, except briefly: a bit is set before the member's
- * entries are published (prefix_sum_get()) and cleared after they are gone
- * (prefix_sum_put(), prefix_sum_reset()), so a reader finding a bit clear
- * could not have found a member there.
+ * Invariant: count[c][k] counts the members of class c in /16 k, and the
+ * flag of c in head[k] is set iff it is nonzero (hcount, hashed: the same
+ * per hashed /32), except briefly: a flag is set before the member's
+ * entries are published (prefix_sum_get()) and cleared after they are
+ * gone (prefix_sum_put(), prefix_sum_reset()), so a reader finding it
+ * clear could not have found a member there. The name in head[k] is the
+ * longest member of length 1..16 covering k (prefix_sum_name()).
  */
 #include "summary.h"
 
-/*
- * Counts (@addr, @len) in (@add) or out of the summary: every summary key
- * it intersects, or its all. A bit goes up with its first member and down
- * with its last.
- */
-static void prefix_sum_update(struct prefix_summary *sum, u32 alen,
-			      const u8 *addr, u32 len, bool add)
+/* Counts @addr in (@add) or out of @c's counts; flags follow zero. */
+static void prefix_sum_update(struct prefix_summary *sum, int c,
+			      const u8 *addr, bool add)
 {
-	u32 slen = alen == 4 ? 16 : 32, v = 0, i, k, *word;
-	u64 j, n = 1;
+	u32 k = prefix_sum_slot(addr), flag = PREFIX_HEAD_FLAG(c), *word;
 
-	if (len < slen && slen - len > PREFIX_SUM_SHIFT) {
-		WRITE_ONCE(sum->all, sum->all + (add ? 1 : -1));
+	if (add && !sum->count[c][k]++)
+		WRITE_ONCE(sum->head[k], sum->head[k] | flag);
+	else if (!add && !--sum->count[c][k])
+		WRITE_ONCE(sum->head[k], sum->head[k] & ~flag);
+	if (!sum->hcount[c])
 		return;
-	}
-	for (i = 0; i < slen / 8; i++)
-		v = v << 8 | addr[i];
-	if (len < slen)
-		n = 1ULL << (slen - len);
-	/* the bits of @v beyond @len are zero: v + j walks the prefix */
-	for (j = 0; j < n; j++) {
-		k = prefix_sum_key(alen, v + (u32)j);
-		word = &sum->bits[k / 32];
-		if (add && !sum->count[k]++)
-			WRITE_ONCE(*word, *word | 1U << (k % 32));
-		else if (!add && !--sum->count[k])
-			WRITE_ONCE(*word, *word & ~(1U << (k % 32)));
-	}
+	k = prefix_sum_hkey(addr);
+	word = &sum->hashed[c][k / 32];
+	if (add && !sum->hcount[c][k]++)
+		WRITE_ONCE(*word, *word | 1U << (k % 32));
+	else if (!add && !--sum->hcount[c][k])
+		WRITE_ONCE(*word, *word & ~(1U << (k % 32)));
 }
 
-/* Allocates @sum's counts: 0, -EDQUOT or -ENOMEM, nothing changed. */
-int prefix_sum_prepare(struct prefix_summary *sum)
+/*
+ * Allocates the counts of class @c (negative: none, nothing to do): 0,
+ * -EDQUOT or -ENOMEM, nothing changed.
+ */
+int prefix_sum_prepare(struct prefix_summary *sum, u32 alen, int c)
 {
-	u32 *count;
+	bool hashed = alen == 16 && c != PREFIX_CLASS_MID;
+	u32 *count, *hcount = NULL;
 
-	if (!sum || sum->count)
+	if (c < 0 || sum->count[c])
 		return 0;
 	count = cuckoo_mem_zalloc(PREFIX_SUM_COUNT_BYTES);
 	if (IS_ERR(count))
 		return PTR_ERR(count);
-	sum->count = count;
+	if (hashed) {
+		hcount = cuckoo_mem_zalloc(PREFIX_SUM_COUNT_BYTES);
+		if (IS_ERR(hcount)) {
+			cuckoo_mem_free(count, PREFIX_SUM_COUNT_BYTES);
+			return PTR_ERR(hcount);
+		}
+	}
+	sum->count[c] = count;
+	sum->hcount[c] = hcount;
 	return 0;
 }
 
-/* Counts a member about to be published: call before any reader can see it. */
-void prefix_sum_get(struct prefix_summary *sum, u32 alen, const u8 *addr,
-		    u32 len)
+/*
+ * Counts a member of class @c (prepared; negative: none) about to be
+ * published: call before any reader can see it.
+ */
+void prefix_sum_get(struct prefix_summary *sum, int c, const u8 *addr)
 {
-	if (!sum)
+	if (c < 0)
 		return;
-	prefix_sum_update(sum, alen, addr, len, true);
-	/* the bits before the member's entries (see prefix_sum_maybe()) */
+	prefix_sum_update(sum, c, addr, true);
+	/* the flag before the member's entries (see prefix_sum_head()) */
 	smp_wmb();
 }
 
-/* Uncounts a member gone from every table a reader can reach. */
-void prefix_sum_put(struct prefix_summary *sum, u32 alen, const u8 *addr,
-		    u32 len)
+/* Uncounts a member of class @c gone from every table a reader can reach. */
+void prefix_sum_put(struct prefix_summary *sum, int c, const u8 *addr)
 {
-	if (!sum)
+	if (c < 0)
 		return;
-	/* the member's entries gone before its bits go */
+	/* the member's entries gone before its flag goes */
 	smp_wmb();
-	prefix_sum_update(sum, alen, addr, len, false);
+	prefix_sum_update(sum, c, addr, false);
 }
 
-/* Empties @sum once every member it counts is gone. */
+/**
+ * prefix_sum_name() - name a member of length 1..16 in the head words
+ * @sum: the summary
+ * @addr: the member's address
+ * @len: its length, 1..16
+ * @name: PREFIX_HEAD_NAME() of the member to name, or 0 for none
+ * @insert: true: the member @name is new, and the /16s under it that name
+ *	a shorter one name it instead; false: the /16s under it that name
+ *	the member of length @len (it) name @name instead (its new tag, or
+ *	the next best as it goes)
+ */
+void prefix_sum_name(struct prefix_summary *sum, const u8 *addr, u32 len,
+		     u32 name, bool insert)
+{
+	u32 first = prefix_sum_slot(addr), k, h, best;
+
+	for (k = first; k < first + (1U << (PREFIX_SUM_SHIFT - len)); k++) {
+		h = sum->head[k];
+		best = h & PREFIX_HEAD_BEST;
+		if (insert ? best >= len + 1 : best != len + 1)
+			continue;
+		WRITE_ONCE(sum->head[k], (h & ~PREFIX_HEAD_NAMES) | name);
+	}
+}
+
+/* Empties @sum once every member it counts is gone from the tables. */
 void prefix_sum_reset(struct prefix_summary *sum)
 {
-	u32 i;
+	u32 k, c;
 
-	/* the tables emptied before the bits go (see prefix_sum_put()) */
+	/* the tables emptied before the flags go (see prefix_sum_put()) */
 	smp_wmb();
-	for (i = 0; i < PREFIX_SUM_WORDS; i++)
-		WRITE_ONCE(sum->bits[i], 0);
-	WRITE_ONCE(sum->all, 0);
-	if (sum->count)
-		memset(sum->count, 0, PREFIX_SUM_KEYS * sizeof(*sum->count));
+	for (k = 0; k < PREFIX_SUM_KEYS; k++)
+		WRITE_ONCE(sum->head[k], 0);
+	for (c = 0; c < PREFIX_CLASSES; c++) {
+		for (k = 0; k < PREFIX_SUM_WORDS; k++)
+			WRITE_ONCE(sum->hashed[c][k], 0);
+		if (sum->count[c])
+			memset(sum->count[c], 0, PREFIX_SUM_COUNT_BYTES);
+		if (sum->hcount[c])
+			memset(sum->hcount[c], 0, PREFIX_SUM_COUNT_BYTES);
+	}
 }
 
-/* The bytes of @sum's counts (its bitmap is in the set). */
+/* The bytes of @sum's counts (its head words and bits are in the set). */
 u64 prefix_sum_bytes(const struct prefix_summary *sum)
 {
-	return sum->count ? PREFIX_SUM_COUNT_BYTES : 0;
+	u64 n = 0;
+	u32 c;
+
+	for (c = 0; c < PREFIX_CLASSES; c++)
+		n += (!!sum->count[c] + !!sum->hcount[c]) *
+		     PREFIX_SUM_COUNT_BYTES;
+	return n;
 }
 
 void prefix_sum_free(struct prefix_summary *sum)
 {
-	cuckoo_mem_free(sum->count, PREFIX_SUM_COUNT_BYTES);
-	sum->count = NULL;
+	u32 c;
+
+	for (c = 0; c < PREFIX_CLASSES; c++) {
+		cuckoo_mem_free(sum->count[c], PREFIX_SUM_COUNT_BYTES);
+		cuckoo_mem_free(sum->hcount[c], PREFIX_SUM_COUNT_BYTES);
+		sum->count[c] = NULL;
+		sum->hcount[c] = NULL;
+	}
 }

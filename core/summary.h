@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The summaries of a prefix set (prefix.c): a bitmap that answers most
- * misses with one load, before any table is probed. Readers test a bit
- * (inline here, in the lookup); writers count members in and out.
+ * The summary of a prefix set (prefix.c): what a lookup reads before any
+ * table. Readers read it inline here, in the lookup; the writer keeps it.
  *
  * Plain C, built into the module and into the host tests (cuckoo_env.h).
  */
@@ -10,79 +9,116 @@
 #define CFILTER_SUMMARY_H
 
 #include "cuckoo_env.h"
+#include "prefix.h"
 
 /*
- * A summary: one bit per /16 (IPv4) or per hashed /32 (IPv6), set iff a
- * member the summary counts intersects that /16 (or a /32 hashing to it).
- * A clear bit spares the tables it summarises a probe. An IPv6 prefix
- * shorter than /16 would set 2^16 or more bits: it is counted in the
- * summary's all instead, which sets them all. Addresses and prefixes have
- * a summary each, so that a packet covered by a prefix does not probe the
- * address table first unless an address shares its /16 (and the other
- * way round).
+ * A head word per /16 (the first 16 bits of an address, either family):
+ * - the longest member of length 1..16 covering the /16, as length + 1
+ *   (0: none), and its tag: a lookup it names answers with no probe;
+ * - which longer members lie inside the /16, a flag per class (below): a
+ *   lookup probes only the tables a flag sends it to, so most misses cost
+ *   one load.
+ * IPv6 addresses and prefixes of /32 and longer also set a bit per hashed
+ * /32, tested after their flag: inside a populated /16 they are still
+ * sparse. Prefixes shorter than /32 never set these bits, so that a few
+ * short ones cannot fill them.
  */
 #define PREFIX_SUM_SHIFT	16
 #define PREFIX_SUM_KEYS		BIT_ULL(PREFIX_SUM_SHIFT)
 #define PREFIX_SUM_WORDS	(PREFIX_SUM_KEYS / 32)
-/* hash_32()'s multiplier: spreads the /32s of a prefix over the bits */
+/* hash_32()'s multiplier: spreads /32s over the hashed bits */
 #define PREFIX_SUM_HASH		0x61c88647U
 #define PREFIX_SUM_COUNT_BYTES	(PREFIX_SUM_KEYS * sizeof(u32))
 
-/**
- * struct prefix_summary - which /16s (hashed /32s) hold members
- * @bits: bit k of word k / 32 for key k; set before the member it counts is
- *	published, cleared only after the last member it counts is gone
- * @all: members counted in every bit (IPv6, shorter than /16)
- * @count: per key, the members counted there (allocated at the first
- *	insert: an unused set stays small); the writer's
- */
-struct prefix_summary {
-	u32 bits[PREFIX_SUM_WORDS];
-	u32 all;
-	u32 *count;
+/* What a head word holds. */
+#define PREFIX_HEAD_BEST	0x1fU
+#define PREFIX_HEAD_TAG_SHIFT	5
+#define PREFIX_HEAD_TAG(h)	((h) >> PREFIX_HEAD_TAG_SHIFT &		\
+				 ((1U << PREFIX_TAG_BITS) - 1))
+#define PREFIX_HEAD_NAME(len, tag)					\
+	(((u32)(len) + 1) | (u32)(tag) << PREFIX_HEAD_TAG_SHIFT)
+/* the name: best and tag */
+#define PREFIX_HEAD_NAMES	((1U << (PREFIX_HEAD_TAG_SHIFT + PREFIX_TAG_BITS)) - 1)
+#define PREFIX_HEAD_FLAG(c)	(1U << (13 + (c)))
+
+/* The classes of members longer than /16, each with its flag. */
+enum prefix_class {
+	PREFIX_CLASS_ADDRS,	/* full length (exact mode only) */
+	PREFIX_CLASS_MID,	/* /17 to /31 */
+	PREFIX_CLASS_DEEP,	/* IPv6: /32 to /127 */
+	PREFIX_CLASSES,
 };
 
-/* Summary key of the /16 (IPv4) or /32 (IPv6) whose first bits are @v. */
-static __always_inline u32 prefix_sum_key(u32 alen, u32 v)
-{
-	return alen == 4 ? v : (v * PREFIX_SUM_HASH) >> (32 - PREFIX_SUM_SHIFT);
-}
+#define PREFIX_HEAD_ADDRS	PREFIX_HEAD_FLAG(PREFIX_CLASS_ADDRS)
+#define PREFIX_HEAD_MID		PREFIX_HEAD_FLAG(PREFIX_CLASS_MID)
+#define PREFIX_HEAD_DEEP	PREFIX_HEAD_FLAG(PREFIX_CLASS_DEEP)
 
-/* The summary key of @addr. */
-static __always_inline u32 prefix_sum_key_of(u32 alen, const u8 *addr)
-{
-	u32 v;
-
-	if (alen == 4)
-		v = (u32)addr[0] << 8 | addr[1];
-	else
-		v = (u32)addr[0] << 24 | (u32)addr[1] << 16 |
-		    (u32)addr[2] << 8 | addr[3];
-	return prefix_sum_key(alen, v);
-}
-
-/*
- * Reader: may a member of @sum cover the address of summary key @k? False
- * only if none intersects its /16 (IPv4) or its /32's bit (IPv6).
+/**
+ * struct prefix_summary - the head words and hashed bits of a set
+ * @head: per /16; a flag is set before the first member it counts is
+ *	published and cleared after the last is gone; a name is set after
+ *	its member is published and taken off before it goes
+ * @hashed: IPv6, per class but MID: a bit per hashed /32, set and cleared
+ *	like a flag
+ * @count: the writer's: per class, members in each /16 (allocated at the
+ *	class's first member: an unused set stays small)
+ * @hcount: the writer's: per class, members in each hashed /32 (IPv6)
  */
-static __always_inline bool prefix_sum_maybe(const struct prefix_summary *sum,
-					     u32 k)
+struct prefix_summary {
+	u16 head[PREFIX_SUM_KEYS];
+	u32 hashed[PREFIX_CLASSES][PREFIX_SUM_WORDS];
+	u32 *count[PREFIX_CLASSES];
+	u32 *hcount[PREFIX_CLASSES];
+};
+
+/* The /16 of @addr: its head word's index. */
+static __always_inline u32 prefix_sum_slot(const u8 *addr)
 {
-	u32 w = READ_ONCE(sum->bits[k / 32]), all = READ_ONCE(sum->all);
+	return (u32)addr[0] << 8 | addr[1];
+}
+
+/* The hashed /32 of an IPv6 @addr: its bit's index. */
+static __always_inline u32 prefix_sum_hkey(const u8 *addr)
+{
+	u32 v = (u32)addr[0] << 24 | (u32)addr[1] << 16 |
+		(u32)addr[2] << 8 | addr[3];
+
+	return (v * PREFIX_SUM_HASH) >> (32 - PREFIX_SUM_SHIFT);
+}
+
+/* Reader: the head word of @addr's /16. */
+static __always_inline u32 prefix_sum_head(const struct prefix_summary *sum,
+					   const u8 *addr)
+{
+	u32 h = READ_ONCE(sum->head[prefix_sum_slot(addr)]);
 
 	/*
 	 * Pairs with the smp_wmb() of prefix_sum_get(): a member this
-	 * lookup's probes find had its bit set before it was published.
+	 * lookup's probes find had its flag set before it was published.
 	 */
 	smp_rmb();
-	return (w >> (k % 32)) & 1 || all;
+	return h;
 }
 
-int prefix_sum_prepare(struct prefix_summary *sum);
-void prefix_sum_get(struct prefix_summary *sum, u32 alen, const u8 *addr,
-		    u32 len);
-void prefix_sum_put(struct prefix_summary *sum, u32 alen, const u8 *addr,
-		    u32 len);
+/*
+ * Reader, IPv6: may a member of class @c lie in @addr's /32? False only if
+ * none lies in a /32 with its hashed bit.
+ */
+static __always_inline bool prefix_sum_hashed(const struct prefix_summary *sum,
+					      u32 c, const u8 *addr)
+{
+	u32 k = prefix_sum_hkey(addr), w = READ_ONCE(sum->hashed[c][k / 32]);
+
+	/* as for the head word: pairs with prefix_sum_get()'s smp_wmb() */
+	smp_rmb();
+	return (w >> (k % 32)) & 1;
+}
+
+int prefix_sum_prepare(struct prefix_summary *sum, u32 alen, int c);
+void prefix_sum_get(struct prefix_summary *sum, int c, const u8 *addr);
+void prefix_sum_put(struct prefix_summary *sum, int c, const u8 *addr);
+void prefix_sum_name(struct prefix_summary *sum, const u8 *addr, u32 len,
+		     u32 name, bool insert);
 void prefix_sum_reset(struct prefix_summary *sum);
 u64 prefix_sum_bytes(const struct prefix_summary *sum);
 void prefix_sum_free(struct prefix_summary *sum);

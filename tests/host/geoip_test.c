@@ -504,8 +504,9 @@ static void check_structure(struct __test_metadata *_metadata,
 		to_bytes(self->pl.p[n].addr, a, self->pl.alen);
 		ref_add(&r, a, self->pl.p[n].len, 0);
 	}
-	bad = prefix_check_set(self->s, &r);
-	NOTE("structure checked in %.1f s: %llu violations%s%s\n", now() - t0,
+	bad = prefix_check_set(self->s, &r) +
+	      prefix_check_summary(self->s, &r);
+	NOTE("structure and summary checked in %.1f s: %llu violations%s%s\n", now() - t0,
 	     (unsigned long long)bad, bad ? ", first: " : "", check_why);
 	ref_free(&r);
 	ASSERT_EQ(0U, bad);

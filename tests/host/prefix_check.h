@@ -266,6 +266,7 @@ static const char *check_show(const u8 *a, u32 alen, u32 len)
  * - counts, histogram, used bits, /0 flag and stats agree;
  * - in exact mode, the address table holds exactly the reference's
  *   addresses with their tags.
+ * The summary has a check of its own (prefix_check_summary()), dearer.
  */
 static inline u64 prefix_check_set(const struct prefix_set *s,
 				   const struct ref *r)
@@ -427,7 +428,7 @@ static inline u64 prefix_check_set(const struct prefix_set *s,
 	if (st.lengths != lengths)
 		bad += check_fail("stats: lengths %u, found %u", st.lengths,
 				  lengths);
-	if (st.probes != (s->bits == 32 ? 6U : 8U))
+	if (st.probes != (s->bits == 32 ? 5U : 8U))
 		bad += check_fail("stats: probes %u", st.probes);
 	if (st.addrs.count != s->naddrs || (exact && s->naddrs != addrs))
 		bad += check_fail("addresses %llu, members %llu",
@@ -438,81 +439,84 @@ static inline u64 prefix_check_set(const struct prefix_set *s,
 	return bad;
 }
 
-/* Is summary bit @k set? */
-static inline bool sum_bit_of(const struct prefix_summary *sum, u32 k)
+/* The head word of /16 @k. */
+static inline u32 head_of(const struct prefix_set *s, u32 k)
 {
-	return (sum->bits[k / 32] >> (k % 32)) & 1;
+	return s->sum.head[k];
 }
 
-static inline u32 sum_count_of(const struct prefix_summary *sum, u32 k)
+/* Is hashed bit @k of class @c set? */
+static inline bool hashed_bit_of(const struct prefix_set *s, u32 c, u32 k)
 {
-	return sum->count ? sum->count[k] : 0;
+	return (s->sum.hashed[c][k / 32] >> (k % 32)) & 1;
 }
 
-/*
- * Counts in @want[k] the members of @r that intersect summary key k,
- * computed from the /16s (IPv4) or /32s (IPv6) each covers, and sets bit
- * k of @wbits for each; members too short for that go to *@all.
- * Full-length members if @addrs, else the shorter ones.
- */
-static inline void sum_expect(const struct ref *r, bool addrs, u32 *want,
-			      u32 *wbits, u32 *all)
+static inline u32 sum_count_of(const u32 *count, u32 k)
 {
-	u32 alen = r->alen, slen = alen == 4 ? 16 : 32, i, first, v, k;
-	u64 j, span;
-
-	memset(want, 0, PREFIX_SUM_COUNT_BYTES);
-	memset(wbits, 0, PREFIX_SUM_WORDS * sizeof(*wbits));
-	*all = 0;
-	for (i = 0; i < r->n; i++) {
-		const struct ref_member *m = &r->m[i];
-
-		if ((m->len == r->bits) != addrs)
-			continue;
-		if (m->len + 16 < slen) {
-			(*all)++;
-			continue;
-		}
-		first = alen == 4 ? (u32)m->a[0] << 8 | m->a[1] :
-			(u32)m->a[0] << 24 | m->a[1] << 16 | m->a[2] << 8 |
-			m->a[3];
-		span = m->len >= slen ? 1 : 1ULL << (slen - m->len);
-		for (j = 0; j < span; j++) {
-			v = first + (u32)j;
-			k = alen == 4 ? v : prefix_sum_key(16, v);
-			want[k]++;
-			wbits[k / 32] |= 1U << (k % 32);
-		}
-	}
+	return count ? count[k] : 0;
 }
 
-/* 0 if @sum has exactly the bits, counts and all expected. */
-static inline u32 sum_diff_one(const struct prefix_summary *sum,
-			       const u32 *want, const u32 *wbits, u32 all)
+/* 0 if @have (NULL: all zero) holds exactly @want. */
+static inline u32 sum_counts_diff(const u32 *have, const u32 *want)
 {
 	static u32 zeros[PREFIX_SUM_KEYS];
 
-	return (sum->all != all) +
-	       !!memcmp(sum->bits, wbits, sizeof(sum->bits)) +
-	       !!memcmp(sum->count ? sum->count : zeros, want,
-			PREFIX_SUM_COUNT_BYTES);
+	return !!memcmp(have ? have : zeros, want, PREFIX_SUM_COUNT_BYTES);
 }
 
 /*
- * Both summaries of @s against @r: the prefix one counts the prefixes,
- * the address one the addresses (exact mode) or nothing. 0: exact.
+ * The summary of @s against @r, computed from the members: each /16's
+ * name (the longest member up to /16 covering it, with its tag), its
+ * flags and counts per class (addresses only if @s knows them), and
+ * (IPv6) the hashed bits and counts. 0: exact.
  */
 static inline u32 prefix_check_summary(const struct prefix_set *s,
 					const struct ref *r)
 {
-	static u32 want[PREFIX_SUM_KEYS], wbits[PREFIX_SUM_WORDS];
-	static const struct ref none;
-	u32 all, bad;
+	static u32 want[PREFIX_CLASSES][PREFIX_SUM_KEYS];
+	static u32 hwant[PREFIX_CLASSES][PREFIX_SUM_KEYS];
+	static u16 head[PREFIX_SUM_KEYS];
+	u32 i, c, k, first, bad = 0;
 
-	sum_expect(r, false, want, wbits, &all);
-	bad = sum_diff_one(&s->sum_pfx, want, wbits, all);
-	sum_expect(s->addrs_known ? r : &none, true, want, wbits, &all);
-	return bad + sum_diff_one(&s->sum_addr, want, wbits, all);
+	memset(want, 0, sizeof(want));
+	memset(hwant, 0, sizeof(hwant));
+	memset(head, 0, sizeof(head));
+	for (i = 0; i < r->n; i++) {
+		const struct ref_member *m = &r->m[i];
+
+		first = (u32)m->a[0] << 8 | m->a[1];
+		if (!m->len)
+			continue;	/* the /0 is a flag of its own */
+		if (m->len <= 16) {
+			for (k = first; k < first + (1U << (16 - m->len)); k++)
+				if ((head[k] & PREFIX_HEAD_BEST) < m->len + 1)
+					head[k] = (head[k] &
+						   ~PREFIX_HEAD_NAMES) |
+						  PREFIX_HEAD_NAME(m->len,
+								   m->tag);
+			continue;
+		}
+		if (m->len == r->bits && !s->addrs_known)
+			continue;
+		c = m->len == r->bits ? PREFIX_CLASS_ADDRS :
+		    m->len < 32 ? PREFIX_CLASS_MID : PREFIX_CLASS_DEEP;
+		want[c][first]++;
+		head[first] |= PREFIX_HEAD_FLAG(c);
+		if (r->alen == 16 && c != PREFIX_CLASS_MID)
+			hwant[c][prefix_sum_hkey(m->a)]++;
+	}
+	if (memcmp(s->sum.head, head, sizeof(head)))
+		for (k = 0; k < PREFIX_SUM_KEYS; k++)
+			if (s->sum.head[k] != head[k] && bad++ < 4)
+				check_fail("head of /16 %u: %#x, want %#x", k,
+					   s->sum.head[k], head[k]);
+	for (c = 0; c < PREFIX_CLASSES; c++) {
+		bad += sum_counts_diff(s->sum.count[c], want[c]);
+		bad += sum_counts_diff(s->sum.hcount[c], hwant[c]);
+		for (k = 0; k < PREFIX_SUM_KEYS; k++)
+			bad += hashed_bit_of(s, c, k) != !!hwant[c][k];
+	}
+	return bad;
 }
 
 static u32 dump_rlen;
@@ -525,8 +529,8 @@ static inline int dump_cmp(const void *a, const void *b)
 /*
  * Everything a failed update must leave as it was, position-free: every
  * entry of every table (sorted), the addresses of an exact address table
- * (sorted, with tags), the counters, used bits, /0 flag and both
- * summaries. Not memory: a failed update may leave a table or the
+ * (sorted, with tags), the counters, used bits, /0 flag and the
+ * summary. Not memory: a failed update may leave a table or the
  * summary's counts allocated and empty. malloc()ed; its size in *@size.
  */
 static u8 *prefix_dump(const struct prefix_set *s, size_t *size)
@@ -539,6 +543,7 @@ static u8 *prefix_dump(const struct prefix_set *s, size_t *size)
 	u8 *d = malloc(cap), *addrs;
 	u64 n, na = 0, pos = 0;
 	long k;
+	u32 c;
 
 #define DUMP(p, len)							\
 	do {								\
@@ -577,17 +582,17 @@ static u8 *prefix_dump(const struct prefix_set *s, size_t *size)
 	DUMP(s->count, sizeof(s->count));
 	DUMP(s->hist, sizeof(s->hist));
 	DUMP(&s->entries, sizeof(s->entries));
-	DUMP(s->sum_pfx.bits, sizeof(s->sum_pfx.bits));
-	DUMP(&s->sum_pfx.all, sizeof(s->sum_pfx.all));
-	DUMP(s->sum_addr.bits, sizeof(s->sum_addr.bits));
-	DUMP(&s->sum_addr.all, sizeof(s->sum_addr.all));
+	DUMP(s->sum.head, sizeof(s->sum.head));
+	DUMP(s->sum.hashed, sizeof(s->sum.hashed));
 	/* counts not allocated yet are zeros: a failed insert may leave them */
 	if (!zeros)
 		zeros = calloc(1, PREFIX_SUM_COUNT_BYTES);
-	DUMP(s->sum_pfx.count ? s->sum_pfx.count : zeros,
-	     PREFIX_SUM_COUNT_BYTES);
-	DUMP(s->sum_addr.count ? s->sum_addr.count : zeros,
-	     PREFIX_SUM_COUNT_BYTES);
+	for (c = 0; c < PREFIX_CLASSES; c++) {
+		DUMP(s->sum.count[c] ? s->sum.count[c] : zeros,
+		     PREFIX_SUM_COUNT_BYTES);
+		DUMP(s->sum.hcount[c] ? s->sum.hcount[c] : zeros,
+		     PREFIX_SUM_COUNT_BYTES);
+	}
 #undef DUMP
 	*size = at;
 	return d;

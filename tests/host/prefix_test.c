@@ -144,10 +144,10 @@ static bool set_empty(const struct prefix_set *s)
 	       !st.prefixes && !s->entries && !st.markers && !st.lengths;
 }
 
-/* Is bit @k set in either summary (prefixes, addresses)? */
+/* Does the head word of /16 @k name a member or flag any? */
 static bool sum_bit(const struct prefix_set *s, u32 k)
 {
-	return sum_bit_of(&s->sum_pfx, k) || sum_bit_of(&s->sum_addr, k);
+	return head_of(s, k);
 }
 
 static u32 sum_bits_set(const struct prefix_set *s)
@@ -159,10 +159,13 @@ static u32 sum_bits_set(const struct prefix_set *s)
 	return n;
 }
 
-/* A failed check_set() prints what it found first. */
+/* The structure and the summary; a failure prints what it found first. */
 static u64 check_set(const struct prefix_set *s, const struct ref *r)
 {
 	u64 bad = prefix_check_set(s, r);
+
+	if (prefix_check_summary(s, r))
+		bad += check_fail("summary: head words, hashed bits or counts");
 
 	if (bad)
 		NOTE("%llu violations, first: %s\n", (unsigned long long)bad,
@@ -891,7 +894,7 @@ TEST(compact_address_table)
 	prefix_set_destroy(s);
 }
 
-/* Summary bits: exactly the /16s some member intersects, in any order. */
+/* Head words: exactly the /16s some member intersects, in any order. */
 static const struct {
 	u32 v, len;
 } sum_members4[] = {
@@ -971,16 +974,17 @@ TEST(summary_bits_follow_ipv4_members_exactly)
 			in[k] = true;
 			ASSERT_EQ(0U, sum_check4(s, in));
 		}
-		ASSERT_EQ(PREFIX_SUM_KEYS, sum_bits_set(s));	/* the /0 */
+		/* 10/8, 11/15, 172.16/12, 192.168/16, 198.51/16; not the /0 */
+		ASSERT_EQ(256U + 2 + 16 + 1 + 1, sum_bits_set(s));
 		for (i = 0; i < SUM_N4; i++) {
 			k = del[i];
 			ASSERT_EQ(0, del4(s, sum_members4[k].v,
 					  sum_members4[k].len));
 			in[k] = false;
 			ASSERT_EQ(0U, sum_check4(s, in));
-			/* an address of a /16 whose bit is clear misses */
+			/* an address of a /16 whose word is clear misses */
 			for (k = 0; k < PREFIX_SUM_KEYS; k += 257) {
-				if (sum_bit(s, k))
+				if (sum_bit(s, k) || in[0])
 					continue;
 				ASSERT_EQ(PREFIX_MISS,
 					  match4(s, k << 16 | 0x0101));
@@ -1002,11 +1006,13 @@ TEST(summary_bits_unchanged_by_failed_inserts)
 	ASSERT_NE(NULL, s);
 	/* the first insert allocates the counts: failing changes nothing */
 	cuckoo_host_alloc_budget = 0;
+	ASSERT_EQ(-ENOMEM, add4(s, 0x0a01f000, 20));
 	ASSERT_EQ(-ENOMEM, add4(s, 0x0a000000, 8));
 	cuckoo_host_alloc_budget = -1;
-	ASSERT_EQ(NULL, s->sum_pfx.count);
-	ASSERT_EQ(NULL, s->sum_addr.count);
+	for (i = 0; i < PREFIX_CLASSES; i++)
+		ASSERT_EQ(NULL, s->sum.count[i]);
 	ASSERT_EQ(0U, sum_bits_set(s));
+	ASSERT_EQ(PREFIX_MISS, match4(s, 0x0a01f001));
 	ASSERT_EQ(PREFIX_MISS, match4(s, 0x0a000001));
 	for (i = 0; i < SUM_N4; i++) {
 		ASSERT_EQ(0, add4(s, sum_members4[i].v, sum_members4[i].len));
@@ -1073,54 +1079,116 @@ TEST(summary_compact_mode_counts_prefixes_only)
 	prefix_set_destroy(s);
 }
 
-TEST(summary_ipv6_hashes_slash32s)
+TEST(summary_ipv6_flags_slash16s_and_hashes_long_members)
 {
 	struct prefix_set *s = make(16, 64, 1 << 20, true);
 	u8 a[16] = { 0x20, 0x01, 0x0d, 0xb8 }, b[16] = { 0 };
-	u32 k = prefix_sum_key(16, 0x20010db8), v;
+	u32 k = prefix_sum_hkey(a), tag, probes;
 
 	ASSERT_NE(NULL, s);
-	/* a /32, a /48 inside it and an address: one bit, three counts */
+	/* a /32, a /48 inside it and an address: one /16, one hashed /32 */
 	ASSERT_EQ(0, prefix_set_insert(s, a, 32, 0));
 	a[5] = 0x01;
 	ASSERT_EQ(0, prefix_set_insert(s, a, 48, 0));
 	a[15] = 0x07;
 	ASSERT_EQ(0, prefix_set_insert(s, a, 128, 0));
 	ASSERT_EQ(1U, sum_bits_set(s));
-	ASSERT_TRUE(sum_bit(s, k));
-	/* the prefixes' summary counts two, the addresses' one */
-	ASSERT_EQ(2U, sum_count_of(&s->sum_pfx, k));
-	ASSERT_EQ(1U, sum_count_of(&s->sum_addr, k));
+	ASSERT_EQ(PREFIX_HEAD_DEEP | PREFIX_HEAD_ADDRS, head_of(s, 0x2001));
+	ASSERT_EQ(2U, sum_count_of(s->sum.hcount[PREFIX_CLASS_DEEP], k));
+	ASSERT_EQ(1U, sum_count_of(s->sum.hcount[PREFIX_CLASS_ADDRS], k));
+	/* 2001:db9::1 shares the /16 but not the hashed /32: no probe */
+	b[0] = 0x20;
+	b[1] = 0x01;
+	b[2] = 0x0d;
+	b[3] = 0xb9;
+	b[15] = 1;
+	ASSERT_FALSE(hashed_bit_of(s, PREFIX_CLASS_DEEP, prefix_sum_hkey(b)));
+	ASSERT_EQ(PREFIX_MISS, (int)prefix_match_counted(s, b, &tag, &probes));
+	ASSERT_EQ(0U, probes);
 	ASSERT_EQ(0, prefix_set_delete(s, a, 128));
 	a[15] = 0;
 	ASSERT_EQ(0, prefix_set_delete(s, a, 48));
-	ASSERT_TRUE(sum_bit(s, k));
+	ASSERT_EQ(PREFIX_HEAD_DEEP, head_of(s, 0x2001));
 	a[5] = 0;
 	ASSERT_EQ(0, prefix_set_delete(s, a, 32));
 	ASSERT_EQ(0U, sum_bits_set(s));
-	/* a /20: 4096 /32s, each one's bit set */
+	/* a /20: one flag, no hashed bit: short prefixes fill nothing */
+	memset(b, 0, sizeof(b));
 	b[0] = 0x24;
 	b[1] = 0x00;
 	b[2] = 0xd0;
-	ASSERT_EQ(0, prefix_set_insert(s, b, 20, 0));
-	for (v = 0x2400d000; v < 0x2400e000; v++)
-		ASSERT_TRUE(sum_bit(s, prefix_sum_key(16, v)));
-	ASSERT_GE(4096U, sum_bits_set(s));
-	ASSERT_LT(3500U, sum_bits_set(s));	/* few collisions */
-	/* a /15 would set 2^17 bits: it sets "all" */
+	ASSERT_EQ(0, prefix_set_insert(s, b, 20, 3));
+	ASSERT_EQ(1U, sum_bits_set(s));
+	ASSERT_EQ(PREFIX_HEAD_MID, head_of(s, 0x2400));
+	for (k = 0; k < PREFIX_SUM_KEYS; k++)
+		ASSERT_FALSE(hashed_bit_of(s, PREFIX_CLASS_DEEP, k));
+	/* a /15 names two /16s: its lookups answer with no probe */
 	b[2] = 0;
-	ASSERT_EQ(0, prefix_set_insert(s, b, 15, 0));
-	ASSERT_EQ(1U, s->sum_pfx.all);
+	ASSERT_EQ(0, prefix_set_insert(s, b, 15, 4));
+	ASSERT_EQ(2U, sum_bits_set(s));
+	ASSERT_EQ(PREFIX_HEAD_NAME(15, 4), head_of(s, 0x2401));
+	b[1] = 1;
 	b[4] = 0x99;
-	ASSERT_EQ(PREFIX_PREFIX, match(s, b));
+	ASSERT_EQ(PREFIX_PREFIX, (int)prefix_match_counted(s, b, &tag,
+							   &probes));
+	ASSERT_EQ(4U, tag);
+	ASSERT_EQ(0U, probes);
+	/* deleting it names nothing again; the /20 keeps its flag */
+	b[1] = 0;
 	b[4] = 0;
 	ASSERT_EQ(0, prefix_set_delete(s, b, 15));
-	ASSERT_EQ(0U, s->sum_pfx.all);
+	ASSERT_EQ(PREFIX_HEAD_MID, head_of(s, 0x2400));
+	ASSERT_EQ(0U, head_of(s, 0x2401));
 	b[2] = 0xd0;
 	ASSERT_EQ(0, prefix_set_delete(s, b, 20));
 	ASSERT_EQ(0U, sum_bits_set(s));
 	b[0] = 0x26;
 	ASSERT_EQ(PREFIX_MISS, match(s, b));
+	prefix_set_destroy(s);
+}
+
+/*
+ * Head words name the longest member up to /16: a longer one takes over,
+ * and when it goes, or is retagged, the next shorter one is named again.
+ */
+TEST(summary_names_follow_short_members)
+{
+	struct prefix_set *s = make(4, 64, 1 << 20, true);
+	u32 tag, probes;
+	u8 a[16];
+
+	ASSERT_NE(NULL, s);
+	ASSERT_EQ(0, add4t(s, 0x0a000000, 8, 1));
+	ASSERT_EQ(PREFIX_HEAD_NAME(8, 1), head_of(s, 0x0a05));
+	ASSERT_EQ(0, add4t(s, 0x0a040000, 14, 2));
+	ASSERT_EQ(PREFIX_HEAD_NAME(14, 2), head_of(s, 0x0a05));
+	ASSERT_EQ(PREFIX_HEAD_NAME(8, 1), head_of(s, 0x0a08));
+	ASSERT_EQ(0, add4t(s, 0x0a050000, 16, 3));
+	ASSERT_EQ(0, add4t(s, 0x0a050000, 20, 4));
+	ASSERT_EQ(PREFIX_HEAD_NAME(16, 3) | PREFIX_HEAD_MID,
+		  head_of(s, 0x0a05));
+	ip4(a, 0x0a050001);
+	ASSERT_EQ(PREFIX_PREFIX, (int)prefix_match_counted(s, a, &tag,
+							   &probes));
+	ASSERT_EQ(0U, probes);
+	ASSERT_EQ(3U, tag);
+	ASSERT_EQ(0, retag4(s, 0x0a040000, 14, 5));
+	ASSERT_EQ(PREFIX_HEAD_NAME(14, 5), head_of(s, 0x0a06));
+	ASSERT_EQ(0, del4(s, 0x0a050000, 16));
+	ASSERT_EQ(PREFIX_HEAD_NAME(14, 5) | PREFIX_HEAD_MID,
+		  head_of(s, 0x0a05));
+	ASSERT_EQ(0, del4(s, 0x0a040000, 14));
+	ASSERT_EQ(PREFIX_HEAD_NAME(8, 1) | PREFIX_HEAD_MID,
+		  head_of(s, 0x0a05));
+	ASSERT_EQ(0, del4(s, 0x0a000000, 8));
+	ASSERT_EQ(PREFIX_HEAD_MID, head_of(s, 0x0a05));
+	/* only the /20 now: found from the root of /17../31 */
+	ASSERT_EQ(PREFIX_PREFIX, (int)prefix_match_counted(s, a, &tag,
+							   &probes));
+	ASSERT_EQ(4U, tag);
+	ASSERT_LE(1U, probes);
+	ip4(a, 0x0a051001);
+	ASSERT_EQ(PREFIX_MISS, match(s, a));
 	prefix_set_destroy(s);
 }
 
@@ -1338,19 +1406,20 @@ TEST(random_sets_of_every_length_mix_match_the_reference)
 
 /*
  * (c) A lookup makes at most 1 + log2(W) probes: the address table and
- * one per level of the tree of lengths, 6 for IPv4 and 8 for IPv6, on
+ * one per level of the tree of lengths it searches (IPv4: /17../31, as
+ * the head words name the members up to /16), 5 for IPv4 and 8 for IPv6, on
  * random and edge addresses of sets with every length. A /31 (/127) and
  * an address in its /16 (/32) make a lookup beside the /31 take them all
  * (address table, then bare markers down to /30, a miss at /31): the
  * count is real.
  */
-TEST(probes_per_lookup_are_at_most_6_ipv4_8_ipv6)
+TEST(probes_per_lookup_are_at_most_5_ipv4_8_ipv6)
 {
 	u32 alen;
 
 	for (alen = 4; alen <= 16; alen += 12) {
 		struct prefix_set *s = make(alen, 64, 1 << 20, true);
-		u32 bits = 8 * alen, most = 0, want = alen == 4 ? 6 : 8;
+		u32 bits = 8 * alen, most = 0, want = alen == 4 ? 5 : 8;
 		u32 tag, probes, k, mix;
 		u8 a[16] = { 0 };
 		struct ref r;
@@ -1587,18 +1656,18 @@ TEST(readers_never_miss_during_updates)
 		free16 = stable_addr(i, 0) + 0x50000;
 		v = free16 | (i & 0xf) << 12;
 		ASSERT_EQ(0, add4(shared, v, 20));
-		flips += sum_bit_of(&shared->sum_pfx, free16 >> 16);
+		flips += !!(head_of(shared, free16 >> 16) & PREFIX_HEAD_MID);
 		ASSERT_EQ(0, del4(shared, v, 20));
-		flips += !sum_bit_of(&shared->sum_pfx, free16 >> 16);
+		flips += !(head_of(shared, free16 >> 16) & PREFIX_HEAD_MID);
 		if (!(i % 16)) {
 			ASSERT_EQ(0, add4(shared, 0x0a000000, 8));
 			ASSERT_EQ(0, del4(shared, 0x0a000000, 8));
 		}
 		v = stable_addr(i, 0xc807);
 		ASSERT_EQ(0, add4(shared, v, 32));
-		flips += sum_bit_of(&shared->sum_addr, v >> 16);
+		flips += !!(head_of(shared, v >> 16) & PREFIX_HEAD_ADDRS);
 		ASSERT_EQ(0, del4(shared, v, 32));
-		flips += !sum_bit_of(&shared->sum_addr, v >> 16);
+		flips += !(head_of(shared, v >> 16) & PREFIX_HEAD_ADDRS);
 	}
 	__atomic_store_n(&stop_readers, 1, __ATOMIC_RELAXED);
 	for (r = 0; r < READERS; r++)

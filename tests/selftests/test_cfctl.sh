@@ -159,7 +159,7 @@ expect "list: prefixes as ADDR/LEN" 0 -o "dst 198.51.100.0/24" -- "$CFCTL" list
 expect "list: the allow prefix" 0 -o "allow 203.0.113.8/29" -- "$CFCTL" list
 expect "info: the prefixes counted" 0 -- test "$(info_value prefixes)" = 3
 expect "info: a line per type, lengths, markers and probes named" 0 \
-	-o "src4: count 2, prefixes 1, lengths 1, markers 1, probes 6," -- \
+	-o "src4: count 2, prefixes 1, lengths 1, markers 1, probes 5," -- \
 	"$CFCTL" info
 expect "del 203.0.113.0/24: exit 0" 0 -- "$CFCTL" del 203.0.113.0/24
 expect "del 203.0.113.0/24 again: exit 1" 1 -- "$CFCTL" del 203.0.113.0/24
