@@ -840,58 +840,18 @@ bool prefix_set_contains(const struct prefix_set *s, const u8 *addr, u32 len)
 	return cuckoo_lookup(t, key, &v) && PREFIX_BEST(v) == len + 1;
 }
 
-/**
- * prefix_set_match() - does a member cover an address?
- * @s: the set
- * @addr: addr_len bytes, network order
- * @tag: on a hit, the tag of the member that answered
- *
- * Reads @addr's head word (summary.h) first. Probes the address table,
- * whose hit is PREFIX_ADDR, unless it is empty or (exact mode) no address
- * lies in @addr's /16 (IPv6: in a /32 with its hashed bit). Then a /0, or
- * the member up to /16 that the head word names, answers; else the
- * search over the lengths starts where the head word allows: at the root
- * of their tree if a member of /32 or longer may cover @addr (IPv6), at
- * that of /17../31 if one of those lies in its /16, or nowhere. Empty
- * tables cost no probe. Lock-free: call inside rcu_read_lock(). A member
- * present throughout the call is found, across updates, table growth and
- * summary updates.
- *
- * Return: PREFIX_ADDR, PREFIX_PREFIX or PREFIX_MISS.
+/*
+ * The search over the lengths from node @m, where the head word sent it
+ * (see the top of this file). Out of line: the lookups the head word
+ * answers, most of them, need none of its frame.
  */
-enum prefix_hit prefix_set_match(const struct prefix_set *s, const u8 *addr,
-				 u32 *tag)
+static noinline enum prefix_hit prefix_search(const struct prefix_set *s,
+					      const u8 *addr, u32 m, u32 *tag)
 {
-	u32 h = prefix_sum_head(&s->sum, addr), m, half, v, zero;
-	u32 key[4];
 	const struct cuckoo *t;
+	u32 key[4], half, v;
 	u64 used[2];
 
-	*tag = 0;
-	if (READ_ONCE(s->addrs_any) &&
-	    (s->addrs_known ?
-	     (h & PREFIX_HEAD_ADDRS) &&
-	     (s->addr_len == 4 ||
-	      prefix_sum_hashed(&s->sum, PREFIX_CLASS_ADDRS, addr)) &&
-	     cuckoo_lookup(s->addrs, addr, tag) :
-	     cuckoo_contains(s->addrs, addr)))
-		return PREFIX_ADDR;
-	zero = READ_ONCE(s->zero);
-	if (zero) {
-		*tag = zero - 1;
-		return PREFIX_PREFIX;
-	}
-	if (h & PREFIX_HEAD_BEST) {
-		*tag = PREFIX_HEAD_TAG(h);
-		return PREFIX_PREFIX;
-	}
-	if ((h & PREFIX_HEAD_DEEP) &&
-	    prefix_sum_hashed(&s->sum, PREFIX_CLASS_DEEP, addr))
-		m = s->bits / 2;
-	else if (h & PREFIX_HEAD_MID)
-		m = PREFIX_MID_ROOT;
-	else
-		return PREFIX_MISS;
 	used[0] = READ_ONCE(s->used[0]);
 	used[1] = READ_ONCE(s->used[1]);
 	/* pairs with the smp_wmb() of prefix_add() */
@@ -914,6 +874,56 @@ enum prefix_hit prefix_set_match(const struct prefix_set *s, const u8 *addr,
 			return PREFIX_MISS;
 		m = hit ? m + half : m - half;
 	}
+}
+
+/**
+ * prefix_set_match() - does a member cover an address?
+ * @s: the set
+ * @addr: addr_len bytes, network order
+ * @tag: on a hit, the tag of the member that answered
+ *
+ * Reads @addr's head word (summary.h) first. Probes the address table,
+ * whose hit is PREFIX_ADDR, unless it is empty or (exact mode) no address
+ * lies in @addr's /16 (IPv6: in a /32 with its hashed bit). Then a /0, or
+ * the member up to /16 that the head word names, answers; else the
+ * search over the lengths starts where the head word allows: at the root
+ * of their tree if a member of /32 or longer may cover @addr (IPv6), at
+ * that of /17../31 if one of those lies in its /16, or nowhere. Empty
+ * tables cost no probe. Lock-free: call inside rcu_read_lock(). A member
+ * present throughout the call is found, across updates, table growth and
+ * summary updates.
+ *
+ * Return: PREFIX_ADDR, PREFIX_PREFIX or PREFIX_MISS.
+ */
+enum prefix_hit prefix_set_match(const struct prefix_set *s, const u8 *addr,
+				 u32 *tag)
+{
+	u32 h = prefix_sum_head(&s->sum, addr), zero;
+
+	*tag = 0;
+	if (READ_ONCE(s->addrs_any) &&
+	    (s->addrs_known ?
+	     (h & PREFIX_HEAD_ADDRS) &&
+	     (s->addr_len == 4 ||
+	      prefix_sum_hashed(&s->sum, PREFIX_CLASS_ADDRS, addr)) &&
+	     cuckoo_lookup(s->addrs, addr, tag) :
+	     cuckoo_contains(s->addrs, addr)))
+		return PREFIX_ADDR;
+	zero = READ_ONCE(s->zero);
+	if (zero) {
+		*tag = zero - 1;
+		return PREFIX_PREFIX;
+	}
+	if (h & PREFIX_HEAD_BEST) {
+		*tag = PREFIX_HEAD_TAG(h);
+		return PREFIX_PREFIX;
+	}
+	if ((h & PREFIX_HEAD_DEEP) &&
+	    prefix_sum_hashed(&s->sum, PREFIX_CLASS_DEEP, addr))
+		return prefix_search(s, addr, s->bits / 2, tag);
+	if (h & PREFIX_HEAD_MID)
+		return prefix_search(s, addr, PREFIX_MID_ROOT, tag);
+	return PREFIX_MISS;
 }
 
 /**
