@@ -73,13 +73,32 @@ static __always_inline int cfilter_verdict_of(u32 kind, u32 tag)
 		      << CFILTER_VERDICT_SOURCE_SHIFT;
 }
 
+/*
+ * What the flow table of type @flow says about @p's 5-tuple. Out of line,
+ * with its packed key: the packets that never reach it, most of them,
+ * need none of its frame.
+ */
+static noinline int cfilter_flow_block(const struct cfilter_set *s,
+				       const struct cfilter_pkt *p,
+				       unsigned int flow, unsigned int alen)
+{
+	u8 packed[CFILTER_FLOW_LEN(16)];
+	u32 tag = 0;
+
+	cfilter_flow_pack_fields(packed, p->proto, p->saddr, p->daddr, p->sport,
+				 p->dport, alen);
+	/* A compact table keeps no tag: tag stays "default"'s 0. */
+	if (!cuckoo_lookup(s->flow[flow], packed, &tag))
+		return CFILTER_PASS;
+	return cfilter_verdict_of(CFILTER_DROP_FLOW, tag);
+}
+
 /* The would-be verdict of @p in @s, before the allow list. */
 static __always_inline int cfilter_block(const struct cfilter_set *s,
 					 const struct cfilter_pkt *p,
 					 unsigned int alen)
 {
 	unsigned int flow = alen == 16 ? CFILTER_KEY_FLOW6 : CFILTER_KEY_FLOW4;
-	u8 packed[CFILTER_FLOW_LEN(16)];
 	enum prefix_hit hit;
 	u32 tag = 0;
 
@@ -101,12 +120,7 @@ static __always_inline int cfilter_block(const struct cfilter_set *s,
 	if (!(p->flags & CFILTER_PKT_PORTS) ||
 	    !(READ_ONCE(s->types) & BIT(flow)))
 		return CFILTER_PASS;
-	cfilter_flow_pack_fields(packed, p->proto, p->saddr, p->daddr, p->sport,
-				 p->dport, alen);
-	/* A compact table keeps no tag: tag stays "default"'s 0. */
-	if (!cuckoo_lookup(s->flow[flow], packed, &tag))
-		return CFILTER_PASS;
-	return cfilter_verdict_of(CFILTER_DROP_FLOW, tag);
+	return cfilter_flow_block(s, p, flow, alen);
 }
 
 /**
