@@ -13,10 +13,12 @@
 #ifndef CFILTER_KMOD_VERDICT_H
 #define CFILTER_KMOD_VERDICT_H
 
+#include <linux/build_bug.h>
 #include <linux/compiler.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/limits.h>
+#include <linux/string.h>
 #include <linux/types.h>
 #include <uapi/linux/cfilter.h>
 
@@ -25,17 +27,26 @@
 #include "prefix.h"
 #include "set.h"
 
+/* The bits of @a beyond an IPv4 address (@alen 4), ORed; 0 for IPv6. */
+static __always_inline u32 cfilter_addr_tail(const u8 *a, unsigned int alen)
+{
+	u32 w[4];
+
+	/* whole words: a byte loop here was most of an IPv4 miss's cost */
+	memcpy(w, a, sizeof(w));
+	return alen == 4 ? w[1] | w[2] | w[3] : 0;
+}
+
 /* Can @p be matched? Fields it does not use must be zero, as in keys. */
 static __always_inline bool cfilter_pkt_ok(const struct cfilter_pkt *p,
 					   unsigned int alen)
 {
-	u8 acc = p->pad;
-	unsigned int i;
+	u32 acc = p->pad | cfilter_addr_tail(p->saddr, alen) |
+		  cfilter_addr_tail(p->daddr, alen);
 
+	BUILD_BUG_ON(sizeof(p->saddr) != 16 || sizeof(p->daddr) != 16);
 	if (p->flags & ~(CFILTER_PKT_PORTS | CFILTER_PKT_MATCH_DST))
 		return false;
-	for (i = alen; i < sizeof(p->saddr); i++)
-		acc |= p->saddr[i] | p->daddr[i];
 	if (!(p->flags & CFILTER_PKT_PORTS))
 		return !acc && !p->sport && !p->dport;
 	switch (p->proto) {

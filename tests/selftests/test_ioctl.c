@@ -1181,6 +1181,7 @@ TEST_F(cf, match_verdicts)
 TEST_F(cf, match_bad_requests_are_einval)
 {
 	struct cfilter_match_req mr;
+	unsigned int i;
 
 	memset(&mr, 0, sizeof(mr));
 	mr.pkt.family = 4;
@@ -1195,9 +1196,19 @@ TEST_F(cf, match_bad_requests_are_einval)
 	mr.pkt.family = 5;
 	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_MATCH, &mr));
 	mr.pkt.family = 4;
-	mr.pkt.saddr[4] = 1;	/* past an IPv4 address */
+	/* any bit past an IPv4 address, in the source or the destination */
+	for (i = 4; i < 16; i++) {
+		mr.pkt.saddr[i] = 1U << (i % 8);
+		EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_MATCH, &mr));
+		mr.pkt.saddr[i] = 0;
+		mr.pkt.daddr[i] = 0x80;
+		EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_MATCH, &mr));
+		mr.pkt.daddr[i] = 0;
+	}
+	mr.pkt.pad = 1;
 	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_MATCH, &mr));
-	mr.pkt.saddr[4] = 0;
+	mr.pkt.pad = 0;
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_MATCH, &mr));
 	mr.pkt.flags = 0x80;
 	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_MATCH, &mr));
 	mr.pkt.flags = CFILTER_PKT_PORTS;
