@@ -36,8 +36,12 @@ cd /opt/cfilter/selftests
 . ./params
 ./xdp_bench -n "$PACKETS" -p "$PASSES" \
 	-g geo4.txt -l "$(cat geo4.label)" \
+	-g geo4.txt -l "$(cat geo4.label), misses from elsewhere" \
+	-m geo4-rest.txt -M "$(cat geo4-rest.label)" \
 	-g geo4-all.txt -l "$(cat geo4-all.label)" \
 	-g geo6.txt -l "$(cat geo6.label)" \
+	-g geo6.txt -l "$(cat geo6.label), misses from elsewhere" \
+	-m geo6-rest.txt -M "$(cat geo6-rest.label)" \
 	-g geo6-all.txt -l "$(cat geo6-all.label)" >/tmp/xdp-bench.out
 
 # shellcheck disable=SC2086 # one argument per parameter

@@ -5,9 +5,10 @@
 # programs with the same parser and a BPF hash map, LPM trie or Bloom
 # filter, through BPF_PROG_TEST_RUN in the guest (bench/xdp/xdp_bench, run
 # by scripts/bench-xdp-guest.sh): 100k exact IPv4 addresses; as prefixes,
-# from tor-geoipdb, the IPv4 ranges of BENCH_COUNTRIES and those of every
-# country (each country's merged on its own, as blocking the countries one
-# by one stores them), and the same two for IPv6. The table goes to
+# from tor-geoipdb, the IPv4 ranges of BENCH_COUNTRIES (twice: misses
+# uniform over the address space, then from every other country's ranges)
+# and those of every country (each country's merged on its own, as blocking
+# the countries one by one stores them), and the same three for IPv6. The table goes to
 # bench/xdp-results.txt. KERNEL=6.12 runs it on Debian 13's kernel.
 #
 # Environment: BENCH_COUNTRIES (default "CN RU KR BR IR"), BENCH_PACKETS
@@ -32,20 +33,35 @@ LOG=$STAGE.log
 trap 'rm -rf "$STAGE" "$LOG"' EXIT
 cp bench/xdp/xdp_bench "$STAGE/"
 # Each workload: NAME.txt, its ranges, and NAME.label, what they are.
-# shellcheck disable=SC2086 # one argument per country
-scripts/geoip-ranges.sh $COUNTRIES >"$STAGE/geo4.txt"
-echo "$COUNTRIES" >"$STAGE/geo4.label"
-scripts/geoip-ranges.sh -s all >"$STAGE/geo4-all.txt"
-ncountries=$(awk -F, '!/^#/ && NF == 3 && $3 != "??" { print $3 }' \
-	"${GEOIP_DIR:-/usr/share/tor}/geoip" | sort -u | wc -l)
-echo "all $ncountries countries, each merged on its own" >"$STAGE/geo4-all.label"
-# shellcheck disable=SC2086 # one argument per country
-scripts/geoip-ranges.sh -6 $COUNTRIES >"$STAGE/geo6.txt"
-echo "$COUNTRIES" >"$STAGE/geo6.label"
-scripts/geoip-ranges.sh -6 -s all >"$STAGE/geo6-all.txt"
-ncountries=$(awk -F, '!/^#/ && NF == 3 && $3 != "??" { print $3 }' \
-	"${GEOIP_DIR:-/usr/share/tor}/geoip6" | sort -u | wc -l)
-echo "all $ncountries countries" >"$STAGE/geo6-all.label"
+# The countries of a tor-geoipdb file ($1: geoip or geoip6), one per line.
+countries_of() {
+	awk -F, '!/^#/ && NF == 3 && $3 != "??" { print $3 }' \
+		"${GEOIP_DIR:-/usr/share/tor}/$1" | sort -u
+}
+
+# Per family (4: geoip, 6: geoip6): NAME.txt, the blocked countries' ranges;
+# NAME-rest.txt, every other country's, where the traffic that must pass
+# comes from in a second row; NAME-all.txt, every country's.
+for v in 4 6; do
+	file=geoip
+	flag=
+	[ "$v" = 4 ] || { file=geoip6; flag=-6; }
+	# shellcheck disable=SC2086 # one argument per country
+	scripts/geoip-ranges.sh $flag $COUNTRIES >"$STAGE/geo$v.txt"
+	echo "$COUNTRIES" >"$STAGE/geo$v.label"
+	# shellcheck disable=SC2086 # one line per country
+	rest=$(countries_of $file | grep -vxF "$(printf '%s\n' $COUNTRIES)")
+	# shellcheck disable=SC2086 # one argument per country
+	scripts/geoip-ranges.sh $flag $rest >"$STAGE/geo$v-rest.txt"
+	echo "the $(echo "$rest" | wc -l) other countries" \
+		>"$STAGE/geo$v-rest.label"
+	scripts/geoip-ranges.sh $flag -s all >"$STAGE/geo$v-all.txt"
+	if [ "$v" = 4 ]; then
+		echo "all $(countries_of $file | wc -l) countries, each merged on its own"
+	else
+		echo "all $(countries_of $file | wc -l) countries"
+	fi >"$STAGE/geo$v-all.label"
+done
 printf 'PACKETS=%s\nPASSES=%s\n' "${BENCH_PACKETS:-32768}" \
 	"${BENCH_PASSES:-7}" >"$STAGE/params"
 

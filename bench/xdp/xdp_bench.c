@@ -64,7 +64,7 @@
 #define GOAL_EXACT_MISS	1.2	/* cfilter miss / hash miss, at most */
 #define GOAL_TIMED	1.1	/* timed / permanent entries, at most */
 #define PARSE_ONLY	"parse only (no lookup)"
-#define GEO_MAX		4
+#define GEO_MAX		8
 /* Kernel memory is read again until two reads this far apart agree. */
 #define SETTLE_US	300000
 #define SETTLE_BYTES	(256 << 10)
@@ -77,6 +77,8 @@ typedef unsigned __int128 u128;
 struct geo_opt {
 	const char	*file;
 	const char	*label;
+	const char	*misses;	/* ranges the miss traffic comes from */
+	const char	*miss_label;	/* what they are */
 };
 
 struct opts {
@@ -1030,67 +1032,103 @@ struct geo_traffic {
 	uint8_t		*addr[NTRAFFIC];
 };
 
+/* Where traffic picks its addresses from: ranges, with their weights. */
+struct picker {
+	const struct range	*r;
+	size_t			nr;
+	u128			*cum;
+	u128			total;
+	unsigned int		alen;
+};
+
 /*
- * Hit traffic: IPv4 addresses uniform over the blocked addresses; IPv6 ones
- * from a range picked uniformly, then uniform inside it (uniform over the
- * addresses, every IPv6 hit would come from the few largest prefixes).
- * Miss traffic: uniform over IPv4, or over IPv6's global unicast 2000::/3,
- * outside the ranges. Frames into @w, addresses into @t.
+ * IPv4: uniform over the ranges' addresses; IPv6: a range picked
+ * uniformly, then uniform inside it (uniform over the addresses, every
+ * IPv6 address would come from the few largest ranges).
+ */
+static void picker_init(struct picker *pk, const struct range *r, size_t nr,
+			unsigned int alen)
+{
+	size_t k;
+
+	pk->r = r;
+	pk->nr = nr;
+	pk->alen = alen;
+	pk->cum = xcalloc(nr, sizeof(*pk->cum));
+	pk->total = 0;
+	for (k = 0; k < nr; k++) {
+		pk->total += alen == 4 ? r[k].hi - r[k].lo + 1 : 1;
+		pk->cum[k] = pk->total;
+	}
+}
+
+static u128 pick(const struct picker *pk)
+{
+	u128 x = rnd128() % pk->total, size;
+	size_t lo, hi;
+
+	for (lo = 0, hi = pk->nr - 1; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pk->cum[mid] <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size = pk->r[lo].hi - pk->r[lo].lo + 1;
+	if (pk->alen == 4)
+		return pk->r[lo].lo + (x - (pk->cum[lo] - size));
+	return pk->r[lo].lo + (size ? rnd128() % size : rnd128());
+}
+
+/*
+ * Hit traffic: picked from the ranges (see picker_init()). Miss traffic:
+ * picked the same way from @miss (@nm ranges: other countries', where
+ * traffic that must pass comes from), or, with none, uniform over IPv4 or
+ * over IPv6's global unicast 2000::/3 (mostly space nobody is given);
+ * either way outside the ranges. Frames into @w, addresses into @t.
  */
 static void geo_traffic(struct workload *w, struct geo_traffic *t,
-			const struct range *r, size_t nr, unsigned int alen)
+			const struct range *r, size_t nr,
+			const struct range *miss, size_t nm, unsigned int alen)
 {
-	u128 *cum = xcalloc(nr, sizeof(*cum)), total = 0, x, a, size;
-	size_t k, lo, hi;
+	struct picker hits, misses;
 	unsigned int i, tr;
 	uint8_t *b;
+	u128 a;
 
-	for (k = 0; k < nr; k++) {
-		total += alen == 4 ? r[k].hi - r[k].lo + 1 : 1;
-		cum[k] = total;
-	}
+	picker_init(&hits, r, nr, alen);
+	if (nm)
+		picker_init(&misses, miss, nm, alen);
 	for (tr = 0; tr < NTRAFFIC; tr++) {
 		w->frames[tr] = frames_alloc(w->nframes, w->frame_len);
 		t->addr[tr] = xcalloc(w->nframes, alen);
 	}
 	for (i = 0; i < w->nframes; i++) {
-		x = rnd128() % total;
-		for (lo = 0, hi = nr - 1; lo < hi;) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (cum[mid] <= x)
-				lo = mid + 1;
+		for (tr = 0; tr < NTRAFFIC; tr++) {
+			do {
+				if (tr == HIT)
+					a = pick(&hits);
+				else if (nm)
+					a = pick(&misses);
+				else
+					a = alen == 4 ? (u128)(uint32_t)rnd() :
+					    rnd128() >> 3 | (u128)1 << 125;
+			} while (tr == MISS && in_ranges(r, nr, a));
+			b = t->addr[tr] + (size_t)i * alen;
+			to_bytes(a, alen, b);
+			if (alen == 4)
+				build_frame4(w->frames[tr] +
+					     (size_t)i * w->frame_len,
+					     (uint32_t)a);
 			else
-				hi = mid;
+				build_frame6(w->frames[tr] +
+					     (size_t)i * w->frame_len, b);
 		}
-		size = r[lo].hi - r[lo].lo + 1;
-		if (alen == 4)
-			a = r[lo].lo + (x - (cum[lo] - size));
-		else
-			a = r[lo].lo + (size ? rnd128() % size : rnd128());
-		b = t->addr[HIT] + (size_t)i * alen;
-		to_bytes(a, alen, b);
-		if (alen == 4)
-			build_frame4(w->frames[HIT] + (size_t)i * w->frame_len,
-				     (uint32_t)a);
-		else
-			build_frame6(w->frames[HIT] + (size_t)i * w->frame_len,
-				     b);
-
-		do
-			a = alen == 4 ? (u128)(uint32_t)rnd() :
-			    rnd128() >> 3 | (u128)1 << 125;
-		while (in_ranges(r, nr, a));
-		b = t->addr[MISS] + (size_t)i * alen;
-		to_bytes(a, alen, b);
-		if (alen == 4)
-			build_frame4(w->frames[MISS] + (size_t)i * w->frame_len,
-				     (uint32_t)a);
-		else
-			build_frame6(w->frames[MISS] + (size_t)i * w->frame_len,
-				     b);
 	}
-	free(cum);
+	free(hits.cum);
+	if (nm)
+		free(misses.cum);
 }
 
 /* Table probes per packet of one traffic. */
@@ -1177,16 +1215,22 @@ static void bench_geo(const struct opts *o, const struct geo_opt *g, int dev,
 	struct workload w = { .nframes = o->packets };
 	struct geo_traffic t;
 	struct cfilter_key *keys;
-	struct range *r;
+	struct range *r, *miss = NULL;
 	struct pfx *p;
 	struct row rows[3];
 	long long before;
-	size_t nr, np, k;
+	size_t nr, np, k, nm = 0;
+	unsigned int malen;
 	double addrs = 0;
 	bool compact = module_compact(dev);
 	int err;
 
 	r = read_ranges(g->file, &alen, &nr);
+	if (g->misses) {
+		miss = read_ranges(g->misses, &malen, &nm);
+		if (malen != alen || !nm)
+			die("%s: no ranges of %s's family", g->misses, g->file);
+	}
 	v = alen == 4 ? 4 : 6;
 	snprintf(res->title, sizeof(res->title), "geo IPv%u %s", v, g->label);
 	w.title = res->title;
@@ -1200,16 +1244,21 @@ static void bench_geo(const struct opts *o, const struct geo_opt *g, int dev,
 	nlen = count_lengths(p, np, &minlen, &maxlen);
 	fprintf(stderr, "xdp_bench: %s: %zu prefixes, building the traffic\n",
 		w.title, np);
-	geo_traffic(&w, &t, r, nr, alen);
+	geo_traffic(&w, &t, r, nr, miss, nm, alen);
 
 	if (!o->sweep) {
 		printf("== %s: %zu ranges, %.*g addresses, %zu prefixes of %u lengths (/%u to /%u) ==\n",
 		       w.title, nr, alen == 4 ? 10 : 3, addrs, np, nlen, minlen,
 		       maxlen);
-		printf("hit traffic: %s; miss traffic: uniform over %s outside the ranges\n",
+		printf("hit traffic: %s; miss traffic: ",
 		       alen == 4 ? "uniform over the blocked addresses" :
-		       "a range picked uniformly, then an address uniform in it",
-		       alen == 4 ? "IPv4" : "2000::/3");
+		       "a range picked uniformly, then an address uniform in it");
+		if (nm)
+			printf("picked the same way from %zu ranges of %s, outside the ranges\n",
+			       nm, g->miss_label);
+		else
+			printf("uniform over %s outside the ranges\n",
+			       alen == 4 ? "IPv4" : "2000::/3");
 	}
 	fprintf(stderr, "xdp_bench: %s: loading the module\n", w.title);
 	if (ioctl(dev, CFILTER_IOC_CLEAR))
@@ -1283,6 +1332,7 @@ out:
 	free(keys);
 	free(p);
 	free(r);
+	free(miss);
 }
 
 static void print_goals(const struct opts *o, const struct result *res)
@@ -1334,7 +1384,8 @@ static unsigned long parse_num(const char *opt, const char *s,
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-		"usage: xdp_bench [-n PACKETS] [-p PASSES] [-k KEYS] [-s SEED] [-g RANGES [-l LABEL]]... [-S]\n"
+		"usage: xdp_bench [-n PACKETS] [-p PASSES] [-k KEYS] [-s SEED]\n"
+		"                 [-g RANGES [-l LABEL] [-m RANGES [-M LABEL]]]... [-S]\n"
 		"  -n  distinct frames per traffic (default 32768)\n"
 		"  -p  passes; the median is reported (default 3)\n"
 		"  -k  IPv4 addresses of the exact workload (default 100000)\n"
@@ -1342,6 +1393,9 @@ static void usage(int status)
 		"  -g  file of LOW-HIGH IPv4 or IPv6 ranges (scripts/geoip-ranges.sh): a geo\n"
 		"      workload; up to %d\n"
 		"  -l  what the ranges of the -g before are, for the table\n"
+		"  -m  ranges the -g before's miss traffic comes from, as its hit\n"
+		"      traffic comes from its own (default: uniform over the family)\n"
+		"  -M  what the ranges of the -m before are\n"
 		"  -S  the first geo workload alone, as one line of a table of module\n"
 		"      parameters (needs -g)\n", GEO_MAX);
 	exit(status);
@@ -1386,7 +1440,7 @@ int main(int argc, char **argv)
 	int c, dev;
 
 	memset(&res, 0, sizeof(res));
-	while ((c = getopt(argc, argv, "n:p:k:s:g:l:Sh")) != -1) {
+	while ((c = getopt(argc, argv, "n:p:k:s:g:l:m:M:Sh")) != -1) {
 		switch (c) {
 		case 'n':
 			o.packets = parse_num("-n", optarg, 1, 1 << 22);
@@ -1416,6 +1470,21 @@ int main(int argc, char **argv)
 				exit(2);
 			}
 			o.geo[o.ngeo - 1].label = optarg;
+			break;
+		case 'm':
+			if (!o.ngeo) {
+				fprintf(stderr, "xdp_bench: -m gives the misses of the -g before it\n");
+				exit(2);
+			}
+			o.geo[o.ngeo - 1].misses = optarg;
+			o.geo[o.ngeo - 1].miss_label = optarg;
+			break;
+		case 'M':
+			if (!o.ngeo || !o.geo[o.ngeo - 1].misses) {
+				fprintf(stderr, "xdp_bench: -M labels the -m before it\n");
+				exit(2);
+			}
+			o.geo[o.ngeo - 1].miss_label = optarg;
 			break;
 		case 'S':
 			o.sweep = true;
