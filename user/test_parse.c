@@ -50,20 +50,45 @@ static enum kf_line parse(const char *text, struct cfilter_key *key,
 	return what;
 }
 
+/*
+ * The key a line should give: @type (its family that of the addresses),
+ * @len, the addresses @saddr and @daddr (NULL: none), and @proto with its
+ * ports or ICMP type in host order.
+ */
+static struct cfilter_key want_key(__u8 type, unsigned int len,
+				   const char *saddr, const char *daddr,
+				   __u8 proto, __u16 sport, __u16 dport)
+{
+	int af = type == CFILTER_KEY_SRC6 || type == CFILTER_KEY_DST6 ||
+		 type == CFILTER_KEY_FLOW6 || type == CFILTER_KEY_ALLOW6 ?
+		 AF_INET6 : AF_INET;
+	struct cfilter_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.type = type;
+	k.prefix_len = len;
+	k.proto = proto;
+	k.sport = htons(sport);
+	k.dport = htons(dport);
+	if ((saddr && inet_pton(af, saddr, k.saddr) != 1) ||
+	    (daddr && inet_pton(af, daddr, k.daddr) != 1))
+		abort();
+	return k;
+}
+
+static int is_key(const struct cfilter_key *key, struct cfilter_key want)
+{
+	return !memcmp(key, &want, sizeof(want));
+}
+
 static int is_key4(const struct cfilter_key *key, const char *addr)
 {
-	struct cfilter_key want = { .type = CFILTER_KEY_SRC4, .prefix_len = 32 };
-
-	inet_pton(AF_INET, addr, want.saddr);
-	return !memcmp(key, &want, sizeof(want));
+	return is_key(key, want_key(CFILTER_KEY_SRC4, 32, addr, NULL, 0, 0, 0));
 }
 
 static int is_key6(const struct cfilter_key *key, const char *addr)
 {
-	struct cfilter_key want = { .type = CFILTER_KEY_SRC6, .prefix_len = 128 };
-
-	inet_pton(AF_INET6, addr, want.saddr);
-	return !memcmp(key, &want, sizeof(want));
+	return is_key(key, want_key(CFILTER_KEY_SRC6, 128, addr, NULL, 0, 0, 0));
 }
 
 static void test_lines(void)
@@ -184,83 +209,63 @@ static void test_lines(void)
 	ok(is_key6(&key, "2001:db8::7"), "IPv6 entry: the XDP program's key");
 }
 
-/* Parses @text; is the key @want and does it format back to @text? */
-static void check_entry(const char *text, const struct cfilter_key *want)
+/* A line and the key it gives; the fields are want_key()'s arguments. */
+struct entry_case {
+	const char	*text;
+	__u8		type;
+	unsigned int	len;
+	const char	*saddr, *daddr;
+	__u8		proto;
+	__u16		sport, dport;
+};
+
+/* Each case parses to its key, which formats back to its text. */
+static void check_entries(const struct entry_case *cases, size_t n)
 {
 	char word[128], back[ENTRY_STRLEN], name[200];
-	struct cfilter_key key;
+	struct cfilter_key key, want;
 	enum kf_line what;
+	size_t i;
 
-	what = parse(text, &key, word, sizeof(word));
-	entry_format(&key, back, sizeof(back));
-	snprintf(name, sizeof(name), "entry '%s': key, and formats back", text);
-	ok(what == KF_ENTRY && !memcmp(&key, want, sizeof(key)) &&
-	   !strcmp(back, text), name);
+	for (i = 0; i < n; i++) {
+		want = want_key(cases[i].type, cases[i].len, cases[i].saddr,
+				cases[i].daddr, cases[i].proto, cases[i].sport,
+				cases[i].dport);
+		what = parse(cases[i].text, &key, word, sizeof(word));
+		entry_format(&key, back, sizeof(back));
+		snprintf(name, sizeof(name), "entry '%s': key, and formats back",
+			 cases[i].text);
+		ok(what == KF_ENTRY && is_key(&key, want) &&
+		   !strcmp(back, cases[i].text), name);
+	}
 }
 
 static void test_entries(void)
 {
-	struct cfilter_key k;
+	static const struct entry_case cases[] = {
+		{ "dst 198.51.100.7", CFILTER_KEY_DST4, 32, NULL, "198.51.100.7",
+		  0, 0, 0 },
+		{ "dst 2001:db8::7", CFILTER_KEY_DST6, 128, NULL, "2001:db8::7",
+		  0, 0, 0 },
+		{ "allow 192.0.2.9", CFILTER_KEY_ALLOW4, 32, "192.0.2.9", NULL,
+		  0, 0, 0 },
+		{ "allow 2001:db8::9", CFILTER_KEY_ALLOW6, 128, "2001:db8::9", NULL,
+		  0, 0, 0 },
+		{ "tcp 192.0.2.1:40000 198.51.100.1:80", CFILTER_KEY_FLOW4, 32,
+		  "192.0.2.1", "198.51.100.1", IPPROTO_TCP, 40000, 80 },
+		{ "udp 192.0.2.1:40000 198.51.100.1:80", CFILTER_KEY_FLOW4, 32,
+		  "192.0.2.1", "198.51.100.1", IPPROTO_UDP, 40000, 80 },
+		{ "icmp 192.0.2.1 198.51.100.1 8", CFILTER_KEY_FLOW4, 32,
+		  "192.0.2.1", "198.51.100.1", IPPROTO_ICMP, 8, 0 },
+		{ "udp [2001:db8::1]:0 [2001:db8::2]:65535", CFILTER_KEY_FLOW6, 128,
+		  "2001:db8::1", "2001:db8::2", IPPROTO_UDP, 0, 65535 },
+		{ "icmp6 2001:db8::1 2001:db8::2 128", CFILTER_KEY_FLOW6, 128,
+		  "2001:db8::1", "2001:db8::2", IPPROTO_ICMPV6, 128, 0 },
+		{ "2001:db8::5", CFILTER_KEY_SRC6, 128, "2001:db8::5", NULL,
+		  0, 0, 0 },
+	};
 
-	memset(&k, 0, sizeof(k));
-	k.type = CFILTER_KEY_DST4;
-	k.prefix_len = 32;
-	inet_pton(AF_INET, "198.51.100.7", k.daddr);
-	check_entry("dst 198.51.100.7", &k);
-
-	memset(&k, 0, sizeof(k));
-	k.type = CFILTER_KEY_DST6;
-	k.prefix_len = 128;
-	inet_pton(AF_INET6, "2001:db8::7", k.daddr);
-	check_entry("dst 2001:db8::7", &k);
-
-	memset(&k, 0, sizeof(k));
-	k.type = CFILTER_KEY_ALLOW4;
-	k.prefix_len = 32;
-	inet_pton(AF_INET, "192.0.2.9", k.saddr);
-	check_entry("allow 192.0.2.9", &k);
-
-	memset(&k, 0, sizeof(k));
-	k.type = CFILTER_KEY_ALLOW6;
-	k.prefix_len = 128;
-	inet_pton(AF_INET6, "2001:db8::9", k.saddr);
-	check_entry("allow 2001:db8::9", &k);
-
-	memset(&k, 0, sizeof(k));
-	k.type = CFILTER_KEY_FLOW4;
-	k.prefix_len = 32;
-	k.proto = IPPROTO_TCP;
-	k.sport = htons(40000);
-	k.dport = htons(80);
-	inet_pton(AF_INET, "192.0.2.1", k.saddr);
-	inet_pton(AF_INET, "198.51.100.1", k.daddr);
-	check_entry("tcp 192.0.2.1:40000 198.51.100.1:80", &k);
-	k.proto = IPPROTO_UDP;
-	check_entry("udp 192.0.2.1:40000 198.51.100.1:80", &k);
-	k.proto = IPPROTO_ICMP;
-	k.sport = htons(8);
-	k.dport = 0;
-	check_entry("icmp 192.0.2.1 198.51.100.1 8", &k);
-
-	memset(&k, 0, sizeof(k));
-	k.type = CFILTER_KEY_FLOW6;
-	k.prefix_len = 128;
-	k.proto = IPPROTO_UDP;
-	k.sport = htons(0);
-	k.dport = htons(65535);
-	inet_pton(AF_INET6, "2001:db8::1", k.saddr);
-	inet_pton(AF_INET6, "2001:db8::2", k.daddr);
-	check_entry("udp [2001:db8::1]:0 [2001:db8::2]:65535", &k);
-	k.proto = IPPROTO_ICMPV6;
-	k.sport = htons(128);
-	k.dport = 0;
-	check_entry("icmp6 2001:db8::1 2001:db8::2 128", &k);
-
-	memset(&k, 0, sizeof(k));
-	k.type = CFILTER_KEY_SRC6;
-	k.prefix_len = 128;
-	inet_pton(AF_INET6, "2001:db8::5", k.saddr);
-	check_entry("2001:db8::5", &k);
+	check_entries(cases, ARRAY_SIZE(cases));
 }
 
 /* What keyfile_reason() prints for @what and @word; the caller frees it. */
@@ -331,10 +336,7 @@ static void test_nul(void)
 static int is_prefix4(const struct cfilter_key *key, const char *addr,
 		      unsigned int len)
 {
-	struct cfilter_key want = { .type = CFILTER_KEY_SRC4, .prefix_len = len };
-
-	inet_pton(AF_INET, addr, want.saddr);
-	return !memcmp(key, &want, sizeof(want));
+	return is_key(key, want_key(CFILTER_KEY_SRC4, len, addr, NULL, 0, 0, 0));
 }
 
 /* keyfile_read() of @text: entries, lines, bad count, and the messages. */
@@ -422,19 +424,18 @@ static void test_ipset(void)
 		"add bl6 2001:db8::66\n"
 		"add 203.0.113.9\n";
 	struct key_list kl = { 0 };
-	struct cfilter_key allow = { .type = CFILTER_KEY_ALLOW4, .prefix_len = 25 };
 	char *msgs = NULL;
 	int err;
 
 	err = read_text(saved, 0, &kl, &msgs);
-	inet_pton(AF_INET, "192.0.2.128", allow.saddr);
 	ok(!err && kl.n == 5 && !kl.bad && kl.holds[0].timed &&
 	   kl.holds[0].timeout == 250 && kl.holds[1].timed &&
 	   !kl.holds[1].timeout && !kl.holds[2].timed && !kl.holds[4].timed,
 	   "ipset: two sets' entries read, create lines skipped, timeouts kept (0: permanent)");
 	ok(kl.n == 5 && is_prefix4(&kl.keys[0], "192.0.2.0", 24) &&
 	   is_key4(&kl.keys[1], "198.51.100.7") &&
-	   !memcmp(&kl.keys[2], &allow, sizeof(allow)) &&
+	   is_key(&kl.keys[2], want_key(CFILTER_KEY_ALLOW4, 25, "192.0.2.128",
+					NULL, 0, 0, 0)) &&
 	   is_key6(&kl.keys[3], "2001:db8::66") &&
 	   is_key4(&kl.keys[4], "203.0.113.9"),
 	   "ipset: the entries; nomatch is an allow entry; cfctl's own lines too");
@@ -831,35 +832,18 @@ static void test_json(void)
 /* Prefix entries format back as typed: the host-bits rule keeps one form. */
 static void test_prefix_entries(void)
 {
-	struct cfilter_key k;
+	static const struct entry_case cases[] = {
+		{ "203.0.113.0/24", CFILTER_KEY_SRC4, 24, "203.0.113.0", NULL,
+		  0, 0, 0 },
+		{ "2001:db8::/32", CFILTER_KEY_SRC6, 32, "2001:db8::", NULL,
+		  0, 0, 0 },
+		{ "dst 198.51.100.0/24", CFILTER_KEY_DST4, 24, NULL, "198.51.100.0",
+		  0, 0, 0 },
+		{ "allow ::/0", CFILTER_KEY_ALLOW6, 0, NULL, NULL, 0, 0, 0 },
+		{ "0.0.0.0/0", CFILTER_KEY_SRC4, 0, NULL, NULL, 0, 0, 0 },
+	};
 
-	memset(&k, 0, sizeof(k));
-	k.type = CFILTER_KEY_SRC4;
-	k.prefix_len = 24;
-	inet_pton(AF_INET, "203.0.113.0", k.saddr);
-	check_entry("203.0.113.0/24", &k);
-
-	memset(&k, 0, sizeof(k));
-	k.type = CFILTER_KEY_SRC6;
-	k.prefix_len = 32;
-	inet_pton(AF_INET6, "2001:db8::", k.saddr);
-	check_entry("2001:db8::/32", &k);
-
-	memset(&k, 0, sizeof(k));
-	k.type = CFILTER_KEY_DST4;
-	k.prefix_len = 24;
-	inet_pton(AF_INET, "198.51.100.0", k.daddr);
-	check_entry("dst 198.51.100.0/24", &k);
-
-	memset(&k, 0, sizeof(k));
-	k.type = CFILTER_KEY_ALLOW6;
-	k.prefix_len = 0;
-	check_entry("allow ::/0", &k);
-
-	memset(&k, 0, sizeof(k));
-	k.type = CFILTER_KEY_SRC4;
-	k.prefix_len = 0;
-	check_entry("0.0.0.0/0", &k);
+	check_entries(cases, ARRAY_SIZE(cases));
 }
 
 /* What range_split() emitted, as "ADDR/LEN ..." text. */
