@@ -311,4 +311,50 @@ static inline struct cfilter_key key_of(__u8 type, const char *cidr)
 	return key;
 }
 
+/*
+ * A key of any type, the full length: @af's addresses @saddr and @daddr
+ * (either may be NULL), and @proto with its ports or ICMP type in host
+ * order.
+ */
+static inline struct cfilter_key flow_key(__u8 type, int af, const char *saddr,
+					  const char *daddr, __u8 proto,
+					  __u16 sport, __u16 dport)
+{
+	struct cfilter_key key;
+
+	memset(&key, 0, sizeof(key));
+	key.type = type;
+	key.prefix_len = af == AF_INET ? 32 : 128;
+	key.proto = proto;
+	key.sport = htons(sport);
+	key.dport = htons(dport);
+	if ((saddr && inet_pton(af, saddr, key.saddr) != 1) ||
+	    (daddr && inet_pton(af, daddr, key.daddr) != 1))
+		abort();
+	return key;
+}
+
+/*
+ * The packet MATCH asks about: @af's addresses @saddr -> @daddr, @flags
+ * (CFILTER_PKT_*), and @proto with its ports or ICMP type in host order.
+ */
+static inline struct cfilter_pkt match_pkt(int af, const char *saddr,
+					   const char *daddr, __u8 flags,
+					   __u8 proto, __u16 sport,
+					   __u16 dport)
+{
+	struct cfilter_pkt pkt;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.family = af == AF_INET ? 4 : 6;
+	pkt.flags = flags;
+	pkt.proto = proto;
+	pkt.sport = htons(sport);
+	pkt.dport = htons(dport);
+	if (inet_pton(af, saddr, pkt.saddr) != 1 ||
+	    inet_pton(af, daddr, pkt.daddr) != 1)
+		abort();
+	return pkt;
+}
+
 #endif /* CFILTER_SELFTESTS_RELOAD_H */

@@ -549,25 +549,15 @@ TEST_F(bad, read_only_descriptor_cannot_write)
 	close(ro);
 }
 
-/*
- * A key of any type: @af's addresses @src (saddr) and @dst (daddr), either
- * may be NULL; proto and ports host order. The prefix is the full length.
- */
+/* A request for flow_key()'s key. */
 static struct cfilter_key_req req_of(__u8 type, int af, const char *src,
 				     const char *dst, __u8 proto,
 				     __u16 sport, __u16 dport)
 {
-	struct cfilter_key_req req;
+	struct cfilter_key_req req = {
+		.key = flow_key(type, af, src, dst, proto, sport, dport),
+	};
 
-	memset(&req, 0, sizeof(req));
-	req.key.type = type;
-	req.key.prefix_len = af == AF_INET ? 32 : 128;
-	req.key.proto = proto;
-	req.key.sport = htons(sport);
-	req.key.dport = htons(dport);
-	if ((src && inet_pton(af, src, req.key.saddr) != 1) ||
-	    (dst && inet_pton(af, dst, req.key.daddr) != 1))
-		abort();
 	return req;
 }
 
@@ -941,19 +931,12 @@ static int cf_match(int fd, int af, const char *saddr, const char *daddr,
 		    __u8 flags, __u8 proto, __u16 sport, __u16 dport,
 		    __u32 *verdict)
 {
-	struct cfilter_match_req mr;
+	struct cfilter_match_req mr = {
+		.pkt = match_pkt(af, saddr, daddr, flags, proto, sport, dport),
+		.verdict = 0xdead,
+	};
 	int err;
 
-	memset(&mr, 0, sizeof(mr));
-	mr.pkt.family = af == AF_INET ? 4 : 6;
-	mr.pkt.flags = flags;
-	mr.pkt.proto = proto;
-	mr.pkt.sport = htons(sport);
-	mr.pkt.dport = htons(dport);
-	if (inet_pton(af, saddr, mr.pkt.saddr) != 1 ||
-	    inet_pton(af, daddr, mr.pkt.daddr) != 1)
-		abort();
-	mr.verdict = 0xdead;
 	err = cf_ioctl(fd, CFILTER_IOC_MATCH, &mr);
 	*verdict = mr.verdict;
 	return err;

@@ -64,14 +64,11 @@ static int cf_key(int fd, unsigned long cmd, __u8 type, const char *addr,
  */
 static int cf_match(int fd, const char *saddr, const char *daddr)
 {
-	struct cfilter_match_req mr;
+	struct cfilter_match_req mr = {
+		.pkt = match_pkt(AF_INET, saddr, daddr, CFILTER_PKT_MATCH_DST,
+				 0, 0, 0),
+	};
 
-	memset(&mr, 0, sizeof(mr));
-	mr.pkt.family = 4;
-	mr.pkt.flags = CFILTER_PKT_MATCH_DST;
-	if (inet_pton(AF_INET, saddr, mr.pkt.saddr) != 1 ||
-	    inet_pton(AF_INET, daddr, mr.pkt.daddr) != 1)
-		abort();
 	if (ioctl(fd, CFILTER_IOC_MATCH, &mr))
 		return -errno;
 	return CFILTER_VERDICT_KIND(mr.verdict);

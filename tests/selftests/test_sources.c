@@ -52,37 +52,17 @@ static void set_name(char field[CFILTER_SOURCE_LEN], const char *name)
 static struct cfilter_key flow4(const char *saddr, const char *daddr,
 				__u8 proto, __u16 sport, __u16 dport)
 {
-	struct cfilter_key key;
-
-	memset(&key, 0, sizeof(key));
-	key.type = CFILTER_KEY_FLOW4;
-	key.prefix_len = 32;
-	key.proto = proto;
-	key.sport = htons(sport);
-	key.dport = htons(dport);
-	if (inet_pton(AF_INET, saddr, key.saddr) != 1 ||
-	    inet_pton(AF_INET, daddr, key.daddr) != 1)
-		abort();
-	return key;
+	return flow_key(CFILTER_KEY_FLOW4, AF_INET, saddr, daddr, proto, sport,
+			dport);
 }
 
 /* A packet @saddr -> @daddr matched with MATCH_DST, and ports if @proto. */
 static struct cfilter_pkt pkt_of(const char *saddr, const char *daddr,
 				 __u8 proto, __u16 sport, __u16 dport)
 {
-	int af = strchr(saddr, ':') ? AF_INET6 : AF_INET;
-	struct cfilter_pkt pkt;
-
-	memset(&pkt, 0, sizeof(pkt));
-	pkt.family = af == AF_INET ? 4 : 6;
-	pkt.flags = CFILTER_PKT_MATCH_DST | (proto ? CFILTER_PKT_PORTS : 0);
-	pkt.proto = proto;
-	pkt.sport = htons(sport);
-	pkt.dport = htons(dport);
-	if (inet_pton(af, saddr, pkt.saddr) != 1 ||
-	    inet_pton(af, daddr, pkt.daddr) != 1)
-		abort();
-	return pkt;
+	return match_pkt(strchr(saddr, ':') ? AF_INET6 : AF_INET, saddr, daddr,
+			 CFILTER_PKT_MATCH_DST | (proto ? CFILTER_PKT_PORTS : 0),
+			 proto, sport, dport);
 }
 
 /* A packet from @saddr to an address no test blocks. */
