@@ -165,12 +165,33 @@ static int check_bad(const struct cfctl_opts *o, const char *name,
 	return CF_OK;
 }
 
-/* After check_bad(): what was left out for having expired. */
-static void report_expired(const char *name, size_t expired)
+/*
+ * What load and replace read: @o's list (read_list() with @flags), each
+ * entry with its timeout in *@timeouts, checked by check_bad() (@what and
+ * @rest as there); says how many expired entries it left out. Returns enum
+ * cf_exit; the caller frees @kl and *@timeouts either way.
+ */
+static int read_entries(const struct cfctl_opts *o, unsigned int flags,
+			const char *what, const char *rest,
+			struct key_list *kl, const char **name,
+			__u32 **timeouts)
 {
-	if (expired)
-		cf_err("%s: %zu entr%s had expired: skipped", name, expired,
+	size_t expired;
+	int ret;
+
+	ret = read_list(o, flags, kl, name);
+	if (ret != CF_OK)
+		return ret;
+	*timeouts = resolve_timeouts(o, *name, kl, &expired);
+	if (!*timeouts) {
+		cf_err("out of memory");
+		return CF_SYSTEM;
+	}
+	ret = check_bad(o, *name, kl, what, rest);
+	if (ret == CF_OK && expired)
+		cf_err("%s: %zu entr%s had expired: skipped", *name, expired,
 		       expired == 1 ? "y" : "ies");
+	return ret;
 }
 
 /* Adds up one batch's results; stops at the first key that found no room. */
@@ -375,23 +396,13 @@ int do_load(const struct cfctl_opts *o)
 	struct key_list kl = { 0 };
 	struct load_tally t = { 0 };
 	__u32 *timeouts = NULL;
-	size_t expired = 0;
 	const char *name;
 	int fd, err, ret;
 
-	ret = read_list(o, 0, &kl, &name);
+	ret = read_entries(o, 0, "nothing loaded", "load the rest", &kl, &name,
+			   &timeouts);
 	if (ret != CF_OK)
 		goto out;
-	timeouts = resolve_timeouts(o, name, &kl, &expired);
-	if (!timeouts) {
-		cf_err("out of memory");
-		ret = CF_SYSTEM;
-		goto out;
-	}
-	ret = check_bad(o, name, &kl, "nothing loaded", "load the rest");
-	if (ret != CF_OK)
-		goto out;
-	report_expired(name, expired);
 	fd = dev_open(true);
 	if (fd < 0) {
 		ret = CF_SYSTEM;
@@ -520,25 +531,15 @@ int do_replace(const struct cfctl_opts *o)
 	struct load_tally t = { 0 };
 	__u32 *timeouts = NULL;
 	char what[64] = "the filter";
-	size_t expired = 0;
 	const char *name;
 	int fd, ret;
 
 	if (o->source)
 		snprintf(what, sizeof(what), "source %s", o->source);
-	ret = read_list(o, o->source ? KF_ONE_SOURCE : 0, &kl, &name);
+	ret = read_entries(o, o->source ? KF_ONE_SOURCE : 0, UNTOUCHED,
+			   "replace with the rest", &kl, &name, &timeouts);
 	if (ret != CF_OK)
 		goto out;
-	timeouts = resolve_timeouts(o, name, &kl, &expired);
-	if (!timeouts) {
-		cf_err("out of memory");
-		ret = CF_SYSTEM;
-		goto out;
-	}
-	ret = check_bad(o, name, &kl, UNTOUCHED, "replace with the rest");
-	if (ret != CF_OK)
-		goto out;
-	report_expired(name, expired);
 	if (o->dry_run) {
 		printf("would replace %s with %zu entries (%zu skipped); dry run: nothing changed\n",
 		       what, kl.n, kl.bad);

@@ -50,20 +50,45 @@ static enum kf_line parse(const char *text, struct cfilter_key *key,
 	return what;
 }
 
+/*
+ * The key a line should give: @type (its family that of the addresses),
+ * @len, the addresses @saddr and @daddr (NULL: none), and @proto with its
+ * ports or ICMP type in host order.
+ */
+static struct cfilter_key want_key(__u8 type, unsigned int len,
+				   const char *saddr, const char *daddr,
+				   __u8 proto, __u16 sport, __u16 dport)
+{
+	int af = type == CFILTER_KEY_SRC6 || type == CFILTER_KEY_DST6 ||
+		 type == CFILTER_KEY_FLOW6 || type == CFILTER_KEY_ALLOW6 ?
+		 AF_INET6 : AF_INET;
+	struct cfilter_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.type = type;
+	k.prefix_len = len;
+	k.proto = proto;
+	k.sport = htons(sport);
+	k.dport = htons(dport);
+	if ((saddr && inet_pton(af, saddr, k.saddr) != 1) ||
+	    (daddr && inet_pton(af, daddr, k.daddr) != 1))
+		abort();
+	return k;
+}
+
+static int is_key(const struct cfilter_key *key, struct cfilter_key want)
+{
+	return !memcmp(key, &want, sizeof(want));
+}
+
 static int is_key4(const struct cfilter_key *key, const char *addr)
 {
-	struct cfilter_key want = { .type = CFILTER_KEY_SRC4, .prefix_len = 32 };
-
-	inet_pton(AF_INET, addr, want.saddr);
-	return !memcmp(key, &want, sizeof(want));
+	return is_key(key, want_key(CFILTER_KEY_SRC4, 32, addr, NULL, 0, 0, 0));
 }
 
 static int is_key6(const struct cfilter_key *key, const char *addr)
 {
-	struct cfilter_key want = { .type = CFILTER_KEY_SRC6, .prefix_len = 128 };
-
-	inet_pton(AF_INET6, addr, want.saddr);
-	return !memcmp(key, &want, sizeof(want));
+	return is_key(key, want_key(CFILTER_KEY_SRC6, 128, addr, NULL, 0, 0, 0));
 }
 
 static void test_lines(void)
@@ -184,83 +209,63 @@ static void test_lines(void)
 	ok(is_key6(&key, "2001:db8::7"), "IPv6 entry: the XDP program's key");
 }
 
-/* Parses @text; is the key @want and does it format back to @text? */
-static void check_entry(const char *text, const struct cfilter_key *want)
+/* A line and the key it gives; the fields are want_key()'s arguments. */
+struct entry_case {
+	const char	*text;
+	__u8		type;
+	unsigned int	len;
+	const char	*saddr, *daddr;
+	__u8		proto;
+	__u16		sport, dport;
+};
+
+/* Each case parses to its key, which formats back to its text. */
+static void check_entries(const struct entry_case *cases, size_t n)
 {
 	char word[128], back[ENTRY_STRLEN], name[200];
-	struct cfilter_key key;
+	struct cfilter_key key, want;
 	enum kf_line what;
+	size_t i;
 
-	what = parse(text, &key, word, sizeof(word));
-	entry_format(&key, back, sizeof(back));
-	snprintf(name, sizeof(name), "entry '%s': key, and formats back", text);
-	ok(what == KF_ENTRY && !memcmp(&key, want, sizeof(key)) &&
-	   !strcmp(back, text), name);
+	for (i = 0; i < n; i++) {
+		want = want_key(cases[i].type, cases[i].len, cases[i].saddr,
+				cases[i].daddr, cases[i].proto, cases[i].sport,
+				cases[i].dport);
+		what = parse(cases[i].text, &key, word, sizeof(word));
+		entry_format(&key, back, sizeof(back));
+		snprintf(name, sizeof(name), "entry '%s': key, and formats back",
+			 cases[i].text);
+		ok(what == KF_ENTRY && is_key(&key, want) &&
+		   !strcmp(back, cases[i].text), name);
+	}
 }
 
 static void test_entries(void)
 {
-	struct cfilter_key k;
+	static const struct entry_case cases[] = {
+		{ "dst 198.51.100.7", CFILTER_KEY_DST4, 32, NULL, "198.51.100.7",
+		  0, 0, 0 },
+		{ "dst 2001:db8::7", CFILTER_KEY_DST6, 128, NULL, "2001:db8::7",
+		  0, 0, 0 },
+		{ "allow 192.0.2.9", CFILTER_KEY_ALLOW4, 32, "192.0.2.9", NULL,
+		  0, 0, 0 },
+		{ "allow 2001:db8::9", CFILTER_KEY_ALLOW6, 128, "2001:db8::9", NULL,
+		  0, 0, 0 },
+		{ "tcp 192.0.2.1:40000 198.51.100.1:80", CFILTER_KEY_FLOW4, 32,
+		  "192.0.2.1", "198.51.100.1", IPPROTO_TCP, 40000, 80 },
+		{ "udp 192.0.2.1:40000 198.51.100.1:80", CFILTER_KEY_FLOW4, 32,
+		  "192.0.2.1", "198.51.100.1", IPPROTO_UDP, 40000, 80 },
+		{ "icmp 192.0.2.1 198.51.100.1 8", CFILTER_KEY_FLOW4, 32,
+		  "192.0.2.1", "198.51.100.1", IPPROTO_ICMP, 8, 0 },
+		{ "udp [2001:db8::1]:0 [2001:db8::2]:65535", CFILTER_KEY_FLOW6, 128,
+		  "2001:db8::1", "2001:db8::2", IPPROTO_UDP, 0, 65535 },
+		{ "icmp6 2001:db8::1 2001:db8::2 128", CFILTER_KEY_FLOW6, 128,
+		  "2001:db8::1", "2001:db8::2", IPPROTO_ICMPV6, 128, 0 },
+		{ "2001:db8::5", CFILTER_KEY_SRC6, 128, "2001:db8::5", NULL,
+		  0, 0, 0 },
+	};
 
-	memset(&k, 0, sizeof(k));
-	k.type = CFILTER_KEY_DST4;
-	k.prefix_len = 32;
-	inet_pton(AF_INET, "198.51.100.7", k.daddr);
-	check_entry("dst 198.51.100.7", &k);
-
-	memset(&k, 0, sizeof(k));
-	k.type = CFILTER_KEY_DST6;
-	k.prefix_len = 128;
-	inet_pton(AF_INET6, "2001:db8::7", k.daddr);
-	check_entry("dst 2001:db8::7", &k);
-
-	memset(&k, 0, sizeof(k));
-	k.type = CFILTER_KEY_ALLOW4;
-	k.prefix_len = 32;
-	inet_pton(AF_INET, "192.0.2.9", k.saddr);
-	check_entry("allow 192.0.2.9", &k);
-
-	memset(&k, 0, sizeof(k));
-	k.type = CFILTER_KEY_ALLOW6;
-	k.prefix_len = 128;
-	inet_pton(AF_INET6, "2001:db8::9", k.saddr);
-	check_entry("allow 2001:db8::9", &k);
-
-	memset(&k, 0, sizeof(k));
-	k.type = CFILTER_KEY_FLOW4;
-	k.prefix_len = 32;
-	k.proto = IPPROTO_TCP;
-	k.sport = htons(40000);
-	k.dport = htons(80);
-	inet_pton(AF_INET, "192.0.2.1", k.saddr);
-	inet_pton(AF_INET, "198.51.100.1", k.daddr);
-	check_entry("tcp 192.0.2.1:40000 198.51.100.1:80", &k);
-	k.proto = IPPROTO_UDP;
-	check_entry("udp 192.0.2.1:40000 198.51.100.1:80", &k);
-	k.proto = IPPROTO_ICMP;
-	k.sport = htons(8);
-	k.dport = 0;
-	check_entry("icmp 192.0.2.1 198.51.100.1 8", &k);
-
-	memset(&k, 0, sizeof(k));
-	k.type = CFILTER_KEY_FLOW6;
-	k.prefix_len = 128;
-	k.proto = IPPROTO_UDP;
-	k.sport = htons(0);
-	k.dport = htons(65535);
-	inet_pton(AF_INET6, "2001:db8::1", k.saddr);
-	inet_pton(AF_INET6, "2001:db8::2", k.daddr);
-	check_entry("udp [2001:db8::1]:0 [2001:db8::2]:65535", &k);
-	k.proto = IPPROTO_ICMPV6;
-	k.sport = htons(128);
-	k.dport = 0;
-	check_entry("icmp6 2001:db8::1 2001:db8::2 128", &k);
-
-	memset(&k, 0, sizeof(k));
-	k.type = CFILTER_KEY_SRC6;
-	k.prefix_len = 128;
-	inet_pton(AF_INET6, "2001:db8::5", k.saddr);
-	check_entry("2001:db8::5", &k);
+	check_entries(cases, ARRAY_SIZE(cases));
 }
 
 /* What keyfile_reason() prints for @what and @word; the caller frees it. */
@@ -277,33 +282,44 @@ static char *reason_text(enum kf_line what, const char *word)
 	return msg;
 }
 
-/* Each reason names its word, on one line. */
-static void test_reasons(void)
-{
-	static const struct {
-		enum kf_line	what;
-		const char	*word;
-		const char	*msg;
-	} cases[] = {
-		{ KF_BAD_KIND, "del", "unknown entry kind 'del'" },
-		{ KF_WORDS, "tcp", "after 'tcp': expected tcp SADDR:SPORT DADDR:DPORT" },
-		{ KF_WORDS, "192.0.2.9", "unexpected '192.0.2.9' after an address" },
-		{ KF_BAD_ENDPOINT, "x", "invalid endpoint 'x': expected ADDR:PORT, or [ADDR]:PORT for IPv6" },
-		{ KF_BAD_PORT, "a:99999", "invalid port in 'a:99999'" },
-		{ KF_BAD_TYPE, "300", "invalid ICMP type '300'" },
-		{ KF_MIXED, "::1", "address '::1' is of the wrong IP version" },
-	};
-	char *msg, name[200];
-	unsigned int i;
+/* A verdict, its word, and the exact text keyfile_reason() gives for them. */
+struct reason_case {
+	enum kf_line	what;
+	const char	*word;
+	const char	*msg;
+};
 
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+static void check_reasons(const struct reason_case *cases, size_t n)
+{
+	char *msg, name[300];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
 		msg = reason_text(cases[i].what, cases[i].word);
-		snprintf(name, sizeof(name), "reason %d: '%s'", cases[i].what,
+		snprintf(name, sizeof(name), "reason %d: %.200s", cases[i].what,
 			 cases[i].msg);
-		ok(strstr(msg, cases[i].msg) && *msg &&
-		   msg[strlen(msg) - 1] == '\n', name);
+		name[strcspn(name, "\n")] = '\0';
+		ok(!strcmp(msg, cases[i].msg), name);
+		if (strcmp(msg, cases[i].msg))
+			printf("# got %s", msg);
 		free(msg);
 	}
+}
+
+/* Each reason names its word and what was expected, on one line. */
+static void test_reasons(void)
+{
+	static const struct reason_case cases[] = {
+		{ KF_BAD_KIND, "del", "unknown entry kind 'del': expected an address, or src, dst, allow, tcp, udp, icmp or icmp6\n" },
+		{ KF_WORDS, "tcp", "wrong number of words after 'tcp': expected tcp SADDR:SPORT DADDR:DPORT\n" },
+		{ KF_WORDS, "192.0.2.9", "unexpected '192.0.2.9' after an address: an entry is one address, or a kind (src, dst, allow, tcp, udp, icmp, icmp6) and its words\n" },
+		{ KF_BAD_ENDPOINT, "x", "invalid endpoint 'x': expected ADDR:PORT, or [ADDR]:PORT for IPv6\n" },
+		{ KF_BAD_PORT, "a:99999", "invalid port in 'a:99999': expected 0 to 65535\n" },
+		{ KF_BAD_TYPE, "300", "invalid ICMP type '300': expected 0 to 255\n" },
+		{ KF_MIXED, "::1", "address '::1' is of the wrong IP version: a flow's addresses are both IPv4 or both IPv6, icmp takes IPv4 and icmp6 IPv6\n" },
+	};
+
+	check_reasons(cases, ARRAY_SIZE(cases));
 }
 
 static void test_nul(void)
@@ -320,10 +336,7 @@ static void test_nul(void)
 static int is_prefix4(const struct cfilter_key *key, const char *addr,
 		      unsigned int len)
 {
-	struct cfilter_key want = { .type = CFILTER_KEY_SRC4, .prefix_len = len };
-
-	inet_pton(AF_INET, addr, want.saddr);
-	return !memcmp(key, &want, sizeof(want));
+	return is_key(key, want_key(CFILTER_KEY_SRC4, len, addr, NULL, 0, 0, 0));
 }
 
 /* keyfile_read() of @text: entries, lines, bad count, and the messages. */
@@ -411,19 +424,18 @@ static void test_ipset(void)
 		"add bl6 2001:db8::66\n"
 		"add 203.0.113.9\n";
 	struct key_list kl = { 0 };
-	struct cfilter_key allow = { .type = CFILTER_KEY_ALLOW4, .prefix_len = 25 };
 	char *msgs = NULL;
 	int err;
 
 	err = read_text(saved, 0, &kl, &msgs);
-	inet_pton(AF_INET, "192.0.2.128", allow.saddr);
 	ok(!err && kl.n == 5 && !kl.bad && kl.holds[0].timed &&
 	   kl.holds[0].timeout == 250 && kl.holds[1].timed &&
 	   !kl.holds[1].timeout && !kl.holds[2].timed && !kl.holds[4].timed,
 	   "ipset: two sets' entries read, create lines skipped, timeouts kept (0: permanent)");
 	ok(kl.n == 5 && is_prefix4(&kl.keys[0], "192.0.2.0", 24) &&
 	   is_key4(&kl.keys[1], "198.51.100.7") &&
-	   !memcmp(&kl.keys[2], &allow, sizeof(allow)) &&
+	   is_key(&kl.keys[2], want_key(CFILTER_KEY_ALLOW4, 25, "192.0.2.128",
+					NULL, 0, 0, 0)) &&
 	   is_key6(&kl.keys[3], "2001:db8::66") &&
 	   is_key4(&kl.keys[4], "203.0.113.9"),
 	   "ipset: the entries; nomatch is an allow entry; cfctl's own lines too");
@@ -612,11 +624,7 @@ static void test_when_lines(void)
 /* The reasons of the new verdicts name the word and what to do. */
 static void test_when_reasons(void)
 {
-	static const struct {
-		enum kf_line	what;
-		const char	*word;
-		const char	*msg;
-	} cases[] = {
+	static const struct reason_case cases[] = {
 		{ KF_BAD_SECONDS, "abc", "invalid timeout 'abc': expected whole seconds, 0 (permanent) to 2147483647\n" },
 		{ KF_BAD_EXPIRES, "x", "invalid expiry time 'x': expected seconds since the epoch (date +%s)\n" },
 		{ KF_TWO_TIMES, "expires", "both 'timeout' and 'expires': give one of them\n" },
@@ -628,19 +636,8 @@ static void test_when_reasons(void)
 		{ KF_OTHER_SOURCE, "f2", "source 'f2': replace -s NAME takes the entries of NAME alone: remove the source lines, or replace the whole filter (without -s)\n" },
 		{ KF_TOO_LATE, "99999999999", "expires 99999999999: more than 2147483647 seconds (68 years) from now\n" },
 	};
-	char *msg, name[300];
-	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		msg = reason_text(cases[i].what, cases[i].word);
-		snprintf(name, sizeof(name), "reason %d: %.200s", cases[i].what,
-			 cases[i].msg);
-		name[strlen(name) - 1] = '\0';
-		ok(!strcmp(msg, cases[i].msg), name);
-		if (strcmp(msg, cases[i].msg))
-			printf("# got %s", msg);
-		free(msg);
-	}
+	check_reasons(cases, ARRAY_SIZE(cases));
 }
 
 /* Source lines in a list: who holds each entry, and for how long. */
@@ -835,35 +832,18 @@ static void test_json(void)
 /* Prefix entries format back as typed: the host-bits rule keeps one form. */
 static void test_prefix_entries(void)
 {
-	struct cfilter_key k;
+	static const struct entry_case cases[] = {
+		{ "203.0.113.0/24", CFILTER_KEY_SRC4, 24, "203.0.113.0", NULL,
+		  0, 0, 0 },
+		{ "2001:db8::/32", CFILTER_KEY_SRC6, 32, "2001:db8::", NULL,
+		  0, 0, 0 },
+		{ "dst 198.51.100.0/24", CFILTER_KEY_DST4, 24, NULL, "198.51.100.0",
+		  0, 0, 0 },
+		{ "allow ::/0", CFILTER_KEY_ALLOW6, 0, NULL, NULL, 0, 0, 0 },
+		{ "0.0.0.0/0", CFILTER_KEY_SRC4, 0, NULL, NULL, 0, 0, 0 },
+	};
 
-	memset(&k, 0, sizeof(k));
-	k.type = CFILTER_KEY_SRC4;
-	k.prefix_len = 24;
-	inet_pton(AF_INET, "203.0.113.0", k.saddr);
-	check_entry("203.0.113.0/24", &k);
-
-	memset(&k, 0, sizeof(k));
-	k.type = CFILTER_KEY_SRC6;
-	k.prefix_len = 32;
-	inet_pton(AF_INET6, "2001:db8::", k.saddr);
-	check_entry("2001:db8::/32", &k);
-
-	memset(&k, 0, sizeof(k));
-	k.type = CFILTER_KEY_DST4;
-	k.prefix_len = 24;
-	inet_pton(AF_INET, "198.51.100.0", k.daddr);
-	check_entry("dst 198.51.100.0/24", &k);
-
-	memset(&k, 0, sizeof(k));
-	k.type = CFILTER_KEY_ALLOW6;
-	k.prefix_len = 0;
-	check_entry("allow ::/0", &k);
-
-	memset(&k, 0, sizeof(k));
-	k.type = CFILTER_KEY_SRC4;
-	k.prefix_len = 0;
-	check_entry("0.0.0.0/0", &k);
+	check_entries(cases, ARRAY_SIZE(cases));
 }
 
 /* What range_split() emitted, as "ADDR/LEN ..." text. */
@@ -960,11 +940,7 @@ static void test_range_split(void)
 /* Each new reason: exact text, the fix named. */
 static void test_prefix_reasons(void)
 {
-	static const struct {
-		enum kf_line	what;
-		const char	*word;
-		const char	*msg;
-	} cases[] = {
+	static const struct reason_case cases[] = {
 		{ KF_HOST_BITS, "192.0.2.7/24", "192.0.2.7/24: host bits set (did you mean 192.0.2.0/24?)\n" },
 		{ KF_HOST_BITS, "2001:db8::1/32", "2001:db8::1/32: host bits set (did you mean 2001:db8::/32?)\n" },
 		{ KF_BAD_LEN, "192.0.2.0/33", "invalid prefix length in '192.0.2.0/33': expected /0 to /32 for IPv4, /0 to /128 for IPv6, without leading zeros\n" },
@@ -972,17 +948,8 @@ static void test_prefix_reasons(void)
 		{ KF_RANGE_MIXED, "192.0.2.1-::1", "invalid range '192.0.2.1-::1': both ends must be IPv4 or both IPv6\n" },
 		{ KF_FLOW_PREFIX, "192.0.2.0/24", "'192.0.2.0/24': a flow names single addresses, not a prefix or range\n" },
 	};
-	char *msg, name[300];
-	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		msg = reason_text(cases[i].what, cases[i].word);
-		snprintf(name, sizeof(name), "reason %d: %s", cases[i].what,
-			 cases[i].msg);
-		name[strlen(name) - 1] = '\0';
-		ok(!strcmp(msg, cases[i].msg), name);
-		free(msg);
-	}
+	check_reasons(cases, ARRAY_SIZE(cases));
 }
 
 /* A compact snapshot: a table of 2 buckets of 16-bit slots and 2 keys. */
@@ -1010,6 +977,28 @@ static void resum(struct snap_buf *b)
 	uint32_t crc = snap_crc32(0, b->data, b->len - 4);
 
 	memcpy(b->data + b->len - 4, &crc, 4);	/* the host is little endian */
+}
+
+/*
+ * Well summed but inconsistent, as a buggy writer could make it: byte @off
+ * of @b set to @val must be refused as corrupted, for a reason containing
+ * @want. The byte is put back after.
+ */
+static void corrupted(struct snap_buf *b, size_t off, uint8_t val,
+		      const char *want, const char *name)
+{
+	uint8_t was = b->data[off];
+	struct snap s;
+	char why[256];
+
+	b->data[off] = val;
+	resum(b);
+	ok(snap_parse(b->data, b->len, &s, why, sizeof(why)) == SNAP_BAD_SECTION &&
+	   strstr(why, want), name);
+	if (!strstr(why, want))
+		printf("# got \"%s\"\n", why);
+	b->data[off] = was;
+	resum(b);
 }
 
 static void test_snapshot(void)
@@ -1105,31 +1094,17 @@ static void test_snapshot(void)
 		   "snapshot: no message room at all: still the error");
 	}
 	b.data[32 + 16] = 2;
-	b.data[32 + 4] = 9;	/* key type 9 */
 	resum(&b);
-	err = snap_parse(b.data, b.len, &s, why, sizeof(why));
-	ok(err == SNAP_BAD_SECTION && strstr(why, "unknown key type 9"),
-	   "snapshot: a table of an unknown key type: corrupted");
-	b.data[32 + 4] = CFILTER_KEY_SRC4;
-	b.data[32 + 40 + 16 + 40] = 0;	/* first key: type NONE */
-	resum(&b);
-	err = snap_parse(b.data, b.len, &s, why, sizeof(why));
-	ok(err == SNAP_BAD_SECTION && strstr(why, "section 2: key 1 of unknown type 0"),
-	   "snapshot: a key of type 0: corrupted");
-	b.data[32 + 40 + 16 + 40] = CFILTER_KEY_SRC4;
-	b.data[12] = CFILTER_MODE_EXACT;
-	resum(&b);
-	err = snap_parse(b.data, b.len, &s, why, sizeof(why));
-	ok(err == SNAP_BAD_SECTION && strstr(why, "a raw table, but"),
-	   "snapshot: a raw table in an exact-mode snapshot: corrupted");
-	b.data[12] = CFILTER_MODE_COMPACT;
-	b.data[20] = 3;	/* one section more than there is */
-	resum(&b);
-	err = snap_parse(b.data, b.len, &s, why, sizeof(why));
-	ok(err == SNAP_BAD_SECTION && strstr(why, "section 3: past the end"),
-	   "snapshot: more sections than bytes: corrupted");
-	b.data[20] = 2;
-	resum(&b);
+	corrupted(&b, 32 + 4, 9, "unknown key type 9",
+		  "snapshot: a table of an unknown key type: corrupted");
+	corrupted(&b, 32 + 40 + 16 + 40, 0,	/* first key: type NONE */
+		  "section 2: key 1 of unknown type 0",
+		  "snapshot: a key of type 0: corrupted");
+	corrupted(&b, 12, CFILTER_MODE_EXACT, "a raw table, but",
+		  "snapshot: a raw table in an exact-mode snapshot: corrupted");
+	corrupted(&b, 20, 3,	/* one section more than there is */
+		  "section 3: past the end",
+		  "snapshot: more sections than bytes: corrupted");
 	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_OK,
 	   "snapshot: every change undone: parses again");
 	free(b.data);
@@ -1169,6 +1144,8 @@ static void add_holds(struct snap_buf *b, const char *source, size_t n,
 /* An exact snapshot (version 2): a section of holdings per source. */
 static void test_holds(void)
 {
+	/* The second source's name: after the header and the first section. */
+	const size_t name = 32 + 40 + 32 + 2 * 48 + 40;
 	struct snap_buf b = { .data = NULL };
 	struct cfilter_key key;
 	uint64_t deadline;
@@ -1196,47 +1173,27 @@ static void test_holds(void)
 	ok(!memcmp(b.data + 32 + 40 + 32 + 48 + 40, "\x64\xd2\x49\x6b\0\0\0\0", 8),
 	   "holds: a deadline's bytes, little endian");
 
-	/* 72: the second section's header; 72 + 40: its name. */
-	b.data[32 + 40 + 32 + 2 * 48 + 40] = '-';
-	resum(&b);
-	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_BAD_SECTION &&
-	   strstr(why, "section 2: a source name that is not one"),
-	   "holds: a source name starting with '-': corrupted");
-	memcpy(b.data + 32 + 40 + 32 + 2 * 48 + 40, "default\0", 8);
+	corrupted(&b, name, '-', "section 2: a source name that is not one",
+		  "holds: a source name starting with '-': corrupted");
+	corrupted(&b, name + 9, 'x', "a source name that is not one",
+		  "holds: bytes after the name's NUL: corrupted");
+	memcpy(b.data + name, "default\0", 8);
 	resum(&b);
 	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_BAD_SECTION &&
 	   strstr(why, "section 2: source default a second time"),
 	   "holds: one source twice: corrupted");
-	memcpy(b.data + 32 + 40 + 32 + 2 * 48 + 40, "f2b-sshd\0x", 10);
+	memcpy(b.data + name, "f2b-sshd", 8);
 	resum(&b);
-	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_BAD_SECTION &&
-	   strstr(why, "a source name that is not one"),
-	   "holds: bytes after the name's NUL: corrupted");
-	b.data[32 + 40 + 32 + 2 * 48 + 40 + 9] = 0;
-	b.data[32 + 40 + 32] = 0;	/* the first key: type NONE */
-	resum(&b);
-	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_BAD_SECTION &&
-	   strstr(why, "section 1: key 1 of unknown type 0"),
-	   "holds: a key of type 0: corrupted");
-	b.data[32 + 40 + 32] = CFILTER_KEY_SRC4;
-	b.data[32 + 24] = 3;	/* count 3 in 2 keys' bytes */
-	resum(&b);
-	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_BAD_SECTION &&
-	   strstr(why, "section 1: holdings of 128 bytes for 3 keys"),
-	   "holds: a count the length does not hold: corrupted");
-	b.data[32 + 24] = 2;
-	b.data[12] = CFILTER_MODE_COMPACT;
-	resum(&b);
-	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_BAD_SECTION,
-	   "holds: in a compact-mode snapshot: corrupted");
-	b.data[12] = CFILTER_MODE_EXACT;
-	b.data[8] = 1;
-	resum(&b);
-	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_BAD_SECTION &&
-	   strstr(why, "section 1: unknown kind 3"),
-	   "holds: in a version 1 snapshot: unknown kind");
-	b.data[8] = 2;
-	resum(&b);
+	corrupted(&b, 32 + 40 + 32, 0,	/* the first key: type NONE */
+		  "section 1: key 1 of unknown type 0",
+		  "holds: a key of type 0: corrupted");
+	corrupted(&b, 32 + 24, 3,	/* count 3 in 2 keys' bytes */
+		  "section 1: holdings of 128 bytes for 3 keys",
+		  "holds: a count the length does not hold: corrupted");
+	corrupted(&b, 12, CFILTER_MODE_COMPACT, "or not in an exact-mode snapshot",
+		  "holds: in a compact-mode snapshot: corrupted");
+	corrupted(&b, 8, 1, "section 1: unknown kind 3",
+		  "holds: in a version 1 snapshot: unknown kind");
 	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_OK,
 	   "holds: every change undone: parses again");
 	free(b.data);

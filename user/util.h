@@ -27,5 +27,11 @@ enum cf_exit {
 
 /* Print "cfctl: <message>" and a newline on stderr. */
 void cf_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * Report @err, the negative errno of a BPF call: a missing privilege as
+ * MSG_NO_PERM_BPF, whatever the call was, anything else as cf_err(@fmt, ...).
+ */
+void cf_bpf_err(int err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 #endif /* CF_UTIL_H */

@@ -158,13 +158,9 @@ static int report_attach_error(int err, const char *ifname,
 		else
 			cf_err("%s does not support XDP", ifname);
 		break;
-	case EPERM:
-	case EACCES:
-		cf_err(MSG_NO_PERM_BPF);
-		break;
 	default:
-		cf_err("cannot attach to %s: %s: run cfctl attach -v %s for the kernel's reason",
-		       ifname, strerror(-err), ifname);
+		cf_bpf_err(err, "cannot attach to %s: %s: run cfctl attach -v %s for the kernel's reason",
+			   ifname, strerror(-err), ifname);
 	}
 	return CF_SYSTEM;
 }
@@ -234,11 +230,8 @@ static int find_running(const char *ifname, unsigned int ifindex,
 	if (!err)
 		err = tc_query(ifindex, &tc_id);
 	if (err) {
-		if (err == -EPERM || err == -EACCES)
-			cf_err(MSG_NO_PERM_BPF);
-		else
-			cf_err("cannot query the programs on %s: %s", ifname,
-			       strerror(-err));
+		cf_bpf_err(err, "cannot query the programs on %s: %s", ifname,
+			   strerror(-err));
 		return CF_SYSTEM;
 	}
 	if (prog_is(q.hw_prog_id, CF_PROG_NAME)) {
@@ -688,11 +681,8 @@ static int detach_slot(const char *ifname, unsigned int ifindex,
 
 	fd = prog_open(slot->prog_id, name);
 	if (fd < 0) {
-		if (fd == -EPERM || fd == -EACCES)
-			cf_err(MSG_NO_PERM_BPF);
-		else
-			cf_err("cannot inspect XDP program %u on %s: %s",
-			       slot->prog_id, ifname, strerror(-fd));
+		cf_bpf_err(fd, "cannot inspect XDP program %u on %s: %s",
+			   slot->prog_id, ifname, strerror(-fd));
 		return fd;
 	}
 	if (!strcmp(name, CF_DISPATCHER_NAME)) {
@@ -718,13 +708,9 @@ static int detach_slot(const char *ifname, unsigned int ifindex,
 	opts.old_prog_fd = fd;
 	err = bpf_xdp_detach(ifindex, slot->flags, &opts);
 	close(fd);
-	if (err) {
-		if (err == -EPERM || err == -EACCES)
-			cf_err(MSG_NO_PERM_BPF);
-		else
-			cf_err("cannot detach from %s: %s", ifname,
-			       strerror(-err));
-	}
+	if (err)
+		cf_bpf_err(err, "cannot detach from %s: %s", ifname,
+			   strerror(-err));
 	return err;
 }
 
@@ -831,11 +817,8 @@ int xdp_detach(const char *ifname, bool verbose, bool dry_run)
 	set_verbose(verbose);
 	err = bpf_xdp_query(ifindex, 0, &q);
 	if (err) {
-		if (err == -EPERM || err == -EACCES)
-			cf_err(MSG_NO_PERM_BPF);
-		else
-			cf_err("cannot query XDP programs on %s: %s", ifname,
-			       strerror(-err));
+		cf_bpf_err(err, "cannot query XDP programs on %s: %s", ifname,
+			   strerror(-err));
 		return CF_SYSTEM;
 	}
 	before = module_refcnt();

@@ -117,13 +117,9 @@ void dispatch_report_error(int err, const char *ifname)
 		cf_err("%s runs a libxdp dispatcher older than cfctl's, or that kept changing: detach its programs first, or try again",
 		       ifname);
 		break;
-	case EPERM:
-	case EACCES:
-		cf_err(MSG_NO_PERM_BPF);
-		break;
 	default:
-		cf_err("cannot attach to %s through libxdp's dispatcher: %s: run cfctl attach -v %s for libxdp's reason",
-		       ifname, strerror(-err), ifname);
+		cf_bpf_err(err, "cannot attach to %s through libxdp's dispatcher: %s: run cfctl attach -v %s for libxdp's reason",
+			   ifname, strerror(-err), ifname);
 	}
 }
 
@@ -274,11 +270,9 @@ int dispatch_detach(const char *ifname, unsigned int ifindex,
 		return 0;
 	}
 	err = remove_progs(ifindex, d->mode, ids, n);
-	if (err == -EPERM || err == -EACCES)
-		cf_err(MSG_NO_PERM_BPF);
-	else if (err)
-		cf_err("cannot take %s out of %s's dispatcher: %s: run cfctl detach -v %s for libxdp's reason",
-		       CF_PROG_NAME, ifname, strerror(-err), ifname);
+	if (err)
+		cf_bpf_err(err, "cannot take %s out of %s's dispatcher: %s: run cfctl detach -v %s for libxdp's reason",
+			   CF_PROG_NAME, ifname, strerror(-err), ifname);
 	return err;
 }
 

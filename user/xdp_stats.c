@@ -75,10 +75,9 @@ static int open_pin(const char *path, const struct stats_shape *shape,
 
 	if (fd < 0) {
 		err = -errno;
-		if (err == -EACCES || err == -EPERM)
-			cf_err(MSG_NO_PERM_BPF);
-		else if (err != -ENOENT)
-			cf_err("cannot open %s: %s", path, strerror(-err));
+		if (err != -ENOENT)
+			cf_bpf_err(err, "cannot open %s: %s", path,
+				   strerror(-err));
 		return err;
 	}
 	if (!stats_map_ok(fd, shape, id)) {
@@ -111,11 +110,8 @@ static int pin_at(int fd, const char *path)
 	if (!bpf_obj_pin(fd, path))
 		return 0;
 	err = -errno;
-	if (err == -EACCES || err == -EPERM)
-		cf_err(MSG_NO_PERM_BPF);
-	else
-		cf_err("cannot pin the counter map at %s: %s", path,
-		       strerror(-err));
+	cf_bpf_err(err, "cannot pin the counter map at %s: %s", path,
+		   strerror(-err));
 	return err;
 }
 

@@ -308,12 +308,9 @@ int xdp_status(bool json)
 		       btf ? "loaded" : "loaded without BTF: programs cannot call its kfunc (README, \"Using it on a real host\")");
 	}
 	err = survey_all(&s);
-	if (err == -EPERM || err == -EACCES) {
-		cf_err(MSG_NO_PERM_BPF);
-		return CF_SYSTEM;
-	}
 	if (err) {
-		cf_err("cannot list the network interfaces: %s", strerror(-err));
+		cf_bpf_err(err, "cannot list the network interfaces: %s",
+			   strerror(-err));
 		return CF_SYSTEM;
 	}
 	if (json) {

@@ -73,11 +73,9 @@ int tc_attach(const char *ifname, unsigned int ifindex, int prog_fd,
 		       ifname, ifname);
 	else if (err == -ENOENT)	/* no such qdisc or classifier kind */
 		cf_err("the kernel lacks the clsact qdisc or the bpf classifier: run modprobe sch_ingress cls_bpf");
-	else if (err == -EPERM || err == -EACCES)
-		cf_err(MSG_NO_PERM_BPF);
 	else
-		cf_err("cannot attach to %s at TC ingress: %s", ifname,
-		       strerror(-err));
+		cf_bpf_err(err, "cannot attach to %s at TC ingress: %s", ifname,
+			   strerror(-err));
 	/* A clsact qdisc cfctl created for nothing would stay for good. */
 	if (created) {
 		hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
@@ -110,12 +108,8 @@ int tc_detach(const char *ifname, unsigned int ifindex, bool dry_run)
 	}
 	if (!err)
 		err = bpf_tc_detach(&hook, &opts);
-	if (err) {
-		if (err == -EPERM || err == -EACCES)
-			cf_err(MSG_NO_PERM_BPF);
-		else
-			cf_err("cannot detach from %s at TC ingress: %s",
-			       ifname, strerror(-err));
-	}
+	if (err)
+		cf_bpf_err(err, "cannot detach from %s at TC ingress: %s",
+			   ifname, strerror(-err));
 	return err;
 }

@@ -79,6 +79,28 @@ static bool consistent(const struct ordered *o)
 	return i == n;
 }
 
+/*
+ * Starts @o and the model empty, then inserts every @step-th key below @n.
+ * Returns 0, or the first insert's error.
+ */
+static int fill(struct ordered *o, u32 step, u32 n)
+{
+	u8 key[KLEN];
+	u32 i;
+	int err;
+
+	memset(in, 0, sizeof(in));
+	ordered_init(o, KLEN);
+	for (i = 0; i < n; i += step) {
+		nth(key, i);
+		err = ordered_insert(o, key);
+		if (err)
+			return err;
+		in[i] = true;
+	}
+	return 0;
+}
+
 TEST(empty_set_walks_nothing)
 {
 	struct ordered o;
@@ -134,13 +156,7 @@ TEST(seek_finds_the_first_key_not_below)
 	const u8 *got;
 	u32 i, j, k;
 
-	memset(in, 0, sizeof(in));
-	ordered_init(&o, KLEN);
-	for (i = 0; i < NKEYS; i += 3) {
-		nth(key, i);
-		ASSERT_EQ(0, ordered_insert(&o, key));
-		in[i] = true;
-	}
+	ASSERT_EQ(0, fill(&o, 3, NKEYS));
 	for (i = 0; i < NKEYS; i++) {
 		nth(key, i);
 		got = ordered_seek(&o, key, &pos);
@@ -163,16 +179,8 @@ TEST(seek_finds_the_first_key_not_below)
 TEST(sorted_inserts_fill_chunks)
 {
 	struct ordered o;
-	u8 key[KLEN];
-	u32 i;
 
-	memset(in, 0, sizeof(in));
-	ordered_init(&o, KLEN);
-	for (i = 0; i < NKEYS; i++) {
-		nth(key, i);
-		ASSERT_EQ(0, ordered_insert(&o, key));
-		in[i] = true;
-	}
+	ASSERT_EQ(0, fill(&o, 1, NKEYS));
 	ASSERT_TRUE(consistent(&o));
 	EXPECT_EQ((u32)(NKEYS + ORDERED_CHUNK - 1) / ORDERED_CHUNK, o.nchunks);
 	ordered_free(&o);
@@ -185,13 +193,7 @@ TEST(deletes_merge_small_chunks)
 	u8 key[KLEN];
 	u32 i;
 
-	memset(in, 0, sizeof(in));
-	ordered_init(&o, KLEN);
-	for (i = 0; i < NKEYS; i++) {
-		nth(key, i);
-		ASSERT_EQ(0, ordered_insert(&o, key));
-		in[i] = true;
-	}
+	ASSERT_EQ(0, fill(&o, 1, NKEYS));
 	/* keep one key in eight: 500 keys */
 	for (i = 0; i < NKEYS; i++) {
 		if (!(i % 8))
@@ -210,15 +212,8 @@ TEST(refused_allocation_changes_nothing)
 {
 	struct ordered o;
 	u8 key[KLEN];
-	u32 i;
 
-	memset(in, 0, sizeof(in));
-	ordered_init(&o, KLEN);
-	for (i = 0; i < ORDERED_CHUNK; i++) {
-		nth(key, 2 * i);
-		ASSERT_EQ(0, ordered_insert(&o, key));
-		in[2 * i] = true;
-	}
+	ASSERT_EQ(0, fill(&o, 2, 2 * ORDERED_CHUNK));
 	cuckoo_host_mem_left = 0;
 	nth(key, 1);
 	EXPECT_EQ(-EDQUOT, ordered_insert(&o, key));

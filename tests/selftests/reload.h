@@ -2,7 +2,7 @@
 /*
  * Reloading cfilter.ko with chosen parameters, for the selftests that need
  * a module configured their way (test_full, test_modes), and the small
- * ioctl and sysfs helpers every C selftest shares. Reloading is only
+ * ioctl, sysfs and key helpers every C selftest shares. Reloading is only
  * possible when nothing holds the module (no XDP program using the kfunc,
  * no open /dev/cfilter): callers skip then.
  *
@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <arpa/inet.h>
 #include <linux/cfilter.h>
 
 #define DEFAULT_KO	"/lib/modules/cfilter.ko"
@@ -140,6 +142,35 @@ static inline int module_wait_unused(void)
 				  module_file(), strerror(_err));	\
 } while (0)
 
+/*
+ * For a FIXTURE_SETUP: opens the device into @fd and empties the filter, so
+ * that the test starts from nothing. A harness macro, as above.
+ */
+#define SETUP_OPEN_EMPTY(fd) do {					\
+	int _fd = open(CFILTER_DEVICE, O_RDWR);				\
+									\
+	(fd) = _fd;							\
+	ASSERT_LE(0, _fd) TH_LOG("open %s: %s (is cfilter.ko loaded?)", \
+				 CFILTER_DEVICE, strerror(errno));	\
+	ASSERT_EQ(0, cf_ioctl(_fd, CFILTER_IOC_CLEAR, NULL));		\
+} while (0)
+
+/*
+ * For a FIXTURE_TEARDOWN: closes @fd (if open), then empties the filter for
+ * the next test. Closing first drops a staged copy, which would follow the
+ * CLEAR.
+ */
+static inline void teardown_close_empty(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+	fd = open(CFILTER_DEVICE, O_RDWR);
+	if (fd >= 0) {
+		ioctl(fd, CFILTER_IOC_CLEAR);
+		close(fd);
+	}
+}
+
 /* A module parameter's value as sysfs shows it, or 0 if unreadable. */
 static inline unsigned long long read_param(const char *name)
 {
@@ -172,16 +203,51 @@ static inline int cf_info(int fd, struct cfilter_info *info)
 	return cf_ioctl(fd, CFILTER_IOC_INFO, info);
 }
 
-/* BATCH @op over @n keys; returns 0 or the ioctl's errno. */
-static inline int cf_batch(int fd, __u32 op, const struct cfilter_key *keys,
-			   __s32 *results, __u32 n, struct cfilter_batch *b)
+/* The number of keys stored, or -1 if INFO fails. */
+static inline long long cf_count(int fd)
+{
+	struct cfilter_info info;
+
+	return cf_info(fd, &info) ? -1 : (long long)info.count;
+}
+
+/* TYPE_INFO of @type, live or (CFILTER_F_STAGED in @flags) staged. */
+static inline int cf_type_info(int fd, __u8 type, __u32 flags,
+			       struct cfilter_type_info *ti)
+{
+	memset(ti, 0, sizeof(*ti));
+	ti->type = type;
+	ti->flags = flags;
+	return cf_ioctl(fd, CFILTER_IOC_TYPE_INFO, ti);
+}
+
+/* The number of keys of @type stored, or -1 if TYPE_INFO fails. */
+static inline long long cf_type_count(int fd, __u8 type, __u32 flags)
+{
+	struct cfilter_type_info ti;
+
+	return cf_type_info(fd, type, flags, &ti) ? -1 : (long long)ti.count;
+}
+
+/* BATCH @op over @n keys with @flags; returns 0 or the ioctl's errno. */
+static inline int cf_batch_flags(int fd, __u32 op, __u32 flags,
+				 const struct cfilter_key *keys,
+				 __s32 *results, __u32 n,
+				 struct cfilter_batch *b)
 {
 	memset(b, 0, sizeof(*b));
 	b->op = op;
+	b->flags = flags;
 	b->keys = (uintptr_t)keys;
 	b->results = (uintptr_t)results;
 	b->count = n;
 	return cf_ioctl(fd, CFILTER_IOC_BATCH, b);
+}
+
+static inline int cf_batch(int fd, __u32 op, const struct cfilter_key *keys,
+			   __s32 *results, __u32 n, struct cfilter_batch *b)
+{
+	return cf_batch_flags(fd, op, 0, keys, results, n, b);
 }
 
 /* Key number @i: a distinct SRC4 key per i (10.x.y.z, never routed). */
@@ -197,6 +263,98 @@ static inline struct cfilter_key nth_key4(unsigned int i)
 	key.saddr[2] = i >> 8;
 	key.saddr[3] = i;
 	return key;
+}
+
+/* Key number @i: a distinct SRC6 key per i (in 2001:db8::/32). */
+static inline struct cfilter_key nth_key6(unsigned int i)
+{
+	struct cfilter_key key = {
+		.type = CFILTER_KEY_SRC6,
+		.prefix_len = 128,
+		.saddr = { 0x20, 0x01, 0x0d, 0xb8 },
+	};
+
+	memcpy(key.saddr + 12, &i, sizeof(i));
+	return key;
+}
+
+static inline bool type_is_v6(__u8 type)
+{
+	return type == CFILTER_KEY_SRC6 || type == CFILTER_KEY_DST6 ||
+	       type == CFILTER_KEY_ALLOW6;
+}
+
+/*
+ * The address key of @type (SRC, DST or ALLOW) for "addr" or "addr/len"
+ * (no length: the whole address), in the field @type uses. The length is
+ * taken as written, so tests can pass bad ones; unparsable text aborts.
+ */
+static inline struct cfilter_key key_of(__u8 type, const char *cidr)
+{
+	bool dst = type == CFILTER_KEY_DST4 || type == CFILTER_KEY_DST6;
+	bool v6 = type_is_v6(type);
+	const char *slash = strchr(cidr, '/');
+	size_t n = slash ? (size_t)(slash - cidr) : strlen(cidr);
+	struct cfilter_key key;
+	char addr[INET6_ADDRSTRLEN];
+
+	memset(&key, 0, sizeof(key));
+	key.type = type;
+	key.prefix_len = slash ? atoi(slash + 1) : v6 ? 128 : 32;
+	if (n >= sizeof(addr))
+		abort();
+	memcpy(addr, cidr, n);
+	addr[n] = '\0';
+	if (inet_pton(v6 ? AF_INET6 : AF_INET, addr,
+		      dst ? key.daddr : key.saddr) != 1)
+		abort();
+	return key;
+}
+
+/*
+ * A key of any type, the full length: @af's addresses @saddr and @daddr
+ * (either may be NULL), and @proto with its ports or ICMP type in host
+ * order.
+ */
+static inline struct cfilter_key flow_key(__u8 type, int af, const char *saddr,
+					  const char *daddr, __u8 proto,
+					  __u16 sport, __u16 dport)
+{
+	struct cfilter_key key;
+
+	memset(&key, 0, sizeof(key));
+	key.type = type;
+	key.prefix_len = af == AF_INET ? 32 : 128;
+	key.proto = proto;
+	key.sport = htons(sport);
+	key.dport = htons(dport);
+	if ((saddr && inet_pton(af, saddr, key.saddr) != 1) ||
+	    (daddr && inet_pton(af, daddr, key.daddr) != 1))
+		abort();
+	return key;
+}
+
+/*
+ * The packet MATCH asks about: @af's addresses @saddr -> @daddr, @flags
+ * (CFILTER_PKT_*), and @proto with its ports or ICMP type in host order.
+ */
+static inline struct cfilter_pkt match_pkt(int af, const char *saddr,
+					   const char *daddr, __u8 flags,
+					   __u8 proto, __u16 sport,
+					   __u16 dport)
+{
+	struct cfilter_pkt pkt;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.family = af == AF_INET ? 4 : 6;
+	pkt.flags = flags;
+	pkt.proto = proto;
+	pkt.sport = htons(sport);
+	pkt.dport = htons(dport);
+	if (inet_pton(af, saddr, pkt.saddr) != 1 ||
+	    inet_pton(af, daddr, pkt.daddr) != 1)
+		abort();
+	return pkt;
 }
 
 #endif /* CFILTER_SELFTESTS_RELOAD_H */

@@ -30,26 +30,7 @@
 /* Key @i of a mixed set: even i IPv4, odd i IPv6. */
 static struct cfilter_key mixed_key(unsigned int i)
 {
-	struct cfilter_key key = nth_key4(i);
-
-	if (i % 2) {
-		memset(&key, 0, sizeof(key));
-		key.type = CFILTER_KEY_SRC6;
-		key.prefix_len = 128;
-		key.saddr[0] = 0x20;
-		key.saddr[1] = 0x01;
-		key.saddr[2] = 0x0d;
-		key.saddr[3] = 0xb8;
-		memcpy(key.saddr + 12, &i, sizeof(i));
-	}
-	return key;
-}
-
-static long long cf_count(int fd)
-{
-	struct cfilter_info info;
-
-	return cf_info(fd, &info) ? -1 : (long long)info.count;
+	return i % 2 ? nth_key6(i) : nth_key4(i);
 }
 
 FIXTURE(batch) {
@@ -62,10 +43,7 @@ FIXTURE_SETUP(batch)
 {
 	unsigned int i;
 
-	self->fd = open(CFILTER_DEVICE, O_RDWR);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s (is cfilter.ko loaded?)",
-				      CFILTER_DEVICE, strerror(errno));
-	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
+	SETUP_OPEN_EMPTY(self->fd);
 	for (i = 0; i < N; i++) {
 		self->keys[i] = mixed_key(i);
 		self->results[i] = 12345;
@@ -74,10 +52,7 @@ FIXTURE_SETUP(batch)
 
 FIXTURE_TEARDOWN(batch)
 {
-	if (self->fd >= 0) {
-		ioctl(self->fd, CFILTER_IOC_CLEAR);
-		close(self->fd);
-	}
+	teardown_close_empty(self->fd);
 }
 
 /* Every result equals @want; else names the first that does not. */

@@ -41,25 +41,28 @@ static int cf_key_ioctl(int fd, unsigned long cmd, struct cfilter_key key)
 }
 
 /*
- * Adds keys 0, 1, ... until ADD fails. Returns the index of the key that
- * failed with @err, and the number of keys actually stored in @stored (in
- * compact mode, an EEXIST for a key indistinguishable from an earlier one
- * stores nothing).
+ * Adds keys 0, 1, ... until ADD fails, which must be with ENOSPC. Returns
+ * the index of the key that failed, and the number of keys actually stored
+ * in @stored (in compact mode, an EEXIST for a key indistinguishable from
+ * an earlier one stores nothing).
  */
-static unsigned int fill(int fd, int *err, unsigned long long *stored)
+static unsigned int fill(struct __test_metadata *_metadata, int fd,
+			 unsigned long long *stored)
 {
 	unsigned int i;
+	int err = 0;
 
 	*stored = 0;
 	for (i = 0; i < MAX_ADDS; i++) {
-		*err = cf_add(fd, nth_key4(i));
-		if (*err == EEXIST)
+		err = cf_add(fd, nth_key4(i));
+		if (err == EEXIST)
 			continue;
-		if (*err)
-			return i;
+		if (err)
+			break;
 		(*stored)++;
 	}
-	*err = 0;
+	ASSERT_EQ(ENOSPC, err) TH_LOG("after %u adds (%llu stored): %s",
+				      i, *stored, strerror(err));
 	return i;
 }
 
@@ -139,13 +142,10 @@ TEST_F(small, full_filter_is_enospc_and_keeps_every_key)
 	unsigned long long stored;
 	struct cfilter_info info;
 	unsigned int failed, i;
-	int err;
 
 	if (_metadata->skip)
 		return;
-	failed = fill(self->fd, &err, &stored);
-	ASSERT_EQ(ENOSPC, err) TH_LOG("after %u adds (%llu stored): %s",
-				      failed, stored, strerror(err));
+	failed = fill(_metadata, self->fd, &stored);
 	EXPECT_LE((unsigned long long)SMALL_CAPACITY, stored);
 	if (variant->mode == CFILTER_MODE_EXACT)
 		EXPECT_EQ(failed, stored) TH_LOG("exact mode: EEXIST for a new key");
@@ -178,12 +178,10 @@ TEST_F(small, full_ipv4_table_still_takes_ipv6)
 	struct cfilter_key v6 = { .type = CFILTER_KEY_SRC6, .prefix_len = 128,
 				  .saddr = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 } };
 	unsigned long long stored;
-	int err;
 
 	if (_metadata->skip)
 		return;
-	fill(self->fd, &err, &stored);
-	ASSERT_EQ(ENOSPC, err);
+	fill(_metadata, self->fd, &stored);
 	EXPECT_EQ(0, cf_add(self->fd, v6));
 	EXPECT_EQ(0, cf_key_ioctl(self->fd, CFILTER_IOC_TEST, v6));
 }
@@ -193,12 +191,10 @@ TEST_F(small, clear_empties_full_filter_and_resets_failures)
 	unsigned long long stored;
 	struct cfilter_info info;
 	unsigned int failed, i;
-	int err;
 
 	if (_metadata->skip)
 		return;
-	failed = fill(self->fd, &err, &stored);
-	ASSERT_EQ(ENOSPC, err);
+	failed = fill(_metadata, self->fd, &stored);
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
 	ASSERT_EQ(0, cf_info(self->fd, &info));
 	EXPECT_EQ(0ULL, info.count);

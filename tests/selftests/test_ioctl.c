@@ -28,38 +28,25 @@
 #define MISC_MAJOR_NR	10U
 #define NOBODY		65534
 
+/*
+ * A request for the address key of @type (SRC, DST, ALLOW; either family)
+ * from "addr/len", or "addr" for a whole address.
+ */
+static struct cfilter_key_req pfx(__u8 type, const char *cidr)
+{
+	struct cfilter_key_req req = { .key = key_of(type, cidr) };
+
+	return req;
+}
+
 static struct cfilter_key_req src4(const char *addr)
 {
-	struct cfilter_key_req req;
-
-	memset(&req, 0, sizeof(req));
-	req.key.type = CFILTER_KEY_SRC4;
-	req.key.prefix_len = 32;
-	if (inet_pton(AF_INET, addr, req.key.saddr) != 1)
-		abort();
-	return req;
+	return pfx(CFILTER_KEY_SRC4, addr);
 }
 
 static struct cfilter_key_req src6(const char *addr)
 {
-	struct cfilter_key_req req;
-
-	memset(&req, 0, sizeof(req));
-	req.key.type = CFILTER_KEY_SRC6;
-	req.key.prefix_len = 128;
-	if (inet_pton(AF_INET6, addr, req.key.saddr) != 1)
-		abort();
-	return req;
-}
-
-/* The number of keys stored, or -1 if INFO fails. */
-static long long cf_count(int fd)
-{
-	struct cfilter_info info;
-
-	if (cf_info(fd, &info))
-		return -1;
-	return info.count;
+	return pfx(CFILTER_KEY_SRC6, addr);
 }
 
 FIXTURE(cf) {
@@ -68,44 +55,35 @@ FIXTURE(cf) {
 
 FIXTURE_SETUP(cf)
 {
-	self->fd = open(CFILTER_DEVICE, O_RDWR);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s (is cfilter.ko loaded?)",
-				      CFILTER_DEVICE, strerror(errno));
-	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
+	SETUP_OPEN_EMPTY(self->fd);
 }
 
 FIXTURE_TEARDOWN(cf)
 {
-	if (self->fd >= 0) {
-		ioctl(self->fd, CFILTER_IOC_CLEAR);
-		close(self->fd);
-	}
+	teardown_close_empty(self->fd);
+}
+
+/* In an empty filter, TEST finds @req only between its ADD and its DEL. */
+static void round_trip(struct __test_metadata *_metadata, int fd,
+		       struct cfilter_key_req req)
+{
+	ASSERT_EQ(ENOENT, cf_ioctl(fd, CFILTER_IOC_TEST, &req));
+	ASSERT_EQ(0, cf_ioctl(fd, CFILTER_IOC_ADD, &req));
+	ASSERT_EQ(0, cf_ioctl(fd, CFILTER_IOC_TEST, &req));
+	ASSERT_EQ(1, cf_count(fd));
+	ASSERT_EQ(0, cf_ioctl(fd, CFILTER_IOC_DEL, &req));
+	ASSERT_EQ(ENOENT, cf_ioctl(fd, CFILTER_IOC_TEST, &req));
+	ASSERT_EQ(0, cf_count(fd));
 }
 
 TEST_F(cf, src4_add_test_del_round_trip)
 {
-	struct cfilter_key_req req = src4("192.0.2.1");
-
-	ASSERT_EQ(ENOENT, cf_ioctl(self->fd, CFILTER_IOC_TEST, &req));
-	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req));
-	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_TEST, &req));
-	ASSERT_EQ(1, cf_count(self->fd));
-	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_DEL, &req));
-	ASSERT_EQ(ENOENT, cf_ioctl(self->fd, CFILTER_IOC_TEST, &req));
-	ASSERT_EQ(0, cf_count(self->fd));
+	round_trip(_metadata, self->fd, src4("192.0.2.1"));
 }
 
 TEST_F(cf, src6_add_test_del_round_trip)
 {
-	struct cfilter_key_req req = src6("2001:db8::1");
-
-	ASSERT_EQ(ENOENT, cf_ioctl(self->fd, CFILTER_IOC_TEST, &req));
-	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req));
-	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_TEST, &req));
-	ASSERT_EQ(1, cf_count(self->fd));
-	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_DEL, &req));
-	ASSERT_EQ(ENOENT, cf_ioctl(self->fd, CFILTER_IOC_TEST, &req));
-	ASSERT_EQ(0, cf_count(self->fd));
+	round_trip(_metadata, self->fd, src6("2001:db8::1"));
 }
 
 /* The type is part of the key: 192.0.2.1 is not the IPv6 key c000:201::. */
@@ -325,10 +303,7 @@ FIXTURE(bad) {
 /* One valid key is present, so that a bad DEL could remove something. */
 FIXTURE_SETUP(bad)
 {
-	self->fd = open(CFILTER_DEVICE, O_RDWR);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s (is cfilter.ko loaded?)",
-				      CFILTER_DEVICE, strerror(errno));
-	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
+	SETUP_OPEN_EMPTY(self->fd);
 	self->v4 = src4("192.0.2.1");
 	self->v6 = src6("2001:db8::1");
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &self->v4));
@@ -336,10 +311,7 @@ FIXTURE_SETUP(bad)
 
 FIXTURE_TEARDOWN(bad)
 {
-	if (self->fd >= 0) {
-		ioctl(self->fd, CFILTER_IOC_CLEAR);
-		close(self->fd);
-	}
+	teardown_close_empty(self->fd);
 }
 
 TEST_F(bad, key_type_none_and_unknown)
@@ -577,25 +549,15 @@ TEST_F(bad, read_only_descriptor_cannot_write)
 	close(ro);
 }
 
-/*
- * A key of any type: @af's addresses @src (saddr) and @dst (daddr), either
- * may be NULL; proto and ports host order. The prefix is the full length.
- */
-static struct cfilter_key_req key_of(__u8 type, int af, const char *src,
+/* A request for flow_key()'s key. */
+static struct cfilter_key_req req_of(__u8 type, int af, const char *src,
 				     const char *dst, __u8 proto,
 				     __u16 sport, __u16 dport)
 {
-	struct cfilter_key_req req;
+	struct cfilter_key_req req = {
+		.key = flow_key(type, af, src, dst, proto, sport, dport),
+	};
 
-	memset(&req, 0, sizeof(req));
-	req.key.type = type;
-	req.key.prefix_len = af == AF_INET ? 32 : 128;
-	req.key.proto = proto;
-	req.key.sport = htons(sport);
-	req.key.dport = htons(dport);
-	if ((src && inet_pton(af, src, req.key.saddr) != 1) ||
-	    (dst && inet_pton(af, dst, req.key.daddr) != 1))
-		abort();
 	return req;
 }
 
@@ -625,7 +587,7 @@ static const struct {
 };
 
 #define NEW_KEY(i)							\
-	key_of(new_keys[i].type, new_keys[i].af, new_keys[i].src,	\
+	req_of(new_keys[i].type, new_keys[i].af, new_keys[i].src,	\
 	       new_keys[i].dst, new_keys[i].proto, new_keys[i].sport,	\
 	       new_keys[i].dport)
 
@@ -753,37 +715,12 @@ TEST_F(bad, flow_proto_and_icmp_fields)
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		bool v4 = cases[i].type == CFILTER_KEY_FLOW4;
 
-		req = key_of(cases[i].type, v4 ? AF_INET : AF_INET6,
+		req = req_of(cases[i].type, v4 ? AF_INET : AF_INET6,
 			     v4 ? "192.0.2.1" : "2001:db8::1",
 			     v4 ? "192.0.2.2" : "2001:db8::2", cases[i].proto,
 			     cases[i].sport, cases[i].dport);
 		expect_einval(_metadata, self->fd, &req, cases[i].what);
 	}
-}
-
-/*
- * Prefixes. pfx(type, "a.b.c.d/len") builds an address key of any address
- * type (SRC, DST, ALLOW; either family) from CIDR text.
- */
-static struct cfilter_key_req pfx(__u8 type, const char *cidr)
-{
-	struct cfilter_key_req req;
-	char addr[64];
-	const char *slash = strchr(cidr, '/');
-	bool v6 = strchr(cidr, ':');
-	bool dst = type == CFILTER_KEY_DST4 || type == CFILTER_KEY_DST6;
-
-	memset(&req, 0, sizeof(req));
-	req.key.type = type;
-	if (!slash || (size_t)(slash - cidr) >= sizeof(addr))
-		abort();
-	memcpy(addr, cidr, slash - cidr);
-	addr[slash - cidr] = '\0';
-	req.key.prefix_len = atoi(slash + 1);
-	if (inet_pton(v6 ? AF_INET6 : AF_INET, addr,
-		      dst ? req.key.daddr : req.key.saddr) != 1)
-		abort();
-	return req;
 }
 
 static int cf_add(int fd, struct cfilter_key_req req)
@@ -799,15 +736,6 @@ static int cf_del(int fd, struct cfilter_key_req req)
 static int cf_test(int fd, struct cfilter_key_req req)
 {
 	return cf_ioctl(fd, CFILTER_IOC_TEST, &req);
-}
-
-static int cf_type_info(int fd, __u8 type, __u32 flags,
-			struct cfilter_type_info *ti)
-{
-	memset(ti, 0, sizeof(*ti));
-	ti->type = type;
-	ti->flags = flags;
-	return cf_ioctl(fd, CFILTER_IOC_TYPE_INFO, ti);
 }
 
 TEST_F(bad, malformed_prefixes_refused)
@@ -1003,19 +931,12 @@ static int cf_match(int fd, int af, const char *saddr, const char *daddr,
 		    __u8 flags, __u8 proto, __u16 sport, __u16 dport,
 		    __u32 *verdict)
 {
-	struct cfilter_match_req mr;
+	struct cfilter_match_req mr = {
+		.pkt = match_pkt(af, saddr, daddr, flags, proto, sport, dport),
+		.verdict = 0xdead,
+	};
 	int err;
 
-	memset(&mr, 0, sizeof(mr));
-	mr.pkt.family = af == AF_INET ? 4 : 6;
-	mr.pkt.flags = flags;
-	mr.pkt.proto = proto;
-	mr.pkt.sport = htons(sport);
-	mr.pkt.dport = htons(dport);
-	if (inet_pton(af, saddr, mr.pkt.saddr) != 1 ||
-	    inet_pton(af, daddr, mr.pkt.daddr) != 1)
-		abort();
-	mr.verdict = 0xdead;
 	err = cf_ioctl(fd, CFILTER_IOC_MATCH, &mr);
 	*verdict = mr.verdict;
 	return err;
@@ -1116,10 +1037,10 @@ static void add_match_keys(struct __test_metadata *_metadata, int fd)
 		{ CFILTER_KEY_ALLOW6, "2001:db8:1:2::/64" },
 		{ CFILTER_KEY_DST6, "2001:db8:ff::/64" },
 	};
-	struct cfilter_key_req flow4 = key_of(CFILTER_KEY_FLOW4, AF_INET,
+	struct cfilter_key_req flow4 = req_of(CFILTER_KEY_FLOW4, AF_INET,
 					      "1.2.3.4", "5.6.7.8", IPPROTO_TCP,
 					      1000, 80);
-	struct cfilter_key_req flow6 = key_of(CFILTER_KEY_FLOW6, AF_INET6,
+	struct cfilter_key_req flow6 = req_of(CFILTER_KEY_FLOW6, AF_INET6,
 					      "2001:db8:2::1", "2001:db8:ff:1::5",
 					      IPPROTO_UDP, 53, 53);
 	size_t i;

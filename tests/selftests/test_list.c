@@ -27,19 +27,7 @@
 /* Key @i of a mixed set: a third IPv6, the rest IPv4. */
 static struct cfilter_key mixed_key(unsigned int i)
 {
-	struct cfilter_key key = nth_key4(i);
-
-	if (i % 3 == 0) {
-		memset(&key, 0, sizeof(key));
-		key.type = CFILTER_KEY_SRC6;
-		key.prefix_len = 128;
-		key.saddr[0] = 0x20;
-		key.saddr[1] = 0x01;
-		key.saddr[2] = 0x0d;
-		key.saddr[3] = 0xb8;
-		memcpy(key.saddr + 12, &i, sizeof(i));
-	}
-	return key;
+	return i % 3 == 0 ? nth_key6(i) : nth_key4(i);
 }
 
 static int key_cmp(const void *a, const void *b)
@@ -86,20 +74,14 @@ FIXTURE_SETUP(list)
 {
 	unsigned int i;
 
-	self->fd = open(CFILTER_DEVICE, O_RDWR);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s (is cfilter.ko loaded?)",
-				      CFILTER_DEVICE, strerror(errno));
-	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
+	SETUP_OPEN_EMPTY(self->fd);
 	for (i = 0; i < N; i++)
 		self->keys[i] = mixed_key(i);
 }
 
 FIXTURE_TEARDOWN(list)
 {
-	if (self->fd >= 0) {
-		ioctl(self->fd, CFILTER_IOC_CLEAR);
-		close(self->fd);
-	}
+	teardown_close_empty(self->fd);
 }
 
 /* Lists everything with @max keys per call; returns the number listed. */
@@ -123,6 +105,21 @@ static unsigned int list_all(struct __test_metadata *_metadata, int fd,
 	return total;
 }
 
+/*
+ * Listing @max keys a call into @got (room for @n + 1) gives back exactly
+ * the @n keys @want, byte for byte (unused fields zero), each once, in any
+ * order. Sorts both.
+ */
+static void expect_listed(struct __test_metadata *_metadata, int fd,
+			  struct cfilter_key *want, unsigned int n,
+			  struct cfilter_key *got, __u32 max)
+{
+	ASSERT_EQ(n, list_all(_metadata, fd, got, n + 1, max));
+	qsort(want, n, sizeof(*want), key_cmp);
+	qsort(got, n, sizeof(*got), key_cmp);
+	ASSERT_EQ(0, memcmp(want, got, n * sizeof(*got)));
+}
+
 TEST_F(list, empty_filter_lists_nothing)
 {
 	struct where w = { 0 };
@@ -137,17 +134,11 @@ TEST_F(list, round_trip_with_small_max)
 {
 	struct cfilter_batch b;
 	__s32 results[N];
-	unsigned int got;
 
 	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_ADD, self->keys, results,
 			      N, &b));
 	ASSERT_EQ((__u32)N, b.first_error);
-	got = list_all(_metadata, self->fd, self->got, N + 1, 7);
-	ASSERT_EQ((unsigned int)N, got);
-	qsort(self->keys, N, sizeof(self->keys[0]), key_cmp);
-	qsort(self->got, N, sizeof(self->got[0]), key_cmp);
-	/* Byte for byte: same keys, unused fields zero, no duplicates. */
-	ASSERT_EQ(0, memcmp(self->keys, self->got, sizeof(self->keys)));
+	expect_listed(_metadata, self->fd, self->keys, N, self->got, 7);
 }
 
 TEST_F(list, one_call_with_room_for_all)
@@ -170,18 +161,13 @@ TEST_F(list, follows_deletes)
 {
 	struct cfilter_batch b;
 	__s32 results[N];
-	unsigned int got;
 
 	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_ADD, self->keys, results,
 			      N, &b));
 	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_DEL, self->keys, results,
 			      N / 2, &b));
-	got = list_all(_metadata, self->fd, self->got, N + 1, 100);
-	ASSERT_EQ((unsigned int)(N - N / 2), got);
-	qsort(self->keys + N / 2, N - N / 2, sizeof(self->keys[0]), key_cmp);
-	qsort(self->got, got, sizeof(self->got[0]), key_cmp);
-	ASSERT_EQ(0, memcmp(self->keys + N / 2, self->got,
-			    got * sizeof(self->got[0])));
+	expect_listed(_metadata, self->fd, self->keys + N / 2, N - N / 2,
+		      self->got, 100);
 }
 
 /*
@@ -262,8 +248,8 @@ TEST_F(list, foreign_generation_is_estale)
 TEST_F(list, five_thousand_prefixes_list_to_the_end)
 {
 	struct cfilter_key *pfx, *got;
-	unsigned int i, total;
 	struct cfilter_batch b;
+	unsigned int i;
 	__s32 *results;
 
 	pfx = calloc(5000, sizeof(*pfx));
@@ -282,11 +268,7 @@ TEST_F(list, five_thousand_prefixes_list_to_the_end)
 	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_ADD, pfx, results, 5000,
 			      &b));
 	ASSERT_EQ(5000U, b.first_error);
-	total = list_all(_metadata, self->fd, got, 5001, 128);
-	ASSERT_EQ(5000U, total);
-	qsort(pfx, 5000, sizeof(*pfx), key_cmp);
-	qsort(got, 5000, sizeof(*got), key_cmp);
-	EXPECT_EQ(0, memcmp(pfx, got, 5000 * sizeof(*pfx)));
+	expect_listed(_metadata, self->fd, pfx, 5000, got, 128);
 	free(pfx);
 	free(got);
 	free(results);

@@ -281,18 +281,6 @@ static int dump(int fd, __u8 type, struct cfilter_table *t)
 	return err;
 }
 
-static long long type_count(int fd, __u8 type, __u32 flags)
-{
-	struct cfilter_type_info ti;
-
-	memset(&ti, 0, sizeof(ti));
-	ti.type = type;
-	ti.flags = flags;
-	if (cf_ioctl(fd, CFILTER_IOC_TYPE_INFO, &ti))
-		return -errno;
-	return ti.count;
-}
-
 /*
  * DUMP every table, forget everything (CLEAR), then restore as cfctl does:
  * STAGE, RESTORE per type, BATCH STAGED of the listed prefixes, COMMIT.
@@ -352,18 +340,14 @@ TEST_F(reload, compact_dump_restore_gives_the_same_answers)
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_STAGE, NULL));
 	for (i = 0; i < ARRAY_SIZE(snap_types); i++)
 		ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_RESTORE, &t[i]));
-	memset(&b, 0, sizeof(b));
-	b.op = CFILTER_BATCH_ADD;
-	b.flags = CFILTER_F_STAGED;
-	b.keys = (uintptr_t)listed;
-	b.results = (uintptr_t)again;
-	b.count = l.count;
-	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_BATCH, &b));
+	ASSERT_EQ(0, cf_batch_flags(self->fd, CFILTER_BATCH_ADD,
+				    CFILTER_F_STAGED, listed, again, l.count,
+				    &b));
 	ASSERT_EQ(b.count, b.first_error);
 	/* Nothing live until the commit. */
-	EXPECT_EQ(0, type_count(self->fd, CFILTER_KEY_SRC4, 0));
+	EXPECT_EQ(0, cf_type_count(self->fd, CFILTER_KEY_SRC4, 0));
 	EXPECT_EQ((long long)t[0].count + 1,
-		  type_count(self->fd, CFILTER_KEY_SRC4, CFILTER_F_STAGED));
+		  cf_type_count(self->fd, CFILTER_KEY_SRC4, CFILTER_F_STAGED));
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
 
 	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_TEST, self->keys, again,
@@ -440,15 +424,15 @@ TEST_F(reload, compact_bad_restore_is_einval_and_changes_nothing)
 		EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_RESTORE, &bad))
 			TH_LOG("case %d", c);
 		memcpy(copy, data, good.size);
-		EXPECT_EQ(1, type_count(self->fd, CFILTER_KEY_SRC4,
-					CFILTER_F_STAGED)) TH_LOG("case %d", c);
+		EXPECT_EQ(1, cf_type_count(self->fd, CFILTER_KEY_SRC4,
+					   CFILTER_F_STAGED)) TH_LOG("case %d", c);
 	}
 	/* The live set was never touched; the good table still restores. */
-	EXPECT_EQ(500, type_count(self->fd, CFILTER_KEY_SRC4, 0));
+	EXPECT_EQ(500, cf_type_count(self->fd, CFILTER_KEY_SRC4, 0));
 	bad = good;
 	bad.data = (uintptr_t)copy;
 	EXPECT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_RESTORE, &bad));
-	EXPECT_EQ(500, type_count(self->fd, CFILTER_KEY_SRC4, CFILTER_F_STAGED));
+	EXPECT_EQ(500, cf_type_count(self->fd, CFILTER_KEY_SRC4, CFILTER_F_STAGED));
 	EXPECT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ABORT, NULL));
 	free(copy);
 	free(data);

@@ -36,15 +36,8 @@
 /* An IPv4 address key of @type (SRC4, DST4, ALLOW4) for @addr. */
 static struct cfilter_key_req key4(__u8 type, const char *addr, __u32 flags)
 {
-	struct cfilter_key_req req;
+	struct cfilter_key_req req = { .key = key_of(type, addr), .flags = flags };
 
-	memset(&req, 0, sizeof(req));
-	req.key.type = type;
-	req.key.prefix_len = 32;
-	req.flags = flags;
-	if (inet_pton(AF_INET, addr, type == CFILTER_KEY_DST4 ?
-		      req.key.daddr : req.key.saddr) != 1)
-		abort();
 	return req;
 }
 
@@ -65,43 +58,17 @@ static int cf_key(int fd, unsigned long cmd, __u8 type, const char *addr,
 #define LIVE	0
 #define STAGED	CFILTER_F_STAGED
 
-static long long cf_count(int fd)
-{
-	struct cfilter_info info;
-
-	memset(&info, 0, sizeof(info));
-	info.size = sizeof(info);
-	if (cf_ioctl(fd, CFILTER_IOC_INFO, &info))
-		return -1;
-	return info.count;
-}
-
-static long long cf_type_count(int fd, __u8 type, __u32 flags)
-{
-	struct cfilter_type_info ti;
-
-	memset(&ti, 0, sizeof(ti));
-	ti.type = type;
-	ti.flags = flags;
-	if (cf_ioctl(fd, CFILTER_IOC_TYPE_INFO, &ti))
-		return -errno;
-	return ti.count;
-}
-
 /*
  * The verdict's kind for an IPv4 packet @saddr -> @daddr (MATCH_DST), or
  * -errno.
  */
 static int cf_match(int fd, const char *saddr, const char *daddr)
 {
-	struct cfilter_match_req mr;
+	struct cfilter_match_req mr = {
+		.pkt = match_pkt(AF_INET, saddr, daddr, CFILTER_PKT_MATCH_DST,
+				 0, 0, 0),
+	};
 
-	memset(&mr, 0, sizeof(mr));
-	mr.pkt.family = 4;
-	mr.pkt.flags = CFILTER_PKT_MATCH_DST;
-	if (inet_pton(AF_INET, saddr, mr.pkt.saddr) != 1 ||
-	    inet_pton(AF_INET, daddr, mr.pkt.daddr) != 1)
-		abort();
 	if (ioctl(fd, CFILTER_IOC_MATCH, &mr))
 		return -errno;
 	return CFILTER_VERDICT_KIND(mr.verdict);
@@ -113,22 +80,12 @@ FIXTURE(rp) {
 
 FIXTURE_SETUP(rp)
 {
-	self->fd = open(CFILTER_DEVICE, O_RDWR);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s (is cfilter.ko loaded?)",
-				      CFILTER_DEVICE, strerror(errno));
-	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
+	SETUP_OPEN_EMPTY(self->fd);
 }
 
 FIXTURE_TEARDOWN(rp)
 {
-	int fd = open(CFILTER_DEVICE, O_RDWR);
-
-	if (self->fd >= 0)
-		close(self->fd);
-	if (fd >= 0) {
-		ioctl(fd, CFILTER_IOC_CLEAR);
-		close(fd);
-	}
+	teardown_close_empty(self->fd);
 }
 
 TEST_F(rp, stage_commit_abort_errnos)
@@ -161,19 +118,11 @@ TEST_F(rp, staged_flag_without_a_staged_set_is_einval)
 	EXPECT_EQ(EINVAL, ADD(self->fd, SRC4, "192.0.2.9", STAGED));
 	EXPECT_EQ(EINVAL, DEL(self->fd, SRC4, "192.0.2.1", STAGED));
 	EXPECT_EQ(EINVAL, TST(self->fd, SRC4, "192.0.2.1", STAGED));
-	memset(&b, 0, sizeof(b));
-	b.op = CFILTER_BATCH_ADD;
-	b.flags = CFILTER_F_STAGED;
-	b.keys = (uintptr_t)keys;
-	b.results = (uintptr_t)results;
-	b.count = 1;
-	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_BATCH, &b));
-	b.op = CFILTER_BATCH_TEST;
-	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_BATCH, &b));
-	memset(&ti, 0, sizeof(ti));
-	ti.type = CFILTER_KEY_SRC4;
-	ti.flags = CFILTER_F_STAGED;
-	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_TYPE_INFO, &ti));
+	EXPECT_EQ(EINVAL, cf_batch_flags(self->fd, CFILTER_BATCH_ADD, STAGED,
+					 keys, results, 1, &b));
+	EXPECT_EQ(EINVAL, cf_batch_flags(self->fd, CFILTER_BATCH_TEST, STAGED,
+					 keys, results, 1, &b));
+	EXPECT_EQ(EINVAL, cf_type_info(self->fd, CFILTER_KEY_SRC4, STAGED, &ti));
 	/* Nothing changed, and flags beyond STAGED stay invalid. */
 	EXPECT_EQ(1, cf_count(self->fd));
 	EXPECT_EQ(ENOENT, TST(self->fd, SRC4, "192.0.2.9", LIVE));
@@ -199,13 +148,8 @@ TEST_F(rp, staged_writes_are_invisible_until_commit)
 	EXPECT_EQ(0, cf_type_count(self->fd, CFILTER_KEY_SRC4, STAGED));
 	ASSERT_EQ(0, ADD(self->fd, SRC4, "192.0.2.2", STAGED));
 	EXPECT_EQ(EEXIST, ADD(self->fd, SRC4, "192.0.2.2", STAGED));
-	memset(&b, 0, sizeof(b));
-	b.op = CFILTER_BATCH_ADD;
-	b.flags = CFILTER_F_STAGED;
-	b.keys = (uintptr_t)keys;
-	b.results = (uintptr_t)results;
-	b.count = 1;
-	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_BATCH, &b));
+	ASSERT_EQ(0, cf_batch_flags(self->fd, CFILTER_BATCH_ADD, STAGED, keys,
+				    results, 1, &b));
 	EXPECT_EQ(0, results[0]);
 
 	/* The live set, its counts and its verdicts are untouched. */
@@ -220,9 +164,8 @@ TEST_F(rp, staged_writes_are_invisible_until_commit)
 	EXPECT_EQ(CFILTER_PASS, cf_match(self->fd, "192.0.2.2", "198.51.100.1"));
 	EXPECT_EQ(CFILTER_DROP_SRC, cf_match(self->fd, "192.0.2.1", "8.8.8.8"));
 	/* A staged BATCH TEST and DEL see the staged set only. */
-	b.op = CFILTER_BATCH_TEST;
-	b.count = 2;
-	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_BATCH, &b));
+	ASSERT_EQ(0, cf_batch_flags(self->fd, CFILTER_BATCH_TEST, STAGED, keys,
+				    results, 2, &b));
 	EXPECT_EQ(0, results[0]);
 	EXPECT_EQ(-ENOENT, results[1]);
 	EXPECT_EQ(ENOENT, DEL(self->fd, SRC4, "192.0.2.1", STAGED));
@@ -399,8 +342,8 @@ static void *match_reader(void *arg)
 	return NULL;
 }
 
-/* Stages a set holding @type @addr and filler, and commits it. */
-static int stage_and_commit(int fd, __u8 type, const char *addr)
+/* Stages set A (@a) or set B, with its filler, and commits it. */
+static int commit_set(int fd, bool a)
 {
 	char filler[32];
 	int err, i;
@@ -408,7 +351,8 @@ static int stage_and_commit(int fd, __u8 type, const char *addr)
 	err = cf_ioctl(fd, CFILTER_IOC_STAGE, NULL);
 	if (err)
 		return err;
-	err = cf_key(fd, CFILTER_IOC_ADD, type, addr, STAGED);
+	err = a ? ADD(fd, SRC4, SWAP_ADDR_A, STAGED) :
+		  ADD(fd, DST4, SWAP_ADDR_B, STAGED);
 	for (i = 0; !err && i < 8; i++) {
 		snprintf(filler, sizeof(filler), "203.0.113.%d", i);
 		err = cf_key(fd, CFILTER_IOC_ADD, i % 2 ? CFILTER_KEY_SRC4 :
@@ -428,13 +372,10 @@ TEST_F_TIMEOUT(rp, replace_under_traffic_shows_no_mix, 240)
 	int i;
 
 	ASSERT_LE(0, r.fd);
-	ASSERT_EQ(0, stage_and_commit(self->fd, CFILTER_KEY_SRC4, SWAP_ADDR_A));
+	ASSERT_EQ(0, commit_set(self->fd, true));
 	ASSERT_EQ(0, pthread_create(&tid, NULL, match_reader, &r));
-	for (i = 0; i < SWAPS; i++) {
-		ASSERT_EQ(0, stage_and_commit(self->fd, i % 2 ? CFILTER_KEY_SRC4 :
-					      CFILTER_KEY_DST4,
-					      i % 2 ? SWAP_ADDR_A : SWAP_ADDR_B));
-	}
+	for (i = 0; i < SWAPS; i++)
+		ASSERT_EQ(0, commit_set(self->fd, i % 2));
 	r.stop = true;
 	ASSERT_EQ(0, pthread_join(tid, NULL));
 	close(r.fd);
@@ -551,14 +492,11 @@ TEST_F_TIMEOUT(rp, replace_under_xdp_traffic_shows_no_mix, 240)
 	ASSERT_NE(NULL, skel)
 		TH_LOG("loading cfilter_xdp: the kfunc needs cfilter.ko with BTF");
 	r.prog_fd = bpf_program__fd(skel->progs.cfilter_xdp);
-	ASSERT_EQ(0, stage_and_commit(self->fd, CFILTER_KEY_SRC4, SWAP_ADDR_A));
+	ASSERT_EQ(0, commit_set(self->fd, true));
 	ASSERT_EQ(0, xdp_stats_sum(skel, before));
 	ASSERT_EQ(0, pthread_create(&tid, NULL, xdp_reader, &r));
-	for (i = 0; i < SWAPS; i++) {
-		ASSERT_EQ(0, stage_and_commit(self->fd, i % 2 ? CFILTER_KEY_SRC4 :
-					      CFILTER_KEY_DST4,
-					      i % 2 ? SWAP_ADDR_A : SWAP_ADDR_B));
-	}
+	for (i = 0; i < SWAPS; i++)
+		ASSERT_EQ(0, commit_set(self->fd, i % 2));
 	r.stop = true;
 	ASSERT_EQ(0, pthread_join(tid, NULL));
 	ASSERT_EQ(0, r.err) TH_LOG("BPF_PROG_TEST_RUN: %s", strerror(r.err));

@@ -49,69 +49,20 @@ static void set_name(char field[CFILTER_SOURCE_LEN], const char *name)
 	memcpy(field, name, strnlen(name, CFILTER_SOURCE_LEN));
 }
 
-static bool type_is_v6(__u8 type)
-{
-	return type == CFILTER_KEY_SRC6 || type == CFILTER_KEY_DST6 ||
-	       type == CFILTER_KEY_ALLOW6;
-}
-
-/* A key of @type for "addr" or "addr/len", in the field @type uses. */
-static struct cfilter_key key_of(__u8 type, const char *cidr)
-{
-	bool dst = type == CFILTER_KEY_DST4 || type == CFILTER_KEY_DST6;
-	bool v6 = type_is_v6(type);
-	const char *slash = strchr(cidr, '/');
-	size_t n = slash ? (size_t)(slash - cidr) : strlen(cidr);
-	struct cfilter_key key;
-	char addr[INET6_ADDRSTRLEN];
-
-	memset(&key, 0, sizeof(key));
-	key.type = type;
-	key.prefix_len = slash ? atoi(slash + 1) : v6 ? 128 : 32;
-	if (n >= sizeof(addr))
-		abort();
-	memcpy(addr, cidr, n);
-	addr[n] = '\0';
-	if (inet_pton(v6 ? AF_INET6 : AF_INET, addr,
-		      dst ? key.daddr : key.saddr) != 1)
-		abort();
-	return key;
-}
-
 static struct cfilter_key flow4(const char *saddr, const char *daddr,
 				__u8 proto, __u16 sport, __u16 dport)
 {
-	struct cfilter_key key;
-
-	memset(&key, 0, sizeof(key));
-	key.type = CFILTER_KEY_FLOW4;
-	key.prefix_len = 32;
-	key.proto = proto;
-	key.sport = htons(sport);
-	key.dport = htons(dport);
-	if (inet_pton(AF_INET, saddr, key.saddr) != 1 ||
-	    inet_pton(AF_INET, daddr, key.daddr) != 1)
-		abort();
-	return key;
+	return flow_key(CFILTER_KEY_FLOW4, AF_INET, saddr, daddr, proto, sport,
+			dport);
 }
 
 /* A packet @saddr -> @daddr matched with MATCH_DST, and ports if @proto. */
 static struct cfilter_pkt pkt_of(const char *saddr, const char *daddr,
 				 __u8 proto, __u16 sport, __u16 dport)
 {
-	int af = strchr(saddr, ':') ? AF_INET6 : AF_INET;
-	struct cfilter_pkt pkt;
-
-	memset(&pkt, 0, sizeof(pkt));
-	pkt.family = af == AF_INET ? 4 : 6;
-	pkt.flags = CFILTER_PKT_MATCH_DST | (proto ? CFILTER_PKT_PORTS : 0);
-	pkt.proto = proto;
-	pkt.sport = htons(sport);
-	pkt.dport = htons(dport);
-	if (inet_pton(af, saddr, pkt.saddr) != 1 ||
-	    inet_pton(af, daddr, pkt.daddr) != 1)
-		abort();
-	return pkt;
+	return match_pkt(strchr(saddr, ':') ? AF_INET6 : AF_INET, saddr, daddr,
+			 CFILTER_PKT_MATCH_DST | (proto ? CFILTER_PKT_PORTS : 0),
+			 proto, sport, dport);
 }
 
 /* A packet from @saddr to an address no test blocks. */
@@ -232,29 +183,11 @@ static int cf_batch_by(int fd, __u32 op, const char *source, __u32 flags,
 	return cf_ioctl(fd, CFILTER_IOC_BATCH, b);
 }
 
-static long long count_of(int fd)
-{
-	struct cfilter_info info;
-
-	return cf_info(fd, &info) ? -1 : (long long)info.count;
-}
-
 static long long timed_of(int fd)
 {
 	struct cfilter_info info;
 
 	return cf_info(fd, &info) ? -1 : (long long)info.timed;
-}
-
-static long long type_count(int fd, __u8 type, __u32 flags)
-{
-	struct cfilter_type_info ti;
-
-	memset(&ti, 0, sizeof(ti));
-	ti.type = type;
-	ti.flags = flags;
-	return cf_ioctl(fd, CFILTER_IOC_TYPE_INFO, &ti) ? -1 :
-	       (long long)ti.count;
 }
 
 /* By key, then source: the order a listing is compared in. */
@@ -450,24 +383,12 @@ FIXTURE(src) {
 
 FIXTURE_SETUP(src)
 {
-	self->fd = open(CFILTER_DEVICE, O_RDWR);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s (is cfilter.ko loaded?)",
-				      CFILTER_DEVICE, strerror(errno));
-	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
+	SETUP_OPEN_EMPTY(self->fd);
 }
 
-/* Closing first drops a staged copy, which would follow the CLEAR. */
 FIXTURE_TEARDOWN(src)
 {
-	int fd;
-
-	if (self->fd >= 0)
-		close(self->fd);
-	fd = open(CFILTER_DEVICE, O_RDWR);
-	if (fd >= 0) {
-		ioctl(fd, CFILTER_IOC_CLEAR);
-		close(fd);
-	}
+	teardown_close_empty(self->fd);
 }
 
 TEST_F(src, two_sources_hold_an_address_until_both_delete_it)
@@ -479,12 +400,12 @@ TEST_F(src, two_sources_hold_an_address_until_both_delete_it)
 	ASSERT_EQ(0, cf_add(self->fd, &a, "crowdsec", 0));
 	EXPECT_EQ(CFILTER_DROP_SRC, verdict_of(self->fd, p));
 	/* One entry in the tables, two holdings beside them. */
-	EXPECT_EQ(1, count_of(self->fd));
+	EXPECT_EQ(1, cf_count(self->fd));
 	ASSERT_EQ(0, cf_del(self->fd, &a, "fail2ban"));
 	EXPECT_EQ(CFILTER_DROP_SRC, verdict_of(self->fd, p));
 	ASSERT_EQ(0, cf_del(self->fd, &a, "crowdsec"));
 	EXPECT_EQ(CFILTER_PASS, verdict_of(self->fd, p));
-	EXPECT_EQ(0, count_of(self->fd));
+	EXPECT_EQ(0, cf_count(self->fd));
 	EXPECT_EQ(ENOENT, cf_held(self->fd, &a, 0));
 }
 
@@ -744,7 +665,7 @@ TEST_F(src, flush_leaves_the_entries_other_sources_hold)
 	EXPECT_EQ(CFILTER_ALLOWED, verdict_of(self->fd, from("198.51.100.7")));
 	EXPECT_EQ(CFILTER_DROP_PREFIX, verdict_of(self->fd, from("198.51.100.8")));
 
-	EXPECT_EQ((long long)ARRAY_SIZE(shared) + 1, count_of(self->fd));
+	EXPECT_EQ((long long)ARRAY_SIZE(shared) + 1, cf_count(self->fd));
 	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
 	EXPECT_EQ(2U, s.count);
 	EXPECT_EQ(NULL, source_in(&s, "feed"));
@@ -833,7 +754,7 @@ TEST_F(src, sources_counts_entries_and_timed_per_source)
 	EXPECT_EQ(3ULL, b->entries);
 	EXPECT_EQ(2ULL, b->timed);
 	/* Entries, not holdings, are what INFO counts. */
-	EXPECT_EQ(4, count_of(self->fd));
+	EXPECT_EQ(4, cf_count(self->fd));
 }
 
 TEST_F(src, a_source_goes_with_its_last_holding)
@@ -912,7 +833,7 @@ TEST_F(src, timed_address_expires_by_itself)
 	expect_expiry(_metadata, self->fd, p, CFILTER_DROP_SRC, CFILTER_PASS,
 		      t0, 2);
 	EXPECT_EQ(ENOENT, cf_held(self->fd, &a, 0));
-	EXPECT_EQ(0, count_of(self->fd));
+	EXPECT_EQ(0, cf_count(self->fd));
 	EXPECT_EQ(0, timed_of(self->fd));
 	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
 	EXPECT_EQ(1U, s.count);
@@ -995,7 +916,7 @@ TEST_F(src, permanent_holding_outlives_another_sources_timed_one)
 	EXPECT_LE(1000, ms);
 	EXPECT_EQ(CFILTER_DROP_SRC, verdict_of(self->fd, p));
 	EXPECT_EQ(0, cf_test(self->fd, &a, "admin"));
-	EXPECT_EQ(1, count_of(self->fd));
+	EXPECT_EQ(1, cf_count(self->fd));
 	EXPECT_EQ(0, timed_of(self->fd));
 	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
 	EXPECT_EQ(NULL, source_in(&s, "fail2ban"));
@@ -1035,8 +956,8 @@ TEST_F(src, timed_prefixes_and_flows_expire)
 	EXPECT_EQ(1ULL, info.prefixes);
 	EXPECT_EQ(1ULL, info.count);
 	EXPECT_EQ(0ULL, info.timed);
-	EXPECT_EQ(0, type_count(self->fd, CFILTER_KEY_DST6, 0));
-	EXPECT_EQ(0, type_count(self->fd, CFILTER_KEY_FLOW4, 0));
+	EXPECT_EQ(0, cf_type_count(self->fd, CFILTER_KEY_DST6, 0));
+	EXPECT_EQ(0, cf_type_count(self->fd, CFILTER_KEY_FLOW4, 0));
 }
 
 /* An exemption that expires: the blocked source drops again. */
@@ -1137,7 +1058,7 @@ TEST_F(src, info_counts_timed_holdings)
 	ASSERT_EQ(0, cf_add(self->fd, &b, "x", 600));
 	ASSERT_EQ(0, cf_add(self->fd, &c, "x", 0));
 	EXPECT_EQ(3, timed_of(self->fd));
-	EXPECT_EQ(3, count_of(self->fd));
+	EXPECT_EQ(3, cf_count(self->fd));
 	ASSERT_EQ(EEXIST, cf_add(self->fd, &a, "y", 0));
 	EXPECT_EQ(2, timed_of(self->fd));
 	ASSERT_EQ(EEXIST, cf_add(self->fd, &c, "x", 600));
@@ -1146,7 +1067,7 @@ TEST_F(src, info_counts_timed_holdings)
 	EXPECT_EQ(2, timed_of(self->fd));
 	ASSERT_EQ(0, cf_flush(self->fd, "x"));
 	EXPECT_EQ(0, timed_of(self->fd));
-	EXPECT_EQ(1, count_of(self->fd));
+	EXPECT_EQ(1, cf_count(self->fd));
 }
 
 /* "default" counts: 31 named sources fill the set; nothing else comes in. */
@@ -1208,7 +1129,7 @@ TEST_F(src, stage_source_copies_the_live_set_without_that_source)
 	EXPECT_EQ(0, hold(self->fd, CFILTER_IOC_TEST, &b, "admin", STAGED, 0));
 	EXPECT_EQ(0, cf_held(self->fd, &c, STAGED));
 	EXPECT_EQ(0, cf_held(self->fd, &d, STAGED));
-	EXPECT_EQ(2, type_count(self->fd, CFILTER_KEY_SRC4, STAGED));
+	EXPECT_EQ(2, cf_type_count(self->fd, CFILTER_KEY_SRC4, STAGED));
 	ASSERT_EQ(0, cf_sources(self->fd, STAGED, &s));
 	EXPECT_EQ(2U, s.count);
 	EXPECT_STREQ("default", s.sources[0].name);
@@ -1259,7 +1180,7 @@ TEST_F(src, commit_replaces_the_holdings_of_that_source_only)
 	EXPECT_EQ(CFILTER_DROP_SRC, verdict_of(self->fd, from("192.0.2.5")));
 	EXPECT_EQ(ENOENT, cf_test(self->fd, &shared, "feed"));
 	EXPECT_EQ(0, cf_test(self->fd, &shared, "admin"));
-	EXPECT_EQ(4, count_of(self->fd));
+	EXPECT_EQ(4, cf_count(self->fd));
 	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
 	ASSERT_NE(NULL, source_in(&s, "feed"));
 	ASSERT_NE(NULL, source_in(&s, "admin"));
@@ -1330,7 +1251,7 @@ TEST_F(src, stage_source_of_a_new_source_leaves_nothing_out)
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
 	EXPECT_EQ(0, cf_test(self->fd, &a, "admin"));
 	EXPECT_EQ(0, cf_test(self->fd, &b, "feed"));
-	EXPECT_EQ(2, count_of(self->fd));
+	EXPECT_EQ(2, cf_count(self->fd));
 }
 
 TEST_F(src, second_stage_source_is_ebusy)
@@ -1387,7 +1308,7 @@ TEST_F(src, clear_during_stage_source_makes_commit_estale)
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
 	EXPECT_EQ(ESTALE, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
 	/* The cleared set stays live; the copy is gone. */
-	EXPECT_EQ(0, count_of(self->fd));
+	EXPECT_EQ(0, cf_count(self->fd));
 	EXPECT_EQ(CFILTER_PASS, verdict_of(self->fd, from("192.0.2.1")));
 	EXPECT_EQ(CFILTER_PASS, verdict_of(self->fd, from("192.0.2.2")));
 	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
@@ -1449,7 +1370,7 @@ TEST_F(src, timed_holdings_expire_in_the_copy_and_after_commit)
 		      CFILTER_PASS, t0, 2);
 	expect_expiry(_metadata, self->fd, from("192.0.2.2"), CFILTER_DROP_SRC,
 		      CFILTER_PASS, t1, 2);
-	EXPECT_EQ(0, count_of(self->fd));
+	EXPECT_EQ(0, cf_count(self->fd));
 }
 
 /* A plain staged set's timed holding expires, staged or committed. */
@@ -1638,7 +1559,7 @@ TEST_F(src, well_formed_source_names_are_accepted)
 		EXPECT_EQ(0, cf_test(self->fd, &a, names[i]));
 		EXPECT_EQ(0, cf_flush(self->fd, names[i]));
 	}
-	EXPECT_EQ(0, count_of(self->fd));
+	EXPECT_EQ(0, cf_count(self->fd));
 }
 
 TEST_F(src, unknown_and_misplaced_flags_are_einval)
@@ -1902,7 +1823,7 @@ TEST_F(compact, compact_mode_knows_only_default_and_no_timeouts)
 				 NULL, results, 2, &b));
 	EXPECT_EQ(-EOPNOTSUPP, results[0]);
 	EXPECT_EQ(-EOPNOTSUPP, results[1]);
-	EXPECT_EQ(2, count_of(self->fd));
+	EXPECT_EQ(2, cf_count(self->fd));
 	EXPECT_EQ(0, timed_of(self->fd));
 	EXPECT_EQ(ENOENT, cf_held(self->fd, &k[1], 0));
 	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
@@ -1914,7 +1835,7 @@ TEST_F(compact, compact_mode_knows_only_default_and_no_timeouts)
 	EXPECT_EQ(0, cf_test(self->fd, &a, ""));
 	EXPECT_EQ(0, cf_del(self->fd, &a, "default"));
 	EXPECT_EQ(0, hold(self->fd, CFILTER_IOC_DEL, &k[0], "", ALL, 0));
-	EXPECT_EQ(0, count_of(self->fd));
+	EXPECT_EQ(0, cf_count(self->fd));
 }
 
 TEST_HARNESS_MAIN

@@ -85,15 +85,6 @@ FIXTURE(stress) {
 	int prog_fd;
 };
 
-static int libbpf_print(enum libbpf_print_level level, const char *fmt,
-			va_list ap)
-{
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	fprintf(stderr, "# libbpf: ");
-	return vfprintf(stderr, fmt, ap);
-}
-
 static double now_s(void)
 {
 	struct timespec ts;

@@ -25,6 +25,7 @@
 
 #include "cfilter.skel.h"
 #include "xdp_stats.h"
+#include "reload.h"
 #include "kselftest_harness.h"
 #include "xdp_packets.h"
 
@@ -45,26 +46,15 @@ static const char stat_names[__CFILTER_STAT_MAX][sizeof("DROP_PREFIX")] = {
 	[CFILTER_STAT_DROP_PREFIX]	= "DROP_PREFIX",
 };
 
-/* Route libbpf's warnings into the TAP stream as diagnostics. */
-static int libbpf_print(enum libbpf_print_level level, const char *fmt,
-			va_list ap)
-{
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	fprintf(stderr, "# libbpf: ");
-	return vfprintf(stderr, fmt, ap);
-}
-
+/* @cmd (ADD, DEL, TEST) of the source address @addr; 0 or the errno. */
 static int cf_key(int fd, unsigned long cmd, int family, const char *addr)
 {
-	struct cfilter_key_req req;
+	struct cfilter_key_req req = {
+		.key = key_of(family == AF_INET ? CFILTER_KEY_SRC4 :
+			      CFILTER_KEY_SRC6, addr),
+	};
 
-	memset(&req, 0, sizeof(req));
-	req.key.type = family == AF_INET ? CFILTER_KEY_SRC4 : CFILTER_KEY_SRC6;
-	req.key.prefix_len = family == AF_INET ? 32 : 128;
-	if (inet_pton(family, addr, req.key.saddr) != 1)
-		abort();
-	return ioctl(fd, cmd, &req) ? errno : 0;
+	return cf_ioctl(fd, cmd, &req);
 }
 
 /*
@@ -105,10 +95,7 @@ static void use_program(FIXTURE_DATA(xdp) *self, bool match_dst)
 
 FIXTURE_SETUP(xdp)
 {
-	self->dev = open(CFILTER_DEVICE, O_RDWR);
-	ASSERT_LE(0, self->dev) TH_LOG("open %s: %s (is cfilter.ko loaded?)",
-				       CFILTER_DEVICE, strerror(errno));
-	ASSERT_EQ(0, ioctl(self->dev, CFILTER_IOC_CLEAR));
+	SETUP_OPEN_EMPTY(self->dev);
 	ASSERT_EQ(0, programs_err)
 		TH_LOG("loading cfilter_xdp: %s; the kfunc needs cfilter.ko loaded with BTF (see /sys/kernel/btf/cfilter and the libbpf lines above)",
 		       strerror(programs_err));
@@ -117,10 +104,7 @@ FIXTURE_SETUP(xdp)
 
 FIXTURE_TEARDOWN(xdp)
 {
-	if (self->dev >= 0) {
-		ioctl(self->dev, CFILTER_IOC_CLEAR);
-		close(self->dev);
-	}
+	teardown_close_empty(self->dev);
 }
 
 /*

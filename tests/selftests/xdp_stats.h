@@ -2,17 +2,30 @@
 /*
  * The XDP program's counters (bpf/cfilter.bpf.c: a per-CPU array of
  * struct cfilter_if_stats), summed over the CPUs and interfaces, and how
- * the selftests that run the program load it. Include after cfilter.skel.h.
+ * the selftests that run the program load it and show libbpf's warnings.
+ * Include after cfilter.skel.h.
  */
 #ifndef CFILTER_SELFTESTS_XDP_STATS_H
 #define CFILTER_SELFTESTS_XDP_STATS_H
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/cfilter.h>
+
+/* For libbpf_set_print(): libbpf's warnings as TAP diagnostics. */
+static inline int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			       va_list ap)
+{
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	fprintf(stderr, "# libbpf: ");
+	return vfprintf(stderr, fmt, ap);
+}
 
 /*
  * Opens and loads the program (rodata match_dst = @match_dst) with a
