@@ -53,8 +53,11 @@
  * The summary (summary.h) comes before the tree: each /16's head word names
  * the longest member up to /16 covering it, which answers with no probe,
  * and says which longer members lie in it. A lookup it does not answer
- * searches only the subtree of /17../31 (rooted at 24) unless a member of
- * /32 or longer may cover the address (IPv6): then it starts at the root.
+ * starts the search at the shortest subtree that holds every member that
+ * may cover the address: /17../31 (rooted at 24), /1../63 (at 32, IPv6:
+ * a member of /32 to /63 may cover it), or all (IPv6, /64 or longer). A
+ * node a lookup skips is one where the search from the root would have
+ * gone left for want of an entry, as no member under it may cover.
  * Geo sets put most of their addresses under short prefixes, so their
  * hits mostly cost no probe, and an IPv6 miss in a /16 where no prefix
  * lies costs one load.
@@ -70,8 +73,9 @@
 
 /* Fingerprint width of the exact tables: a false match costs a key compare. */
 #define PREFIX_FP_BITS		16
-/* The node of the tree of lengths whose subtree is /17 to /31. */
+/* The nodes of the tree of lengths whose subtrees are /17../31, /1../63. */
 #define PREFIX_MID_ROOT		24
+#define PREFIX_DEEP_ROOT	32
 /* First capacity of a length table. */
 #define PREFIX_TABLE_START	64
 #define PREFIX_BITS_MAX		128
@@ -224,7 +228,9 @@ static int prefix_class(const struct prefix_set *s, u32 len)
 		return -1;
 	if (len == s->bits)
 		return s->addrs_known ? PREFIX_CLASS_ADDRS : -1;
-	return len < 32 ? PREFIX_CLASS_MID : PREFIX_CLASS_DEEP;
+	if (len < 32)
+		return PREFIX_CLASS_MID;
+	return len < 64 ? PREFIX_CLASS_DEEP : PREFIX_CLASS_SUBNET;
 }
 
 /* The key of @addr's entry of length @m: its words masked to @m. */
@@ -887,8 +893,9 @@ static noinline enum prefix_hit prefix_search(const struct prefix_set *s,
  * lies in @addr's /16 (IPv6: in a /32 with its hashed bit). Then a /0, or
  * the member up to /16 that the head word names, answers; else the
  * search over the lengths starts where the head word allows: at the root
- * of their tree if a member of /32 or longer may cover @addr (IPv6), at
- * that of /17../31 if one of those lies in its /16, or nowhere. Empty
+ * of their tree if a member of /64 or longer may cover @addr (IPv6), at
+ * /32 if one of /32 to /63 may, at that of /17../31 if one of those lies
+ * in its /16, or nowhere. Empty
  * tables cost no probe. Lock-free: call inside rcu_read_lock(). A member
  * present throughout the call is found, across updates, table growth and
  * summary updates.
@@ -918,9 +925,12 @@ enum prefix_hit prefix_set_match(const struct prefix_set *s, const u8 *addr,
 		*tag = PREFIX_HEAD_TAG(h);
 		return PREFIX_PREFIX;
 	}
+	if ((h & PREFIX_HEAD_SUBNET) &&
+	    prefix_sum_hashed(&s->sum, PREFIX_CLASS_SUBNET, addr))
+		return prefix_search(s, addr, s->bits / 2, tag);
 	if ((h & PREFIX_HEAD_DEEP) &&
 	    prefix_sum_hashed(&s->sum, PREFIX_CLASS_DEEP, addr))
-		return prefix_search(s, addr, s->bits / 2, tag);
+		return prefix_search(s, addr, PREFIX_DEEP_ROOT, tag);
 	if (h & PREFIX_HEAD_MID)
 		return prefix_search(s, addr, PREFIX_MID_ROOT, tag);
 	return PREFIX_MISS;

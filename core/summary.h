@@ -20,7 +20,8 @@
  *   one load.
  * IPv6 addresses and prefixes of /32 and longer also set a bit per hashed
  * /32, tested after their flag: inside a populated /16 they are still
- * sparse. Prefixes shorter than /32 never set these bits, so that a few
+ * sparse. IPv6 prefixes of /64 and longer are a class apart, so that a
+ * search need not start above /63 where none of them lies. Prefixes shorter than /32 never set these bits, so that a few
  * short ones cannot fill them.
  */
 #define PREFIX_SUM_SHIFT	16
@@ -39,19 +40,21 @@
 	(((u32)(len) + 1) | (u32)(tag) << PREFIX_HEAD_TAG_SHIFT)
 /* the name: best and tag */
 #define PREFIX_HEAD_NAMES	((1U << (PREFIX_HEAD_TAG_SHIFT + PREFIX_TAG_BITS)) - 1)
-#define PREFIX_HEAD_FLAG(c)	(1U << (13 + (c)))
+#define PREFIX_HEAD_FLAG(c)	(1U << (12 + (c)))
 
 /* The classes of members longer than /16, each with its flag. */
 enum prefix_class {
 	PREFIX_CLASS_ADDRS,	/* full length (exact mode only) */
 	PREFIX_CLASS_MID,	/* /17 to /31 */
-	PREFIX_CLASS_DEEP,	/* IPv6: /32 to /127 */
+	PREFIX_CLASS_DEEP,	/* IPv6: /32 to /63 */
+	PREFIX_CLASS_SUBNET,	/* IPv6: /64 to /127 */
 	PREFIX_CLASSES,
 };
 
 #define PREFIX_HEAD_ADDRS	PREFIX_HEAD_FLAG(PREFIX_CLASS_ADDRS)
 #define PREFIX_HEAD_MID		PREFIX_HEAD_FLAG(PREFIX_CLASS_MID)
 #define PREFIX_HEAD_DEEP	PREFIX_HEAD_FLAG(PREFIX_CLASS_DEEP)
+#define PREFIX_HEAD_SUBNET	PREFIX_HEAD_FLAG(PREFIX_CLASS_SUBNET)
 
 /**
  * struct prefix_summary - the head words and hashed bits of a set

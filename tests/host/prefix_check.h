@@ -499,7 +499,8 @@ static inline u32 prefix_check_summary(const struct prefix_set *s,
 		if (m->len == r->bits && !s->addrs_known)
 			continue;
 		c = m->len == r->bits ? PREFIX_CLASS_ADDRS :
-		    m->len < 32 ? PREFIX_CLASS_MID : PREFIX_CLASS_DEEP;
+		    m->len < 32 ? PREFIX_CLASS_MID :
+		    m->len < 64 ? PREFIX_CLASS_DEEP : PREFIX_CLASS_SUBNET;
 		want[c][first]++;
 		head[first] |= PREFIX_HEAD_FLAG(c);
 		if (r->alen == 16 && c != PREFIX_CLASS_MID)
