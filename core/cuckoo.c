@@ -1013,6 +1013,9 @@ u32 cuckoo_contains_batch(const struct cuckoo *c, const void *keys, u32 n,
 u32 cuckoo_lookup_batch(const struct cuckoo *c, const void *keys, u32 n,
 			bool *hits, u32 *vals)
 {
+	/* Values need exact mode: no compact reader of its own is worth it. */
+	if (!c->exact)
+		return cuckoo_lookup_batch_any(c, keys, n, hits, vals);
 	return cuckoo_batch(c, keys, n, hits, vals);
 }
 
