@@ -98,6 +98,18 @@
  * (latency) at least 1.0x, i.e. at most the reference's time. Without REF
  * none of this is built and the bench is as before.
  *
+ * Batched lookups (issue 17): the same independent lookups of present and
+ * absent keys through the batch readers, cuckoo_contains_batch() (and
+ * cuckoo_lookup_batch() for exact+tags), BATCH keys per call, as a packet
+ * path that gathers its probes would make them: the reader hashes a whole
+ * batch and prefetches its buckets before it reads any, so that their
+ * cache misses overlap. Measured for the three rows of the ns/op table
+ * and, with REF, in alternating turns against the reference's plain loop
+ * (the reference has no batch reader), from which the goals on
+ * independent lookups are judged, the single lookups' ratios printed
+ * beside them. Chained lookups stay single: a batch has no latency of one
+ * lookup to show.
+ *
  * Host RCU is liburcu's: this thread registers, and every lookup loop runs
  * inside one read-side critical section (an XDP program runs a whole NAPI
  * poll in one).
@@ -125,6 +137,7 @@
 #define REPS		7
 #endif
 #define LOOKUPS		(1U << 20)	/* a power of two */
+#define BATCH		16	/* keys per call of the batch readers */
 #define PAIR_CHUNKS	16		/* turns of a versioned/unversioned pair */
 #define FP_LOOKUPS	(1U << 24)
 #define FP_SLOT_SHIFT	20
@@ -227,12 +240,17 @@ static const char *const subject_names[NSUBJECTS] = {
 #endif
 };
 
-/* Lookups: independent (overlapping in the CPU) or chained (see lookups()). */
+/*
+ * Lookups: independent (overlapping in the CPU), chained (see lookups()),
+ * or independent through the batch readers, BATCH keys per call.
+ */
 enum metric {
 	M_PRESENT,
 	M_ABSENT,
 	M_PRESENT_CHAINED,
 	M_ABSENT_CHAINED,
+	M_PRESENT_BATCH,
+	M_ABSENT_BATCH,
 	M_INSERT,
 	M_BYTES,
 	NMETRICS,
@@ -593,6 +611,34 @@ retry:
 	} while (0)
 
 /*
+ * Independent lookups through the batch readers, BATCH keys per call, as a
+ * packet path that gathers its probes would make them; for a tagged table,
+ * with the tags summed as TAGS_LOOP sums them.
+ */
+#define BATCH_LOOP(fn, obj, n)							\
+	do {									\
+		bool hit_[BATCH];						\
+		u32 i_;								\
+										\
+		for (i_ = lo; i_ < hi; i_ += BATCH)				\
+			n += fn(obj, &probe[i_], BATCH, hit_);			\
+	} while (0)
+
+#define TAGS_BATCH_LOOP(obj, n, tags)						\
+	do {									\
+		u32 i_, j_, v_[BATCH];						\
+		bool hit_[BATCH];						\
+										\
+		for (i_ = lo; i_ < hi; i_ += BATCH) {				\
+			memset(v_, 0, sizeof(v_));				\
+			n += cuckoo_lookup_batch(obj, &probe[i_], BATCH, hit_,	\
+						 v_);				\
+			for (j_ = 0; j_ < BATCH; j_++)				\
+				tags += v_[j_];					\
+		}								\
+	} while (0)
+
+/*
  * The tag sum TAGS_LOOP must reach on lookups @lo to @hi - 1, all hits or
  * all misses: its keys replayed in the order it visits them.
  */
@@ -625,18 +671,54 @@ static void check_hits(enum subject s, bool present, u64 hits)
 		die("a compact filter found over 1% of absent keys");
 }
 
-/*
- * Runs lookups @lo to @hi - 1 of probe[] (of @present keys); returns the ns
- * they took and adds the keys found to *@hits.
- */
-static double lookup_run(const struct bench *b, enum subject s, bool chained,
-			 bool present, u32 lo, u32 hi, u64 *hits)
+/* The lookups of @m: of present keys? chained? through the batch readers? */
+static bool is_present(enum metric m)
 {
+	return m == M_PRESENT || m == M_PRESENT_CHAINED || m == M_PRESENT_BATCH;
+}
+
+static bool is_chained(enum metric m)
+{
+	return m == M_PRESENT_CHAINED || m == M_ABSENT_CHAINED;
+}
+
+static bool is_batched(enum metric m)
+{
+	return m == M_PRESENT_BATCH || m == M_ABSENT_BATCH;
+}
+
+/*
+ * Subjects measured with batches: cfilter's tables of the ns/op table, by
+ * the batch readers, and the reference, which has no batch reader, by its
+ * plain loop, so that the pairs against it compare the two ways a caller
+ * would look up many keys.
+ */
+static bool has_batch(enum subject s)
+{
+	return s == S_EXACT || s == S_EXACT_TAGS || s == S_COMPACT || is_ref(s);
+}
+
+/*
+ * Runs lookups @lo to @hi - 1 of probe[] (of present keys or not, as @m
+ * says), in the way of @m; returns the ns they took and adds the keys
+ * found to *@hits.
+ */
+static double lookup_run(const struct bench *b, enum subject s, enum metric m,
+			 u32 lo, u32 hi, u64 *hits)
+{
+	bool chained = is_chained(m), present = is_present(m);
 	double t0;
 	u64 n = 0, tags = 0;
 
 	rcu_read_lock();
 	t0 = now_ns();
+	if (is_batched(m) && !is_ref(s)) {
+		if (s == S_EXACT_TAGS)
+			TAGS_BATCH_LOOP(b->c[s], n, tags);
+		else
+			BATCH_LOOP(cuckoo_contains_batch, b->c[s], n);
+		goto done;
+	}
 	switch (s) {
 	case S_HASHSET:
 		LOOKUPS_OF(hashset_contains, b->h, chained, n);
@@ -660,6 +742,7 @@ static double lookup_run(const struct bench *b, enum subject s, bool chained,
 		LOOKUPS_OF(cuckoo_contains, b->c[s], chained, n);
 		break;
 	}
+done:
 	t0 = now_ns() - t0;
 	rcu_read_unlock();
 	/* A wrong hit count is check_hits()'s to report. */
@@ -671,11 +754,11 @@ static double lookup_run(const struct bench *b, enum subject s, bool chained,
 }
 
 /* All LOOKUPS lookups of probe[]: ns per lookup; sets *@hits. */
-static double lookups(const struct bench *b, enum subject s, bool chained,
-		      bool present, u64 *hits)
+static double lookups(const struct bench *b, enum subject s, enum metric m,
+		      u64 *hits)
 {
 	*hits = 0;
-	return lookup_run(b, s, chained, present, 0, LOOKUPS, hits) / LOOKUPS;
+	return lookup_run(b, s, m, 0, LOOKUPS, hits) / LOOKUPS;
 }
 
 /*
@@ -687,8 +770,7 @@ static double lookups(const struct bench *b, enum subject s, bool chained,
  * Sets ns per lookup in @ns[0] (v), @ns[1] (n).
  */
 static void paired_lookups(const struct bench *b, enum subject v,
-			   enum subject n, bool chained, bool present,
-			   double ns[2])
+			   enum subject n, enum metric m, double ns[2])
 {
 	const u32 chunk = LOOKUPS / PAIR_CHUNKS;
 	u64 hits[2] = { 0, 0 };
@@ -699,13 +781,12 @@ static void paired_lookups(const struct bench *b, enum subject v,
 		for (j = 0; j < 2; j++) {
 			unsigned int who = j ^ (i & 1);
 
-			ns[who] += lookup_run(b, who ? n : v, chained, present,
-					      i * chunk, (i + 1) * chunk,
-					      &hits[who]);
+			ns[who] += lookup_run(b, who ? n : v, m, i * chunk,
+					      (i + 1) * chunk, &hits[who]);
 		}
 	for (j = 0; j < 2; j++) {
 		ns[j] /= LOOKUPS;
-		check_hits(j ? n : v, present, hits[j]);
+		check_hits(j ? n : v, is_present(m), hits[j]);
 	}
 }
 
@@ -757,10 +838,10 @@ static void measure_load(struct bench *b, unsigned int size, unsigned int l)
 				res[s][M_BYTES][rep] =
 					(double)memory_of(b, s) / b->stored[s];
 
+	/* Batches: the table rows alone, and the pairs with the reference. */
 	for (rep = 0; rep < REPS; rep++)
-		for (m = M_PRESENT; m <= M_ABSENT_CHAINED; m++) {
-			bool present = m == M_PRESENT || m == M_PRESENT_CHAINED;
-			bool chained = m >= M_PRESENT_CHAINED;
+		for (m = M_PRESENT; m <= M_ABSENT_BATCH; m++) {
+			bool present = is_present(m), batched = is_batched(m);
 			double ns[2];
 
 			if (present)
@@ -771,15 +852,18 @@ static void measure_load(struct bench *b, unsigned int size, unsigned int l)
 				s = (k + rep) % NSUBJECTS;
 				if (s == S_EXACT_TWIN)
 					continue;	/* only paired */
-				res[s][m][rep] = lookups(b, s, chained, present,
-							 &hits);
+				if (batched && !has_batch(s))
+					continue;
+				res[s][m][rep] = lookups(b, s, m, &hits);
 				check_hits(s, present, hits);
 			}
 			for (k = 0; k < NPAIRS; k++) {
 				unsigned int p = (k + rep) % NPAIRS;
 
-				paired_lookups(b, pairs[p][0], pairs[p][1],
-					       chained, present, ns);
+				if (batched && !is_ref(pairs[p][0]))
+					continue;
+				paired_lookups(b, pairs[p][0], pairs[p][1], m,
+					       ns);
 				pair_ratio[size][l][p][m][rep] = ns[0] / ns[1];
 			}
 		}
@@ -892,15 +976,22 @@ static void print_header(void)
 	printf("\n");
 }
 
-/* One row's figures, after its size (and mode) columns. */
-static void print_figures(unsigned int size, unsigned int l, enum subject v)
+/*
+ * One row's figures, after its size (and mode) columns; @batch: with the
+ * batched lookups'.
+ */
+static void print_figures(unsigned int size, unsigned int l, enum subject v,
+			  bool batch)
 {
-	printf("%3u%% %9llu | %7.1f %7.1f %7.1f %7.1f | %7.1f | %6.2f\n",
-	       load_pct[l],
+	printf("%3u%% %9llu | %7.1f %7.1f %7.1f %7.1f |", load_pct[l],
 	       (unsigned long long)keys_at_load(size, load_pct[l]),
 	       med(size, l, v, M_PRESENT), med(size, l, v, M_ABSENT),
 	       med(size, l, v, M_PRESENT_CHAINED),
-	       med(size, l, v, M_ABSENT_CHAINED), med(size, l, v, M_INSERT),
+	       med(size, l, v, M_ABSENT_CHAINED));
+	if (batch)
+		printf(" %7.1f %7.1f |", med(size, l, v, M_PRESENT_BATCH),
+		       med(size, l, v, M_ABSENT_BATCH));
+	printf(" %7.1f | %6.2f\n", med(size, l, v, M_INSERT),
 	       med(size, l, v, M_BYTES));
 }
 
@@ -908,12 +999,15 @@ static void print_filters(void)
 {
 	unsigned int size, l, i;
 
-	printf("Filter, ns/op (indep: independent lookups, a tight loop's throughput; chained: each lookup waits for the previous answer, its latency)\n");
-	printf("%-4s %-12s %4s %9s | %7s %7s %7s %7s | %7s | %6s\n", "size",
-	       "mode", "load", "keys", "present", "absent", "present",
-	       "absent", "insert", "B/key");
-	printf("%-4s %-12s %4s %9s | %7s %7s %7s %7s | %7s | %6s\n", "", "",
-	       "", "", "indep", "indep", "chained", "chained", "", "");
+	printf("Filter, ns/op (indep: independent lookups, a tight loop's throughput; chained: each lookup waits for the previous answer, its latency;\n");
+	printf("batched (%d per call): independent lookups through cuckoo_contains_batch(), exact+tags cuckoo_lookup_batch())\n",
+	       BATCH);
+	printf("%-4s %-12s %4s %9s | %7s %7s %7s %7s | %7s %7s | %7s | %6s\n",
+	       "size", "mode", "load", "keys", "present", "absent", "present",
+	       "absent", "present", "absent", "insert", "B/key");
+	printf("%-4s %-12s %4s %9s | %7s %7s %7s %7s | %7s %7s | %7s | %6s\n",
+	       "", "", "", "", "indep", "indep", "chained", "chained",
+	       "batched", "batched", "", "");
 	for (size = 0; size < NSIZES; size++)
 		for (i = 0; i < NROWS; i++)
 			for (l = 0; l < NLOADS; l++) {
@@ -921,7 +1015,7 @@ static void print_filters(void)
 
 				printf("%-4s %-12s ", sizes[size].name,
 				       subject_names[v]);
-				print_figures(size, l, v);
+				print_figures(size, l, v, true);
 			}
 	printf("\n");
 }
@@ -1075,8 +1169,13 @@ static void print_hashset(struct hs_goals *g)
 
 #ifdef CFILTER_REF
 struct ref_goals {
-	/* worst cfilter / reference lookups per second at 95% load */
-	double absent[2], present[2], chained[2];	/* [0] compact, [1] exact */
+	/*
+	 * worst cfilter / reference lookups per second at 95% load, [0]
+	 * compact, [1] exact; independent ones by the batch readers, and by
+	 * the single ones (_single)
+	 */
+	double absent[2], present[2], chained[2];
+	double absent_single[2], present_single[2];
 };
 
 static double ref_min(double a, double b)
@@ -1105,7 +1204,8 @@ static void print_ref(struct ref_goals *g)
 	enum metric m;
 
 	for (i = 0; i < 2; i++)
-		g->absent[i] = g->present[i] = g->chained[i] = 1e9;
+		g->absent[i] = g->present[i] = g->chained[i] =
+			g->absent_single[i] = g->present_single[i] = 1e9;
 	printf("Reference: efficient/cuckoofilter, cuckoofilter::CuckooFilter<uint64_t, 16>, 4 slots per bucket, the same tables' sizes;\n");
 	printf("its keys are cfilter's 32-bit keys (key_len 4) given as uint64_t items. ns/op, each alone (as the filter table)\n");
 	if (ref_rebuilds)
@@ -1119,17 +1219,20 @@ static void print_ref(struct ref_goals *g)
 	for (size = 0; size < NSIZES; size++)
 		for (l = 0; l < NLOADS; l++) {
 			printf("%-4s ", sizes[size].name);
-			print_figures(size, l, S_REF);
+			print_figures(size, l, S_REF, false);
 		}
 	printf("\n");
 	printf("cfilter / reference, operations per second (lookups: median of %d, the two doing the same %u lookups in %d alternating turns;\n",
 	       REPS, LOOKUPS, PAIR_CHUNKS);
-	printf("above 1.00x cfilter is faster; chained: the reference's latency / cfilter's; insert: ratio of the medians; B/key: cfilter / reference)\n");
-	printf("%-4s %-12s %4s | %8s %8s %8s %8s | %8s | %8s\n", "size", "mode",
-	       "load", "present", "absent", "present", "absent", "insert",
-	       "B/key");
-	printf("%-4s %-12s %4s | %8s %8s %8s %8s | %8s | %8s\n", "", "", "",
-	       "indep", "indep", "chain", "chain", "", "");
+	printf("above 1.00x cfilter is faster; chained: the reference's latency / cfilter's; batched: cfilter's batch reader, %d keys per call,\n",
+	       BATCH);
+	printf("against the reference's plain loop (it has no batch reader); insert: ratio of the medians; B/key: cfilter / reference)\n");
+	printf("%-4s %-12s %4s | %8s %8s %8s %8s | %8s %8s | %8s | %8s\n",
+	       "size", "mode", "load", "present", "absent", "present",
+	       "absent", "present", "absent", "insert", "B/key");
+	printf("%-4s %-12s %4s | %8s %8s %8s %8s | %8s %8s | %8s | %8s\n", "",
+	       "", "", "indep", "indep", "chain", "chain", "batched",
+	       "batched", "", "");
 	for (size = 0; size < NSIZES; size++)
 		for (i = 0; i < 2; i++)
 			for (l = 0; l < NLOADS; l++) {
@@ -1138,8 +1241,10 @@ static void print_ref(struct ref_goals *g)
 
 				printf("%-4s %-12s %3u%% |", sizes[size].name,
 				       subject_names[s], load_pct[l]);
-				for (m = M_PRESENT; m <= M_ABSENT_CHAINED; m++)
-					printf(" %7.2fx", med_ratio(size, l, p, m));
+				for (m = M_PRESENT; m <= M_ABSENT_BATCH; m++)
+					printf("%s %7.2fx",
+					       m == M_PRESENT_BATCH ? " |" : "",
+					       med_ratio(size, l, p, m));
 				printf(" | %7.2fx | %7.2fx\n",
 				       med(size, l, S_REF, M_INSERT) /
 				       med(size, l, s, M_INSERT),
@@ -1148,8 +1253,12 @@ static void print_ref(struct ref_goals *g)
 				if (l != NLOADS - 1)
 					continue;
 				g->absent[i] = ref_min(g->absent[i],
-					med_ratio(size, l, p, M_ABSENT));
+					med_ratio(size, l, p, M_ABSENT_BATCH));
 				g->present[i] = ref_min(g->present[i],
+					med_ratio(size, l, p, M_PRESENT_BATCH));
+				g->absent_single[i] = ref_min(g->absent_single[i],
+					med_ratio(size, l, p, M_ABSENT));
+				g->present_single[i] = ref_min(g->present_single[i],
 					med_ratio(size, l, p, M_PRESENT));
 				g->chained[i] = ref_min(g->chained[i],
 					med_ratio(size, l, p, M_PRESENT_CHAINED));
@@ -1167,13 +1276,15 @@ static void print_ref_goals(const struct ref_goals *g)
 	unsigned int i;
 
 	for (i = 0; i < 2; i++)
-		printf("  [%s] %s absent lookups >= %.2fx the reference's per second, 1M and 16M at 95%% load: worst %.2fx\n",
+		printf("  [%s] %s absent lookups >= %.2fx the reference's per second, 1M and 16M at 95%% load, independent lookups, batched reader (%d per call) against the reference's loop: worst %.2fx (single lookups: %.2fx)\n",
 		       verdict(g->absent[i] >= GOAL_REF_ABSENT), mode[i],
-		       GOAL_REF_ABSENT, g->absent[i]);
+		       GOAL_REF_ABSENT, BATCH, g->absent[i],
+		       g->absent_single[i]);
 	for (i = 0; i < 2; i++)
-		printf("  [%s] %s present lookups >= %.2fx the reference's per second, 1M and 16M at 95%% load: worst %.2fx\n",
+		printf("  [%s] %s present lookups >= %.2fx the reference's per second, 1M and 16M at 95%% load, independent lookups, batched reader (%d per call) against the reference's loop: worst %.2fx (single lookups: %.2fx)\n",
 		       verdict(g->present[i] >= present_goal[i]), mode[i],
-		       present_goal[i], g->present[i]);
+		       present_goal[i], BATCH, g->present[i],
+		       g->present_single[i]);
 	for (i = 0; i < 2; i++)
 		printf("  [%s] %s chained lookup latency <= the reference's, present and absent, 1M and 16M at 95%% load: worst %.2fx the reference's%s\n",
 		       verdict(CHAIN_HONEST &&

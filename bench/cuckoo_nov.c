@@ -19,6 +19,8 @@
 #define cuckoo_list_gen		cuckoo_nov_list_gen
 #define cuckoo_contains		cuckoo_nov_contains
 #define cuckoo_lookup		cuckoo_nov_lookup
+#define cuckoo_contains_batch	cuckoo_nov_contains_batch
+#define cuckoo_lookup_batch	cuckoo_nov_lookup_batch
 #define cuckoo_get_stats	cuckoo_nov_get_stats
 #define cuckoo_raw_bytes	cuckoo_nov_raw_bytes
 #define cuckoo_raw_max_bytes	cuckoo_nov_raw_max_bytes

@@ -810,6 +810,215 @@ bool cuckoo_lookup(const struct cuckoo *c, const void *key, u32 *val)
 	return true;
 }
 
+/*
+ * Batches. A lookup is a chain of dependent loads (its two buckets, then
+ * in exact mode a key), and the CPU overlaps the misses of only as many
+ * lookups as its window holds the instructions of: one or two. A batch
+ * hashes all its keys and prefetches every bucket first, so that their
+ * misses are in flight together; in exact mode it then peeks at the
+ * buckets to prefetch the key a matching fingerprint points to; and only
+ * then runs, key by key, the single lookup's versioned read, which alone
+ * decides each answer. All of a batch reads the table it started with:
+ * the call is as one longer lookup, and a table swapped in meanwhile holds
+ * every key that was present throughout (see the top of this file).
+ */
+#define CUCKOO_BATCH		16
+
+static __always_inline const void *
+cuckoo_bucket_addr(u32 fp_bits, const struct cuckoo_table *t, u64 b)
+{
+	switch (fp_bits) {
+	case 8:
+		return &t->t32[b];
+	case 32:
+		return &t->t64[2 * b];
+	default:
+		return &t->t64[b];
+	}
+}
+
+/*
+ * The lowest slot that cuckoo_bucket_read()'s nonzero @m flags: always one
+ * holding the fingerprint (only lanes above a match can be flagged
+ * wrongly). With 32-bit fingerprints @m merges the bucket's two words:
+ * slots 2 and 3 read as 0 and 1, whose keys sit near theirs.
+ */
+static __always_inline unsigned int cuckoo_first_lane(u32 fp_bits, u64 m)
+{
+	switch (fp_bits) {
+	case 8:
+		return __ffs64(m) / 8;
+	case 32:
+		return __ffs64(m) / 32;
+	default:
+		return __ffs64(m) / 16;
+	}
+}
+
+/*
+ * Exact mode, a hint only: an unsynchronised look at both buckets, and a
+ * prefetch of the key in the first slot holding @fp (a present key's, as
+ * a rule). Without such a slot it prefetches the bucket, which is cached,
+ * rather than branch: batches mix hits and misses unpredictably.
+ */
+static __always_inline void cuckoo_prefetch_key(const struct cuckoo *c,
+						struct cuckoo_shape sh,
+						const struct cuckoo_table *t,
+						u64 b1, u64 b2, u32 fp)
+{
+	u64 w1[2], w2[2], m1, m2, b, m;
+
+	m1 = cuckoo_bucket_read(sh.fp_bits, t, b1, fp, w1);
+	m2 = cuckoo_bucket_read(sh.fp_bits, t, b2, fp, w2);
+	b = m1 ? b1 : b2;
+	m = m1 ? m1 : m2;
+	prefetch(m ? (const void *)cuckoo_key_at(c, t, b * CUCKOO_SLOTS +
+					cuckoo_first_lane(sh.fp_bits, m)) :
+		     cuckoo_bucket_addr(sh.fp_bits, t, b1));
+}
+
+/*
+ * Up to CUCKOO_BATCH keys at @keys, key_len bytes apart: sets @hits[i]
+ * and, with @vals and a hit on a filter with values, @vals[i]; returns the
+ * hits.
+ */
+static __always_inline u32 cuckoo_batch_once(const struct cuckoo *c,
+					     struct cuckoo_shape sh,
+					     const u8 *keys, u32 n, bool *hits,
+					     u32 *vals)
+{
+	const struct cuckoo_table *t = rcu_dereference(c->table);
+	u64 b1[CUCKOO_BATCH], b2[CUCKOO_BATCH];
+	u32 fp[CUCKOO_BATCH], i, found = 0;
+
+	for (i = 0; i < n; i++) {
+		u64 h = cuckoo_hash_lanes(keys + i * sh.key_len, sh.key_len,
+					  c->hash_a, c->hash_b);
+
+		fp[i] = cuckoo_fp(c, h);
+		b1[i] = h & t->bucket_mask;
+		b2[i] = cuckoo_alt(t, b1[i], fp[i]);
+		prefetch(cuckoo_bucket_addr(sh.fp_bits, t, b1[i]));
+		prefetch(cuckoo_bucket_addr(sh.fp_bits, t, b2[i]));
+	}
+	if (sh.exact)
+		for (i = 0; i < n; i++)
+			cuckoo_prefetch_key(c, sh, t, b1[i], b2[i], fp[i]);
+	for (i = 0; i < n; i++) {
+		u32 v = vals ? vals[i] : 0;
+		bool hit = cuckoo_read(t, c, sh, b1[i], b2[i], fp[i],
+				       keys + i * sh.key_len,
+				       vals ? &v : NULL);
+
+		hits[i] = hit;
+		if (vals)
+			vals[i] = v;
+		found += hit;
+	}
+	return found;
+}
+
+static __always_inline u32 cuckoo_batch_as(const struct cuckoo *c,
+					   struct cuckoo_shape sh,
+					   const void *keys, u32 n, bool *hits,
+					   u32 *vals)
+{
+	u32 i, k, found = 0;
+
+	for (i = 0; i < n; i += k) {
+		k = n - i < CUCKOO_BATCH ? n - i : CUCKOO_BATCH;
+		found += cuckoo_batch_once(c, sh, (const u8 *)keys +
+					   i * sh.key_len, k, hits + i,
+					   vals ? vals + i : NULL);
+	}
+	return found;
+}
+
+#define CUCKOO_BATCH_AS(len, x)						\
+	cuckoo_batch_as(c, (struct cuckoo_shape){ len, 16, x }, keys, n,	\
+			hits, vals)
+
+static noinline u32 cuckoo_contains_batch_any(const struct cuckoo *c,
+					      const void *keys, u32 n,
+					      bool *hits)
+{
+	struct cuckoo_shape sh = { c->key_len, c->fp_bits, c->exact };
+
+	return cuckoo_batch_as(c, sh, keys, n, hits, NULL);
+}
+
+static noinline u32 cuckoo_lookup_batch_any(const struct cuckoo *c,
+					    const void *keys, u32 n,
+					    bool *hits, u32 *vals)
+{
+	struct cuckoo_shape sh = { c->key_len, c->fp_bits, c->exact };
+
+	return cuckoo_batch_as(c, sh, keys, n, hits, vals);
+}
+
+/* As cuckoo_find(): the module's shapes get readers of their own. */
+static __always_inline u32 cuckoo_batch(const struct cuckoo *c,
+					const void *keys, u32 n, bool *hits,
+					u32 *vals)
+{
+	if (c->fp_bits == 16) {
+		switch (c->key_len) {
+		case 4:
+			return c->exact ? CUCKOO_BATCH_AS(4, true) :
+					  CUCKOO_BATCH_AS(4, false);
+		case 8:
+			return c->exact ? CUCKOO_BATCH_AS(8, true) :
+					  CUCKOO_BATCH_AS(8, false);
+		case 16:
+			return c->exact ? CUCKOO_BATCH_AS(16, true) :
+					  CUCKOO_BATCH_AS(16, false);
+		}
+	}
+	return vals ? cuckoo_lookup_batch_any(c, keys, n, hits, vals) :
+		      cuckoo_contains_batch_any(c, keys, n, hits);
+}
+
+/**
+ * cuckoo_contains_batch() - test several keys, without locking
+ * @c: the filter
+ * @keys: @n keys, key_len bytes each, one after the other
+ * @n: how many (any number; 0 reads nothing)
+ * @hits: set to @n answers, @hits[i] that of @keys' key i
+ *
+ * The answers of cuckoo_contains(), faster for more than a few keys: their
+ * cache misses overlap. Same context and rules: inside an RCU read-side
+ * critical section; a key present for the whole call is always found; a
+ * key added or deleted during the call may or may not be.
+ *
+ * Return: the number of keys found.
+ */
+u32 cuckoo_contains_batch(const struct cuckoo *c, const void *keys, u32 n,
+			  bool *hits)
+{
+	return cuckoo_batch(c, keys, n, hits, NULL);
+}
+
+/**
+ * cuckoo_lookup_batch() - test several keys and read their values
+ * @c: the filter, made with values
+ * @keys: @n keys, key_len bytes each, one after the other
+ * @n: how many
+ * @hits: set to @n answers
+ * @vals: @vals[i] set to key i's value if it is found, else left alone
+ *
+ * As cuckoo_contains_batch(), with the values of cuckoo_lookup().
+ *
+ * Return: the number of keys found.
+ */
+u32 cuckoo_lookup_batch(const struct cuckoo *c, const void *keys, u32 n,
+			bool *hits, u32 *vals)
+{
+	/* Values need exact mode: no compact reader of its own is worth it. */
+	if (!c->exact)
+		return cuckoo_lookup_batch_any(c, keys, n, hits, vals);
+	return cuckoo_batch(c, keys, n, hits, vals);
+}
+
 /* The writers' view of the table: the caller serialises writers. */
 static struct cuckoo_table *cuckoo_wtable(const struct cuckoo *c)
 {

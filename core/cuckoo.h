@@ -104,6 +104,14 @@ u64 cuckoo_list_gen(const struct cuckoo *c);
 bool cuckoo_contains(const struct cuckoo *c, const void *key);
 /* With values: on a hit, *@val is a value the key had during the call. */
 bool cuckoo_lookup(const struct cuckoo *c, const void *key, u32 *val);
+/*
+ * The same for @n keys packed key_len bytes apart, their cache misses
+ * overlapped: @hits[i] answers key i; returns the number found.
+ */
+u32 cuckoo_contains_batch(const struct cuckoo *c, const void *keys, u32 n,
+			  bool *hits);
+u32 cuckoo_lookup_batch(const struct cuckoo *c, const void *keys, u32 n,
+			bool *hits, u32 *vals);
 
 /* Writer side (consistent snapshot under the writer lock). */
 void cuckoo_get_stats(const struct cuckoo *c, struct cuckoo_stats *st);

@@ -14,7 +14,8 @@
  * report a present key absent; an add of a present key is -EEXIST, an add
  * of an absent one may also be -EEXIST (fingerprint and buckets shared
  * with a present key: the key is then not stored, and the model agrees);
- * only present keys are deleted, as compact mode documents.
+ * only present keys are deleted, as compact mode documents. At the end the
+ * batch reader, given every key at once, must answer as the single one.
  */
 #include "cuckoo.c"
 
@@ -64,6 +65,27 @@ static bool has(const struct model *m, unsigned int i)
 	hit = cuckoo_contains(m->c, k);
 	rcu_read_unlock();
 	return hit;
+}
+
+/* The batch reader, given every key at once, answers as the single one. */
+static void check_batch(const struct model *m)
+{
+	static u8 keys[KEYS * CUCKOO_KEY_MAX];
+	bool hits[KEYS];
+	unsigned int i, found = 0;
+
+	for (i = 0; i < KEYS; i++)
+		key_of(keys + i * m->key_len, m->key_len, i);
+	rcu_read_lock();
+	CHECK(cuckoo_contains_batch(m->c, keys, KEYS, hits) <= KEYS);
+	rcu_read_unlock();
+	for (i = 0; i < KEYS; i++) {
+		CHECK(hits[i] == has(m, i));
+		found += hits[i];
+	}
+	rcu_read_lock();
+	CHECK(cuckoo_contains_batch(m->c, keys, KEYS, hits) == found);
+	rcu_read_unlock();
 }
 
 static void check_all(const struct model *m)
@@ -216,6 +238,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		}
 	}
 	check_all(&m);
+	check_batch(&m);
 	cuckoo_destroy(m.c);
 	return 0;
 }

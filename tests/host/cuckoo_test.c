@@ -1099,6 +1099,136 @@ TEST(values_of_unaligned_keys)
 }
 
 /* A listing gives each key with its value after it. */
+/* The lengths of the batch tests: the module's and two odd ones. */
+static const u32 batch_lens[] = { LEN_IP4, 8, LEN_IP6, LEN_FLOW4, 37 };
+/* Empty, one, around CUCKOO_BATCH, and several batches' worth. */
+static const u32 batch_sizes[] = { 0, 1, 15, 16, 17, 100 };
+#define BATCH_MAX	100
+#define BATCH_KEYS	3800	/* in 4096 slots: moves put many in b2 */
+#define BATCH_ROUNDS	20
+
+/* splitmix64: the batch tests' keys, the same on every run. */
+static u64 batch_rng(u64 *state)
+{
+	u64 z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/*
+ * @c holds SET_IN keys 0 to BATCH_KEYS - 1 (with values, value_for(i)).
+ * For every batch size, batches of present and absent keys mixed at
+ * random get, key by key, the single reader's answer and, from a filter
+ * with values, its value: a hit sets it, a miss leaves the caller's;
+ * nothing past the batch is written, and the count returned is the hits'. Present keys are always
+ * found, and absent ones never in exact mode.
+ */
+static void batch_equals_single(struct __test_metadata *_metadata,
+				const struct cuckoo *c, bool values, u64 seed)
+{
+	static u8 keys[BATCH_MAX * CUCKOO_KEY_MAX];
+	bool hits[BATCH_MAX + 1], single[BATCH_MAX], present[BATCH_MAX];
+	u32 vals[BATCH_MAX + 1], want[BATCH_MAX], n, r, i, found, expect;
+	u32 len = c->key_len;
+	unsigned int z;
+
+	for (z = 0; z < ARRAY_SIZE(batch_sizes); z++) {
+		n = batch_sizes[z];
+		for (r = 0; r < BATCH_ROUNDS; r++) {
+			expect = 0;
+			for (i = 0; i < n; i++) {
+				u64 x = batch_rng(&seed);
+
+				present[i] = x & 1;
+				key_of(keys + i * len, len,
+				       present[i] ? SET_IN : SET_OUT,
+				       (x >> 1) % BATCH_KEYS);
+				want[i] = 0xdead0000 | i;
+				rcu_read_lock();
+				if (values)
+					single[i] = cuckoo_lookup(c, keys + i * len,
+								  &want[i]);
+				else
+					single[i] = cuckoo_contains(c, keys + i * len);
+				rcu_read_unlock();
+				ASSERT_TRUE(!present[i] || single[i]);
+				ASSERT_TRUE(present[i] || !single[i] || !c->exact);
+				expect += single[i];
+				/* the batch must overwrite it */
+				hits[i] = !single[i];
+				vals[i] = 0xdead0000 | i;
+			}
+			hits[n] = true;
+			vals[n] = 0xfeedface;
+			rcu_read_lock();
+			if (values)
+				found = cuckoo_lookup_batch(c, keys, n, hits, vals);
+			else
+				found = cuckoo_contains_batch(c, keys, n, hits);
+			rcu_read_unlock();
+			ASSERT_EQ(expect, found)
+				TH_LOG("%u-byte keys, fp %u, %s, batch of %u",
+				       len, c->fp_bits,
+				       c->exact ? "exact" : "compact", n);
+			for (i = 0; i < n; i++) {
+				ASSERT_EQ(single[i], hits[i])
+					TH_LOG("key %u of %u: %u-byte keys, fp %u, %s",
+					       i, n, len, c->fp_bits,
+					       c->exact ? "exact" : "compact");
+				if (c->values)
+					ASSERT_EQ(want[i], vals[i]);
+			}
+			ASSERT_TRUE(hits[n]);
+			ASSERT_EQ(0xfeedfaceU, vals[n]);
+		}
+	}
+}
+
+TEST(batch_answers_as_single_lookups_in_every_mode_width_and_length)
+{
+	unsigned int m, w, l;
+	u64 i, seed = 1;
+
+	for (m = 0; m < ARRAY_SIZE(modes); m++)
+		for (w = 0; w < ARRAY_SIZE(widths); w++)
+			for (l = 0; l < ARRAY_SIZE(batch_lens); l++) {
+				struct cuckoo *c = make(BATCH_KEYS, 0, widths[w],
+							batch_lens[l],
+							modes[m]);
+
+				ASSERT_NE(NULL, c);
+				for (i = 0; i < BATCH_KEYS; i++)
+					ASSERT_NE(-ENOSPC, add(c, SET_IN, i));
+				EXPECT_GT(stats_of(c).moves, 0U);
+				batch_equals_single(_metadata, c, false, seed++);
+				batch_equals_single(_metadata, c, true, seed++);
+				cuckoo_destroy(c);
+			}
+}
+
+TEST(batch_reads_values_as_single_lookups)
+{
+	static const u32 lens[] = { LEN_IP4, 8, LEN_IP6, LEN_FLOW4 };
+	unsigned int l;
+	u8 k[CUCKOO_KEY_MAX];
+	u64 i;
+
+	for (l = 0; l < ARRAY_SIZE(lens); l++) {
+		struct cuckoo *c = make_valued(BATCH_KEYS, 0, lens[l]);
+
+		ASSERT_NE(NULL, c);
+		for (i = 0; i < BATCH_KEYS; i++) {
+			key_of(k, lens[l], SET_IN, i);
+			ASSERT_EQ(0, cuckoo_insert_val(c, k, value_for(i)));
+		}
+		batch_equals_single(_metadata, c, true, 100 + l);
+		batch_equals_single(_metadata, c, false, 200 + l);
+		cuckoo_destroy(c);
+	}
+}
+
 TEST(list_gives_keys_with_their_values)
 {
 	struct cuckoo *c = make_valued(64, 1 << 16, LEN_IP4);

@@ -21,11 +21,14 @@
  * reader that finds a key with a value not its own (torn, or another key's
  * after a move reused the slot) fails the test.
  * The readers look up always-present keys of every filter, in turn, each
- * lookup inside rcu_read_lock(), until LOOKUPS lookups in total. A miss is
- * a bug: the test fails on any. They also look up churn keys of the hot
- * filters that were deleted just before the lookup began, whose stale
- * bytes may still sit in the key array next to a reused slot: a hit there
- * (a ghost) is a false positive, and fails the test too, mutant or not.
+ * lookup inside rcu_read_lock(), until LOOKUPS lookups in total: one at a
+ * time, and every BATCH_EVERY rounds BATCH_KEYS at a time with the batch
+ * readers (one call, one critical section; its keys span two of the
+ * core's batches), whose misses are counted apart. A miss is a bug: the test fails on any. They also look
+ * up churn keys of the hot filters that were deleted just before the
+ * lookup began, singly and as a batch, whose stale bytes may still sit in
+ * the key array next to a reused slot: a hit there (a ghost) is a false
+ * positive, and fails the test too, mutant or not.
  *
  * The mutant (built with -DCUCKOO_NO_VERSIONS) reads both buckets once,
  * without the version protocol. A reader reads b1 and then b2; if between
@@ -33,7 +36,8 @@
  * clearing b2), the reader sees it in neither and misses it. The window is
  * a few nanoseconds, so only a hot table shows it within seconds. With
  * --mutant the verdict is inverted: the run passes only if the readers
- * missed (showing that this test catches a broken protocol).
+ * missed, one at a time and in batches (showing that this test catches a
+ * broken protocol in either reader).
  */
 #include "cuckoo.c"
 #include "test_keys.h"
@@ -57,6 +61,9 @@
 #define BIG_MAX		(8 << 20)
 #define GROW_MAX	(4 << 20)	/* growth keys at most */
 #define GROW_PER_LOOKUP	30		/* ... and one per this many lookups */
+#define BATCH_KEYS	17		/* per batch lookup: CUCKOO_BATCH + 1 */
+#define GHOST_KEYS	8		/* deleted last, looked up again */
+#define BATCH_EVERY	4		/* reader rounds per round of batches */
 
 #define TIME_LIMIT	300	/* seconds: something is wrong beyond this */
 
@@ -75,7 +82,8 @@ struct filter {
 	u64 keys;		/* SET_IN keys 0..keys-1 */
 	u64 churned;		/* SET_CHURN keys added so far */
 	u64 window;
-	u64 misses;		/* by all readers */
+	u64 misses;		/* by all readers, one key at a time */
+	u64 batch_misses;	/* by all readers, in batches */
 	u64 ghosts;		/* deleted keys found, by all readers */
 };
 
@@ -169,13 +177,58 @@ static bool ghost(const struct filter *f, u64 i)
 
 	if (c < f->window + 8)
 		return false;
-	return has(f, SET_CHURN, c - f->window - 1 - i % 8);
+	return has(f, SET_CHURN, c - f->window - 1 - i % GHOST_KEYS);
+}
+
+/*
+ * Looks up @n keys of @set from @first on (wrapping at @wrap) in one batch;
+ * returns the misses. With values, *@bad counts keys found with a value not
+ * theirs.
+ */
+static u64 batch_misses(const struct filter *f, unsigned int set, u64 first,
+			u64 wrap, unsigned int n, u64 *bad)
+{
+	u8 k[BATCH_KEYS * CUCKOO_KEY_MAX];
+	bool hit[BATCH_KEYS];
+	u32 val[BATCH_KEYS];
+	unsigned int j;
+	u64 misses = 0;
+
+	for (j = 0; j < n; j++) {
+		key_of(k + j * f->key_len, f->key_len, set, (first + j) % wrap);
+		val[j] = ~0U;
+	}
+	rcu_read_lock();
+	if (f->values)
+		cuckoo_lookup_batch(f->c, k, n, hit, val);
+	else
+		cuckoo_contains_batch(f->c, k, n, hit);
+	rcu_read_unlock();
+	for (j = 0; j < n; j++) {
+		misses += !hit[j];
+		if (hit[j] && f->values &&
+		    !value_is(val[j], set, (first + j) % wrap))
+			(*bad)++;
+	}
+	return misses;
+}
+
+/* The churn keys deleted last, as one batch: how many were found. */
+static u64 batch_ghosts(const struct filter *f)
+{
+	u64 c = __atomic_load_n(&f->churned, __ATOMIC_ACQUIRE), bad = 0;
+
+	if (c < f->window + GHOST_KEYS)
+		return 0;
+	return GHOST_KEYS - batch_misses(f, SET_CHURN, c - f->window - GHOST_KEYS,
+					 ~0ULL, GHOST_KEYS, &bad) + bad;
 }
 
 static void *reader(void *arg)
 {
 	u64 n = 0, i = (uintptr_t)arg * 7919;
 	u64 hot_misses = 0, hot4_misses = 0, big_misses = 0;
+	u64 hot_bmisses = 0, hot4_bmisses = 0, big_bmisses = 0;
 	u64 hot_ghosts = 0, hot4_ghosts = 0, hot_bad = 0;
 
 	rcu_register_thread();
@@ -185,8 +238,20 @@ static void *reader(void *arg)
 		big_misses += !has(&big, SET_IN, i % BIG_KEYS);
 		hot_ghosts += ghost(&hot, i);
 		hot4_ghosts += ghost(&hot4, i);
-		i++;
 		n += 5;
+		/* so that single lookups keep most of the readers' time */
+		if (!(i % BATCH_EVERY)) {
+			hot_bmisses += batch_misses(&hot, SET_IN, i, HOT_KEYS,
+						    BATCH_KEYS, &hot_bad);
+			hot4_bmisses += batch_misses(&hot4, SET_IN, i, HOT_KEYS,
+						     BATCH_KEYS, &hot_bad);
+			big_bmisses += batch_misses(&big, SET_IN, i, BIG_KEYS,
+						    BATCH_KEYS, &hot_bad);
+			hot_ghosts += batch_ghosts(&hot);
+			hot4_ghosts += batch_ghosts(&hot4);
+			n += 3 * BATCH_KEYS + 2 * GHOST_KEYS;
+		}
+		i++;
 		if (n >= 4096) {
 			__atomic_fetch_add(&lookups, n, __ATOMIC_RELAXED);
 			n = 0;
@@ -196,6 +261,9 @@ static void *reader(void *arg)
 	__atomic_fetch_add(&hot.misses, hot_misses, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&hot4.misses, hot4_misses, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&big.misses, big_misses, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&hot.batch_misses, hot_bmisses, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&hot4.batch_misses, hot4_bmisses, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&big.batch_misses, big_bmisses, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&hot.ghosts, hot_ghosts, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&hot4.ghosts, hot4_ghosts, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&hot.bad_values, hot_bad, __ATOMIC_RELAXED);
@@ -264,6 +332,7 @@ int main(int argc, char **argv)
 {
 	bool mutant = argc == 3 && !strcmp(argv[1], "--mutant");
 	u64 grown = 0, i, hot_moves0, hot_adds, bad = 0, misses, ghosts;
+	u64 bmisses;
 	u64 revalued = 0;
 	struct cuckoo_stats hs, h4s, bs;
 	pthread_t tid[READERS];
@@ -329,12 +398,17 @@ int main(int argc, char **argv)
 			   (big.churned < BIG_WINDOW ? big.churned : BIG_WINDOW);
 
 	misses = hot.misses + hot4.misses + big.misses;
+	bmisses = hot.batch_misses + hot4.batch_misses + big.batch_misses;
 	ghosts = hot.ghosts + hot4.ghosts;
-	printf("# %s: %llu lookups in %.1f s by %d readers; misses: %llu hot, %llu hot4, %llu big; ghosts: %llu hot, %llu hot4; values not theirs: %llu hot\n",
+	printf("# %s: %llu lookups in %.1f s by %d readers; misses: %llu hot, %llu hot4, %llu big; in batches: %llu hot, %llu hot4, %llu big; ghosts: %llu hot, %llu hot4; values not theirs: %llu hot\n",
 	       mutant ? "mutant (no versions)" : "versioned",
 	       (unsigned long long)lookups, secs, READERS,
 	       (unsigned long long)hot.misses, (unsigned long long)hot4.misses,
-	       (unsigned long long)big.misses, (unsigned long long)hot.ghosts,
+	       (unsigned long long)big.misses,
+	       (unsigned long long)hot.batch_misses,
+	       (unsigned long long)hot4.batch_misses,
+	       (unsigned long long)big.batch_misses,
+	       (unsigned long long)hot.ghosts,
 	       (unsigned long long)hot4.ghosts,
 	       (unsigned long long)hot.bad_values);
 	printf("# hot: %llu keys in %llu slots, %llu churn adds, %llu moves, %llu grows, %llu values rewritten\n",
@@ -365,12 +439,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (mutant) {
-		printf("%s 1 cuckoo_stress_mutant # %llu misses (expected > 0)\n",
-		       misses ? "ok" : "not ok", (unsigned long long)misses);
-		return !misses;
+		printf("%s 1 cuckoo_stress_mutant # %llu misses, %llu in batches (expected > 0 each)\n",
+		       misses && bmisses ? "ok" : "not ok",
+		       (unsigned long long)misses, (unsigned long long)bmisses);
+		return !(misses && bmisses);
 	}
-	printf("%s 1 cuckoo_stress # %llu lookups, %llu misses\n",
-	       misses ? "not ok" : "ok", (unsigned long long)lookups,
-	       (unsigned long long)misses);
-	return !!misses;
+	printf("%s 1 cuckoo_stress # %llu lookups, %llu misses, %llu in batches\n",
+	       misses || bmisses ? "not ok" : "ok", (unsigned long long)lookups,
+	       (unsigned long long)misses, (unsigned long long)bmisses);
+	return misses || bmisses;
 }
