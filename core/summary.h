@@ -20,9 +20,10 @@
  *   one load.
  * IPv6 addresses and prefixes of /32 and longer also set a bit per hashed
  * /32, tested after their flag: inside a populated /16 they are still
- * sparse. IPv6 prefixes of /64 and longer are a class apart, so that a
- * search need not start above /63 where none of them lies. Prefixes shorter than /32 never set these bits, so that a few
- * short ones cannot fill them.
+ * sparse. Prefixes shorter than /32 never set these bits, so that a few
+ * short ones cannot fill them. IPv6 prefixes of /64 and longer are a class
+ * apart, so that a search need not start above /63 where none of them
+ * lies.
  */
 #define PREFIX_SUM_SHIFT	16
 #define PREFIX_SUM_KEYS		BIT_ULL(PREFIX_SUM_SHIFT)
