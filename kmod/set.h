@@ -45,7 +45,7 @@ struct cfilter_drops {
  * @flow:  flow types: the filter; else NULL
  * @id:    distinct for every set created (LIST cursors restart on a new set)
  * @holds: who holds each entry, and until when (source.h); writers only
- * @staged: on the list of staged sets (source.c), while staged
+ * @staged: on the list of staged sets (source_stage.c), while staged
  * @drops: per CPU, drops by source index, counted by the kfunc
  * @drops_base: per source index, added to the sum of @drops: what sets
  *         this one replaced counted (by name), less what the source's

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Sources and timeouts (see source.h): the holdings of a set, the copy
- * that STAGE_SOURCE fills while it follows the live set, and the work
- * that expires holdings.
+ * Sources and timeouts (see source.h): the holdings of a set, and the
+ * sources holding them. Listing them is source_list.c's, the staged sets
+ * and the copy STAGE_SOURCE fills source_stage.c's, expiring them
+ * expiry.c's.
  *
  * A holding is recorded under the entry's packed bytes, its prefix length
  * and its source's index, in @held (permanent) or @timed (the value is the
@@ -17,58 +18,19 @@
  */
 #include <linux/bitops.h>
 #include <linux/err.h>
-#include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
-#include <linux/mutex.h>
 #include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/timekeeping.h>
-#include <linux/workqueue.h>
 
 #include <cfilter/source_name.h>
 
 #include "set.h"
 #include "source.h"
-
-/*
- * Where a listing is: the permanent records, the timed ones (this bit), or
- * the tables' unrecorded entries (this bit, above any table position).
- */
-#define CFILTER_HOLD_POS_TIMED		BIT_ULL(52)
-#define CFILTER_HOLD_POS_IMPLICIT	BIT_ULL(53)
-#define CFILTER_HOLD_POS_PHASE		(CFILTER_HOLD_POS_TIMED | \
-					 CFILTER_HOLD_POS_IMPLICIT)
-
-/* Entries of the tables looked at per step of a walk for unrecorded ones. */
-#define CFILTER_WALK_CHUNK	64
-
-/* A flow table lists each key with its tag (struct cfilter_set). */
-struct cfilter_walk_buf {
-	u8			raw[CFILTER_WALK_CHUNK * (CUCKOO_KEY_MAX + 4)];
-	struct cfilter_packed	keys[CFILTER_WALK_CHUNK];
-};
-
-/*
- * The copy STAGE_SOURCE made, which every change of the live set is made
- * to as well until COMMIT or ABORT; NULL if none. Under cfilter_lock.
- */
-static struct cfilter_set *cfilter_copy;
-
-/* Every staged set (the copy too), whose holdings expire as the live set's. */
-static LIST_HEAD(cfilter_staged);
-
-static bool cfilter_exact(void)
-{
-	return cfilter_config.mode == CFILTER_MODE_EXACT;
-}
-
-static bool cfilter_is_default(const char *source)
-{
-	return !source[0] || !strcmp(source, "default");
-}
+#include "source_int.h"
 
 void cfilter_holds_init(struct cfilter_holds *h)
 {
@@ -131,12 +93,6 @@ int cfilter_source_check(const char name[CFILTER_SOURCE_LEN])
 	return 0;
 }
 
-/* Seconds of boot time: counts through suspend, never goes back. */
-static u32 cfilter_now(void)
-{
-	return ktime_get_boottime_seconds();
-}
-
 /**
  * cfilter_deadline() - when a holding added now with @timeout expires
  * @timeout: seconds, 0 for never
@@ -155,7 +111,7 @@ u32 cfilter_deadline(u32 timeout)
 }
 
 /* The index of source @name in @h, or -ENOENT. */
-static int cfilter_source_find(const struct cfilter_holds *h, const char *name)
+int cfilter_source_find(const struct cfilter_holds *h, const char *name)
 {
 	unsigned int i;
 
@@ -330,9 +286,8 @@ static int cfilter_compact_ok(const char *source, u32 deadline)
 }
 
 /* cfilter_hold_add() on @s alone. */
-static int cfilter_hold_add_one(struct cfilter_set *s,
-				const struct cfilter_packed *k,
-				const char *source, u32 deadline)
+int cfilter_hold_add_one(struct cfilter_set *s, const struct cfilter_packed *k,
+			 const char *source, u32 deadline)
 {
 	struct cfilter_holds *h = &s->holds;
 	unsigned int t = cfilter_ktype_type(k->f);
@@ -400,8 +355,8 @@ out:
  * Removes the recorded holding @hk of key type @f, and its entry from the
  * tables if no other source holds it. Return: 0, or -ENOENT (no record).
  */
-static int cfilter_unhold(struct cfilter_set *s, const struct cfilter_ktype *f,
-			  u8 *hk)
+int cfilter_unhold(struct cfilter_set *s, const struct cfilter_ktype *f,
+		   u8 *hk)
 {
 	struct cfilter_holds *h = &s->holds;
 	unsigned int t = cfilter_ktype_type(f), id = hk[f->key_len + 1];
@@ -472,9 +427,9 @@ static int cfilter_hold_del_one(struct cfilter_set *s,
  * @b->keys, their number in *@n. Positions stay valid while
  * cfilter_set_list_gen() does not change. Caller holds cfilter_lock.
  */
-static long cfilter_walk_unrecorded(const struct cfilter_set *s,
-				    const struct cfilter_ktype *f, u64 *pos,
-				    u32 max, struct cfilter_walk_buf *b, u32 *n)
+long cfilter_walk_unrecorded(const struct cfilter_set *s,
+			     const struct cfilter_ktype *f, u64 *pos,
+			     u32 max, struct cfilter_walk_buf *b, u32 *n)
 {
 	unsigned int t = cfilter_ktype_type(f);
 	u32 step = cfilter_set_list_step(f);
@@ -530,19 +485,11 @@ static int cfilter_flush_unrecorded(struct cfilter_set *s)
 	return 0;
 }
 
-/* A walk over the records of key type @t: permanent ones, then timed. */
-struct cfilter_hold_iter {
-	const struct cfilter_holds	*h;
-	unsigned int			t;
-	bool				timed;
-	u64				pos;
-};
-
 /*
  * The next record's holding key, and its deadline into *@deadline (0 for
  * a permanent one); NULL at the end. Records may be deleted meanwhile.
  */
-static const u8 *cfilter_hold_next(struct cfilter_hold_iter *it, u32 *deadline)
+const u8 *cfilter_hold_next(struct cfilter_hold_iter *it, u32 *deadline)
 {
 	const struct keymap *m;
 	const u8 *key;
@@ -590,24 +537,6 @@ static int cfilter_hold_flush_one(struct cfilter_set *s, const char *source)
 	return id ? 0 : cfilter_flush_unrecorded(s);
 }
 
-/*
- * Does a change to @s, which went @err, go to the copy as well? Only
- * changes of the live set that changed something (@ok: the result that
- * means "changed nothing, and that is fine").
- */
-static bool cfilter_mirrors(const struct cfilter_set *s, int err, int ok)
-{
-	return cfilter_copy && s == cfilter_live_locked() &&
-	       (!err || err == ok);
-}
-
-/* A copy that could not follow the live set must not go live. */
-static void cfilter_mirrored(int err, int ok)
-{
-	if (err && err != ok)
-		cfilter_copy->holds.stale = true;
-}
-
 /**
  * cfilter_hold_add() - add a holding of @k by @source
  * @s:        the set (caller holds cfilter_lock)
@@ -624,10 +553,11 @@ int cfilter_hold_add(struct cfilter_set *s, const struct cfilter_packed *k,
 		     const char *source, u32 deadline)
 {
 	int err = cfilter_hold_add_one(s, k, source, deadline);
+	struct cfilter_set *c = cfilter_mirror(s, err, -EEXIST);
 
-	if (cfilter_mirrors(s, err, -EEXIST))
-		cfilter_mirrored(cfilter_hold_add_one(cfilter_copy, k, source,
-						      deadline), -EEXIST);
+	if (c)
+		cfilter_mirrored(c, cfilter_hold_add_one(c, k, source, deadline),
+				 -EEXIST);
 	return err;
 }
 
@@ -645,9 +575,10 @@ int cfilter_hold_del(struct cfilter_set *s, const struct cfilter_packed *k,
 		     const char *source)
 {
 	int err = cfilter_hold_del_one(s, k, source);
+	struct cfilter_set *c = cfilter_mirror(s, err, -ENOENT);
 
-	if (cfilter_mirrors(s, err, -ENOENT))
-		cfilter_mirrored(cfilter_hold_del_one(cfilter_copy, k, source),
+	if (c)
+		cfilter_mirrored(c, cfilter_hold_del_one(c, k, source),
 				 -ENOENT);
 	return err;
 }
@@ -697,397 +628,9 @@ int cfilter_hold_test(struct cfilter_set *s, const struct cfilter_packed *k,
 int cfilter_hold_flush(struct cfilter_set *s, const char *source)
 {
 	int err = cfilter_hold_flush_one(s, source);
+	struct cfilter_set *c = cfilter_mirror(s, err, -ENOENT);
 
-	if (cfilter_mirrors(s, err, -ENOENT))
-		cfilter_mirrored(cfilter_hold_flush_one(cfilter_copy, source),
-				 -ENOENT);
+	if (c)
+		cfilter_mirrored(c, cfilter_hold_flush_one(c, source), -ENOENT);
 	return err;
-}
-
-/*
- * The layout generation a listing of type @f is walking (40 bits): the
- * records', and in the last phase the tables' as well.
- */
-static u64 cfilter_list_layout(const struct cfilter_set *s,
-			       const struct cfilter_ktype *f, bool tables)
-{
-	unsigned int t = cfilter_ktype_type(f);
-	u64 gen = keymap_gen(&s->holds.held[t]) +
-		  keymap_gen(&s->holds.timed[t]);
-
-	if (tables)
-		gen += cfilter_set_list_gen(s, f) << 20;
-	return gen & GENMASK_ULL(39, 0);
-}
-
-/* Whole seconds from @now (ns of boot time) to @deadline; at least 1. */
-static u32 cfilter_left(u32 deadline, u64 now)
-{
-	u64 at = (u64)deadline * NSEC_PER_SEC;
-
-	return at > now + NSEC_PER_SEC ? div_u64(at - now, NSEC_PER_SEC) : 1;
-}
-
-/* Fills @e with @key's holding by source @name, @left seconds left. */
-static void cfilter_entry(struct cfilter_entry *e,
-			  const struct cfilter_ktype *f, const u8 *bytes,
-			  u32 len, u32 left, const char *name)
-{
-	memset(e, 0, sizeof(*e));
-	cfilter_key_unpack(f, bytes, len, &e->key);
-	e->timeout = left;
-	strscpy(e->source, name, CFILTER_SOURCE_LEN);
-}
-
-/* The unrecorded phase of cfilter_hold_list(). */
-static long cfilter_list_unrecorded(struct cfilter_set *s,
-				    const struct cfilter_ktype *f, u64 *pos,
-				    struct cfilter_entry *out, u32 max)
-{
-	struct cfilter_walk_buf *b = kmalloc(sizeof(*b), GFP_KERNEL);
-	u64 p = *pos & ~CFILTER_HOLD_POS_PHASE;
-	long n = 0;
-	u32 got, i;
-
-	if (!b)
-		return -ENOMEM;
-	while (n < max &&
-	       cfilter_walk_unrecorded(s, f, &p, max - n, b, &got) > 0) {
-		for (i = 0; i < got; i++, n++)
-			cfilter_entry(&out[n], f, b->keys[i].bytes,
-				      b->keys[i].len, 0, "default");
-		cond_resched();
-	}
-	*pos = p | CFILTER_HOLD_POS_IMPLICIT;
-	kfree(b);
-	return n;
-}
-
-/**
- * cfilter_hold_list() - holdings of type @f, a part per call
- * @s:      the set (caller holds cfilter_lock)
- * @f:      the key type
- * @source: the source whose holdings to list, NULL for all
- * @pos:    0 to start, advanced
- * @gen:    0 to start; the layout the listing walks (40 bits), which must
- *          not change between calls
- * @out:    room for @max entries
- * @max:    room
- *
- * Return: entries written, 0 at the type's end; -ENOENT (no such source);
- * -ESTALE (the walk's layout changed: start again); -ENOMEM.
- */
-long cfilter_hold_list(struct cfilter_set *s, const struct cfilter_ktype *f,
-		       const char *source, u64 *pos, u64 *gen,
-		       struct cfilter_entry *out, u32 max)
-{
-	struct cfilter_holds *h = &s->holds;
-	unsigned int t = cfilter_ktype_type(f);
-	u64 now = ktime_get_boottime_ns();
-	u32 kl = f->key_len, dl;
-	int id = -1;
-	long n = 0, more;
-
-	if (source) {
-		id = cfilter_source_find(h, source);
-		if (id < 0)
-			return id;
-	}
-	if (!*pos)
-		*gen = cfilter_list_layout(s, f, false);
-	else if (*gen != cfilter_list_layout(s, f,
-					     *pos & CFILTER_HOLD_POS_IMPLICIT))
-		return -ESTALE;
-	while (n < max && !(*pos & CFILTER_HOLD_POS_IMPLICIT)) {
-		bool timed = *pos & CFILTER_HOLD_POS_TIMED;
-		u64 p = *pos & ~CFILTER_HOLD_POS_PHASE;
-		const u8 *key;
-
-		key = keymap_next(timed ? &h->timed[t] : &h->held[t], &p, &dl);
-		if (!key) {
-			if (timed && id > 0)
-				return n;
-			/* "default"'s unrecorded holdings come last. */
-			*pos = timed ? CFILTER_HOLD_POS_IMPLICIT :
-				       CFILTER_HOLD_POS_TIMED;
-			if (timed)
-				*gen = cfilter_list_layout(s, f, true);
-			continue;
-		}
-		*pos = p | (timed ? CFILTER_HOLD_POS_TIMED : 0);
-		if (id >= 0 && key[kl + 1] != id)
-			continue;
-		cfilter_entry(&out[n++], f, key, key[kl],
-			      timed ? cfilter_left(dl, now) : 0,
-			      h->names[key[kl + 1]]);
-	}
-	if (n == max)
-		return n;
-	more = cfilter_list_unrecorded(s, f, pos, out + n, max - n);
-	return more < 0 ? more : n + more;
-}
-
-/**
- * cfilter_hold_sources() - the sources of @s and what they hold
- * @s:   the set (caller holds cfilter_lock)
- * @out: filled in; "default" first
- */
-void cfilter_hold_sources(struct cfilter_set *s, struct cfilter_sources *out)
-{
-	struct cfilter_holds *h = &s->holds;
-	unsigned int i, t;
-
-	out->count = 0;
-	for (i = 0; i < CFILTER_SOURCES_MAX; i++) {
-		struct cfilter_source_info *si = &out->sources[out->count];
-
-		if (!(h->active & BIT(i)))
-			continue;
-		memset(si, 0, sizeof(*si));
-		strscpy(si->name, h->names[i], CFILTER_SOURCE_LEN);
-		si->entries = h->entries[i];
-		si->timed = h->ntimed[i];
-		si->drops = cfilter_set_drops(s, i);
-		out->count++;
-	}
-	/* Compact mode keeps no holdings: every entry is default's. */
-	if (!cfilter_exact())
-		for (t = 0; t < __CFILTER_KEY_MAX; t++)
-			out->sources[0].entries += s->nkeys[t];
-}
-
-/**
- * cfilter_hold_carry() - carry drop counts over from a set no longer live
- * @to:   the live set, or NULL (caller holds cfilter_lock)
- * @from: the set it replaced, which no reader can count in any more
- *
- * Each source of @from that @to has too, by name, keeps its count.
- */
-void cfilter_hold_carry(struct cfilter_set *to, const struct cfilter_set *from)
-{
-	unsigned long ids = from->holds.active;
-	unsigned int i;
-	int j;
-
-	if (!to)
-		return;
-	for_each_set_bit(i, &ids, CFILTER_SOURCES_MAX) {
-		j = cfilter_source_find(&to->holds, from->holds.names[i]);
-		if (j >= 0)
-			to->drops_base[j] += cfilter_set_drops(from, i);
-	}
-}
-
-/* Adds to @c default's unrecorded holdings in the live set. */
-static int cfilter_copy_unrecorded(struct cfilter_set *c,
-				   const struct cfilter_set *live)
-{
-	const struct cfilter_ktype *f;
-	struct cfilter_walk_buf *b;
-	int err = 0;
-	u32 n, i;
-	u64 pos;
-
-	b = kmalloc(sizeof(*b), GFP_KERNEL);
-	if (!b)
-		return -ENOMEM;
-	for (f = cfilter_ktype_first(); !err && f; f = cfilter_ktype_next(f)) {
-		pos = 0;
-		while (!err && cfilter_walk_unrecorded(live, f, &pos,
-						       CFILTER_WALK_CHUNK, b,
-						       &n) > 0) {
-			for (i = 0; !err && i < n; i++)
-				err = cfilter_hold_add_one(c, &b->keys[i], "", 0);
-			cond_resched();
-		}
-	}
-	kfree(b);
-	return err == -EEXIST ? -EIO : err;
-}
-
-/*
- * Adds to @c every holding of the live set that is not source @skip's.
- * Caller holds cfilter_lock.
- */
-static int cfilter_hold_copy_from(struct cfilter_set *c,
-				  const struct cfilter_set *live, int skip)
-{
-	const struct cfilter_holds *h = &live->holds;
-	const struct cfilter_ktype *f;
-	struct cfilter_packed k;
-	const u8 *key;
-	int err;
-	u32 dl;
-
-	for (f = cfilter_ktype_first(); f; f = cfilter_ktype_next(f)) {
-		struct cfilter_hold_iter it = {
-			.h = h, .t = cfilter_ktype_type(f),
-		};
-
-		k.f = f;
-		while ((key = cfilter_hold_next(&it, &dl))) {
-			if (key[f->key_len + 1] == skip)
-				continue;
-			memcpy(k.bytes, key, f->key_len);
-			k.len = key[f->key_len];
-			err = cfilter_hold_add_one(c, &k,
-						   h->names[key[f->key_len + 1]],
-						   it.timed ? dl : 0);
-			if (err)
-				return err == -EEXIST ? -EIO : err;
-			if (!(it.pos & 0x3ff))
-				cond_resched();
-		}
-	}
-	return skip ? cfilter_copy_unrecorded(c, live) : 0;
-}
-
-/**
- * cfilter_hold_copy() - a copy of the live set without a source's holdings
- * @without: the source left out ("" for "default"; a source the live set
- *           does not have leaves nothing out)
- *
- * Until cfilter_hold_unstage() or its COMMIT, every change made to the live
- * set is made to the copy too. Caller holds cfilter_lock; may sleep.
- *
- * Return: the copy, or ERR_PTR: -EBUSY (a copy exists), -EOPNOTSUPP
- * (compact mode), -ENOMEM, -ENOSPC.
- */
-struct cfilter_set *cfilter_hold_copy(const char *without)
-{
-	struct cfilter_set *live = cfilter_live_locked(), *c;
-	int err;
-
-	if (!cfilter_exact())
-		return ERR_PTR(-EOPNOTSUPP);
-	if (cfilter_copy)
-		return ERR_PTR(-EBUSY);
-	c = cfilter_set_create();
-	if (IS_ERR(c))
-		return c;
-	err = cfilter_hold_copy_from(c, live,
-				     cfilter_source_find(&live->holds, without));
-	if (err) {
-		cfilter_set_destroy(c);
-		return ERR_PTR(err);
-	}
-	cfilter_copy = c;
-	cfilter_hold_stage(c);
-	return c;
-}
-
-/* @s is staged: its holdings expire while it waits. */
-void cfilter_hold_stage(struct cfilter_set *s)
-{
-	lockdep_assert_held(&cfilter_lock);
-	list_add(&s->staged, &cfilter_staged);
-}
-
-/* @s, staged, goes away unpublished (and no longer follows the live set). */
-void cfilter_hold_unstage(struct cfilter_set *s)
-{
-	lockdep_assert_held(&cfilter_lock);
-	if (!s)
-		return;
-	list_del_init(&s->staged);
-	if (s == cfilter_copy)
-		cfilter_copy = NULL;
-}
-
-/*
- * @s is about to replace the live set: it stops following it if it is the
- * copy; else the copy can no longer follow the live set. Then the expiry
- * work looks at the new set's deadlines.
- */
-void cfilter_hold_replaced(struct cfilter_set *s)
-{
-	lockdep_assert_held(&cfilter_lock);
-	list_del_init(&s->staged);
-	if (s == cfilter_copy)
-		cfilter_copy = NULL;
-	else if (cfilter_copy)
-		cfilter_copy->holds.stale = true;
-	cfilter_expiry_kick(1);
-}
-
-/*
- * Removes the holdings of @s whose deadline is @now or earlier; returns the
- * earliest deadline left, or 0. Caller holds cfilter_lock.
- */
-static u32 cfilter_hold_expire(struct cfilter_set *s, u32 now)
-{
-	struct cfilter_holds *h = &s->holds;
-	const struct cfilter_ktype *f;
-	u8 hk[KEYMAP_KEY_MAX];
-	u32 next = 0, dl;
-	const u8 *key;
-	u64 pos;
-
-	for (f = cfilter_ktype_first(); f; f = cfilter_ktype_next(f)) {
-		struct keymap *m = &h->timed[cfilter_ktype_type(f)];
-
-		for (pos = 0; (key = keymap_next(m, &pos, &dl));) {
-			if (dl > now) {
-				next = next ? min(next, dl) : dl;
-				continue;
-			}
-			memcpy(hk, key, m->key_len);
-			cfilter_unhold(s, f, hk);
-			if (!(pos & 0x3ff))
-				cond_resched();
-		}
-		keymap_shrink(m);
-	}
-	return next;
-}
-
-static void cfilter_expiry_fn(struct work_struct *work);
-static DECLARE_DELAYED_WORK(cfilter_expiry, cfilter_expiry_fn);
-/* The deadline the work is set for, 0 if none. Under cfilter_lock. */
-static u32 cfilter_expiry_at;
-
-/*
- * The live set and every staged one expire their own holdings: a holding
- * the copy has anew (a replaced source's) keeps its own deadline.
- */
-static void cfilter_expiry_fn(struct work_struct *work)
-{
-	struct cfilter_set *s;
-	u32 now, next, n;
-
-	mutex_lock(&cfilter_lock);
-	now = cfilter_now();
-	next = cfilter_hold_expire(cfilter_live_locked(), now);
-	list_for_each_entry(s, &cfilter_staged, staged) {
-		n = cfilter_hold_expire(s, now);
-		if (n && (!next || n < next))
-			next = n;
-	}
-	cfilter_expiry_at = 0;
-	cfilter_expiry_kick(next);
-	mutex_unlock(&cfilter_lock);
-}
-
-/**
- * cfilter_expiry_kick() - expire holdings at @deadline, if that is sooner
- * @deadline: seconds of boot time; 0 does nothing, a past one runs now
- *
- * Caller holds cfilter_lock.
- */
-void cfilter_expiry_kick(u32 deadline)
-{
-	u64 now = ktime_get_boottime_ns(), at = (u64)deadline * NSEC_PER_SEC;
-
-	lockdep_assert_held(&cfilter_lock);
-	if (!deadline || (cfilter_expiry_at && cfilter_expiry_at <= deadline))
-		return;
-	cfilter_expiry_at = deadline;
-	mod_delayed_work(system_wq, &cfilter_expiry,
-			 at > now ? nsecs_to_jiffies(at - now) + 1 : 0);
-}
-
-/* At unload: no set may be expired any more. */
-void cfilter_expiry_stop(void)
-{
-	cancel_delayed_work_sync(&cfilter_expiry);
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Entries: what `cfctl add`, `del` and `test` take as words, and lists of
- * them, one per line, with their sources and timeouts: what `cfctl load`
- * reads, `cfctl save` writes; and what `ipset save` writes of hash:ip and
- * hash:net sets.
+ * Entries: what `cfctl add`, `del` and `test` take as words (entry_words.c),
+ * and lists of them, one per line, with their sources and timeouts: what
+ * `cfctl load` reads, `cfctl save` writes; and what `ipset save` writes of
+ * hash:ip and hash:net sets (keyfile.c).
  */
 #ifndef CFCTL_KEYFILE_H
 #define CFCTL_KEYFILE_H

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the files of sources and timeouts share and nothing else needs:
+ * source.c keeps the holdings, source_list.c lists them, source_stage.c
+ * keeps the staged sets and the copy STAGE_SOURCE fills, expiry.c expires
+ * holdings. The module's interface to them is source.h.
+ *
+ * Locking: as source.h says, everything here runs under cfilter_lock.
+ */
+#ifndef CFILTER_KMOD_SOURCE_INT_H
+#define CFILTER_KMOD_SOURCE_INT_H
+
+#include <linux/list.h>
+#include <linux/string.h>
+#include <linux/types.h>
+
+#include "set.h"
+#include "source.h"
+
+/* Entries of the tables looked at per step of a walk for unrecorded ones. */
+#define CFILTER_WALK_CHUNK	64
+
+/* A flow table lists each key with its tag (struct cfilter_set). */
+struct cfilter_walk_buf {
+	u8			raw[CFILTER_WALK_CHUNK * (CUCKOO_KEY_MAX + 4)];
+	struct cfilter_packed	keys[CFILTER_WALK_CHUNK];
+};
+
+/* A walk over the records of key type @t: permanent ones, then timed. */
+struct cfilter_hold_iter {
+	const struct cfilter_holds	*h;
+	unsigned int			t;
+	bool				timed;
+	u64				pos;
+};
+
+/* The staged sets (source_stage.c), whose holdings expiry.c expires. */
+extern struct list_head cfilter_staged;
+
+static inline bool cfilter_exact(void)
+{
+	return cfilter_config.mode == CFILTER_MODE_EXACT;
+}
+
+static inline bool cfilter_is_default(const char *source)
+{
+	return !source[0] || !strcmp(source, "default");
+}
+
+/* source.c */
+int cfilter_source_find(const struct cfilter_holds *h, const char *name);
+int cfilter_hold_add_one(struct cfilter_set *s, const struct cfilter_packed *k,
+			 const char *source, u32 deadline);
+int cfilter_unhold(struct cfilter_set *s, const struct cfilter_ktype *f,
+		   u8 *hk);
+long cfilter_walk_unrecorded(const struct cfilter_set *s,
+			     const struct cfilter_ktype *f, u64 *pos,
+			     u32 max, struct cfilter_walk_buf *b, u32 *n);
+const u8 *cfilter_hold_next(struct cfilter_hold_iter *it, u32 *deadline);
+
+/* source_stage.c */
+struct cfilter_set *cfilter_mirror(const struct cfilter_set *s, int err,
+				   int ok);
+void cfilter_mirrored(struct cfilter_set *c, int err, int ok);
+
+#endif /* CFILTER_KMOD_SOURCE_INT_H */

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Listing a set's holdings (LIST with a source, and SOURCES): a part per
+ * call, the recorded holdings first, then those "default" holds unrecorded,
+ * found by walking the tables; and the drop counts a set's sources carry
+ * over when it is replaced.
+ */
+#include <linux/bitops.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "set.h"
+#include "source.h"
+#include "source_int.h"
+
+/*
+ * Where a listing is: the permanent records, the timed ones (this bit), or
+ * the tables' unrecorded entries (this bit, above any table position).
+ */
+#define CFILTER_HOLD_POS_TIMED		BIT_ULL(52)
+#define CFILTER_HOLD_POS_IMPLICIT	BIT_ULL(53)
+#define CFILTER_HOLD_POS_PHASE		(CFILTER_HOLD_POS_TIMED | \
+					 CFILTER_HOLD_POS_IMPLICIT)
+
+/*
+ * The layout generation a listing of type @f is walking (40 bits): the
+ * records', and in the last phase the tables' as well.
+ */
+static u64 cfilter_list_layout(const struct cfilter_set *s,
+			       const struct cfilter_ktype *f, bool tables)
+{
+	unsigned int t = cfilter_ktype_type(f);
+	u64 gen = keymap_gen(&s->holds.held[t]) +
+		  keymap_gen(&s->holds.timed[t]);
+
+	if (tables)
+		gen += cfilter_set_list_gen(s, f) << 20;
+	return gen & GENMASK_ULL(39, 0);
+}
+
+/* Whole seconds from @now (ns of boot time) to @deadline; at least 1. */
+static u32 cfilter_left(u32 deadline, u64 now)
+{
+	u64 at = (u64)deadline * NSEC_PER_SEC;
+
+	return at > now + NSEC_PER_SEC ? div_u64(at - now, NSEC_PER_SEC) : 1;
+}
+
+/* Fills @e with @key's holding by source @name, @left seconds left. */
+static void cfilter_entry(struct cfilter_entry *e,
+			  const struct cfilter_ktype *f, const u8 *bytes,
+			  u32 len, u32 left, const char *name)
+{
+	memset(e, 0, sizeof(*e));
+	cfilter_key_unpack(f, bytes, len, &e->key);
+	e->timeout = left;
+	strscpy(e->source, name, CFILTER_SOURCE_LEN);
+}
+
+/* The unrecorded phase of cfilter_hold_list(). */
+static long cfilter_list_unrecorded(struct cfilter_set *s,
+				    const struct cfilter_ktype *f, u64 *pos,
+				    struct cfilter_entry *out, u32 max)
+{
+	struct cfilter_walk_buf *b = kmalloc(sizeof(*b), GFP_KERNEL);
+	u64 p = *pos & ~CFILTER_HOLD_POS_PHASE;
+	long n = 0;
+	u32 got, i;
+
+	if (!b)
+		return -ENOMEM;
+	while (n < max &&
+	       cfilter_walk_unrecorded(s, f, &p, max - n, b, &got) > 0) {
+		for (i = 0; i < got; i++, n++)
+			cfilter_entry(&out[n], f, b->keys[i].bytes,
+				      b->keys[i].len, 0, "default");
+		cond_resched();
+	}
+	*pos = p | CFILTER_HOLD_POS_IMPLICIT;
+	kfree(b);
+	return n;
+}
+
+/**
+ * cfilter_hold_list() - holdings of type @f, a part per call
+ * @s:      the set (caller holds cfilter_lock)
+ * @f:      the key type
+ * @source: the source whose holdings to list, NULL for all
+ * @pos:    0 to start, advanced
+ * @gen:    0 to start; the layout the listing walks (40 bits), which must
+ *          not change between calls
+ * @out:    room for @max entries
+ * @max:    room
+ *
+ * Return: entries written, 0 at the type's end; -ENOENT (no such source);
+ * -ESTALE (the walk's layout changed: start again); -ENOMEM.
+ */
+long cfilter_hold_list(struct cfilter_set *s, const struct cfilter_ktype *f,
+		       const char *source, u64 *pos, u64 *gen,
+		       struct cfilter_entry *out, u32 max)
+{
+	struct cfilter_holds *h = &s->holds;
+	unsigned int t = cfilter_ktype_type(f);
+	u64 now = ktime_get_boottime_ns();
+	u32 kl = f->key_len, dl;
+	int id = -1;
+	long n = 0, more;
+
+	if (source) {
+		id = cfilter_source_find(h, source);
+		if (id < 0)
+			return id;
+	}
+	if (!*pos)
+		*gen = cfilter_list_layout(s, f, false);
+	else if (*gen != cfilter_list_layout(s, f,
+					     *pos & CFILTER_HOLD_POS_IMPLICIT))
+		return -ESTALE;
+	while (n < max && !(*pos & CFILTER_HOLD_POS_IMPLICIT)) {
+		bool timed = *pos & CFILTER_HOLD_POS_TIMED;
+		u64 p = *pos & ~CFILTER_HOLD_POS_PHASE;
+		const u8 *key;
+
+		key = keymap_next(timed ? &h->timed[t] : &h->held[t], &p, &dl);
+		if (!key) {
+			if (timed && id > 0)
+				return n;
+			/* "default"'s unrecorded holdings come last. */
+			*pos = timed ? CFILTER_HOLD_POS_IMPLICIT :
+				       CFILTER_HOLD_POS_TIMED;
+			if (timed)
+				*gen = cfilter_list_layout(s, f, true);
+			continue;
+		}
+		*pos = p | (timed ? CFILTER_HOLD_POS_TIMED : 0);
+		if (id >= 0 && key[kl + 1] != id)
+			continue;
+		cfilter_entry(&out[n++], f, key, key[kl],
+			      timed ? cfilter_left(dl, now) : 0,
+			      h->names[key[kl + 1]]);
+	}
+	if (n == max)
+		return n;
+	more = cfilter_list_unrecorded(s, f, pos, out + n, max - n);
+	return more < 0 ? more : n + more;
+}
+
+/**
+ * cfilter_hold_sources() - the sources of @s and what they hold
+ * @s:   the set (caller holds cfilter_lock)
+ * @out: filled in; "default" first
+ */
+void cfilter_hold_sources(struct cfilter_set *s, struct cfilter_sources *out)
+{
+	struct cfilter_holds *h = &s->holds;
+	unsigned int i, t;
+
+	out->count = 0;
+	for (i = 0; i < CFILTER_SOURCES_MAX; i++) {
+		struct cfilter_source_info *si = &out->sources[out->count];
+
+		if (!(h->active & BIT(i)))
+			continue;
+		memset(si, 0, sizeof(*si));
+		strscpy(si->name, h->names[i], CFILTER_SOURCE_LEN);
+		si->entries = h->entries[i];
+		si->timed = h->ntimed[i];
+		si->drops = cfilter_set_drops(s, i);
+		out->count++;
+	}
+	/* Compact mode keeps no holdings: every entry is default's. */
+	if (!cfilter_exact())
+		for (t = 0; t < __CFILTER_KEY_MAX; t++)
+			out->sources[0].entries += s->nkeys[t];
+}
+
+/**
+ * cfilter_hold_carry() - carry drop counts over from a set no longer live
+ * @to:   the live set, or NULL (caller holds cfilter_lock)
+ * @from: the set it replaced, which no reader can count in any more
+ *
+ * Each source of @from that @to has too, by name, keeps its count.
+ */
+void cfilter_hold_carry(struct cfilter_set *to, const struct cfilter_set *from)
+{
+	unsigned long ids = from->holds.active;
+	unsigned int i;
+	int j;
+
+	if (!to)
+		return;
+	for_each_set_bit(i, &ids, CFILTER_SOURCES_MAX) {
+		j = cfilter_source_find(&to->holds, from->holds.names[i]);
+		if (j >= 0)
+			to->drops_base[j] += cfilter_set_drops(from, i);
+	}
+}

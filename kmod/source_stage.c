@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Staged sets, and the copy of the live set that STAGE_SOURCE fills: a
+ * staged set's holdings expire while it waits (expiry.c walks the list),
+ * and the copy follows every change made to the live set until COMMIT or
+ * ABORT, so that it goes live with them or, if it missed one, not at all.
+ */
+#include <linux/err.h>
+#include <linux/list.h>
+#include <linux/lockdep.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "set.h"
+#include "source.h"
+#include "source_int.h"
+
+/*
+ * The copy STAGE_SOURCE made, which every change of the live set is made
+ * to as well until COMMIT or ABORT; NULL if none. Under cfilter_lock.
+ */
+static struct cfilter_set *cfilter_copy;
+
+/* Every staged set (the copy too), whose holdings expire as the live set's. */
+LIST_HEAD(cfilter_staged);
+
+/*
+ * The copy a change to @s, which went @err, goes to as well, or NULL. Only
+ * changes of the live set that changed something (@ok: the result that
+ * means "changed nothing, and that is fine").
+ */
+struct cfilter_set *cfilter_mirror(const struct cfilter_set *s, int err,
+				   int ok)
+{
+	if (cfilter_copy && s == cfilter_live_locked() && (!err || err == ok))
+		return cfilter_copy;
+	return NULL;
+}
+
+/* A copy @c that could not follow the live set must not go live. */
+void cfilter_mirrored(struct cfilter_set *c, int err, int ok)
+{
+	if (err && err != ok)
+		c->holds.stale = true;
+}
+
+/* Adds to @c default's unrecorded holdings in the live set. */
+static int cfilter_copy_unrecorded(struct cfilter_set *c,
+				   const struct cfilter_set *live)
+{
+	const struct cfilter_ktype *f;
+	struct cfilter_walk_buf *b;
+	int err = 0;
+	u32 n, i;
+	u64 pos;
+
+	b = kmalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	for (f = cfilter_ktype_first(); !err && f; f = cfilter_ktype_next(f)) {
+		pos = 0;
+		while (!err && cfilter_walk_unrecorded(live, f, &pos,
+						       CFILTER_WALK_CHUNK, b,
+						       &n) > 0) {
+			for (i = 0; !err && i < n; i++)
+				err = cfilter_hold_add_one(c, &b->keys[i], "", 0);
+			cond_resched();
+		}
+	}
+	kfree(b);
+	return err == -EEXIST ? -EIO : err;
+}
+
+/*
+ * Adds to @c every holding of the live set that is not source @skip's.
+ * Caller holds cfilter_lock.
+ */
+static int cfilter_hold_copy_from(struct cfilter_set *c,
+				  const struct cfilter_set *live, int skip)
+{
+	const struct cfilter_holds *h = &live->holds;
+	const struct cfilter_ktype *f;
+	struct cfilter_packed k;
+	const u8 *key;
+	int err;
+	u32 dl;
+
+	for (f = cfilter_ktype_first(); f; f = cfilter_ktype_next(f)) {
+		struct cfilter_hold_iter it = {
+			.h = h, .t = cfilter_ktype_type(f),
+		};
+
+		k.f = f;
+		while ((key = cfilter_hold_next(&it, &dl))) {
+			if (key[f->key_len + 1] == skip)
+				continue;
+			memcpy(k.bytes, key, f->key_len);
+			k.len = key[f->key_len];
+			err = cfilter_hold_add_one(c, &k,
+						   h->names[key[f->key_len + 1]],
+						   it.timed ? dl : 0);
+			if (err)
+				return err == -EEXIST ? -EIO : err;
+			if (!(it.pos & 0x3ff))
+				cond_resched();
+		}
+	}
+	return skip ? cfilter_copy_unrecorded(c, live) : 0;
+}
+
+/**
+ * cfilter_hold_copy() - a copy of the live set without a source's holdings
+ * @without: the source left out ("" for "default"; a source the live set
+ *           does not have leaves nothing out)
+ *
+ * Until cfilter_hold_unstage() or its COMMIT, every change made to the live
+ * set is made to the copy too. Caller holds cfilter_lock; may sleep.
+ *
+ * Return: the copy, or ERR_PTR: -EBUSY (a copy exists), -EOPNOTSUPP
+ * (compact mode), -ENOMEM, -ENOSPC.
+ */
+struct cfilter_set *cfilter_hold_copy(const char *without)
+{
+	struct cfilter_set *live = cfilter_live_locked(), *c;
+	int err;
+
+	if (!cfilter_exact())
+		return ERR_PTR(-EOPNOTSUPP);
+	if (cfilter_copy)
+		return ERR_PTR(-EBUSY);
+	c = cfilter_set_create();
+	if (IS_ERR(c))
+		return c;
+	err = cfilter_hold_copy_from(c, live,
+				     cfilter_source_find(&live->holds, without));
+	if (err) {
+		cfilter_set_destroy(c);
+		return ERR_PTR(err);
+	}
+	cfilter_copy = c;
+	cfilter_hold_stage(c);
+	return c;
+}
+
+/* @s is staged: its holdings expire while it waits. */
+void cfilter_hold_stage(struct cfilter_set *s)
+{
+	lockdep_assert_held(&cfilter_lock);
+	list_add(&s->staged, &cfilter_staged);
+}
+
+/* @s, staged, goes away unpublished (and no longer follows the live set). */
+void cfilter_hold_unstage(struct cfilter_set *s)
+{
+	lockdep_assert_held(&cfilter_lock);
+	if (!s)
+		return;
+	list_del_init(&s->staged);
+	if (s == cfilter_copy)
+		cfilter_copy = NULL;
+}
+
+/*
+ * @s is about to replace the live set: it stops following it if it is the
+ * copy; else the copy can no longer follow the live set. Then the expiry
+ * work looks at the new set's deadlines.
+ */
+void cfilter_hold_replaced(struct cfilter_set *s)
+{
+	lockdep_assert_held(&cfilter_lock);
+	list_del_init(&s->staged);
+	if (s == cfilter_copy)
+		cfilter_copy = NULL;
+	else if (cfilter_copy)
+		cfilter_copy->holds.stale = true;
+	cfilter_expiry_kick(1);
+}
