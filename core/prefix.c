@@ -542,23 +542,23 @@ int prefix_set_insert(struct prefix_set *s, const u8 *addr, u32 len, u32 tag)
 	if (err)
 		return err;
 	if (len == s->bits) {
-		prefix_sum_get(&s->sum, c, addr);
+		prefix_sum_get(&s->sum, c, addr, len);
 		err = cuckoo_insert_val(s->addrs, addr, tag);
 		if (!err && !s->naddrs++)
 			WRITE_ONCE(s->addrs_any, true);
 		else if (err)
-			prefix_sum_put(&s->sum, c, addr);
+			prefix_sum_put(&s->sum, c, addr, len);
 		return err;
 	}
 	if (prefix_member(s, addr, len, &(u32){ 0 }))
 		return -EEXIST;
-	prefix_sum_get(&s->sum, c, addr);
+	prefix_sum_get(&s->sum, c, addr, len);
 	if (!len) {
 		WRITE_ONCE(s->zero, tag + 1);
 	} else {
 		err = prefix_enter(s, addr, len, PREFIX_VAL(len + 1, tag, 0));
 		if (err) {
-			prefix_sum_put(&s->sum, c, addr);
+			prefix_sum_put(&s->sum, c, addr, len);
 			return err;
 		}
 		prefix_rename_all(s, addr, len, tag, PREFIX_OP_INSERT);
@@ -638,7 +638,8 @@ int prefix_set_delete(struct prefix_set *s, const u8 *addr, u32 len)
 		if (!err) {
 			if (!--s->naddrs)
 				WRITE_ONCE(s->addrs_any, false);
-			prefix_sum_put(&s->sum, prefix_class(s, len), addr);
+			prefix_sum_put(&s->sum, prefix_class(s, len), addr,
+				       len);
 		}
 		return err;
 	}
@@ -657,7 +658,7 @@ int prefix_set_delete(struct prefix_set *s, const u8 *addr, u32 len)
 	s->hist[len]--;
 	s->nprefixes--;
 	/* its entries are out of every table a new reader can reach */
-	prefix_sum_put(&s->sum, prefix_class(s, len), addr);
+	prefix_sum_put(&s->sum, prefix_class(s, len), addr, len);
 	return 0;
 }
 
@@ -894,8 +895,8 @@ static noinline enum prefix_hit prefix_search(const struct prefix_set *s,
  * the member up to /16 that the head word names, answers; else the
  * search over the lengths starts where the head word allows: at the root
  * of their tree if a member of /64 or longer may cover @addr (IPv6), at
- * /32 if one of /32 to /63 may, at that of /17../31 if one of those lies
- * in its /16, or nowhere. Empty
+ * /32 if one of /32 to /63 may, at that of /17../31 if one of those may,
+ * or nowhere. Empty
  * tables cost no probe. Lock-free: call inside rcu_read_lock(). A member
  * present throughout the call is found, across updates, table growth and
  * summary updates.
@@ -931,7 +932,8 @@ enum prefix_hit prefix_set_match(const struct prefix_set *s, const u8 *addr,
 	if ((h & PREFIX_HEAD_DEEP) &&
 	    prefix_sum_hashed(&s->sum, PREFIX_CLASS_DEEP, addr))
 		return prefix_search(s, addr, PREFIX_DEEP_ROOT, tag);
-	if (h & PREFIX_HEAD_MID)
+	if ((h & PREFIX_HEAD_MID) &&
+	    prefix_sum_hashed(&s->sum, PREFIX_CLASS_MID, addr))
 		return prefix_search(s, addr, PREFIX_MID_ROOT, tag);
 	return PREFIX_MISS;
 }

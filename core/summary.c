@@ -5,7 +5,7 @@
  *
  * Invariant: count[c][k] counts the members of class c in /16 k, and the
  * flag of c in head[k] is set iff it is nonzero (hcount, hashed: the same
- * per hashed /32), except briefly: a flag is set before the member's
+ * per hashed block a member covers), except briefly: a flag is set before the member's
  * entries are published (prefix_sum_get()) and cleared after they are
  * gone (prefix_sum_put(), prefix_sum_reset()), so a reader finding it
  * clear could not have found a member there. The name in head[k] is the
@@ -13,11 +13,15 @@
  */
 #include "summary.h"
 
-/* Counts @addr in (@add) or out of @c's counts; flags follow zero. */
+/*
+ * Counts (@addr, @len) in (@add) or out of @c's counts: its /16's, and
+ * each hashed block it covers; flags and bits follow zero.
+ */
 static void prefix_sum_update(struct prefix_summary *sum, int c,
-			      const u8 *addr, bool add)
+			      const u8 *addr, u32 len, bool add)
 {
 	u32 k = prefix_sum_slot(addr), flag = PREFIX_HEAD_FLAG(c), *word;
+	u32 v = prefix_sum_block(c, addr), n = 1, i;
 
 	if (add && !sum->count[c][k]++)
 		WRITE_ONCE(sum->head[k], sum->head[k] | flag);
@@ -25,12 +29,17 @@ static void prefix_sum_update(struct prefix_summary *sum, int c,
 		WRITE_ONCE(sum->head[k], sum->head[k] & ~flag);
 	if (!sum->hcount[c])
 		return;
-	k = prefix_sum_hkey(addr);
-	word = &sum->hashed[c][k / 32];
-	if (add && !sum->hcount[c][k]++)
-		WRITE_ONCE(*word, *word | 1U << (k % 32));
-	else if (!add && !--sum->hcount[c][k])
-		WRITE_ONCE(*word, *word & ~(1U << (k % 32)));
+	/* a MID member shorter than /24 covers 2^(24 - len) of them */
+	if (c == PREFIX_CLASS_MID && len < 24)
+		n = 1U << (24 - len);
+	for (i = 0; i < n; i++) {
+		k = prefix_sum_hash(v + i);
+		word = &sum->hashed[c][k / 32];
+		if (add && !sum->hcount[c][k]++)
+			WRITE_ONCE(*word, *word | 1U << (k % 32));
+		else if (!add && !--sum->hcount[c][k])
+			WRITE_ONCE(*word, *word & ~(1U << (k % 32)));
+	}
 }
 
 /*
@@ -39,7 +48,7 @@ static void prefix_sum_update(struct prefix_summary *sum, int c,
  */
 int prefix_sum_prepare(struct prefix_summary *sum, u32 alen, int c)
 {
-	bool hashed = alen == 16 && c != PREFIX_CLASS_MID;
+	bool hashed = alen == 16 || c == PREFIX_CLASS_MID;
 	u32 *count, *hcount = NULL;
 
 	if (c < 0 || sum->count[c])
@@ -63,23 +72,25 @@ int prefix_sum_prepare(struct prefix_summary *sum, u32 alen, int c)
  * Counts a member of class @c (prepared; negative: none) about to be
  * published: call before any reader can see it.
  */
-void prefix_sum_get(struct prefix_summary *sum, int c, const u8 *addr)
+void prefix_sum_get(struct prefix_summary *sum, int c, const u8 *addr,
+		    u32 len)
 {
 	if (c < 0)
 		return;
-	prefix_sum_update(sum, c, addr, true);
+	prefix_sum_update(sum, c, addr, len, true);
 	/* the flag before the member's entries (see prefix_sum_head()) */
 	smp_wmb();
 }
 
 /* Uncounts a member of class @c gone from every table a reader can reach. */
-void prefix_sum_put(struct prefix_summary *sum, int c, const u8 *addr)
+void prefix_sum_put(struct prefix_summary *sum, int c, const u8 *addr,
+		    u32 len)
 {
 	if (c < 0)
 		return;
 	/* the member's entries gone before its flag goes */
 	smp_wmb();
-	prefix_sum_update(sum, c, addr, false);
+	prefix_sum_update(sum, c, addr, len, false);
 }
 
 /**

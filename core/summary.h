@@ -18,12 +18,13 @@
  * - which longer members lie inside the /16, a flag per class (below): a
  *   lookup probes only the tables a flag sends it to, so most misses cost
  *   one load.
- * IPv6 addresses and prefixes of /32 and longer also set a bit per hashed
- * /32, tested after their flag: inside a populated /16 they are still
- * sparse. Prefixes shorter than /32 never set these bits, so that a few
- * short ones cannot fill them. IPv6 prefixes of /64 and longer are a class
- * apart, so that a search need not start above /63 where none of them
- * lies.
+ * Behind a flag, bits per hashed block tell more: prefixes of /17 to /31
+ * set one per /24 they cover (at most 128), and IPv6 addresses and
+ * prefixes of /32 and longer one per hashed /32: inside a populated /16
+ * they are still sparse, so traffic from its other blocks rarely probes.
+ * A member never sets bits for blocks longer than itself: a few short ones
+ * cannot fill them. IPv6 prefixes of /64 and longer are a class apart, so
+ * that a search need not start above /63 where none of them lies.
  */
 #define PREFIX_SUM_SHIFT	16
 #define PREFIX_SUM_KEYS		BIT_ULL(PREFIX_SUM_SHIFT)
@@ -62,11 +63,11 @@ enum prefix_class {
  * @head: per /16; a flag is set before the first member it counts is
  *	published and cleared after the last is gone; a name is set after
  *	its member is published and taken off before it goes
- * @hashed: IPv6, per class but MID: a bit per hashed /32, set and cleared
- *	like a flag
+ * @hashed: per class: a bit per hashed /24 (MID) or, IPv6, /32 (the
+ *	others), set and cleared like a flag
  * @count: the writer's: per class, members in each /16 (allocated at the
  *	class's first member: an unused set stays small)
- * @hcount: the writer's: per class, members in each hashed /32 (IPv6)
+ * @hcount: the writer's: per class, members covering each hashed block
  */
 struct prefix_summary {
 	u16 head[PREFIX_SUM_KEYS];
@@ -81,13 +82,18 @@ static __always_inline u32 prefix_sum_slot(const u8 *addr)
 	return (u32)addr[0] << 8 | addr[1];
 }
 
-/* The hashed /32 of an IPv6 @addr: its bit's index. */
-static __always_inline u32 prefix_sum_hkey(const u8 *addr)
+/* The bit of block @v (its first 24 or 32 bits) in the hashed bits. */
+static __always_inline u32 prefix_sum_hash(u32 v)
 {
-	u32 v = (u32)addr[0] << 24 | (u32)addr[1] << 16 |
-		(u32)addr[2] << 8 | addr[3];
-
 	return (v * PREFIX_SUM_HASH) >> (32 - PREFIX_SUM_SHIFT);
+}
+
+/* The block of @addr that class @c hashes: its /24 (MID), else its /32. */
+static __always_inline u32 prefix_sum_block(u32 c, const u8 *addr)
+{
+	u32 v = (u32)addr[0] << 16 | (u32)addr[1] << 8 | addr[2];
+
+	return c == PREFIX_CLASS_MID ? v : v << 8 | addr[3];
 }
 
 /* Reader: the head word of @addr's /16. */
@@ -105,13 +111,14 @@ static __always_inline u32 prefix_sum_head(const struct prefix_summary *sum,
 }
 
 /*
- * Reader, IPv6: may a member of class @c lie in @addr's /32? False only if
- * none lies in a /32 with its hashed bit.
+ * Reader: may a member of class @c cover @addr? False only if none covers
+ * a block (/24 or /32) with the hashed bit of @addr's.
  */
 static __always_inline bool prefix_sum_hashed(const struct prefix_summary *sum,
 					      u32 c, const u8 *addr)
 {
-	u32 k = prefix_sum_hkey(addr), w = READ_ONCE(sum->hashed[c][k / 32]);
+	u32 k = prefix_sum_hash(prefix_sum_block(c, addr));
+	u32 w = READ_ONCE(sum->hashed[c][k / 32]);
 
 	/* as for the head word: pairs with prefix_sum_get()'s smp_wmb() */
 	smp_rmb();
@@ -119,8 +126,10 @@ static __always_inline bool prefix_sum_hashed(const struct prefix_summary *sum,
 }
 
 int prefix_sum_prepare(struct prefix_summary *sum, u32 alen, int c);
-void prefix_sum_get(struct prefix_summary *sum, int c, const u8 *addr);
-void prefix_sum_put(struct prefix_summary *sum, int c, const u8 *addr);
+void prefix_sum_get(struct prefix_summary *sum, int c, const u8 *addr,
+		    u32 len);
+void prefix_sum_put(struct prefix_summary *sum, int c, const u8 *addr,
+		    u32 len);
 void prefix_sum_name(struct prefix_summary *sum, const u8 *addr, u32 len,
 		     u32 name, bool insert);
 void prefix_sum_reset(struct prefix_summary *sum);

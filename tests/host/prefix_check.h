@@ -503,8 +503,14 @@ static inline u32 prefix_check_summary(const struct prefix_set *s,
 		    m->len < 64 ? PREFIX_CLASS_DEEP : PREFIX_CLASS_SUBNET;
 		want[c][first]++;
 		head[first] |= PREFIX_HEAD_FLAG(c);
-		if (r->alen == 16 && c != PREFIX_CLASS_MID)
-			hwant[c][prefix_sum_hkey(m->a)]++;
+		if (r->alen == 16 || c == PREFIX_CLASS_MID) {
+			u32 v = prefix_sum_block(c, m->a), j, n = 1;
+
+			if (c == PREFIX_CLASS_MID && m->len < 24)
+				n = 1U << (24 - m->len);
+			for (j = 0; j < n; j++)
+				hwant[c][prefix_sum_hash(v + j)]++;
+		}
 	}
 	if (memcmp(s->sum.head, head, sizeof(head)))
 		for (k = 0; k < PREFIX_SUM_KEYS; k++)

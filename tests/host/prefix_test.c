@@ -1083,7 +1083,8 @@ TEST(summary_ipv6_flags_slash16s_and_hashes_long_members)
 {
 	struct prefix_set *s = make(16, 64, 1 << 20, true);
 	u8 a[16] = { 0x20, 0x01, 0x0d, 0xb8 }, b[16] = { 0 };
-	u32 k = prefix_sum_hkey(a), tag, probes;
+	u32 k = prefix_sum_hash(prefix_sum_block(PREFIX_CLASS_DEEP, a));
+	u32 tag, probes, v;
 
 	ASSERT_NE(NULL, s);
 	/* a /32, a /48 inside it and an address: one /16, one hashed /32 */
@@ -1102,7 +1103,9 @@ TEST(summary_ipv6_flags_slash16s_and_hashes_long_members)
 	b[2] = 0x0d;
 	b[3] = 0xb9;
 	b[15] = 1;
-	ASSERT_FALSE(hashed_bit_of(s, PREFIX_CLASS_DEEP, prefix_sum_hkey(b)));
+	ASSERT_FALSE(hashed_bit_of(s, PREFIX_CLASS_DEEP,
+				   prefix_sum_hash(prefix_sum_block(PREFIX_CLASS_DEEP,
+								    b))));
 	ASSERT_EQ(PREFIX_MISS, (int)prefix_match_counted(s, b, &tag, &probes));
 	ASSERT_EQ(0U, probes);
 	ASSERT_EQ(0, prefix_set_delete(s, a, 128));
@@ -1112,7 +1115,7 @@ TEST(summary_ipv6_flags_slash16s_and_hashes_long_members)
 	a[5] = 0;
 	ASSERT_EQ(0, prefix_set_delete(s, a, 32));
 	ASSERT_EQ(0U, sum_bits_set(s));
-	/* a /20: one flag, no hashed bit: short prefixes fill nothing */
+	/* a /20: one flag, a bit per /24 it covers, no /32's */
 	memset(b, 0, sizeof(b));
 	b[0] = 0x24;
 	b[1] = 0x00;
@@ -1120,8 +1123,25 @@ TEST(summary_ipv6_flags_slash16s_and_hashes_long_members)
 	ASSERT_EQ(0, prefix_set_insert(s, b, 20, 3));
 	ASSERT_EQ(1U, sum_bits_set(s));
 	ASSERT_EQ(PREFIX_HEAD_MID, head_of(s, 0x2400));
-	for (k = 0; k < PREFIX_SUM_KEYS; k++)
+	for (k = 0, v = 0; k < PREFIX_SUM_KEYS; k++) {
 		ASSERT_FALSE(hashed_bit_of(s, PREFIX_CLASS_DEEP, k));
+		v += hashed_bit_of(s, PREFIX_CLASS_MID, k);
+	}
+	ASSERT_GE(16U, v);
+	ASSERT_LT(12U, v);
+	/* 2400:e0::1: the same /16, another /24 whose bit is clear */
+	b[2] = 0xe0;
+	b[15] = 1;
+	ASSERT_FALSE(hashed_bit_of(s, PREFIX_CLASS_MID,
+				   prefix_sum_hash(prefix_sum_block(PREFIX_CLASS_MID,
+								    b))));
+	ASSERT_EQ(PREFIX_MISS, (int)prefix_match_counted(s, b, &tag, &probes));
+	ASSERT_EQ(0U, probes);
+	b[2] = 0xd7;
+	ASSERT_EQ(PREFIX_PREFIX, (int)prefix_match_counted(s, b, &tag,
+							   &probes));
+	ASSERT_EQ(3U, tag);
+	b[15] = 0;
 	/* a /15 names two /16s: its lookups answer with no probe */
 	b[2] = 0;
 	ASSERT_EQ(0, prefix_set_insert(s, b, 15, 4));
