@@ -356,6 +356,21 @@ static bool prefix_member(const struct prefix_set *s, const u8 *addr, u32 l,
 }
 
 /*
+ * The longest member of a length in (@lo, @hi], other than @except, that
+ * covers @addr: its length + 1, its tag into *@tag; 0 if there is none.
+ */
+static u32 prefix_longest(const struct prefix_set *s, const u8 *addr, u32 lo,
+			  u32 hi, u32 except, u32 *tag)
+{
+	u32 l;
+
+	for (l = hi; l > lo; l--)
+		if (l != except && prefix_member(s, addr, l, tag))
+			return l + 1;
+	return 0;
+}
+
+/*
  * The best of @addr's entry of length @m: the longest member of a length
  * in (lo(@m), @m], other than @except, that covers @addr, as a value with
  * no refs; 0 if there is none.
@@ -363,12 +378,9 @@ static bool prefix_member(const struct prefix_set *s, const u8 *addr, u32 l,
 static u32 prefix_best(const struct prefix_set *s, const u8 *addr, u32 m,
 		       u32 except)
 {
-	u32 l, tag;
+	u32 tag, best = prefix_longest(s, addr, prefix_lo(m), m, except, &tag);
 
-	for (l = m; l > prefix_lo(m); l--)
-		if (l != except && prefix_member(s, addr, l, &tag))
-			return PREFIX_VAL(l + 1, tag, 0);
-	return 0;
+	return best ? PREFIX_VAL(best, tag, 0) : 0;
 }
 
 /* What the entries under a member do as it comes, goes or is retagged. */
@@ -507,12 +519,9 @@ static void prefix_leave(struct prefix_set *s, const u8 *addr, u32 l)
 static u32 prefix_head_next(const struct prefix_set *s, const u8 *addr,
 			    u32 len)
 {
-	u32 l, tag;
+	u32 tag, best = prefix_longest(s, addr, 0, len - 1, len, &tag);
 
-	for (l = len - 1; l > 0; l--)
-		if (prefix_member(s, addr, l, &tag))
-			return PREFIX_HEAD_NAME(l, tag);
-	return 0;
+	return best ? PREFIX_HEAD_NAME(best - 1, tag) : 0;
 }
 
 /**

@@ -5,10 +5,10 @@
  *
  * Invariant: count[c][k] counts the members of class c in /16 k, and the
  * flag of c in head[k] is set iff it is nonzero (hcount, hashed: the same
- * per hashed block a member covers), except briefly: a flag is set before the member's
- * entries are published (prefix_sum_get()) and cleared after they are
- * gone (prefix_sum_put(), prefix_sum_reset()), so a reader finding it
- * clear could not have found a member there. The name in head[k] is the
+ * per hashed block a member covers), except briefly: a flag is set before
+ * the member's entries are published (prefix_sum_get()) and cleared after
+ * they are gone (prefix_sum_put(), prefix_sum_reset()), so a reader finding
+ * it clear could not have found a member there. The name in head[k] is the
  * longest member of length 1..16 covering k (prefix_sum_name()).
  */
 #include "summary.h"
