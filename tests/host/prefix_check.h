@@ -451,6 +451,13 @@ static inline bool hashed_bit_of(const struct prefix_set *s, u32 c, u32 k)
 	return (s->sum.hashed[c][k / 32] >> (k % 32)) & 1;
 }
 
+/* Is the hashed bit of @a's block (as class @c hashes it) set? */
+static inline bool hashed_bit_at(const struct prefix_set *s, u32 c,
+				 const u8 *a)
+{
+	return hashed_bit_of(s, c, prefix_sum_hash(prefix_sum_block(c, a)));
+}
+
 static inline u32 sum_count_of(const u32 *count, u32 k)
 {
 	return count ? count[k] : 0;

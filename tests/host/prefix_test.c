@@ -1103,9 +1103,7 @@ TEST(summary_ipv6_flags_slash16s_and_hashes_long_members)
 	b[2] = 0x0d;
 	b[3] = 0xb9;
 	b[15] = 1;
-	ASSERT_FALSE(hashed_bit_of(s, PREFIX_CLASS_DEEP,
-				   prefix_sum_hash(prefix_sum_block(PREFIX_CLASS_DEEP,
-								    b))));
+	ASSERT_FALSE(hashed_bit_at(s, PREFIX_CLASS_DEEP, b));
 	ASSERT_EQ(PREFIX_MISS, (int)prefix_match_counted(s, b, &tag, &probes));
 	ASSERT_EQ(0U, probes);
 	ASSERT_EQ(0, prefix_set_delete(s, a, 128));
@@ -1132,9 +1130,7 @@ TEST(summary_ipv6_flags_slash16s_and_hashes_long_members)
 	/* 2400:e0::1: the same /16, another /24 whose bit is clear */
 	b[2] = 0xe0;
 	b[15] = 1;
-	ASSERT_FALSE(hashed_bit_of(s, PREFIX_CLASS_MID,
-				   prefix_sum_hash(prefix_sum_block(PREFIX_CLASS_MID,
-								    b))));
+	ASSERT_FALSE(hashed_bit_at(s, PREFIX_CLASS_MID, b));
 	ASSERT_EQ(PREFIX_MISS, (int)prefix_match_counted(s, b, &tag, &probes));
 	ASSERT_EQ(0U, probes);
 	b[2] = 0xd7;
