@@ -547,7 +547,7 @@ int prefix_set_insert(struct prefix_set *s, const u8 *addr, u32 len, u32 tag)
 		return err;
 	if (tag >> PREFIX_TAG_BITS)
 		return -EINVAL;
-	err = prefix_sum_prepare(&s->sum, s->addr_len, c);
+	err = prefix_sum_prepare(&s->sum, s->addr_len, c, len);
 	if (err)
 		return err;
 	if (len == s->bits) {
@@ -971,7 +971,6 @@ void prefix_set_get_stats(const struct prefix_set *s, struct prefix_stats *st)
 	for (st->probes = 1, m = s->bits > 32 ? s->bits : PREFIX_SUM_SHIFT;
 	     m > 1; m /= 2)
 		st->probes++;
-	/* sizeof(*s) holds the head words and hashed bits */
 	st->memory_bytes = sizeof(*s) + st->addrs.memory_bytes;
 	st->memory_bytes += prefix_sum_bytes(&s->sum);
 	for (m = 0; m < s->bits; m++) {
@@ -1087,6 +1086,7 @@ struct prefix_set *prefix_set_create(const struct prefix_params *p)
 	s = kvzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
 		return NULL;
+	prefix_sum_init(&s->sum);
 	s->addr_len = p->addr_len;
 	s->bits = 8 * p->addr_len;
 	s->addrs_known = p->addrs.exact;

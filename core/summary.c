@@ -42,29 +42,63 @@ static void prefix_sum_update(struct prefix_summary *sum, int c,
 	}
 }
 
+/* The head words of a set with none of its own yet: read only. */
+static u16 prefix_sum_none[PREFIX_SUM_KEYS];
+
+void prefix_sum_init(struct prefix_summary *sum)
+{
+	sum->head = prefix_sum_none;
+}
+
 /*
- * Allocates the counts of class @c (negative: none, nothing to do): 0,
- * -EDQUOT or -ENOMEM, nothing changed.
+ * Allocates what a member of length @len and class @c (negative: none)
+ * needs: the head words, for any member but the /0 and compact addresses,
+ * and the class's counts and hashed bits. 0, -EDQUOT or -ENOMEM, nothing
+ * changed.
  */
-int prefix_sum_prepare(struct prefix_summary *sum, u32 alen, int c)
+int prefix_sum_prepare(struct prefix_summary *sum, u32 alen, int c, u32 len)
 {
 	bool hashed = alen == 16 || c == PREFIX_CLASS_MID;
-	u32 *count, *hcount = NULL;
+	bool head = sum->head == prefix_sum_none &&
+		    (c >= 0 || (len && len <= PREFIX_SUM_SHIFT));
+	u32 *count = NULL, *hcount = NULL, *bits = NULL;
+	u16 *words = NULL;
 
-	if (c < 0 || sum->count[c])
-		return 0;
-	count = cuckoo_mem_zalloc(PREFIX_SUM_COUNT_BYTES);
-	if (IS_ERR(count))
-		return PTR_ERR(count);
-	if (hashed) {
-		hcount = cuckoo_mem_zalloc(PREFIX_SUM_COUNT_BYTES);
-		if (IS_ERR(hcount)) {
-			cuckoo_mem_free(count, PREFIX_SUM_COUNT_BYTES);
-			return PTR_ERR(hcount);
-		}
+	if (head) {
+		words = cuckoo_mem_zalloc(PREFIX_SUM_HEAD_BYTES);
+		if (IS_ERR(words))
+			return PTR_ERR(words);
 	}
-	sum->count[c] = count;
-	sum->hcount[c] = hcount;
+	if (c >= 0 && !sum->count[c]) {
+		count = cuckoo_mem_zalloc(PREFIX_SUM_COUNT_BYTES);
+		if (!IS_ERR(count) && hashed) {
+			hcount = cuckoo_mem_zalloc(PREFIX_SUM_COUNT_BYTES);
+			bits = cuckoo_mem_zalloc(PREFIX_SUM_HASHED_BYTES);
+		}
+		if (IS_ERR(count) || IS_ERR(hcount) || IS_ERR(bits)) {
+			int err = PTR_ERR(IS_ERR(count) ? count :
+					  IS_ERR(hcount) ? hcount : bits);
+
+			if (!IS_ERR(count))
+				cuckoo_mem_free(count, PREFIX_SUM_COUNT_BYTES);
+			if (!IS_ERR(hcount))
+				cuckoo_mem_free(hcount, PREFIX_SUM_COUNT_BYTES);
+			if (!IS_ERR(bits))
+				cuckoo_mem_free(bits, PREFIX_SUM_HASHED_BYTES);
+			cuckoo_mem_free(words, PREFIX_SUM_HEAD_BYTES);
+			return err;
+		}
+		sum->count[c] = count;
+		sum->hcount[c] = hcount;
+		/* the words before any flag that sends a reader to them */
+		smp_wmb();
+		WRITE_ONCE(sum->hashed[c], bits);
+	}
+	if (head) {
+		/* zeros, as those a reader sees until now */
+		smp_wmb();
+		WRITE_ONCE(sum->head, words);
+	}
 	return 0;
 }
 
@@ -125,11 +159,13 @@ void prefix_sum_reset(struct prefix_summary *sum)
 
 	/* the tables emptied before the flags go (see prefix_sum_put()) */
 	smp_wmb();
-	for (k = 0; k < PREFIX_SUM_KEYS; k++)
-		WRITE_ONCE(sum->head[k], 0);
+	if (sum->head != prefix_sum_none)
+		for (k = 0; k < PREFIX_SUM_KEYS; k++)
+			WRITE_ONCE(sum->head[k], 0);
 	for (c = 0; c < PREFIX_CLASSES; c++) {
-		for (k = 0; k < PREFIX_SUM_WORDS; k++)
-			WRITE_ONCE(sum->hashed[c][k], 0);
+		if (sum->hashed[c])
+			for (k = 0; k < PREFIX_SUM_WORDS; k++)
+				WRITE_ONCE(sum->hashed[c][k], 0);
 		if (sum->count[c])
 			memset(sum->count[c], 0, PREFIX_SUM_COUNT_BYTES);
 		if (sum->hcount[c])
@@ -137,15 +173,16 @@ void prefix_sum_reset(struct prefix_summary *sum)
 	}
 }
 
-/* The bytes of @sum's counts (its head words and bits are in the set). */
+/* The bytes @sum has allocated. */
 u64 prefix_sum_bytes(const struct prefix_summary *sum)
 {
-	u64 n = 0;
+	u64 n = sum->head != prefix_sum_none ? PREFIX_SUM_HEAD_BYTES : 0;
 	u32 c;
 
 	for (c = 0; c < PREFIX_CLASSES; c++)
 		n += (!!sum->count[c] + !!sum->hcount[c]) *
-		     PREFIX_SUM_COUNT_BYTES;
+		     PREFIX_SUM_COUNT_BYTES +
+		     !!sum->hashed[c] * PREFIX_SUM_HASHED_BYTES;
 	return n;
 }
 
@@ -153,10 +190,15 @@ void prefix_sum_free(struct prefix_summary *sum)
 {
 	u32 c;
 
+	if (sum->head != prefix_sum_none)
+		cuckoo_mem_free(sum->head, PREFIX_SUM_HEAD_BYTES);
+	sum->head = prefix_sum_none;
 	for (c = 0; c < PREFIX_CLASSES; c++) {
 		cuckoo_mem_free(sum->count[c], PREFIX_SUM_COUNT_BYTES);
 		cuckoo_mem_free(sum->hcount[c], PREFIX_SUM_COUNT_BYTES);
+		cuckoo_mem_free(sum->hashed[c], PREFIX_SUM_HASHED_BYTES);
 		sum->count[c] = NULL;
 		sum->hcount[c] = NULL;
+		sum->hashed[c] = NULL;
 	}
 }

@@ -32,6 +32,8 @@
 /* hash_32()'s multiplier: spreads /32s over the hashed bits */
 #define PREFIX_SUM_HASH		0x61c88647U
 #define PREFIX_SUM_COUNT_BYTES	(PREFIX_SUM_KEYS * sizeof(u32))
+#define PREFIX_SUM_HEAD_BYTES	(PREFIX_SUM_KEYS * sizeof(u16))
+#define PREFIX_SUM_HASHED_BYTES	(PREFIX_SUM_WORDS * sizeof(u32))
 
 /* What a head word holds. */
 #define PREFIX_HEAD_BEST	0x1fU
@@ -62,16 +64,20 @@ enum prefix_class {
  * struct prefix_summary - the head words and hashed bits of a set
  * @head: per /16; a flag is set before the first member it counts is
  *	published and cleared after the last is gone; a name is set after
- *	its member is published and taken off before it goes
+ *	its member is published and taken off before it goes. Until the
+ *	set's first member that needs them, a shared array of zeros: most
+ *	sets (each source's, each key type's) hold no prefix, and a replace
+ *	builds a set at a time
  * @hashed: per class: a bit per hashed /24 (MID) or, IPv6, /32 (the
- *	others), set and cleared like a flag
+ *	others), set and cleared like a flag; allocated with @hcount, before
+ *	the class's first flag
  * @count: the writer's: per class, members in each /16 (allocated at the
- *	class's first member: an unused set stays small)
+ *	class's first member)
  * @hcount: the writer's: per class, members covering each hashed block
  */
 struct prefix_summary {
-	u16 head[PREFIX_SUM_KEYS];
-	u32 hashed[PREFIX_CLASSES][PREFIX_SUM_WORDS];
+	u16 *head;
+	u32 *hashed[PREFIX_CLASSES];
 	u32 *count[PREFIX_CLASSES];
 	u32 *hcount[PREFIX_CLASSES];
 };
@@ -100,32 +106,37 @@ static __always_inline u32 prefix_sum_block(u32 c, const u8 *addr)
 static __always_inline u32 prefix_sum_head(const struct prefix_summary *sum,
 					   const u8 *addr)
 {
-	u32 h = READ_ONCE(sum->head[prefix_sum_slot(addr)]);
+	const u16 *head = READ_ONCE(sum->head);
+	u32 h = READ_ONCE(head[prefix_sum_slot(addr)]);
 
 	/*
 	 * Pairs with the smp_wmb() of prefix_sum_get(): a member this
-	 * lookup's probes find had its flag set before it was published.
+	 * lookup's probes find had its flag set before it was published (and
+	 * the words it is counted in, before the flag: prefix_sum_prepare()).
 	 */
 	smp_rmb();
 	return h;
 }
 
 /*
- * Reader: may a member of class @c cover @addr? False only if none covers
- * a block (/24 or /32) with the hashed bit of @addr's.
+ * Reader, once the head word has @c's flag (a hashed class: MID, or any in
+ * IPv6): may a member of class @c cover @addr? False only if none covers a
+ * block (/24 or /32) with the hashed bit of @addr's.
  */
 static __always_inline bool prefix_sum_hashed(const struct prefix_summary *sum,
 					      u32 c, const u8 *addr)
 {
 	u32 k = prefix_sum_hash(prefix_sum_block(c, addr));
-	u32 w = READ_ONCE(sum->hashed[c][k / 32]);
+	const u32 *hashed = READ_ONCE(sum->hashed[c]);
+	u32 w = READ_ONCE(hashed[k / 32]);
 
 	/* as for the head word: pairs with prefix_sum_get()'s smp_wmb() */
 	smp_rmb();
 	return (w >> (k % 32)) & 1;
 }
 
-int prefix_sum_prepare(struct prefix_summary *sum, u32 alen, int c);
+void prefix_sum_init(struct prefix_summary *sum);
+int prefix_sum_prepare(struct prefix_summary *sum, u32 alen, int c, u32 len);
 void prefix_sum_get(struct prefix_summary *sum, int c, const u8 *addr,
 		    u32 len);
 void prefix_sum_put(struct prefix_summary *sum, int c, const u8 *addr,

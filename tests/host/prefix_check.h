@@ -448,7 +448,8 @@ static inline u32 head_of(const struct prefix_set *s, u32 k)
 /* Is hashed bit @k of class @c set? */
 static inline bool hashed_bit_of(const struct prefix_set *s, u32 c, u32 k)
 {
-	return (s->sum.hashed[c][k / 32] >> (k % 32)) & 1;
+	/* not allocated before the class's first member: none set */
+	return s->sum.hashed[c] && (s->sum.hashed[c][k / 32] >> (k % 32)) & 1;
 }
 
 /* Is the hashed bit of @a's block (as class @c hashes it) set? */
@@ -596,12 +597,13 @@ static u8 *prefix_dump(const struct prefix_set *s, size_t *size)
 	DUMP(s->count, sizeof(s->count));
 	DUMP(s->hist, sizeof(s->hist));
 	DUMP(&s->entries, sizeof(s->entries));
-	DUMP(s->sum.head, sizeof(s->sum.head));
-	DUMP(s->sum.hashed, sizeof(s->sum.hashed));
+	DUMP(s->sum.head, PREFIX_SUM_HEAD_BYTES);
 	/* counts not allocated yet are zeros: a failed insert may leave them */
 	if (!zeros)
 		zeros = calloc(1, PREFIX_SUM_COUNT_BYTES);
 	for (c = 0; c < PREFIX_CLASSES; c++) {
+		DUMP(s->sum.hashed[c] ? s->sum.hashed[c] : zeros,
+		     PREFIX_SUM_HASHED_BYTES);
 		DUMP(s->sum.count[c] ? s->sum.count[c] : zeros,
 		     PREFIX_SUM_COUNT_BYTES);
 		DUMP(s->sum.hcount[c] ? s->sum.hcount[c] : zeros,

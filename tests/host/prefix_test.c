@@ -1032,6 +1032,47 @@ TEST(summary_bits_unchanged_by_failed_inserts)
 	prefix_set_destroy(s);
 }
 
+/* A set pays for its summary's parts when a member first needs each. */
+TEST(summary_allocated_at_the_first_member_that_needs_it)
+{
+	struct prefix_set *s = make(4, 64, 1 << 20, true);
+	struct prefix_set *c = make(4, 1024, 0, false);
+	const u64 head = PREFIX_SUM_HEAD_BYTES;
+	const u64 mid = 2 * PREFIX_SUM_COUNT_BYTES + PREFIX_SUM_HASHED_BYTES;
+	int budget;
+
+	ASSERT_NE(NULL, s);
+	ASSERT_NE(NULL, c);
+	ASSERT_EQ(0U, prefix_sum_bytes(&s->sum));
+	/* the /0 and compact addresses need no head words */
+	ASSERT_EQ(0, add4(s, 0, 0));
+	ASSERT_EQ(0, add4(c, 0x0a000001, 32));
+	ASSERT_EQ(0U, prefix_sum_bytes(&s->sum));
+	ASSERT_EQ(0U, prefix_sum_bytes(&c->sum));
+	ASSERT_EQ(PREFIX_PREFIX, match4(s, 0x0a000001));
+	ASSERT_EQ(PREFIX_ADDR, match4(c, 0x0a000001));
+	ASSERT_EQ(0, add4(s, 0x0a000000, 8));
+	ASSERT_EQ(head, prefix_sum_bytes(&s->sum));
+	/* a /20 needs MID's counts and bits; a failure leaves none */
+	for (budget = 0; budget < 3; budget++) {
+		cuckoo_host_alloc_budget = budget;
+		ASSERT_EQ(-ENOMEM, add4(s, 0x0b01f000, 20));
+		cuckoo_host_alloc_budget = -1;
+		ASSERT_EQ(head, prefix_sum_bytes(&s->sum));
+		ASSERT_EQ(NULL, s->sum.hashed[PREFIX_CLASS_MID]);
+	}
+	ASSERT_EQ(0, add4(s, 0x0b01f000, 20));
+	ASSERT_EQ(head + mid, prefix_sum_bytes(&s->sum));
+	/* an exact IPv4 address: counts, no hashed bits */
+	ASSERT_EQ(0, add4(s, 0x0c000001, 32));
+	ASSERT_EQ(head + mid + PREFIX_SUM_COUNT_BYTES,
+		  prefix_sum_bytes(&s->sum));
+	ASSERT_EQ(PREFIX_PREFIX, match4(s, 0x0b01f001));
+	ASSERT_EQ(PREFIX_ADDR, match4(s, 0x0c000001));
+	prefix_set_destroy(s);
+	prefix_set_destroy(c);
+}
+
 TEST(summary_cleared_by_clear)
 {
 	struct prefix_set *s = make(4, 64, 1 << 20, true);
