@@ -97,6 +97,9 @@ typedef __s64 s64;
 #define noinline		__attribute__((__noinline__))
 #define likely(x)		__builtin_expect(!!(x), 1)
 #define unlikely(x)		__builtin_expect(!!(x), 0)
+/* <linux/build_bug.h>'s, whose message is optional */
+#undef static_assert
+#define static_assert(e, ...)	_Static_assert(e, #e)
 
 /*
  * Relaxed C11 atomics: untorn, never elided or merged, and (unlike volatile)

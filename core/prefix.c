@@ -105,6 +105,8 @@
 
 /**
  * struct prefix_set - addresses, and prefixes searched by length
+ * @sum: the summary: each /16's best member up to /16 and which longer
+ *	members lie in it. First: prefix_set_match() reads it inline
  * @addrs: full-length members; never replaced (cleared in place)
  * @addrs_any: @addrs has members: lets a reader skip an empty table
  * @addrs_known: the address table keeps its keys (exact mode, and no
@@ -114,8 +116,6 @@
  * @bits: 8 * @addr_len
  * @zero: a /0 member: its tag + 1 (0: none)
  * @used: bit m: the table of length m has entries
- * @sum: the summary: each /16's best member up to /16 and which longer
- *	members lie in it
  * @tab: the table of each length 1..@bits - 1, made at its first entry
  * @mask: the words of an address kept at each length
  * @naddrs: members in @addrs
@@ -136,6 +136,7 @@
  * on another CPU. The rest is the writer's, which the caller serialises.
  */
 struct prefix_set {
+	struct prefix_summary sum;	/* first: see prefix_set_match() */
 	struct cuckoo *addrs;
 	bool addrs_any;
 	bool addrs_known;
@@ -143,7 +144,6 @@ struct prefix_set {
 	u32 bits;
 	u32 zero;
 	u64 used[2];
-	struct prefix_summary sum;
 	struct cuckoo __rcu *tab[PREFIX_BITS_MAX];
 	u32 mask[PREFIX_BITS_MAX][4];
 
@@ -336,6 +336,24 @@ static void prefix_del(struct prefix_set *s, u32 m, const u8 *addr)
 		smp_wmb();
 		WRITE_ONCE(*used, *used & ~BIT_ULL(m % 64));
 	}
+}
+
+/*
+ * Keeps the summary's always word (summary.h): on while a /0 member or
+ * uncounted (compact) addresses exist, or @coming (one is about to be
+ * published); off only once they are gone.
+ */
+static void prefix_always(struct prefix_set *s, bool coming)
+{
+	u32 on = coming || s->zero || (s->naddrs && !s->addrs_known);
+
+	if (on == s->sum.always)
+		return;
+	/* off: after the member is gone */
+	smp_wmb();
+	WRITE_ONCE(s->sum.always, on);
+	/* on: before the member is published */
+	smp_wmb();
 }
 
 /* Writer side: is (@addr masked to @l, @l) a member? Its tag into *@tag. */
@@ -551,18 +569,21 @@ int prefix_set_insert(struct prefix_set *s, const u8 *addr, u32 len, u32 tag)
 	if (err)
 		return err;
 	if (len == s->bits) {
+		prefix_always(s, !s->addrs_known);
 		prefix_sum_get(&s->sum, c, addr, len);
 		err = cuckoo_insert_val(s->addrs, addr, tag);
 		if (!err && !s->naddrs++)
 			WRITE_ONCE(s->addrs_any, true);
 		else if (err)
 			prefix_sum_put(&s->sum, c, addr, len);
+		prefix_always(s, false);
 		return err;
 	}
 	if (prefix_member(s, addr, len, &(u32){ 0 }))
 		return -EEXIST;
 	prefix_sum_get(&s->sum, c, addr, len);
 	if (!len) {
+		prefix_always(s, true);
 		WRITE_ONCE(s->zero, tag + 1);
 	} else {
 		err = prefix_enter(s, addr, len, PREFIX_VAL(len + 1, tag, 0));
@@ -649,6 +670,7 @@ int prefix_set_delete(struct prefix_set *s, const u8 *addr, u32 len)
 				WRITE_ONCE(s->addrs_any, false);
 			prefix_sum_put(&s->sum, prefix_class(s, len), addr,
 				       len);
+			prefix_always(s, false);
 		}
 		return err;
 	}
@@ -656,6 +678,7 @@ int prefix_set_delete(struct prefix_set *s, const u8 *addr, u32 len)
 		return -ENOENT;
 	if (!len) {
 		WRITE_ONCE(s->zero, 0);
+		prefix_always(s, false);
 	} else {
 		/* no head word names it once its entry goes */
 		if (len <= PREFIX_SUM_SHIFT)
@@ -691,6 +714,7 @@ int prefix_set_clear(struct prefix_set *s)
 	s->naddrs = 0;
 	WRITE_ONCE(s->addrs_any, false);
 	WRITE_ONCE(s->zero, 0);
+	prefix_always(s, false);
 	WRITE_ONCE(s->used[0], 0);
 	WRITE_ONCE(s->used[1], 0);
 	for (m = 1; m < s->bits; m++) {
@@ -893,12 +917,14 @@ static noinline enum prefix_hit prefix_search(const struct prefix_set *s,
 }
 
 /**
- * prefix_set_match() - does a member cover an address?
+ * prefix_set_match_head() - does a member cover an address?
  * @s: the set
  * @addr: addr_len bytes, network order
+ * @h: @addr's head word, as prefix_set_match() read it (summary.h)
  * @tag: on a hit, the tag of the member that answered
  *
- * Reads @addr's head word (summary.h) first. Probes the address table,
+ * prefix_set_match() after its head word, when that does not answer a
+ * miss by itself. Probes the address table,
  * whose hit is PREFIX_ADDR, unless it is empty or (exact mode) no address
  * lies in @addr's /16 (IPv6: in a /32 with its hashed bit). Then a /0, or
  * the member up to /16 that the head word names, answers; else the
@@ -912,12 +938,11 @@ static noinline enum prefix_hit prefix_search(const struct prefix_set *s,
  *
  * Return: PREFIX_ADDR, PREFIX_PREFIX or PREFIX_MISS.
  */
-enum prefix_hit prefix_set_match(const struct prefix_set *s, const u8 *addr,
-				 u32 *tag)
+enum prefix_hit prefix_set_match_head(const struct prefix_set *s,
+				      const u8 *addr, u32 h, u32 *tag)
 {
-	u32 h = prefix_sum_head(&s->sum, addr), zero;
+	u32 zero;
 
-	*tag = 0;
 	if (READ_ONCE(s->addrs_any) &&
 	    (s->addrs_known ?
 	     (h & PREFIX_HEAD_ADDRS) &&
@@ -1023,6 +1048,7 @@ struct cuckoo *prefix_set_replace_addrs(struct prefix_set *s,
 	s->addrs_known = false;
 	s->naddrs = st.count;
 	WRITE_ONCE(s->addrs_any, st.count > 0);
+	prefix_always(s, false);
 	/* The new table's generation starts again from 0. */
 	s->list_gen += cuckoo_list_gen(old) + 1;
 	return old;
@@ -1083,6 +1109,7 @@ struct prefix_set *prefix_set_create(const struct prefix_params *p)
 
 	if (prefix_params_check(p))
 		return NULL;
+	static_assert(offsetof(struct prefix_set, sum) == 0);
 	s = kvzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
 		return NULL;

@@ -2,8 +2,8 @@
 /*
  * A set of addresses and CIDR prefixes of one family (IPv4 or IPv6), built
  * on the cuckoo filter, answering "does any member cover this address?" in
- * at most 1 + log2(W) table probes for W-bit addresses (6 for IPv4, 8 for
- * IPv6), whatever the mix of lengths: binary search on prefix lengths
+ * at most 5 table probes for IPv4 and 8 for IPv6 (prefix_stats.probes),
+ * whatever the mix of lengths: binary search on prefix lengths
  * (Waldvogel, Varghese, Turner and Plattner, "Scalable high speed IP
  * routing lookups", SIGCOMM 1997).
  *
@@ -24,13 +24,11 @@
  * longer child, a miss to the shorter one. Lengths whose table is empty
  * cost a bit test, not a probe.
  *
- * A summary bitmap answers most misses with one load: a bit per /16 for
- * IPv4 (8 KiB), set iff some member (address or prefix) intersects that
- * /16; for IPv6 a bit per /32 hashed into 2^16 bits (a member shorter than
- * /16 sets them all). Writers keep per-bit counts: a bit is set before its
- * first member is published and cleared only after its last one is gone.
- * In compact mode the summary counts prefixes only: a restored address
- * table's addresses are unknown, so the address table is probed first.
+ * The summary (summary.h) answers most lookups before any table: a head
+ * word per /16 names the longest member up to /16 covering it and flags
+ * the classes of longer members inside it, with hashed bits per /24 or
+ * /32 behind the flags. A lookup reads it inline and probes only where it
+ * sends it; a miss it answers makes no call (prefix_set_match()).
  *
  * Concurrency is the core's: writers serialised by the caller, process
  * context, may sleep; readers lock-free inside an RCU read-side section.
@@ -41,9 +39,7 @@
 #define CFILTER_PREFIX_H
 
 #include "cuckoo.h"
-
-/* Tags fit in this many bits (CFILTER_SOURCES_MAX is 1 << this). */
-#define PREFIX_TAG_BITS		5
+#include "summary.h"
 
 struct prefix_set;
 
@@ -122,13 +118,29 @@ u64 prefix_set_list_gen(const struct prefix_set *s);
 /* Is exactly this member (address and length) present? Reader side. */
 bool prefix_set_contains(const struct prefix_set *s, const u8 *addr, u32 len);
 
+enum prefix_hit prefix_set_match_head(const struct prefix_set *s,
+				      const u8 *addr, u32 h, u32 *tag);
+
 /*
  * Does any member cover @addr (addr_len bytes)? Reader, lock-free. On a
  * hit, *@tag is the tag of the member that answered (0 in a compact
  * address table, which keeps none).
+ *
+ * Inline up to the head word of @addr's /16, which answers most misses:
+ * they make no call.
  */
-enum prefix_hit prefix_set_match(const struct prefix_set *s, const u8 *addr,
-				 u32 *tag);
+static __always_inline enum prefix_hit
+prefix_set_match(const struct prefix_set *s, const u8 *addr, u32 *tag)
+{
+	/* the summary is the set's first member (prefix.c) */
+	const struct prefix_summary *sum = (const struct prefix_summary *)s;
+	u32 h = prefix_sum_head(sum, addr);
+
+	*tag = 0;
+	if (!h && !READ_ONCE(sum->always))
+		return PREFIX_MISS;
+	return prefix_set_match_head(s, addr, h, tag);
+}
 
 /* Writer side. */
 void prefix_set_get_stats(const struct prefix_set *s, struct prefix_stats *st);

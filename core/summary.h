@@ -9,7 +9,9 @@
 #define CFILTER_SUMMARY_H
 
 #include "cuckoo_env.h"
-#include "prefix.h"
+
+/* Tags fit in this many bits (CFILTER_SOURCES_MAX is 1 << this). */
+#define PREFIX_TAG_BITS		5
 
 /*
  * A head word per /16 (the first 16 bits of an address, either family):
@@ -74,9 +76,14 @@ enum prefix_class {
  * @count: the writer's: per class, members in each /16 (allocated at the
  *	class's first member)
  * @hcount: the writer's: per class, members covering each hashed block
+ * @always: nonzero while a lookup must search whatever its head word says:
+ *	the set has a /0 member, or addresses it does not count (a compact
+ *	address table). Set before they are published, cleared after they
+ *	are gone
  */
 struct prefix_summary {
 	u16 *head;
+	u32 always;
 	u32 *hashed[PREFIX_CLASSES];
 	u32 *count[PREFIX_CLASSES];
 	u32 *hcount[PREFIX_CLASSES];

@@ -520,6 +520,12 @@ static inline u32 prefix_check_summary(const struct prefix_set *s,
 				hwant[c][prefix_sum_hash(v + j)]++;
 		}
 	}
+	/* a /0 or uncounted addresses: no head word may answer a miss */
+	if (s->sum.always != (s->zero || (s->naddrs && !s->addrs_known)))
+		bad += check_fail("always %u, /0 %u, addresses %llu%s",
+				  s->sum.always, s->zero,
+				  (unsigned long long)s->naddrs,
+				  s->addrs_known ? "" : " uncounted");
 	if (memcmp(s->sum.head, head, sizeof(head)))
 		for (k = 0; k < PREFIX_SUM_KEYS; k++)
 			if (s->sum.head[k] != head[k] && bad++ < 4)
