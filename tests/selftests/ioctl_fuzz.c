@@ -25,7 +25,7 @@
 #include <sys/wait.h>
 #include <linux/cfilter.h>
 
-#include "reload.h"
+#include "helpers.h"
 #include "xorshift.h"
 #include "kselftest_harness.h"
 

@@ -23,7 +23,7 @@
 #include <linux/cfilter.h>
 
 #include "kselftest_harness.h"
-#include "reload.h"
+#include "helpers.h"
 
 #define MISC_MAJOR_NR	10U
 #define NOBODY		65534

@@ -29,7 +29,7 @@
 #include "cfilter.skel.h"
 #include "xdp_stats.h"
 #include "kselftest_harness.h"
-#include "reload.h"
+#include "helpers.h"
 
 #define NOBODY	65534
 

@@ -27,7 +27,7 @@
 #include <linux/cfilter.h>
 
 #include "kselftest_harness.h"
-#include "reload.h"
+#include "helpers.h"
 
 #define NOBODY		65534
 #define STAGED		CFILTER_F_STAGED

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Reloading cfilter.ko with chosen parameters, for the selftests that need
- * a module configured their way (test_full, test_modes), and the small
- * ioctl, sysfs and key helpers every C selftest shares. Reloading is only
- * possible when nothing holds the module (no XDP program using the kfunc,
- * no open /dev/cfilter): callers skip then.
+ * What every C selftest shares: the small ioctl, sysfs, key and packet
+ * helpers, fixtures that start from an empty filter, and reloading
+ * cfilter.ko with chosen parameters for the selftests that need a module
+ * configured their way (test_full, test_modes). Reloading is only possible
+ * when nothing holds the module (no XDP program using the kfunc, no open
+ * /dev/cfilter): callers skip then.
  *
  * CFILTER_KO names the module file (default /lib/modules/cfilter.ko).
  */
-#ifndef CFILTER_SELFTESTS_RELOAD_H
-#define CFILTER_SELFTESTS_RELOAD_H
+#ifndef CFILTER_SELFTESTS_HELPERS_H
+#define CFILTER_SELFTESTS_HELPERS_H
 
 #include <errno.h>
 #include <fcntl.h>
@@ -357,4 +358,4 @@ static inline struct cfilter_pkt match_pkt(int af, const char *saddr,
 	return pkt;
 }
 
-#endif /* CFILTER_SELFTESTS_RELOAD_H */
+#endif /* CFILTER_SELFTESTS_HELPERS_H */
