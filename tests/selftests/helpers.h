@@ -172,6 +172,23 @@ static inline void teardown_close_empty(int fd)
 	}
 }
 
+/*
+ * The fixture @name of tests that start from an empty filter, with the
+ * device open in self->fd: SETUP_OPEN_EMPTY() and teardown_close_empty().
+ */
+#define FIXTURE_EMPTY_FILTER(name)					\
+	FIXTURE(name) {							\
+		int fd;							\
+	};								\
+	FIXTURE_SETUP(name)						\
+	{								\
+		SETUP_OPEN_EMPTY(self->fd);				\
+	}								\
+	FIXTURE_TEARDOWN(name)						\
+	{								\
+		teardown_close_empty(self->fd);				\
+	}
+
 /* A module parameter's value as sysfs shows it, or 0 if unreadable. */
 static inline unsigned long long read_param(const char *name)
 {

@@ -49,19 +49,7 @@ static struct cfilter_key_req src6(const char *addr)
 	return pfx(CFILTER_KEY_SRC6, addr);
 }
 
-FIXTURE(cf) {
-	int fd;
-};
-
-FIXTURE_SETUP(cf)
-{
-	SETUP_OPEN_EMPTY(self->fd);
-}
-
-FIXTURE_TEARDOWN(cf)
-{
-	teardown_close_empty(self->fd);
-}
+FIXTURE_EMPTY_FILTER(cf)
 
 /* In an empty filter, TEST finds @req only between its ADD and its DEL. */
 static void round_trip(struct __test_metadata *_metadata, int fd,

@@ -74,19 +74,7 @@ static int cf_match(int fd, const char *saddr, const char *daddr)
 	return CFILTER_VERDICT_KIND(mr.verdict);
 }
 
-FIXTURE(rp) {
-	int fd;
-};
-
-FIXTURE_SETUP(rp)
-{
-	SETUP_OPEN_EMPTY(self->fd);
-}
-
-FIXTURE_TEARDOWN(rp)
-{
-	teardown_close_empty(self->fd);
-}
+FIXTURE_EMPTY_FILTER(rp)
 
 TEST_F(rp, stage_commit_abort_errnos)
 {

@@ -377,19 +377,7 @@ static long long wait_gone(int fd, const struct cfilter_key *key, __u32 flags,
 	}
 }
 
-FIXTURE(src) {
-	int fd;
-};
-
-FIXTURE_SETUP(src)
-{
-	SETUP_OPEN_EMPTY(self->fd);
-}
-
-FIXTURE_TEARDOWN(src)
-{
-	teardown_close_empty(self->fd);
-}
+FIXTURE_EMPTY_FILTER(src)
 
 TEST_F(src, two_sources_hold_an_address_until_both_delete_it)
 {
