@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <arpa/inet.h>
 #include <linux/cfilter.h>
 
@@ -188,6 +190,60 @@ static inline void teardown_close_empty(int fd)
 	{								\
 		teardown_close_empty(self->fd);				\
 	}
+
+/* The user a caller without CAP_NET_ADMIN runs as. */
+#define NOBODY		65534
+
+/* Drops root for good: no groups, uid and gid nobody. Returns 0 or errno. */
+static inline int become_nobody(void)
+{
+	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+	    setresuid(NOBODY, NOBODY, NOBODY))
+		return errno;
+	return 0;
+}
+
+/*
+ * Runs @child(@fd, @arg, @result) in a process of its own that dropped root
+ * first (become_nobody()), so that it uses @fd, opened by root, as a caller
+ * without CAP_NET_ADMIN; *@result (@len bytes, zeroed before) comes back
+ * as the child left it. Returns 0, the errno of dropping root (the child
+ * then runs nothing), or -1 if no child ran or it did not report.
+ */
+static inline int run_as_nobody(void (*child)(int fd, const void *arg,
+					      void *result),
+				int fd, const void *arg, void *result,
+				size_t len)
+{
+	int pipefd[2], err = 0, status;
+	pid_t pid;
+	bool ok;
+
+	memset(result, 0, len);
+	if (pipe(pipefd))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return -1;
+	}
+	if (!pid) {
+		close(pipefd[0]);
+		err = become_nobody();
+		if (!err)
+			child(fd, arg, result);
+		_exit(write(pipefd[1], &err, sizeof(err)) == sizeof(err) &&
+		      write(pipefd[1], result, len) == (ssize_t)len ? 0 : 1);
+	}
+	close(pipefd[1]);
+	ok = read(pipefd[0], &err, sizeof(err)) == sizeof(err) &&
+	     (err || read(pipefd[0], result, len) == (ssize_t)len);
+	close(pipefd[0]);
+	if (waitpid(pid, &status, 0) != pid || !ok)
+		return -1;
+	return err;
+}
 
 /* A module parameter's value as sysfs shows it, or 0 if unreadable. */
 static inline unsigned long long read_param(const char *name)
