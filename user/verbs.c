@@ -4,6 +4,11 @@
 #include "verbs.h"
 #include "xdp.h"
 
+/* load and replace read the same lists, so they take the same options. */
+#define LIST_OPTS	(OPT_DRY_RUN | OPT_SKIP_BAD | OPT_NORMALIZE | OPT_SOURCE | \
+			 OPT_TIMEOUT | OPT_QUIET)
+#define LIST_SYNOPSIS	"[-n] [--skip-bad] [--normalize] [-s NAME] [-t SECS] FILE|-"
+
 const struct verb verbs[] = {
 	{
 		.name = "add", .run = do_add, .arg = "ENTRY", .entry = true,
@@ -91,9 +96,8 @@ const struct verb verbs[] = {
 			"when given; verdict drop, allowed or pass (no reason).\n",
 	}, {
 		.name = "load", .run = do_load, .arg = "FILE",
-		.opts = OPT_DRY_RUN | OPT_SKIP_BAD | OPT_NORMALIZE | OPT_SOURCE |
-			OPT_TIMEOUT | OPT_QUIET,
-		.synopsis = "[-n] [--skip-bad] [--normalize] [-s NAME] [-t SECS] FILE|-",
+		.opts = LIST_OPTS,
+		.synopsis = LIST_SYNOPSIS,
 		.summary = "add the entries listed in FILE",
 		.help = "One entry (see add) per line, which may end in \"timeout SECS\" or\n"
 			"\"expires UNIXTIME\" (an entry expired already is skipped, and\n"
@@ -112,9 +116,8 @@ const struct verb verbs[] = {
 			"cfctl says how many and which line failed (exit 3).\n",
 	}, {
 		.name = "replace", .run = do_replace, .arg = "FILE",
-		.opts = OPT_DRY_RUN | OPT_SKIP_BAD | OPT_NORMALIZE | OPT_SOURCE |
-			OPT_TIMEOUT | OPT_QUIET,
-		.synopsis = "[-n] [--skip-bad] [--normalize] [-s NAME] [-t SECS] FILE|-",
+		.opts = LIST_OPTS,
+		.synopsis = LIST_SYNOPSIS,
 		.summary = "make FILE's entries the whole filter (or NAME's), atomically",
 		.help = "Reads FILE as load does, builds the new set beside the live one and\n"
 			"swaps it in at once: packets meet the old set or the new one, never\n"
