@@ -242,3 +242,22 @@ const char *key_type_name(__u8 type)
 
 	return type < __CFILTER_KEY_MAX && names[type] ? names[type] : "unknown";
 }
+
+/*
+ * qsort()'s order of keys (struct cfilter_key): by type, then addresses,
+ * then prefix length, so that a list reads in address order; any other
+ * difference decides last.
+ */
+int key_cmp(const void *a, const void *b)
+{
+	const struct cfilter_key *x = a, *y = b;
+	int d = x->type - y->type;
+
+	if (!d)
+		d = memcmp(x->saddr, y->saddr, sizeof(x->saddr));
+	if (!d)
+		d = memcmp(x->daddr, y->daddr, sizeof(x->daddr));
+	if (!d)
+		d = x->prefix_len - y->prefix_len;
+	return d ? d : memcmp(a, b, sizeof(*x));
+}

@@ -18,5 +18,6 @@ const char *entry_format(const struct cfilter_key *key, char *buf, size_t len);
 const char *key_addr_format(const struct cfilter_key *key, char *buf,
 			    size_t len);
 void key_widen(struct cfilter_key *key, unsigned int len);
+int key_cmp(const void *a, const void *b);
 
 #endif /* CFCTL_ADDR_H */

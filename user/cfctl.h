@@ -85,6 +85,8 @@ int stats_prometheus(const struct cfctl_opts *o, const struct cf_stats *st);
 /* Verbs of bulk.c. */
 int do_load(const struct cfctl_opts *o);
 int do_replace(const struct cfctl_opts *o);
+
+/* Verbs of list.c. */
 int do_save(const struct cfctl_opts *o);
 int do_list(const struct cfctl_opts *o);
 

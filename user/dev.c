@@ -132,6 +132,33 @@ int dev_type_info(int fd, __u8 type, bool staged, struct cfilter_type_info *ti)
 	return ioctl(fd, CFILTER_IOC_TYPE_INFO, ti) ? -errno : 0;
 }
 
+/**
+ * dev_read_state() - the live set's INFO, SOURCES and each key type's tables
+ * @fd: the device
+ * @s:  filled in; @s->types holds the types the module has, in order
+ *
+ * Return: 0 or a negative errno.
+ */
+int dev_read_state(int fd, struct dev_state *s)
+{
+	__u8 type;
+	int err;
+
+	s->ntypes = 0;
+	err = dev_info(fd, &s->info);
+	if (!err)
+		err = dev_sources(fd, &s->sources);
+	/* EINVAL: a type this module lacks; it has nothing to show. */
+	for (type = 1; !err && type < __CFILTER_KEY_MAX; type++) {
+		err = dev_type_info(fd, type, false, &s->types[s->ntypes]);
+		if (!err)
+			s->ntypes++;
+		else if (err == -EINVAL)
+			err = 0;
+	}
+	return err;
+}
+
 /* The kfunc's verdict on @pkt, and its source, into *@mr. 0 or -errno. */
 int dev_match(int fd, const struct cfilter_pkt *pkt,
 	      struct cfilter_match_req *mr)

@@ -21,6 +21,14 @@ struct dev_batch {
 	__u32				n;		/* 0: may the caller? */
 };
 
+/* The live set as cfctl info and the metrics show it (dev_read_state()). */
+struct dev_state {
+	struct cfilter_info		info;
+	struct cfilter_sources		sources;
+	struct cfilter_type_info	types[__CFILTER_KEY_MAX];
+	unsigned int			ntypes;	/* the types the module has */
+};
+
 int dev_open(bool write);
 int dev_key_req(int fd, unsigned long req, const struct cfilter_key *key,
 		__u32 flags, __u32 timeout, const char *source);
@@ -34,6 +42,7 @@ int dev_match(int fd, const struct cfilter_pkt *pkt,
 int dev_dump(int fd, struct cfilter_table *t, void **data);
 int dev_restore(int fd, const struct cfilter_table *t);
 int dev_info(int fd, struct cfilter_info *info);
+int dev_read_state(int fd, struct dev_state *s);
 long dev_list_all(int fd, const char *source, struct cfilter_entry **entries);
 int dev_batch(int fd, const struct dev_batch *b, __u32 *done);
 bool dev_full(int err);

@@ -27,25 +27,10 @@
 #include "keyfile.h"
 #include "range.h"
 #include "source.h"
+#include "util.h"
 
 /* Longest part of a bad line quoted in its message. */
 #define QUOTE_MAX	60
-
-/* Parses decimal @str, at most @max, into @val; false if it is not one. */
-static bool parse_uint(const char *str, unsigned long max, unsigned long *val)
-{
-	const char *p;
-
-	*val = 0;
-	if (!*str || strlen(str) > 5)
-		return false;
-	for (p = str; *p; p++) {
-		if (*p < '0' || *p > '9')
-			return false;
-		*val = *val * 10 + (*p - '0');
-	}
-	return *val <= max;
-}
 
 /*
  * A flow's address, of IP version @v (0: either), into @addr; returns a
@@ -75,7 +60,7 @@ static enum kf_line parse_endpoint(const char *str, int *v, __u8 *addr,
 	char a[INET6_ADDRSTRLEN + 2];
 	const char *colon = strrchr(str, ':');
 	enum kf_line what;
-	unsigned long p;
+	unsigned long long p;
 	size_t len;
 
 	if (!colon || (size_t)(colon - str) >= sizeof(a))
@@ -97,7 +82,7 @@ static enum kf_line parse_endpoint(const char *str, int *v, __u8 *addr,
 		return KF_BAD_ENDPOINT;
 	if (what != KF_ENTRY)
 		return what;
-	if (!parse_uint(colon + 1, 65535, &p))
+	if (!digits_parse(colon + 1, 5, &p) || p > 65535)
 		return KF_BAD_PORT;
 	*port = htons(p);
 	return KF_ENTRY;
@@ -136,7 +121,7 @@ static enum kf_line parse_icmp_flow(char *const w[], struct cfilter_key *key,
 {
 	int v = !strcmp(w[0], "icmp6") ? 6 : 4;
 	enum kf_line what;
-	unsigned long type;
+	unsigned long long type;
 	int i;
 
 	for (i = 1; i <= 2; i++) {
@@ -146,7 +131,7 @@ static enum kf_line parse_icmp_flow(char *const w[], struct cfilter_key *key,
 			return what;
 	}
 	*word = w[3];
-	if (!parse_uint(w[3], 255, &type))
+	if (!digits_parse(w[3], 5, &type) || type > 255)
 		return KF_BAD_TYPE;
 	key->proto = v == 6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP;
 	key->sport = htons(type);

@@ -141,39 +141,26 @@ static void print_info_json(const struct cfilter_info *info,
 
 int do_info(const struct cfctl_opts *o)
 {
-	struct cfilter_type_info types[__CFILTER_KEY_MAX];
-	struct cfilter_sources sources;
-	struct cfilter_info info;
-	unsigned int n = 0, i;
-	__u8 type;
+	struct dev_state s;
+	unsigned int i;
 	int fd, err;
 
 	fd = dev_open(false);
 	if (fd < 0)
 		return CF_SYSTEM;
-	err = dev_info(fd, &info);
-	if (!err)
-		err = dev_sources(fd, &sources);
-	/* EINVAL: a type this module lacks; it has nothing to show. */
-	for (type = 1; !err && type < __CFILTER_KEY_MAX; type++) {
-		err = dev_type_info(fd, type, false, &types[n]);
-		if (!err)
-			n++;
-		else if (err == -EINVAL)
-			err = 0;
-	}
+	err = dev_read_state(fd, &s);
 	close(fd);
 	if (err) {
 		dev_report(err, "cannot read the filter's info");
 		return CF_SYSTEM;
 	}
 	if (o->json) {
-		print_info_json(&info, &sources, types, n);
+		print_info_json(&s.info, &s.sources, s.types, s.ntypes);
 	} else {
-		print_info(&info);
-		print_sources(&sources);
-		for (i = 0; i < n; i++)
-			print_type_info(&types[i]);
+		print_info(&s.info);
+		print_sources(&s.sources);
+		for (i = 0; i < s.ntypes; i++)
+			print_type_info(&s.types[i]);
 	}
 	return CF_OK;
 }

@@ -34,6 +34,7 @@
 #include "entry_words.h"
 #include "keyfile.h"
 #include "source.h"
+#include "util.h"
 
 static bool is_space(char c)
 {
@@ -107,20 +108,7 @@ static enum kf_line ipset_create(struct kf_state *st, char *const w[], int n,
 }
 
 /* Seconds of ipset's "timeout N": 0 (permanent) to its 2147483. */
-static bool parse_timeout(const char *str, unsigned long *val)
-{
-	const char *p;
-
-	*val = 0;
-	if (!*str || strlen(str) > 7)
-		return false;
-	for (p = str; *p; p++) {
-		if (*p < '0' || *p > '9')
-			return false;
-		*val = *val * 10 + (*p - '0');
-	}
-	return *val <= 2147483;
-}
+#define IPSET_TIMEOUT_MAX	2147483
 
 /* Options ipset writes with a value that cfilter has no use for. */
 static bool is_ignored_option(const char *word)
@@ -141,14 +129,15 @@ static enum kf_line ipset_add(char *const w[], int n, unsigned int flags,
 			      struct kf_entry *e, const char **word)
 {
 	bool nomatch = false, timed = false;
-	unsigned long timeout = 0;
+	unsigned long long timeout = 0;
 	enum kf_line what;
 	int i;
 
 	for (i = 3; i < n; i++) {
 		*word = w[i];
 		if (!strcmp(w[i], "timeout")) {
-			if (++i == n || !parse_timeout(w[i], &timeout))
+			if (++i == n || !digits_parse(w[i], 7, &timeout) ||
+			    timeout > IPSET_TIMEOUT_MAX)
 				return KF_BAD_TIMEOUT;
 			timed = true;
 		} else if (!strcmp(w[i], "nomatch")) {
@@ -199,17 +188,12 @@ static bool is_when(const char *word)
  */
 static bool parse_epoch(const char *str, __s64 *val)
 {
-	const char *p;
+	unsigned long long v;
 
-	*val = 0;
-	if (!*str || strlen(str) > 18)
+	if (!digits_parse(str, 18, &v) || !v)
 		return false;
-	for (p = str; *p; p++) {
-		if (*p < '0' || *p > '9')
-			return false;
-		*val = *val * 10 + (*p - '0');
-	}
-	return *val > 0;
+	*val = v;
+	return true;
 }
 
 /* "timeout SECS" or "expires UNIXTIME" (@w, @n words) after an entry. */

@@ -22,12 +22,9 @@
 
 /* The module's sets and sources, as the metrics need them. */
 struct module_state {
-	bool				loaded;
-	char				version[64];
-	struct cfilter_info		info;
-	struct cfilter_sources		sources;
-	struct cfilter_type_info	types[__CFILTER_KEY_MAX];
-	unsigned int			ntypes;
+	bool			loaded;
+	char			version[64];
+	struct dev_state	live;
 };
 
 static void family(FILE *f, const char *name, const char *type,
@@ -133,26 +130,26 @@ static void set_metrics(FILE *f, const struct module_state *m)
 
 	for (k = 0; k < ARRAY_SIZE(fams); k++) {
 		family(f, fams[k].name, "gauge", fams[k].help);
-		for (i = 0; i < m->ntypes; i++) {
-			const char *ti = (const char *)&m->types[i];
+		for (i = 0; i < m->live.ntypes; i++) {
+			const char *ti = (const char *)&m->live.types[i];
 
 			sample1(f, fams[k].name, "key_type",
-				key_type_name(m->types[i].type),
+				key_type_name(m->live.types[i].type),
 				*(const __u64 *)(ti + fams[k].offset));
 		}
 	}
 	family(f, "cfilter_memory_used_bytes", "gauge",
 	       "Bytes every set takes (staged ones too) against the module's max_memory.");
 	fprintf(f, "cfilter_memory_used_bytes %llu\n",
-		(unsigned long long)m->info.mem_used);
+		(unsigned long long)m->live.info.mem_used);
 	family(f, "cfilter_memory_limit_bytes", "gauge",
 	       "The module's max_memory= bound.");
 	fprintf(f, "cfilter_memory_limit_bytes %llu\n",
-		(unsigned long long)m->info.mem_limit);
+		(unsigned long long)m->live.info.mem_limit);
 	family(f, "cfilter_insert_failures_total", "counter",
 	       "Adds refused because the filter was full.");
 	fprintf(f, "cfilter_insert_failures_total %llu\n",
-		(unsigned long long)m->info.insert_failures);
+		(unsigned long long)m->live.info.insert_failures);
 }
 
 static void build_info(FILE *f, const struct module_state *m)
@@ -173,7 +170,6 @@ static void build_info(FILE *f, const struct module_state *m)
 static int read_module(struct module_state *m)
 {
 	FILE *vf;
-	__u8 type;
 	int fd, err;
 
 	memset(m, 0, sizeof(*m));
@@ -190,17 +186,7 @@ static int read_module(struct module_state *m)
 		dev_report(-errno, "cannot open " CFILTER_DEVICE);
 		return -1;
 	}
-	err = dev_info(fd, &m->info);
-	if (!err)
-		err = dev_sources(fd, &m->sources);
-	/* EINVAL: a type this module lacks; it has nothing to show. */
-	for (type = 1; !err && type < __CFILTER_KEY_MAX; type++) {
-		err = dev_type_info(fd, type, false, &m->types[m->ntypes]);
-		if (!err)
-			m->ntypes++;
-		else if (err == -EINVAL)
-			err = 0;
-	}
+	err = dev_read_state(fd, &m->live);
 	close(fd);
 	if (err) {
 		dev_report(err, "cannot read the filter's info");
@@ -215,7 +201,7 @@ static void write_metrics(FILE *f, const struct cf_stats *st,
 {
 	counter_metrics(f, st);
 	if (m->loaded) {
-		source_metrics(f, &m->sources);
+		source_metrics(f, &m->live.sources);
 		set_metrics(f, m);
 	}
 	build_info(f, m);

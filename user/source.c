@@ -6,6 +6,7 @@
 #include <cfilter/source_name.h>
 
 #include "source.h"
+#include "util.h"
 
 /**
  * source_name_ok() - is @name a source name (SOURCE_RULE)?
@@ -54,17 +55,9 @@ const char *source_shown(const char *name)
  */
 int timeout_parse(const char *str, __u32 *secs)
 {
-	unsigned long long v = 0;
-	const char *p;
+	unsigned long long v;
 
-	if (!*str || strlen(str) > 10)
-		return -1;
-	for (p = str; *p; p++) {
-		if (*p < '0' || *p > '9')
-			return -1;
-		v = v * 10 + (*p - '0');
-	}
-	if (v > CFILTER_TIMEOUT_MAX)
+	if (!digits_parse(str, 10, &v) || v > CFILTER_TIMEOUT_MAX)
 		return -1;
 	*secs = v;
 	return 0;

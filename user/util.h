@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What cfctl's libraries and its verbs share: exit statuses, error
- * reporting, and the messages more than one of them says.
+ * reporting, the messages more than one of them says, and the number
+ * parser of their strict formats.
  */
 #ifndef CF_UTIL_H
 #define CF_UTIL_H
+
+#include <stdbool.h>
 
 /* Exit statuses; scripts depend on them, so they never change meaning. */
 enum cf_exit {
@@ -24,6 +27,9 @@ enum cf_exit {
 #define MSG_NO_PERM_BPF	MSG_NO_PERM_NEEDS("CAP_BPF and CAP_NET_ADMIN")
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+bool digits_parse(const char *str, unsigned int max_digits,
+		  unsigned long long *val);
 
 /* Print "cfctl: <message>" and a newline on stderr. */
 void cf_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the parts of cfctl's XDP side share: xdp.c (attach, detach),
- * xdp_tc.c (the TC hook), xdp_stats.c (the counter map), xdp_status.c
- * (where the program runs), xdp_prog.c (programs by id and name) and
- * xdp_dispatch.c (libxdp's dispatcher).
+ * What the parts of cfctl's XDP side share: xdp.c (attach), xdp_detach.c
+ * (detach), xdp_tc.c (the TC hook), xdp_stats.c (the counter map),
+ * xdp_status.c (where the program runs), xdp_prog.c (programs by id and
+ * name) and xdp_dispatch.c (libxdp's dispatcher).
  */
 #ifndef CFCTL_XDP_INT_H
 #define CFCTL_XDP_INT_H
@@ -45,6 +45,9 @@ struct dispatch_info {
 	int			ours;	/* index of cfilter_xdp in progs, or -1 */
 	struct dispatch_prog	progs[CF_DISPATCH_MAX];
 };
+
+/* xdp.c */
+int iface_index(const char *ifname, unsigned int *ifindex);
 
 /* xdp_prog.c */
 void set_verbose(bool verbose);

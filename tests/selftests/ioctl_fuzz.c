@@ -14,7 +14,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,11 +24,10 @@
 #include <sys/wait.h>
 #include <linux/cfilter.h>
 
-#include "reload.h"
+#include "helpers.h"
 #include "xorshift.h"
 #include "kselftest_harness.h"
 
-#define NOBODY		65534
 #define ARG_BYTES	4096
 #define DATA_BYTES	(64 * 1024)
 
@@ -231,9 +229,7 @@ TEST(ioctls_with_random_arguments_break_nothing)
 			fds[1] = open(CFILTER_DEVICE, O_RDONLY);
 			if (fds[0] < 0 || fds[1] < 0)
 				_exit(2);
-			if (who && (setgroups(0, NULL) ||
-				    setresgid(NOBODY, NOBODY, NOBODY) ||
-				    setresuid(NOBODY, NOBODY, NOBODY)))
+			if (who && become_nobody())
 				_exit(3);
 			printf("# %s: %u of %u calls accepted\n",
 			       who ? "nobody" : "root", fuzz(fds, calls), calls);

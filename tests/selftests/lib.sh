@@ -259,6 +259,19 @@ held_for()
 	[ -n "$_left" ] && [ "$_left" -ge 1 ] && [ "$_left" -le "$3" ]
 }
 
+# same_saves FILE1 FILE2 N: two outputs of cfctl save hold the same N
+# lines, in order, but for their header comments and deadlines a second
+# apart (the clock moved between the saves).
+same_saves()
+{
+	awk -v want="$3" 'NR == FNR { if (!/^#/) a[FNR] = $0; next }
+	     !/^#/ { if (!(FNR in a)) exit 1; split(a[FNR], x, " expires ");
+		     split($0, y, " expires ");
+		     if (x[1] != y[1]) exit 1;
+		     d = x[2] - y[2]; if (d < -1 || d > 1) exit 1; n++ }
+	     END { exit n != want }' "$1" "$2"
+}
+
 # not CMD...: succeeds if CMD fails (for within, which runs one command).
 not()
 {

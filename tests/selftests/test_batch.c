@@ -8,7 +8,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,10 +19,9 @@
 #include <sys/wait.h>
 #include <linux/cfilter.h>
 
-#include "reload.h"
+#include "helpers.h"
 #include "kselftest_harness.h"
 
-#define NOBODY		65534
 #define N		1000	/* more than one kernel step of 256 keys */
 #define MILLION		1000000
 
@@ -269,49 +267,33 @@ TEST_F(batch, bad_pointers_are_efault_and_nothing_applied)
 
 /* What an unprivileged caller saw: 0 or errno per op. */
 struct unpriv_result {
-	int add, del, test, setup;
+	int add, del, test;
 	__s32 test_result;
 };
 
-static void unpriv_child(int fd, int pipe_fd, struct cfilter_key *key)
+/* run_as_nobody()'s child: @arg is two keys, the first one in the filter. */
+static void unpriv_child(int fd, const void *arg, void *result)
 {
-	struct unpriv_result r = { 0 };
+	const struct cfilter_key *key = arg;
+	struct unpriv_result *r = result;
 	struct cfilter_batch b;
 	__s32 res = 12345;
 
-	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
-	    setresuid(NOBODY, NOBODY, NOBODY))
-		r.setup = errno;
-	r.add = cf_batch(fd, CFILTER_BATCH_ADD, key + 1, &res, 1, &b);
-	r.del = cf_batch(fd, CFILTER_BATCH_DEL, key, &res, 1, &b);
-	r.test = cf_batch(fd, CFILTER_BATCH_TEST, key, &res, 1, &b);
-	r.test_result = res;
-	if (write(pipe_fd, &r, sizeof(r)) != sizeof(r))
-		_exit(1);
-	_exit(0);
+	r->add = cf_batch(fd, CFILTER_BATCH_ADD, key + 1, &res, 1, &b);
+	r->del = cf_batch(fd, CFILTER_BATCH_DEL, key, &res, 1, &b);
+	r->test = cf_batch(fd, CFILTER_BATCH_TEST, key, &res, 1, &b);
+	r->test_result = res;
 }
 
 TEST_F(batch, unprivileged_add_del_are_eperm_test_works)
 {
 	struct unpriv_result r;
 	struct cfilter_batch b;
-	int pipefd[2], status;
-	pid_t pid;
 
 	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_ADD, self->keys,
 			      self->results, 1, &b));
-	ASSERT_EQ(0, pipe(pipefd));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		close(pipefd[0]);
-		unpriv_child(self->fd, pipefd[1], self->keys);
-	}
-	close(pipefd[1]);
-	ASSERT_EQ((ssize_t)sizeof(r), read(pipefd[0], &r, sizeof(r)));
-	close(pipefd[0]);
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_EQ(0, r.setup);
+	ASSERT_EQ(0, run_as_nobody(unpriv_child, self->fd, self->keys, &r,
+				   sizeof(r)));
 	EXPECT_EQ(EPERM, r.add);
 	EXPECT_EQ(EPERM, r.del);
 	EXPECT_EQ(0, r.test);

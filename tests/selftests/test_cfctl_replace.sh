@@ -143,12 +143,7 @@ expect "replace with the saved file: exit 0" 0 \
 "$CFCTL" save >"$L.again"
 # Entries and sources alike; each deadline within a second of the first.
 expect "... every source, entry and deadline back, and only those" 0 -- \
-	awk 'NR == FNR { if (!/^#/) a[FNR] = $0; next }
-	     !/^#/ { if (!(FNR in a)) exit 1; split(a[FNR], x, " expires ");
-		     split($0, y, " expires ");
-		     if (x[1] != y[1]) exit 1;
-		     d = x[2] - y[2]; if (d < -1 || d > 1) exit 1; n++ }
-	     END { exit n != 7 }' "$L.saved" "$L.again"
+	same_saves "$L.saved" "$L.again" 7
 diag_file "saved" "$L.saved"
 printf '192.0.2.1\nsource feed\n192.0.2.2 timeout 600\nsource bad/name\n192.0.2.3\n' \
 	>"$L.badsrc"

@@ -17,7 +17,7 @@
 #include <sys/ioctl.h>
 #include <linux/cfilter.h>
 
-#include "reload.h"
+#include "helpers.h"
 #include "kselftest_harness.h"
 
 #define SMALL_CAPACITY	64

@@ -8,7 +8,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -19,14 +18,12 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/wait.h>
 #include <linux/cfilter.h>
 
 #include "kselftest_harness.h"
-#include "reload.h"
+#include "helpers.h"
 
 #define MISC_MAJOR_NR	10U
-#define NOBODY		65534
 
 /*
  * A request for the address key of @type (SRC, DST, ALLOW; either family)
@@ -49,19 +46,7 @@ static struct cfilter_key_req src6(const char *addr)
 	return pfx(CFILTER_KEY_SRC6, addr);
 }
 
-FIXTURE(cf) {
-	int fd;
-};
-
-FIXTURE_SETUP(cf)
-{
-	SETUP_OPEN_EMPTY(self->fd);
-}
-
-FIXTURE_TEARDOWN(cf)
-{
-	teardown_close_empty(self->fd);
-}
+FIXTURE_EMPTY_FILTER(cf)
 
 /* In an empty filter, TEST finds @req only between its ADD and its DEL. */
 static void round_trip(struct __test_metadata *_metadata, int fd,
@@ -444,36 +429,31 @@ TEST_F(bad, bad_user_pointer_is_efault)
 /* What an unprivileged caller saw: 0 or errno per operation. */
 struct unpriv_result {
 	int add, del, clear, test, info, list, open, dump;
-	int setup;
 	__u32 listed;
 };
 
-static void unpriv_child(int fd, int pipe_fd, struct cfilter_key_req *present)
+/* run_as_nobody()'s child: @arg is the key request present in the filter. */
+static void unpriv_child(int fd, const void *arg, void *result)
 {
 	struct cfilter_key_req absent = src4("192.0.2.99");
-	struct unpriv_result r = { 0 };
+	struct cfilter_key_req present = *(const struct cfilter_key_req *)arg;
+	struct unpriv_result *r = result;
 	struct cfilter_entry entries[2];
 	struct cfilter_list l = { .entries = (uintptr_t)entries, .max = 2 };
 	struct cfilter_table t = { .type = CFILTER_KEY_SRC4 };
 	struct cfilter_info info;
 	int fd2;
 
-	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
-	    setresuid(NOBODY, NOBODY, NOBODY))
-		r.setup = errno;
-	r.add = cf_ioctl(fd, CFILTER_IOC_ADD, &absent);
-	r.del = cf_ioctl(fd, CFILTER_IOC_DEL, present);
-	r.clear = cf_ioctl(fd, CFILTER_IOC_CLEAR, NULL);
-	r.test = cf_ioctl(fd, CFILTER_IOC_TEST, present);
-	r.info = cf_info(fd, &info);
-	r.list = cf_ioctl(fd, CFILTER_IOC_LIST, &l);
-	r.listed = l.count;
-	r.dump = cf_ioctl(fd, CFILTER_IOC_DUMP, &t);
+	r->add = cf_ioctl(fd, CFILTER_IOC_ADD, &absent);
+	r->del = cf_ioctl(fd, CFILTER_IOC_DEL, &present);
+	r->clear = cf_ioctl(fd, CFILTER_IOC_CLEAR, NULL);
+	r->test = cf_ioctl(fd, CFILTER_IOC_TEST, &present);
+	r->info = cf_info(fd, &info);
+	r->list = cf_ioctl(fd, CFILTER_IOC_LIST, &l);
+	r->listed = l.count;
+	r->dump = cf_ioctl(fd, CFILTER_IOC_DUMP, &t);
 	fd2 = open(CFILTER_DEVICE, O_RDWR);
-	r.open = fd2 < 0 ? errno : 0;
-	if (write(pipe_fd, &r, sizeof(r)) != sizeof(r))
-		_exit(1);
-	_exit(0);
+	r->open = fd2 < 0 ? errno : 0;
 }
 
 /*
@@ -484,22 +464,11 @@ static void unpriv_child(int fd, int pipe_fd, struct cfilter_key_req *present)
 TEST_F(bad, unprivileged_reads_but_cannot_write)
 {
 	struct unpriv_result r;
-	int pipefd[2], status;
-	pid_t pid;
+	int err;
 
-	ASSERT_EQ(0, pipe(pipefd));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		close(pipefd[0]);
-		unpriv_child(self->fd, pipefd[1], &self->v4);
-	}
-	close(pipefd[1]);
-	ASSERT_EQ((ssize_t)sizeof(r), read(pipefd[0], &r, sizeof(r)));
-	close(pipefd[0]);
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_EQ(0, r.setup) TH_LOG("dropping to uid %d: %s", NOBODY,
-				     strerror(r.setup));
+	err = run_as_nobody(unpriv_child, self->fd, &self->v4, &r, sizeof(r));
+	ASSERT_EQ(0, err) TH_LOG("dropping to uid %d: %s", NOBODY,
+				 err < 0 ? "no child reported" : strerror(err));
 	EXPECT_EQ(EPERM, r.add);
 	EXPECT_EQ(EPERM, r.del);
 	EXPECT_EQ(EPERM, r.clear);

@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <linux/cfilter.h>
 
-#include "reload.h"
+#include "helpers.h"
 #include "kselftest_harness.h"
 
 #define N	1000

@@ -288,12 +288,7 @@ expect "load of the saved file: exit 0, every holding" 0 \
 	-o "loaded 11 entries (11 added" -- "$CFCTL" load "$L.saved2"
 "$CFCTL" save >"$L.again2"
 expect "... save, clear, load: every source, entry and deadline back" 0 -- \
-	awk 'NR == FNR { if (!/^#/) a[FNR] = $0; next }
-	     !/^#/ { if (!(FNR in a)) exit 1; split(a[FNR], x, " expires ");
-		     split($0, y, " expires ");
-		     if (x[1] != y[1]) exit 1;
-		     d = x[2] - y[2]; if (d < -1 || d > 1) exit 1; n++ }
-	     END { exit n != 16 }' "$L.saved2" "$L.again2"
+	same_saves "$L.saved2" "$L.again2" 16
 diag_file "saved" "$L.saved2"
 
 # Bad lines of the new kinds: exit 2, FILE:LINE: and the word; nothing loaded.

@@ -24,7 +24,7 @@
 #include <sys/ioctl.h>
 #include <linux/cfilter.h>
 
-#include "reload.h"
+#include "helpers.h"
 #include "kselftest_harness.h"
 
 #define FP_ADDED	50000

@@ -8,7 +8,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -18,7 +17,6 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/ioctl.h>
-#include <sys/wait.h>
 #include <linux/cfilter.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -29,9 +27,8 @@
 #include "cfilter.skel.h"
 #include "xdp_stats.h"
 #include "kselftest_harness.h"
-#include "reload.h"
+#include "helpers.h"
 
-#define NOBODY	65534
 
 /* An IPv4 address key of @type (SRC4, DST4, ALLOW4) for @addr. */
 static struct cfilter_key_req key4(__u8 type, const char *addr, __u32 flags)
@@ -74,19 +71,7 @@ static int cf_match(int fd, const char *saddr, const char *daddr)
 	return CFILTER_VERDICT_KIND(mr.verdict);
 }
 
-FIXTURE(rp) {
-	int fd;
-};
-
-FIXTURE_SETUP(rp)
-{
-	SETUP_OPEN_EMPTY(self->fd);
-}
-
-FIXTURE_TEARDOWN(rp)
-{
-	teardown_close_empty(self->fd);
-}
+FIXTURE_EMPTY_FILTER(rp)
 
 TEST_F(rp, stage_commit_abort_errnos)
 {
@@ -266,39 +251,28 @@ TEST_F(rp, clear_leaves_a_staged_set_alone)
 }
 
 struct unpriv_result {
-	int setup, stage, commit, abort, test_staged;
+	int stage, commit, abort, test_staged;
 };
+
+/* run_as_nobody()'s child, with 192.0.2.2 in the staged set. */
+static void unpriv_child(int fd, const void *arg, void *result)
+{
+	struct unpriv_result *r = result;
+
+	r->stage = cf_ioctl(fd, CFILTER_IOC_STAGE, NULL);
+	r->commit = cf_ioctl(fd, CFILTER_IOC_COMMIT, NULL);
+	r->abort = cf_ioctl(fd, CFILTER_IOC_ABORT, NULL);
+	r->test_staged = TST(fd, SRC4, "192.0.2.2", STAGED);
+}
 
 TEST_F(rp, unprivileged_cannot_stage_commit_or_abort)
 {
 	struct unpriv_result r;
-	int pipefd[2], status;
-	pid_t pid;
 
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_STAGE, NULL));
 	ASSERT_EQ(0, ADD(self->fd, SRC4, "192.0.2.2", STAGED));
-	ASSERT_EQ(0, pipe(pipefd));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		memset(&r, 0, sizeof(r));
-		close(pipefd[0]);
-		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
-		    setresuid(NOBODY, NOBODY, NOBODY))
-			r.setup = errno;
-		r.stage = cf_ioctl(self->fd, CFILTER_IOC_STAGE, NULL);
-		r.commit = cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL);
-		r.abort = cf_ioctl(self->fd, CFILTER_IOC_ABORT, NULL);
-		r.test_staged = TST(self->fd, SRC4, "192.0.2.2", STAGED);
-		if (write(pipefd[1], &r, sizeof(r)) != sizeof(r))
-			_exit(1);
-		_exit(0);
-	}
-	close(pipefd[1]);
-	ASSERT_EQ((ssize_t)sizeof(r), read(pipefd[0], &r, sizeof(r)));
-	close(pipefd[0]);
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_EQ(0, r.setup);
+	ASSERT_EQ(0, run_as_nobody(unpriv_child, self->fd, NULL, &r,
+				   sizeof(r)));
 	EXPECT_EQ(EPERM, r.stage);
 	EXPECT_EQ(EPERM, r.commit);
 	EXPECT_EQ(EPERM, r.abort);

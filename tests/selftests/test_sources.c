@@ -13,7 +13,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,13 +22,11 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/ioctl.h>
-#include <sys/wait.h>
 #include <linux/cfilter.h>
 
 #include "kselftest_harness.h"
-#include "reload.h"
+#include "helpers.h"
 
-#define NOBODY		65534
 #define STAGED		CFILTER_F_STAGED
 #define ALL		CFILTER_F_ALL_SOURCES
 /* Polling interval of the tests that wait for an expiry. */
@@ -377,19 +374,7 @@ static long long wait_gone(int fd, const struct cfilter_key *key, __u32 flags,
 	}
 }
 
-FIXTURE(src) {
-	int fd;
-};
-
-FIXTURE_SETUP(src)
-{
-	SETUP_OPEN_EMPTY(self->fd);
-}
-
-FIXTURE_TEARDOWN(src)
-{
-	teardown_close_empty(self->fd);
-}
+FIXTURE_EMPTY_FILTER(src)
 
 TEST_F(src, two_sources_hold_an_address_until_both_delete_it)
 {
@@ -1694,9 +1679,24 @@ TEST_F(src, bad_pointers_are_efault)
 
 /* What a caller without CAP_NET_ADMIN saw. */
 struct unpriv_result {
-	int setup, flush, stage, sources, list, test;
+	int flush, stage, sources, list, test;
 	__u32 nsources;
 };
+
+/* run_as_nobody()'s child: @arg is a key source "feed" holds. */
+static void unpriv_child(int fd, const void *arg, void *result)
+{
+	struct unpriv_result *r = result;
+	struct cfilter_sources s;
+	struct cfilter_entry e[2];
+
+	r->flush = cf_flush(fd, "feed");
+	r->stage = cf_stage_source(fd, "feed");
+	r->sources = cf_sources(fd, 0, &s);
+	r->nsources = s.count;
+	r->list = list_holdings(fd, "feed", e, 2);
+	r->test = cf_test(fd, arg, "feed");
+}
 
 /*
  * Dropping root loses CAP_NET_ADMIN: SOURCES, LIST and TEST still read,
@@ -1706,34 +1706,9 @@ TEST_F(src, unprivileged_reads_sources_but_cannot_flush_or_stage)
 {
 	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
 	struct unpriv_result r;
-	int pipefd[2], status;
-	pid_t pid;
 
 	ASSERT_EQ(0, cf_add(self->fd, &a, "feed", 0));
-	ASSERT_EQ(0, pipe(pipefd));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		struct cfilter_sources s;
-		struct cfilter_entry e[2];
-
-		memset(&r, 0, sizeof(r));
-		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
-		    setresuid(NOBODY, NOBODY, NOBODY))
-			r.setup = errno;
-		r.flush = cf_flush(self->fd, "feed");
-		r.stage = cf_stage_source(self->fd, "feed");
-		r.sources = cf_sources(self->fd, 0, &s);
-		r.nsources = s.count;
-		r.list = list_holdings(self->fd, "feed", e, 2);
-		r.test = cf_test(self->fd, &a, "feed");
-		_exit(write(pipefd[1], &r, sizeof(r)) == sizeof(r) ? 0 : 1);
-	}
-	close(pipefd[1]);
-	ASSERT_EQ((ssize_t)sizeof(r), read(pipefd[0], &r, sizeof(r)));
-	close(pipefd[0]);
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_EQ(0, r.setup);
+	ASSERT_EQ(0, run_as_nobody(unpriv_child, self->fd, &a, &r, sizeof(r)));
 	EXPECT_EQ(EPERM, r.flush);
 	EXPECT_EQ(EPERM, r.stage);
 	EXPECT_EQ(0, r.sources);

@@ -44,7 +44,7 @@
 #include "cfilter.skel.h"
 #include "xdp_packets.h"
 #include "xdp_stats.h"
-#include "reload.h"
+#include "helpers.h"
 #include "kselftest_harness.h"
 
 #define PRESENT		1000		/* always-present sources: keys 0..999 */

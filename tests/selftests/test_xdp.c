@@ -25,7 +25,7 @@
 
 #include "cfilter.skel.h"
 #include "xdp_stats.h"
-#include "reload.h"
+#include "helpers.h"
 #include "kselftest_harness.h"
 #include "xdp_packets.h"
 

@@ -1,18 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Reloading cfilter.ko with chosen parameters, for the selftests that need
- * a module configured their way (test_full, test_modes), and the small
- * ioctl, sysfs and key helpers every C selftest shares. Reloading is only
- * possible when nothing holds the module (no XDP program using the kfunc,
- * no open /dev/cfilter): callers skip then.
+ * What every C selftest shares: the small ioctl, sysfs, key and packet
+ * helpers, fixtures that start from an empty filter, and reloading
+ * cfilter.ko with chosen parameters for the selftests that need a module
+ * configured their way (test_full, test_modes). Reloading is only possible
+ * when nothing holds the module (no XDP program using the kfunc, no open
+ * /dev/cfilter): callers skip then.
  *
  * CFILTER_KO names the module file (default /lib/modules/cfilter.ko).
  */
-#ifndef CFILTER_SELFTESTS_RELOAD_H
-#define CFILTER_SELFTESTS_RELOAD_H
+#ifndef CFILTER_SELFTESTS_HELPERS_H
+#define CFILTER_SELFTESTS_HELPERS_H
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +24,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <arpa/inet.h>
 #include <linux/cfilter.h>
 
@@ -169,6 +172,77 @@ static inline void teardown_close_empty(int fd)
 		ioctl(fd, CFILTER_IOC_CLEAR);
 		close(fd);
 	}
+}
+
+/*
+ * The fixture @name of tests that start from an empty filter, with the
+ * device open in self->fd: SETUP_OPEN_EMPTY() and teardown_close_empty().
+ */
+#define FIXTURE_EMPTY_FILTER(name)					\
+	FIXTURE(name) {							\
+		int fd;							\
+	};								\
+	FIXTURE_SETUP(name)						\
+	{								\
+		SETUP_OPEN_EMPTY(self->fd);				\
+	}								\
+	FIXTURE_TEARDOWN(name)						\
+	{								\
+		teardown_close_empty(self->fd);				\
+	}
+
+/* The user a caller without CAP_NET_ADMIN runs as. */
+#define NOBODY		65534
+
+/* Drops root for good: no groups, uid and gid nobody. Returns 0 or errno. */
+static inline int become_nobody(void)
+{
+	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+	    setresuid(NOBODY, NOBODY, NOBODY))
+		return errno;
+	return 0;
+}
+
+/*
+ * Runs @child(@fd, @arg, @result) in a process of its own that dropped root
+ * first (become_nobody()), so that it uses @fd, opened by root, as a caller
+ * without CAP_NET_ADMIN; *@result (@len bytes, zeroed before) comes back
+ * as the child left it. Returns 0, the errno of dropping root (the child
+ * then runs nothing), or -1 if no child ran or it did not report.
+ */
+static inline int run_as_nobody(void (*child)(int fd, const void *arg,
+					      void *result),
+				int fd, const void *arg, void *result,
+				size_t len)
+{
+	int pipefd[2], err = 0, status;
+	pid_t pid;
+	bool ok;
+
+	memset(result, 0, len);
+	if (pipe(pipefd))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return -1;
+	}
+	if (!pid) {
+		close(pipefd[0]);
+		err = become_nobody();
+		if (!err)
+			child(fd, arg, result);
+		_exit(write(pipefd[1], &err, sizeof(err)) == sizeof(err) &&
+		      write(pipefd[1], result, len) == (ssize_t)len ? 0 : 1);
+	}
+	close(pipefd[1]);
+	ok = read(pipefd[0], &err, sizeof(err)) == sizeof(err) &&
+	     (err || read(pipefd[0], result, len) == (ssize_t)len);
+	close(pipefd[0]);
+	if (waitpid(pid, &status, 0) != pid || !ok)
+		return -1;
+	return err;
 }
 
 /* A module parameter's value as sysfs shows it, or 0 if unreadable. */
@@ -357,4 +431,4 @@ static inline struct cfilter_pkt match_pkt(int af, const char *saddr,
 	return pkt;
 }
 
-#endif /* CFILTER_SELFTESTS_RELOAD_H */
+#endif /* CFILTER_SELFTESTS_HELPERS_H */
