@@ -24,10 +24,9 @@
 #include "keyfile.h"
 
 /*
- * Keys per BATCH call. Loading a million keys in the TCG guest took 3.0 s
- * with 256 per call and 2.5-2.8 s with 4096, 65536 or all in one: past a
- * few thousand, calls cost nothing more. 65536 bounds the results buffer
- * (256 KiB) and how far a load goes past a full filter.
+ * Keys per BATCH call: past a few thousand, calls cost a load nothing more
+ * (make bench-load); 65536 bounds the results buffer (256 KiB) and how far
+ * a load goes past a full filter.
  */
 #define LOAD_BATCH	65536
 
