@@ -1430,12 +1430,29 @@ static void print_header(const struct opts *o)
 	       "estimate, key and value bytes times entries, not what the map allocates)\n\n");
 }
 
+/*
+ * The -g that an -l, -m or -M qualifies: the last one given, which must
+ * have its -m too when @need_misses. Exits saying @usage otherwise.
+ */
+static struct geo_opt *last_geo(struct opts *o, bool need_misses,
+				const char *usage)
+{
+	struct geo_opt *g = o->ngeo ? &o->geo[o->ngeo - 1] : NULL;
+
+	if (!g || (need_misses && !g->misses)) {
+		fprintf(stderr, "xdp_bench: %s\n", usage);
+		exit(2);
+	}
+	return g;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { .packets = 32768, .passes = 3, .keys = 100000,
 			  .seed = 1 };
 	struct result res;
 	struct cfilter_bpf *cf;
+	struct geo_opt *geo;
 	unsigned int g;
 	int c, dev;
 
@@ -1465,26 +1482,18 @@ int main(int argc, char **argv)
 			o.ngeo++;
 			break;
 		case 'l':
-			if (!o.ngeo) {
-				fprintf(stderr, "xdp_bench: -l labels the -g before it\n");
-				exit(2);
-			}
-			o.geo[o.ngeo - 1].label = optarg;
+			geo = last_geo(&o, false, "-l labels the -g before it");
+			geo->label = optarg;
 			break;
 		case 'm':
-			if (!o.ngeo) {
-				fprintf(stderr, "xdp_bench: -m gives the misses of the -g before it\n");
-				exit(2);
-			}
-			o.geo[o.ngeo - 1].misses = optarg;
-			o.geo[o.ngeo - 1].miss_label = optarg;
+			geo = last_geo(&o, false,
+				       "-m gives the misses of the -g before it");
+			geo->misses = optarg;
+			geo->miss_label = optarg;
 			break;
 		case 'M':
-			if (!o.ngeo || !o.geo[o.ngeo - 1].misses) {
-				fprintf(stderr, "xdp_bench: -M labels the -m before it\n");
-				exit(2);
-			}
-			o.geo[o.ngeo - 1].miss_label = optarg;
+			geo = last_geo(&o, true, "-M labels the -m before it");
+			geo->miss_label = optarg;
 			break;
 		case 'S':
 			o.sweep = true;
