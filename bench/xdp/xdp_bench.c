@@ -142,6 +142,13 @@ static void die(const char *fmt, ...)
 	exit(1);
 }
 
+/* Empties the module, as each workload starts and ends. */
+static void clear_module(int dev)
+{
+	if (ioctl(dev, CFILTER_IOC_CLEAR))
+		die("clearing the module: %m");
+}
+
 static void *xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n, size);
@@ -720,8 +727,7 @@ static void bench_timed(const struct opts *o, int dev, struct workload *w,
 	for (pass = 0; pass < o->passes; pass++) {
 		for (i = 0; i < 2; i++) {
 			m = (i + pass) % 2;
-			if (ioctl(dev, CFILTER_IOC_CLEAR))
-				die("clearing the module: %m");
+			clear_module(dev);
 			err = batch_add_held(dev, keys, o->keys, m ? "feed" : "",
 					     m ? 86400 : 0);
 			if (err) {
@@ -800,8 +806,7 @@ static void bench_exact(const struct opts *o, int dev, int cfilter_fd,
 	}
 
 	fprintf(stderr, "xdp_bench: exact: loading the module and the maps\n");
-	if (ioctl(dev, CFILTER_IOC_CLEAR))
-		die("clearing the module: %m");
+	clear_module(dev);
 	skel = load_baseline(o->keys, o->keys, 0, o->keys);
 	empty = measure_empty(&w, o, skel, cfilter_fd);
 	rows[0] = row(PARSE_ONLY,
@@ -849,8 +854,7 @@ static void bench_exact(const struct opts *o, int dev, int cfilter_fd,
 	bench_timed(o, dev, &w, &rows[1], keys, res);
 
 	baseline_bpf__destroy(skel);
-	if (ioctl(dev, CFILTER_IOC_CLEAR))
-		die("clearing the module: %m");
+	clear_module(dev);
 	free(w.frames[HIT]);
 	free(w.frames[MISS]);
 	free(pick);
@@ -1261,8 +1265,7 @@ static void bench_geo(const struct opts *o, const struct geo_opt *g, int dev,
 			       alen == 4 ? "IPv4" : "2000::/3");
 	}
 	fprintf(stderr, "xdp_bench: %s: loading the module\n", w.title);
-	if (ioctl(dev, CFILTER_IOC_CLEAR))
-		die("clearing the module: %m");
+	clear_module(dev);
 	rows[0] = row(PARSE_ONLY, -1, false);
 	rows[1] = row("cfilter", cfilter_fd, compact);
 	/* the empty tables, made before the measurement: by their count */
@@ -1323,8 +1326,7 @@ static void bench_geo(const struct opts *o, const struct geo_opt *g, int dev,
 		res->ratio[i] = rows[1].ns[i] / rows[2].ns[i];
 	baseline_bpf__destroy(skel);
 out:
-	if (ioctl(dev, CFILTER_IOC_CLEAR))
-		die("clearing the module: %m");
+	clear_module(dev);
 	for (i = 0; i < NTRAFFIC; i++) {
 		free(w.frames[i]);
 		free(t.addr[i]);
