@@ -872,25 +872,6 @@ static int cmp_range(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* @v as @alen bytes, network order. */
-static void to_bytes(u128 v, unsigned int alen, uint8_t *out)
-{
-	unsigned int i;
-
-	for (i = alen; i-- > 0; v >>= 8)
-		out[i] = (uint8_t)v;
-}
-
-static u128 from_bytes(const uint8_t *a, unsigned int alen)
-{
-	u128 v = 0;
-	unsigned int i;
-
-	for (i = 0; i < alen; i++)
-		v = v << 8 | a[i];
-	return v;
-}
-
 static u128 rnd128(void)
 {
 	u128 hi = rnd();
@@ -952,8 +933,8 @@ static struct range *read_ranges(const char *file, unsigned int *alen,
 			if (!r)
 				die("out of memory");
 		}
-		r[n].lo = from_bytes(lo, al);
-		r[n].hi = from_bytes(hi, al);
+		r[n].lo = range_addr_num(lo, al);
+		r[n].hi = range_addr_num(hi, al);
 		n++;
 	}
 	fclose(f);
@@ -1005,8 +986,8 @@ static struct pfx *split_ranges(const struct range *r, size_t nr,
 	size_t k;
 
 	for (k = 0; k < nr; k++) {
-		to_bytes(r[k].lo, alen, lo);
-		to_bytes(r[k].hi, alen, hi);
+		range_addr_bytes(r[k].lo, lo, alen);
+		range_addr_bytes(r[k].hi, hi, alen);
 		if (range_split(lo, hi, alen, pfx_emit, &l))
 			die("splitting range %zu", k);
 	}
@@ -1120,7 +1101,7 @@ static void geo_traffic(struct workload *w, struct geo_traffic *t,
 					    rnd128() >> 3 | (u128)1 << 125;
 			} while (tr == MISS && in_ranges(r, nr, a));
 			b = t->addr[tr] + (size_t)i * alen;
-			to_bytes(a, alen, b);
+			range_addr_bytes(a, b, alen);
 			if (alen == 4)
 				build_frame4(w->frames[tr] +
 					     (size_t)i * w->frame_len,
