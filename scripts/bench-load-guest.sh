@@ -146,16 +146,24 @@ bench_expiry() {
 	echo "$n $((t1 - due))" >"$WORK/expiry"
 }
 
+# each_line N FILE CMD...: CMD with the words of a line of FILE after it,
+# one process for each of FILE's first N lines, timed into t0 and t1.
+each_line() {
+	head -n "$1" "$2" >"$WORK/sample"
+	shift 2
+	t0=$(now)
+	while read -r line; do
+		# shellcheck disable=SC2086 # one argument per word
+		"$@" $line >/dev/null || die "$* $line failed"
+	done <"$WORK/sample"
+	t1=$(now)
+}
+
 bench_add() {
 	n=$1
 
 	cfctl clear >/dev/null
-	head -n "$n" "$WORK/v4-1000000" >"$WORK/sample"
-	t0=$(now)
-	while read -r addr; do
-		cfctl add "$addr" >/dev/null || die "cfctl add $addr failed"
-	done <"$WORK/sample"
-	t1=$(now)
+	each_line "$n" "$WORK/v4-1000000" cfctl add
 	expect_count "cfctl add x $n" "$(filter_count)" "$n"
 	record cfctl-add "$n" $((t1 - t0))
 }
@@ -164,13 +172,7 @@ bench_update() {
 	n=$1
 
 	fresh_map
-	head -n "$n" "$WORK/upd-1000000" >"$WORK/sample"
-	t0=$(now)
-	while read -r cmd; do
-		# shellcheck disable=SC2086 # one argument per word
-		bpftool $cmd || die "bpftool $cmd failed"
-	done <"$WORK/sample"
-	t1=$(now)
+	each_line "$n" "$WORK/upd-1000000" bpftool
 	expect_count "bpftool map update x $n" "$(map_count)" "$n"
 	record bpftool-update "$n" $((t1 - t0))
 }

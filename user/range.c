@@ -105,3 +105,25 @@ int range_split(const uint8_t *lo, const uint8_t *hi, unsigned int alen,
 		increment(cur, alen);
 	}
 }
+
+/*
+ * Out of line on purpose: inlined into a kselftest harness test body, which
+ * setjmp()s, the 128-bit accumulator draws -Wclobbered.
+ */
+unsigned __int128 range_addr_num(const uint8_t *a, unsigned int alen)
+{
+	unsigned __int128 v = 0;
+	unsigned int i;
+
+	for (i = 0; i < alen; i++)
+		v = v << 8 | a[i];
+	return v;
+}
+
+void range_addr_bytes(unsigned __int128 v, uint8_t *a, unsigned int alen)
+{
+	unsigned int i;
+
+	for (i = alen; i-- > 0; v >>= 8)
+		a[i] = (uint8_t)v;
+}

@@ -937,6 +937,23 @@ static void test_range_split(void)
 	}
 }
 
+/* An address as a number and back, most significant byte first. */
+static void test_range_addr_num(void)
+{
+	static const uint8_t v4[4] = { 192, 0, 2, 1 };
+	uint8_t v6[16], back[16];
+
+	ok(range_addr_num(v4, 4) == 0xc0000201, "range_addr_num: 192.0.2.1 is 0xc0000201");
+	range_addr_bytes(0xc0000201, back, 4);
+	ok(!memcmp(back, v4, 4), "range_addr_bytes: 0xc0000201 is 192.0.2.1");
+	memset(v6, 0xff, sizeof(v6));
+	ok(range_addr_num(v6, 16) == ~(unsigned __int128)0,
+	   "range_addr_num: the last IPv6 address is all ones");
+	range_addr_bytes((unsigned __int128)1 << 120 | 2, back, 16);
+	ok(back[0] == 1 && back[15] == 2 && !back[1] && !back[14],
+	   "range_addr_bytes: IPv6, the top byte first and the low one last");
+}
+
 /* Each new reason: exact text, the fix named. */
 static void test_prefix_reasons(void)
 {
@@ -1364,6 +1381,7 @@ int main(void)
 	test_prefix_entries();
 	test_widen();
 	test_range_split();
+	test_range_addr_num();
 	test_prefix_reasons();
 	test_snapshot();
 	test_decisions();

@@ -146,34 +146,18 @@ static __always_inline int run(struct xdp_md *ctx, enum lookup how)
 	return stat == STAT_DROP ? XDP_DROP : XDP_PASS;
 }
 
-SEC("xdp")
-int xdp_parse(struct xdp_md *ctx)
-{
-	return run(ctx, LOOKUP_NONE);
-}
+/* One program per lookup, for the loader to pick by name. */
+#define BASELINE_PROG(name, how)		\
+	SEC("xdp")				\
+	int name(struct xdp_md *ctx)		\
+	{					\
+		return run(ctx, how);		\
+	}
 
-SEC("xdp")
-int xdp_hash(struct xdp_md *ctx)
-{
-	return run(ctx, LOOKUP_HASH);
-}
-
-SEC("xdp")
-int xdp_lpm(struct xdp_md *ctx)
-{
-	return run(ctx, LOOKUP_LPM);
-}
-
-SEC("xdp")
-int xdp_lpm6(struct xdp_md *ctx)
-{
-	return run(ctx, LOOKUP_LPM6);
-}
-
-SEC("xdp")
-int xdp_bloom(struct xdp_md *ctx)
-{
-	return run(ctx, LOOKUP_BLOOM);
-}
+BASELINE_PROG(xdp_parse, LOOKUP_NONE)
+BASELINE_PROG(xdp_hash, LOOKUP_HASH)
+BASELINE_PROG(xdp_lpm, LOOKUP_LPM)
+BASELINE_PROG(xdp_lpm6, LOOKUP_LPM6)
+BASELINE_PROG(xdp_bloom, LOOKUP_BLOOM)
 
 char LICENSE[] SEC("license") = "GPL";

@@ -142,6 +142,13 @@ static void die(const char *fmt, ...)
 	exit(1);
 }
 
+/* Empties the module, as each workload starts and ends. */
+static void clear_module(int dev)
+{
+	if (ioctl(dev, CFILTER_IOC_CLEAR))
+		die("clearing the module: %m");
+}
+
 static void *xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n, size);
@@ -741,8 +748,7 @@ static void bench_timed(const struct opts *o, int dev, struct workload *w,
 	for (pass = 0; pass < o->passes; pass++) {
 		for (i = 0; i < 2; i++) {
 			m = (i + pass) % 2;
-			if (ioctl(dev, CFILTER_IOC_CLEAR))
-				die("clearing the module: %m");
+			clear_module(dev);
 			err = batch_add_held(dev, keys, o->keys, m ? "feed" : "",
 					     m ? 86400 : 0);
 			if (err) {
@@ -821,8 +827,7 @@ static void bench_exact(const struct opts *o, int dev, int cfilter_fd,
 	}
 
 	fprintf(stderr, "xdp_bench: exact: loading the module and the maps\n");
-	if (ioctl(dev, CFILTER_IOC_CLEAR))
-		die("clearing the module: %m");
+	clear_module(dev);
 	skel = load_baseline(o->keys, o->keys, 0, o->keys);
 	empty = measure_empty(&w, o, skel, cfilter_fd);
 	rows[0] = row(PARSE_ONLY,
@@ -870,8 +875,7 @@ static void bench_exact(const struct opts *o, int dev, int cfilter_fd,
 	bench_timed(o, dev, &w, &rows[1], keys, res);
 
 	baseline_bpf__destroy(skel);
-	if (ioctl(dev, CFILTER_IOC_CLEAR))
-		die("clearing the module: %m");
+	clear_module(dev);
 	free(w.frames[HIT]);
 	free(w.frames[MISS]);
 	free(pick);
@@ -887,25 +891,6 @@ static int cmp_range(const void *a, const void *b)
 	const struct range *x = a, *y = b;
 
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
-/* @v as @alen bytes, network order. */
-static void to_bytes(u128 v, unsigned int alen, uint8_t *out)
-{
-	unsigned int i;
-
-	for (i = alen; i-- > 0; v >>= 8)
-		out[i] = (uint8_t)v;
-}
-
-static u128 from_bytes(const uint8_t *a, unsigned int alen)
-{
-	u128 v = 0;
-	unsigned int i;
-
-	for (i = 0; i < alen; i++)
-		v = v << 8 | a[i];
-	return v;
 }
 
 static u128 rnd128(void)
@@ -969,8 +954,8 @@ static struct range *read_ranges(const char *file, unsigned int *alen,
 			if (!r)
 				die("out of memory");
 		}
-		r[n].lo = from_bytes(lo, al);
-		r[n].hi = from_bytes(hi, al);
+		r[n].lo = range_addr_num(lo, al);
+		r[n].hi = range_addr_num(hi, al);
 		n++;
 	}
 	fclose(f);
@@ -1022,8 +1007,8 @@ static struct pfx *split_ranges(const struct range *r, size_t nr,
 	size_t k;
 
 	for (k = 0; k < nr; k++) {
-		to_bytes(r[k].lo, alen, lo);
-		to_bytes(r[k].hi, alen, hi);
+		range_addr_bytes(r[k].lo, lo, alen);
+		range_addr_bytes(r[k].hi, hi, alen);
 		if (range_split(lo, hi, alen, pfx_emit, &l))
 			die("splitting range %zu", k);
 	}
@@ -1137,7 +1122,7 @@ static void geo_traffic(struct workload *w, struct geo_traffic *t,
 					    rnd128() >> 3 | (u128)1 << 125;
 			} while (tr == MISS && in_ranges(r, nr, a));
 			b = t->addr[tr] + (size_t)i * alen;
-			to_bytes(a, alen, b);
+			range_addr_bytes(a, b, alen);
 			if (alen == 4)
 				build_frame4(w->frames[tr] +
 					     (size_t)i * w->frame_len,
@@ -1282,8 +1267,7 @@ static void bench_geo(const struct opts *o, const struct geo_opt *g, int dev,
 			printf("uniform over %s outside the ranges\n",
 			       alen == 4 ? "IPv4" : "2000::/3");
 	}
-	if (ioctl(dev, CFILTER_IOC_CLEAR))
-		die("clearing the module: %m");
+	clear_module(dev);
 	skel = load_baseline(0, alen == 4 ? np : 0, alen == 16 ? np : 0, 0);
 	if (!o->sweep) {
 		fprintf(stderr, "xdp_bench: %s: the set empty\n", w.title);
@@ -1354,8 +1338,7 @@ static void bench_geo(const struct opts *o, const struct geo_opt *g, int dev,
 		res->ratio[i] = rows[1].ns[i] / rows[2].ns[i];
 out:
 	baseline_bpf__destroy(skel);
-	if (ioctl(dev, CFILTER_IOC_CLEAR))
-		die("clearing the module: %m");
+	clear_module(dev);
 	for (i = 0; i < NTRAFFIC; i++) {
 		free(w.frames[i]);
 		free(t.addr[i]);
@@ -1461,12 +1444,29 @@ static void print_header(const struct opts *o)
 	       "estimate, key and value bytes times entries, not what the map allocates)\n\n");
 }
 
+/*
+ * The -g that an -l, -m or -M qualifies: the last one given, which must
+ * have its -m too when @need_misses. Exits saying @usage otherwise.
+ */
+static struct geo_opt *last_geo(struct opts *o, bool need_misses,
+				const char *usage)
+{
+	struct geo_opt *g = o->ngeo ? &o->geo[o->ngeo - 1] : NULL;
+
+	if (!g || (need_misses && !g->misses)) {
+		fprintf(stderr, "xdp_bench: %s\n", usage);
+		exit(2);
+	}
+	return g;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { .packets = 32768, .passes = 3, .keys = 100000,
 			  .seed = 1 };
 	struct result res;
 	struct cfilter_bpf *cf;
+	struct geo_opt *geo;
 	unsigned int g;
 	int c, dev;
 
@@ -1496,26 +1496,18 @@ int main(int argc, char **argv)
 			o.ngeo++;
 			break;
 		case 'l':
-			if (!o.ngeo) {
-				fprintf(stderr, "xdp_bench: -l labels the -g before it\n");
-				exit(2);
-			}
-			o.geo[o.ngeo - 1].label = optarg;
+			geo = last_geo(&o, false, "-l labels the -g before it");
+			geo->label = optarg;
 			break;
 		case 'm':
-			if (!o.ngeo) {
-				fprintf(stderr, "xdp_bench: -m gives the misses of the -g before it\n");
-				exit(2);
-			}
-			o.geo[o.ngeo - 1].misses = optarg;
-			o.geo[o.ngeo - 1].miss_label = optarg;
+			geo = last_geo(&o, false,
+				       "-m gives the misses of the -g before it");
+			geo->misses = optarg;
+			geo->miss_label = optarg;
 			break;
 		case 'M':
-			if (!o.ngeo || !o.geo[o.ngeo - 1].misses) {
-				fprintf(stderr, "xdp_bench: -M labels the -m before it\n");
-				exit(2);
-			}
-			o.geo[o.ngeo - 1].miss_label = optarg;
+			geo = last_geo(&o, true, "-M labels the -m before it");
+			geo->miss_label = optarg;
 			break;
 		case 'S':
 			o.sweep = true;

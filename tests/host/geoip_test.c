@@ -112,29 +112,11 @@ static u128 addr_max(u32 alen)
 	return alen == 4 ? 0xffffffffU : ~(u128)0;
 }
 
-static void to_bytes(u128 v, u8 *a, u32 alen)
-{
-	u32 i;
-
-	for (i = alen; i-- > 0; v >>= 8)
-		a[i] = v;
-}
-
-static noinline u128 from_bytes(const u8 *a, u32 alen)
-{
-	u128 v = 0;
-	u32 i;
-
-	for (i = 0; i < alen; i++)
-		v = v << 8 | a[i];
-	return v;
-}
-
 static const char *show(u128 v, u32 alen, char *buf)
 {
 	u8 a[16];
 
-	to_bytes(v, a, alen);
+	range_addr_bytes(v, a, alen);
 	return inet_ntop(alen == 4 ? AF_INET : AF_INET6, a, buf,
 			 INET6_ADDRSTRLEN);
 }
@@ -192,10 +174,10 @@ static int parse_line(const FIXTURE_VARIANT(geoip) *v, char *line,
 	}
 	if (inet_pton(AF_INET6, lo, a) != 1)
 		return -1;
-	r->lo = from_bytes(a, 16);
+	r->lo = range_addr_num(a, 16);
 	if (inet_pton(AF_INET6, hi, a) != 1)
 		return -1;
-	r->hi = from_bytes(a, 16);
+	r->hi = range_addr_num(a, 16);
 	return r->lo <= r->hi ? 0 : -1;
 }
 
@@ -253,7 +235,7 @@ static int emit(const uint8_t *addr, unsigned int len, void *arg)
 			return -ENOMEM;
 	}
 	pl->p[pl->n++] = (struct pfx){
-		.addr = from_bytes(addr, pl->alen),
+		.addr = range_addr_num(addr, pl->alen),
 		.len = len,
 		.cc = pl->cc,
 	};
@@ -293,7 +275,7 @@ static void check(const FIXTURE_DATA(geoip) *self, u32 alen, u128 x,
 	u32 tag, probes;
 	u8 a[16];
 
-	to_bytes(x, a, alen);
+	range_addr_bytes(x, a, alen);
 	h = prefix_match_counted(self->s, a, &tag, &probes);
 	if (probes > t->max_probes)
 		t->max_probes = probes;
@@ -430,8 +412,8 @@ static void split_all(struct __test_metadata *_metadata,
 		const struct range *r = &self->all[n];
 		u8 lo[16], hi[16];
 
-		to_bytes(r->lo, lo, alen);
-		to_bytes(r->hi, hi, alen);
+		range_addr_bytes(r->lo, lo, alen);
+		range_addr_bytes(r->hi, hi, alen);
 		self->pl.cc = r->cc;
 		ASSERT_EQ(0, range_split(lo, hi, alen, emit, &self->pl));
 	}
@@ -454,7 +436,7 @@ static size_t insert_all(FIXTURE_DATA(geoip) *self, size_t from, int *rc)
 
 	*rc = 0;
 	for (n = from; n < self->pl.n; n++) {
-		to_bytes(self->pl.p[n].addr, a, self->pl.alen);
+		range_addr_bytes(self->pl.p[n].addr, a, self->pl.alen);
 		*rc = prefix_set_insert(self->s, a, self->pl.p[n].len, 0);
 		if (*rc)
 			break;
@@ -501,7 +483,7 @@ static void check_structure(struct __test_metadata *_metadata,
 	ref_init(&r, self->pl.alen);
 	for (n = 0; n < self->pl.n; n++) {
 		memset(a, 0, sizeof(a));
-		to_bytes(self->pl.p[n].addr, a, self->pl.alen);
+		range_addr_bytes(self->pl.p[n].addr, a, self->pl.alen);
 		ref_add(&r, a, self->pl.p[n].len, 0);
 	}
 	bad = prefix_check_set(self->s, &r) +
@@ -549,7 +531,7 @@ static void refused_rest(struct __test_metadata *_metadata,
 	ref_init(&r, alen);
 	for (n = 0; n < self->pl.n; n++) {
 		memset(a, 0, sizeof(a));
-		to_bytes(self->pl.p[n].addr, a, alen);
+		range_addr_bytes(self->pl.p[n].addr, a, alen);
 		len = self->pl.p[n].len;
 		if (n < first) {
 			ref_add(&r, a, len, 0);
@@ -597,13 +579,13 @@ static void refused(struct __test_metadata *_metadata,
 	ASSERT_EQ(-ENOSPC, rc);
 	report(self, "before the refusal");
 	d = prefix_dump(self->s, &size);
-	to_bytes(self->pl.p[n].addr, a, p->addr_len);
+	range_addr_bytes(self->pl.p[n].addr, a, p->addr_len);
 	ASSERT_EQ(-ENOSPC, prefix_set_insert(self->s, a, self->pl.p[n].len, 0));
 	ASSERT_TRUE(prefix_dump_same(self->s, d, size));
 	free(d);
 	ASSERT_FALSE(prefix_set_contains(self->s, a, self->pl.p[n].len));
 	for (m = 0; m < n; m++) {
-		to_bytes(self->pl.p[m].addr, a, p->addr_len);
+		range_addr_bytes(self->pl.p[m].addr, a, p->addr_len);
 		ASSERT_TRUE(prefix_set_contains(self->s, a,
 						self->pl.p[m].len));
 	}
@@ -667,7 +649,7 @@ TEST_F_TIMEOUT(geoip, verdicts_equal_the_ranges, 300)
 		kept += self->pl.p[n].cc != cc_of(DROPPED);
 		if (self->pl.p[n].cc != cc_of(DROPPED))
 			continue;
-		to_bytes(self->pl.p[n].addr, a, alen);
+		range_addr_bytes(self->pl.p[n].addr, a, alen);
 		ASSERT_EQ(0, prefix_set_delete(self->s, a, self->pl.p[n].len));
 	}
 	self->dropped = true;

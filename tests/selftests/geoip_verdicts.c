@@ -91,29 +91,11 @@ static u128 addr_max(const struct family *f)
 	return f->alen == 4 ? 0xffffffffU : ~(u128)0;
 }
 
-static void to_bytes(u128 v, __u8 *a, unsigned int alen)
-{
-	unsigned int i;
-
-	for (i = alen; i-- > 0; v >>= 8)
-		a[i] = v;
-}
-
-static u128 from_bytes(const __u8 *a, unsigned int alen)
-{
-	u128 v = 0;
-	unsigned int i;
-
-	for (i = 0; i < alen; i++)
-		v = v << 8 | a[i];
-	return v;
-}
-
 static const char *show(const struct family *f, u128 v, char *buf)
 {
 	__u8 a[16];
 
-	to_bytes(v, a, f->alen);
+	range_addr_bytes(v, a, f->alen);
 	return inet_ntop(f->af, a, buf, INET6_ADDRSTRLEN);
 }
 
@@ -159,8 +141,8 @@ static int load(const char *path)
 		if (inet_pton(f->af, line, lo) != 1 ||
 		    inet_pton(f->af, dash + 1, hi) != 1)
 			goto bad;
-		r.lo = from_bytes(lo, f->alen);
-		r.hi = from_bytes(hi, f->alen);
+		r.lo = range_addr_num(lo, f->alen);
+		r.hi = range_addr_num(hi, f->alen);
 		if (r.lo > r.hi || (f->n && r.lo <= f->r[f->n - 1].hi))
 			goto bad;
 		if (f->n == f->cap) {
@@ -196,7 +178,7 @@ struct piece_find {
 static int find_piece(const uint8_t *addr, unsigned int len, void *arg)
 {
 	struct piece_find *pf = arg;
-	u128 a = from_bytes(addr, pf->alen), span;
+	u128 a = range_addr_num(addr, pf->alen), span;
 
 	span = len ? ((u128)1 << (8 * pf->alen - len)) - 1 : ~(u128)0;
 	if (pf->x < a || pf->x > a + span)
@@ -222,8 +204,8 @@ static int expected(const struct family *f, u128 x)
 	}
 	if (!lo || x > f->r[lo - 1].hi)
 		return CFILTER_PASS;
-	to_bytes(f->r[lo - 1].lo, a, f->alen);
-	to_bytes(f->r[lo - 1].hi, b, f->alen);
+	range_addr_bytes(f->r[lo - 1].lo, a, f->alen);
+	range_addr_bytes(f->r[lo - 1].hi, b, f->alen);
 	range_split(a, b, f->alen, find_piece, &pf);
 	return pf.full ? CFILTER_DROP_SRC : CFILTER_DROP_PREFIX;
 }
@@ -305,7 +287,7 @@ static int do_match(int dev, u64 n)
 				x = r->hi + 1;
 			else
 				continue;
-			to_bytes(x, mr.pkt.saddr, f->alen);
+			range_addr_bytes(x, mr.pkt.saddr, f->alen);
 			if (ioctl(dev, CFILTER_IOC_MATCH, &mr)) {
 				fprintf(stderr, "geoip_verdicts: MATCH: %s\n",
 					strerror(errno));

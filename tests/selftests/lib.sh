@@ -174,6 +174,16 @@ ping_received()
 	sed -n 's/.* \([0-9]*\) packets received.*/\1/p;s/.* \([0-9]*\) received.*/\1/p' "$1"
 }
 
+# expect_flood_blocked NAME: one test case, the ping whose summary is in
+# $tap_tmp/flood sent at least 20 echo requests and got no reply.
+expect_flood_blocked()
+{
+	_sent=$(ping_sent "$tap_tmp/flood")
+	_got=$(ping_received "$tap_tmp/flood")
+	expect "$1, none of ${_sent:-?} echo requests got through" 0 -- \
+		test "${_sent:-0}" -ge 20 -a "${_got:-1}" = 0
+}
+
 # Namespace $NS joined to the root namespace by $VETH <-> $VETH_PEER, with
 # documentation addresses on both ends (no duplicate address detection, so
 # IPv6 works at once).

@@ -49,6 +49,17 @@ grew()
 	test "$(stat_value "$1")" -gt "$2"
 }
 
+# expect_dropped NAME COUNTER STATUS CMD...: two test cases, CMD (whose
+# traffic is dropped) exits with STATUS, and COUNTER grows by it.
+expect_dropped()
+{
+	_dname=$1 _counter=$2 _status=$3
+	shift 3
+	_count=$(stat_value "$_counter")
+	expect "$_dname" "$_status" -- "$@"
+	expect "$_dname: counted as $_counter" 0 -- grew "$_counter" "$_count"
+}
+
 # Servers in the root namespace: a TCP listener that accepts and closes
 # every connection, and a UDP echo on both addresses.
 servers_start()
@@ -68,10 +79,8 @@ tcp_cases()
 		tcp_from_ns "$HOST4" 41000
 	expect "tcp: add the flow of port 41001" 0 -- \
 		"$CFCTL" add tcp "$PEER4:41001" "$HOST4:$TCP_PORT"
-	n=$(stat_value dropped_flow)
-	expect "tcp: connect from the blocked flow fails" nonzero -- \
-		tcp_from_ns "$HOST4" 41001
-	expect "tcp: dropped_flow counts its SYNs" 0 -- grew dropped_flow "$n"
+	expect_dropped "tcp: connect from the blocked flow fails" \
+		dropped_flow nonzero tcp_from_ns "$HOST4" 41001
 	expect "tcp: another source port of the same host passes" 0 -- \
 		tcp_from_ns "$HOST4" 41002
 	expect "tcp: IPv6 passes" 0 -- tcp_from_ns "$HOST6" 41001
@@ -91,10 +100,8 @@ udp_cases()
 		udp_from_ns "$PEER4" 42000 "$HOST4"
 	expect "udp: add the flow of port 42001" 0 -- \
 		"$CFCTL" add udp "$PEER4:42001" "$HOST4:$UDP_PORT"
-	n=$(stat_value dropped_flow)
-	expect "udp: the blocked flow gets no echo" 1 -- \
+	expect_dropped "udp: the blocked flow gets no echo" dropped_flow 1 \
 		udp_from_ns "$PEER4" 42001 "$HOST4"
-	expect "udp: dropped_flow counts it" 0 -- grew dropped_flow "$n"
 	expect "udp: another source port passes" 0 -- \
 		udp_from_ns "$PEER4" 42002 "$HOST4"
 	expect "udp: add the IPv6 flow" 0 -- \
@@ -164,10 +171,8 @@ prefix_cases()
 		"$CFCTL" del allow 192.0.2.2/31
 	expect "prefix: add the peer's address too" 0 -- "$CFCTL" add "$PEER4"
 	expect "prefix: del 192.0.2.0/24" 0 -- "$CFCTL" del 192.0.2.0/24
-	n=$(stat_value dropped_src)
-	expect "prefix: the address entry still drops" 1 -- \
+	expect_dropped "prefix: the address entry still drops" dropped_src 1 \
 		udp_from_ns "$PEER4" 45003 "$HOST4"
-	expect "prefix: counted as dropped_src" 0 -- grew dropped_src "$n"
 	expect "prefix: del the address" 0 -- "$CFCTL" del "$PEER4"
 	expect "prefix: UDP passes again" 0 -- \
 		udp_from_ns "$PEER4" 45004 "$HOST4"
@@ -201,10 +206,8 @@ dst_cases()
 		"$CFCTL" attach --match-dst "$VETH" --mode generic
 	expect "dst: now an added dst entry comes without the note" 0 \
 		-O "note: dst" -- sh -c '"$0" add dst 198.51.100.99 2>&1 && "$0" del dst 198.51.100.99' "$CFCTL"
-	n=$(stat_value dropped_dst)
-	expect "dst: UDP to the blocked destination fails" 1 -- \
+	expect_dropped "dst: UDP to the blocked destination fails" dropped_dst 1 \
 		udp_from_ns "$PEER4" 44001 "$HOST4"
-	expect "dst: counted as dropped_dst" 0 -- grew dropped_dst "$n"
 	expect "dst: allow the peer: passes" 0 -- "$CFCTL" allow "$PEER4"
 	expect "dst: UDP from the allowed source passes" 0 -- \
 		udp_from_ns "$PEER4" 44002 "$HOST4"

@@ -40,35 +40,40 @@ static int cf_key_ioctl(int fd, unsigned long cmd, struct cfilter_key key)
 	return cf_ioctl(fd, cmd, &req);
 }
 
+FIXTURE(small) {
+	int fd;
+	/* What fill() left: the keys stored, the index of the one refused. */
+	unsigned long long stored;
+	unsigned int failed;
+};
+
 /*
- * Adds keys 0, 1, ... until ADD fails, which must be with ENOSPC. Returns
+ * Adds keys 0, 1, ... until ADD fails, which must be with ENOSPC. Records
  * the index of the key that failed, and the number of keys actually stored
- * in @stored (in compact mode, an EEXIST for a key indistinguishable from
- * an earlier one stores nothing).
+ * (in compact mode, an EEXIST for a key indistinguishable from an earlier
+ * one stores nothing). False, filling nothing, when the test is skipped.
  */
-static unsigned int fill(struct __test_metadata *_metadata, int fd,
-			 unsigned long long *stored)
+static bool fill(struct __test_metadata *_metadata, FIXTURE_DATA(small) *self)
 {
 	unsigned int i;
 	int err = 0;
 
-	*stored = 0;
+	if (_metadata->skip)
+		return false;
+	self->stored = 0;
 	for (i = 0; i < MAX_ADDS; i++) {
-		err = cf_add(fd, nth_key4(i));
+		err = cf_add(self->fd, nth_key4(i));
 		if (err == EEXIST)
 			continue;
 		if (err)
 			break;
-		(*stored)++;
+		self->stored++;
 	}
-	ASSERT_EQ(ENOSPC, err) TH_LOG("after %u adds (%llu stored): %s",
-				      i, *stored, strerror(err));
-	return i;
+	self->failed = i;
+	EXPECT_EQ(ENOSPC, err) TH_LOG("after %u adds (%llu stored): %s",
+				      i, self->stored, strerror(err));
+	return err == ENOSPC;
 }
-
-FIXTURE(small) {
-	int fd;
-};
 
 FIXTURE_VARIANT(small) {
 	const char *params;
@@ -139,37 +144,36 @@ TEST_F(small, geometry_follows_capacity_param)
  */
 TEST_F(small, full_filter_is_enospc_and_keeps_every_key)
 {
-	unsigned long long stored;
 	struct cfilter_info info;
-	unsigned int failed, i;
+	unsigned int i;
 
-	if (_metadata->skip)
+	if (!fill(_metadata, self))
 		return;
-	failed = fill(_metadata, self->fd, &stored);
-	EXPECT_LE((unsigned long long)SMALL_CAPACITY, stored);
+	EXPECT_LE((unsigned long long)SMALL_CAPACITY, self->stored);
 	if (variant->mode == CFILTER_MODE_EXACT)
-		EXPECT_EQ(failed, stored) TH_LOG("exact mode: EEXIST for a new key");
+		EXPECT_EQ(self->failed, self->stored)
+			TH_LOG("exact mode: EEXIST for a new key");
 
 	ASSERT_EQ(0, cf_info(self->fd, &info));
-	EXPECT_EQ(stored, info.count);
+	EXPECT_EQ(self->stored, info.count);
 	EXPECT_EQ(1ULL, info.insert_failures);
 	EXPECT_EQ(0ULL, info.grows);
 	EXPECT_GE(info.capacity, info.count);
 	EXPECT_EQ(info.count * 1000000 / info.capacity, info.load_ppm);
 
-	for (i = 0; i < failed; i++)
+	for (i = 0; i < self->failed; i++)
 		ASSERT_EQ(0, cf_key_ioctl(self->fd, CFILTER_IOC_TEST, nth_key4(i)))
-			TH_LOG("key %u of %u lost after ENOSPC", i, failed);
+			TH_LOG("key %u of %u lost after ENOSPC", i, self->failed);
 	/* Still full, still nothing lost. */
-	EXPECT_EQ(ENOSPC, cf_add(self->fd, nth_key4(failed)));
+	EXPECT_EQ(ENOSPC, cf_add(self->fd, nth_key4(self->failed)));
 	ASSERT_EQ(0, cf_info(self->fd, &info));
-	EXPECT_EQ(stored, info.count);
+	EXPECT_EQ(self->stored, info.count);
 	EXPECT_EQ(2ULL, info.insert_failures);
 
 	ASSERT_EQ(0, cf_key_ioctl(self->fd, CFILTER_IOC_DEL, nth_key4(0)));
 	ASSERT_EQ(0, cf_add(self->fd, nth_key4(0)));
 	ASSERT_EQ(0, cf_info(self->fd, &info));
-	EXPECT_EQ(stored, info.count);
+	EXPECT_EQ(self->stored, info.count);
 }
 
 /* The other family's table is separate: a full IPv4 table takes IPv6 keys. */
@@ -177,33 +181,29 @@ TEST_F(small, full_ipv4_table_still_takes_ipv6)
 {
 	struct cfilter_key v6 = { .type = CFILTER_KEY_SRC6, .prefix_len = 128,
 				  .saddr = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 } };
-	unsigned long long stored;
 
-	if (_metadata->skip)
+	if (!fill(_metadata, self))
 		return;
-	fill(_metadata, self->fd, &stored);
 	EXPECT_EQ(0, cf_add(self->fd, v6));
 	EXPECT_EQ(0, cf_key_ioctl(self->fd, CFILTER_IOC_TEST, v6));
 }
 
 TEST_F(small, clear_empties_full_filter_and_resets_failures)
 {
-	unsigned long long stored;
 	struct cfilter_info info;
-	unsigned int failed, i;
+	unsigned int i;
 
-	if (_metadata->skip)
+	if (!fill(_metadata, self))
 		return;
-	failed = fill(_metadata, self->fd, &stored);
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
 	ASSERT_EQ(0, cf_info(self->fd, &info));
 	EXPECT_EQ(0ULL, info.count);
 	EXPECT_EQ(0ULL, info.insert_failures);
 	EXPECT_EQ(0U, info.load_ppm);
-	for (i = 0; i < failed; i++)
+	for (i = 0; i < self->failed; i++)
 		ASSERT_EQ(ENOENT, cf_key_ioctl(self->fd, CFILTER_IOC_TEST,
 					       nth_key4(i)));
-	EXPECT_EQ(0, cf_add(self->fd, nth_key4(failed)));
+	EXPECT_EQ(0, cf_add(self->fd, nth_key4(self->failed)));
 }
 
 /*

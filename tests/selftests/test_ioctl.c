@@ -36,6 +36,12 @@ static struct cfilter_key_req pfx(__u8 type, const char *cidr)
 	return req;
 }
 
+/* The cases of pfx() the tables below list. */
+struct typed_cidr {
+	__u8		type;
+	const char	*cidr;
+};
+
 static struct cfilter_key_req src4(const char *addr)
 {
 	return pfx(CFILTER_KEY_SRC4, addr);
@@ -44,6 +50,21 @@ static struct cfilter_key_req src4(const char *addr)
 static struct cfilter_key_req src6(const char *addr)
 {
 	return pfx(CFILTER_KEY_SRC6, addr);
+}
+
+static int cf_add(int fd, struct cfilter_key_req req)
+{
+	return cf_ioctl(fd, CFILTER_IOC_ADD, &req);
+}
+
+static int cf_del(int fd, struct cfilter_key_req req)
+{
+	return cf_ioctl(fd, CFILTER_IOC_DEL, &req);
+}
+
+static int cf_test(int fd, struct cfilter_key_req req)
+{
+	return cf_ioctl(fd, CFILTER_IOC_TEST, &req);
 }
 
 FIXTURE_EMPTY_FILTER(cf)
@@ -138,16 +159,11 @@ TEST_F(cf, clear_removes_every_key)
 
 TEST_F(cf, info_reports_geometry_and_count)
 {
-	struct cfilter_key_req req;
 	struct cfilter_info info;
-	char addr[32];
-	int i;
 
-	for (i = 1; i <= 3; i++) {
-		snprintf(addr, sizeof(addr), "2001:db8::%d", i);
-		req = src6(addr);
-		ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req));
-	}
+	ASSERT_EQ(0, cf_add(self->fd, src6("2001:db8::1")));
+	ASSERT_EQ(0, cf_add(self->fd, src6("2001:db8::2")));
+	ASSERT_EQ(0, cf_add(self->fd, src6("2001:db8::3")));
 	ASSERT_EQ(0, cf_info(self->fd, &info));
 	EXPECT_EQ(sizeof(info), info.size);
 	EXPECT_EQ(0U, info.flags);
@@ -692,27 +708,9 @@ TEST_F(bad, flow_proto_and_icmp_fields)
 	}
 }
 
-static int cf_add(int fd, struct cfilter_key_req req)
-{
-	return cf_ioctl(fd, CFILTER_IOC_ADD, &req);
-}
-
-static int cf_del(int fd, struct cfilter_key_req req)
-{
-	return cf_ioctl(fd, CFILTER_IOC_DEL, &req);
-}
-
-static int cf_test(int fd, struct cfilter_key_req req)
-{
-	return cf_ioctl(fd, CFILTER_IOC_TEST, &req);
-}
-
 TEST_F(bad, malformed_prefixes_refused)
 {
-	static const struct {
-		__u8		type;
-		const char	*cidr;
-	} cases[] = {
+	static const struct typed_cidr cases[] = {
 		{ CFILTER_KEY_SRC4, "192.0.2.1/24" },	/* host bit in byte 3 */
 		{ CFILTER_KEY_SRC4, "192.0.2.128/24" },
 		{ CFILTER_KEY_SRC4, "192.0.3.0/23" },	/* bit 23 of a /23 */
@@ -749,10 +747,7 @@ TEST_F(bad, malformed_prefixes_refused)
 
 TEST_F(cf, prefixes_of_every_address_type_round_trip)
 {
-	static const struct {
-		__u8		type;
-		const char	*cidr;
-	} cases[] = {
+	static const struct typed_cidr cases[] = {
 		{ CFILTER_KEY_SRC4, "192.0.2.0/24" },
 		{ CFILTER_KEY_SRC4, "0.0.0.0/0" },
 		{ CFILTER_KEY_SRC4, "10.0.0.0/7" },
@@ -806,6 +801,18 @@ TEST_F(cf, test_is_exact_for_prefixes)
 	EXPECT_EQ(2, cf_count(self->fd));
 }
 
+/* TYPE_INFO's @ti counts these keys, prefixes, markers and lengths. */
+static void expect_type_counts(struct __test_metadata *_metadata,
+			       const struct cfilter_type_info *ti,
+			       __u64 count, __u64 prefixes, __u64 markers,
+			       unsigned int lengths, const char *when)
+{
+	EXPECT_EQ(count, ti->count) TH_LOG("%s", when);
+	EXPECT_EQ(prefixes, ti->prefixes) TH_LOG("%s", when);
+	EXPECT_EQ(markers, ti->prefix_markers) TH_LOG("%s", when);
+	EXPECT_EQ(lengths, ti->lengths) TH_LOG("%s", when);
+}
+
 TEST_F(cf, type_info_reports_a_types_tables)
 {
 	static const char * const cidrs[] = {
@@ -817,8 +824,7 @@ TEST_F(cf, type_info_reports_a_types_tables)
 	size_t i;
 
 	ASSERT_EQ(0, cf_type_info(self->fd, CFILTER_KEY_SRC4, 0, &ti));
-	EXPECT_EQ(0U, ti.count);
-	EXPECT_EQ(0U, ti.lengths);
+	expect_type_counts(_metadata, &ti, 0, 0, 0, 0, "empty");
 	/* the address table, then the four levels of the /17../31 subtree */
 	EXPECT_EQ(5U, ti.probes);
 	EXPECT_LT(0U, ti.capacity);
@@ -832,22 +838,16 @@ TEST_F(cf, type_info_reports_a_types_tables)
 
 	ASSERT_EQ(0, cf_type_info(self->fd, CFILTER_KEY_SRC4, 0, &ti));
 	EXPECT_EQ(CFILTER_KEY_SRC4, ti.type);
-	EXPECT_EQ(8U, ti.count);
-	EXPECT_EQ(6U, ti.prefixes);
-	EXPECT_EQ(6U, ti.lengths);
 	/*
 	 * Markers at the shorter ancestors of each length (lo(m) = m -
 	 * lowbit(m)): /12 and /10 at /8, /24 at /16, /25 at /24 and /16.
 	 */
-	EXPECT_EQ(5U, ti.prefix_markers);
+	expect_type_counts(_metadata, &ti, 8, 6, 5, 6, "SRC4 added");
 	EXPECT_EQ(5U, ti.probes);
 
 	ASSERT_EQ(0, cf_type_info(self->fd, CFILTER_KEY_FLOW4, 0, &flow));
-	EXPECT_EQ(1U, flow.count);
-	EXPECT_EQ(0U, flow.prefixes);
-	EXPECT_EQ(0U, flow.prefix_markers);
+	expect_type_counts(_metadata, &flow, 1, 0, 0, 0, "FLOW4");
 	EXPECT_EQ(0U, flow.probes);
-	EXPECT_EQ(0U, flow.lengths);
 
 	/* INFO sums the types: counts with prefixes, and the markers. */
 	ASSERT_EQ(0, cf_info(self->fd, &info));
@@ -860,10 +860,7 @@ TEST_F(cf, type_info_reports_a_types_tables)
 	for (i = 0; i < ARRAY_SIZE(cidrs); i++)
 		ASSERT_EQ(0, cf_del(self->fd, pfx(CFILTER_KEY_SRC4, cidrs[i])));
 	ASSERT_EQ(0, cf_type_info(self->fd, CFILTER_KEY_SRC4, 0, &ti));
-	EXPECT_EQ(2U, ti.count);
-	EXPECT_EQ(0U, ti.prefixes);
-	EXPECT_EQ(0U, ti.prefix_markers);
-	EXPECT_EQ(0U, ti.lengths);
+	expect_type_counts(_metadata, &ti, 2, 0, 0, 0, "prefixes deleted");
 	ASSERT_EQ(0, cf_info(self->fd, &info));
 	EXPECT_EQ(3U, info.count);
 	EXPECT_EQ(0U, info.prefixes);
@@ -984,10 +981,7 @@ static const struct {
 /* The set of keys match_cases[] runs against. */
 static void add_match_keys(struct __test_metadata *_metadata, int fd)
 {
-	static const struct {
-		__u8		type;
-		const char	*cidr;
-	} keys[] = {
+	static const struct typed_cidr keys[] = {
 		{ CFILTER_KEY_SRC4, "10.0.0.0/8" },
 		{ CFILTER_KEY_SRC4, "10.1.0.0/16" },
 		{ CFILTER_KEY_SRC4, "100.64.0.0/10" },

@@ -84,6 +84,21 @@ FIXTURE_TEARDOWN(list)
 	teardown_close_empty(self->fd);
 }
 
+/* Adds the @n keys @keys in one batch: all of them new. */
+static void add_keys(struct __test_metadata *_metadata, int fd,
+		     const struct cfilter_key *keys, __u32 n)
+{
+	__s32 *results = calloc(n, sizeof(*results));
+	struct cfilter_batch b;
+	int err;
+
+	ASSERT_NE(NULL, results);
+	err = cf_batch(fd, CFILTER_BATCH_ADD, keys, results, n, &b);
+	free(results);
+	ASSERT_EQ(0, err);
+	ASSERT_EQ(n, b.first_error);
+}
+
 /* Lists everything with @max keys per call; returns the number listed. */
 static unsigned int list_all(struct __test_metadata *_metadata, int fd,
 			     struct cfilter_key *got, unsigned int room,
@@ -132,24 +147,16 @@ TEST_F(list, empty_filter_lists_nothing)
 /* Adds the set, lists it seven keys at a time, and compares. */
 TEST_F(list, round_trip_with_small_max)
 {
-	struct cfilter_batch b;
-	__s32 results[N];
-
-	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_ADD, self->keys, results,
-			      N, &b));
-	ASSERT_EQ((__u32)N, b.first_error);
+	add_keys(_metadata, self->fd, self->keys, N);
 	expect_listed(_metadata, self->fd, self->keys, N, self->got, 7);
 }
 
 TEST_F(list, one_call_with_room_for_all)
 {
-	struct cfilter_batch b;
-	__s32 results[N];
 	struct where w = { 0 };
 	__u32 count;
 
-	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_ADD, self->keys, results,
-			      N, &b));
+	add_keys(_metadata, self->fd, self->keys, N);
 	EXPECT_EQ(0, cf_list(self->fd, self->got, N + 1, &w, &count));
 	EXPECT_EQ((__u32)N, count);
 	EXPECT_EQ(0, cf_list(self->fd, self->got, N + 1, &w, &count));
@@ -162,8 +169,7 @@ TEST_F(list, follows_deletes)
 	struct cfilter_batch b;
 	__s32 results[N];
 
-	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_ADD, self->keys, results,
-			      N, &b));
+	add_keys(_metadata, self->fd, self->keys, N);
 	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_DEL, self->keys, results,
 			      N / 2, &b));
 	expect_listed(_metadata, self->fd, self->keys + N / 2, N - N / 2,
@@ -180,21 +186,16 @@ TEST_F(list, growth_between_calls_is_estale_then_exact)
 	struct cfilter_key *more, *got;
 	unsigned int i, total, grow_keys;
 	struct where w = { 0 };
-	struct cfilter_batch b;
-	__s32 *results;
 	__u32 count;
 
 	/* More keys than all the slots: the IPv4 table must grow. */
 	ASSERT_EQ(0, cf_info(self->fd, &before));
 	grow_keys = before.capacity;
 	more = calloc(grow_keys, sizeof(*more));
-	results = calloc(grow_keys, sizeof(*results));
 	got = calloc(N + grow_keys + 1, sizeof(*got));
 	ASSERT_NE(NULL, more);
-	ASSERT_NE(NULL, results);
 	ASSERT_NE(NULL, got);
-	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_ADD, self->keys, results,
-			      N, &b));
+	add_keys(_metadata, self->fd, self->keys, N);
 
 	ASSERT_EQ(0, cf_list(self->fd, got, 100, &w, &count));
 	ASSERT_EQ(100U, count);
@@ -202,9 +203,7 @@ TEST_F(list, growth_between_calls_is_estale_then_exact)
 		more[i] = nth_key4(i);
 		more[i].saddr[0] = 11;	/* not among self->keys */
 	}
-	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_ADD, more, results,
-			      grow_keys, &b));
-	ASSERT_EQ(grow_keys, b.first_error);
+	add_keys(_metadata, self->fd, more, grow_keys);
 	ASSERT_EQ(0, cf_info(self->fd, &after));
 	ASSERT_LT(before.grows, after.grows) TH_LOG("no growth: test is void");
 	EXPECT_EQ(ESTALE, cf_list(self->fd, got, 100, &w, &count));
@@ -219,20 +218,16 @@ TEST_F(list, growth_between_calls_is_estale_then_exact)
 					sizeof(*got), key_cmp))
 			TH_LOG("key %u not listed", i);
 	free(more);
-	free(results);
 	free(got);
 }
 
 /* A generation not the one the cursor belongs to is stale, exactly. */
 TEST_F(list, foreign_generation_is_estale)
 {
-	struct cfilter_batch b;
-	__s32 results[N];
 	struct where w = { 0 };
 	__u32 count;
 
-	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_ADD, self->keys, results,
-			      N, &b));
+	add_keys(_metadata, self->fd, self->keys, N);
 	ASSERT_EQ(0, cf_list(self->fd, self->got, 7, &w, &count));
 	ASSERT_EQ(7U, count);
 	w.gen ^= 1;
@@ -248,16 +243,12 @@ TEST_F(list, foreign_generation_is_estale)
 TEST_F(list, five_thousand_prefixes_list_to_the_end)
 {
 	struct cfilter_key *pfx, *got;
-	struct cfilter_batch b;
 	unsigned int i;
-	__s32 *results;
 
 	pfx = calloc(5000, sizeof(*pfx));
 	got = calloc(5001, sizeof(*got));
-	results = calloc(5000, sizeof(*results));
 	ASSERT_NE(NULL, pfx);
 	ASSERT_NE(NULL, got);
-	ASSERT_NE(NULL, results);
 	for (i = 0; i < 5000; i++) {
 		pfx[i].type = CFILTER_KEY_SRC4;
 		pfx[i].prefix_len = 24;
@@ -265,13 +256,10 @@ TEST_F(list, five_thousand_prefixes_list_to_the_end)
 		pfx[i].saddr[1] = i >> 8;
 		pfx[i].saddr[2] = i;
 	}
-	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_ADD, pfx, results, 5000,
-			      &b));
-	ASSERT_EQ(5000U, b.first_error);
+	add_keys(_metadata, self->fd, pfx, 5000);
 	expect_listed(_metadata, self->fd, pfx, 5000, got, 128);
 	free(pfx);
 	free(got);
-	free(results);
 }
 
 /* Near the default table's 95%, so that churn kicks keys and grows it. */
@@ -314,9 +302,7 @@ TEST_F(list, concurrent_writers_each_steady_key_once)
 		churn[i] = nth_key4(i);
 		churn[i].saddr[0] = 12;
 	}
-	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_ADD, steady, results,
-			      STEADY, &b));
-	ASSERT_EQ((__u32)STEADY, b.first_error);
+	add_keys(_metadata, self->fd, steady, STEADY);
 
 	ASSERT_EQ(0, pipe(go));
 	child = fork();

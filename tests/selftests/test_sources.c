@@ -164,10 +164,10 @@ source_in(const struct cfilter_sources *s, const char *name)
 	return NULL;
 }
 
-/* BATCH @op of @n keys by @source, @timeouts NULL or @n of them. */
-static int cf_batch_by(int fd, __u32 op, const char *source, __u32 flags,
-		       const struct cfilter_key *keys, const __u32 *timeouts,
-		       __s32 *results, __u32 n, struct cfilter_batch *b)
+/* @b: BATCH @op of @n keys by @source, @timeouts NULL or @n of them. */
+static void batch_req(struct cfilter_batch *b, __u32 op, const char *source,
+		      __u32 flags, const struct cfilter_key *keys,
+		      const __u32 *timeouts, __s32 *results, __u32 n)
 {
 	memset(b, 0, sizeof(*b));
 	b->op = op;
@@ -177,7 +177,25 @@ static int cf_batch_by(int fd, __u32 op, const char *source, __u32 flags,
 	b->timeouts = (uintptr_t)timeouts;
 	b->count = n;
 	set_name(b->source, source);
+}
+
+static int cf_batch_by(int fd, __u32 op, const char *source, __u32 flags,
+		       const struct cfilter_key *keys, const __u32 *timeouts,
+		       __s32 *results, __u32 n, struct cfilter_batch *b)
+{
+	batch_req(b, op, source, flags, keys, timeouts, results, n);
 	return cf_ioctl(fd, CFILTER_IOC_BATCH, b);
+}
+
+/* @l: the first LIST call for @source, with room for @max entries at @e. */
+static void list_req(struct cfilter_list *l, struct cfilter_entry *e,
+		     __u32 max, const char *source, __u32 flags)
+{
+	memset(l, 0, sizeof(*l));
+	l->entries = (uintptr_t)e;
+	l->max = max;
+	l->flags = flags;
+	set_name(l->source, source);
 }
 
 static long long timed_of(int fd)
@@ -208,11 +226,7 @@ static int list_holdings(int fd, const char *source, struct cfilter_entry *out,
 	struct cfilter_list l;
 	int err;
 
-	memset(&l, 0, sizeof(l));
-	if (source)
-		set_name(l.source, source);
-	else
-		l.flags = ALL;
+	list_req(&l, out, room, source ? source : "", source ? 0 : ALL);
 	for (;;) {
 		if (n == room)
 			return -E2BIG;
@@ -541,11 +555,7 @@ TEST_F(src, all_sources_with_a_source_name_is_einval)
 	EXPECT_EQ(EINVAL, hold(self->fd, CFILTER_IOC_TEST, &a, "admin", ALL, 0));
 	EXPECT_EQ(EINVAL, hold(self->fd, CFILTER_IOC_DEL, &a, "feed", ALL, 0));
 	EXPECT_EQ(0, hold(self->fd, CFILTER_IOC_TEST, &a, "", ALL, 0));
-	memset(&l, 0, sizeof(l));
-	l.entries = (uintptr_t)e;
-	l.max = 4;
-	l.flags = ALL;
-	set_name(l.source, "admin");
+	list_req(&l, e, 4, "admin", ALL);
 	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_LIST, &l));
 	memset(l.source, 0, sizeof(l.source));
 	EXPECT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_LIST, &l));
@@ -1491,19 +1501,13 @@ TEST_F(src, malformed_source_names_are_einval_everywhere)
 					   &sr))
 			TH_LOG("STAGE_SOURCE of %s", what);
 
-		memset(&l, 0, sizeof(l));
-		l.entries = (uintptr_t)e;
-		l.max = 4;
+		list_req(&l, e, 4, "", 0);
 		memcpy(l.source, req.source, sizeof(l.source));
 		EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_LIST, &l))
 			TH_LOG("LIST of %s", what);
 
-		memset(&b, 0, sizeof(b));
-		b.keys = (uintptr_t)&a;
-		b.results = (uintptr_t)results;
-		b.count = 1;
+		batch_req(&b, CFILTER_BATCH_ADD, "", 0, &a, NULL, results, 1);
 		memcpy(b.source, req.source, sizeof(b.source));
-		b.op = CFILTER_BATCH_ADD;
 		EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_BATCH, &b))
 			TH_LOG("BATCH ADD by %s", what);
 		b.op = CFILTER_BATCH_DEL;
@@ -1592,11 +1596,7 @@ TEST_F(src, unknown_and_misplaced_flags_are_einval)
 	EXPECT_EQ(EINVAL, cf_sources(self->fd, STAGED, &s));
 	EXPECT_EQ(EINVAL, source_req(self->fd, CFILTER_IOC_FLUSH, "feed",
 				     STAGED));
-	memset(&l, 0, sizeof(l));
-	l.entries = (uintptr_t)e;
-	l.max = 4;
-	l.flags = STAGED;
-	set_name(l.source, "feed");
+	list_req(&l, e, 4, "feed", STAGED);
 	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_LIST, &l));
 	expect_unchanged(_metadata, self->fd, &before, "bad flags");
 	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_ABORT, NULL));
@@ -1633,12 +1633,8 @@ TEST_F(src, nonzero_pad_or_reserved_is_einval)
 	s.reserved = 1;
 	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_SOURCES, &s));
 	for (j = 0; j < 3; j++) {
-		memset(&b, 0, sizeof(b));
-		b.op = CFILTER_BATCH_DEL;
-		b.keys = (uintptr_t)&a;
-		b.results = (uintptr_t)results;
-		b.count = 1;
-		set_name(b.source, "feed");
+		batch_req(&b, CFILTER_BATCH_DEL, "feed", 0, &a, NULL, results,
+			  1);
 		if (j == 0)
 			b.pad = 1;
 		else
@@ -1647,10 +1643,7 @@ TEST_F(src, nonzero_pad_or_reserved_is_einval)
 			TH_LOG("batch case %d", j);
 	}
 	for (j = 0; j < 2; j++) {
-		memset(&l, 0, sizeof(l));
-		l.entries = (uintptr_t)e;
-		l.max = 4;
-		set_name(l.source, "feed");
+		list_req(&l, e, 4, "feed", 0);
 		if (j == 0)
 			l.pad = 1;
 		else
