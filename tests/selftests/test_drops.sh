@@ -49,6 +49,8 @@ if ! veth_setup ||
 fi
 check "setup: attach to $VETH" "$CFCTL" attach "$VETH" --mode generic
 ping_from_ns_retry "$HOST4" >/dev/null 2>&1	# neighbours resolved
+# default's count survives clear, and an earlier test may have dropped for it
+default0=$(drops_of default)
 
 # "feed" names itself first: its index is the lower, so the entry it
 # shares with "jail" counts for it.
@@ -65,7 +67,7 @@ pings_from "$SHARED4" 1
 expect "jail's address: 3 drops for jail" 0 -- test "$(drops_of jail)" = 3
 expect "feed's prefix and the shared address: 3 drops for feed" 0 -- \
 	test "$(drops_of feed)" = 3
-expect "default dropped nothing" 0 -- test "$(drops_of default)" = 0
+expect "default dropped nothing" 0 -- test "$(drops_of default)" = "$default0"
 expect "stats counts per source too" 0 -o "source feed: drops 3" -- \
 	"$CFCTL" stats
 expect "-j stats names each source's drops" 0 \
