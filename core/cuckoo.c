@@ -562,6 +562,43 @@ static void cuckoo_record_store(const struct cuckoo *c, u8 *stored,
 }
 
 /*
+ * The lowest slot that cuckoo_bucket_read()'s nonzero @m flags: always one
+ * holding the fingerprint (only lanes above a match can be flagged
+ * wrongly). With 32-bit fingerprints @m merges the bucket's two words:
+ * slots 2 and 3 read as 0 and 1, whose keys sit near theirs.
+ */
+static __always_inline unsigned int cuckoo_first_lane(u32 fp_bits, u64 m)
+{
+	switch (fp_bits) {
+	case 8:
+		return __ffs64(m) / 8;
+	case 32:
+		return __ffs64(m) / 32;
+	default:
+		return __ffs64(m) / 16;
+	}
+}
+
+/*
+ * Exact mode: the key in the first slot of either loaded bucket that
+ * cuckoo_bucket_read() flagged in @m1 or @m2 (one is nonzero). Chosen
+ * without a branch: which bucket and slot hold a key is random, so a
+ * branch on it would be mispredicted about half the time.
+ */
+static __always_inline const u8 *cuckoo_first_key(const struct cuckoo *c,
+						  struct cuckoo_shape sh,
+						  const struct cuckoo_table *t,
+						  u64 b1, u64 b2, u64 m1,
+						  u64 m2)
+{
+	u64 b = m1 ? b1 : b2;
+	u64 m = m1 ? m1 : m2;
+
+	return cuckoo_key_at(c, t, b * CUCKOO_SLOTS +
+			     cuckoo_first_lane(sh.fp_bits, m));
+}
+
+/*
  * Exact mode: the stored key of loaded bucket @b that has @fp and equals
  * @key, or NULL.
  */
@@ -597,6 +634,7 @@ static __always_inline bool cuckoo_probe(const struct cuckoo *c,
 					 const void *key, const u8 **stored)
 {
 	u64 w1[2], w2[2], m1, m2;
+	const u8 *first;
 
 	m1 = cuckoo_bucket_read(sh.fp_bits, t, b1, fp, w1);
 	m2 = cuckoo_bucket_read(sh.fp_bits, t, b2, fp, w2);
@@ -605,6 +643,13 @@ static __always_inline bool cuckoo_probe(const struct cuckoo *c,
 	if (!sh.exact)
 		return true;
 	smp_rmb();	/* a slot's fingerprint, then its key bytes */
+	first = cuckoo_first_key(c, sh, t, b1, b2, m1, m2);
+	if (likely(cuckoo_key_equal(sh.key_len, first, key))) {
+		if (stored)
+			*stored = first;
+		return true;
+	}
+	/* Another key with @fp came first: look at every slot. */
 	if (!stored)
 		return (m1 && cuckoo_confirm(c, sh, t, b1, w1, fp, key)) ||
 		       (m2 && cuckoo_confirm(c, sh, t, b2, w2, fp, key));
@@ -815,10 +860,10 @@ bool cuckoo_lookup(const struct cuckoo *c, const void *key, u32 *val)
  * in exact mode a key), and the CPU overlaps the misses of only as many
  * lookups as its window holds the instructions of: one or two. A batch
  * hashes all its keys and prefetches every bucket first, so that their
- * misses are in flight together; in exact mode it then peeks at the
- * buckets to prefetch the key a matching fingerprint points to; and only
- * then runs, key by key, the single lookup's versioned read, which alone
- * decides each answer. All of a batch reads the table it started with:
+ * misses are in flight together, and only then reads them (in exact mode
+ * in two passes, the keys too: see cuckoo_batch_once()), each key under
+ * the single lookup's version protocol. All of a batch reads the table it
+ * started with:
  * the call is as one longer lookup, and a table swapped in meanwhile holds
  * every key that was present throughout (see the top of this file).
  */
@@ -838,49 +883,92 @@ cuckoo_bucket_addr(u32 fp_bits, const struct cuckoo_table *t, u64 b)
 }
 
 /*
- * The lowest slot that cuckoo_bucket_read()'s nonzero @m flags: always one
- * holding the fingerprint (only lanes above a match can be flagged
- * wrongly). With 32-bit fingerprints @m merges the bucket's two words:
- * slots 2 and 3 read as 0 and 1, whose keys sit near theirs.
+ * The batch's reads split cuckoo_read_once() in two: @fp's version, read
+ * at the start of the second pass, and the check that it held, after the
+ * key (and value) of the third. Built with CUCKOO_NO_VERSIONS, neither
+ * reads a version.
  */
-static __always_inline unsigned int cuckoo_first_lane(u32 fp_bits, u64 m)
+#ifdef CUCKOO_NO_VERSIONS
+#define CUCKOO_VERSIONS		false
+#else
+#define CUCKOO_VERSIONS		true
+#endif
+
+static __always_inline u32 cuckoo_version_start(const struct cuckoo_table *t,
+						u32 fp)
 {
-	switch (fp_bits) {
-	case 8:
-		return __ffs64(m) / 8;
-	case 32:
-		return __ffs64(m) / 32;
-	default:
-		return __ffs64(m) / 16;
-	}
+	u32 seq = CUCKOO_VERSIONS ?
+		  READ_ONCE(t->versions[fp & t->stripe_mask]) : 0;
+
+	smp_rmb();	/* the version, then the slots */
+	return seq;
+}
+
+static __always_inline bool cuckoo_version_held(const struct cuckoo_table *t,
+						u32 fp, u32 seq)
+{
+	smp_rmb();	/* slots, keys and values, then the version again */
+	return !CUCKOO_VERSIONS ||
+	       READ_ONCE(t->versions[fp & t->stripe_mask]) == (seq & ~1U);
 }
 
 /*
- * Exact mode, a hint only: an unsynchronised look at both buckets, and a
- * prefetch of the key in the first slot holding @fp (a present key's, as
- * a rule). Without such a slot it prefetches the bucket, which is cached,
- * rather than branch: batches mix hits and misses unpredictably.
+ * Exact mode, the batch's second pass: one versioned look at both buckets
+ * that settles a miss as cuckoo_read_once() would (no slot holds @fp and
+ * the version held), so an absent key costs no second look. Returns false
+ * for such a miss. Otherwise sets *@first to the key in the first slot
+ * holding @fp (a present key's, as a rule), prefetched, or to NULL if no
+ * slot does (the version moved), and returns true.
  */
-static __always_inline void cuckoo_prefetch_key(const struct cuckoo *c,
-						struct cuckoo_shape sh,
-						const struct cuckoo_table *t,
-						u64 b1, u64 b2, u32 fp)
+static __always_inline bool cuckoo_sift(const struct cuckoo *c,
+					struct cuckoo_shape sh,
+					const struct cuckoo_table *t,
+					u64 b1, u64 b2, u32 fp, u32 seq,
+					const u8 **first)
 {
-	u64 w1[2], w2[2], m1, m2, b, m;
+	u64 w1[2], w2[2], m1, m2;
 
 	m1 = cuckoo_bucket_read(sh.fp_bits, t, b1, fp, w1);
 	m2 = cuckoo_bucket_read(sh.fp_bits, t, b2, fp, w2);
-	b = m1 ? b1 : b2;
-	m = m1 ? m1 : m2;
-	prefetch(m ? (const void *)cuckoo_key_at(c, t, b * CUCKOO_SLOTS +
-					cuckoo_first_lane(sh.fp_bits, m)) :
-		     cuckoo_bucket_addr(sh.fp_bits, t, b1));
+	if (!(m1 | m2) && cuckoo_version_held(t, fp, seq))
+		return false;
+	*first = m1 | m2 ? cuckoo_first_key(c, sh, t, b1, b2, m1, m2) : NULL;
+	prefetch(*first);
+	return true;
+}
+
+/*
+ * Key @i of a batch by the single lookup's versioned read: @hits[i] and,
+ * with a value read, @vals[i]. Returns the answer.
+ */
+static __always_inline bool cuckoo_batch_read(const struct cuckoo *c,
+					      struct cuckoo_shape sh,
+					      const struct cuckoo_table *t,
+					      u64 b1, u64 b2, u32 fp,
+					      const u8 *key, u32 i, bool *hits,
+					      u32 *vals)
+{
+	u32 v = vals ? vals[i] : 0;
+	bool hit = cuckoo_read(t, c, sh, b1, b2, fp, key, vals ? &v : NULL);
+
+	hits[i] = hit;
+	if (vals)
+		vals[i] = v;
+	return hit;
 }
 
 /*
  * Up to CUCKOO_BATCH keys at @keys, key_len bytes apart: sets @hits[i]
  * and, with @vals and a hit on a filter with values, @vals[i]; returns the
  * hits.
+ *
+ * Passes, so that each one's cache misses are in flight together: hash
+ * every key and prefetch its buckets; in compact mode, read each. In
+ * exact mode, sift (which settles most misses and prefetches the keys of
+ * the rest), then answer what is left: a key equal to the one sift found
+ * finishes the read sift began (its value, then the version check, which
+ * a final hit skips as in cuckoo_read_once()); anything else takes the
+ * whole versioned read, which alone decides it.
  */
 static __always_inline u32 cuckoo_batch_once(const struct cuckoo *c,
 					     struct cuckoo_shape sh,
@@ -888,8 +976,12 @@ static __always_inline u32 cuckoo_batch_once(const struct cuckoo *c,
 					     u32 *vals)
 {
 	const struct cuckoo_table *t = rcu_dereference(c->table);
+	bool want_val = vals && c->values;
+	bool final = c->hit_final && !want_val;
 	u64 b1[CUCKOO_BATCH], b2[CUCKOO_BATCH];
-	u32 fp[CUCKOO_BATCH], i, found = 0;
+	u32 fp[CUCKOO_BATCH], seq[CUCKOO_BATCH], i, j, left = 0, found = 0;
+	const u8 *first[CUCKOO_BATCH];
+	u8 todo[CUCKOO_BATCH];
 
 	for (i = 0; i < n; i++) {
 		u64 h = cuckoo_hash_lanes(keys + i * sh.key_len, sh.key_len,
@@ -901,19 +993,39 @@ static __always_inline u32 cuckoo_batch_once(const struct cuckoo *c,
 		prefetch(cuckoo_bucket_addr(sh.fp_bits, t, b1[i]));
 		prefetch(cuckoo_bucket_addr(sh.fp_bits, t, b2[i]));
 	}
-	if (sh.exact)
+	if (!sh.exact) {
 		for (i = 0; i < n; i++)
-			cuckoo_prefetch_key(c, sh, t, b1[i], b2[i], fp[i]);
+			found += cuckoo_batch_read(c, sh, t, b1[i], b2[i], fp[i],
+						   keys + i * sh.key_len, i,
+						   hits, vals);
+		return found;
+	}
 	for (i = 0; i < n; i++) {
-		u32 v = vals ? vals[i] : 0;
-		bool hit = cuckoo_read(t, c, sh, b1[i], b2[i], fp[i],
-				       keys + i * sh.key_len,
-				       vals ? &v : NULL);
+		hits[i] = false;
+		todo[left] = i;
+		seq[left] = cuckoo_version_start(t, fp[i]);
+		left += cuckoo_sift(c, sh, t, b1[i], b2[i], fp[i], seq[left],
+				    &first[left]);
+	}
+	smp_rmb();	/* the slots sift read, then their keys */
+	for (j = 0; j < left; j++) {
+		const u8 *key;
 
-		hits[i] = hit;
-		if (vals)
-			vals[i] = v;
-		found += hit;
+		i = todo[j];
+		key = keys + i * sh.key_len;
+		if (first[j] && cuckoo_key_equal(sh.key_len, first[j], key)) {
+			u32 v = want_val ? cuckoo_val_read(c, first[j]) : 0;
+
+			if (final || cuckoo_version_held(t, fp[i], seq[j])) {
+				hits[i] = true;
+				if (want_val)
+					vals[i] = v;
+				found++;
+				continue;
+			}
+		}
+		found += cuckoo_batch_read(c, sh, t, b1[i], b2[i], fp[i], key,
+					   i, hits, vals);
 	}
 	return found;
 }
