@@ -183,7 +183,6 @@ static __always_inline bool cuckoo_probe(const struct cuckoo *c,
 					 const void *key, const u8 **stored)
 {
 	u64 w1[2], w2[2], m1, m2;
-	const u8 *first;
 
 	m1 = cuckoo_bucket_read(sh.fp_bits, t, b1, fp, w1);
 	m2 = cuckoo_bucket_read(sh.fp_bits, t, b2, fp, w2);
@@ -192,13 +191,6 @@ static __always_inline bool cuckoo_probe(const struct cuckoo *c,
 	if (!sh.exact)
 		return true;
 	smp_rmb();	/* a slot's fingerprint, then its key bytes */
-	first = cuckoo_first_key(c, sh, t, b1, b2, m1, m2);
-	if (likely(cuckoo_key_equal(sh.key_len, first, key))) {
-		if (stored)
-			*stored = first;
-		return true;
-	}
-	/* Another key with @fp came first: look at every slot. */
 	if (!stored)
 		return (m1 && cuckoo_confirm(c, sh, t, b1, w1, fp, key)) ||
 		       (m2 && cuckoo_confirm(c, sh, t, b2, w2, fp, key));
