@@ -131,8 +131,11 @@ static __always_inline unsigned int cuckoo_first_lane(u32 fp_bits, u64 m)
 /*
  * Exact mode: the key in the first slot of either loaded bucket that
  * cuckoo_bucket_read() flagged in @m1 or @m2 (one is nonzero). Chosen
- * without a branch: which bucket and slot hold a key is random, so a
- * branch on it would be mispredicted about half the time.
+ * without a branch, for batches: which bucket and slot hold a key is
+ * random, so a branch on it would be mispredicted about half the time.
+ * A single lookup branches (cuckoo_confirm()): a predicted branch lets
+ * the CPU load the key before the buckets arrive, which a batch, whose
+ * keys are prefetched a pass ahead, does not need.
  */
 static __always_inline const u8 *cuckoo_first_key(const struct cuckoo *c,
 						  struct cuckoo_shape sh,
