@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * make bench: the filter core (core/cuckoo.c) on this machine's real
+ * make bench: the filter core (core/cuckoo*.c) on this machine's real
  * hardware, against two baselines built into the same binary and measured
  * in the same run.
  *
@@ -363,7 +363,7 @@ static bool is_ref(enum subject s)
 #endif
 }
 
-/* Subjects that own a filter of the core (cuckoo.c). */
+/* Subjects that own a filter of the core. */
 static bool owns_cuckoo(enum subject s)
 {
 	return owns_filter(s) && !is_ref(s);
