@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * make bench: the filter core (core/cuckoo.c) on this machine's real
+ * make bench: the filter core (core/cuckoo*.c) on this machine's real
  * hardware, against two baselines built into the same binary and measured
  * in the same run.
  *
@@ -363,7 +363,7 @@ static bool is_ref(enum subject s)
 #endif
 }
 
-/* Subjects that own a filter of the core (cuckoo.c). */
+/* Subjects that own a filter of the core. */
 static bool owns_cuckoo(enum subject s)
 {
 	return owns_filter(s) && !is_ref(s);
@@ -1174,8 +1174,13 @@ struct ref_goals {
 	 * compact, [1] exact; independent ones by the batch readers, and by
 	 * the single ones (_single)
 	 */
-	double absent[2], present[2], chained[2];
+	double absent[2], present[2], chained[2][2];
 	double absent_single[2], present_single[2];
+	/*
+	 * exact present chained, ns at 95% load per size: its latency, and
+	 * compact fp16's (the same reader but for the key it reads)
+	 */
+	double key_latency[NSIZES][2];
 };
 
 static double ref_min(double a, double b)
@@ -1204,8 +1209,9 @@ static void print_ref(struct ref_goals *g)
 	enum metric m;
 
 	for (i = 0; i < 2; i++)
-		g->absent[i] = g->present[i] = g->chained[i] =
-			g->absent_single[i] = g->present_single[i] = 1e9;
+		g->absent[i] = g->present[i] = g->chained[i][0] =
+			g->chained[i][1] = g->absent_single[i] =
+			g->present_single[i] = 1e9;
 	printf("Reference: efficient/cuckoofilter, cuckoofilter::CuckooFilter<uint64_t, 16>, 4 slots per bucket, the same tables' sizes;\n");
 	printf("its keys are cfilter's 32-bit keys (key_len 4) given as uint64_t items. ns/op, each alone (as the filter table)\n");
 	if (ref_rebuilds)
@@ -1260,10 +1266,14 @@ static void print_ref(struct ref_goals *g)
 					med_ratio(size, l, p, M_ABSENT));
 				g->present_single[i] = ref_min(g->present_single[i],
 					med_ratio(size, l, p, M_PRESENT));
-				g->chained[i] = ref_min(g->chained[i],
-					med_ratio(size, l, p, M_PRESENT_CHAINED));
-				g->chained[i] = ref_min(g->chained[i],
+				g->chained[i][0] = ref_min(g->chained[i][0],
 					med_ratio(size, l, p, M_ABSENT_CHAINED));
+				g->chained[i][1] = ref_min(g->chained[i][1],
+					med_ratio(size, l, p, M_PRESENT_CHAINED));
+				g->key_latency[size][0] = med(size, l, S_EXACT,
+							M_PRESENT_CHAINED);
+				g->key_latency[size][1] = med(size, l, S_COMPACT,
+							M_PRESENT_CHAINED);
 			}
 	printf("\n");
 }
@@ -1271,9 +1281,10 @@ static void print_ref(struct ref_goals *g)
 static void print_ref_goals(const struct ref_goals *g)
 {
 	static const char *const mode[2] = { "compact fp16", "exact" };
+	static const char *const kind[2] = { "absent", "present" };
 	const double present_goal[2] = { GOAL_REF_PRESENT,
 					 GOAL_REF_PRESENT_EXACT };
-	unsigned int i;
+	unsigned int i, k;
 
 	for (i = 0; i < 2; i++)
 		printf("  [%s] %s absent lookups >= %.2fx the reference's per second, 1M and 16M at 95%% load, independent lookups, batched reader (%d per call) against the reference's loop: worst %.2fx (single lookups: %.2fx)\n",
@@ -1286,11 +1297,25 @@ static void print_ref_goals(const struct ref_goals *g)
 		       present_goal[i], BATCH, g->present[i],
 		       g->present_single[i]);
 	for (i = 0; i < 2; i++)
-		printf("  [%s] %s chained lookup latency <= the reference's, present and absent, 1M and 16M at 95%% load: worst %.2fx the reference's%s\n",
-		       verdict(CHAIN_HONEST &&
-			       g->chained[i] >= GOAL_REF_CHAINED),
-		       mode[i], 1 / g->chained[i],
-		       CHAIN_HONEST ? "" : " (not a latency on this CPU)");
+		for (k = 0; k < 2; k++)
+			printf("  [%s] %s chained lookup latency <= the reference's, %s keys, 1M and 16M at 95%% load: worst %.2fx the reference's%s\n",
+			       verdict(CHAIN_HONEST &&
+				       g->chained[i][k] >= GOAL_REF_CHAINED),
+			       mode[i], kind[k], 1 / g->chained[i][k],
+			       CHAIN_HONEST ? "" : " (not a latency on this CPU)");
+	/*
+	 * Not a shortfall of the reader: a present key's lookup in exact mode
+	 * reads the key once its fingerprint matched, a second miss that
+	 * waits for the first. compact fp16 is the same lookup without it.
+	 */
+	printf("    exact present latency is compact fp16's plus the key read, a second cache miss after the fingerprint's\n");
+	printf("    (the reference, a filter, reads no key): at 95%% load");
+	for (i = 0; i < NSIZES; i++)
+		printf("%s %s %.1f = %.1f + %.1f ns", i ? ";" : "",
+		       sizes[i].name, g->key_latency[i][0],
+		       g->key_latency[i][1],
+		       g->key_latency[i][0] - g->key_latency[i][1]);
+	printf("\n");
 }
 #endif
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The filter core a second time, with the version protocol compiled out of
- * its readers (CUCKOO_NO_VERSIONS) and its public functions renamed, so that
- * one benchmark binary measures both and prints their ratio.
+ * its readers (CUCKOO_NO_VERSIONS) and its external functions (the
+ * interface, and the few its files share) renamed, so that one benchmark
+ * binary measures both and prints their ratio.
  */
 #define CUCKOO_NO_VERSIONS
 #define cuckoo_params_check	cuckoo_nov_params_check
@@ -26,6 +27,9 @@
 #define cuckoo_raw_max_bytes	cuckoo_nov_raw_max_bytes
 #define cuckoo_raw_read		cuckoo_nov_raw_read
 #define cuckoo_raw_create	cuckoo_nov_raw_create
+#define cuckoo_geometry		cuckoo_nov_geometry
+#define cuckoo_table_alloc	cuckoo_nov_table_alloc
+#define cuckoo_table_free	cuckoo_nov_table_free
 
 #include "cuckoo_nov.h"
-#include "cuckoo.c"
+#include "cuckoo_unit.h"

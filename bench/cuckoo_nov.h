@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The one entry point of cuckoo_nov.c that the benchmark uses: the reader
- * without the version protocol, run on tables that cuckoo.c built (both
+ * without the version protocol, run on tables that the core built (both
  * builds share every structure and all writer code).
  */
 #ifndef CFILTER_BENCH_CUCKOO_NOV_H

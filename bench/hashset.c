@@ -5,10 +5,10 @@
  * 1), and one malloc'd node {next, key} per key, pushed at the head of its
  * bucket's list.
  *
- * The hash costs what the filter's does and is as good: words of the key
- * absorbed with multiply-rotate rounds, then the murmur3 64-bit finaliser,
- * keyed by a random seed. (An identity or multiply-only hash would be faster
- * and would flatter the baseline.)
+ * The hash is the filter's own (core/cuckoo_hash.h), keyed by a random
+ * seed, so that it costs what the filter's does and is as good. (An
+ * identity or multiply-only hash would be faster and would flatter the
+ * baseline.)
  *
  * Memory model: the bucket array, plus for every node malloc_usable_size()
  * plus the 8-byte chunk header glibc keeps in front of each allocation. A
@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuckoo_hash.h"
 #include "hashset.h"
 
 #define MALLOC_HEADER	8
@@ -39,31 +40,9 @@ struct hashset {
 	uint32_t key_len;
 };
 
-static uint64_t rol64(uint64_t x, unsigned int s)
-{
-	return x << s | x >> (64 - s);
-}
-
 static uint64_t hs_hash(const struct hashset *h, const void *key)
 {
-	const unsigned char *p = key;
-	uint64_t a = h->seed ^ 0x9e3779b97f4a7c15ULL, w;
-	uint32_t n = h->key_len;
-
-	for (; n >= 8; n -= 8, p += 8) {
-		memcpy(&w, p, 8);
-		a = rol64((a ^ w) * 0xc2b2ae3d27d4eb4fULL, 31);
-	}
-	w = 0;
-	while (n--)
-		w = w << 8 | p[n];
-	a = rol64((a ^ w) * 0x165667b19e3779f9ULL, 31) ^ h->key_len;
-	a ^= a >> 33;
-	a *= 0xff51afd7ed558ccdULL;
-	a ^= a >> 33;
-	a *= 0xc4ceb9fe1a85ec53ULL;
-	a ^= a >> 33;
-	return a;
+	return cuckoo_hash(key, h->key_len, h->seed);
 }
 
 struct hashset *hashset_create(uint64_t max_keys, uint32_t key_len,

@@ -74,7 +74,10 @@ void cuckoo_mem_uncharge(u64 bytes);
 #include <linux/types.h>
 #include <urcu.h>
 
-/* glibc's <sys/cdefs.h> (via <stdlib.h>) supplies __always_inline. */
+/*
+ * glibc's <sys/cdefs.h> (via <stdlib.h>) supplies __always_inline, and
+ * noinline's attribute below.
+ */
 
 /*
  * RCU is liburcu's default flavour: host readers rcu_register_thread() and
@@ -94,7 +97,7 @@ typedef __s64 s64;
 #define GFP_KERNEL		0
 #define BIT_ULL(nr)		(1ULL << (nr))
 #define ____cacheline_aligned	alignas(64)
-#define noinline		__attribute__((__noinline__))
+#define noinline		__attribute_noinline__
 #define likely(x)		__builtin_expect(!!(x), 1)
 #define unlikely(x)		__builtin_expect(!!(x), 0)
 /* <linux/build_bug.h>'s, whose message is optional */

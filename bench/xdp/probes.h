@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Table probes per lookup, counted on the module's own prefix-set code
- * (core/prefix.c over core/cuckoo.c, built for the host) holding the same
+ * (core/prefix.c over core/cuckoo*.c, built for the host) holding the same
  * keys as the module: what the table of `make bench-xdp` reports beside
  * the times. Only the counts matter here, not the speed.
  */

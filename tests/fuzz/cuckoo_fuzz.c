@@ -17,7 +17,7 @@
  * only present keys are deleted, as compact mode documents. At the end the
  * batch reader, given every key at once, must answer as the single one.
  */
-#include "cuckoo.c"
+#include "cuckoo_unit.h"
 
 #include <stdio.h>
 

@@ -6,7 +6,7 @@
  * internals: the table words, the version counters, the exact allocation.
  * Concurrency gets its own, longer test: stress.c.
  */
-#include "cuckoo.c"
+#include "cuckoo_unit.h"
 #include "test_keys.h"
 
 #include <pthread.h>

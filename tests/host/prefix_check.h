@@ -8,12 +8,12 @@
  * - a checker of the structure against the reference (the invariants of
  *   the comment at the top of core/prefix.c), and a dump of everything a
  *   failed update must leave as it was.
- * Include it instead of cuckoo.c and prefix.c.
+ * Include it instead of the core's files.
  */
 #ifndef CFILTER_PREFIX_CHECK_H
 #define CFILTER_PREFIX_CHECK_H
 
-#include "cuckoo.c"
+#include "cuckoo_unit.h"
 #include "ordered.c"
 #include "summary.c"
 

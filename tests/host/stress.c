@@ -39,7 +39,7 @@
  * missed, one at a time and in batches (showing that this test catches a
  * broken protocol in either reader).
  */
-#include "cuckoo.c"
+#include "cuckoo_unit.h"
 #include "test_keys.h"
 
 #include <pthread.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Keys of the host tests of the filter core: numbered sets of distinct
- * keys of any length. Include after cuckoo.c (for u8, u64).
+ * keys of any length. Include after cuckoo_unit.h (for u8, u64).
  */
 #ifndef CFILTER_TEST_KEYS_H
 #define CFILTER_TEST_KEYS_H

@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Cuckoo filter core: partial-key cuckoo hashing (Fan et al., CoNEXT 2014)
+ * with MemC3's breadth-first insert and version-checked lock-free lookups,
+ * and an optional full-key array that makes answers exact.
+ *
+ * Table: a power-of-two number of buckets of CUCKOO_SLOTS fingerprints each.
+ * A bucket is one naturally aligned word (four u8 slots in a u32, four u16
+ * slots in a u64) or, for 32-bit fingerprints, two u64 words. Buckets never
+ * straddle a cache line, so a lookup reads two lines of table plus two
+ * version counters, and it tests all four slots of a bucket at once (SWAR).
+ * The writer changes a slot by rewriting its whole word with WRITE_ONCE(),
+ * so readers see each word old or new, never torn. Fingerprint 0 marks an
+ * empty slot; a hash that yields 0 uses 1 instead.
+ *
+ * Fingerprint f of a key lives in bucket i1 (from the hash) or in
+ * i2 = i1 ^ (H(f) & mask). The map is an involution, so a stored fingerprint
+ * can be moved to its other bucket without knowing its key.
+ *
+ * Exact mode keeps slot i's key at keys[i * stride], touched only by the
+ * writer and by readers whose fingerprint matched slot i: a lookup of an
+ * absent key almost always reads fingerprints and versions only. A filter
+ * made with values keeps a u32 after each key, in the same slot (at the
+ * key's length rounded up to 4 bytes), so that a hit reads it from the line
+ * it read the key from;
+ * the writer changes it inside a window of the key's version, and a reader
+ * takes a hit with its value only from a read the version check passed.
+ *
+ * Moves and readers: a reader of a key with fingerprint f checks both
+ * buckets (and, in exact mode, the keys of slots holding f) between two
+ * reads of f's version counter, and retries if it was odd or changed. Only
+ * writes of slots holding f can change that answer, so one counter, chosen
+ * by f, covers them all:
+ * - a move of f from one bucket to the other makes f's version odd, copies
+ *   the key and the fingerprint, clears the source and makes it even again,
+ *   so a reader never sees f in neither bucket;
+ * - in exact mode, a reader may compare the key bytes of a slot whose f it
+ *   read just before the slot was cleared (by a delete or a move), while a
+ *   later insert or move rewrites them. Every such clear happens inside an
+ *   odd window of f's version, and every key write starts after a barrier,
+ *   so a reader that read rewritten bytes sees f's version changed. Inserts
+ *   write the key, then the fingerprint, inside an odd window of the new
+ *   fingerprint's version, so a reader never trusts half-written bytes.
+ * A hit is final, with no second read of the version, in compact mode (a
+ * fingerprint seen in either bucket was there) and for keys compared in
+ * one load (4 bytes, and 8 on 64-bit machines). Key bytes are written only
+ * by an insert or a move of that very key, each before the fingerprint
+ * that makes the slot live (smp_wmb(), paired with the reader's smp_rmb()
+ * between a slot's fingerprint and its key). A reader that reads a live
+ * fingerprint and then, in one load, bytes equal to its key, read bytes
+ * no older than those the fingerprint was stored after, so written by an
+ * insert or a move of its key: the key was there, or being added, during
+ * the lookup.
+ * Longer keys take several loads, which a rewrite of the slot can tear
+ * into parts of two other keys; the version check rules that out. Misses
+ * always check it: they are what a move can make wrong.
+ * Compact mode stores a new fingerprint into a free slot, and deletes, with
+ * a single store and no version: a reader sees the slot before or after,
+ * and either answer is right for a key being added or removed. That holds
+ * even for the store into the slot the last move emptied: the move's second
+ * barrier orders the store after it, so a reader of the moved fingerprint
+ * that sees the new one in its place also sees that move's version changed.
+ *
+ * Tables and RCU: readers reach the table through c->table. Growth and clear
+ * build a whole new table to the side (growth re-inserts every stored key;
+ * the old table is not written meanwhile), publish it, wait for a grace
+ * period and free the old one: a reader sees one complete table or the
+ * other, and every key present throughout is in both.
+ *
+ * The core's files: cuckoo.c (parameters, tables, create and destroy,
+ * stats), cuckoo_read.c (the lock-free readers, single and batched),
+ * cuckoo_write.c (insert, delete, moves, growth, clear), cuckoo_list.c
+ * (exact mode's listing) and cuckoo_raw.c (compact tables copied out and
+ * back in, for snapshots). This header holds what they share and is
+ * theirs alone; cuckoo.h is the interface.
+ */
+#ifndef CFILTER_CUCKOO_INT_H
+#define CFILTER_CUCKOO_INT_H
+
+#include "cuckoo.h"
+#include "cuckoo_hash.h"
+
+/* BFS: two roots plus at most one node per slot examined. */
+#define CUCKOO_QUEUE_LEN	(CUCKOO_MAX_KICKS + 2)
+
+/* Re-inserting this many keys during growth may be followed by a resched. */
+#define CUCKOO_RESCHED_MASK	0xffff
+
+/* BFS node: the fingerprint in @slot of the parent's bucket moves to @bucket. */
+struct cuckoo_node {
+	u32 bucket;
+	u16 parent;
+	u8 slot;
+};
+
+/**
+ * struct cuckoo_table - one generation of the table
+ * @words: the fingerprint array, viewed as @t32 or @t64
+ * @t32: 8-bit fingerprints: bucket b is t32[b]
+ * @t64: 12/16-bit fingerprints: t64[b]; 32-bit: t64[2b] and t64[2b + 1]
+ * @versions: version counters striped by fingerprint, odd while a slot
+ *	holding such a fingerprint is being written
+ * @keys: exact mode: the key of slot i at keys[i * key_len]; else NULL
+ * @bucket_mask: buckets - 1
+ * @stripe_mask: entries in @versions - 1
+ * @count: keys stored
+ * @moves: entries moved from one bucket to the other in this table
+ * @memory_bytes: this structure and its arrays
+ *
+ * Readers use the first five fields, which the writer sets before it
+ * publishes the table; the slots, versions and keys then change only under
+ * the protocol described at the top of this file. The writer's counts,
+ * written on every insert, sit on a cache line of their own: sharing the
+ * readers' line, each insert would take it from every reader's cache.
+ */
+struct cuckoo_table {
+	union {
+		void *words;
+		u32 *t32;
+		u64 *t64;
+	};
+	u32 *versions;
+	u8 *keys;
+	u64 bucket_mask;
+	u32 stripe_mask;
+	____cacheline_aligned u64 count;
+	u64 moves;
+	u64 memory_bytes;
+};
+
+/**
+ * struct cuckoo - the filter: a stable handle on the current table
+ * @table: the current table; readers rcu_dereference() it
+ * @seed: hash key
+ * @fp_mask: (1 << fp_bits) - 1
+ * @fp_bits: fingerprint width
+ * @key_len: bytes per key
+ * @stride: bytes per slot of the key array: the key, then its value if any
+ * @val_off: where in a slot the value starts
+ * @exact: keys are stored beside the fingerprints
+ * @values: exact mode: each key has a u32 value, after it in its slot
+ * @hit_final: a hit that reads no value needs no version check: compact
+ *	mode, or a key that cuckoo_key_equal() reads in one load (see the top
+ *	of this file)
+ * @queue: the writer's BFS queue
+ * @initial_buckets: table size at creation and after a clear
+ * @max_buckets: growth stops at this size
+ * @max_capacity: keys the largest table holds at 95% load, as created
+ * @insert_failures: inserts refused with -ENOSPC since the last clear
+ * @grows: table doublings since creation
+ * @layout_base: cuckoo_list_gen() of the tables before the current one
+ *
+ * Readers use the first cache line only, which never changes after creation
+ * but for @table. Everything else belongs to the writer, which the caller
+ * serialises.
+ */
+struct cuckoo {
+	struct cuckoo_table __rcu *table;
+	u64 seed;
+	u64 hash_a;
+	u64 hash_b;
+	u32 fp_mask;
+	u32 fp_bits;
+	u32 key_len;
+	u32 stride;
+	u32 val_off;
+	bool exact;
+	bool values;
+	bool hit_final;
+
+	____cacheline_aligned struct cuckoo_node *queue;
+	u64 initial_buckets;
+	u64 max_buckets;
+	u64 max_capacity;
+	u64 insert_failures;
+	u64 grows;
+	u64 layout_base;
+};
+
+/* log2 of the bytes in a bucket, or -EINVAL for an unsupported width. */
+static inline int cuckoo_bucket_shift(unsigned int fp_bits)
+{
+	switch (fp_bits) {
+	case 8:
+		return 2;
+	case 12:
+	case 16:
+		return 3;
+	case 32:
+		return 4;
+	default:
+		return -EINVAL;
+	}
+}
+
+/*
+ * What a reader is built for. Readers of the module's common shapes get
+ * these as constants (cuckoo_find()): the hash, the bucket match and the
+ * key compare then have no loop or switch left on them.
+ */
+struct cuckoo_shape {
+	u32 key_len;
+	u32 fp_bits;
+	bool exact;
+};
+
+/*
+ * The other bucket of fingerprint @fp stored in bucket @b. Bits 32 and up of
+ * the product depend on every bit of @fp; a table has at most 2^28 buckets,
+ * so the mask keeps only such bits.
+ */
+static __always_inline u64 cuckoo_alt(const struct cuckoo_table *t, u64 b,
+				      u32 fp)
+{
+	return (b ^ (((u64)fp * CUCKOO_K0) >> 32)) & t->bucket_mask;
+}
+
+/*
+ * Bucket index from the low bits of the hash, fingerprint from the high 32:
+ * independent, as the index never uses more than 28 bits. The fingerprint
+ * does not depend on the table size, so growth keeps it.
+ */
+static __always_inline u32 cuckoo_fp(const struct cuckoo *c, u64 h)
+{
+	u32 fp = (h >> 32) & c->fp_mask;
+
+	return fp + !fp;
+}
+
+static __always_inline u8 *cuckoo_key_at(const struct cuckoo *c,
+					 const struct cuckoo_table *t, u64 slot)
+{
+	return t->keys + slot * c->stride;
+}
+
+/* The writers' view of the table: the caller serialises writers. */
+static inline struct cuckoo_table *cuckoo_wtable(const struct cuckoo *c)
+{
+	return rcu_dereference_protected(c->table, true);
+}
+
+/* Writer side: the writer is the only one storing, so plain loads suffice. */
+static inline u32 cuckoo_slot(const struct cuckoo *c,
+			      const struct cuckoo_table *t, u64 b,
+			      unsigned int s)
+{
+	switch (c->fp_bits) {
+	case 8:
+		return (t->t32[b] >> (8 * s)) & 0xff;
+	case 32:
+		return t->t64[2 * b + s / 2] >> (32 * (s % 2));
+	default:
+		return (t->t64[b] >> (16 * s)) & 0xffff;
+	}
+}
+
+/* cuckoo.c: the table's geometry and life, for writers and snapshots. */
+int cuckoo_geometry(const struct cuckoo_params *p, u64 *buckets,
+		    u64 *max_buckets);
+struct cuckoo_table *cuckoo_table_alloc(const struct cuckoo *c, u64 buckets);
+void cuckoo_table_free(struct cuckoo_table *t);
+
+#endif /* CFILTER_CUCKOO_INT_H */

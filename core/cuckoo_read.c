@@ -1,0 +1,676 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Cuckoo filter core: the lock-free readers, one key at a time and in
+ * batches, specialised for the module's key shapes (the protocol they
+ * follow is told in cuckoo_int.h).
+ */
+#include "cuckoo_int.h"
+
+/* Lane masks for the "some lane is zero" test. */
+#define CUCKOO_L8_LO		0x01010101U
+#define CUCKOO_L8_HI		0x80808080U
+#define CUCKOO_L16_LO		0x0001000100010001ULL
+#define CUCKOO_L16_HI		0x8000800080008000ULL
+#define CUCKOO_L32_LO		0x0000000100000001ULL
+#define CUCKOO_L32_HI		0x8000000080000000ULL
+
+/*
+ * Nonzero iff some lane of @x is zero: subtracting 1 from each lane sets a
+ * lane's top bit through a borrow only if the lane, or one below it, is zero.
+ * Lanes above a zero lane may be flagged too, so only "nonzero" is exact.
+ */
+static __always_inline u64 cuckoo_zero_lane32(u32 x, u32 lo, u32 hi)
+{
+	return (x - lo) & ~x & hi;
+}
+
+static __always_inline u64 cuckoo_zero_lane64(u64 x, u64 lo, u64 hi)
+{
+	return (x - lo) & ~x & hi;
+}
+
+/*
+ * Reader side: loads bucket @b into @w (one or two untorn word loads) and
+ * returns nonzero iff it holds @fp, with no branch but the (perfectly
+ * predicted) one on the layout.
+ */
+static __always_inline u64 cuckoo_bucket_read(u32 fp_bits,
+					      const struct cuckoo_table *t,
+					      u64 b, u32 fp, u64 *w)
+{
+	u64 pat;
+
+	switch (fp_bits) {
+	case 8:
+		w[0] = READ_ONCE(t->t32[b]);
+		return cuckoo_zero_lane32(w[0] ^ fp * CUCKOO_L8_LO,
+					  CUCKOO_L8_LO, CUCKOO_L8_HI);
+	case 32:
+		pat = fp * CUCKOO_L32_LO;
+		w[0] = READ_ONCE(t->t64[2 * b]);
+		w[1] = READ_ONCE(t->t64[2 * b + 1]);
+		return cuckoo_zero_lane64(w[0] ^ pat, CUCKOO_L32_LO,
+					  CUCKOO_L32_HI) |
+		       cuckoo_zero_lane64(w[1] ^ pat, CUCKOO_L32_LO,
+					  CUCKOO_L32_HI);
+	default:
+		w[0] = READ_ONCE(t->t64[b]);
+		return cuckoo_zero_lane64(w[0] ^ fp * CUCKOO_L16_LO,
+					  CUCKOO_L16_LO, CUCKOO_L16_HI);
+	}
+}
+
+/* Slot @s of a bucket loaded by cuckoo_bucket_read(). */
+static __always_inline u32 cuckoo_lane(u32 fp_bits, const u64 *w,
+				       unsigned int s)
+{
+	switch (fp_bits) {
+	case 8:
+		return (w[0] >> (8 * s)) & 0xff;
+	case 32:
+		return w[s / 2] >> (32 * (s % 2));
+	default:
+		return (w[0] >> (16 * s)) & 0xffff;
+	}
+}
+
+/* Reader side: the value of the key stored at @stored (values only). */
+static __always_inline u32 cuckoo_val_read(const struct cuckoo *c,
+					   const u8 *stored)
+{
+	return READ_ONCE(*(const u32 *)(stored + c->val_off));
+}
+
+/*
+ * Reader side: compares a stored key, which the writer may be rewriting,
+ * with marked loads, so that the version check (not the compiler) decides
+ * what a torn read means. Keys of 4-byte multiples (all the module's) are
+ * naturally aligned in the array and compared a word at a time.
+ */
+static __always_inline bool cuckoo_key_equal(u32 n, const u8 *stored,
+					     const u8 *key)
+{
+	u32 i;
+
+	if (!(n % sizeof(u64))) {
+		for (i = 0; i < n; i += sizeof(u64))
+			if (READ_ONCE(*(const u64 *)(stored + i)) !=
+			    get_unaligned((const u64 *)(key + i)))
+				return false;
+	} else if (!(n % sizeof(u32))) {
+		for (i = 0; i < n; i += sizeof(u32))
+			if (READ_ONCE(*(const u32 *)(stored + i)) !=
+			    get_unaligned((const u32 *)(key + i)))
+				return false;
+	} else {
+		for (i = 0; i < n; i++)
+			if (READ_ONCE(stored[i]) != key[i])
+				return false;
+	}
+	return true;
+}
+
+/*
+ * The lowest slot that cuckoo_bucket_read()'s nonzero @m flags: always one
+ * holding the fingerprint (only lanes above a match can be flagged
+ * wrongly). With 32-bit fingerprints @m merges the bucket's two words:
+ * slots 2 and 3 read as 0 and 1, whose keys sit near theirs.
+ */
+static __always_inline unsigned int cuckoo_first_lane(u32 fp_bits, u64 m)
+{
+	switch (fp_bits) {
+	case 8:
+		return __ffs64(m) / 8;
+	case 32:
+		return __ffs64(m) / 32;
+	default:
+		return __ffs64(m) / 16;
+	}
+}
+
+/*
+ * Exact mode: the key in the first slot of either loaded bucket that
+ * cuckoo_bucket_read() flagged in @m1 or @m2 (one is nonzero). Chosen
+ * without a branch, for batches: which bucket and slot hold a key is
+ * random, so a branch on it would be mispredicted about half the time.
+ * A single lookup branches (cuckoo_confirm()): a predicted branch lets
+ * the CPU load the key before the buckets arrive, which a batch, whose
+ * keys are prefetched a pass ahead, does not need.
+ */
+static __always_inline const u8 *cuckoo_first_key(const struct cuckoo *c,
+						  struct cuckoo_shape sh,
+						  const struct cuckoo_table *t,
+						  u64 b1, u64 b2, u64 m1,
+						  u64 m2)
+{
+	u64 b = m1 ? b1 : b2;
+	u64 m = m1 ? m1 : m2;
+
+	return cuckoo_key_at(c, t, b * CUCKOO_SLOTS +
+			     cuckoo_first_lane(sh.fp_bits, m));
+}
+
+/*
+ * Exact mode: the stored key of loaded bucket @b that has @fp and equals
+ * @key, or NULL.
+ */
+static __always_inline const u8 *cuckoo_confirm(const struct cuckoo *c,
+						struct cuckoo_shape sh,
+						const struct cuckoo_table *t,
+						u64 b, const u64 *w, u32 fp,
+						const void *key)
+{
+	unsigned int s;
+
+	for (s = 0; s < CUCKOO_SLOTS; s++) {
+		const u8 *stored;
+
+		if (cuckoo_lane(sh.fp_bits, w, s) != fp)
+			continue;
+		stored = cuckoo_key_at(c, t, b * CUCKOO_SLOTS + s);
+		if (cuckoo_key_equal(sh.key_len, stored, key))
+			return stored;
+	}
+	return NULL;
+}
+
+/*
+ * One unsynchronised look at both buckets. In exact mode a hit sets
+ * *@stored, unless @stored is NULL (a constant: contains() inlines the
+ * reader of old), to the key found, whose value may follow it.
+ */
+static __always_inline bool cuckoo_probe(const struct cuckoo *c,
+					 struct cuckoo_shape sh,
+					 const struct cuckoo_table *t,
+					 u64 b1, u64 b2, u32 fp,
+					 const void *key, const u8 **stored)
+{
+	u64 w1[2], w2[2], m1, m2;
+
+	m1 = cuckoo_bucket_read(sh.fp_bits, t, b1, fp, w1);
+	m2 = cuckoo_bucket_read(sh.fp_bits, t, b2, fp, w2);
+	if (likely(!(m1 | m2)))
+		return false;
+	if (!sh.exact)
+		return true;
+	smp_rmb();	/* a slot's fingerprint, then its key bytes */
+	if (!stored)
+		return (m1 && cuckoo_confirm(c, sh, t, b1, w1, fp, key)) ||
+		       (m2 && cuckoo_confirm(c, sh, t, b2, w2, fp, key));
+	*stored = m1 ? cuckoo_confirm(c, sh, t, b1, w1, fp, key) : NULL;
+	if (!*stored && m2)
+		*stored = cuckoo_confirm(c, sh, t, b2, w2, fp, key);
+	return *stored;
+}
+
+#ifdef CUCKOO_NO_VERSIONS
+/*
+ * Host baseline and mutant only: a reader without the version protocol.
+ * It can miss a key that a move takes from b2 to b1 between its reads of
+ * b1 and b2 (tests/host/stress.c shows that it does).
+ */
+static __always_inline bool cuckoo_read(const struct cuckoo_table *t,
+					const struct cuckoo *c,
+					struct cuckoo_shape sh, u64 b1, u64 b2,
+					u32 fp, const void *key, u32 *val)
+{
+	const u8 *stored = NULL;
+	bool hit = cuckoo_probe(c, sh, t, b1, b2, fp, key,
+				val ? &stored : NULL);
+
+	if (hit && val && c->values)
+		*val = cuckoo_val_read(c, stored);
+	return hit;
+}
+#else
+/*
+ * One look at both buckets between two reads of @fp's version. Returns
+ * true or false for the answer, or -EAGAIN if a write may have changed it.
+ *
+ * An odd version (a write under way) is checked by the one comparison with
+ * the re-read: the counter only grows, so it never again equals an odd
+ * value less one (short of 2^32 writes during one lookup). A miss read
+ * during a write is thrown away either way (a final hit is right even
+ * then), and the common path keeps one well-predicted branch (an early
+ * test of its own was costly on lookups served from cache).
+ */
+static __always_inline int cuckoo_read_once(const struct cuckoo_table *t,
+					    const struct cuckoo *c,
+					    struct cuckoo_shape sh, u64 b1,
+					    u64 b2, u32 fp, const void *key,
+					    u32 *val)
+{
+	const u32 *v = &t->versions[fp & t->stripe_mask];
+	u32 seq = READ_ONCE(*v);
+	const u8 *stored = NULL;
+	bool hit;
+
+	smp_rmb();	/* the version, then slots and keys */
+	hit = cuckoo_probe(c, sh, t, b1, b2, fp, key, val ? &stored : NULL);
+	if (hit && c->hit_final && !(val && c->values))
+		return true;
+	/* Checked by the version like the key: a value is never final. */
+	if (hit && val && c->values)
+		*val = cuckoo_val_read(c, stored);
+	smp_rmb();	/* slots and keys, then the version again */
+	if (likely(READ_ONCE(*v) == (seq & ~1U)))
+		return hit;
+	return -EAGAIN;
+}
+
+/*
+ * Rare, so out of line: inlined, this loop (and on the host its cpu_relax(),
+ * a call) gave every lookup a stack frame and more registers to save.
+ */
+static noinline bool cuckoo_read_retry(const struct cuckoo_table *t,
+				       const struct cuckoo *c, u64 b1, u64 b2,
+				       u32 fp, const void *key, u32 *val)
+{
+	struct cuckoo_shape sh = { c->key_len, c->fp_bits, c->exact };
+	int ret;
+
+	for (;;) {
+		cpu_relax();
+		ret = cuckoo_read_once(t, c, sh, b1, b2, fp, key, val);
+		if (ret >= 0)
+			return ret;
+	}
+}
+
+static __always_inline bool cuckoo_read(const struct cuckoo_table *t,
+					const struct cuckoo *c,
+					struct cuckoo_shape sh, u64 b1, u64 b2,
+					u32 fp, const void *key, u32 *val)
+{
+	int ret = cuckoo_read_once(t, c, sh, b1, b2, fp, key, val);
+
+	if (likely(ret >= 0))
+		return ret;
+	return cuckoo_read_retry(t, c, b1, b2, fp, key, val);
+}
+#endif
+
+/*
+ * Both readers, inlined into each so that contains() passes a constant
+ * NULL and reads no value.
+ */
+static __always_inline bool cuckoo_find_as(const struct cuckoo *c,
+					   struct cuckoo_shape sh,
+					   const void *key, u32 *val)
+{
+	const struct cuckoo_table *t = rcu_dereference(c->table);
+	u64 h = cuckoo_hash_lanes(key, sh.key_len, c->hash_a, c->hash_b);
+	u32 fp = cuckoo_fp(c, h);
+	u64 b1 = h & t->bucket_mask;
+
+	return cuckoo_read(t, c, sh, b1, cuckoo_alt(t, b1, fp), fp, key, val);
+}
+
+/*
+ * The module's key lengths (addresses 4 and 16, prefix tables 4 to 16)
+ * with 16-bit fingerprints, its default, each get a reader of their own;
+ * any other shape the general one. The branch is the same for every lookup
+ * of a table, so it is predicted.
+ */
+#define CUCKOO_FIND_AS(len, x)						\
+	cuckoo_find_as(c, (struct cuckoo_shape){ len, 16, x }, key, val)
+
+/*
+ * Out of line, so that its loops' registers are not saved on every lookup
+ * of a common shape.
+ */
+static noinline bool cuckoo_contains_any(const struct cuckoo *c,
+					 const void *key)
+{
+	struct cuckoo_shape sh = { c->key_len, c->fp_bits, c->exact };
+
+	return cuckoo_find_as(c, sh, key, NULL);
+}
+
+static noinline bool cuckoo_lookup_any(const struct cuckoo *c,
+				       const void *key, u32 *val)
+{
+	struct cuckoo_shape sh = { c->key_len, c->fp_bits, c->exact };
+	u32 v = 0;
+
+	if (!cuckoo_find_as(c, sh, key, &v))
+		return false;
+	*val = v;
+	return true;
+}
+
+static __always_inline bool cuckoo_find(const struct cuckoo *c,
+					const void *key, u32 *val)
+{
+	if (c->fp_bits == 16) {
+		switch (c->key_len) {
+		case 4:
+			return c->exact ? CUCKOO_FIND_AS(4, true) :
+					  CUCKOO_FIND_AS(4, false);
+		case 8:
+			return c->exact ? CUCKOO_FIND_AS(8, true) :
+					  CUCKOO_FIND_AS(8, false);
+		case 16:
+			return c->exact ? CUCKOO_FIND_AS(16, true) :
+					  CUCKOO_FIND_AS(16, false);
+		}
+	}
+	return val ? cuckoo_lookup_any(c, key, val) :
+		     cuckoo_contains_any(c, key);
+}
+
+/**
+ * cuckoo_contains() - test a key, without locking
+ * @c: the filter
+ * @key: key_len bytes
+ *
+ * Call inside an RCU read-side critical section. Safe against one
+ * concurrent writer and from any context that cannot interrupt the writer
+ * inside a move (softirq, process; see cuckoo_env.h). A key present for the
+ * whole call is always found, even across a table swap; a key added or
+ * deleted during the call may or may not be.
+ *
+ * Return: true if the key is in the filter (compact mode: or a key sharing
+ * its fingerprint and buckets is).
+ */
+bool cuckoo_contains(const struct cuckoo *c, const void *key)
+{
+	return cuckoo_find(c, key, NULL);
+}
+
+/**
+ * cuckoo_lookup() - test a key and read its value, without locking
+ * @c: the filter, made with values
+ * @key: key_len bytes
+ * @val: set to the key's value if it is found
+ *
+ * As cuckoo_contains(); the value read is one the key had during the call.
+ *
+ * Return: true if the key is in the filter.
+ */
+bool cuckoo_lookup(const struct cuckoo *c, const void *key, u32 *val)
+{
+	/* A local, never NULL: the inlined reader needs no test of it. */
+	u32 v = *val;
+
+	if (!cuckoo_find(c, key, &v))
+		return false;
+	*val = v;
+	return true;
+}
+
+/*
+ * Batches. A lookup is a chain of dependent loads (its two buckets, then
+ * in exact mode a key), and the CPU overlaps the misses of only as many
+ * lookups as its window holds the instructions of: one or two. A batch
+ * hashes all its keys and prefetches every bucket first, so that their
+ * misses are in flight together, and only then reads them (in exact mode
+ * in two passes, the keys too: see cuckoo_batch_once()), each key under
+ * the single lookup's version protocol. All of a batch reads the table it
+ * started with:
+ * the call is as one longer lookup, and a table swapped in meanwhile holds
+ * every key that was present throughout (see cuckoo_int.h).
+ */
+#define CUCKOO_BATCH		16
+
+static __always_inline const void *
+cuckoo_bucket_addr(u32 fp_bits, const struct cuckoo_table *t, u64 b)
+{
+	switch (fp_bits) {
+	case 8:
+		return &t->t32[b];
+	case 32:
+		return &t->t64[2 * b];
+	default:
+		return &t->t64[b];
+	}
+}
+
+/*
+ * The batch's reads split cuckoo_read_once() in two: @fp's version, read
+ * at the start of the second pass, and the check that it held, after the
+ * key (and value) of the third. Built with CUCKOO_NO_VERSIONS, neither
+ * reads a version.
+ */
+#ifdef CUCKOO_NO_VERSIONS
+#define CUCKOO_VERSIONS		false
+#else
+#define CUCKOO_VERSIONS		true
+#endif
+
+static __always_inline u32 cuckoo_version_start(const struct cuckoo_table *t,
+						u32 fp)
+{
+	u32 seq = CUCKOO_VERSIONS ?
+		  READ_ONCE(t->versions[fp & t->stripe_mask]) : 0;
+
+	smp_rmb();	/* the version, then the slots */
+	return seq;
+}
+
+static __always_inline bool cuckoo_version_held(const struct cuckoo_table *t,
+						u32 fp, u32 seq)
+{
+	smp_rmb();	/* slots, keys and values, then the version again */
+	return !CUCKOO_VERSIONS ||
+	       READ_ONCE(t->versions[fp & t->stripe_mask]) == (seq & ~1U);
+}
+
+/*
+ * Exact mode, the batch's second pass: one versioned look at both buckets
+ * that settles a miss as cuckoo_read_once() would (no slot holds @fp and
+ * the version held), so an absent key costs no second look. Returns false
+ * for such a miss. Otherwise sets *@first to the key in the first slot
+ * holding @fp (a present key's, as a rule), prefetched, or to NULL if no
+ * slot does (the version moved), and returns true.
+ */
+static __always_inline bool cuckoo_sift(const struct cuckoo *c,
+					struct cuckoo_shape sh,
+					const struct cuckoo_table *t,
+					u64 b1, u64 b2, u32 fp, u32 seq,
+					const u8 **first)
+{
+	u64 w1[2], w2[2], m1, m2;
+
+	m1 = cuckoo_bucket_read(sh.fp_bits, t, b1, fp, w1);
+	m2 = cuckoo_bucket_read(sh.fp_bits, t, b2, fp, w2);
+	if (!(m1 | m2) && cuckoo_version_held(t, fp, seq))
+		return false;
+	*first = m1 | m2 ? cuckoo_first_key(c, sh, t, b1, b2, m1, m2) : NULL;
+	prefetch(*first);
+	return true;
+}
+
+/*
+ * Key @i of a batch by the single lookup's versioned read: @hits[i] and,
+ * with a value read, @vals[i]. Returns the answer.
+ */
+static __always_inline bool cuckoo_batch_read(const struct cuckoo *c,
+					      struct cuckoo_shape sh,
+					      const struct cuckoo_table *t,
+					      u64 b1, u64 b2, u32 fp,
+					      const u8 *key, u32 i, bool *hits,
+					      u32 *vals)
+{
+	u32 v = vals ? vals[i] : 0;
+	bool hit = cuckoo_read(t, c, sh, b1, b2, fp, key, vals ? &v : NULL);
+
+	hits[i] = hit;
+	if (vals)
+		vals[i] = v;
+	return hit;
+}
+
+/*
+ * Up to CUCKOO_BATCH keys at @keys, key_len bytes apart: sets @hits[i]
+ * and, with @vals and a hit on a filter with values, @vals[i]; returns the
+ * hits.
+ *
+ * Passes, so that each one's cache misses are in flight together: hash
+ * every key and prefetch its buckets; in compact mode, read each. In
+ * exact mode, sift (which settles most misses and prefetches the keys of
+ * the rest), then answer what is left: a key equal to the one sift found
+ * finishes the read sift began (its value, then the version check, which
+ * a final hit skips as in cuckoo_read_once()); anything else takes the
+ * whole versioned read, which alone decides it.
+ */
+static __always_inline u32 cuckoo_batch_once(const struct cuckoo *c,
+					     struct cuckoo_shape sh,
+					     const u8 *keys, u32 n, bool *hits,
+					     u32 *vals)
+{
+	const struct cuckoo_table *t = rcu_dereference(c->table);
+	bool want_val = vals && c->values;
+	bool final = c->hit_final && !want_val;
+	u64 b1[CUCKOO_BATCH], b2[CUCKOO_BATCH];
+	u32 fp[CUCKOO_BATCH], seq[CUCKOO_BATCH], i, j, left = 0, found = 0;
+	const u8 *first[CUCKOO_BATCH];
+	u8 todo[CUCKOO_BATCH];
+
+	for (i = 0; i < n; i++) {
+		u64 h = cuckoo_hash_lanes(keys + i * sh.key_len, sh.key_len,
+					  c->hash_a, c->hash_b);
+
+		fp[i] = cuckoo_fp(c, h);
+		b1[i] = h & t->bucket_mask;
+		b2[i] = cuckoo_alt(t, b1[i], fp[i]);
+		prefetch(cuckoo_bucket_addr(sh.fp_bits, t, b1[i]));
+		prefetch(cuckoo_bucket_addr(sh.fp_bits, t, b2[i]));
+	}
+	if (!sh.exact) {
+		for (i = 0; i < n; i++)
+			found += cuckoo_batch_read(c, sh, t, b1[i], b2[i], fp[i],
+						   keys + i * sh.key_len, i,
+						   hits, vals);
+		return found;
+	}
+	for (i = 0; i < n; i++) {
+		hits[i] = false;
+		todo[left] = i;
+		seq[left] = cuckoo_version_start(t, fp[i]);
+		left += cuckoo_sift(c, sh, t, b1[i], b2[i], fp[i], seq[left],
+				    &first[left]);
+	}
+	smp_rmb();	/* the slots sift read, then their keys */
+	for (j = 0; j < left; j++) {
+		const u8 *key;
+
+		i = todo[j];
+		key = keys + i * sh.key_len;
+		if (first[j] && cuckoo_key_equal(sh.key_len, first[j], key)) {
+			u32 v = want_val ? cuckoo_val_read(c, first[j]) : 0;
+
+			if (final || cuckoo_version_held(t, fp[i], seq[j])) {
+				hits[i] = true;
+				if (want_val)
+					vals[i] = v;
+				found++;
+				continue;
+			}
+		}
+		found += cuckoo_batch_read(c, sh, t, b1[i], b2[i], fp[i], key,
+					   i, hits, vals);
+	}
+	return found;
+}
+
+static __always_inline u32 cuckoo_batch_as(const struct cuckoo *c,
+					   struct cuckoo_shape sh,
+					   const void *keys, u32 n, bool *hits,
+					   u32 *vals)
+{
+	u32 i, k, found = 0;
+
+	for (i = 0; i < n; i += k) {
+		k = n - i < CUCKOO_BATCH ? n - i : CUCKOO_BATCH;
+		found += cuckoo_batch_once(c, sh, (const u8 *)keys +
+					   i * sh.key_len, k, hits + i,
+					   vals ? vals + i : NULL);
+	}
+	return found;
+}
+
+#define CUCKOO_BATCH_AS(len, x)						\
+	cuckoo_batch_as(c, (struct cuckoo_shape){ len, 16, x }, keys, n,	\
+			hits, vals)
+
+static noinline u32 cuckoo_contains_batch_any(const struct cuckoo *c,
+					      const void *keys, u32 n,
+					      bool *hits)
+{
+	struct cuckoo_shape sh = { c->key_len, c->fp_bits, c->exact };
+
+	return cuckoo_batch_as(c, sh, keys, n, hits, NULL);
+}
+
+static noinline u32 cuckoo_lookup_batch_any(const struct cuckoo *c,
+					    const void *keys, u32 n,
+					    bool *hits, u32 *vals)
+{
+	struct cuckoo_shape sh = { c->key_len, c->fp_bits, c->exact };
+
+	return cuckoo_batch_as(c, sh, keys, n, hits, vals);
+}
+
+/* As cuckoo_find(): the module's shapes get readers of their own. */
+static __always_inline u32 cuckoo_batch(const struct cuckoo *c,
+					const void *keys, u32 n, bool *hits,
+					u32 *vals)
+{
+	if (c->fp_bits == 16) {
+		switch (c->key_len) {
+		case 4:
+			return c->exact ? CUCKOO_BATCH_AS(4, true) :
+					  CUCKOO_BATCH_AS(4, false);
+		case 8:
+			return c->exact ? CUCKOO_BATCH_AS(8, true) :
+					  CUCKOO_BATCH_AS(8, false);
+		case 16:
+			return c->exact ? CUCKOO_BATCH_AS(16, true) :
+					  CUCKOO_BATCH_AS(16, false);
+		}
+	}
+	return vals ? cuckoo_lookup_batch_any(c, keys, n, hits, vals) :
+		      cuckoo_contains_batch_any(c, keys, n, hits);
+}
+
+/**
+ * cuckoo_contains_batch() - test several keys, without locking
+ * @c: the filter
+ * @keys: @n keys, key_len bytes each, one after the other
+ * @n: how many (any number; 0 reads nothing)
+ * @hits: set to @n answers, @hits[i] that of @keys' key i
+ *
+ * The answers of cuckoo_contains(), faster for more than a few keys: their
+ * cache misses overlap. Same context and rules: inside an RCU read-side
+ * critical section; a key present for the whole call is always found; a
+ * key added or deleted during the call may or may not be.
+ *
+ * Return: the number of keys found.
+ */
+u32 cuckoo_contains_batch(const struct cuckoo *c, const void *keys, u32 n,
+			  bool *hits)
+{
+	return cuckoo_batch(c, keys, n, hits, NULL);
+}
+
+/**
+ * cuckoo_lookup_batch() - test several keys and read their values
+ * @c: the filter, made with values
+ * @keys: @n keys, key_len bytes each, one after the other
+ * @n: how many
+ * @hits: set to @n answers
+ * @vals: @vals[i] set to key i's value if it is found, else left alone
+ *
+ * As cuckoo_contains_batch(), with the values of cuckoo_lookup().
+ *
+ * Return: the number of keys found.
+ */
+u32 cuckoo_lookup_batch(const struct cuckoo *c, const void *keys, u32 n,
+			bool *hits, u32 *vals)
+{
+	/* Values need exact mode: no compact reader of its own is worth it. */
+	if (!c->exact)
+		return cuckoo_lookup_batch_any(c, keys, n, hits, vals);
+	return cuckoo_batch(c, keys, n, hits, vals);
+}
