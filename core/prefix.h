@@ -132,7 +132,7 @@ enum prefix_hit prefix_set_match_head(const struct prefix_set *s,
 static __always_inline enum prefix_hit
 prefix_set_match(const struct prefix_set *s, const u8 *addr, u32 *tag)
 {
-	/* the summary is the set's first member (prefix.c) */
+	/* the summary is the set's first member (prefix_int.h) */
 	const struct prefix_summary *sum = (const struct prefix_summary *)s;
 	u32 h = prefix_sum_head(sum, addr);
 

@@ -42,6 +42,9 @@ static inline bool counted_contains(const struct cuckoo *c, const void *key)
 #define cuckoo_lookup	counted_lookup
 #define cuckoo_contains	counted_contains
 #include "prefix.c"
+#include "prefix_read.c"
+#include "prefix_write.c"
+#include "prefix_list.c"
 #undef cuckoo_lookup
 #undef cuckoo_contains
 

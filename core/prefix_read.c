@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A prefix set's readers, lock-free: the search over the lengths after
+ * the head word (prefix_set_match() is inline in prefix.h), and the test
+ * of one member.
+ */
+#include "prefix_int.h"
+
+/**
+ * prefix_set_contains() - test one member
+ * @s: the set
+ * @addr: addr_len bytes
+ * @len: its length
+ *
+ * Reader side: inside rcu_read_lock().
+ *
+ * Return: true if exactly (@addr, @len) is a member; false otherwise, and
+ * for a bad length or host bits set.
+ */
+bool prefix_set_contains(const struct prefix_set *s, const u8 *addr, u32 len)
+{
+	const struct cuckoo *t;
+	u32 key[4], v;
+
+	if (prefix_check(s, addr, len))
+		return false;
+	if (len == s->bits)
+		return cuckoo_contains(s->addrs, addr);
+	if (!len)
+		return READ_ONCE(s->zero);
+	t = rcu_dereference(s->tab[len]);
+	if (!t)
+		return false;
+	prefix_key(s, len, addr, key);
+	return cuckoo_lookup(t, key, &v) && PREFIX_BEST(v) == len + 1;
+}
+
+/*
+ * The search over the lengths from node @m, where the head word sent it
+ * (see the top of this file). Out of line: the lookups the head word
+ * answers, most of them, need none of its frame.
+ */
+static noinline enum prefix_hit prefix_search(const struct prefix_set *s,
+					      const u8 *addr, u32 m, u32 *tag)
+{
+	const struct cuckoo *t;
+	u32 key[4], half, v;
+	u64 used[2];
+
+	used[0] = READ_ONCE(s->used[0]);
+	used[1] = READ_ONCE(s->used[1]);
+	/* pairs with the smp_wmb() of prefix_add() */
+	smp_rmb();
+	for (;;) {
+		bool hit = false;
+
+		half = prefix_lowbit(m) / 2;
+		t = (used[m / 64] >> (m % 64)) & 1 ?
+		    rcu_dereference(s->tab[m]) : NULL;
+		if (t) {
+			prefix_key(s, m, addr, key);
+			hit = cuckoo_lookup(t, key, &v);
+			if (hit && PREFIX_BEST(v)) {
+				*tag = PREFIX_TAG(v);
+				return PREFIX_PREFIX;
+			}
+		}
+		if (!half)
+			return PREFIX_MISS;
+		m = hit ? m + half : m - half;
+	}
+}
+
+/**
+ * prefix_set_match_head() - does a member cover an address?
+ * @s: the set
+ * @addr: addr_len bytes, network order
+ * @h: @addr's head word, as prefix_set_match() read it (summary.h)
+ * @tag: on a hit, the tag of the member that answered
+ *
+ * prefix_set_match() after its head word, when that does not answer a
+ * miss by itself. Probes the address table,
+ * whose hit is PREFIX_ADDR, unless it is empty or (exact mode) no address
+ * lies in @addr's /16 (IPv6: in a /32 with its hashed bit). Then a /0, or
+ * the member up to /16 that the head word names, answers; else the
+ * search over the lengths starts where the head word allows: at the root
+ * of their tree if a member of /64 or longer may cover @addr (IPv6), at
+ * /32 if one of /32 to /63 may, at that of /17../31 if one of those may,
+ * or nowhere. Empty
+ * tables cost no probe. Lock-free: call inside rcu_read_lock(). A member
+ * present throughout the call is found, across updates, table growth and
+ * summary updates.
+ *
+ * Return: PREFIX_ADDR, PREFIX_PREFIX or PREFIX_MISS.
+ */
+enum prefix_hit prefix_set_match_head(const struct prefix_set *s,
+				      const u8 *addr, u32 h, u32 *tag)
+{
+	u32 zero;
+
+	if (READ_ONCE(s->addrs_any) &&
+	    (s->addrs_known ?
+	     (h & PREFIX_HEAD_ADDRS) &&
+	     (s->addr_len == 4 ||
+	      prefix_sum_hashed(&s->sum, PREFIX_CLASS_ADDRS, addr)) &&
+	     cuckoo_lookup(s->addrs, addr, tag) :
+	     cuckoo_contains(s->addrs, addr)))
+		return PREFIX_ADDR;
+	zero = READ_ONCE(s->zero);
+	if (zero) {
+		*tag = zero - 1;
+		return PREFIX_PREFIX;
+	}
+	if (h & PREFIX_HEAD_BEST) {
+		*tag = PREFIX_HEAD_TAG(h);
+		return PREFIX_PREFIX;
+	}
+	if ((h & PREFIX_HEAD_SUBNET) &&
+	    prefix_sum_hashed(&s->sum, PREFIX_CLASS_SUBNET, addr))
+		return prefix_search(s, addr, s->bits / 2, tag);
+	if ((h & PREFIX_HEAD_DEEP) &&
+	    prefix_sum_hashed(&s->sum, PREFIX_CLASS_DEEP, addr))
+		return prefix_search(s, addr, PREFIX_DEEP_ROOT, tag);
+	if ((h & PREFIX_HEAD_MID) &&
+	    prefix_sum_hashed(&s->sum, PREFIX_CLASS_MID, addr))
+		return prefix_search(s, addr, PREFIX_MID_ROOT, tag);
+	return PREFIX_MISS;
+}
