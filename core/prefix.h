@@ -118,8 +118,11 @@ u64 prefix_set_list_gen(const struct prefix_set *s);
 /* Is exactly this member (address and length) present? Reader side. */
 bool prefix_set_contains(const struct prefix_set *s, const u8 *addr, u32 len);
 
-enum prefix_hit prefix_set_match_head(const struct prefix_set *s,
-				      const u8 *addr, u32 h, u32 *tag);
+/* prefix_set_match_head()'s answer: the hit, and the tag of a hit. */
+#define PREFIX_MATCH_TAG_SHIFT	8
+#define PREFIX_MATCH_HIT(r)	((enum prefix_hit)((r) & 0xff))
+#define PREFIX_MATCH_TAG(r)	((r) >> PREFIX_MATCH_TAG_SHIFT)
+u32 prefix_set_match_head(const struct prefix_set *s, const u8 *addr, u32 h);
 
 /*
  * Does any member cover @addr (addr_len bytes)? Reader, lock-free. On a
@@ -134,12 +137,14 @@ prefix_set_match(const struct prefix_set *s, const u8 *addr, u32 *tag)
 {
 	/* the summary is the set's first member (prefix_int.h) */
 	const struct prefix_summary *sum = (const struct prefix_summary *)s;
-	u32 h = prefix_sum_head(sum, addr);
+	u32 h = prefix_sum_head(sum, addr), r;
 
 	*tag = 0;
 	if (!h && !READ_ONCE(sum->always))
 		return PREFIX_MISS;
-	return prefix_set_match_head(s, addr, h, tag);
+	r = prefix_set_match_head(s, addr, h);
+	*tag = PREFIX_MATCH_TAG(r);
+	return PREFIX_MATCH_HIT(r);
 }
 
 /* Writer side. */

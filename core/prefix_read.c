@@ -71,30 +71,9 @@ static noinline enum prefix_hit prefix_search(const struct prefix_set *s,
 	}
 }
 
-/**
- * prefix_set_match_head() - does a member cover an address?
- * @s: the set
- * @addr: addr_len bytes, network order
- * @h: @addr's head word, as prefix_set_match() read it (summary.h)
- * @tag: on a hit, the tag of the member that answered
- *
- * prefix_set_match() after its head word, when that does not answer a
- * miss by itself. Probes the address table,
- * whose hit is PREFIX_ADDR, unless it is empty or (exact mode) no address
- * lies in @addr's /16 (IPv6: in a /32 with its hashed bit). Then a /0, or
- * the member up to /16 that the head word names, answers; else the
- * search over the lengths starts where the head word allows: at the root
- * of their tree if a member of /64 or longer may cover @addr (IPv6), at
- * /32 if one of /32 to /63 may, at that of /17../31 if one of those may,
- * or nowhere. Empty
- * tables cost no probe. Lock-free: call inside rcu_read_lock(). A member
- * present throughout the call is found, across updates, table growth and
- * summary updates.
- *
- * Return: PREFIX_ADDR, PREFIX_PREFIX or PREFIX_MISS.
- */
-enum prefix_hit prefix_set_match_head(const struct prefix_set *s,
-				      const u8 *addr, u32 h, u32 *tag)
+/* prefix_set_match_head()'s answer; on a hit, the member's tag in *@tag. */
+static enum prefix_hit prefix_match_from(const struct prefix_set *s,
+					 const u8 *addr, u32 h, u32 *tag)
 {
 	u32 zero;
 
@@ -125,4 +104,35 @@ enum prefix_hit prefix_set_match_head(const struct prefix_set *s,
 	    prefix_sum_hashed(&s->sum, PREFIX_CLASS_MID, addr))
 		return prefix_search(s, addr, PREFIX_MID_ROOT, tag);
 	return PREFIX_MISS;
+}
+
+/**
+ * prefix_set_match_head() - does a member cover an address?
+ * @s: the set
+ * @addr: addr_len bytes, network order
+ * @h: @addr's head word, as prefix_set_match() read it (summary.h)
+ *
+ * prefix_set_match() after its head word, when that does not answer a
+ * miss by itself. Probes the address table, whose hit is PREFIX_ADDR,
+ * unless it is empty or (exact mode) no address lies in @addr's /16
+ * (IPv6: in a /32 with its hashed bit). Then a /0, or the member up to /16
+ * that the head word names, answers; else the search over the lengths
+ * starts where the head word allows: at the root of their tree if a member
+ * of /64 or longer may cover @addr (IPv6), at /32 if one of /32 to /63 may,
+ * at that of /17../31 if one of those may, or nowhere. Empty tables cost
+ * no probe. Lock-free: call inside rcu_read_lock(). A member present
+ * throughout the call is found, across updates, table growth and summary
+ * updates.
+ *
+ * Return: PREFIX_MATCH_HIT() is PREFIX_ADDR, PREFIX_PREFIX or PREFIX_MISS;
+ * on a hit, PREFIX_MATCH_TAG() is the tag of the member that answered. In
+ * one value, so that the inlined caller passes no address of its own and
+ * its frame needs no stack guard.
+ */
+u32 prefix_set_match_head(const struct prefix_set *s, const u8 *addr, u32 h)
+{
+	u32 tag = 0;
+	enum prefix_hit hit = prefix_match_from(s, addr, h, &tag);
+
+	return hit | tag << PREFIX_MATCH_TAG_SHIFT;
 }

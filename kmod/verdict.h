@@ -30,11 +30,14 @@
 /* The bits of @a beyond an IPv4 address (@alen 4), ORed; 0 for IPv6. */
 static __always_inline u32 cfilter_addr_tail(const u8 *a, unsigned int alen)
 {
-	u32 w[4];
+	const u32 *w = (const u32 *)a;
 
-	/* whole words: a byte loop here was most of an IPv4 miss's cost */
-	memcpy(w, a, sizeof(w));
-	return alen == 4 ? w[1] | w[2] | w[3] : 0;
+	/*
+	 * Whole words: a byte loop here was most of an IPv4 miss's cost. No
+	 * local array either, which would give the kfunc a stack guard.
+	 */
+	return alen == 4 ? get_unaligned(w + 1) | get_unaligned(w + 2) |
+			   get_unaligned(w + 3) : 0;
 }
 
 /* Can @p be matched? Fields it does not use must be zero, as in keys. */
