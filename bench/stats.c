@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The bench's clocks, random keys and medians. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+
+void die(const char *what)
+{
+	fprintf(stderr, "bench: %s\n", what);
+	exit(1);
+}
+
+double clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/*
+ * Measurements use this thread's CPU time: time the thread spends
+ * preempted by other work on this machine does not count.
+ */
+double now_ns(void)
+{
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+/* splitmix64 */
+u64 rng(void)
+{
+	u64 z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Key number @i: a bijection of 32-bit numbers, so distinct i, distinct keys. */
+u32 key_at(u64 i)
+{
+	u32 x = (u32)i ^ key_salt;
+
+	x ^= x >> 16;
+	x *= 0x7feb352dU;
+	x ^= x >> 15;
+	x *= 0x846ca68bU;
+	x ^= x >> 16;
+	return x;
+}
+
+u64 slots_of(unsigned int size)
+{
+	return 1ULL << sizes[size].slot_shift;
+}
+
+u64 keys_at_load(unsigned int size, unsigned int pct)
+{
+	return slots_of(size) * pct / 100;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double median(const double *v)
+{
+	double tmp[REPS];
+
+	memcpy(tmp, v, sizeof(tmp));
+	qsort(tmp, REPS, sizeof(tmp[0]), cmp_double);
+	return tmp[REPS / 2];
+}
+
+double med(unsigned int size, unsigned int l, enum subject s,
+	   enum metric m)
+{
+	return median(samples[size][l][s][m]);
+}
+
+/* The median of pair @p's ratios. */
+double med_ratio(unsigned int size, unsigned int l, unsigned int p,
+		 enum metric m)
+{
+	return median(pair_ratio[size][l][p][m]);
+}

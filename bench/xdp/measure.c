@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Measuring (BPF_PROG_TEST_RUN over the frames) and a workload's table. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "xdp_bench.h"
+
+/* Mean ns of @prog over the frames of one traffic; checks every verdict. */
+double run_series(const struct workload *w, struct row *r,
+		  enum traffic t)
+{
+	int want = t == HIT && !r->passes_all ? XDP_DROP : XDP_PASS;
+	unsigned long long total = 0;
+	unsigned int i;
+
+	if (t == MISS)
+		r->false_pos = 0;
+	for (i = 0; i < w->nframes; i++) {
+		LIBBPF_OPTS(bpf_test_run_opts, o,
+			.data_in = w->frames[t] + (size_t)i * w->frame_len,
+			.data_size_in = w->frame_len,
+			.repeat = 1,
+		);
+
+		if (bpf_prog_test_run_opts(r->prog_fd, &o))
+			die("%s: test run: %m", r->name);
+		total += o.duration;
+		if (o.retval == (__u32)want)
+			continue;
+		if (t == MISS && r->may_fp && o.retval == XDP_DROP)
+			r->false_pos++;
+		else
+			die("%s, %s: %s packet %u got verdict %u",
+			    w->title, r->name, t == HIT ? "hit" : "miss", i,
+			    o.retval);
+	}
+	return (double)total / w->nframes;
+}
+
+int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void measure(struct workload *w, unsigned int passes)
+{
+	unsigned int pass, i, t, nseries = w->nrows * NTRAFFIC;
+	double *ns = xcalloc((size_t)nseries * passes, sizeof(*ns));
+
+	for (pass = 0; pass < passes; pass++) {
+		/* Programs take turns, starting one further on each pass. */
+		for (i = 0; i < nseries; i++) {
+			unsigned int s = (i + pass * NTRAFFIC) % nseries;
+			struct row *r = &w->rows[s / NTRAFFIC];
+
+			t = s % NTRAFFIC;
+			ns[(size_t)s * passes + pass] = run_series(w, r, t);
+		}
+		fprintf(stderr, "xdp_bench: %s: pass %u of %u done\n",
+			w->title, pass + 1, passes);
+	}
+	for (i = 0; i < nseries; i++) {
+		qsort(ns + (size_t)i * passes, passes, sizeof(*ns), cmp_double);
+		w->rows[i / NTRAFFIC].ns[i % NTRAFFIC] =
+			ns[(size_t)i * passes + passes / 2];
+	}
+	free(ns);
+}
+
+static const struct row *find_row(const struct workload *w, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->nrows; i++)
+		if (!strcmp(w->rows[i].name, name))
+			return &w->rows[i];
+	die("no row %s", name);
+	return NULL;
+}
+
+static void print_mem(long long bytes)
+{
+	if (bytes < 0)
+		printf(" %10s", "n/a");
+	else
+		printf(" %8.2f M", bytes / 1048576.0);
+}
+
+/*
+ * The table of one workload: ns per packet, the same net of what the
+ * parse-only program costs (the lookup's own share), and ratios against
+ * each program named in @refs.
+ */
+void print_workload(const struct workload *w, const char *const *refs,
+		    unsigned int nrefs)
+{
+	const struct row *parse = find_row(w, PARSE_ONLY);
+	unsigned int i, j;
+
+	printf("%-24s %8s %8s %8s %8s", "program", "hit ns", "miss ns",
+	       "hit net", "miss net");
+	for (j = 0; j < nrefs; j++)
+		printf("  hit/%-5.5s miss/%-5.5s", refs[j], refs[j]);
+	printf(" %10s %10s\n", "kernel mem", "own count");
+	for (i = 0; i < w->nrows; i++) {
+		const struct row *r = &w->rows[i];
+
+		printf("%-24s %8.0f %8.0f %8.0f %8.0f", r->name, r->ns[HIT],
+		       r->ns[MISS], r->ns[HIT] - parse->ns[HIT],
+		       r->ns[MISS] - parse->ns[MISS]);
+		for (j = 0; j < nrefs; j++) {
+			const struct row *ref = find_row(w, refs[j]);
+
+			printf("  %9.2f %10.2f", r->ns[HIT] / ref->ns[HIT],
+			       r->ns[MISS] / ref->ns[MISS]);
+		}
+		print_mem(r->mem_kernel);
+		print_mem(r->mem_own);
+		if (r->may_fp)
+			printf("  (%lu of %u misses dropped: false positives)",
+			       r->false_pos, w->nframes);
+		printf("\n");
+	}
+	printf("\n");
+}
+
+/* Program rows in order; @mem filled in by the caller. */
+struct row row(const char *name, int fd, bool may_fp)
+{
+	struct row r = { .name = name, .prog_fd = fd, .may_fp = may_fp,
+			 .mem_kernel = -1, .mem_own = -1 };
+
+	r.passes_all = !strcmp(name, PARSE_ONLY);
+
+	return r;
+}
