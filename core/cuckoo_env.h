@@ -262,6 +262,11 @@ static inline bool IS_ERR(const void *p)
 	return (unsigned long)p >= (unsigned long)-MAX_ERRNO;
 }
 
+static inline int PTR_ERR_OR_ZERO(const void *p)
+{
+	return IS_ERR(p) ? (int)PTR_ERR(p) : 0;
+}
+
 static inline void *ERR_CAST(const void *p)
 {
 	return (void *)p;

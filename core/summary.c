@@ -61,8 +61,9 @@ int prefix_sum_prepare(struct prefix_summary *sum, u32 alen, int c, u32 len)
 	bool hashed = alen == 16 || c == PREFIX_CLASS_MID;
 	bool head = sum->head == prefix_sum_none &&
 		    (c >= 0 || (len && len <= PREFIX_SUM_SHIFT));
-	u32 *count = NULL, *hcount = NULL, *bits = NULL;
+	u32 *count, *hcount = NULL, *bits = NULL;
 	u16 *words = NULL;
+	int err;
 
 	if (head) {
 		words = cuckoo_mem_zalloc(PREFIX_SUM_HEAD_BYTES);
@@ -71,22 +72,18 @@ int prefix_sum_prepare(struct prefix_summary *sum, u32 alen, int c, u32 len)
 	}
 	if (c >= 0 && !sum->count[c]) {
 		count = cuckoo_mem_zalloc(PREFIX_SUM_COUNT_BYTES);
-		if (!IS_ERR(count) && hashed) {
+		err = PTR_ERR_OR_ZERO(count);
+		if (err)
+			goto out_words;
+		if (hashed) {
 			hcount = cuckoo_mem_zalloc(PREFIX_SUM_COUNT_BYTES);
+			err = PTR_ERR_OR_ZERO(hcount);
+			if (err)
+				goto out_count;
 			bits = cuckoo_mem_zalloc(PREFIX_SUM_HASHED_BYTES);
-		}
-		if (IS_ERR(count) || IS_ERR(hcount) || IS_ERR(bits)) {
-			int err = PTR_ERR(IS_ERR(count) ? count :
-					  IS_ERR(hcount) ? hcount : bits);
-
-			if (!IS_ERR(count))
-				cuckoo_mem_free(count, PREFIX_SUM_COUNT_BYTES);
-			if (!IS_ERR(hcount))
-				cuckoo_mem_free(hcount, PREFIX_SUM_COUNT_BYTES);
-			if (!IS_ERR(bits))
-				cuckoo_mem_free(bits, PREFIX_SUM_HASHED_BYTES);
-			cuckoo_mem_free(words, PREFIX_SUM_HEAD_BYTES);
-			return err;
+			err = PTR_ERR_OR_ZERO(bits);
+			if (err)
+				goto out_hcount;
 		}
 		sum->count[c] = count;
 		sum->hcount[c] = hcount;
@@ -100,6 +97,14 @@ int prefix_sum_prepare(struct prefix_summary *sum, u32 alen, int c, u32 len)
 		WRITE_ONCE(sum->head, words);
 	}
 	return 0;
+
+out_hcount:
+	cuckoo_mem_free(hcount, PREFIX_SUM_COUNT_BYTES);
+out_count:
+	cuckoo_mem_free(count, PREFIX_SUM_COUNT_BYTES);
+out_words:
+	cuckoo_mem_free(words, PREFIX_SUM_HEAD_BYTES);
+	return err;
 }
 
 /*
