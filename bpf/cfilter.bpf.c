@@ -42,6 +42,20 @@ struct {
 } cfilter_stats SEC(".maps");
 
 /*
+ * The prefilter (struct cfilter_prefilter): a bit per /16 of sources, kept
+ * by the module once the loader hands the map over (cfctl does). Not
+ * pinned: each program has its own, and one the module does not keep
+ * reads as not ready. Read-only from user space: only the module writes.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_RDONLY);
+	__type(key, __u32);
+	__type(value, struct cfilter_prefilter);
+} cfilter_prefilter SEC(".maps");
+
+/*
  * Neighbor Discovery is passed even from a blocked source: without it a
  * host cannot resolve its neighbours or router, and an operator who blocks
  * his own address must not lose the link to the machine. Only what the
@@ -101,6 +115,36 @@ static __always_inline void count(__u32 ifindex, enum cfilter_stat stat)
 		s->packets[stat] += 1;
 }
 
+/*
+ * Would the module pass @pkt without a look? True when no key may drop a
+ * packet from its source's /16: the call is skipped.
+ */
+static __always_inline bool prefilter_passes(const struct packet *pkt)
+{
+	const struct cfilter_prefilter *pf;
+	__u32 zero = 0, slot;
+	const __u64 *words;
+	__u64 ready, dep;
+
+	pf = bpf_map_lookup_elem(&cfilter_prefilter, &zero);
+	if (!pf)
+		return false;
+	ready = *(volatile const __u64 *)&pf->ready;
+	/*
+	 * The bits are read at an address computed from @ready (a copy the
+	 * compiler cannot fold), so that a CPU that reorders loads still
+	 * reads them after it: the module writes them before it.
+	 */
+	dep = ready;
+	barrier_var(dep);
+	if (ready != 1)
+		return false;
+	slot = ((__u32)pkt->saddr[0] << 8 | pkt->saddr[1]) & 0xffff;
+	words = pkt->family == PKT_IPV6 ? pf->src6 : pf->src4;
+	return !(words[((slot >> 6) + dep - 1) & (CFILTER_PREFILTER_WORDS - 1)] >>
+		 (slot & 63) & 1);
+}
+
 /* The counter of a verdict the module gave: its kind's. */
 static __always_inline enum cfilter_stat verdict_stat(int verdict)
 {
@@ -148,8 +192,12 @@ static __always_inline enum cfilter_stat classify(enum parse_result res,
 	if (res == PARSE_OK && is_neigh_discovery(pkt))
 		return CFILTER_STAT_PASS;
 
-	match_pkt(pkt, &m);
-	stat = verdict_stat(bpf_cfilter_match(&m, sizeof(m)));
+	if (prefilter_passes(pkt)) {
+		stat = CFILTER_STAT_PASS;
+	} else {
+		match_pkt(pkt, &m);
+		stat = verdict_stat(bpf_cfilter_match(&m, sizeof(m)));
+	}
 	if (stat != CFILTER_STAT_PASS)
 		return stat;
 	switch (res) {

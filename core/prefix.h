@@ -147,6 +147,17 @@ prefix_set_match(const struct prefix_set *s, const u8 *addr, u32 *tag)
 	return PREFIX_MATCH_HIT(r);
 }
 
+/*
+ * Writer side: might a member cover an address of the /16 @slot? False
+ * only where prefix_set_match() misses with no probe.
+ */
+static inline bool prefix_set_slot_used(const struct prefix_set *s, u32 slot)
+{
+	const struct prefix_summary *sum = (const struct prefix_summary *)s;
+
+	return sum->head[slot] || sum->always;
+}
+
 /* Writer side. */
 void prefix_set_get_stats(const struct prefix_set *s, struct prefix_stats *st);
 

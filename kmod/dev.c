@@ -33,6 +33,7 @@
 
 #include "cfilter.h"
 #include "prefix.h"
+#include "prefilter.h"
 #include "set.h"
 #include "verdict.h"
 #include "dev.h"
@@ -414,6 +415,22 @@ static long cfilter_ioc_sources(struct file *file,
 	return err;
 }
 
+/* PREFILTER: the module keeps a program's prefilter map (prefilter.c). */
+static long cfilter_ioc_prefilter(struct file *file, void __user *argp)
+{
+	struct cfilter_prefilter_req r;
+	int err;
+
+	err = cfilter_may_write(file);
+	if (err)
+		return err;
+	if (copy_from_user(&r, argp, sizeof(r)))
+		return -EFAULT;
+	if (r.flags)
+		return -EINVAL;
+	return cfilter_prefilter_add(r.map_fd);
+}
+
 static long cfilter_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
 {
@@ -453,6 +470,8 @@ static long cfilter_ioctl(struct file *file, unsigned int cmd,
 		return cfilter_ioc_sources(file, argp);
 	case CFILTER_IOC_STAGE_SOURCE:
 		return cfilter_ioc_stage_source(file, argp);
+	case CFILTER_IOC_PREFILTER:
+		return cfilter_ioc_prefilter(file, argp);
 	default:
 		return -ENOTTY;
 	}

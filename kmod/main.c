@@ -25,6 +25,7 @@
 #include "cfilter.h"
 #include "cuckoo.h"
 #include "prefix.h"
+#include "prefilter.h"
 #include "set.h"
 
 #define CFILTER_DEFAULT_CAPACITY	65536UL
@@ -310,6 +311,7 @@ static void __exit cfilter_exit(void)
 {
 	cfilter_dev_unregister();
 	cfilter_expiry_stop();
+	cfilter_prefilter_release();
 	cfilter_set_destroy(rcu_dereference_protected(cfilter_live, true));
 }
 

@@ -13,6 +13,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "prefilter.h"
 #include "set.h"
 
 struct cfilter_set __rcu *cfilter_live;
@@ -124,6 +125,7 @@ struct cfilter_set *cfilter_set_swap(struct cfilter_set *s)
 		cfilter_set_type_stats(old, f, &st);
 		cfilter_retired_grows += st.table.grows;
 	}
+	cfilter_prefilter_swap(s);
 	/* Orders every table of @s before the pointer readers follow. */
 	rcu_assign_pointer(cfilter_live, s);
 	return old;
@@ -140,6 +142,7 @@ void cfilter_set_retire(struct cfilter_set *old)
 		synchronize_rcu();
 		mutex_lock(&cfilter_lock);
 		cfilter_hold_carry(cfilter_live_locked(), old);
+		cfilter_prefilter_settle();
 		mutex_unlock(&cfilter_lock);
 		cfilter_set_destroy(old);
 	}
@@ -213,6 +216,14 @@ static void cfilter_set_count(struct cfilter_set *s, unsigned int t,
  *
  * Return: 0, -EEXIST, -ENOSPC, -ENOMEM (nothing changed for the last three).
  */
+/* The live set changed: the programs' prefilter follows. */
+static void cfilter_set_changed(struct cfilter_set *s, unsigned int t,
+				const u8 *packed, u32 len)
+{
+	if (s == cfilter_live_locked())
+		cfilter_prefilter_changed(s, t, packed, len);
+}
+
 int cfilter_set_insert(struct cfilter_set *s, const struct cfilter_ktype *f,
 		       const u8 *packed, u32 len, u32 tag)
 {
@@ -223,8 +234,10 @@ int cfilter_set_insert(struct cfilter_set *s, const struct cfilter_ktype *f,
 		err = prefix_set_insert(s->pfx[t], packed, len, tag);
 	else
 		err = cuckoo_insert_val(s->flow[t], packed, tag);
-	if (!err)
+	if (!err) {
 		cfilter_set_count(s, t, s->nkeys[t] + 1);
+		cfilter_set_changed(s, t, packed, len);
+	}
 	return err;
 }
 
@@ -267,8 +280,10 @@ int cfilter_set_delete(struct cfilter_set *s, const struct cfilter_ktype *f,
 		err = prefix_set_delete(s->pfx[t], packed, len);
 	else
 		err = cuckoo_delete(s->flow[t], packed);
-	if (!err)
+	if (!err) {
 		cfilter_set_count(s, t, s->nkeys[t] - 1);
+		cfilter_set_changed(s, t, packed, len);
+	}
 	return err;
 }
 
@@ -336,6 +351,8 @@ struct cuckoo *cfilter_set_replace_table(struct cfilter_set *s,
 	}
 	cfilter_set_type_stats(s, f, &st);
 	cfilter_set_count(s, t, st.count);
+	/* A staged set's table (RESTORE): its prefilter bits come at COMMIT. */
+	WARN_ON_ONCE(s == cfilter_live_locked());
 	return old;
 }
 

@@ -19,10 +19,12 @@
  * or with rm.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -119,6 +121,27 @@ static bool module_ready(void)
 		return false;
 	}
 	return true;
+}
+
+/*
+ * Hands the loaded program's prefilter map to the module, which keeps it
+ * in step with the keys from then on: packets from address space no key
+ * touches then pass without the kfunc call. Without it the program still
+ * filters every packet, through the kfunc: say so and go on.
+ */
+static void hand_over_prefilter(const struct cfilter_bpf *skel)
+{
+	struct cfilter_prefilter_req r = {
+		.map_fd = bpf_map__fd(skel->maps.cfilter_prefilter),
+	};
+	int fd = open(CFILTER_DEVICE, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0 || ioctl(fd, CFILTER_IOC_PREFILTER, &r))
+		cf_err("note: cfilter.ko does not keep the program's prefilter (%s): every packet calls the kfunc",
+		       errno == ENOTTY ? "a module older than cfctl" :
+		       strerror(errno));
+	if (fd >= 0)
+		close(fd);
 }
 
 static int report_load_error(int err, const char *ifname)
@@ -495,6 +518,7 @@ static int attach_dispatched(const char *ifname, unsigned int ifindex,
 		dispatch_report_error(err, ifname);
 		goto out;
 	}
+	hand_over_prefilter(skel);
 	/* Counting started: bpftool's place for the counters too. */
 	if (stats_map_share(skel->maps.cfilter_stats)) {
 		if (!dispatch_query(ifindex, &now))
@@ -611,6 +635,7 @@ int xdp_attach(const char *ifname, const struct xdp_attach_req *r)
 	pinned = !pinned_map;
 	if (stats_map_share(skel->maps.cfilter_stats))
 		goto cleanup;
+	hand_over_prefilter(skel);
 
 	if (mode == CF_TC) {
 		ret = tc_attach(ifname, ifindex,

@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/utsname.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -162,12 +163,32 @@ static struct geo_opt *last_geo(struct opts *o, bool need_misses,
 	return g;
 }
 
+/*
+ * Loads cfilter's program, with counters of its own (the object pins its
+ * map by name); with @prefilter, its prefilter map handed to the module.
+ */
+static struct cfilter_bpf *load_cfilter(int dev, bool prefilter)
+{
+	struct cfilter_bpf *cf = cfilter_bpf__open();
+	struct cfilter_prefilter_req r = { 0 };
+
+	if (!cf)
+		die("opening cfilter's XDP program: %m");
+	errno = -bpf_map__set_pin_path(cf->maps.cfilter_stats, NULL);
+	if (errno || cfilter_bpf__load(cf))
+		die("loading cfilter's XDP program: %m (the kfunc needs cfilter.ko with BTF)");
+	r.map_fd = bpf_map__fd(cf->maps.cfilter_prefilter);
+	if (prefilter && ioctl(dev, CFILTER_IOC_PREFILTER, &r))
+		die("handing the prefilter map to the module: %m");
+	return cf;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { .packets = 32768, .passes = 3, .keys = 100000,
 			  .seed = 1 };
 	struct result res;
-	struct cfilter_bpf *cf;
+	struct cfilter_bpf *cf, *call;
 	struct geo_opt *geo;
 	unsigned int g;
 	int c, dev;
@@ -238,28 +259,27 @@ int main(int argc, char **argv)
 	dev = open(CFILTER_DEVICE, O_RDWR);
 	if (dev < 0)
 		die("%s: %m (is cfilter.ko loaded?)", CFILTER_DEVICE);
-	cf = cfilter_bpf__open();
-	if (!cf)
-		die("opening cfilter's XDP program: %m");
-	/* Counters of its own: the object pins its map by name. */
-	errno = -bpf_map__set_pin_path(cf->maps.cfilter_stats, NULL);
-	if (errno || cfilter_bpf__load(cf))
-		die("loading cfilter's XDP program: %m (the kfunc needs cfilter.ko with BTF)");
+	/* As cfctl attaches it, and a copy whose prefilter the module lacks. */
+	cf = load_cfilter(dev, true);
+	call = load_cfilter(dev, false);
 
 	if (o.sweep) {
 		bench_geo(&o, &o.geo[0], dev,
-			  bpf_program__fd(cf->progs.cfilter_xdp), &res.geo[0]);
+			  bpf_program__fd(cf->progs.cfilter_xdp),
+			  bpf_program__fd(call->progs.cfilter_xdp), &res.geo[0]);
 	} else {
 		print_header(&o);
 		bench_exact(&o, dev, bpf_program__fd(cf->progs.cfilter_xdp),
-			    &res);
+			    bpf_program__fd(call->progs.cfilter_xdp), &res);
 		for (g = 0; g < o.ngeo; g++)
 			bench_geo(&o, &o.geo[g], dev,
 				  bpf_program__fd(cf->progs.cfilter_xdp),
+				  bpf_program__fd(call->progs.cfilter_xdp),
 				  &res.geo[g]);
 		print_goals(&o, &res);
 	}
 
+	cfilter_bpf__destroy(call);
 	cfilter_bpf__destroy(cf);
 	close(dev);
 	return 0;

@@ -146,7 +146,7 @@ void print_workload(const struct workload *w, const char *const *refs,
 struct row row(const char *name, int fd, bool may_fp);
 
 /* exact.c */
-void bench_exact(const struct opts *o, int dev, int cfilter_fd,
+void bench_exact(const struct opts *o, int dev, int cfilter_fd, int call_fd,
 		 struct result *res);
 
 /* ranges.c */
@@ -157,6 +157,6 @@ struct pfx *split_ranges(const struct range *r, size_t nr,
 
 /* geo.c */
 void bench_geo(const struct opts *o, const struct geo_opt *g, int dev,
-	       int cfilter_fd, struct geo_result *res);
+	       int cfilter_fd, int call_fd, struct geo_result *res);
 
 #endif

@@ -59,25 +59,32 @@ static int cf_key(int fd, unsigned long cmd, int family, const char *addr)
 
 /*
  * The program, loaded once per process with destination matching off
- * (programs[0]) and on (programs[1]): the emulated guest's verifier takes
- * seconds per load, and there are dozens of tests. The harness runs each
- * test in a child of this process, which inherits both programs and their
- * counters; tests compare counters before and after, so what earlier tests
- * counted does not matter.
+ * (programs[0]) and on (programs[1]), each with its prefilter handed to the
+ * module as cfctl hands it, so that every verdict below goes through the
+ * prefilter's bits; and once more without (programs[2]), which calls the
+ * kfunc for every packet. The emulated guest's verifier takes seconds per
+ * load, and there are dozens of tests. The harness runs each test in a
+ * child of this process, which inherits the programs and their counters;
+ * tests compare counters before and after, so what earlier tests counted
+ * does not matter.
  */
-static struct cfilter_bpf *programs[2];
+static struct cfilter_bpf *programs[3];
 static int programs_err;
 
 static void __attribute__((constructor)) load_programs(void)
 {
-	int i;
+	int i, dev = open(CFILTER_DEVICE, O_RDWR);
 
 	libbpf_set_print(libbpf_print);
-	for (i = 0; i < 2 && !programs_err; i++) {
-		programs[i] = xdp_load_private(i);
+	for (i = 0; i < 3 && !programs_err; i++) {
+		programs[i] = xdp_load_private(i == 1);
 		if (!programs[i])
 			programs_err = errno;
+		else if (i < 2)
+			programs_err = xdp_hand_over(programs[i], dev);
 	}
+	if (dev >= 0)
+		close(dev);
 }
 
 FIXTURE(xdp) {
@@ -213,6 +220,17 @@ TEST_F(xdp, unblocked_source_passes_again)
 }
 
 /* ::ffff:192.0.2.2 is an IPv6 source: the SRC4 key must not match it. */
+TEST_F(xdp, without_its_prefilter_the_program_calls_the_kfunc)
+{
+	struct frame blocked = frame4(BLOCKED4, 5), other = frame4(OTHER4, 5);
+
+	self->skel = programs[2];
+	self->prog_fd = bpf_program__fd(self->skel->progs.cfilter_xdp);
+	ASSERT_EQ(0, cf_key(self->dev, CFILTER_IOC_ADD, AF_INET, BLOCKED4));
+	EXPECT_DROP(&blocked, blocked.len, "IPv4 from " BLOCKED4);
+	EXPECT_PASS(&other, other.len, "IPv4 from " OTHER4);
+}
+
 TEST_F(xdp, v4_mapped_ipv6_source_is_not_the_ipv4_key)
 {
 	struct frame f = frame6("::ffff:" BLOCKED4);

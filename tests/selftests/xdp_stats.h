@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/cfilter.h>
@@ -50,6 +51,19 @@ static inline struct cfilter_bpf *xdp_load_private(bool match_dst)
 		return NULL;
 	}
 	return skel;
+}
+
+/*
+ * Hands @skel's prefilter map to the module on @dev (a descriptor open for
+ * writing), as cfctl does. Returns 0 or a positive errno.
+ */
+static inline int xdp_hand_over(struct cfilter_bpf *skel, int dev)
+{
+	struct cfilter_prefilter_req r = {
+		.map_fd = bpf_map__fd(skel->maps.cfilter_prefilter),
+	};
+
+	return ioctl(dev, CFILTER_IOC_PREFILTER, &r) ? errno : 0;
 }
 
 /*

@@ -496,6 +496,39 @@ struct cfilter_match_req {
 	__u64	reserved[2];
 };
 
+/*
+ * The XDP and TC programs' prefilter: a map (an array of one struct
+ * cfilter_prefilter) the program reads before the kfunc. Per family, a
+ * bit per /16 of source addresses, set while the live set may drop a
+ * packet from that /16: a source address or prefix inside or over it, or
+ * any destination or flow key of the family (those are not summarised by
+ * source), or, in compact mode, any source address of the family (a
+ * compact table keeps no summary). A packet whose bit is clear passes
+ * without calling the kfunc; the kfunc would have passed it too. The
+ * module writes the map, and keeps it in step with every change, from
+ * CFILTER_IOC_PREFILTER on; until then @ready is 0 and the program calls
+ * the kfunc for every packet.
+ */
+#define CFILTER_PREFILTER_WORDS	(65536 / 64)
+
+struct cfilter_prefilter {
+	__u64	ready;
+	__u64	src4[CFILTER_PREFILTER_WORDS];
+	__u64	src6[CFILTER_PREFILTER_WORDS];
+};
+
+/**
+ * struct cfilter_prefilter_req - argument of CFILTER_IOC_PREFILTER
+ * @map_fd: a BPF array map of one struct cfilter_prefilter, without
+ *          BPF_F_RDONLY_PROG (a frozen read-only map would let the
+ *          verifier fold its bits into the program)
+ * @flags:  must be zero
+ */
+struct cfilter_prefilter_req {
+	__s32	map_fd;
+	__u32	flags;
+};
+
 /**
  * struct cfilter_table - one key type's raw table (DUMP and RESTORE)
  * @type:     enum cfilter_key_type
@@ -547,6 +580,12 @@ struct cfilter_table {
  *        and every entry no other source holds; ENOENT if the set has no
  *        such source; EOPNOTSUPP in compact mode (use CLEAR)
  * SOURCES: struct cfilter_sources
+ * PREFILTER: struct cfilter_prefilter_req: the module fills the map and
+ *        keeps it until the module goes or no program uses it any more;
+ *        EBADF for a closed descriptor, EINVAL for one that is no BPF map
+ *        or a map of another shape, ENOSPC if CFILTER_PREFILTERS_MAX maps
+ *        in use are kept already (the program still works, through the
+ *        kfunc)
  *
  * Atomic replacement, like `ipset swap`: STAGE gives this open file an
  * empty set of tables of its own (EBUSY if it already has one); ADD, DEL,
@@ -578,7 +617,7 @@ struct cfilter_table {
  *            is not the table's, a count that is not the nonzero slots)
  *
  * ADD, DEL, CLEAR, BATCH with ADD or DEL, FLUSH, STAGE, STAGE_SOURCE,
- * COMMIT, ABORT and RESTORE need CAP_NET_ADMIN.
+ * COMMIT, ABORT, RESTORE and PREFILTER need CAP_NET_ADMIN.
  *
  * Source errors: EINVAL for a malformed name or timeout; ENOENT for DEL,
  * TEST, FLUSH and LIST of a source the set does not have; EUSERS when an
@@ -603,5 +642,9 @@ struct cfilter_table {
 #define CFILTER_IOC_FLUSH	_IOW (CFILTER_IOC_MAGIC, 0x4e, struct cfilter_source_req)
 #define CFILTER_IOC_SOURCES	_IOWR(CFILTER_IOC_MAGIC, 0x4f, struct cfilter_sources)
 #define CFILTER_IOC_STAGE_SOURCE _IOW (CFILTER_IOC_MAGIC, 0x50, struct cfilter_source_req)
+#define CFILTER_IOC_PREFILTER	_IOW (CFILTER_IOC_MAGIC, 0x51, struct cfilter_prefilter_req)
+
+/* Prefilter maps the module keeps at once (one per loaded program). */
+#define CFILTER_PREFILTERS_MAX	64
 
 #endif /* _UAPI_LINUX_CFILTER_H */

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The programs' prefilter (struct cfilter_prefilter in the UAPI): per
+ * family a bit per /16 of source addresses, in BPF maps the programs read
+ * before they call the kfunc. Most traffic comes from address space no key
+ * touches, and a bit test in the program costs a fraction of the call.
+ *
+ * A bit is the head word test of the source prefix set (prefix.h) for the
+ * /16: zero exactly where prefix_set_match() misses with no probe. Any
+ * destination or flow key of a family sets every bit of that family: those
+ * are looked up by other fields. Allow entries set none; they only lift a
+ * drop.
+ *
+ * The maps are written under cfilter_lock, after every change to the live
+ * set (set.c calls in), word by word with WRITE_ONCE(). What a packet sees:
+ * - an add sets its bits after the key is published, before the ioctl
+ *   returns; a delete clears them after the key is gone;
+ * - a swap ORs the new set's bits in before the pointer moves, and makes
+ *   them exact once the old set's readers are done (cfilter_set_retire);
+ * so a bit is never clear while the set a packet would meet may drop it.
+ *
+ * Each loaded program has its own map (cfctl hands it over after the
+ * load); a map only the module still holds is dropped at the next
+ * handover. Before a handover, or once the module lets a map go, its ready
+ * word is 0 and the program calls the kfunc for every packet.
+ */
+#include <linux/bpf.h>
+#include <linux/errno.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+
+#include "cfilter.h"
+#include "prefilter.h"
+#include "prefix.h"
+#include "set.h"
+
+/* bpf_map_get() is in this namespace from 6.12 on. */
+MODULE_IMPORT_NS(BPF_INTERNAL);
+
+#define CFILTER_PREFILTER_SLOTS	(CFILTER_PREFILTER_WORDS * 64)
+
+/* Maps written, under cfilter_lock; the first cfilter_npf are in use. */
+static struct bpf_map *cfilter_pf[CFILTER_PREFILTERS_MAX];
+static unsigned int cfilter_npf;
+
+static struct cfilter_prefilter *cfilter_pf_value(struct bpf_map *map)
+{
+	return (struct cfilter_prefilter *)container_of(map, struct bpf_array,
+							map)->value;
+}
+
+/* May @s drop a packet of family @v6 from the /16 @slot? */
+static bool cfilter_pf_bit(const struct cfilter_set *s, bool v6, u32 slot)
+{
+	unsigned int src = v6 ? CFILTER_KEY_SRC6 : CFILTER_KEY_SRC4;
+	unsigned long others = v6 ? BIT(CFILTER_KEY_DST6) | BIT(CFILTER_KEY_FLOW6) :
+				    BIT(CFILTER_KEY_DST4) | BIT(CFILTER_KEY_FLOW4);
+
+	if (s->types & others)
+		return true;
+	return (s->types & BIT(src)) && prefix_set_slot_used(s->pfx[src], slot);
+}
+
+/*
+ * Writes the bits of slots @first..@first+@n-1 of family @v6 in maps @m0
+ * on; @or keeps the bits there.
+ */
+static void cfilter_pf_store(const struct cfilter_set *s, bool v6, u32 first,
+			     u32 n, bool or, unsigned int m0)
+{
+	while (n) {
+		u32 at = first % 64, k = min(n, 64 - at), i;
+		u64 mask = (k == 64 ? ~0ULL : BIT_ULL(k) - 1) << at, bits = 0;
+		unsigned int m;
+
+		for (i = 0; i < k; i++)
+			if (cfilter_pf_bit(s, v6, first + i))
+				bits |= BIT_ULL(at + i);
+		for (m = m0; m < cfilter_npf; m++) {
+			struct cfilter_prefilter *pf = cfilter_pf_value(cfilter_pf[m]);
+			__u64 *w = &(v6 ? pf->src6 : pf->src4)[first / 64];
+
+			WRITE_ONCE(*w, (or ? *w : *w & ~mask) | bits);
+		}
+		first += k;
+		n -= k;
+	}
+}
+
+/* Every word of maps @m0 on. */
+static void cfilter_pf_fill(const struct cfilter_set *s, bool or,
+			    unsigned int m0)
+{
+	cfilter_pf_store(s, false, 0, CFILTER_PREFILTER_SLOTS, or, m0);
+	cfilter_pf_store(s, true, 0, CFILTER_PREFILTER_SLOTS, or, m0);
+}
+
+/**
+ * cfilter_prefilter_changed() - the live set's type @t changed at @addr/@len
+ * @s:    the live set, after the change; caller holds cfilter_lock
+ * @t:    enum cfilter_key_type
+ * @addr: the member's address (address types)
+ * @len:  its prefix length in bits (address types)
+ */
+void cfilter_prefilter_changed(const struct cfilter_set *s, unsigned int t,
+			       const u8 *addr, u32 len)
+{
+	bool v6 = t == CFILTER_KEY_SRC6 || t == CFILTER_KEY_DST6 ||
+		  t == CFILTER_KEY_FLOW6;
+	u32 first, span;
+
+	lockdep_assert_held(&cfilter_lock);
+	if (!cfilter_npf || t == CFILTER_KEY_ALLOW4 || t == CFILTER_KEY_ALLOW6)
+		return;
+	if (t != CFILTER_KEY_SRC4 && t != CFILTER_KEY_SRC6) {
+		/* Every bit of the family, if the type's first or last went. */
+		if (s->nkeys[t] <= 1)
+			cfilter_pf_store(s, v6, 0, CFILTER_PREFILTER_SLOTS,
+					 false, 0);
+		return;
+	}
+	/* The /16s the member spans: one, or all those under a short prefix. */
+	span = len >= 16 ? 1 : 1U << (16 - len);
+	first = ((u32)addr[0] << 8 | addr[1]) & ~(span - 1);
+	cfilter_pf_store(s, v6, first, span, false, 0);
+}
+
+/* A new live set (@s, before it is published): its bits join the old. */
+void cfilter_prefilter_swap(const struct cfilter_set *s)
+{
+	lockdep_assert_held(&cfilter_lock);
+	cfilter_pf_fill(s, true, 0);
+}
+
+/* The old set's readers are gone: the bits become the live set's. */
+void cfilter_prefilter_settle(void)
+{
+	lockdep_assert_held(&cfilter_lock);
+	cfilter_pf_fill(cfilter_live_locked(), false, 0);
+}
+
+/* Lets go of map @m: the programs that read it call the kfunc again. */
+static void cfilter_pf_drop(unsigned int m)
+{
+	struct bpf_map *map = cfilter_pf[m];
+
+	WRITE_ONCE(cfilter_pf_value(map)->ready, 0);
+	cfilter_pf[m] = cfilter_pf[--cfilter_npf];
+	bpf_map_put(map);
+}
+
+static bool cfilter_pf_shape_ok(const struct bpf_map *map)
+{
+	return map->map_type == BPF_MAP_TYPE_ARRAY &&
+	       map->key_size == sizeof(u32) &&
+	       map->value_size == sizeof(struct cfilter_prefilter) &&
+	       map->max_entries == 1 &&
+	       !(map->map_flags & (BPF_F_RDONLY_PROG | BPF_F_INNER_MAP));
+}
+
+/**
+ * cfilter_prefilter_add() - keep the prefilter map @fd from now on
+ * @fd: a BPF map descriptor of the caller
+ *
+ * Return: 0; -EBADF (a closed descriptor), -EINVAL (no BPF map, or one of
+ * another shape), -ENOSPC.
+ */
+int cfilter_prefilter_add(int fd)
+{
+	struct cfilter_prefilter *pf;
+	struct bpf_map *map;
+	unsigned int m;
+	int err = 0;
+
+	map = bpf_map_get(fd);
+	if (IS_ERR(map))
+		return PTR_ERR(map);
+	if (!cfilter_pf_shape_ok(map)) {
+		bpf_map_put(map);
+		return -EINVAL;
+	}
+	pf = cfilter_pf_value(map);
+	mutex_lock(&cfilter_lock);
+	/* Maps no program holds any more: only our reference is left. */
+	for (m = 0; m < cfilter_npf;) {
+		if (cfilter_pf[m] == map || atomic64_read(&cfilter_pf[m]->refcnt) == 1)
+			cfilter_pf_drop(m);
+		else
+			m++;
+	}
+	if (cfilter_npf == CFILTER_PREFILTERS_MAX) {
+		err = -ENOSPC;
+		goto out;
+	}
+	cfilter_pf[cfilter_npf++] = map;
+	map = NULL;
+	cfilter_pf_fill(cfilter_live_locked(), false, cfilter_npf - 1);
+	/*
+	 * The bits before the word that says they are kept. The program
+	 * reads them at an address that depends on that word, so a CPU
+	 * that reorders loads still reads them after it.
+	 */
+	smp_wmb();
+	WRITE_ONCE(pf->ready, 1);
+out:
+	mutex_unlock(&cfilter_lock);
+	if (map)
+		bpf_map_put(map);
+	return err;
+}
+
+/* Every map let go (module exit). */
+void cfilter_prefilter_release(void)
+{
+	mutex_lock(&cfilter_lock);
+	while (cfilter_npf)
+		cfilter_pf_drop(cfilter_npf - 1);
+	mutex_unlock(&cfilter_lock);
+}
