@@ -158,6 +158,12 @@ static inline bool prefix_set_slot_used(const struct prefix_set *s, u32 slot)
 	return sum->head[slot] || sum->always;
 }
 
+/* Writer side: must every lookup search, whatever its head word says? */
+static inline bool prefix_set_always(const struct prefix_set *s)
+{
+	return ((const struct prefix_summary *)s)->always;
+}
+
 /* Writer side. */
 void prefix_set_get_stats(const struct prefix_set *s, struct prefix_stats *st);
 

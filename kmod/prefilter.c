@@ -43,6 +43,8 @@ MODULE_IMPORT_NS(BPF_INTERNAL);
 /* Maps written, under cfilter_lock; the first cfilter_npf are in use. */
 static struct bpf_map *cfilter_pf[CFILTER_PREFILTERS_MAX];
 static unsigned int cfilter_npf;
+/* Per family, the source set's prefix_set_always() the bits were made with. */
+static bool cfilter_pf_always[2];
 
 static struct cfilter_prefilter *cfilter_pf_value(struct bpf_map *map)
 {
@@ -88,12 +90,21 @@ static void cfilter_pf_store(const struct cfilter_set *s, bool v6, u32 first,
 	}
 }
 
-/* Every word of maps @m0 on. */
+/* Every bit of family @v6 in maps @m0 on. */
+static void cfilter_pf_fill_family(const struct cfilter_set *s, bool v6,
+				   bool or, unsigned int m0)
+{
+	unsigned int src = v6 ? CFILTER_KEY_SRC6 : CFILTER_KEY_SRC4;
+
+	cfilter_pf_always[v6] = prefix_set_always(s->pfx[src]);
+	cfilter_pf_store(s, v6, 0, CFILTER_PREFILTER_SLOTS, or, m0);
+}
+
 static void cfilter_pf_fill(const struct cfilter_set *s, bool or,
 			    unsigned int m0)
 {
-	cfilter_pf_store(s, false, 0, CFILTER_PREFILTER_SLOTS, or, m0);
-	cfilter_pf_store(s, true, 0, CFILTER_PREFILTER_SLOTS, or, m0);
+	cfilter_pf_fill_family(s, false, or, m0);
+	cfilter_pf_fill_family(s, true, or, m0);
 }
 
 /**
@@ -113,11 +124,18 @@ void cfilter_prefilter_changed(const struct cfilter_set *s, unsigned int t,
 	lockdep_assert_held(&cfilter_lock);
 	if (!cfilter_npf || t == CFILTER_KEY_ALLOW4 || t == CFILTER_KEY_ALLOW6)
 		return;
+	/*
+	 * Every bit of the family when the type's first or last key came or
+	 * went, or when the source set's lookups start or stop searching
+	 * whatever the head word says (a compact address table, a /0).
+	 */
 	if (t != CFILTER_KEY_SRC4 && t != CFILTER_KEY_SRC6) {
-		/* Every bit of the family, if the type's first or last went. */
 		if (s->nkeys[t] <= 1)
-			cfilter_pf_store(s, v6, 0, CFILTER_PREFILTER_SLOTS,
-					 false, 0);
+			cfilter_pf_fill_family(s, v6, false, 0);
+		return;
+	}
+	if (prefix_set_always(s->pfx[t]) != cfilter_pf_always[v6]) {
+		cfilter_pf_fill_family(s, v6, false, 0);
 		return;
 	}
 	/* The /16s the member spans: one, or all those under a short prefix. */

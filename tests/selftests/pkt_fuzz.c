@@ -5,8 +5,8 @@
  * ICMP and other payloads), then mutated (cut, IP length fields rewritten,
  * bytes flipped), each run through BPF_PROG_TEST_RUN and its verdict held
  * against ref_parse.h, a reading of the frame written apart from the
- * program's parser. With blocked addresses, a blocked prefix and a blocked
- * flow in the filter:
+ * program's parser, its prefilter handed over. With blocked addresses, a
+ * blocked prefix and a blocked flow in the filter:
  *   - no frame whose source the reference proves blocked passes (Neighbor
  *     Discovery excepted), nor one whose flow it proves blocked;
  *   - a frame the reference reads whole and finds unblocked passes,
@@ -242,6 +242,8 @@ TEST(random_frames_against_a_reference_parser)
 	ASSERT_EQ(0, add_key(dev, &flow));
 	skel = xdp_load_private(false);
 	ASSERT_NE(NULL, skel) TH_LOG("loading the program: %s", strerror(errno));
+	/* As cfctl runs it: the IPv6 frames meet the prefilter's bits. */
+	ASSERT_EQ(0, xdp_hand_over(skel, dev));
 
 	for (i = 0; i < frames; i++) {
 		LIBBPF_OPTS(bpf_test_run_opts, opts, .repeat = 1);

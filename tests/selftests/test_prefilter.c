@@ -5,8 +5,9 @@
  * exactly where the live set may drop a packet, through adds, deletes,
  * replaces and clears; it refuses maps of another shape and callers
  * without CAP_NET_ADMIN, and keeps a bounded number of maps, dropping
- * those no program holds any more. The programs' use of the bits is
- * tested in test_xdp (its programs read them).
+ * those no program holds any more, and lets them all go when unloaded.
+ * The programs' use of the bits is tested in test_xdp and pkt_fuzz (their
+ * programs read them).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -308,6 +309,67 @@ TEST_F(prefilter, kept_maps_are_bounded_and_released)
 	ASSERT_LE(0, last);
 	EXPECT_EQ(0, hand_over(self->fd, last));
 	close(last);
+}
+
+FIXTURE(prefilter_reload) {
+	int fd;
+	int map;
+};
+
+FIXTURE_SETUP(prefilter_reload)
+{
+	self->fd = -1;
+	self->map = -1;
+	RELOAD_SETUP_UNLOAD();
+}
+
+FIXTURE_TEARDOWN(prefilter_reload)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+	if (self->map >= 0)
+		close(self->map);
+	RELOAD_TEARDOWN_DEFAULTS();
+}
+
+/*
+ * A compact table keeps no summary of its addresses: while it holds any,
+ * every bit of the family is set. Unloaded, the module lets its maps go.
+ */
+TEST_F(prefilter_reload, compact_addresses_set_every_bit_and_unload_clears_ready)
+{
+	struct cfilter_key_req req = { .key = key_of(CFILTER_KEY_SRC4, "10.1.2.3") };
+	struct cfilter_prefilter *pf;
+	__u32 zero = 0;
+	int err;
+
+	pf = calloc(1, sizeof(*pf));
+	ASSERT_NE(NULL, pf);
+	err = module_load("mode=compact");
+	ASSERT_EQ(0, err) TH_LOG("loading in compact mode: %s", strerror(err));
+	self->fd = open(CFILTER_DEVICE, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	self->map = prefilter_map(0);
+	ASSERT_LE(0, self->map);
+	ASSERT_EQ(0, hand_over(self->fd, self->map));
+
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req));
+	ASSERT_EQ(0, bpf_map_lookup_elem(self->map, &zero, pf));
+	EXPECT_EQ(1ULL, pf->ready);
+	EXPECT_EQ(SLOTS, nbits(pf, false));
+	EXPECT_EQ(0, nbits(pf, true));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_DEL, &req));
+	ASSERT_EQ(0, bpf_map_lookup_elem(self->map, &zero, pf));
+	EXPECT_EQ(0, nbits(pf, false));
+
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req));
+	close(self->fd);
+	self->fd = -1;
+	ASSERT_EQ(0, module_wait_unused());
+	ASSERT_EQ(0, module_unload());
+	ASSERT_EQ(0, bpf_map_lookup_elem(self->map, &zero, pf));
+	EXPECT_EQ(0ULL, pf->ready);
+	free(pf);
 }
 
 TEST_HARNESS_MAIN

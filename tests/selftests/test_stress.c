@@ -263,6 +263,8 @@ FIXTURE_SETUP(stress)
 	ASSERT_NE(NULL, self->skel)
 		TH_LOG("loading cfilter_xdp: %s; the kfunc needs cfilter.ko loaded with BTF",
 		       strerror(errno));
+	/* As cfctl runs it: the writer's changes rewrite the prefilter too. */
+	ASSERT_EQ(0, xdp_hand_over(self->skel, self->dev));
 	self->prog_fd = bpf_program__fd(self->skel->progs.cfilter_xdp);
 }
 

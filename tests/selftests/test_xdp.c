@@ -61,15 +61,41 @@ static int cf_key(int fd, unsigned long cmd, int family, const char *addr)
  * The program, loaded once per process with destination matching off
  * (programs[0]) and on (programs[1]), each with its prefilter handed to the
  * module as cfctl hands it, so that every verdict below goes through the
- * prefilter's bits; and once more without (programs[2]), which calls the
- * kfunc for every packet. The emulated guest's verifier takes seconds per
- * load, and there are dozens of tests. The harness runs each test in a
+ * prefilter's bits; once more without (programs[2]), which calls the
+ * kfunc for every packet; and once with a prefilter map of the test's own
+ * (programs[3], written by the test through prefilter_fd). The emulated
+ * guest's verifier takes seconds per load, and there are dozens of tests. The harness runs each test in a
  * child of this process, which inherits the programs and their counters;
  * tests compare counters before and after, so what earlier tests counted
  * does not matter.
  */
-static struct cfilter_bpf *programs[3];
-static int programs_err;
+static struct cfilter_bpf *programs[4];
+static int programs_err, prefilter_fd = -1;
+
+/* The program, reading @prefilter_fd as its prefilter. Returns 0 or errno. */
+static int load_own_prefilter(void)
+{
+	struct cfilter_bpf *skel = cfilter_bpf__open();
+	int err;
+
+	prefilter_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "own_prefilter",
+				      sizeof(__u32),
+				      sizeof(struct cfilter_prefilter), 1, NULL);
+	if (!skel || prefilter_fd < 0)
+		return errno;
+	err = bpf_map__set_pin_path(skel->maps.cfilter_stats, NULL);
+	if (!err)
+		err = bpf_map__reuse_fd(skel->maps.cfilter_prefilter,
+					prefilter_fd);
+	if (!err)
+		err = cfilter_bpf__load(skel);
+	if (err) {
+		cfilter_bpf__destroy(skel);
+		return -err;
+	}
+	programs[3] = skel;
+	return 0;
+}
 
 static void __attribute__((constructor)) load_programs(void)
 {
@@ -83,6 +109,8 @@ static void __attribute__((constructor)) load_programs(void)
 		else if (i < 2)
 			programs_err = xdp_hand_over(programs[i], dev);
 	}
+	if (!programs_err)
+		programs_err = load_own_prefilter();
 	if (dev >= 0)
 		close(dev);
 }
@@ -229,6 +257,62 @@ TEST_F(xdp, without_its_prefilter_the_program_calls_the_kfunc)
 	ASSERT_EQ(0, cf_key(self->dev, CFILTER_IOC_ADD, AF_INET, BLOCKED4));
 	EXPECT_DROP(&blocked, blocked.len, "IPv4 from " BLOCKED4);
 	EXPECT_PASS(&other, other.len, "IPv4 from " OTHER4);
+}
+
+/* Writes the test's prefilter: @ready, and the bit of @addr's /16 or none. */
+static int set_prefilter(__u64 ready, int af, const char *addr)
+{
+	static struct cfilter_prefilter pf;
+	__u8 a[16];
+	__u32 zero = 0, slot;
+
+	memset(&pf, 0, sizeof(pf));
+	pf.ready = ready;
+	if (addr) {
+		inet_pton(af, addr, a);
+		slot = a[0] << 8 | a[1];
+		(af == AF_INET ? pf.src4 : pf.src6)[slot / 64] |= 1ULL << slot % 64;
+	}
+	return bpf_map_update_elem(prefilter_fd, &zero, &pf, 0) ? errno : 0;
+}
+
+/*
+ * Where its bit is clear, the program passes a packet without asking the
+ * module (which would drop it here); where it is set, or while the map is
+ * not ready, the module decides.
+ */
+TEST_F(xdp, the_prefilter_bit_of_the_source_slash_16_decides_the_call)
+{
+	static const struct {
+		int af;
+		const char *blocked, *same16;
+	} fam[] = {
+		{ AF_INET, BLOCKED4, "192.0.255.1" },
+		{ AF_INET6, BLOCKED6, "2001:ffff::1" },
+	};
+	unsigned int i;
+
+	self->skel = programs[3];
+	self->prog_fd = bpf_program__fd(self->skel->progs.cfilter_xdp);
+	for (i = 0; i < 2; i++) {
+		struct frame f = fam[i].af == AF_INET ? frame4(fam[i].blocked, 5) :
+						       frame6(fam[i].blocked);
+
+		ASSERT_EQ(0, cf_key(self->dev, CFILTER_IOC_ADD, fam[i].af,
+				    fam[i].blocked));
+		ASSERT_EQ(0, set_prefilter(1, fam[i].af, NULL));
+		EXPECT_PASS(&f, f.len, "bit clear: no call");
+		ASSERT_EQ(0, set_prefilter(1, fam[i].af == AF_INET ? AF_INET6 :
+					   AF_INET, fam[i].af == AF_INET ?
+					   "2001:db8::" : "192.0.2.0"));
+		EXPECT_PASS(&f, f.len, "only the other family's bit set");
+		ASSERT_EQ(0, set_prefilter(1, fam[i].af, fam[i].same16));
+		EXPECT_DROP(&f, f.len, "the bit of its /16 set");
+		ASSERT_EQ(0, set_prefilter(0, fam[i].af, NULL));
+		EXPECT_DROP(&f, f.len, "not ready: the module decides");
+		ASSERT_EQ(0, set_prefilter(2, fam[i].af, NULL));
+		EXPECT_DROP(&f, f.len, "ready holds another value");
+	}
 }
 
 TEST_F(xdp, v4_mapped_ipv6_source_is_not_the_ipv4_key)
