@@ -20,39 +20,47 @@
 #include "xdp_int.h"
 
 /*
- * Whether the program @prog_fd was loaded with match_dst set: its value is
- * in the program's read-only data map, which libbpf names "<obj>.rodata".
- * Returns 1 or 0, or a negative errno if the map cannot be read.
+ * What the program @prog_fd was set up with, from its maps: whether it was
+ * loaded with match_dst set (in its read-only data, which libbpf names
+ * "<obj>.rodata"), and whether the module keeps its prefilter (the map's
+ * ready word). Each is 1 or 0, or a negative errno if unreadable.
  */
-static int prog_match_dst(int prog_fd)
+static void prog_settings(int prog_fd, int *match_dst, int *prefilter)
 {
 	struct cfilter_bpf__rodata rodata;
+	struct cfilter_prefilter pf;
 	struct bpf_prog_info info = {};
 	__u32 len = sizeof(info);
 	__u32 ids[8], i, key = 0;
-	int err = -ENOENT;
 
+	*match_dst = *prefilter = -ENOENT;
 	info.nr_map_ids = ARRAY_SIZE(ids);
 	info.map_ids = (__u64)(unsigned long)ids;
-	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
-		return -errno;
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len)) {
+		*match_dst = *prefilter = -errno;
+		return;
+	}
 	for (i = 0; i < info.nr_map_ids && i < ARRAY_SIZE(ids); i++) {
 		struct bpf_map_info m = {};
 		__u32 mlen = sizeof(m);
 		int fd = bpf_map_get_fd_by_id(ids[i]);
 
 		if (fd < 0)
-			return -errno;
-		if (!bpf_obj_get_info_by_fd(fd, &m, &mlen) &&
-		    strstr(m.name, ".rodata") &&
+			continue;
+		if (bpf_obj_get_info_by_fd(fd, &m, &mlen)) {
+			close(fd);
+			continue;
+		}
+		if (strstr(m.name, ".rodata") &&
 		    m.value_size == sizeof(rodata) &&
 		    !bpf_map_lookup_elem(fd, &key, &rodata))
-			err = rodata.match_dst;
+			*match_dst = rodata.match_dst;
+		if (!strncmp(m.name, "cfilter_prefil", 14) &&
+		    m.value_size == sizeof(pf) &&
+		    !bpf_map_lookup_elem(fd, &key, &pf))
+			*prefilter = pf.ready == 1;
 		close(fd);
-		if (err >= 0)
-			break;
 	}
-	return err;
 }
 
 /* One interface's cfilter program, for status. */
@@ -62,6 +70,7 @@ struct attachment {
 	const char	*mode;
 	__u32		prog_id;
 	int		match_dst;	/* 1, 0, or a negative errno: unknown */
+	int		prefilter;	/* kept by the module: the same */
 	const struct dispatch_info *disp;	/* XDP: its dispatcher, or NULL */
 };
 
@@ -140,6 +149,11 @@ static void print_attachment(const struct attachment *a, struct json *j)
 			json_kv_string(j, "via", a->disp ? "dispatcher" : "plain");
 		if (a->disp)
 			json_chain(a->disp, j);
+		json_key(j, "prefilter");
+		if (a->prefilter < 0)
+			json_string(j, "unknown");
+		else
+			json_bool(j, a->prefilter);
 		json_key(j, "match_dst");
 		if (a->match_dst < 0)
 			json_string(j, "unknown");
@@ -153,10 +167,12 @@ static void print_attachment(const struct attachment *a, struct json *j)
 			 a->disp->id);
 	else if (xdp)
 		snprintf(via, sizeof(via), "; plain XDP");
-	printf("%s: %s in %s mode (prog id %u%s), destination matching %s\n",
+	printf("%s: %s in %s mode (prog id %u%s), destination matching %s, prefilter %s\n",
 	       a->ifname, xdp ? CF_PROG_NAME : CF_TC_PROG_NAME,
 	       a->mode, a->prog_id, via,
-	       a->match_dst < 0 ? "unknown" : a->match_dst ? "on" : "off");
+	       a->match_dst < 0 ? "unknown" : a->match_dst ? "on" : "off",
+	       a->prefilter < 0 ? "unknown" :
+	       a->prefilter ? "on" : "off (every packet calls the module)");
 	if (a->disp)
 		print_chain(a->disp);
 }
@@ -200,7 +216,7 @@ static void status_tc(const struct if_nameindex *ifn, struct survey *s)
 		close(fd);
 		return;
 	}
-	a.match_dst = prog_match_dst(fd);
+	prog_settings(fd, &a.match_dst, &a.prefilter);
 	close(fd);
 	survey_add(s, &a);
 }
@@ -258,7 +274,7 @@ static int status_iface(const struct if_nameindex *ifn, struct survey *s)
 				close(fd);
 			continue;
 		}
-		a.match_dst = prog_match_dst(fd);
+		prog_settings(fd, &a.match_dst, &a.prefilter);
 		close(fd);
 		survey_add(s, &a);
 	}

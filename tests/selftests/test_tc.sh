@@ -84,6 +84,10 @@ expect "status -j shows the hook and mode" 0 \
 	"$CFCTL" status -j
 expect "status -j: match_dst false" 0 -o '"match_dst":false}' -- \
 	"$CFCTL" status -j
+expect "status: the module keeps the prefilter" 0 \
+	-o "destination matching off, prefilter on" -- "$CFCTL" status
+expect "status -j: prefilter true" 0 -o '"prefilter":true,' -- \
+	"$CFCTL" status -j
 expect "attach tc while XDP runs: exit 3, says detach" 3 -e "detach" -- \
 	"$CFCTL" attach "$VETH" --mode tc
 expect "attach --match-dst where it runs: replaced in one step" 0 \
@@ -93,6 +97,8 @@ expect "status: destination matching on" 0 -o "destination matching on" -- \
 	"$CFCTL" status
 expect "status -j: match_dst true" 0 -o '"match_dst":true}' -- \
 	"$CFCTL" status -j
+expect "status: the replacement's prefilter is kept too" 0 \
+	-o "destination matching on, prefilter on" -- "$CFCTL" status
 
 # stats --watch: bounded by --count, or ended by SIGINT.
 ping_from_ns_retry "$HOST4" >/dev/null
@@ -132,6 +138,8 @@ expect "tc: attach again --match-dst: replaced in one step" 0 \
 	-o "$VETH: replaced cfilter_tc at TC ingress" -- \
 	"$CFCTL" attach --match-dst "$VETH" --mode tc
 expect "tc: destination matching now on" 0 -o "destination matching on" -- \
+	"$CFCTL" status
+expect "tc: the module keeps the prefilter" 0 -o "destination matching on, prefilter on" -- \
 	"$CFCTL" status
 expect "tc: attach XDP too: exit 3, says detach" 3 -e "detach" -- \
 	"$CFCTL" attach "$VETH" --mode generic
