@@ -76,6 +76,13 @@ show cfctl clear || fail "cfctl clear failed"
 
 heading "Attach cfilter's XDP program to $DEV"
 show cfctl attach "$DEV" || fail "cfctl attach failed"
+# The prefilter: packets from /16s no entry touches skip the module.
+status=$(show cfctl status) || fail "cfctl status failed"
+echo "$status"
+case $status in
+*"prefilter on"*) ;;
+*) fail "expected the module to keep the program's prefilter" ;;
+esac
 
 heading "The client can reach this host"
 ping_from_client || fail "ping from $CLIENT failed before anything was blocked"
