@@ -11,7 +11,8 @@
  *                                   every range's lo, hi, lo-1, hi+1
  *                                   through CFILTER_IOC_MATCH
  *   geoip_verdicts FILE xdp N       N random UDP packets per family
- *                                   through the XDP program
+ *                                   through the XDP program, its
+ *                                   prefilter handed over
  *                                   (BPF_PROG_TEST_RUN)
  *
  * The expected verdict comes from the ranges alone: a binary search over
@@ -337,6 +338,17 @@ static int do_xdp(u64 n)
 		fprintf(stderr, "geoip_verdicts: loading the XDP program: %s (is /sys/kernel/btf/cfilter there?)\n",
 			strerror(errno));
 		return 2;
+	}
+	/* As cfctl runs it: the packets meet the prefilter's bits first. */
+	fd = open(CFILTER_DEVICE, O_RDWR);
+	ret = fd < 0 ? errno : xdp_hand_over(skel, fd);
+	if (fd >= 0)
+		close(fd);
+	if (ret) {
+		fprintf(stderr, "geoip_verdicts: handing the prefilter over: %s\n",
+			strerror(ret));
+		ret = 2;
+		goto out;
 	}
 	fd = bpf_program__fd(skel->progs.cfilter_xdp);
 	for (i = 0; i < 2; i++) {
