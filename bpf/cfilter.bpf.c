@@ -115,16 +115,27 @@ static __always_inline void count(__u32 ifindex, enum cfilter_stat stat)
 		s->packets[stat] += 1;
 }
 
+/* Is the bit of @addr's /16 set in @words (a bitmap of the prefilter)? */
+static __always_inline bool prefilter_bit(const __u64 *words, const __u8 *addr,
+					  __u64 dep)
+{
+	__u32 slot = ((__u32)addr[0] << 8 | addr[1]) & 0xffff;
+
+	return words[((slot >> 6) + dep - 1) & (CFILTER_PREFILTER_WORDS - 1)] >>
+	       (slot & 63) & 1;
+}
+
 /*
- * Would the module pass @pkt without a look? True when no key may drop a
- * packet from its source's /16: the call is skipped.
+ * Would the module pass @pkt without a look? True when no entry may drop a
+ * packet from its source's /16 (nor, where destinations are matched, to
+ * its destination's): the call is skipped.
  */
 static __always_inline bool prefilter_passes(const struct packet *pkt)
 {
 	const struct cfilter_prefilter *pf;
-	__u32 zero = 0, slot;
-	const __u64 *words;
+	bool v6 = pkt->family == PKT_IPV6;
 	__u64 ready, dep;
+	__u32 zero = 0;
 
 	pf = bpf_map_lookup_elem(&cfilter_prefilter, &zero);
 	if (!pf)
@@ -139,10 +150,12 @@ static __always_inline bool prefilter_passes(const struct packet *pkt)
 	barrier_var(dep);
 	if (ready != 1)
 		return false;
-	slot = ((__u32)pkt->saddr[0] << 8 | pkt->saddr[1]) & 0xffff;
-	words = pkt->family == PKT_IPV6 ? pf->src6 : pf->src4;
-	return !(words[((slot >> 6) + dep - 1) & (CFILTER_PREFILTER_WORDS - 1)] >>
-		 (slot & 63) & 1);
+	if (prefilter_bit(pf->bits[v6 ? CFILTER_PREFILTER_SRC6 :
+				   CFILTER_PREFILTER_SRC4], pkt->saddr, dep))
+		return false;
+	return !match_dst ||
+	       !prefilter_bit(pf->bits[v6 ? CFILTER_PREFILTER_DST6 :
+				       CFILTER_PREFILTER_DST4], pkt->daddr, dep);
 }
 
 /* The counter of a verdict the module gave: its kind's. */

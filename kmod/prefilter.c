@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The programs' prefilter (struct cfilter_prefilter in the UAPI): per
- * family a bit per /16 of source addresses, in BPF maps the programs read
- * before they call the kfunc. Most traffic comes from address space no key
- * touches, and a bit test in the program costs a fraction of the call.
+ * family a bit per /16 of source addresses, and one per /16 of destination
+ * addresses, in BPF maps the programs read before they call the kfunc.
+ * Most traffic comes from address space no key touches, and a bit test in
+ * the program costs a fraction of the call.
  *
- * A bit is the head word test of the source prefix set (prefix.h) for the
- * /16: zero exactly where prefix_set_match() misses with no probe. Any
- * destination or flow key of a family sets every bit of that family: those
- * are looked up by other fields. Allow entries set none; they only lift a
- * drop.
+ * A bit is the head word test of the source (or destination) prefix set
+ * (prefix.h) for the /16: zero exactly where prefix_set_match() misses
+ * with no probe. Any flow key of a family sets every source bit of that
+ * family: flows are looked up by the whole 5-tuple, and the bits keep no
+ * count of their sources. Allow entries set none; they only lift a drop.
  *
  * The maps are written under cfilter_lock, after every change to the live
  * set (set.c calls in), word by word with WRITE_ONCE(). What a packet sees:
@@ -43,8 +44,8 @@ MODULE_IMPORT_NS(BPF_INTERNAL);
 /* Maps written, under cfilter_lock; the first cfilter_npf are in use. */
 static struct bpf_map *cfilter_pf[CFILTER_PREFILTERS_MAX];
 static unsigned int cfilter_npf;
-/* Per family, the source set's prefix_set_always() the bits were made with. */
-static bool cfilter_pf_always[2];
+/* Per bitmap, the prefix_set_always() of its set the bits were made with. */
+static bool cfilter_pf_always[__CFILTER_PREFILTER_BITS];
 
 static struct cfilter_prefilter *cfilter_pf_value(struct bpf_map *map)
 {
@@ -52,24 +53,38 @@ static struct cfilter_prefilter *cfilter_pf_value(struct bpf_map *map)
 							map)->value;
 }
 
-/* May @s drop a packet of family @v6 from the /16 @slot? */
-static bool cfilter_pf_bit(const struct cfilter_set *s, bool v6, u32 slot)
+/* The address type bitmap @b (enum cfilter_prefilter_bits) follows. */
+static unsigned int cfilter_pf_type(unsigned int b)
 {
-	unsigned int src = v6 ? CFILTER_KEY_SRC6 : CFILTER_KEY_SRC4;
-	unsigned long others = v6 ? BIT(CFILTER_KEY_DST6) | BIT(CFILTER_KEY_FLOW6) :
-				    BIT(CFILTER_KEY_DST4) | BIT(CFILTER_KEY_FLOW4);
+	static const u8 types[__CFILTER_PREFILTER_BITS] = {
+		[CFILTER_PREFILTER_SRC4] = CFILTER_KEY_SRC4,
+		[CFILTER_PREFILTER_SRC6] = CFILTER_KEY_SRC6,
+		[CFILTER_PREFILTER_DST4] = CFILTER_KEY_DST4,
+		[CFILTER_PREFILTER_DST6] = CFILTER_KEY_DST6,
+	};
 
-	if (s->types & others)
+	return types[b];
+}
+
+/* May @s drop a packet whose address in bitmap @b lies in /16 @slot? */
+static bool cfilter_pf_bit(const struct cfilter_set *s, unsigned int b,
+			   u32 slot)
+{
+	unsigned int t = cfilter_pf_type(b);
+
+	/* A flow holds a source, but the bits keep no count of them. */
+	if ((b == CFILTER_PREFILTER_SRC4 && s->types & BIT(CFILTER_KEY_FLOW4)) ||
+	    (b == CFILTER_PREFILTER_SRC6 && s->types & BIT(CFILTER_KEY_FLOW6)))
 		return true;
-	return (s->types & BIT(src)) && prefix_set_slot_used(s->pfx[src], slot);
+	return (s->types & BIT(t)) && prefix_set_slot_used(s->pfx[t], slot);
 }
 
 /*
- * Writes the bits of slots @first..@first+@n-1 of family @v6 in maps @m0
+ * Writes the bits of slots @first..@first+@n-1 of bitmap @b in maps @m0
  * on; @or keeps the bits there.
  */
-static void cfilter_pf_store(const struct cfilter_set *s, bool v6, u32 first,
-			     u32 n, bool or, unsigned int m0)
+static void cfilter_pf_store(const struct cfilter_set *s, unsigned int b,
+			     u32 first, u32 n, bool or, unsigned int m0)
 {
 	while (n) {
 		u32 at = first % 64, k = min(n, 64 - at), i;
@@ -77,11 +92,10 @@ static void cfilter_pf_store(const struct cfilter_set *s, bool v6, u32 first,
 		unsigned int m;
 
 		for (i = 0; i < k; i++)
-			if (cfilter_pf_bit(s, v6, first + i))
+			if (cfilter_pf_bit(s, b, first + i))
 				bits |= BIT_ULL(at + i);
 		for (m = m0; m < cfilter_npf; m++) {
-			struct cfilter_prefilter *pf = cfilter_pf_value(cfilter_pf[m]);
-			__u64 *w = &(v6 ? pf->src6 : pf->src4)[first / 64];
+			__u64 *w = &cfilter_pf_value(cfilter_pf[m])->bits[b][first / 64];
 
 			WRITE_ONCE(*w, (or ? *w : *w & ~mask) | bits);
 		}
@@ -90,21 +104,21 @@ static void cfilter_pf_store(const struct cfilter_set *s, bool v6, u32 first,
 	}
 }
 
-/* Every bit of family @v6 in maps @m0 on. */
-static void cfilter_pf_fill_family(const struct cfilter_set *s, bool v6,
-				   bool or, unsigned int m0)
+/* Every bit of bitmap @b in maps @m0 on. */
+static void cfilter_pf_fill_bits(const struct cfilter_set *s, unsigned int b,
+				 bool or, unsigned int m0)
 {
-	unsigned int src = v6 ? CFILTER_KEY_SRC6 : CFILTER_KEY_SRC4;
-
-	cfilter_pf_always[v6] = prefix_set_always(s->pfx[src]);
-	cfilter_pf_store(s, v6, 0, CFILTER_PREFILTER_SLOTS, or, m0);
+	cfilter_pf_always[b] = prefix_set_always(s->pfx[cfilter_pf_type(b)]);
+	cfilter_pf_store(s, b, 0, CFILTER_PREFILTER_SLOTS, or, m0);
 }
 
 static void cfilter_pf_fill(const struct cfilter_set *s, bool or,
 			    unsigned int m0)
 {
-	cfilter_pf_fill_family(s, false, or, m0);
-	cfilter_pf_fill_family(s, true, or, m0);
+	unsigned int b;
+
+	for (b = 0; b < __CFILTER_PREFILTER_BITS; b++)
+		cfilter_pf_fill_bits(s, b, or, m0);
 }
 
 /**
@@ -117,31 +131,48 @@ static void cfilter_pf_fill(const struct cfilter_set *s, bool or,
 void cfilter_prefilter_changed(const struct cfilter_set *s, unsigned int t,
 			       const u8 *addr, u32 len)
 {
-	bool v6 = t == CFILTER_KEY_SRC6 || t == CFILTER_KEY_DST6 ||
-		  t == CFILTER_KEY_FLOW6;
+	unsigned int b;
 	u32 first, span;
 
 	lockdep_assert_held(&cfilter_lock);
-	if (!cfilter_npf || t == CFILTER_KEY_ALLOW4 || t == CFILTER_KEY_ALLOW6)
+	switch (t) {
+	case CFILTER_KEY_SRC4:
+		b = CFILTER_PREFILTER_SRC4;
+		break;
+	case CFILTER_KEY_SRC6:
+		b = CFILTER_PREFILTER_SRC6;
+		break;
+	case CFILTER_KEY_DST4:
+		b = CFILTER_PREFILTER_DST4;
+		break;
+	case CFILTER_KEY_DST6:
+		b = CFILTER_PREFILTER_DST6;
+		break;
+	case CFILTER_KEY_FLOW4:
+	case CFILTER_KEY_FLOW6:
+		/* Every source bit, when the type's first or last key came or went. */
+		b = t == CFILTER_KEY_FLOW6 ? CFILTER_PREFILTER_SRC6 :
+					     CFILTER_PREFILTER_SRC4;
+		if (cfilter_npf && s->nkeys[t] <= 1)
+			cfilter_pf_fill_bits(s, b, false, 0);
+		return;
+	default:
+		return;		/* allow entries only lift a drop */
+	}
+	if (!cfilter_npf)
 		return;
 	/*
-	 * Every bit of the family when the type's first or last key came or
-	 * went, or when the source set's lookups start or stop searching
-	 * whatever the head word says (a compact address table, a /0).
+	 * Every bit when the set's lookups start or stop searching whatever
+	 * the head word says (a compact address table, a /0).
 	 */
-	if (t != CFILTER_KEY_SRC4 && t != CFILTER_KEY_SRC6) {
-		if (s->nkeys[t] <= 1)
-			cfilter_pf_fill_family(s, v6, false, 0);
-		return;
-	}
-	if (prefix_set_always(s->pfx[t]) != cfilter_pf_always[v6]) {
-		cfilter_pf_fill_family(s, v6, false, 0);
+	if (prefix_set_always(s->pfx[t]) != cfilter_pf_always[b]) {
+		cfilter_pf_fill_bits(s, b, false, 0);
 		return;
 	}
 	/* The /16s the member spans: one, or all those under a short prefix. */
 	span = len >= 16 ? 1 : 1U << (16 - len);
 	first = ((u32)addr[0] << 8 | addr[1]) & ~(span - 1);
-	cfilter_pf_store(s, v6, first, span, false, 0);
+	cfilter_pf_store(s, b, first, span, false, 0);
 }
 
 /* A new live set (@s, before it is published): its bits join the old. */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The programs' prefilter (CFILTER_IOC_PREFILTER, struct cfilter_prefilter):
- * the module keeps a bit per source /16 in each map it is handed, set
- * exactly where the live set may drop a packet, through adds, deletes,
+ * the module keeps a bit per source /16, and one per destination /16, in
+ * each map it is handed, set exactly where the live set may drop a
+ * packet, through adds, deletes,
  * replaces and clears; it refuses maps of another shape and callers
  * without CAP_NET_ADMIN, and keeps a bounded number of maps, dropping
  * those no program holds any more, and lets them all go when unloaded.
@@ -73,20 +74,36 @@ static void read_map(struct __test_metadata *_metadata,
 	ASSERT_EQ(1ULL, self->pf.ready);
 }
 
-static bool bit(const struct cfilter_prefilter *pf, bool v6, unsigned int slot)
-{
-	const __u64 *w = v6 ? pf->src6 : pf->src4;
+/* The bitmaps by name: S4, S6, D4, D6. */
+#define S4	CFILTER_PREFILTER_SRC4
+#define S6	CFILTER_PREFILTER_SRC6
+#define D4	CFILTER_PREFILTER_DST4
+#define D6	CFILTER_PREFILTER_DST6
 
-	return w[slot / 64] >> (slot % 64) & 1;
+static bool bit(const struct cfilter_prefilter *pf, unsigned int b,
+		unsigned int slot)
+{
+	return pf->bits[b][slot / 64] >> (slot % 64) & 1;
 }
 
-static int nbits(const struct cfilter_prefilter *pf, bool v6)
+static int nbits(const struct cfilter_prefilter *pf, unsigned int b)
 {
 	unsigned int slot;
 	int n = 0;
 
 	for (slot = 0; slot < SLOTS; slot++)
-		n += bit(pf, v6, slot);
+		n += bit(pf, b, slot);
+	return n;
+}
+
+/* Set bits in every bitmap but @b. */
+static int nbits_but(const struct cfilter_prefilter *pf, unsigned int b)
+{
+	unsigned int i;
+	int n = 0;
+
+	for (i = 0; i < __CFILTER_PREFILTER_BITS; i++)
+		n += i == b ? 0 : nbits(pf, i);
 	return n;
 }
 
@@ -105,8 +122,7 @@ static int key(int fd, unsigned long cmd, __u8 type, const char *cidr)
 TEST_F(prefilter, starts_empty_and_ready)
 {
 	read_map(_metadata, self);
-	EXPECT_EQ(0, nbits(&self->pf, false));
-	EXPECT_EQ(0, nbits(&self->pf, true));
+	EXPECT_EQ(0, nbits_but(&self->pf, __CFILTER_PREFILTER_BITS));
 }
 
 TEST_F(prefilter, source_addresses_mark_their_slash_16)
@@ -114,21 +130,21 @@ TEST_F(prefilter, source_addresses_mark_their_slash_16)
 	ADD(SRC4, "10.1.2.3");
 	ADD(SRC6, "2001:db8::1");
 	read_map(_metadata, self);
-	EXPECT_EQ(1, nbits(&self->pf, false));
-	EXPECT_TRUE(bit(&self->pf, false, 10 << 8 | 1));
-	EXPECT_EQ(1, nbits(&self->pf, true));
-	EXPECT_TRUE(bit(&self->pf, true, 0x2001));
+	EXPECT_EQ(1, nbits(&self->pf, S4));
+	EXPECT_TRUE(bit(&self->pf, S4, 10 << 8 | 1));
+	EXPECT_EQ(1, nbits(&self->pf, S6));
+	EXPECT_TRUE(bit(&self->pf, S6, 0x2001));
 
 	/* A second key in the same /16: the bit stays until both are gone. */
 	ADD(SRC4, "10.1.200.0/24");
 	DEL(SRC4, "10.1.2.3");
 	read_map(_metadata, self);
-	EXPECT_TRUE(bit(&self->pf, false, 10 << 8 | 1));
+	EXPECT_TRUE(bit(&self->pf, S4, 10 << 8 | 1));
 	DEL(SRC4, "10.1.200.0/24");
 	DEL(SRC6, "2001:db8::1");
 	read_map(_metadata, self);
-	EXPECT_EQ(0, nbits(&self->pf, false));
-	EXPECT_EQ(0, nbits(&self->pf, true));
+	EXPECT_EQ(0, nbits(&self->pf, S4));
+	EXPECT_EQ(0, nbits(&self->pf, S6));
 }
 
 TEST_F(prefilter, short_prefixes_mark_every_slash_16_they_cover)
@@ -137,48 +153,63 @@ TEST_F(prefilter, short_prefixes_mark_every_slash_16_they_cover)
 	ADD(SRC4, "64.0.0.0/6");
 	ADD(SRC6, "2400::/12");
 	read_map(_metadata, self);
-	EXPECT_EQ(2 + 1024, nbits(&self->pf, false));
-	EXPECT_TRUE(bit(&self->pf, false, 192 << 8 | 168));
-	EXPECT_TRUE(bit(&self->pf, false, 192 << 8 | 169));
-	EXPECT_FALSE(bit(&self->pf, false, 192 << 8 | 170));
-	EXPECT_TRUE(bit(&self->pf, false, 64 << 8));
-	EXPECT_TRUE(bit(&self->pf, false, 67 << 8 | 255));
-	EXPECT_FALSE(bit(&self->pf, false, 68 << 8));
-	EXPECT_EQ(16, nbits(&self->pf, true));
-	EXPECT_TRUE(bit(&self->pf, true, 0x240f));
+	EXPECT_EQ(2 + 1024, nbits(&self->pf, S4));
+	EXPECT_TRUE(bit(&self->pf, S4, 192 << 8 | 168));
+	EXPECT_TRUE(bit(&self->pf, S4, 192 << 8 | 169));
+	EXPECT_FALSE(bit(&self->pf, S4, 192 << 8 | 170));
+	EXPECT_TRUE(bit(&self->pf, S4, 64 << 8));
+	EXPECT_TRUE(bit(&self->pf, S4, 67 << 8 | 255));
+	EXPECT_FALSE(bit(&self->pf, S4, 68 << 8));
+	EXPECT_EQ(16, nbits(&self->pf, S6));
+	EXPECT_TRUE(bit(&self->pf, S6, 0x240f));
 	DEL(SRC4, "64.0.0.0/6");
 	read_map(_metadata, self);
-	EXPECT_EQ(2, nbits(&self->pf, false));
+	EXPECT_EQ(2, nbits(&self->pf, S4));
 
 	/* /0 covers everything. */
 	ADD(SRC6, "::/0");
 	read_map(_metadata, self);
-	EXPECT_EQ(SLOTS, nbits(&self->pf, true));
+	EXPECT_EQ(SLOTS, nbits(&self->pf, S6));
 	DEL(SRC6, "::/0");
 	read_map(_metadata, self);
-	EXPECT_EQ(16, nbits(&self->pf, true));
+	EXPECT_EQ(16, nbits(&self->pf, S6));
 }
 
-/* Destination and flow keys are not looked up by source: all bits. */
-TEST_F(prefilter, destination_and_flow_keys_mark_their_whole_family)
+/* Destination entries mark bitmaps of their own. */
+TEST_F(prefilter, destination_keys_mark_the_destination_bits)
+{
+	ADD(DST4, "10.0.0.1");
+	ADD(DST6, "2001:db8::/48");
+	ADD(DST6, "2400::/12");
+	read_map(_metadata, self);
+	EXPECT_EQ(1, nbits(&self->pf, D4));
+	EXPECT_TRUE(bit(&self->pf, D4, 10 << 8));
+	EXPECT_EQ(17, nbits(&self->pf, D6));
+	EXPECT_TRUE(bit(&self->pf, D6, 0x2001));
+	EXPECT_TRUE(bit(&self->pf, D6, 0x240f));
+	EXPECT_EQ(0, nbits(&self->pf, S4) + nbits(&self->pf, S6));
+	DEL(DST4, "10.0.0.1");
+	DEL(DST6, "2400::/12");
+	read_map(_metadata, self);
+	EXPECT_EQ(0, nbits(&self->pf, D4));
+	EXPECT_EQ(1, nbits(&self->pf, D6));
+}
+
+/* A flow is looked up by its whole 5-tuple: every source bit of its family. */
+TEST_F(prefilter, flow_keys_mark_every_source_bit_of_their_family)
 {
 	struct cfilter_key_req flow = {
 		.key = flow_key(CFILTER_KEY_FLOW6, AF_INET6, "2001:db8::1",
 				"2001:db8::2", IPPROTO_TCP, 1, 2),
 	};
 
-	ADD(DST4, "10.0.0.1");
-	read_map(_metadata, self);
-	EXPECT_EQ(SLOTS, nbits(&self->pf, false));
-	EXPECT_EQ(0, nbits(&self->pf, true));
-	DEL(DST4, "10.0.0.1");
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &flow));
 	read_map(_metadata, self);
-	EXPECT_EQ(0, nbits(&self->pf, false));
-	EXPECT_EQ(SLOTS, nbits(&self->pf, true));
+	EXPECT_EQ(SLOTS, nbits(&self->pf, S6));
+	EXPECT_EQ(0, nbits_but(&self->pf, S6));
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_DEL, &flow));
 	read_map(_metadata, self);
-	EXPECT_EQ(0, nbits(&self->pf, true));
+	EXPECT_EQ(0, nbits(&self->pf, S6));
 }
 
 /* An allow entry only lifts a drop: it marks nothing. */
@@ -187,8 +218,7 @@ TEST_F(prefilter, allow_keys_mark_nothing)
 	ADD(ALLOW4, "10.1.2.3");
 	ADD(ALLOW6, "2001:db8::/32");
 	read_map(_metadata, self);
-	EXPECT_EQ(0, nbits(&self->pf, false));
-	EXPECT_EQ(0, nbits(&self->pf, true));
+	EXPECT_EQ(0, nbits_but(&self->pf, __CFILTER_PREFILTER_BITS));
 }
 
 TEST_F(prefilter, a_replace_brings_the_new_sets_bits_only)
@@ -202,14 +232,14 @@ TEST_F(prefilter, a_replace_brings_the_new_sets_bits_only)
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_STAGE, NULL));
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req));
 	read_map(_metadata, self);
-	EXPECT_EQ(1, nbits(&self->pf, false));	/* staged: not yet */
+	EXPECT_EQ(1, nbits(&self->pf, S4));	/* staged: not yet */
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
 	read_map(_metadata, self);
-	EXPECT_EQ(1, nbits(&self->pf, false));
-	EXPECT_TRUE(bit(&self->pf, false, 172 << 8 | 16));
+	EXPECT_EQ(1, nbits(&self->pf, S4));
+	EXPECT_TRUE(bit(&self->pf, S4, 172 << 8 | 16));
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
 	read_map(_metadata, self);
-	EXPECT_EQ(0, nbits(&self->pf, false));
+	EXPECT_EQ(0, nbits(&self->pf, S4));
 }
 
 /* A map handed over after the keys: filled at once. */
@@ -225,9 +255,9 @@ TEST_F(prefilter, a_late_map_is_filled)
 	close(self->map);
 	self->map = late;
 	read_map(_metadata, self);
-	EXPECT_EQ(1, nbits(&self->pf, false));
-	EXPECT_EQ(1, nbits(&self->pf, true));
-	EXPECT_TRUE(bit(&self->pf, true, 0x2a00));
+	EXPECT_EQ(1, nbits(&self->pf, S4));
+	EXPECT_EQ(1, nbits(&self->pf, S6));
+	EXPECT_TRUE(bit(&self->pf, S6, 0x2a00));
 }
 
 TEST_F(prefilter, maps_of_another_shape_are_refused)
@@ -356,11 +386,11 @@ TEST_F(prefilter_reload, compact_addresses_set_every_bit_and_unload_clears_ready
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req));
 	ASSERT_EQ(0, bpf_map_lookup_elem(self->map, &zero, pf));
 	EXPECT_EQ(1ULL, pf->ready);
-	EXPECT_EQ(SLOTS, nbits(pf, false));
-	EXPECT_EQ(0, nbits(pf, true));
+	EXPECT_EQ(SLOTS, nbits(pf, S4));
+	EXPECT_EQ(0, nbits(pf, S6));
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_DEL, &req));
 	ASSERT_EQ(0, bpf_map_lookup_elem(self->map, &zero, pf));
-	EXPECT_EQ(0, nbits(pf, false));
+	EXPECT_EQ(0, nbits(pf, S4));
 
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req));
 	close(self->fd);

@@ -63,7 +63,8 @@ static int cf_key(int fd, unsigned long cmd, int family, const char *addr)
  * module as cfctl hands it, so that every verdict below goes through the
  * prefilter's bits; once more without (programs[2]), which calls the
  * kfunc for every packet; and once with a prefilter map of the test's own
- * (programs[3], written by the test through prefilter_fd). The emulated
+ * (programs[3], matching destinations, written by the test through
+ * prefilter_fd). The emulated
  * guest's verifier takes seconds per load, and there are dozens of tests. The harness runs each test in a
  * child of this process, which inherits the programs and their counters;
  * tests compare counters before and after, so what earlier tests counted
@@ -72,8 +73,11 @@ static int cf_key(int fd, unsigned long cmd, int family, const char *addr)
 static struct cfilter_bpf *programs[4];
 static int programs_err, prefilter_fd = -1;
 
-/* The program, reading @prefilter_fd as its prefilter. Returns 0 or errno. */
-static int load_own_prefilter(void)
+/*
+ * The program, matching destinations if @match_dst, reading @prefilter_fd
+ * as its prefilter. Returns 0 or errno.
+ */
+static int load_own_prefilter(bool match_dst)
 {
 	struct cfilter_bpf *skel = cfilter_bpf__open();
 	int err;
@@ -83,6 +87,7 @@ static int load_own_prefilter(void)
 				      sizeof(struct cfilter_prefilter), 1, NULL);
 	if (!skel || prefilter_fd < 0)
 		return errno;
+	skel->rodata->match_dst = match_dst;
 	err = bpf_map__set_pin_path(skel->maps.cfilter_stats, NULL);
 	if (!err)
 		err = bpf_map__reuse_fd(skel->maps.cfilter_prefilter,
@@ -110,7 +115,7 @@ static void __attribute__((constructor)) load_programs(void)
 			programs_err = xdp_hand_over(programs[i], dev);
 	}
 	if (!programs_err)
-		programs_err = load_own_prefilter();
+		programs_err = load_own_prefilter(true);
 	if (dev >= 0)
 		close(dev);
 }
@@ -259,36 +264,46 @@ TEST_F(xdp, without_its_prefilter_the_program_calls_the_kfunc)
 	EXPECT_PASS(&other, other.len, "IPv4 from " OTHER4);
 }
 
-/* Writes the test's prefilter: @ready, and the bit of @addr's /16 or none. */
-static int set_prefilter(__u64 ready, int af, const char *addr)
+/*
+ * Writes the test's prefilter: @ready, and the bit of @addr's /16 in
+ * bitmap @b (enum cfilter_prefilter_bits), or none.
+ */
+static int set_prefilter(__u64 ready, unsigned int b, const char *addr)
 {
 	static struct cfilter_prefilter pf;
-	__u8 a[16];
+	bool v6 = b == CFILTER_PREFILTER_SRC6 || b == CFILTER_PREFILTER_DST6;
 	__u32 zero = 0, slot;
+	__u8 a[16];
 
 	memset(&pf, 0, sizeof(pf));
 	pf.ready = ready;
 	if (addr) {
-		inet_pton(af, addr, a);
+		inet_pton(v6 ? AF_INET6 : AF_INET, addr, a);
 		slot = a[0] << 8 | a[1];
-		(af == AF_INET ? pf.src4 : pf.src6)[slot / 64] |= 1ULL << slot % 64;
+		pf.bits[b][slot / 64] |= 1ULL << slot % 64;
 	}
 	return bpf_map_update_elem(prefilter_fd, &zero, &pf, 0) ? errno : 0;
 }
 
 /*
- * Where its bit is clear, the program passes a packet without asking the
- * module (which would drop it here); where it is set, or while the map is
- * not ready, the module decides.
+ * Where the bits of its source's and its destination's /16 are clear, the
+ * program (programs[3] matches destinations) passes a packet without asking
+ * the module, which would drop it here; where one is set, or while the map
+ * is not ready, the module decides.
  */
-TEST_F(xdp, the_prefilter_bit_of_the_source_slash_16_decides_the_call)
+TEST_F(xdp, the_prefilter_bits_decide_the_call)
 {
 	static const struct {
 		int af;
-		const char *blocked, *same16;
+		const char *blocked, *same16, *elsewhere, *other_family;
+		unsigned int src, dst, other_src;
 	} fam[] = {
-		{ AF_INET, BLOCKED4, "192.0.255.1" },
-		{ AF_INET6, BLOCKED6, "2001:ffff::1" },
+		{ AF_INET, BLOCKED4, "192.0.255.1", "198.51.100.1", "2001:db8::",
+		  CFILTER_PREFILTER_SRC4, CFILTER_PREFILTER_DST4,
+		  CFILTER_PREFILTER_SRC6 },
+		{ AF_INET6, BLOCKED6, "2001:ffff::1", "2a00::1", "192.0.2.0",
+		  CFILTER_PREFILTER_SRC6, CFILTER_PREFILTER_DST6,
+		  CFILTER_PREFILTER_SRC4 },
 	};
 	unsigned int i;
 
@@ -300,18 +315,23 @@ TEST_F(xdp, the_prefilter_bit_of_the_source_slash_16_decides_the_call)
 
 		ASSERT_EQ(0, cf_key(self->dev, CFILTER_IOC_ADD, fam[i].af,
 				    fam[i].blocked));
-		ASSERT_EQ(0, set_prefilter(1, fam[i].af, NULL));
-		EXPECT_PASS(&f, f.len, "bit clear: no call");
-		ASSERT_EQ(0, set_prefilter(1, fam[i].af == AF_INET ? AF_INET6 :
-					   AF_INET, fam[i].af == AF_INET ?
-					   "2001:db8::" : "192.0.2.0"));
+		ASSERT_EQ(0, set_prefilter(1, fam[i].src, NULL));
+		EXPECT_PASS(&f, f.len, "bits clear: no call");
+		ASSERT_EQ(0, set_prefilter(1, fam[i].other_src,
+					   fam[i].other_family));
 		EXPECT_PASS(&f, f.len, "only the other family's bit set");
-		ASSERT_EQ(0, set_prefilter(1, fam[i].af, fam[i].same16));
-		EXPECT_DROP(&f, f.len, "the bit of its /16 set");
-		ASSERT_EQ(0, set_prefilter(0, fam[i].af, NULL));
+		ASSERT_EQ(0, set_prefilter(1, fam[i].src, fam[i].same16));
+		EXPECT_DROP(&f, f.len, "the bit of its source's /16 set");
+		ASSERT_EQ(0, set_prefilter(0, fam[i].src, NULL));
 		EXPECT_DROP(&f, f.len, "not ready: the module decides");
-		ASSERT_EQ(0, set_prefilter(2, fam[i].af, NULL));
+		ASSERT_EQ(0, set_prefilter(2, fam[i].src, NULL));
 		EXPECT_DROP(&f, f.len, "ready holds another value");
+		/* the destination's bit, looked at where destinations are */
+		ASSERT_EQ(0, set_prefilter(1, fam[i].dst, fam[i].af == AF_INET ?
+					   IPV4_DADDR : IPV6_DADDR));
+		EXPECT_DROP(&f, f.len, "the bit of its destination's /16 set");
+		ASSERT_EQ(0, set_prefilter(1, fam[i].dst, fam[i].elsewhere));
+		EXPECT_PASS(&f, f.len, "another destination /16's bit set");
 	}
 }
 

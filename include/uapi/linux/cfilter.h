@@ -500,21 +500,30 @@ struct cfilter_match_req {
  * The XDP and TC programs' prefilter: a map (an array of one struct
  * cfilter_prefilter) the program reads before the kfunc. Per family, a
  * bit per /16 of source addresses, set while the live set may drop a
- * packet from that /16: a source address or prefix inside or over it, or
- * any destination or flow key of the family (those are not summarised by
- * source), or, in compact mode, any source address of the family (a
- * compact table keeps no summary). A packet whose bit is clear passes
- * without calling the kfunc; the kfunc would have passed it too. The
- * module writes the map, and keeps it in step with every change, from
- * CFILTER_IOC_PREFILTER on; until then @ready is 0 and the program calls
- * the kfunc for every packet.
+ * packet from that /16 (a source address or prefix inside or over it, any
+ * flow key of the family, or, in compact mode, any source address of the
+ * family: a compact table keeps no summary); and a bit per /16 of
+ * destination addresses, the same for destination entries. A packet whose
+ * source bit is clear, and whose destination bit is clear too where the
+ * program matches destinations, passes without calling the kfunc; the
+ * kfunc would have passed it too. The module writes the map, and keeps it
+ * in step with every change, from CFILTER_IOC_PREFILTER on; until then
+ * @ready is 0 and the program calls the kfunc for every packet.
  */
 #define CFILTER_PREFILTER_WORDS	(65536 / 64)
 
+/* The bitmaps of struct cfilter_prefilter. */
+enum cfilter_prefilter_bits {
+	CFILTER_PREFILTER_SRC4,
+	CFILTER_PREFILTER_SRC6,
+	CFILTER_PREFILTER_DST4,
+	CFILTER_PREFILTER_DST6,
+	__CFILTER_PREFILTER_BITS,
+};
+
 struct cfilter_prefilter {
 	__u64	ready;
-	__u64	src4[CFILTER_PREFILTER_WORDS];
-	__u64	src6[CFILTER_PREFILTER_WORDS];
+	__u64	bits[__CFILTER_PREFILTER_BITS][CFILTER_PREFILTER_WORDS];
 };
 
 /**
