@@ -154,19 +154,25 @@ static __always_inline const u8 *cuckoo_first_key(const struct cuckoo *c,
 
 /*
  * Exact mode: the stored key of loaded bucket @b that has @fp and equals
- * @key, or NULL.
+ * @key, or NULL. Only the slots that cuckoo_bucket_read()'s @m flags are
+ * looked at, as a rule the one holding @fp: a loop over every slot, left
+ * where the key is, ends at a random count, which the CPU mispredicts. A
+ * 32-bit fingerprint's @m merges two words, so that loop remains for it.
  */
 static __always_inline const u8 *cuckoo_confirm(const struct cuckoo *c,
 						struct cuckoo_shape sh,
 						const struct cuckoo_table *t,
-						u64 b, const u64 *w, u32 fp,
-						const void *key)
+						u64 b, const u64 *w, u64 m,
+						u32 fp, const void *key)
 {
+	const u8 *stored;
 	unsigned int s;
 
-	for (s = 0; s < CUCKOO_SLOTS; s++) {
-		const u8 *stored;
-
+	if (sh.fp_bits == 32)
+		m = (1ULL << CUCKOO_SLOTS) - 1;
+	for (; m; m &= m - 1) {
+		s = sh.fp_bits == 32 ? __ffs64(m) :
+		    cuckoo_first_lane(sh.fp_bits, m);
 		if (cuckoo_lane(sh.fp_bits, w, s) != fp)
 			continue;
 		stored = cuckoo_key_at(c, t, b * CUCKOO_SLOTS + s);
@@ -197,11 +203,11 @@ static __always_inline bool cuckoo_probe(const struct cuckoo *c,
 		return true;
 	smp_rmb();	/* a slot's fingerprint, then its key bytes */
 	if (!stored)
-		return (m1 && cuckoo_confirm(c, sh, t, b1, w1, fp, key)) ||
-		       (m2 && cuckoo_confirm(c, sh, t, b2, w2, fp, key));
-	*stored = m1 ? cuckoo_confirm(c, sh, t, b1, w1, fp, key) : NULL;
+		return (m1 && cuckoo_confirm(c, sh, t, b1, w1, m1, fp, key)) ||
+		       (m2 && cuckoo_confirm(c, sh, t, b2, w2, m2, fp, key));
+	*stored = m1 ? cuckoo_confirm(c, sh, t, b1, w1, m1, fp, key) : NULL;
 	if (!*stored && m2)
-		*stored = cuckoo_confirm(c, sh, t, b2, w2, fp, key);
+		*stored = cuckoo_confirm(c, sh, t, b2, w2, m2, fp, key);
 	return *stored;
 }
 
@@ -318,31 +324,23 @@ static __always_inline bool cuckoo_find_as(const struct cuckoo *c,
 }
 
 /*
- * The module's key lengths (addresses 4 and 16, prefix tables 4 to 16)
- * with 16-bit fingerprints, its default, each get a reader of their own;
- * any other shape the general one. The branch is the same for every lookup
- * of a table, so it is predicted.
+ * Both readers of one shape, out of line: each saves only the registers
+ * its own shape needs, where one function holding every shape saved, on
+ * every lookup, what the largest needs. The lookup keeps its value in a
+ * local, never NULL, so that the inlined reader needs no test of it.
  */
-#define CUCKOO_FIND_AS(len, x)						\
-	cuckoo_find_as(c, (struct cuckoo_shape){ len, 16, x }, key, val)
-
-/*
- * Out of line, so that its loops' registers are not saved on every lookup
- * of a common shape.
- */
-static noinline bool cuckoo_contains_any(const struct cuckoo *c,
-					 const void *key)
+static __always_inline bool cuckoo_contains_as(const struct cuckoo *c,
+					       struct cuckoo_shape sh,
+					       const void *key)
 {
-	struct cuckoo_shape sh = { c->key_len, c->fp_bits, c->exact };
-
 	return cuckoo_find_as(c, sh, key, NULL);
 }
 
-static noinline bool cuckoo_lookup_any(const struct cuckoo *c,
-				       const void *key, u32 *val)
+static __always_inline bool cuckoo_lookup_as(const struct cuckoo *c,
+					     struct cuckoo_shape sh,
+					     const void *key, u32 *val)
 {
-	struct cuckoo_shape sh = { c->key_len, c->fp_bits, c->exact };
-	u32 v = 0;
+	u32 v = *val;
 
 	if (!cuckoo_find_as(c, sh, key, &v))
 		return false;
@@ -350,24 +348,68 @@ static noinline bool cuckoo_lookup_any(const struct cuckoo *c,
 	return true;
 }
 
+/*
+ * The module's key lengths (addresses 4 and 16, prefix tables 4 to 16)
+ * with 16-bit fingerprints, its default, each get readers of their own;
+ * any other shape the general ones.
+ */
+#define CUCKOO_READERS(name, len, x)					\
+static const struct cuckoo_shape cuckoo_##name = { len, 16, x };	\
+									\
+static noinline bool cuckoo_contains_##name(const struct cuckoo *c,	\
+					    const void *key)		\
+{									\
+	return cuckoo_contains_as(c, cuckoo_##name, key);		\
+}									\
+									\
+static noinline bool cuckoo_lookup_##name(const struct cuckoo *c,	\
+					  const void *key, u32 *val)	\
+{									\
+	return cuckoo_lookup_as(c, cuckoo_##name, key, val);		\
+}
+
+CUCKOO_READERS(4c, 4, false)
+CUCKOO_READERS(4x, 4, true)
+CUCKOO_READERS(8c, 8, false)
+CUCKOO_READERS(8x, 8, true)
+CUCKOO_READERS(16c, 16, false)
+CUCKOO_READERS(16x, 16, true)
+
+static noinline bool cuckoo_contains_any(const struct cuckoo *c,
+					 const void *key)
+{
+	struct cuckoo_shape sh = { c->key_len, c->fp_bits, c->exact };
+
+	return cuckoo_contains_as(c, sh, key);
+}
+
+static noinline bool cuckoo_lookup_any(const struct cuckoo *c,
+				       const void *key, u32 *val)
+{
+	struct cuckoo_shape sh = { c->key_len, c->fp_bits, c->exact };
+
+	return cuckoo_lookup_as(c, sh, key, val);
+}
+
+#define CUCKOO_FIND(name)						\
+	(val ? cuckoo_lookup_##name(c, key, val) :			\
+	       cuckoo_contains_##name(c, key))
+
+/* The branches are the same for every lookup of a table: predicted. */
 static __always_inline bool cuckoo_find(const struct cuckoo *c,
 					const void *key, u32 *val)
 {
 	if (c->fp_bits == 16) {
 		switch (c->key_len) {
 		case 4:
-			return c->exact ? CUCKOO_FIND_AS(4, true) :
-					  CUCKOO_FIND_AS(4, false);
+			return c->exact ? CUCKOO_FIND(4x) : CUCKOO_FIND(4c);
 		case 8:
-			return c->exact ? CUCKOO_FIND_AS(8, true) :
-					  CUCKOO_FIND_AS(8, false);
+			return c->exact ? CUCKOO_FIND(8x) : CUCKOO_FIND(8c);
 		case 16:
-			return c->exact ? CUCKOO_FIND_AS(16, true) :
-					  CUCKOO_FIND_AS(16, false);
+			return c->exact ? CUCKOO_FIND(16x) : CUCKOO_FIND(16c);
 		}
 	}
-	return val ? cuckoo_lookup_any(c, key, val) :
-		     cuckoo_contains_any(c, key);
+	return CUCKOO_FIND(any);
 }
 
 /**
@@ -401,13 +443,7 @@ bool cuckoo_contains(const struct cuckoo *c, const void *key)
  */
 bool cuckoo_lookup(const struct cuckoo *c, const void *key, u32 *val)
 {
-	/* A local, never NULL: the inlined reader needs no test of it. */
-	u32 v = *val;
-
-	if (!cuckoo_find(c, key, &v))
-		return false;
-	*val = v;
-	return true;
+	return cuckoo_find(c, key, val);
 }
 
 /*
