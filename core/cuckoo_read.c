@@ -154,25 +154,23 @@ static __always_inline const u8 *cuckoo_first_key(const struct cuckoo *c,
 
 /*
  * Exact mode: the stored key of loaded bucket @b that has @fp and equals
- * @key, or NULL. Only the slots that cuckoo_bucket_read()'s @m flags are
- * looked at, as a rule the one holding @fp: a loop over every slot, left
- * where the key is, ends at a random count, which the CPU mispredicts. A
- * 32-bit fingerprint's @m merges two words, so that loop remains for it.
+ * @key, or NULL. Every slot in turn, on purpose: the CPU predicts which
+ * slot matches and loads its key before the bucket arrives, and when the
+ * table misses the cache the two misses overlap. Walking only the slots
+ * that the bucket match flags ties the key's address to the bucket's
+ * bytes, which made lookups from memory slower.
  */
 static __always_inline const u8 *cuckoo_confirm(const struct cuckoo *c,
 						struct cuckoo_shape sh,
 						const struct cuckoo_table *t,
-						u64 b, const u64 *w, u64 m,
-						u32 fp, const void *key)
+						u64 b, const u64 *w, u32 fp,
+						const void *key)
 {
-	const u8 *stored;
 	unsigned int s;
 
-	if (sh.fp_bits == 32)
-		m = (1ULL << CUCKOO_SLOTS) - 1;
-	for (; m; m &= m - 1) {
-		s = sh.fp_bits == 32 ? __ffs64(m) :
-		    cuckoo_first_lane(sh.fp_bits, m);
+	for (s = 0; s < CUCKOO_SLOTS; s++) {
+		const u8 *stored;
+
 		if (cuckoo_lane(sh.fp_bits, w, s) != fp)
 			continue;
 		stored = cuckoo_key_at(c, t, b * CUCKOO_SLOTS + s);
@@ -203,11 +201,11 @@ static __always_inline bool cuckoo_probe(const struct cuckoo *c,
 		return true;
 	smp_rmb();	/* a slot's fingerprint, then its key bytes */
 	if (!stored)
-		return (m1 && cuckoo_confirm(c, sh, t, b1, w1, m1, fp, key)) ||
-		       (m2 && cuckoo_confirm(c, sh, t, b2, w2, m2, fp, key));
-	*stored = m1 ? cuckoo_confirm(c, sh, t, b1, w1, m1, fp, key) : NULL;
+		return (m1 && cuckoo_confirm(c, sh, t, b1, w1, fp, key)) ||
+		       (m2 && cuckoo_confirm(c, sh, t, b2, w2, fp, key));
+	*stored = m1 ? cuckoo_confirm(c, sh, t, b1, w1, fp, key) : NULL;
 	if (!*stored && m2)
-		*stored = cuckoo_confirm(c, sh, t, b2, w2, m2, fp, key);
+		*stored = cuckoo_confirm(c, sh, t, b2, w2, fp, key);
 	return *stored;
 }
 
