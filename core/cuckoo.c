@@ -235,8 +235,6 @@ struct cuckoo *cuckoo_create(const struct cuckoo_params *p)
 	c->values = p->values;
 	c->stride = cuckoo_stride(p);
 	c->val_off = cuckoo_val_off(p);
-	c->hit_final = !p->exact || p->key_len == sizeof(u32) ||
-		       p->key_len == sizeof(long);
 	c->initial_buckets = buckets;
 	c->max_buckets = max_buckets;
 	c->max_capacity = p->max_capacity ? p->max_capacity : p->capacity;

@@ -76,7 +76,7 @@ void cuckoo_mem_uncharge(u64 bytes);
 
 /*
  * glibc's <sys/cdefs.h> (via <stdlib.h>) supplies __always_inline, and
- * noinline's attribute below.
+ * the attributes of noinline and __maybe_unused below.
  */
 
 /*
@@ -98,6 +98,7 @@ typedef __s64 s64;
 #define BIT_ULL(nr)		(1ULL << (nr))
 #define ____cacheline_aligned	alignas(64)
 #define noinline		__attribute_noinline__
+#define __maybe_unused		__attribute_maybe_unused__
 #define likely(x)		__builtin_expect(!!(x), 1)
 #define unlikely(x)		__builtin_expect(!!(x), 0)
 /* <linux/build_bug.h>'s, whose message is optional */

@@ -139,9 +139,6 @@ struct cuckoo_table {
  * @val_off: where in a slot the value starts
  * @exact: keys are stored beside the fingerprints
  * @values: exact mode: each key has a u32 value, after it in its slot
- * @hit_final: a hit that reads no value needs no version check: compact
- *	mode, or a key that cuckoo_key_equal() reads in one load (see the top
- *	of this file)
  * @queue: the writer's BFS queue
  * @initial_buckets: table size at creation and after a clear
  * @max_buckets: growth stops at this size
@@ -166,7 +163,6 @@ struct cuckoo {
 	u32 val_off;
 	bool exact;
 	bool values;
-	bool hit_final;
 
 	____cacheline_aligned struct cuckoo_node *queue;
 	u64 initial_buckets;
@@ -203,6 +199,17 @@ struct cuckoo_shape {
 	u32 fp_bits;
 	bool exact;
 };
+
+/*
+ * A hit that reads no value needs no version check: compact mode, or a
+ * key that cuckoo_key_equal() reads in one load (see the top of this
+ * file). Known when the reader is compiled, for the common shapes.
+ */
+static __always_inline bool cuckoo_hit_final(struct cuckoo_shape sh)
+{
+	return !sh.exact || sh.key_len == sizeof(u32) ||
+	       sh.key_len == sizeof(long);
+}
 
 /*
  * The other bucket of fingerprint @fp stored in bucket @b. Bits 32 and up of

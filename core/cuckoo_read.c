@@ -131,11 +131,12 @@ static __always_inline unsigned int cuckoo_first_lane(u32 fp_bits, u64 m)
 /*
  * Exact mode: the key in the first slot of either loaded bucket that
  * cuckoo_bucket_read() flagged in @m1 or @m2 (one is nonzero). Chosen
- * without a branch, for batches: which bucket and slot hold a key is
- * random, so a branch on it would be mispredicted about half the time.
- * A single lookup branches (cuckoo_confirm()): a predicted branch lets
- * the CPU load the key before the buckets arrive, which a batch, whose
- * keys are prefetched a pass ahead, does not need.
+ * with masks, not a branch or a conditional the compiler may turn into
+ * one, for batches: which bucket holds a key is random, so a branch on it
+ * would be mispredicted about half the time. A single lookup branches
+ * (cuckoo_confirm()): a predicted branch lets the CPU load the key before
+ * the buckets arrive, which a batch, whose keys are prefetched a pass
+ * ahead, does not need.
  */
 static __always_inline const u8 *cuckoo_first_key(const struct cuckoo *c,
 						  struct cuckoo_shape sh,
@@ -143,8 +144,9 @@ static __always_inline const u8 *cuckoo_first_key(const struct cuckoo *c,
 						  u64 b1, u64 b2, u64 m1,
 						  u64 m2)
 {
-	u64 b = m1 ? b1 : b2;
-	u64 m = m1 ? m1 : m2;
+	u64 in1 = 0 - (u64)(m1 != 0);
+	u64 b = b2 ^ ((b1 ^ b2) & in1);
+	u64 m = m2 ^ ((m1 ^ m2) & in1);
 
 	return cuckoo_key_at(c, t, b * CUCKOO_SLOTS +
 			     cuckoo_first_lane(sh.fp_bits, m));
@@ -152,7 +154,11 @@ static __always_inline const u8 *cuckoo_first_key(const struct cuckoo *c,
 
 /*
  * Exact mode: the stored key of loaded bucket @b that has @fp and equals
- * @key, or NULL.
+ * @key, or NULL. Every slot in turn, on purpose: the CPU predicts which
+ * slot matches and loads its key before the bucket arrives, and when the
+ * table misses the cache the two misses overlap. Walking only the slots
+ * that the bucket match flags ties the key's address to the bucket's
+ * bytes, which made lookups from memory slower.
  */
 static __always_inline const u8 *cuckoo_confirm(const struct cuckoo *c,
 						struct cuckoo_shape sh,
@@ -209,10 +215,11 @@ static __always_inline bool cuckoo_probe(const struct cuckoo *c,
  * It can miss a key that a move takes from b2 to b1 between its reads of
  * b1 and b2 (tests/host/stress.c shows that it does).
  */
-static __always_inline bool cuckoo_read(const struct cuckoo_table *t,
-					const struct cuckoo *c,
-					struct cuckoo_shape sh, u64 b1, u64 b2,
-					u32 fp, const void *key, u32 *val)
+static __always_inline bool
+cuckoo_read(const struct cuckoo_table *t, const struct cuckoo *c,
+	    const struct cuckoo_table *home_t __maybe_unused,
+	    const struct cuckoo *home_c __maybe_unused, struct cuckoo_shape sh,
+	    u64 b1, u64 b2, u32 fp, const void *key, u32 *val)
 {
 	const u8 *stored = NULL;
 	bool hit = cuckoo_probe(c, sh, t, b1, b2, fp, key,
@@ -247,7 +254,7 @@ static __always_inline int cuckoo_read_once(const struct cuckoo_table *t,
 
 	smp_rmb();	/* the version, then slots and keys */
 	hit = cuckoo_probe(c, sh, t, b1, b2, fp, key, val ? &stored : NULL);
-	if (hit && c->hit_final && !(val && c->values))
+	if (hit && cuckoo_hit_final(sh) && !(val && c->values))
 		return true;
 	/* Checked by the version like the key: a value is never final. */
 	if (hit && val && c->values)
@@ -277,8 +284,15 @@ static noinline bool cuckoo_read_retry(const struct cuckoo_table *t,
 	}
 }
 
+/*
+ * @t and @c may be copies that the reader keeps in registers (see
+ * cuckoo_batch_once()); the retry, out of line, is given what they copy,
+ * @home_t and @home_c, as a pointer to a copy would put it in memory.
+ */
 static __always_inline bool cuckoo_read(const struct cuckoo_table *t,
 					const struct cuckoo *c,
+					const struct cuckoo_table *home_t,
+					const struct cuckoo *home_c,
 					struct cuckoo_shape sh, u64 b1, u64 b2,
 					u32 fp, const void *key, u32 *val)
 {
@@ -286,7 +300,7 @@ static __always_inline bool cuckoo_read(const struct cuckoo_table *t,
 
 	if (likely(ret >= 0))
 		return ret;
-	return cuckoo_read_retry(t, c, b1, b2, fp, key, val);
+	return cuckoo_read_retry(home_t, home_c, b1, b2, fp, key, val);
 }
 #endif
 
@@ -303,35 +317,28 @@ static __always_inline bool cuckoo_find_as(const struct cuckoo *c,
 	u32 fp = cuckoo_fp(c, h);
 	u64 b1 = h & t->bucket_mask;
 
-	return cuckoo_read(t, c, sh, b1, cuckoo_alt(t, b1, fp), fp, key, val);
+	return cuckoo_read(t, c, t, c, sh, b1, cuckoo_alt(t, b1, fp), fp, key,
+			   val);
 }
 
 /*
- * The module's key lengths (addresses 4 and 16, prefix tables 4 to 16)
- * with 16-bit fingerprints, its default, each get a reader of their own;
- * any other shape the general one. The branch is the same for every lookup
- * of a table, so it is predicted.
+ * Both readers of one shape, out of line: each saves only the registers
+ * its own shape needs, where one function holding every shape saved, on
+ * every lookup, what the largest needs. The lookup keeps its value in a
+ * local, never NULL, so that the inlined reader needs no test of it.
  */
-#define CUCKOO_FIND_AS(len, x)						\
-	cuckoo_find_as(c, (struct cuckoo_shape){ len, 16, x }, key, val)
-
-/*
- * Out of line, so that its loops' registers are not saved on every lookup
- * of a common shape.
- */
-static noinline bool cuckoo_contains_any(const struct cuckoo *c,
-					 const void *key)
+static __always_inline bool cuckoo_contains_as(const struct cuckoo *c,
+					       struct cuckoo_shape sh,
+					       const void *key)
 {
-	struct cuckoo_shape sh = { c->key_len, c->fp_bits, c->exact };
-
 	return cuckoo_find_as(c, sh, key, NULL);
 }
 
-static noinline bool cuckoo_lookup_any(const struct cuckoo *c,
-				       const void *key, u32 *val)
+static __always_inline bool cuckoo_lookup_as(const struct cuckoo *c,
+					     struct cuckoo_shape sh,
+					     const void *key, u32 *val)
 {
-	struct cuckoo_shape sh = { c->key_len, c->fp_bits, c->exact };
-	u32 v = 0;
+	u32 v = *val;
 
 	if (!cuckoo_find_as(c, sh, key, &v))
 		return false;
@@ -339,24 +346,68 @@ static noinline bool cuckoo_lookup_any(const struct cuckoo *c,
 	return true;
 }
 
+/*
+ * The module's key lengths (addresses 4 and 16, prefix tables 4 to 16)
+ * with 16-bit fingerprints, its default, each get readers of their own;
+ * any other shape the general ones.
+ */
+#define CUCKOO_READERS(name, len, x)					\
+static const struct cuckoo_shape cuckoo_##name = { len, 16, x };	\
+									\
+static noinline bool cuckoo_contains_##name(const struct cuckoo *c,	\
+					    const void *key)		\
+{									\
+	return cuckoo_contains_as(c, cuckoo_##name, key);		\
+}									\
+									\
+static noinline bool cuckoo_lookup_##name(const struct cuckoo *c,	\
+					  const void *key, u32 *val)	\
+{									\
+	return cuckoo_lookup_as(c, cuckoo_##name, key, val);		\
+}
+
+CUCKOO_READERS(4c, 4, false)
+CUCKOO_READERS(4x, 4, true)
+CUCKOO_READERS(8c, 8, false)
+CUCKOO_READERS(8x, 8, true)
+CUCKOO_READERS(16c, 16, false)
+CUCKOO_READERS(16x, 16, true)
+
+static noinline bool cuckoo_contains_any(const struct cuckoo *c,
+					 const void *key)
+{
+	struct cuckoo_shape sh = { c->key_len, c->fp_bits, c->exact };
+
+	return cuckoo_contains_as(c, sh, key);
+}
+
+static noinline bool cuckoo_lookup_any(const struct cuckoo *c,
+				       const void *key, u32 *val)
+{
+	struct cuckoo_shape sh = { c->key_len, c->fp_bits, c->exact };
+
+	return cuckoo_lookup_as(c, sh, key, val);
+}
+
+#define CUCKOO_FIND(name)						\
+	(val ? cuckoo_lookup_##name(c, key, val) :			\
+	       cuckoo_contains_##name(c, key))
+
+/* The branches are the same for every lookup of a table: predicted. */
 static __always_inline bool cuckoo_find(const struct cuckoo *c,
 					const void *key, u32 *val)
 {
 	if (c->fp_bits == 16) {
 		switch (c->key_len) {
 		case 4:
-			return c->exact ? CUCKOO_FIND_AS(4, true) :
-					  CUCKOO_FIND_AS(4, false);
+			return c->exact ? CUCKOO_FIND(4x) : CUCKOO_FIND(4c);
 		case 8:
-			return c->exact ? CUCKOO_FIND_AS(8, true) :
-					  CUCKOO_FIND_AS(8, false);
+			return c->exact ? CUCKOO_FIND(8x) : CUCKOO_FIND(8c);
 		case 16:
-			return c->exact ? CUCKOO_FIND_AS(16, true) :
-					  CUCKOO_FIND_AS(16, false);
+			return c->exact ? CUCKOO_FIND(16x) : CUCKOO_FIND(16c);
 		}
 	}
-	return val ? cuckoo_lookup_any(c, key, val) :
-		     cuckoo_contains_any(c, key);
+	return CUCKOO_FIND(any);
 }
 
 /**
@@ -390,13 +441,7 @@ bool cuckoo_contains(const struct cuckoo *c, const void *key)
  */
 bool cuckoo_lookup(const struct cuckoo *c, const void *key, u32 *val)
 {
-	/* A local, never NULL: the inlined reader needs no test of it. */
-	u32 v = *val;
-
-	if (!cuckoo_find(c, key, &v))
-		return false;
-	*val = v;
-	return true;
+	return cuckoo_find(c, key, val);
 }
 
 /*
@@ -457,28 +502,43 @@ static __always_inline bool cuckoo_version_held(const struct cuckoo_table *t,
 }
 
 /*
- * Exact mode, the batch's second pass: one versioned look at both buckets
- * that settles a miss as cuckoo_read_once() would (no slot holds @fp and
- * the version held), so an absent key costs no second look. Returns false
- * for such a miss. Otherwise sets *@first to the key in the first slot
- * holding @fp (a present key's, as a rule), prefetched, or to NULL if no
- * slot does (the version moved), and returns true.
+ * What a batch's first pass leaves the others for one key: its buckets and
+ * fingerprint; then, in exact mode, the version read before its buckets
+ * and the stored key that sift found for it.
  */
-static __always_inline bool cuckoo_sift(const struct cuckoo *c,
+struct cuckoo_pending {
+	u64 b1;
+	u64 b2;
+	const u8 *first;
+	u32 fp;
+	u32 seq;
+	bool miss;
+};
+
+/*
+ * Exact mode, the batch's second pass: one versioned look at both buckets
+ * that settles a miss as cuckoo_read_once() would (no slot holds @p's
+ * fingerprint and the version held), so an absent key costs no second
+ * look: sets @p->miss. Otherwise sets @p->first to the key in the first
+ * slot holding the fingerprint (a present key's, as a rule), prefetched,
+ * or to NULL if no slot does (the version moved).
+ */
+static __always_inline void cuckoo_sift(const struct cuckoo *c,
 					struct cuckoo_shape sh,
 					const struct cuckoo_table *t,
-					u64 b1, u64 b2, u32 fp, u32 seq,
-					const u8 **first)
+					struct cuckoo_pending *p)
 {
 	u64 w1[2], w2[2], m1, m2;
 
-	m1 = cuckoo_bucket_read(sh.fp_bits, t, b1, fp, w1);
-	m2 = cuckoo_bucket_read(sh.fp_bits, t, b2, fp, w2);
-	if (!(m1 | m2) && cuckoo_version_held(t, fp, seq))
-		return false;
-	*first = m1 | m2 ? cuckoo_first_key(c, sh, t, b1, b2, m1, m2) : NULL;
-	prefetch(*first);
-	return true;
+	p->seq = cuckoo_version_start(t, p->fp);
+	m1 = cuckoo_bucket_read(sh.fp_bits, t, p->b1, p->fp, w1);
+	m2 = cuckoo_bucket_read(sh.fp_bits, t, p->b2, p->fp, w2);
+	p->miss = !(m1 | m2) && cuckoo_version_held(t, p->fp, p->seq);
+	if (p->miss)
+		return;
+	p->first = m1 | m2 ? cuckoo_first_key(c, sh, t, p->b1, p->b2, m1,
+					      m2) : NULL;
+	prefetch(p->first);
 }
 
 /*
@@ -488,12 +548,15 @@ static __always_inline bool cuckoo_sift(const struct cuckoo *c,
 static __always_inline bool cuckoo_batch_read(const struct cuckoo *c,
 					      struct cuckoo_shape sh,
 					      const struct cuckoo_table *t,
-					      u64 b1, u64 b2, u32 fp,
+					      const struct cuckoo *home_c,
+					      const struct cuckoo_table *home_t,
+					      const struct cuckoo_pending *p,
 					      const u8 *key, u32 i, bool *hits,
 					      u32 *vals)
 {
 	u32 v = vals ? vals[i] : 0;
-	bool hit = cuckoo_read(t, c, sh, b1, b2, fp, key, vals ? &v : NULL);
+	bool hit = cuckoo_read(t, c, home_t, home_c, sh, p->b1, p->b2, p->fp,
+			       key, vals ? &v : NULL);
 
 	hits[i] = hit;
 	if (vals)
@@ -519,48 +582,66 @@ static __always_inline u32 cuckoo_batch_once(const struct cuckoo *c,
 					     const u8 *keys, u32 n, bool *hits,
 					     u32 *vals)
 {
-	const struct cuckoo_table *t = rcu_dereference(c->table);
-	bool want_val = vals && c->values;
-	bool final = c->hit_final && !want_val;
-	u64 b1[CUCKOO_BATCH], b2[CUCKOO_BATCH];
-	u32 fp[CUCKOO_BATCH], seq[CUCKOO_BATCH], i, j, left = 0, found = 0;
-	const u8 *first[CUCKOO_BATCH];
-	u8 todo[CUCKOO_BATCH];
+	const struct cuckoo_table *home_t = rcu_dereference(c->table);
+	/*
+	 * Copies of what the reads use of the table and the filter, which
+	 * stay in registers: the version protocol's barriers, and stores
+	 * through @hits, would make the compiler load the originals again
+	 * for every key.
+	 */
+	const struct cuckoo_table tv = {
+		.words = home_t->words,
+		.versions = home_t->versions,
+		.keys = home_t->keys,
+		.bucket_mask = home_t->bucket_mask,
+		.stripe_mask = home_t->stripe_mask,
+	};
+	const struct cuckoo cv = {
+		.hash_a = c->hash_a,
+		.hash_b = c->hash_b,
+		.fp_mask = c->fp_mask,
+		.stride = c->stride,
+		.val_off = c->val_off,
+		.values = c->values,
+	};
+	const struct cuckoo_table *t = &tv;
+	bool want_val = vals && cv.values;
+	bool final = cuckoo_hit_final(sh) && !want_val;
+	struct cuckoo_pending p[CUCKOO_BATCH];
+	u32 i, found = 0;
 
 	for (i = 0; i < n; i++) {
 		u64 h = cuckoo_hash_lanes(keys + i * sh.key_len, sh.key_len,
-					  c->hash_a, c->hash_b);
+					  cv.hash_a, cv.hash_b);
 
-		fp[i] = cuckoo_fp(c, h);
-		b1[i] = h & t->bucket_mask;
-		b2[i] = cuckoo_alt(t, b1[i], fp[i]);
-		prefetch(cuckoo_bucket_addr(sh.fp_bits, t, b1[i]));
-		prefetch(cuckoo_bucket_addr(sh.fp_bits, t, b2[i]));
+		p[i].fp = cuckoo_fp(&cv, h);
+		p[i].b1 = h & t->bucket_mask;
+		p[i].b2 = cuckoo_alt(t, p[i].b1, p[i].fp);
+		prefetch(cuckoo_bucket_addr(sh.fp_bits, t, p[i].b1));
+		prefetch(cuckoo_bucket_addr(sh.fp_bits, t, p[i].b2));
 	}
 	if (!sh.exact) {
 		for (i = 0; i < n; i++)
-			found += cuckoo_batch_read(c, sh, t, b1[i], b2[i], fp[i],
+			found += cuckoo_batch_read(&cv, sh, t, c, home_t, &p[i],
 						   keys + i * sh.key_len, i,
 						   hits, vals);
 		return found;
 	}
-	for (i = 0; i < n; i++) {
-		hits[i] = false;
-		todo[left] = i;
-		seq[left] = cuckoo_version_start(t, fp[i]);
-		left += cuckoo_sift(c, sh, t, b1[i], b2[i], fp[i], seq[left],
-				    &first[left]);
-	}
+	for (i = 0; i < n; i++)
+		cuckoo_sift(&cv, sh, t, &p[i]);
 	smp_rmb();	/* the slots sift read, then their keys */
-	for (j = 0; j < left; j++) {
-		const u8 *key;
+	for (i = 0; i < n; i++) {
+		const u8 *key = keys + i * sh.key_len;
+		const u8 *first = p[i].first;
 
-		i = todo[j];
-		key = keys + i * sh.key_len;
-		if (first[j] && cuckoo_key_equal(sh.key_len, first[j], key)) {
-			u32 v = want_val ? cuckoo_val_read(c, first[j]) : 0;
+		if (p[i].miss) {
+			hits[i] = false;
+			continue;
+		}
+		if (first && cuckoo_key_equal(sh.key_len, first, key)) {
+			u32 v = want_val ? cuckoo_val_read(&cv, first) : 0;
 
-			if (final || cuckoo_version_held(t, fp[i], seq[j])) {
+			if (final || cuckoo_version_held(t, p[i].fp, p[i].seq)) {
 				hits[i] = true;
 				if (want_val)
 					vals[i] = v;
@@ -568,8 +649,8 @@ static __always_inline u32 cuckoo_batch_once(const struct cuckoo *c,
 				continue;
 			}
 		}
-		found += cuckoo_batch_read(c, sh, t, b1[i], b2[i], fp[i], key,
-					   i, hits, vals);
+		found += cuckoo_batch_read(&cv, sh, t, c, home_t, &p[i], key, i,
+					   hits, vals);
 	}
 	return found;
 }

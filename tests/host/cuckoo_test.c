@@ -477,7 +477,9 @@ FIXTURE_VARIANT_ADD(full, fp12) { .fp_bits = 12 };
 FIXTURE_VARIANT_ADD(full, fp16) { .fp_bits = 16 };
 FIXTURE_VARIANT_ADD(full, fp32) { .fp_bits = 32 };
 FIXTURE_VARIANT_ADD(full, fp8_exact) { .fp_bits = 8, .exact = true };
+FIXTURE_VARIANT_ADD(full, fp12_exact) { .fp_bits = 12, .exact = true };
 FIXTURE_VARIANT_ADD(full, fp16_exact) { .fp_bits = 16, .exact = true };
+FIXTURE_VARIANT_ADD(full, fp32_exact) { .fp_bits = 32, .exact = true };
 
 #define FULL_SLOTS	131072U
 #define FULL_TARGET	(FULL_SLOTS * 95 / 100)
