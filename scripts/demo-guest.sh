@@ -80,7 +80,7 @@ show cfctl attach "$DEV" || fail "cfctl attach failed"
 status=$(show cfctl status) || fail "cfctl status failed"
 echo "$status"
 case $status in
-*"prefilter on"*) ;;
+*"prefilter: on"*) ;;
 *) fail "expected the module to keep the program's prefilter" ;;
 esac
 

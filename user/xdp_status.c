@@ -167,11 +167,12 @@ static void print_attachment(const struct attachment *a, struct json *j)
 			 a->disp->id);
 	else if (xdp)
 		snprintf(via, sizeof(via), "; plain XDP");
-	printf("%s: %s in %s mode (prog id %u%s), destination matching %s, prefilter %s\n",
+	printf("%s: %s in %s mode (prog id %u%s), destination matching %s\n",
 	       a->ifname, xdp ? CF_PROG_NAME : CF_TC_PROG_NAME,
 	       a->mode, a->prog_id, via,
-	       a->match_dst < 0 ? "unknown" : a->match_dst ? "on" : "off",
-	       a->prefilter < 0 ? "unknown" :
+	       a->match_dst < 0 ? "unknown" : a->match_dst ? "on" : "off");
+	/* A line of its own: scripts read the line above to its end. */
+	printf("  prefilter: %s\n", a->prefilter < 0 ? "unknown" :
 	       a->prefilter ? "on" : "off (every packet calls the module)");
 	if (a->disp)
 		print_chain(a->disp);

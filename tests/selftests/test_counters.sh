@@ -99,7 +99,7 @@ loaders()
 		"$IP" link set dev "$VETH" xdpgeneric obj "$OBJ" sec xdp
 	expect "ip pinned the map in iproute2's place" 0 -- test -e "$PIN_XDP"
 	expect "no one handed ip's program's prefilter over: status says off" 0 \
-		-o "prefilter off (every packet calls the module)" -- \
+		-o "  prefilter: off (every packet calls the module)" -- \
 		"$CFCTL" status
 	# Where libxdp (xdp-loader, or cfctl's dispatcher in an earlier test)
 	# made /sys/fs/bpf/xdp a directory first, ip's XDP place is its own.

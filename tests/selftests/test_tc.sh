@@ -85,7 +85,7 @@ expect "status -j shows the hook and mode" 0 \
 expect "status -j: match_dst false" 0 -o '"match_dst":false}' -- \
 	"$CFCTL" status -j
 expect "status: the module keeps the prefilter" 0 \
-	-o "destination matching off, prefilter on" -- "$CFCTL" status
+	-o "  prefilter: on" -- "$CFCTL" status
 expect "status -j: prefilter true" 0 -o '"prefilter":true,' -- \
 	"$CFCTL" status -j
 expect "attach tc while XDP runs: exit 3, says detach" 3 -e "detach" -- \
@@ -98,7 +98,7 @@ expect "status: destination matching on" 0 -o "destination matching on" -- \
 expect "status -j: match_dst true" 0 -o '"match_dst":true}' -- \
 	"$CFCTL" status -j
 expect "status: the replacement's prefilter is kept too" 0 \
-	-o "destination matching on, prefilter on" -- "$CFCTL" status
+	-o "  prefilter: on" -- "$CFCTL" status
 
 # stats --watch: bounded by --count, or ended by SIGINT.
 ping_from_ns_retry "$HOST4" >/dev/null
@@ -139,7 +139,7 @@ expect "tc: attach again --match-dst: replaced in one step" 0 \
 	"$CFCTL" attach --match-dst "$VETH" --mode tc
 expect "tc: destination matching now on" 0 -o "destination matching on" -- \
 	"$CFCTL" status
-expect "tc: the module keeps the prefilter" 0 -o "destination matching on, prefilter on" -- \
+expect "tc: the module keeps the prefilter" 0 -o "  prefilter: on" -- \
 	"$CFCTL" status
 expect "tc: attach XDP too: exit 3, says detach" 3 -e "detach" -- \
 	"$CFCTL" attach "$VETH" --mode generic
