@@ -135,31 +135,20 @@ void cfilter_prefilter_changed(const struct cfilter_set *s, unsigned int t,
 	u32 first, span;
 
 	lockdep_assert_held(&cfilter_lock);
-	switch (t) {
-	case CFILTER_KEY_SRC4:
-		b = CFILTER_PREFILTER_SRC4;
-		break;
-	case CFILTER_KEY_SRC6:
-		b = CFILTER_PREFILTER_SRC6;
-		break;
-	case CFILTER_KEY_DST4:
-		b = CFILTER_PREFILTER_DST4;
-		break;
-	case CFILTER_KEY_DST6:
-		b = CFILTER_PREFILTER_DST6;
-		break;
-	case CFILTER_KEY_FLOW4:
-	case CFILTER_KEY_FLOW6:
-		/* Every source bit, when the type's first or last key came or went. */
-		b = t == CFILTER_KEY_FLOW6 ? CFILTER_PREFILTER_SRC6 :
-					     CFILTER_PREFILTER_SRC4;
-		if (cfilter_npf && s->nkeys[t] <= 1)
-			cfilter_pf_fill_bits(s, b, false, 0);
-		return;
-	default:
-		return;		/* allow entries only lift a drop */
-	}
 	if (!cfilter_npf)
+		return;
+	if (t == CFILTER_KEY_FLOW4 || t == CFILTER_KEY_FLOW6) {
+		/* Every source bit, when the type's first or last key came or went. */
+		if (s->nkeys[t] <= 1)
+			cfilter_pf_fill_bits(s, t == CFILTER_KEY_FLOW6 ?
+					     CFILTER_PREFILTER_SRC6 :
+					     CFILTER_PREFILTER_SRC4, false, 0);
+		return;
+	}
+	/* The bitmap that follows @t; allow entries, which only lift a drop, have none. */
+	for (b = 0; b < __CFILTER_PREFILTER_BITS && cfilter_pf_type(b) != t; b++)
+		;
+	if (b == __CFILTER_PREFILTER_BITS)
 		return;
 	/*
 	 * Every bit when the set's lookups start or stop searching whatever

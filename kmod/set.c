@@ -206,6 +206,14 @@ static void cfilter_set_count(struct cfilter_set *s, unsigned int t,
 		WRITE_ONCE(s->types, s->types ^ BIT(t));
 }
 
+/* The live set changed: the programs' prefilter follows. */
+static void cfilter_set_changed(struct cfilter_set *s, unsigned int t,
+				const u8 *packed, u32 len)
+{
+	if (s == cfilter_live_locked())
+		cfilter_prefilter_changed(s, t, packed, len);
+}
+
 /**
  * cfilter_set_insert() - add a key to a set
  * @s:      the set (caller holds cfilter_lock)
@@ -216,14 +224,6 @@ static void cfilter_set_count(struct cfilter_set *s, unsigned int t,
  *
  * Return: 0, -EEXIST, -ENOSPC, -ENOMEM (nothing changed for the last three).
  */
-/* The live set changed: the programs' prefilter follows. */
-static void cfilter_set_changed(struct cfilter_set *s, unsigned int t,
-				const u8 *packed, u32 len)
-{
-	if (s == cfilter_live_locked())
-		cfilter_prefilter_changed(s, t, packed, len);
-}
-
 int cfilter_set_insert(struct cfilter_set *s, const struct cfilter_ktype *f,
 		       const u8 *packed, u32 len, u32 tag)
 {
