@@ -134,6 +134,16 @@ static void print_chain(const struct dispatch_info *d)
 	}
 }
 
+/* @key: @v as a boolean, or "unknown" for a negative errno. */
+static void json_kv_known(struct json *j, const char *key, int v)
+{
+	json_key(j, key);
+	if (v < 0)
+		json_string(j, "unknown");
+	else
+		json_bool(j, v);
+}
+
 static void print_attachment(const struct attachment *a, struct json *j)
 {
 	bool xdp = !strcmp(a->hook, "xdp");
@@ -149,16 +159,8 @@ static void print_attachment(const struct attachment *a, struct json *j)
 			json_kv_string(j, "via", a->disp ? "dispatcher" : "plain");
 		if (a->disp)
 			json_chain(a->disp, j);
-		json_key(j, "prefilter");
-		if (a->prefilter < 0)
-			json_string(j, "unknown");
-		else
-			json_bool(j, a->prefilter);
-		json_key(j, "match_dst");
-		if (a->match_dst < 0)
-			json_string(j, "unknown");
-		else
-			json_bool(j, a->match_dst);
+		json_kv_known(j, "prefilter", a->prefilter);
+		json_kv_known(j, "match_dst", a->match_dst);
 		json_object_end(j);
 		return;
 	}
