@@ -45,14 +45,18 @@ struct model {
 	u64 count;
 };
 
-/* Key @i: its number in byte 0, the rest a pattern that depends on it. */
+/*
+ * Key @i: its number in byte 0, the rest a pattern that depends on it;
+ * key 0 is all zero bytes, which an exact table of 4-byte keys keeps
+ * beside its slots.
+ */
 static void key_of(u8 *k, unsigned int len, unsigned int i)
 {
 	unsigned int b;
 
 	k[0] = i;
 	for (b = 1; b < len; b++)
-		k[b] = (i * 131 + b * 17) >> (b % 3);
+		k[b] = i ? (i * 131 + b * 17) >> (b % 3) : 0;
 }
 
 static bool has(const struct model *m, unsigned int i)

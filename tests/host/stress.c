@@ -16,7 +16,9 @@
  *   deleted) until the table has doubled its way to millions of keys, each
  *   growth re-inserting every key into a new table published under RCU
  *   while the readers look on; then it churns there too.
- * hot keeps a value beside each key, which the writer keeps rewriting
+ * hot4's keys live in their slots (an exact table of 4-byte keys), their
+ * values beside them in the bucket.
+ * hot and hot4 keep a value beside each key, which the writer keeps rewriting
  * (cuckoo_set_val()) between two encodings of the key's own number: a
  * reader that finds a key with a value not its own (torn, or another key's
  * after a move reused the slot) fails the test.
@@ -91,7 +93,7 @@ static struct filter hot = { .key_len = 16, .keys = HOT_KEYS,
 			     .window = HOT_WINDOW, .values = true };
 /* 8-bit fingerprints: a deleted key's fingerprint is often reused */
 static struct filter hot4 = { .key_len = 4, .fp_bits = 8, .keys = HOT_KEYS,
-			      .window = HOT_WINDOW };
+			      .window = HOT_WINDOW, .values = true };
 static struct filter big = { .key_len = 4, .keys = BIG_KEYS,
 			     .window = BIG_WINDOW };
 static u64 target;		/* lookups wanted */
@@ -233,12 +235,13 @@ static void *reader(void *arg)
 	u64 n = 0, i = (uintptr_t)arg * 7919;
 	u64 hot_misses = 0, hot4_misses = 0, big_misses = 0;
 	u64 hot_bmisses = 0, hot4_bmisses = 0, big_bmisses = 0;
-	u64 hot_ghosts = 0, hot4_ghosts = 0, hot_bad = 0;
+	u64 hot_ghosts = 0, hot4_ghosts = 0, hot_bad = 0, hot4_bad = 0;
 
 	rcu_register_thread();
 	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		hot_misses += !has_val(&hot, SET_IN, i % HOT_KEYS, &hot_bad);
-		hot4_misses += !has(&hot4, SET_IN, i % HOT_KEYS);
+		hot4_misses += !has_val(&hot4, SET_IN, i % HOT_KEYS,
+					&hot4_bad);
 		big_misses += !has(&big, SET_IN, i % BIG_KEYS);
 		hot_ghosts += ghost(&hot, i);
 		hot4_ghosts += ghost(&hot4, i);
@@ -248,7 +251,7 @@ static void *reader(void *arg)
 			hot_bmisses += batch_misses(&hot, SET_IN, i, HOT_KEYS,
 						    BATCH_KEYS, &hot_bad);
 			hot4_bmisses += batch_misses(&hot4, SET_IN, i, HOT_KEYS,
-						     BATCH_KEYS, &hot_bad);
+						     BATCH_KEYS, &hot4_bad);
 			big_bmisses += batch_misses(&big, SET_IN, i, BIG_KEYS,
 						    BATCH_KEYS, &hot_bad);
 			hot_ghosts += batch_ghosts(&hot);
@@ -275,6 +278,7 @@ static void *reader(void *arg)
 	__atomic_fetch_add(&hot.ghosts, hot_ghosts, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&hot4.ghosts, hot4_ghosts, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&hot.bad_values, hot_bad, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&hot4.bad_values, hot4_bad, __ATOMIC_RELAXED);
 	rcu_unregister_thread();
 	return NULL;
 }
@@ -380,6 +384,7 @@ int main(int argc, char **argv)
 		churn(&hot);
 		churn(&hot4);
 		revalue(&hot, revalued % HOT_KEYS, revalued / HOT_KEYS % 2);
+		revalue(&hot4, revalued % HOT_KEYS, revalued / HOT_KEYS % 2);
 		revalued++;
 		if (grown < grow_target()) {
 			int rc = add(&big, SET_GROW, grown++);
@@ -416,7 +421,7 @@ int main(int argc, char **argv)
 	misses = hot.misses + hot4.misses + big.misses;
 	bmisses = hot.batch_misses + hot4.batch_misses + big.batch_misses;
 	ghosts = hot.ghosts + hot4.ghosts;
-	printf("# %s: %llu lookups in %.1f s by %d readers; misses: %llu hot, %llu hot4, %llu big; in batches: %llu hot, %llu hot4, %llu big; ghosts: %llu hot, %llu hot4; values not theirs: %llu hot\n",
+	printf("# %s: %llu lookups in %.1f s by %d readers; misses: %llu hot, %llu hot4, %llu big; in batches: %llu hot, %llu hot4, %llu big; ghosts: %llu hot, %llu hot4; values not theirs: %llu hot, %llu hot4\n",
 	       mutant ? "mutant (no versions)" : "versioned",
 	       (unsigned long long)lookups, secs, READERS,
 	       (unsigned long long)hot.misses, (unsigned long long)hot4.misses,
@@ -426,7 +431,8 @@ int main(int argc, char **argv)
 	       (unsigned long long)big.batch_misses,
 	       (unsigned long long)hot.ghosts,
 	       (unsigned long long)hot4.ghosts,
-	       (unsigned long long)hot.bad_values);
+	       (unsigned long long)hot.bad_values,
+	       (unsigned long long)hot4.bad_values);
 	printf("# hot: %llu keys in %llu slots, %llu churn adds, %llu moves, %llu grows, %llu values rewritten\n",
 	       (unsigned long long)hs.count, (unsigned long long)hs.capacity,
 	       (unsigned long long)(hot.churned - hot_adds),
@@ -444,9 +450,9 @@ int main(int argc, char **argv)
 		       (unsigned long long)ghosts);
 		return 1;
 	}
-	if (hot.bad_values && !mutant) {
+	if (hot.bad_values + hot4.bad_values && !mutant) {
 		printf("not ok 1 cuckoo_stress # %llu keys found with a value not theirs\n",
-		       (unsigned long long)hot.bad_values);
+		       (unsigned long long)(hot.bad_values + hot4.bad_values));
 		return 1;
 	}
 	if (bad) {
