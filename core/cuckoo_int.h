@@ -273,6 +273,39 @@ static __always_inline u32 cuckoo_slot_key(const void *key)
 }
 
 /*
+ * Keys in slots: the hash that picks a key's first bucket (bits 32 and up,
+ * each of which depends on every bit of the key). The slot is the key, so
+ * no fingerprint comes from the hash, and one seeded multiply-add
+ * (Dietzfelbinger's multiply-add-shift) is enough where the general hash
+ * makes three dependent multiplies before a bucket's address is known.
+ * Exact tables are saved as keys, never as raw slots: the hash is free to
+ * differ from the general one.
+ */
+static __always_inline u64 cuckoo_slot_hash(u64 a, u64 b, const void *key)
+{
+	return ((a | 1) * cuckoo_slot_key(key) + b) >> 32;
+}
+
+/*
+ * The hash of a @key_len-byte @key under lanes @a and @b: the general one,
+ * or with keys in slots the slots' one.
+ */
+static __always_inline u64 cuckoo_hash_as(bool in_slot, u32 key_len, u64 a,
+					  u64 b, const void *key)
+{
+	if (in_slot)
+		return cuckoo_slot_hash(a, b, key);
+	return cuckoo_hash_lanes(key, key_len, a, b);
+}
+
+static __always_inline u64 cuckoo_key_hash(const struct cuckoo *c,
+					   const void *key)
+{
+	return cuckoo_hash_as(c->in_slot, c->key_len, c->hash_a, c->hash_b,
+			      key);
+}
+
+/*
  * Where fingerprint @fp's version is. A key in its slot is its own
  * fingerprint, whose low bits are an address's first byte: the product
  * cuckoo_alt() takes anyway spreads them over the stripes.

@@ -375,7 +375,8 @@ static __always_inline bool cuckoo_find_as(const struct cuckoo *c,
 					   const void *key, u32 *val)
 {
 	const struct cuckoo_table *t = rcu_dereference(c->table);
-	u64 h = cuckoo_hash_lanes(key, sh.key_len, c->hash_a, c->hash_b);
+	u64 h = cuckoo_hash_as(sh.in_slot, sh.key_len, c->hash_a, c->hash_b,
+			       key);
 	u32 fp = sh.in_slot ? cuckoo_slot_key(key) : cuckoo_fp(c, h);
 	u64 b1 = h & t->bucket_mask;
 
@@ -668,11 +669,11 @@ static __always_inline u32 cuckoo_batch_once(const struct cuckoo *c,
 	u32 i, found = 0;
 
 	for (i = 0; i < n; i++) {
-		u64 h = cuckoo_hash_lanes(keys + i * sh.key_len, sh.key_len,
-					  cv.hash_a, cv.hash_b);
+		const u8 *key = keys + i * sh.key_len;
+		u64 h = cuckoo_hash_as(sh.in_slot, sh.key_len, cv.hash_a,
+				       cv.hash_b, key);
 
-		p[i].fp = sh.in_slot ? cuckoo_slot_key(keys + i * sh.key_len) :
-				       cuckoo_fp(&cv, h);
+		p[i].fp = sh.in_slot ? cuckoo_slot_key(key) : cuckoo_fp(&cv, h);
 		p[i].b1 = h & t->bucket_mask;
 		p[i].b2 = cuckoo_alt(t, p[i].b1, p[i].fp);
 		prefetch(cuckoo_bucket_addr(sh, t, p[i].b1));

@@ -388,7 +388,7 @@ static int cuckoo_rehash(const struct cuckoo *c,
 		rec = cuckoo_key_at(c, old, i);
 		key = c->in_slot ? (const u8 *)&slot : rec;
 		if (cuckoo_table_add(c, t, key, cuckoo_val_of(c, rec),
-				     cuckoo_hash(key, c->key_len, c->seed)))
+				     cuckoo_key_hash(c, key)))
 			return -ENOSPC;
 	}
 	if (old->zero) {
@@ -480,7 +480,7 @@ int cuckoo_insert(struct cuckoo *c, const void *key)
  */
 int cuckoo_insert_val(struct cuckoo *c, const void *key, u32 val)
 {
-	u64 h = cuckoo_hash(key, c->key_len, c->seed);
+	u64 h = cuckoo_key_hash(c, key);
 	struct cuckoo_table *t = cuckoo_wtable(c);
 	u64 b;
 	int err;
@@ -514,7 +514,7 @@ int cuckoo_insert_val(struct cuckoo *c, const void *key, u32 val)
  */
 int cuckoo_set_val(struct cuckoo *c, const void *key, u32 val)
 {
-	u64 h = cuckoo_hash(key, c->key_len, c->seed);
+	u64 h = cuckoo_key_hash(c, key);
 	struct cuckoo_table *t = cuckoo_wtable(c);
 	u32 fp = cuckoo_key_fp(c, key, h);
 	u8 *stored;
@@ -563,7 +563,7 @@ int cuckoo_get_val(const struct cuckoo *c, const void *key, u32 *val)
 		*val = (u32)t->zero;
 		return 0;
 	}
-	s = cuckoo_locate(c, t, key, cuckoo_hash(key, c->key_len, c->seed), &b);
+	s = cuckoo_locate(c, t, key, cuckoo_key_hash(c, key), &b);
 	if (s < 0)
 		return -ENOENT;
 	*val = cuckoo_val_of(c, cuckoo_key_at(c, t, b * CUCKOO_SLOTS + s));
@@ -595,7 +595,7 @@ int cuckoo_delete(struct cuckoo *c, const void *key)
 		t->count--;
 		return 0;
 	}
-	s = cuckoo_locate(c, t, key, cuckoo_hash(key, c->key_len, c->seed), &b);
+	s = cuckoo_locate(c, t, key, cuckoo_key_hash(c, key), &b);
 	if (s < 0)
 		return -ENOENT;
 	cuckoo_empty(c, t, b, s);
