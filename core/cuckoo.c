@@ -42,27 +42,15 @@ static int cuckoo_buckets_for(u64 capacity, u64 limit, u64 *buckets)
 	return 0;
 }
 
-static bool cuckoo_in_slot(const struct cuckoo_params *p)
-{
-	return cuckoo_params_in_slot(p->exact, p->key_len);
-}
-
-/*
- * Where a slot's value starts: aligned, so that one load reads it. Keys
- * in slots: the record is the value word alone.
- */
+/* Where a slot's value starts: aligned, so that one load reads it. */
 static u32 cuckoo_val_off(const struct cuckoo_params *p)
 {
-	if (cuckoo_in_slot(p))
-		return 0;
 	return (p->key_len + sizeof(u32) - 1) & ~(u32)(sizeof(u32) - 1);
 }
 
 /* Bytes per slot of the key array: the key, then its value if any. */
 static u32 cuckoo_stride(const struct cuckoo_params *p)
 {
-	if (cuckoo_in_slot(p))
-		return 0;
 	return p->values ? cuckoo_val_off(p) + sizeof(u32) : p->key_len;
 }
 
@@ -74,7 +62,6 @@ int cuckoo_geometry(const struct cuckoo_params *p, u64 *buckets,
 	u64 max_capacity = p->max_capacity ? p->max_capacity : p->capacity;
 	u64 limit, key_limit;
 
-	/* fp_bits is checked even where keys in slots leave it unused. */
 	if (shift < 0 || !p->key_len || p->key_len > CUCKOO_KEY_MAX)
 		return -EINVAL;
 	if (p->values && !p->exact)
@@ -82,13 +69,10 @@ int cuckoo_geometry(const struct cuckoo_params *p, u64 *buckets,
 	if (max_capacity < p->capacity ||
 	    (!p->exact && max_capacity != p->capacity))
 		return -EINVAL;
-	shift = cuckoo_filter_shift(p->fp_bits, cuckoo_in_slot(p), p->values);
 	limit = CUCKOO_ALLOC_MAX >> shift;
-	if (p->exact && cuckoo_stride(p)) {
-		key_limit = CUCKOO_ALLOC_MAX / (CUCKOO_SLOTS * cuckoo_stride(p));
-		if (key_limit < limit)
-			limit = key_limit;
-	}
+	key_limit = CUCKOO_ALLOC_MAX / (CUCKOO_SLOTS * cuckoo_stride(p));
+	if (p->exact && key_limit < limit)
+		limit = key_limit;
 	if (cuckoo_buckets_for(p->capacity, limit, buckets) ||
 	    cuckoo_buckets_for(max_capacity, limit, max_buckets))
 		return -EINVAL;
@@ -165,8 +149,7 @@ void cuckoo_table_free(struct cuckoo_table *t)
 struct cuckoo_table *cuckoo_table_alloc(const struct cuckoo *c, u64 buckets)
 {
 	u64 stripes = buckets < CUCKOO_STRIPES_MAX ? buckets : CUCKOO_STRIPES_MAX;
-	u64 words = buckets << cuckoo_filter_shift(c->fp_bits, c->in_slot,
-						   c->values);
+	u64 words = buckets << cuckoo_bucket_shift(c->fp_bits);
 	u64 keys = c->exact ? buckets * CUCKOO_SLOTS * c->stride : 0;
 	u64 bytes = sizeof(struct cuckoo_table) + words +
 		    stripes * sizeof(u32) + keys;
@@ -245,9 +228,8 @@ struct cuckoo *cuckoo_create(const struct cuckoo_params *p)
 	c->seed = p->seed;
 	c->hash_a = cuckoo_hash_a(c->seed);
 	c->hash_b = cuckoo_hash_b(c->seed);
-	c->in_slot = cuckoo_in_slot(p);
-	c->fp_bits = c->in_slot ? 32 : p->fp_bits;
-	c->fp_mask = c->fp_bits == 32 ? 0xffffffff : (1U << c->fp_bits) - 1;
+	c->fp_bits = p->fp_bits;
+	c->fp_mask = p->fp_bits == 32 ? 0xffffffff : (1U << p->fp_bits) - 1;
 	c->key_len = p->key_len;
 	c->exact = p->exact;
 	c->values = p->values;

@@ -61,19 +61,6 @@
  * barrier orders the store after it, so a reader of the moved fingerprint
  * that sees the new one in its place also sees that move's version changed.
  *
- * Keys in slots: an exact table of 4-byte keys keeps no fingerprints and no
- * key array. Its slots are 32 bits wide and hold the keys themselves (as one
- * native-order load of the key reads them), so a slot equal to the key is
- * the key: a hit reads the key's two buckets and nothing else, final like a
- * compact one, and no false positive is possible. The slot is the
- * fingerprint for everything else (the other bucket, moves, the version
- * stripe), so inserts, moves and deletes follow exact mode's protocol with
- * no key bytes to write. With values, a bucket is four keys and then their
- * four values, 32 bytes on one cache line, and a hit reads its value from
- * the line it read the key from. The one key whose slot would read as
- * empty, 0, lives in the table's @zero instead, under fingerprint 0's
- * version.
- *
  * Tables and RCU: readers reach the table through c->table. Growth and clear
  * build a whole new table to the side (growth re-inserts every stored key;
  * the old table is not written meanwhile), publish it, wait for a grace
@@ -92,9 +79,6 @@
 
 #include "cuckoo.h"
 #include "cuckoo_hash.h"
-
-/* @zero of a table that holds the key whose slot would be 0. */
-#define CUCKOO_ZERO_IN		BIT_ULL(32)
 
 /* BFS: two roots plus at most one node per slot examined. */
 #define CUCKOO_QUEUE_LEN	(CUCKOO_MAX_KICKS + 2)
@@ -117,11 +101,8 @@ struct cuckoo_node {
  * @versions: version counters striped by fingerprint, odd while a slot
  *	holding such a fingerprint is being written
  * @keys: exact mode: the key of slot i at keys[i * key_len]; else NULL
- *	(and with keys in slots)
  * @bucket_mask: buckets - 1
  * @stripe_mask: entries in @versions - 1
- * @zero: keys in slots: the key whose slot would be 0, if stored:
- *	CUCKOO_ZERO_IN, and its value in the low 32 bits; else 0
  * @count: keys stored
  * @moves: entries moved from one bucket to the other in this table
  * @memory_bytes: this structure and its arrays
@@ -142,7 +123,6 @@ struct cuckoo_table {
 	u8 *keys;
 	u64 bucket_mask;
 	u32 stripe_mask;
-	u64 zero;
 	____cacheline_aligned u64 count;
 	u64 moves;
 	u64 memory_bytes;
@@ -153,13 +133,12 @@ struct cuckoo_table {
  * @table: the current table; readers rcu_dereference() it
  * @seed: hash key
  * @fp_mask: (1 << fp_bits) - 1
- * @fp_bits: fingerprint width (keys in slots: 32, the slot's)
+ * @fp_bits: fingerprint width
  * @key_len: bytes per key
  * @stride: bytes per slot of the key array: the key, then its value if any
  * @val_off: where in a slot the value starts
- * @exact: keys are stored beside the fingerprints, or in the slots
+ * @exact: keys are stored beside the fingerprints
  * @values: exact mode: each key has a u32 value, after it in its slot
- * @in_slot: exact mode, 4-byte keys: the slots hold the keys (see above)
  * @queue: the writer's BFS queue
  * @initial_buckets: table size at creation and after a clear
  * @max_buckets: growth stops at this size
@@ -184,7 +163,6 @@ struct cuckoo {
 	u32 val_off;
 	bool exact;
 	bool values;
-	bool in_slot;
 
 	____cacheline_aligned struct cuckoo_node *queue;
 	u64 initial_buckets;
@@ -211,20 +189,6 @@ static inline int cuckoo_bucket_shift(unsigned int fp_bits)
 	}
 }
 
-/* Exact tables of 4-byte keys keep them in their slots. */
-static inline bool cuckoo_params_in_slot(bool exact, u32 key_len)
-{
-	return exact && key_len == sizeof(u32);
-}
-
-/* As cuckoo_bucket_shift() for a filter: keys in slots with values, 32. */
-static inline int cuckoo_filter_shift(u32 fp_bits, bool in_slot, bool values)
-{
-	if (in_slot)
-		return values ? 5 : 4;
-	return cuckoo_bucket_shift(fp_bits);
-}
-
 /*
  * What a reader is built for. Readers of the module's common shapes get
  * these as constants (cuckoo_find()): the hash, the bucket match and the
@@ -234,88 +198,17 @@ struct cuckoo_shape {
 	u32 key_len;
 	u32 fp_bits;
 	bool exact;
-	bool in_slot;
-	bool values;		/* read only with keys in slots */
 };
 
-/* A filter's shape, for the readers of any. */
-static __always_inline struct cuckoo_shape
-cuckoo_shape_of(const struct cuckoo *c)
-{
-	return (struct cuckoo_shape){ c->key_len, c->fp_bits, c->exact,
-				      c->in_slot, c->values };
-}
-
 /*
- * A hit that reads no value needs no version check: compact mode, keys in
- * slots, or a key that cuckoo_key_equal() reads in one load (see the top
- * of this file). Known when the reader is compiled, for the common shapes.
+ * A hit that reads no value needs no version check: compact mode, or a
+ * key that cuckoo_key_equal() reads in one load (see the top of this
+ * file). Known when the reader is compiled, for the common shapes.
  */
 static __always_inline bool cuckoo_hit_final(struct cuckoo_shape sh)
 {
 	return !sh.exact || sh.key_len == sizeof(u32) ||
 	       sh.key_len == sizeof(long);
-}
-
-/* 64-bit words per bucket with 32-bit slots: keys, then values if any. */
-static __always_inline u64 cuckoo_words32(bool in_slot, bool values)
-{
-	return in_slot && values ? 4 : 2;
-}
-
-/*
- * The slot of a key kept in its slot: the key as one load reads it.
- * 0 is the key that @zero keeps.
- */
-static __always_inline u32 cuckoo_slot_key(const void *key)
-{
-	return get_unaligned((const u32 *)key);
-}
-
-/*
- * Keys in slots: the hash that picks a key's first bucket (bits 32 and up,
- * each of which depends on every bit of the key). The slot is the key, so
- * no fingerprint comes from the hash, and one seeded multiply-add
- * (Dietzfelbinger's multiply-add-shift) is enough where the general hash
- * makes three dependent multiplies before a bucket's address is known.
- * Exact tables are saved as keys, never as raw slots: the hash is free to
- * differ from the general one.
- */
-static __always_inline u64 cuckoo_slot_hash(u64 a, u64 b, const void *key)
-{
-	return ((a | 1) * cuckoo_slot_key(key) + b) >> 32;
-}
-
-/*
- * The hash of a @key_len-byte @key under lanes @a and @b: the general one,
- * or with keys in slots the slots' one.
- */
-static __always_inline u64 cuckoo_hash_as(bool in_slot, u32 key_len, u64 a,
-					  u64 b, const void *key)
-{
-	if (in_slot)
-		return cuckoo_slot_hash(a, b, key);
-	return cuckoo_hash_lanes(key, key_len, a, b);
-}
-
-static __always_inline u64 cuckoo_key_hash(const struct cuckoo *c,
-					   const void *key)
-{
-	return cuckoo_hash_as(c->in_slot, c->key_len, c->hash_a, c->hash_b,
-			      key);
-}
-
-/*
- * Where fingerprint @fp's version is. A key in its slot is its own
- * fingerprint, whose low bits are an address's first byte: the product
- * cuckoo_alt() takes anyway spreads them over the stripes.
- */
-static __always_inline u32 *cuckoo_stripe(bool in_slot,
-					  const struct cuckoo_table *t, u32 fp)
-{
-	u32 i = in_slot ? ((u64)fp * CUCKOO_K0) >> 32 : fp;
-
-	return &t->versions[i & t->stripe_mask];
 }
 
 /*
@@ -341,26 +234,9 @@ static __always_inline u32 cuckoo_fp(const struct cuckoo *c, u64 h)
 	return fp + !fp;
 }
 
-/*
- * Keys in slots with values: the value word of slot @slot, in the bucket's
- * second half.
- */
-static __always_inline u8 *cuckoo_slot_val(const struct cuckoo_table *t,
-					   u64 slot)
-{
-	return (u8 *)&t->t64[4 * (slot / CUCKOO_SLOTS) + 2] +
-	       sizeof(u32) * (slot % CUCKOO_SLOTS);
-}
-
-/*
- * Slot @slot's record: its key, then its value, in the key array; with
- * keys in slots, its value word (val_off is 0), or NULL without values.
- */
 static __always_inline u8 *cuckoo_key_at(const struct cuckoo *c,
 					 const struct cuckoo_table *t, u64 slot)
 {
-	if (c->in_slot)
-		return c->values ? cuckoo_slot_val(t, slot) : NULL;
 	return t->keys + slot * c->stride;
 }
 
@@ -379,8 +255,7 @@ static inline u32 cuckoo_slot(const struct cuckoo *c,
 	case 8:
 		return (t->t32[b] >> (8 * s)) & 0xff;
 	case 32:
-		return t->t64[cuckoo_words32(c->in_slot, c->values) * b +
-			      s / 2] >> (32 * (s % 2));
+		return t->t64[2 * b + s / 2] >> (32 * (s % 2));
 	default:
 		return (t->t64[b] >> (16 * s)) & 0xffff;
 	}

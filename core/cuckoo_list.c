@@ -12,8 +12,7 @@
  *	  value (native byte order) if the filter has values
  * @max: most keys to copy
  *
- * Positions are slots of the current table, then, with keys in slots, one
- * for the key that the table's @zero keeps: a listing that spans several
+ * Positions are slots of the current table: a listing that spans several
  * calls returns every key exactly once while cuckoo_list_gen() stays the
  * same; keys added or deleted in between may or may not be listed. A key
  * moved between buckets, or a new table, can carry a key from a slot not
@@ -27,34 +26,22 @@ long cuckoo_list(const struct cuckoo *c, u64 *pos, void *keys, u64 max)
 {
 	const struct cuckoo_table *t = cuckoo_wtable(c);
 	u64 i, n = 0, slots = (t->bucket_mask + 1) * CUCKOO_SLOTS;
-	u64 end = slots + c->in_slot;
-	const u8 *rec;
+	const u8 *key;
 	u8 *out = keys;
-	u32 slot, val;
 
 	if (!c->exact)
 		return -EOPNOTSUPP;
-	for (i = *pos; i < end && n < max; i++) {
+	for (i = *pos; i < slots && n < max; i++) {
 		/* A grown, sparse table may hold few keys in many slots. */
 		if (!(i & CUCKOO_RESCHED_MASK))
 			cond_resched();
-		if (i == slots) {
-			if (!t->zero)
-				continue;
-			slot = 0;
-			val = (u32)t->zero;
-			rec = (const u8 *)&val;
-		} else {
-			slot = cuckoo_slot(c, t, i / CUCKOO_SLOTS,
-					   i % CUCKOO_SLOTS);
-			if (!slot)
-				continue;
-			rec = cuckoo_key_at(c, t, i);
-		}
-		memcpy(out, c->in_slot ? (const u8 *)&slot : rec, c->key_len);
+		if (!cuckoo_slot(c, t, i / CUCKOO_SLOTS, i % CUCKOO_SLOTS))
+			continue;
+		key = cuckoo_key_at(c, t, i);
+		memcpy(out, key, c->key_len);
 		out += c->key_len;
 		if (c->values) {
-			memcpy(out, rec + c->val_off, sizeof(u32));
+			memcpy(out, key + c->val_off, sizeof(u32));
 			out += sizeof(u32);
 		}
 		n++;

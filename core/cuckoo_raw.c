@@ -8,8 +8,7 @@
 /* Bytes of the fingerprint array of a table of @buckets buckets. */
 static u64 cuckoo_words_bytes(const struct cuckoo *c, u64 buckets)
 {
-	return buckets << cuckoo_filter_shift(c->fp_bits, c->in_slot,
-					     c->values);
+	return buckets << cuckoo_bucket_shift(c->fp_bits);
 }
 
 /**

@@ -34,21 +34,21 @@ static __always_inline u64 cuckoo_zero_lane64(u64 x, u64 lo, u64 hi)
  * returns nonzero iff it holds @fp, with no branch but the (perfectly
  * predicted) one on the layout.
  */
-static __always_inline u64 cuckoo_bucket_read(struct cuckoo_shape sh,
+static __always_inline u64 cuckoo_bucket_read(u32 fp_bits,
 					      const struct cuckoo_table *t,
 					      u64 b, u32 fp, u64 *w)
 {
-	u64 pat, i = cuckoo_words32(sh.in_slot, sh.values) * b;
+	u64 pat;
 
-	switch (sh.fp_bits) {
+	switch (fp_bits) {
 	case 8:
 		w[0] = READ_ONCE(t->t32[b]);
 		return cuckoo_zero_lane32(w[0] ^ fp * CUCKOO_L8_LO,
 					  CUCKOO_L8_LO, CUCKOO_L8_HI);
 	case 32:
 		pat = fp * CUCKOO_L32_LO;
-		w[0] = READ_ONCE(t->t64[i]);
-		w[1] = READ_ONCE(t->t64[i + 1]);
+		w[0] = READ_ONCE(t->t64[2 * b]);
+		w[1] = READ_ONCE(t->t64[2 * b + 1]);
 		return cuckoo_zero_lane64(w[0] ^ pat, CUCKOO_L32_LO,
 					  CUCKOO_L32_HI) |
 		       cuckoo_zero_lane64(w[1] ^ pat, CUCKOO_L32_LO,
@@ -72,19 +72,6 @@ static __always_inline u32 cuckoo_lane(u32 fp_bits, const u64 *w,
 	default:
 		return (w[0] >> (16 * s)) & 0xffff;
 	}
-}
-
-/*
- * Keys in slots: the slot of a bucket loaded by cuckoo_bucket_read() that
- * holds @fp, which one of them does.
- */
-static __always_inline unsigned int cuckoo_slot_of(const u64 *w, u32 fp)
-{
-	if ((u32)w[0] == fp)
-		return 0;
-	if ((u32)(w[0] >> 32) == fp)
-		return 1;
-	return (u32)w[1] == fp ? 2 : 3;
 }
 
 /* Reader side: the value of the key stored at @stored (values only). */
@@ -206,21 +193,12 @@ static __always_inline bool cuckoo_probe(const struct cuckoo *c,
 {
 	u64 w1[2], w2[2], m1, m2;
 
-	m1 = cuckoo_bucket_read(sh, t, b1, fp, w1);
-	m2 = cuckoo_bucket_read(sh, t, b2, fp, w2);
+	m1 = cuckoo_bucket_read(sh.fp_bits, t, b1, fp, w1);
+	m2 = cuckoo_bucket_read(sh.fp_bits, t, b2, fp, w2);
 	if (likely(!(m1 | m2)))
 		return false;
 	if (!sh.exact)
 		return true;
-	if (sh.in_slot) {
-		/* The slot is the key; its value is on the same line. */
-		if (stored && sh.values)
-			*stored = m1 ? cuckoo_slot_val(t, b1 * CUCKOO_SLOTS +
-						       cuckoo_slot_of(w1, fp)) :
-				       cuckoo_slot_val(t, b2 * CUCKOO_SLOTS +
-						       cuckoo_slot_of(w2, fp));
-		return true;
-	}
 	smp_rmb();	/* a slot's fingerprint, then its key bytes */
 	if (!stored)
 		return (m1 && cuckoo_confirm(c, sh, t, b1, w1, fp, key)) ||
@@ -229,41 +207,6 @@ static __always_inline bool cuckoo_probe(const struct cuckoo *c,
 	if (!*stored && m2)
 		*stored = cuckoo_confirm(c, sh, t, b2, w2, fp, key);
 	return *stored;
-}
-
-/*
- * Built with CUCKOO_NO_VERSIONS (host baseline and mutant only), the
- * readers read no version.
- */
-#ifdef CUCKOO_NO_VERSIONS
-#define CUCKOO_VERSIONS		false
-#else
-#define CUCKOO_VERSIONS		true
-#endif
-
-/*
- * Keys in slots: the key whose slot would be 0, kept in the table's @zero
- * (and its value in *@val, if not NULL) under fingerprint 0's version.
- * Rare, so out of line.
- */
-static noinline bool cuckoo_read_zero(const struct cuckoo_table *t, u32 *val)
-{
-	const u32 *v = cuckoo_stripe(true, t, 0);
-	u32 seq;
-	u64 z;
-
-	for (;;) {
-		seq = READ_ONCE(*v);
-		smp_rmb();	/* the version, then @zero */
-		z = READ_ONCE(t->zero);
-		smp_rmb();	/* @zero, then the version again */
-		if (!CUCKOO_VERSIONS || READ_ONCE(*v) == (seq & ~1U))
-			break;
-		cpu_relax();
-	}
-	if (z && val)
-		*val = (u32)z;
-	return z;
 }
 
 #ifdef CUCKOO_NO_VERSIONS
@@ -279,11 +222,9 @@ cuckoo_read(const struct cuckoo_table *t, const struct cuckoo *c,
 	    u64 b1, u64 b2, u32 fp, const void *key, u32 *val)
 {
 	const u8 *stored = NULL;
-	bool hit;
+	bool hit = cuckoo_probe(c, sh, t, b1, b2, fp, key,
+				val ? &stored : NULL);
 
-	if (sh.in_slot && unlikely(!fp))
-		return cuckoo_read_zero(home_t, val && c->values ? val : NULL);
-	hit = cuckoo_probe(c, sh, t, b1, b2, fp, key, val ? &stored : NULL);
 	if (hit && val && c->values)
 		*val = cuckoo_val_read(c, stored);
 	return hit;
@@ -306,7 +247,7 @@ static __always_inline int cuckoo_read_once(const struct cuckoo_table *t,
 					    u64 b2, u32 fp, const void *key,
 					    u32 *val)
 {
-	const u32 *v = cuckoo_stripe(sh.in_slot, t, fp);
+	const u32 *v = &t->versions[fp & t->stripe_mask];
 	u32 seq = READ_ONCE(*v);
 	const u8 *stored = NULL;
 	bool hit;
@@ -332,7 +273,7 @@ static noinline bool cuckoo_read_retry(const struct cuckoo_table *t,
 				       const struct cuckoo *c, u64 b1, u64 b2,
 				       u32 fp, const void *key, u32 *val)
 {
-	struct cuckoo_shape sh = cuckoo_shape_of(c);
+	struct cuckoo_shape sh = { c->key_len, c->fp_bits, c->exact };
 	int ret;
 
 	for (;;) {
@@ -355,11 +296,8 @@ static __always_inline bool cuckoo_read(const struct cuckoo_table *t,
 					struct cuckoo_shape sh, u64 b1, u64 b2,
 					u32 fp, const void *key, u32 *val)
 {
-	int ret;
+	int ret = cuckoo_read_once(t, c, sh, b1, b2, fp, key, val);
 
-	if (sh.in_slot && unlikely(!fp))
-		return cuckoo_read_zero(home_t, val && c->values ? val : NULL);
-	ret = cuckoo_read_once(t, c, sh, b1, b2, fp, key, val);
 	if (likely(ret >= 0))
 		return ret;
 	return cuckoo_read_retry(home_t, home_c, b1, b2, fp, key, val);
@@ -375,9 +313,8 @@ static __always_inline bool cuckoo_find_as(const struct cuckoo *c,
 					   const void *key, u32 *val)
 {
 	const struct cuckoo_table *t = rcu_dereference(c->table);
-	u64 h = cuckoo_hash_as(sh.in_slot, sh.key_len, c->hash_a, c->hash_b,
-			       key);
-	u32 fp = sh.in_slot ? cuckoo_slot_key(key) : cuckoo_fp(c, h);
+	u64 h = cuckoo_hash_lanes(key, sh.key_len, c->hash_a, c->hash_b);
+	u32 fp = cuckoo_fp(c, h);
 	u64 b1 = h & t->bucket_mask;
 
 	return cuckoo_read(t, c, t, c, sh, b1, cuckoo_alt(t, b1, fp), fp, key,
@@ -411,12 +348,11 @@ static __always_inline bool cuckoo_lookup_as(const struct cuckoo *c,
 
 /*
  * The module's key lengths (addresses 4 and 16, prefix tables 4 to 16)
- * with 16-bit fingerprints, its default, and exact tables of 4-byte keys
- * (in slots, with values or not) each get readers of their own; any other
- * shape the general ones.
+ * with 16-bit fingerprints, its default, each get readers of their own;
+ * any other shape the general ones.
  */
-#define CUCKOO_READERS(name, len, fp, x, slot, vals)			\
-static const struct cuckoo_shape cuckoo_##name = { len, fp, x, slot, vals };\
+#define CUCKOO_READERS(name, len, x)					\
+static const struct cuckoo_shape cuckoo_##name = { len, 16, x };	\
 									\
 static noinline bool cuckoo_contains_##name(const struct cuckoo *c,	\
 					    const void *key)		\
@@ -430,24 +366,27 @@ static noinline bool cuckoo_lookup_##name(const struct cuckoo *c,	\
 	return cuckoo_lookup_as(c, cuckoo_##name, key, val);		\
 }
 
-CUCKOO_READERS(4c, 4, 16, false, false, false)
-CUCKOO_READERS(4s, 4, 32, true, true, false)
-CUCKOO_READERS(4v, 4, 32, true, true, true)
-CUCKOO_READERS(8c, 8, 16, false, false, false)
-CUCKOO_READERS(8x, 8, 16, true, false, false)
-CUCKOO_READERS(16c, 16, 16, false, false, false)
-CUCKOO_READERS(16x, 16, 16, true, false, false)
+CUCKOO_READERS(4c, 4, false)
+CUCKOO_READERS(4x, 4, true)
+CUCKOO_READERS(8c, 8, false)
+CUCKOO_READERS(8x, 8, true)
+CUCKOO_READERS(16c, 16, false)
+CUCKOO_READERS(16x, 16, true)
 
 static noinline bool cuckoo_contains_any(const struct cuckoo *c,
 					 const void *key)
 {
-	return cuckoo_contains_as(c, cuckoo_shape_of(c), key);
+	struct cuckoo_shape sh = { c->key_len, c->fp_bits, c->exact };
+
+	return cuckoo_contains_as(c, sh, key);
 }
 
 static noinline bool cuckoo_lookup_any(const struct cuckoo *c,
 				       const void *key, u32 *val)
 {
-	return cuckoo_lookup_as(c, cuckoo_shape_of(c), key, val);
+	struct cuckoo_shape sh = { c->key_len, c->fp_bits, c->exact };
+
+	return cuckoo_lookup_as(c, sh, key, val);
 }
 
 #define CUCKOO_FIND(name)						\
@@ -458,12 +397,10 @@ static noinline bool cuckoo_lookup_any(const struct cuckoo *c,
 static __always_inline bool cuckoo_find(const struct cuckoo *c,
 					const void *key, u32 *val)
 {
-	if (c->in_slot)
-		return c->values ? CUCKOO_FIND(4v) : CUCKOO_FIND(4s);
 	if (c->fp_bits == 16) {
 		switch (c->key_len) {
 		case 4:
-			return CUCKOO_FIND(4c);
+			return c->exact ? CUCKOO_FIND(4x) : CUCKOO_FIND(4c);
 		case 8:
 			return c->exact ? CUCKOO_FIND(8x) : CUCKOO_FIND(8c);
 		case 16:
@@ -522,14 +459,13 @@ bool cuckoo_lookup(const struct cuckoo *c, const void *key, u32 *val)
 #define CUCKOO_BATCH		16
 
 static __always_inline const void *
-cuckoo_bucket_addr(struct cuckoo_shape sh, const struct cuckoo_table *t,
-		   u64 b)
+cuckoo_bucket_addr(u32 fp_bits, const struct cuckoo_table *t, u64 b)
 {
-	switch (sh.fp_bits) {
+	switch (fp_bits) {
 	case 8:
 		return &t->t32[b];
 	case 32:
-		return &t->t64[cuckoo_words32(sh.in_slot, sh.values) * b];
+		return &t->t64[2 * b];
 	default:
 		return &t->t64[b];
 	}
@@ -541,6 +477,12 @@ cuckoo_bucket_addr(struct cuckoo_shape sh, const struct cuckoo_table *t,
  * key (and value) of the third. Built with CUCKOO_NO_VERSIONS, neither
  * reads a version.
  */
+#ifdef CUCKOO_NO_VERSIONS
+#define CUCKOO_VERSIONS		false
+#else
+#define CUCKOO_VERSIONS		true
+#endif
+
 static __always_inline u32 cuckoo_version_start(const struct cuckoo_table *t,
 						u32 fp)
 {
@@ -589,8 +531,8 @@ static __always_inline void cuckoo_sift(const struct cuckoo *c,
 	u64 w1[2], w2[2], m1, m2;
 
 	p->seq = cuckoo_version_start(t, p->fp);
-	m1 = cuckoo_bucket_read(sh, t, p->b1, p->fp, w1);
-	m2 = cuckoo_bucket_read(sh, t, p->b2, p->fp, w2);
+	m1 = cuckoo_bucket_read(sh.fp_bits, t, p->b1, p->fp, w1);
+	m2 = cuckoo_bucket_read(sh.fp_bits, t, p->b2, p->fp, w2);
 	p->miss = !(m1 | m2) && cuckoo_version_held(t, p->fp, p->seq);
 	if (p->miss)
 		return;
@@ -669,18 +611,16 @@ static __always_inline u32 cuckoo_batch_once(const struct cuckoo *c,
 	u32 i, found = 0;
 
 	for (i = 0; i < n; i++) {
-		const u8 *key = keys + i * sh.key_len;
-		u64 h = cuckoo_hash_as(sh.in_slot, sh.key_len, cv.hash_a,
-				       cv.hash_b, key);
+		u64 h = cuckoo_hash_lanes(keys + i * sh.key_len, sh.key_len,
+					  cv.hash_a, cv.hash_b);
 
-		p[i].fp = sh.in_slot ? cuckoo_slot_key(key) : cuckoo_fp(&cv, h);
+		p[i].fp = cuckoo_fp(&cv, h);
 		p[i].b1 = h & t->bucket_mask;
 		p[i].b2 = cuckoo_alt(t, p[i].b1, p[i].fp);
-		prefetch(cuckoo_bucket_addr(sh, t, p[i].b1));
-		prefetch(cuckoo_bucket_addr(sh, t, p[i].b2));
+		prefetch(cuckoo_bucket_addr(sh.fp_bits, t, p[i].b1));
+		prefetch(cuckoo_bucket_addr(sh.fp_bits, t, p[i].b2));
 	}
-	/* Compact mode and keys in slots: the buckets answer. */
-	if (!sh.exact || sh.in_slot) {
+	if (!sh.exact) {
 		for (i = 0; i < n; i++)
 			found += cuckoo_batch_read(&cv, sh, t, c, home_t, &p[i],
 						   keys + i * sh.key_len, i,
@@ -731,22 +671,26 @@ static __always_inline u32 cuckoo_batch_as(const struct cuckoo *c,
 	return found;
 }
 
-#define CUCKOO_BATCH_AS(len, fp, x, slot, v)				\
-	cuckoo_batch_as(c, (struct cuckoo_shape){ len, fp, x, slot, v },	\
-			keys, n, hits, vals)
+#define CUCKOO_BATCH_AS(len, x)						\
+	cuckoo_batch_as(c, (struct cuckoo_shape){ len, 16, x }, keys, n,	\
+			hits, vals)
 
 static noinline u32 cuckoo_contains_batch_any(const struct cuckoo *c,
 					      const void *keys, u32 n,
 					      bool *hits)
 {
-	return cuckoo_batch_as(c, cuckoo_shape_of(c), keys, n, hits, NULL);
+	struct cuckoo_shape sh = { c->key_len, c->fp_bits, c->exact };
+
+	return cuckoo_batch_as(c, sh, keys, n, hits, NULL);
 }
 
 static noinline u32 cuckoo_lookup_batch_any(const struct cuckoo *c,
 					    const void *keys, u32 n,
 					    bool *hits, u32 *vals)
 {
-	return cuckoo_batch_as(c, cuckoo_shape_of(c), keys, n, hits, vals);
+	struct cuckoo_shape sh = { c->key_len, c->fp_bits, c->exact };
+
+	return cuckoo_batch_as(c, sh, keys, n, hits, vals);
 }
 
 /* As cuckoo_find(): the module's shapes get readers of their own. */
@@ -754,21 +698,17 @@ static __always_inline u32 cuckoo_batch(const struct cuckoo *c,
 					const void *keys, u32 n, bool *hits,
 					u32 *vals)
 {
-	if (c->in_slot)
-		return c->values ? CUCKOO_BATCH_AS(4, 32, true, true, true) :
-				   CUCKOO_BATCH_AS(4, 32, true, true, false);
 	if (c->fp_bits == 16) {
 		switch (c->key_len) {
 		case 4:
-			return CUCKOO_BATCH_AS(4, 16, false, false, false);
+			return c->exact ? CUCKOO_BATCH_AS(4, true) :
+					  CUCKOO_BATCH_AS(4, false);
 		case 8:
-			return c->exact ?
-			       CUCKOO_BATCH_AS(8, 16, true, false, false) :
-			       CUCKOO_BATCH_AS(8, 16, false, false, false);
+			return c->exact ? CUCKOO_BATCH_AS(8, true) :
+					  CUCKOO_BATCH_AS(8, false);
 		case 16:
-			return c->exact ?
-			       CUCKOO_BATCH_AS(16, 16, true, false, false) :
-			       CUCKOO_BATCH_AS(16, 16, false, false, false);
+			return c->exact ? CUCKOO_BATCH_AS(16, true) :
+					  CUCKOO_BATCH_AS(16, false);
 		}
 	}
 	return vals ? cuckoo_lookup_batch_any(c, keys, n, hits, vals) :

@@ -35,15 +35,11 @@ static u32 cuckoo_val_of(const struct cuckoo *c, const u8 *stored)
 	return c->values ? *(const u32 *)(stored + c->val_off) : 0;
 }
 
-/*
- * Writer side: @key and, with values, @val into the slot at @stored. A key
- * in its slot is written with the slot.
- */
+/* Writer side: @key and, with values, @val into the slot at @stored. */
 static void cuckoo_record_store(const struct cuckoo *c, u8 *stored,
 				const u8 *key, u32 val)
 {
-	if (!c->in_slot)
-		cuckoo_key_store(c, stored, key);
+	cuckoo_key_store(c, stored, key);
 	if (c->values)
 		WRITE_ONCE(*(u32 *)(stored + c->val_off), val);
 }
@@ -64,8 +60,7 @@ static void cuckoo_set_slot(const struct cuckoo *c, struct cuckoo_table *t,
 		WRITE_ONCE(*w, (*w & ~(0xffU << (8 * s))) | fp << (8 * s));
 		break;
 	case 32:
-		cuckoo_word64_set(&t->t64[cuckoo_words32(c->in_slot, c->values) *
-					  b + s / 2], 32 * (s % 2),
+		cuckoo_word64_set(&t->t64[2 * b + s / 2], 32 * (s % 2),
 				  0xffffffffULL, fp);
 		break;
 	default:
@@ -87,9 +82,8 @@ static int cuckoo_find_free(const struct cuckoo *c,
 }
 
 /*
- * The slot of bucket @b holding @key (compact mode, or keys in slots:
- * holding @fp), or -1. Several slots may hold @fp in exact mode; only one
- * holds @key.
+ * The slot of bucket @b holding @key (compact mode: holding @fp), or -1.
+ * Several slots may hold @fp in exact mode; only one holds @key.
  */
 static int cuckoo_find_key(const struct cuckoo *c,
 			   const struct cuckoo_table *t, u64 b, u32 fp,
@@ -100,7 +94,7 @@ static int cuckoo_find_key(const struct cuckoo *c,
 	for (s = 0; s < CUCKOO_SLOTS; s++) {
 		if (cuckoo_slot(c, t, b, s) != fp)
 			continue;
-		if (!c->exact || c->in_slot ||
+		if (!c->exact ||
 		    !memcmp(cuckoo_key_at(c, t, b * CUCKOO_SLOTS + s), key,
 			    c->key_len))
 			return s;
@@ -123,10 +117,9 @@ static unsigned int cuckoo_free_slots(const struct cuckoo *c,
 	return n;
 }
 
-static void cuckoo_version_bump(const struct cuckoo *c,
-				struct cuckoo_table *t, u32 fp)
+static void cuckoo_version_bump(struct cuckoo_table *t, u32 fp)
 {
-	u32 *v = cuckoo_stripe(c->in_slot, t, fp);
+	u32 *v = &t->versions[fp & t->stripe_mask];
 
 	WRITE_ONCE(*v, *v + 1);
 }
@@ -136,26 +129,18 @@ static void cuckoo_version_bump(const struct cuckoo *c,
  * barrier also orders every earlier write (a clear that closed a window)
  * before the key bytes this window may write.
  */
-static void cuckoo_window_open(const struct cuckoo *c, struct cuckoo_table *t,
-			       u32 fp)
+static void cuckoo_window_open(struct cuckoo_table *t, u32 fp)
 {
 	cuckoo_write_lock_local();
-	cuckoo_version_bump(c, t, fp);
+	cuckoo_version_bump(t, fp);
 	smp_wmb();	/* odd version before the slots change */
 }
 
-static void cuckoo_window_close(const struct cuckoo *c,
-				struct cuckoo_table *t, u32 fp)
+static void cuckoo_window_close(struct cuckoo_table *t, u32 fp)
 {
 	smp_wmb();	/* the slots before the even version */
-	cuckoo_version_bump(c, t, fp);
+	cuckoo_version_bump(t, fp);
 	cuckoo_write_unlock_local();
-}
-
-/* A slot record to copy: exact mode's key array, or a value in the bucket. */
-static bool cuckoo_has_record(const struct cuckoo *c)
-{
-	return c->exact && (!c->in_slot || c->values);
 }
 
 /* Moves the entry in slot @fs of bucket @from to free slot @ts of @to. */
@@ -166,8 +151,8 @@ static void cuckoo_move(const struct cuckoo *c, struct cuckoo_table *t,
 
 	WARN_ON_ONCE(!fp || cuckoo_slot(c, t, to, ts) ||
 		     cuckoo_alt(t, from, fp) != to);
-	cuckoo_window_open(c, t, fp);
-	if (cuckoo_has_record(c)) {
+	cuckoo_window_open(t, fp);
+	if (c->exact) {
 		const u8 *src = cuckoo_key_at(c, t, from * CUCKOO_SLOTS + fs);
 
 		cuckoo_record_store(c, cuckoo_key_at(c, t, to * CUCKOO_SLOTS + ts),
@@ -176,7 +161,7 @@ static void cuckoo_move(const struct cuckoo *c, struct cuckoo_table *t,
 	smp_wmb();	/* the key bytes before the fingerprint */
 	cuckoo_set_slot(c, t, to, ts, fp);
 	cuckoo_set_slot(c, t, from, fs, 0);
-	cuckoo_window_close(c, t, fp);
+	cuckoo_window_close(t, fp);
 	t->moves++;
 }
 
@@ -188,13 +173,12 @@ static void cuckoo_fill(const struct cuckoo *c, struct cuckoo_table *t,
 		cuckoo_set_slot(c, t, b, s, fp);
 		return;
 	}
-	cuckoo_window_open(c, t, fp);
-	if (cuckoo_has_record(c))
-		cuckoo_record_store(c, cuckoo_key_at(c, t, b * CUCKOO_SLOTS + s),
-				    key, val);
+	cuckoo_window_open(t, fp);
+	cuckoo_record_store(c, cuckoo_key_at(c, t, b * CUCKOO_SLOTS + s), key,
+			    val);
 	smp_wmb();	/* the key bytes before the fingerprint */
 	cuckoo_set_slot(c, t, b, s, fp);
-	cuckoo_window_close(c, t, fp);
+	cuckoo_window_close(t, fp);
 }
 
 /*
@@ -210,9 +194,9 @@ static void cuckoo_empty(const struct cuckoo *c, struct cuckoo_table *t,
 		cuckoo_set_slot(c, t, b, s, 0);
 		return;
 	}
-	cuckoo_window_open(c, t, fp);
+	cuckoo_window_open(t, fp);
 	cuckoo_set_slot(c, t, b, s, 0);
-	cuckoo_window_close(c, t, fp);
+	cuckoo_window_close(t, fp);
 }
 
 /*
@@ -286,48 +270,16 @@ static int cuckoo_make_room(const struct cuckoo *c, struct cuckoo_table *t,
 	return to_slot;
 }
 
-/* @key's fingerprint: with keys in slots, the key itself. */
-static u32 cuckoo_key_fp(const struct cuckoo *c, const void *key, u64 h)
-{
-	return c->in_slot ? cuckoo_slot_key(key) : cuckoo_fp(c, h);
-}
-
-/* Keys in slots: the key that the table's @zero keeps. */
-static bool cuckoo_is_zero(const struct cuckoo *c, const void *key)
-{
-	return c->in_slot && !cuckoo_slot_key(key);
-}
-
-/* Sets @t->zero inside a window of fingerprint 0's version. */
-static void cuckoo_zero_set(const struct cuckoo *c, struct cuckoo_table *t,
-			    u64 zero)
-{
-	cuckoo_window_open(c, t, 0);
-	WRITE_ONCE(t->zero, zero);
-	cuckoo_window_close(c, t, 0);
-}
-
-/*
- * Adds a key known to be absent from @t; -ENOSPC with nothing moved. The
- * key that @zero keeps takes no slot, but counts as if it did: a table
- * holds no more keys than slots.
- */
+/* Adds a key known to be absent from @t; -ENOSPC with nothing moved. */
 static int cuckoo_table_add(const struct cuckoo *c, struct cuckoo_table *t,
 			    const void *key, u32 val, u64 h)
 {
-	u32 fp = cuckoo_key_fp(c, key, h);
+	u32 fp = cuckoo_fp(c, h);
 	u64 b1 = h & t->bucket_mask;
 	u64 b2 = cuckoo_alt(t, b1, fp);
 	u64 b;
 	int s;
 
-	if (t->count >= (t->bucket_mask + 1) * CUCKOO_SLOTS)
-		return -ENOSPC;
-	if (cuckoo_is_zero(c, key)) {
-		cuckoo_zero_set(c, t, CUCKOO_ZERO_IN | (c->values ? val : 0));
-		t->count++;
-		return 0;
-	}
 	b = cuckoo_free_slots(c, t, b2) > cuckoo_free_slots(c, t, b1) ? b2 : b1;
 	s = cuckoo_find_free(c, t, b);
 	if (s < 0) {
@@ -340,14 +292,11 @@ static int cuckoo_table_add(const struct cuckoo *c, struct cuckoo_table *t,
 	return 0;
 }
 
-/*
- * Finds @key's slot in @t: returns it and sets *@b, or returns -1. The
- * key that @zero keeps is not looked for (see cuckoo_is_zero()).
- */
+/* Finds @key's slot in @t: returns it and sets *@b, or returns -1. */
 static int cuckoo_locate(const struct cuckoo *c, const struct cuckoo_table *t,
 			 const void *key, u64 h, u64 *b)
 {
-	u32 fp = cuckoo_key_fp(c, key, h);
+	u32 fp = cuckoo_fp(c, h);
 	int s;
 
 	*b = h & t->bucket_mask;
@@ -376,24 +325,17 @@ static int cuckoo_rehash(const struct cuckoo *c,
 			 struct cuckoo_table *t)
 {
 	u64 i, slots = (old->bucket_mask + 1) * CUCKOO_SLOTS;
-	const u8 *key, *rec;
-	u32 slot;
+	const u8 *key;
 
 	for (i = 0; i < slots; i++) {
 		if (!(i & CUCKOO_RESCHED_MASK))
 			cond_resched();
-		slot = cuckoo_slot(c, old, i / CUCKOO_SLOTS, i % CUCKOO_SLOTS);
-		if (!slot)
+		if (!cuckoo_slot(c, old, i / CUCKOO_SLOTS, i % CUCKOO_SLOTS))
 			continue;
-		rec = cuckoo_key_at(c, old, i);
-		key = c->in_slot ? (const u8 *)&slot : rec;
-		if (cuckoo_table_add(c, t, key, cuckoo_val_of(c, rec),
-				     cuckoo_key_hash(c, key)))
+		key = cuckoo_key_at(c, old, i);
+		if (cuckoo_table_add(c, t, key, cuckoo_val_of(c, key),
+				     cuckoo_hash(key, c->key_len, c->seed)))
 			return -ENOSPC;
-	}
-	if (old->zero) {
-		t->zero = old->zero;
-		t->count++;
 	}
 	return 0;
 }
@@ -480,13 +422,12 @@ int cuckoo_insert(struct cuckoo *c, const void *key)
  */
 int cuckoo_insert_val(struct cuckoo *c, const void *key, u32 val)
 {
-	u64 h = cuckoo_key_hash(c, key);
+	u64 h = cuckoo_hash(key, c->key_len, c->seed);
 	struct cuckoo_table *t = cuckoo_wtable(c);
 	u64 b;
 	int err;
 
-	if (cuckoo_is_zero(c, key) ? !!t->zero :
-	    cuckoo_locate(c, t, key, h, &b) >= 0)
+	if (cuckoo_locate(c, t, key, h, &b) >= 0)
 		return -EEXIST;
 	for (;;) {
 		if (!cuckoo_should_grow(c, t) &&
@@ -514,28 +455,22 @@ int cuckoo_insert_val(struct cuckoo *c, const void *key, u32 val)
  */
 int cuckoo_set_val(struct cuckoo *c, const void *key, u32 val)
 {
-	u64 h = cuckoo_key_hash(c, key);
+	u64 h = cuckoo_hash(key, c->key_len, c->seed);
 	struct cuckoo_table *t = cuckoo_wtable(c);
-	u32 fp = cuckoo_key_fp(c, key, h);
+	u32 fp = cuckoo_fp(c, h);
 	u8 *stored;
 	u64 b;
 	int s;
 
 	if (WARN_ON_ONCE(!c->values))
 		return -EINVAL;
-	if (cuckoo_is_zero(c, key)) {
-		if (!t->zero)
-			return -ENOENT;
-		cuckoo_zero_set(c, t, CUCKOO_ZERO_IN | val);
-		return 0;
-	}
 	s = cuckoo_locate(c, t, key, h, &b);
 	if (s < 0)
 		return -ENOENT;
 	stored = cuckoo_key_at(c, t, b * CUCKOO_SLOTS + s);
-	cuckoo_window_open(c, t, fp);
+	cuckoo_window_open(t, fp);
 	WRITE_ONCE(*(u32 *)(stored + c->val_off), val);
-	cuckoo_window_close(c, t, fp);
+	cuckoo_window_close(t, fp);
 	return 0;
 }
 
@@ -557,13 +492,7 @@ int cuckoo_get_val(const struct cuckoo *c, const void *key, u32 *val)
 
 	if (WARN_ON_ONCE(!c->values))
 		return -EINVAL;
-	if (cuckoo_is_zero(c, key)) {
-		if (!t->zero)
-			return -ENOENT;
-		*val = (u32)t->zero;
-		return 0;
-	}
-	s = cuckoo_locate(c, t, key, cuckoo_key_hash(c, key), &b);
+	s = cuckoo_locate(c, t, key, cuckoo_hash(key, c->key_len, c->seed), &b);
 	if (s < 0)
 		return -ENOENT;
 	*val = cuckoo_val_of(c, cuckoo_key_at(c, t, b * CUCKOO_SLOTS + s));
@@ -588,14 +517,7 @@ int cuckoo_delete(struct cuckoo *c, const void *key)
 	u64 b;
 	int s;
 
-	if (cuckoo_is_zero(c, key)) {
-		if (!t->zero)
-			return -ENOENT;
-		cuckoo_zero_set(c, t, 0);
-		t->count--;
-		return 0;
-	}
-	s = cuckoo_locate(c, t, key, cuckoo_key_hash(c, key), &b);
+	s = cuckoo_locate(c, t, key, cuckoo_hash(key, c->key_len, c->seed), &b);
 	if (s < 0)
 		return -ENOENT;
 	cuckoo_empty(c, t, b, s);

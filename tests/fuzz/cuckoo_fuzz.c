@@ -47,8 +47,7 @@ struct model {
 
 /*
  * Key @i: its number in byte 0, the rest a pattern that depends on it;
- * key 0 is all zero bytes, which an exact table of 4-byte keys keeps
- * beside its slots.
+ * key 0 is all zero bytes (an address 0.0.0.0, a prefix table's 0/8).
  */
 static void key_of(u8 *k, unsigned int len, unsigned int i)
 {

@@ -106,8 +106,7 @@ static const struct cuckoo_table *table_of(const struct cuckoo *c)
 
 static u64 table_bytes(const struct cuckoo *c)
 {
-	return (table_of(c)->bucket_mask + 1) <<
-	       cuckoo_filter_shift(c->fp_bits, c->in_slot, c->values);
+	return (table_of(c)->bucket_mask + 1) << cuckoo_bucket_shift(c->fp_bits);
 }
 
 /* Fingerprints stored, counted slot by slot. */
@@ -790,10 +789,8 @@ TEST(exact_grows_from_64_to_hold_100k_keys)
 		EXPECT_EQ(32768U, st.buckets);
 		EXPECT_EQ(10U, st.grows);
 		EXPECT_EQ(0U, st.insert_failures);
-		/* 4-byte keys in their slots; others beside 16-bit ones */
 		EXPECT_EQ(st0.memory_bytes +
-			  (32768 - 32) * (lens[l] == 4 ? CUCKOO_SLOTS * 4 :
-					  8 + CUCKOO_SLOTS * lens[l]) +
+			  (32768 - 32) * (8 + CUCKOO_SLOTS * lens[l]) +
 			  (4096 - 32) * sizeof(u32), st.memory_bytes);
 		EXPECT_EQ(1U << 20, st.max_capacity);
 		cuckoo_destroy(c);
@@ -1103,108 +1100,10 @@ TEST(values_of_unaligned_keys)
 	values_follow_keys(_metadata, LEN_FLOW4);
 }
 
-/* 4-byte keys live in their slots, their values in the bucket's half. */
-TEST(values_of_keys_in_slots_follow_them)
+/* The module's exact IPv4 tables: a key and its tag in one load each. */
+TEST(values_of_4_byte_keys_follow_them)
 {
 	values_follow_keys(_metadata, LEN_IP4);
-}
-
-/* @c's listing: how often it gives the all-zero key, and its value. */
-static unsigned int listed_zero(const struct cuckoo *c, u32 *val)
-{
-	u8 out[16 * (LEN_IP4 + 4)];
-	unsigned int seen = 0;
-	size_t rec = LEN_IP4 + (c->values ? 4 : 0);
-	u64 pos = 0;
-	long got, j;
-
-	while ((got = cuckoo_list(c, &pos, out, 16)) > 0)
-		for (j = 0; j < got; j++) {
-			const u8 *e = out + j * rec;
-
-			if (get_unaligned((const u32 *)e))
-				continue;
-			seen++;
-			if (c->values)
-				memcpy(val, e + LEN_IP4, sizeof(*val));
-		}
-	return seen;
-}
-
-/*
- * The one 4-byte key a slot cannot hold (its bytes would read as an empty
- * slot), kept beside the slots: added, found alone and in a batch, with
- * its value, listed, carried through growth, deleted; with values or not.
- */
-TEST(key_of_zero_bytes_is_kept_beside_the_slots)
-{
-	static const u8 zero[LEN_IP4];
-	unsigned int v;
-	u8 keys[3 * LEN_IP4];
-	bool hits[3];
-	u32 val, vals[3];
-	u64 i;
-
-	for (v = 0; v < 2; v++) {
-		struct cuckoo *c = v ? make_valued(64, 1 << 16, LEN_IP4) :
-				       make(64, 1 << 16, 16, LEN_IP4, true);
-
-		ASSERT_NE(NULL, c);
-		ASSERT_TRUE(c->in_slot);
-		rcu_read_lock();
-		EXPECT_FALSE(cuckoo_contains(c, zero));
-		rcu_read_unlock();
-		EXPECT_EQ(-ENOENT, cuckoo_delete(c, zero));
-		ASSERT_EQ(0, cuckoo_insert_val(c, zero, 41));
-		EXPECT_EQ(-EEXIST, cuckoo_insert_val(c, zero, 1));
-		EXPECT_EQ(1U, stats_of(c).count);
-		EXPECT_EQ(0U, slots_used(c));
-		if (v) {
-			EXPECT_EQ(0, cuckoo_set_val(c, zero, 42));
-			EXPECT_EQ(0, cuckoo_get_val(c, zero, &val));
-			EXPECT_EQ(42U, val);
-		}
-		for (i = 0; i < 10000; i++)
-			ASSERT_EQ(0, add(c, SET_IN, i));
-		EXPECT_GT(stats_of(c).grows, 0U);
-		EXPECT_EQ(10001U, stats_of(c).count);
-
-		memset(keys, 0, sizeof(keys));
-		key_of(keys, LEN_IP4, SET_IN, 5);
-		key_of(keys + 2 * LEN_IP4, LEN_IP4, SET_OUT, 5);
-		val = 0;
-		rcu_read_lock();
-		EXPECT_TRUE(cuckoo_lookup(c, zero, &val));
-		EXPECT_EQ(2U, v ? cuckoo_lookup_batch(c, keys, 3, hits, vals) :
-				  cuckoo_contains_batch(c, keys, 3, hits));
-		rcu_read_unlock();
-		EXPECT_TRUE(hits[0]);
-		EXPECT_TRUE(hits[1]);
-		EXPECT_FALSE(hits[2]);
-		if (v) {
-			EXPECT_EQ(42U, val);
-			EXPECT_EQ(42U, vals[1]);
-		}
-		val = 0;
-		EXPECT_EQ(1U, listed_zero(c, &val));
-		if (v)
-			EXPECT_EQ(42U, val);
-
-		ASSERT_EQ(0, cuckoo_delete(c, zero));
-		EXPECT_EQ(-ENOENT, cuckoo_delete(c, zero));
-		EXPECT_EQ(10000U, stats_of(c).count);
-		EXPECT_EQ(0U, listed_zero(c, &val));
-		rcu_read_lock();
-		EXPECT_FALSE(cuckoo_contains(c, zero));
-		rcu_read_unlock();
-		for (i = 0; i < 10000; i++)
-			ASSERT_TRUE(has(c, SET_IN, i));
-		if (v) {
-			EXPECT_EQ(-ENOENT, cuckoo_set_val(c, zero, 1));
-			EXPECT_EQ(-ENOENT, cuckoo_get_val(c, zero, &val));
-		}
-		cuckoo_destroy(c);
-	}
 }
 
 /* A listing gives each key with its value after it. */

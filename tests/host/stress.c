@@ -16,8 +16,6 @@
  *   deleted) until the table has doubled its way to millions of keys, each
  *   growth re-inserting every key into a new table published under RCU
  *   while the readers look on; then it churns there too.
- * hot4's keys live in their slots (an exact table of 4-byte keys), their
- * values beside them in the bucket.
  * hot and hot4 keep a value beside each key, which the writer keeps rewriting
  * (cuckoo_set_val()) between two encodings of the key's own number: a
  * reader that finds a key with a value not its own (torn, or another key's
