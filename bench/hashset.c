@@ -5,10 +5,10 @@
  * 1), and one malloc'd node {next, key} per key, pushed at the head of its
  * bucket's list.
  *
- * The hash is the filter's own (core/cuckoo_hash.h), keyed by a random
- * seed, so that it costs what the filter's does and is as good. (An
- * identity or multiply-only hash would be faster and would flatter the
- * baseline.)
+ * The hash is the exact filter's own (core/cuckoo_hash.h: for 4-byte keys
+ * its short one), keyed by a random seed, so that it costs what the
+ * filter's does and is as good. (An identity hash would be faster and
+ * would flatter the baseline.)
  *
  * Memory model: the bucket array, plus for every node malloc_usable_size()
  * plus the 8-byte chunk header glibc keeps in front of each allocation. A
@@ -42,6 +42,9 @@ struct hashset {
 
 static uint64_t hs_hash(const struct hashset *h, const void *key)
 {
+	if (h->key_len == sizeof(uint32_t))
+		return cuckoo_hash32(key, cuckoo_hash_a(h->seed),
+				     cuckoo_hash_b(h->seed));
 	return cuckoo_hash(key, h->key_len, h->seed);
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The filter core's hash, and bench/hashset.c's: a baseline whose hash
+ * The filter core's hashes, and bench/hashset.c's: a baseline whose hash
  * costs what the filter's does.
  */
 #ifndef CFILTER_CUCKOO_HASH_H
@@ -74,6 +74,23 @@ static __always_inline u64 cuckoo_hash_lanes(const void *key, size_t len,
 	a *= 0xc4ceb9fe1a85ec53ULL;
 	a ^= a >> 33;
 	return a;
+}
+
+/*
+ * The hash of 4-byte keys in exact tables (IPv4 addresses and prefixes):
+ * two seeded multiply-adds side by side (Dietzfelbinger's
+ * multiply-add-shift), whose top 32 bits each depend on every bit of the
+ * key: the low half of the result picks buckets, the high half makes the
+ * fingerprint. One multiply's latency before a bucket's address is known,
+ * where cuckoo_hash() makes three in a row. Its values are not
+ * cuckoo_hash()'s: a compact table's raw slots keep the latter's.
+ */
+static __always_inline u64 cuckoo_hash32(const void *key, u64 a, u64 b)
+{
+	u64 x = get_unaligned((const u32 *)key);
+
+	return ((a | 1) * x + b) >> 32 |
+	       (((b | 1) * x + a) & 0xffffffff00000000ULL);
 }
 
 static __always_inline u64 cuckoo_hash(const void *key, size_t len, u64 seed)

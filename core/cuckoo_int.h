@@ -212,6 +212,28 @@ static __always_inline bool cuckoo_hit_final(struct cuckoo_shape sh)
 }
 
 /*
+ * The hash that places a key: buckets from its low bits, the fingerprint
+ * from its high 32. Exact tables of 4-byte keys take the short one. Only
+ * compact tables are ever saved as raw slots, so only they need the
+ * general hash's fixed values.
+ */
+static __always_inline u64 cuckoo_hash_as(struct cuckoo_shape sh, u64 a,
+					  u64 b, const void *key)
+{
+	if (sh.exact && sh.key_len == sizeof(u32))
+		return cuckoo_hash32(key, a, b);
+	return cuckoo_hash_lanes(key, sh.key_len, a, b);
+}
+
+/* The writer's cuckoo_hash_as(). */
+static inline u64 cuckoo_key_hash(const struct cuckoo *c, const void *key)
+{
+	struct cuckoo_shape sh = { c->key_len, c->fp_bits, c->exact };
+
+	return cuckoo_hash_as(sh, c->hash_a, c->hash_b, key);
+}
+
+/*
  * The other bucket of fingerprint @fp stored in bucket @b. Bits 32 and up of
  * the product depend on every bit of @fp; a table has at most 2^28 buckets,
  * so the mask keeps only such bits.

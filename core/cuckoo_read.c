@@ -313,7 +313,7 @@ static __always_inline bool cuckoo_find_as(const struct cuckoo *c,
 					   const void *key, u32 *val)
 {
 	const struct cuckoo_table *t = rcu_dereference(c->table);
-	u64 h = cuckoo_hash_lanes(key, sh.key_len, c->hash_a, c->hash_b);
+	u64 h = cuckoo_hash_as(sh, c->hash_a, c->hash_b, key);
 	u32 fp = cuckoo_fp(c, h);
 	u64 b1 = h & t->bucket_mask;
 
@@ -611,8 +611,8 @@ static __always_inline u32 cuckoo_batch_once(const struct cuckoo *c,
 	u32 i, found = 0;
 
 	for (i = 0; i < n; i++) {
-		u64 h = cuckoo_hash_lanes(keys + i * sh.key_len, sh.key_len,
-					  cv.hash_a, cv.hash_b);
+		u64 h = cuckoo_hash_as(sh, cv.hash_a, cv.hash_b,
+				       keys + i * sh.key_len);
 
 		p[i].fp = cuckoo_fp(&cv, h);
 		p[i].b1 = h & t->bucket_mask;

@@ -334,7 +334,7 @@ static int cuckoo_rehash(const struct cuckoo *c,
 			continue;
 		key = cuckoo_key_at(c, old, i);
 		if (cuckoo_table_add(c, t, key, cuckoo_val_of(c, key),
-				     cuckoo_hash(key, c->key_len, c->seed)))
+				     cuckoo_key_hash(c, key)))
 			return -ENOSPC;
 	}
 	return 0;
@@ -422,7 +422,7 @@ int cuckoo_insert(struct cuckoo *c, const void *key)
  */
 int cuckoo_insert_val(struct cuckoo *c, const void *key, u32 val)
 {
-	u64 h = cuckoo_hash(key, c->key_len, c->seed);
+	u64 h = cuckoo_key_hash(c, key);
 	struct cuckoo_table *t = cuckoo_wtable(c);
 	u64 b;
 	int err;
@@ -455,7 +455,7 @@ int cuckoo_insert_val(struct cuckoo *c, const void *key, u32 val)
  */
 int cuckoo_set_val(struct cuckoo *c, const void *key, u32 val)
 {
-	u64 h = cuckoo_hash(key, c->key_len, c->seed);
+	u64 h = cuckoo_key_hash(c, key);
 	struct cuckoo_table *t = cuckoo_wtable(c);
 	u32 fp = cuckoo_fp(c, h);
 	u8 *stored;
@@ -492,7 +492,7 @@ int cuckoo_get_val(const struct cuckoo *c, const void *key, u32 *val)
 
 	if (WARN_ON_ONCE(!c->values))
 		return -EINVAL;
-	s = cuckoo_locate(c, t, key, cuckoo_hash(key, c->key_len, c->seed), &b);
+	s = cuckoo_locate(c, t, key, cuckoo_key_hash(c, key), &b);
 	if (s < 0)
 		return -ENOENT;
 	*val = cuckoo_val_of(c, cuckoo_key_at(c, t, b * CUCKOO_SLOTS + s));
@@ -517,7 +517,7 @@ int cuckoo_delete(struct cuckoo *c, const void *key)
 	u64 b;
 	int s;
 
-	s = cuckoo_locate(c, t, key, cuckoo_hash(key, c->key_len, c->seed), &b);
+	s = cuckoo_locate(c, t, key, cuckoo_key_hash(c, key), &b);
 	if (s < 0)
 		return -ENOENT;
 	cuckoo_empty(c, t, b, s);
