@@ -200,6 +200,13 @@ struct cuckoo_shape {
 	bool exact;
 };
 
+/* A filter's shape, for the readers of any shape and for the writer. */
+static __always_inline struct cuckoo_shape
+cuckoo_shape_of(const struct cuckoo *c)
+{
+	return (struct cuckoo_shape){ c->key_len, c->fp_bits, c->exact };
+}
+
 /*
  * A hit that reads no value needs no version check: compact mode, or a
  * key that cuckoo_key_equal() reads in one load (see the top of this
@@ -228,9 +235,7 @@ static __always_inline u64 cuckoo_hash_as(struct cuckoo_shape sh, u64 a,
 /* The writer's cuckoo_hash_as(). */
 static inline u64 cuckoo_key_hash(const struct cuckoo *c, const void *key)
 {
-	struct cuckoo_shape sh = { c->key_len, c->fp_bits, c->exact };
-
-	return cuckoo_hash_as(sh, c->hash_a, c->hash_b, key);
+	return cuckoo_hash_as(cuckoo_shape_of(c), c->hash_a, c->hash_b, key);
 }
 
 /*

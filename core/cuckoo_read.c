@@ -273,7 +273,7 @@ static noinline bool cuckoo_read_retry(const struct cuckoo_table *t,
 				       const struct cuckoo *c, u64 b1, u64 b2,
 				       u32 fp, const void *key, u32 *val)
 {
-	struct cuckoo_shape sh = { c->key_len, c->fp_bits, c->exact };
+	struct cuckoo_shape sh = cuckoo_shape_of(c);
 	int ret;
 
 	for (;;) {
@@ -376,17 +376,13 @@ CUCKOO_READERS(16x, 16, true)
 static noinline bool cuckoo_contains_any(const struct cuckoo *c,
 					 const void *key)
 {
-	struct cuckoo_shape sh = { c->key_len, c->fp_bits, c->exact };
-
-	return cuckoo_contains_as(c, sh, key);
+	return cuckoo_contains_as(c, cuckoo_shape_of(c), key);
 }
 
 static noinline bool cuckoo_lookup_any(const struct cuckoo *c,
 				       const void *key, u32 *val)
 {
-	struct cuckoo_shape sh = { c->key_len, c->fp_bits, c->exact };
-
-	return cuckoo_lookup_as(c, sh, key, val);
+	return cuckoo_lookup_as(c, cuckoo_shape_of(c), key, val);
 }
 
 #define CUCKOO_FIND(name)						\
@@ -679,18 +675,14 @@ static noinline u32 cuckoo_contains_batch_any(const struct cuckoo *c,
 					      const void *keys, u32 n,
 					      bool *hits)
 {
-	struct cuckoo_shape sh = { c->key_len, c->fp_bits, c->exact };
-
-	return cuckoo_batch_as(c, sh, keys, n, hits, NULL);
+	return cuckoo_batch_as(c, cuckoo_shape_of(c), keys, n, hits, NULL);
 }
 
 static noinline u32 cuckoo_lookup_batch_any(const struct cuckoo *c,
 					    const void *keys, u32 n,
 					    bool *hits, u32 *vals)
 {
-	struct cuckoo_shape sh = { c->key_len, c->fp_bits, c->exact };
-
-	return cuckoo_batch_as(c, sh, keys, n, hits, vals);
+	return cuckoo_batch_as(c, cuckoo_shape_of(c), keys, n, hits, vals);
 }
 
 /* As cuckoo_find(): the module's shapes get readers of their own. */
