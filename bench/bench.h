@@ -184,6 +184,10 @@ struct ref_goals {
 	 */
 	double key_latency[NSIZES][2];
 };
+
+/* chase.c: its median per size, measured after the 95% load point */
+extern double key_read[NSIZES];
+double key_read_ns(u64 bytes);
 #endif
 
 /* stats.c */

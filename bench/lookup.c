@@ -321,6 +321,9 @@ void run_size(unsigned int size)
 		die("hashset_create: out of memory");
 	for (l = 0; l < NLOADS; l++)
 		measure_load(&b, size, l);
+#ifdef CFILTER_REF
+	key_read[size] = key_read_ns(slots * KEY_LEN);
+#endif
 	for (s = 0; s < NSUBJECTS; s++)
 		if (owns_cuckoo(s))
 			cuckoo_destroy(b.c[s]);
