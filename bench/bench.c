@@ -113,6 +113,11 @@
  * beside them. Chained lookups stay single: a batch has no latency of one
  * lookup to show.
  *
+ * Memory: the filters' arrays, as the module maps large ones, and the
+ * reference's table and the hash set's bucket array alike, are asked of
+ * transparent huge pages (cuckoo_table_zalloc(), ref.cc), so that no
+ * subject's figures owe anything to a TLB the others lack.
+ *
  * Host RCU is liburcu's: this thread registers, and every lookup loop runs
  * inside one read-side critical section (an XDP program runs a whole NAPI
  * poll in one).

@@ -6,8 +6,6 @@
  * keeps no keys, never pays. The goal on exact present latency is the
  * reference's plus this.
  */
-#include <stdlib.h>
-
 #include "bench.h"
 
 /* ns of one read of @words u32s, chained as LOOKUP_LOOP chains lookups. */
@@ -35,7 +33,7 @@ static double chase_once(const u32 *arr, u64 words)
 double key_read_ns(u64 bytes)
 {
 	const u64 small = 64 / sizeof(u32), words = bytes / sizeof(u32);
-	u32 *arr = malloc(bytes);
+	u32 *arr = cuckoo_table_zalloc(bytes);	/* as the key array */
 	double d[REPS];
 	unsigned int rep;
 	u64 i;
@@ -48,6 +46,6 @@ double key_read_ns(u64 bytes)
 		draw_absent();
 		d[rep] = chase_once(arr, words) - chase_once(arr, small);
 	}
-	free(arr);
+	kvfree(arr);
 	return median(d);
 }

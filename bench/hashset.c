@@ -58,7 +58,8 @@ struct hashset *hashset_create(uint64_t max_keys, uint32_t key_len,
 		return NULL;
 	while (nbuckets < max_keys)
 		nbuckets <<= 1;
-	h->buckets = calloc(nbuckets, sizeof(*h->buckets));
+	/* In huge pages where the filter's tables are: cuckoo_env.h. */
+	h->buckets = cuckoo_table_zalloc(nbuckets * sizeof(*h->buckets));
 	if (!h->buckets) {
 		free(h);
 		return NULL;

@@ -6,12 +6,47 @@
  * functions are: neither side's lookup is inlined into the loops.
  */
 #include <errno.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 #include <new>
 
 #include "cuckoofilter.h"
 #include "ref.h"
 
 typedef cuckoofilter::CuckooFilter<uint64_t, 16> RefFilter;
+
+/*
+ * The reference's table (its one new[]) in huge pages as cfilter's are
+ * (cuckoo_table_zalloc() in cuckoo_env.h), so that neither side's figures
+ * owe anything to a TLB the other lacks. Only the reference calls new[].
+ */
+static const std::size_t huge_page = 2UL << 20;
+
+void *operator new[](std::size_t n)
+{
+	std::size_t bytes = (n + huge_page - 1) / huge_page * huge_page;
+	void *p = n < huge_page ? malloc(n) : aligned_alloc(huge_page, bytes);
+
+	if (!p)
+		throw std::bad_alloc();
+	if (n >= huge_page)
+		madvise(p, bytes, MADV_HUGEPAGE);
+	return p;
+}
+
+/* GCC takes free() for a mismatch with new[]: here they are a pair. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+void operator delete[](void *p) noexcept
+{
+	free(p);
+}
+
+void operator delete[](void *p, std::size_t) noexcept
+{
+	free(p);
+}
+#pragma GCC diagnostic pop
 
 struct cf_ref {
 	RefFilter f;

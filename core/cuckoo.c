@@ -165,10 +165,10 @@ struct cuckoo_table *cuckoo_table_alloc(const struct cuckoo *c, u64 buckets)
 	t->bucket_mask = buckets - 1;
 	t->stripe_mask = stripes - 1;
 	t->memory_bytes = bytes;
-	t->words = kvzalloc(words, GFP_KERNEL);
+	t->words = cuckoo_table_zalloc(words);
 	t->versions = kvcalloc(stripes, sizeof(u32), GFP_KERNEL);
 	if (keys)
-		t->keys = kvzalloc(keys, GFP_KERNEL);
+		t->keys = cuckoo_table_zalloc(keys);
 	if (!t->words || !t->versions || (keys && !t->keys)) {
 		cuckoo_table_free(t);
 		return ERR_PTR(-ENOMEM);

@@ -23,6 +23,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/vmalloc.h>
 #include <asm/barrier.h>
 /* 6.12 moved asm/unaligned.h to linux/unaligned.h. */
 #if __has_include("linux/unaligned.h")
@@ -62,6 +63,21 @@ static inline void cuckoo_write_unlock_local(void)
 bool cuckoo_mem_charge(u64 bytes);
 void cuckoo_mem_uncharge(u64 bytes);
 
+/*
+ * A table's fingerprint and key arrays, which lookups read at random
+ * places: in huge pages when their size is a whole number of them (all
+ * large tables: powers of two times a small stride), so that a lookup in a
+ * large table does not also miss the TLB on every read. kvzalloc() would
+ * map them 4 KiB at a time; vmalloc_huge() falls back to that by itself
+ * when no huge page is free. Freed by kvfree().
+ */
+static inline void *cuckoo_table_zalloc(size_t bytes)
+{
+	if (bytes >= PMD_SIZE && IS_ALIGNED(bytes, PMD_SIZE))
+		return vmalloc_huge(bytes, GFP_KERNEL | __GFP_ZERO);
+	return kvzalloc(bytes, GFP_KERNEL);
+}
+
 #else /* host */
 
 #include <errno.h>
@@ -71,6 +87,7 @@ void cuckoo_mem_uncharge(u64 bytes);
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <linux/types.h>
 #include <urcu.h>
 
@@ -191,6 +208,31 @@ static inline void *kvzalloc(size_t size, int flags)
 static inline void kvfree(const void *p)
 {
 	free((void *)p);
+}
+
+#define CUCKOO_HUGE_PAGE	(2UL << 20)
+
+/*
+ * The kernel's cuckoo_table_zalloc(): huge pages, asked of transparent
+ * huge pages, for the same sizes, so that the host's benchmarks measure
+ * the tables as the module maps them.
+ */
+static inline void *cuckoo_table_zalloc(size_t bytes)
+{
+	void *p;
+
+	if (bytes < CUCKOO_HUGE_PAGE || bytes % CUCKOO_HUGE_PAGE)
+		return kvzalloc(bytes, 0);
+	if (!cuckoo_host_alloc_budget)
+		return NULL;
+	if (cuckoo_host_alloc_budget > 0)
+		cuckoo_host_alloc_budget--;
+	p = aligned_alloc(CUCKOO_HUGE_PAGE, bytes);
+	if (p) {
+		madvise(p, bytes, MADV_HUGEPAGE);
+		memset(p, 0, bytes);
+	}
+	return p;
 }
 
 static inline u64 rol64(u64 word, unsigned int shift)
