@@ -170,7 +170,7 @@ u8 *stored;		/* per key of an insert window: stored? */
 u32 key_salt;
 #ifdef CFILTER_REF
 unsigned int ref_rebuilds;	/* see ref_full() */
-double key_read[NSIZES];	/* ns, see chase.c */
+double key_read[NSIZES][REPS];	/* ns, see chase.c */
 #endif
 u64 rng_state;
 

@@ -108,6 +108,9 @@ struct bench {
 	u64 slots;
 	u64 next;		/* keys[next] is the next key to insert */
 	u64 stored[NSUBJECTS];	/* keys each subject stored */
+#ifdef CFILTER_REF
+	u32 *chase;		/* chase.c's array, as large as exact's keys */
+#endif
 };
 
 /*
@@ -185,9 +188,11 @@ struct ref_goals {
 	double key_latency[NSIZES][2];
 };
 
-/* chase.c: its median per size, measured after the 95% load point */
-extern double key_read[NSIZES];
-double key_read_ns(u64 bytes);
+/* chase.c: one sample per repetition at the 95% load point (ns) */
+extern double key_read[NSIZES][REPS];
+u32 *chase_create(u64 bytes);
+void chase_destroy(u32 *arr);
+double key_read_ns(const u32 *arr, u64 bytes);
 #endif
 
 /* stats.c */
@@ -232,6 +237,7 @@ void run_size(unsigned int size);
 /* print.c */
 const char *verdict(bool met);
 void print_load(const char *when);
+void print_huge(const char *when);
 void print_header(void);
 void print_figures(unsigned int size, unsigned int l, enum subject v,
 		   bool batch);

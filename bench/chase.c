@@ -25,27 +25,32 @@ static double chase_once(const u32 *arr, u64 words)
 	return t0 / LOOKUPS;
 }
 
-/*
- * One read in an array of @bytes (a power of two) less one in a cache
- * line, which leaves out the loop and the barrier: median of REPS, the
- * two arrays taking turns, each on new random places.
- */
-double key_read_ns(u64 bytes)
+/* An array of @bytes (a power of two) to chase, allocated as key arrays. */
+u32 *chase_create(u64 bytes)
 {
-	const u64 small = 64 / sizeof(u32), words = bytes / sizeof(u32);
-	u32 *arr = cuckoo_table_zalloc(bytes);	/* as the key array */
-	double d[REPS];
-	unsigned int rep;
+	u32 *arr = cuckoo_table_zalloc(bytes);
 	u64 i;
 
 	if (!arr)
 		die("out of memory for the chase");
-	for (i = 0; i < words; i++)
+	for (i = 0; i < bytes / sizeof(u32); i++)
 		arr[i] = 1;
-	for (rep = 0; rep < REPS; rep++) {
-		draw_absent();
-		d[rep] = chase_once(arr, words) - chase_once(arr, small);
-	}
+	return arr;
+}
+
+void chase_destroy(u32 *arr)
+{
 	kvfree(arr);
-	return median(d);
+}
+
+/*
+ * One read in @arr, of @bytes, less one within a cache line, which leaves
+ * out the loop and the barrier; at probe[]'s keys as random places. Taken
+ * once per repetition, beside the lookups it is judged with, so that a
+ * burst of noise falls on one sample of each, not on all of one.
+ */
+double key_read_ns(const u32 *arr, u64 bytes)
+{
+	return chase_once(arr, bytes / sizeof(u32)) -
+	       chase_once(arr, 64 / sizeof(u32));
 }

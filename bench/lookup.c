@@ -286,6 +286,11 @@ static void measure_load(struct bench *b, unsigned int size, unsigned int l)
 				res[s][m][rep] = lookups(b, s, m, &hits);
 				check_hits(s, present, hits);
 			}
+#ifdef CFILTER_REF
+			if (m == M_PRESENT_CHAINED && l == NLOADS - 1)
+				key_read[size][rep] = key_read_ns(b->chase,
+						b->slots * KEY_LEN);
+#endif
 			for (k = 0; k < NPAIRS; k++) {
 				unsigned int p = (k + rep) % NPAIRS;
 
@@ -303,12 +308,14 @@ void run_size(unsigned int size)
 	u64 slots = slots_of(size), exact_seed = rng();
 	struct bench b = { .next = 0, .slots = slots };
 	unsigned int l, s;
+	char when[64];
 
 	for (s = 0; s < NSUBJECTS; s++)
 		if (owns_cuckoo(s))
 			b.c[s] = filter_create(s, slots, 16,
 					       is_exact(s) ? exact_seed : rng());
 #ifdef CFILTER_REF
+	b.chase = chase_create(slots * KEY_LEN);
 	b.ref = cf_ref_create(slots);
 	if (!b.ref)
 		die("the reference filter: out of memory, or not of 2^k slots at 95% load");
@@ -321,14 +328,15 @@ void run_size(unsigned int size)
 		die("hashset_create: out of memory");
 	for (l = 0; l < NLOADS; l++)
 		measure_load(&b, size, l);
-#ifdef CFILTER_REF
-	key_read[size] = key_read_ns(slots * KEY_LEN);
-#endif
+	snprintf(when, sizeof(when), "%s tables, at the end of their lookups",
+		 sizes[size].name);
+	print_huge(when);
 	for (s = 0; s < NSUBJECTS; s++)
 		if (owns_cuckoo(s))
 			cuckoo_destroy(b.c[s]);
 #ifdef CFILTER_REF
 	cf_ref_destroy(b.ref);
+	chase_destroy(b.chase);
 #endif
 	hashset_destroy(b.h);
 }

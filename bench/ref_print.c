@@ -135,11 +135,11 @@ void print_ref_goals(const struct ref_goals *g)
 	for (i = 0; i < NSIZES; i++) {
 		double x = med(i, NLOADS - 1, S_EXACT, M_PRESENT_CHAINED);
 		double r = med(i, NLOADS - 1, S_REF, M_PRESENT_CHAINED);
+		double k = median(key_read[i]);
 
-		met = met && x <= r + key_read[i];
+		met = met && x <= r + k;
 		snprintf(figs[i], sizeof(figs[i]), "%s %.1f %s %.1f + %.1f ns",
-			 sizes[i].name, x, x <= r + key_read[i] ? "<=" : ">", r,
-			 key_read[i]);
+			 sizes[i].name, x, x <= r + k ? "<=" : ">", r, k);
 	}
 	printf("  [%s] exact chained lookup latency <= the reference's plus one dependent read of its key array, present keys, at 95%% load: %s; %s\n",
 	       verdict(CHAIN_HONEST && met), figs[0], figs[1]);
