@@ -42,10 +42,8 @@ struct hashset {
 
 static uint64_t hs_hash(const struct hashset *h, const void *key)
 {
-	if (h->key_len == sizeof(uint32_t))
-		return cuckoo_hash32(key, cuckoo_hash_a(h->seed),
-				     cuckoo_hash_b(h->seed));
-	return cuckoo_hash(key, h->key_len, h->seed);
+	return cuckoo_hash_exact(key, h->key_len, cuckoo_hash_a(h->seed),
+				 cuckoo_hash_b(h->seed));
 }
 
 struct hashset *hashset_create(uint64_t max_keys, uint32_t key_len,

@@ -93,6 +93,18 @@ static __always_inline u64 cuckoo_hash32(const void *key, u64 a, u64 b)
 	       (((b | 1) * x + a) & 0xffffffff00000000ULL);
 }
 
+/*
+ * The hash of exact tables' keys, and of bench/hashset.c's: the short one
+ * for 4-byte keys, else the general one, from lanes @a and @b.
+ */
+static __always_inline u64 cuckoo_hash_exact(const void *key, size_t len,
+					     u64 a, u64 b)
+{
+	if (len == sizeof(u32))
+		return cuckoo_hash32(key, a, b);
+	return cuckoo_hash_lanes(key, len, a, b);
+}
+
 static __always_inline u64 cuckoo_hash(const void *key, size_t len, u64 seed)
 {
 	return cuckoo_hash_lanes(key, len, cuckoo_hash_a(seed),

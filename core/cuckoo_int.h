@@ -227,8 +227,8 @@ static __always_inline bool cuckoo_hit_final(struct cuckoo_shape sh)
 static __always_inline u64 cuckoo_hash_as(struct cuckoo_shape sh, u64 a,
 					  u64 b, const void *key)
 {
-	if (sh.exact && sh.key_len == sizeof(u32))
-		return cuckoo_hash32(key, a, b);
+	if (sh.exact)
+		return cuckoo_hash_exact(key, sh.key_len, a, b);
 	return cuckoo_hash_lanes(key, sh.key_len, a, b);
 }
 

@@ -709,7 +709,7 @@ static void twins(const struct cuckoo *c, u64 *a, u64 *b)
 
 	for (i = 1;; i++) {
 		key_of(k, c->key_len, SET_IN, i);
-		h = cuckoo_hash(k, c->key_len, c->seed);
+		h = cuckoo_key_hash(c, k);
 		fp = cuckoo_fp(c, h);
 		b1 = h & t->bucket_mask;
 		/* the pair {b1, alt} and fp: name it by the smaller bucket */
