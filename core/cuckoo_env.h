@@ -155,6 +155,32 @@ typedef __s64 s64;
  */
 static long cuckoo_host_alloc_budget = -1;
 
+#define CUCKOO_HUGE_PAGE	(2UL << 20)
+
+/*
+ * Zeroed @bytes aligned on @align (a power of two), within the tests'
+ * allocation budget; aligned on a huge page, asked of transparent huge
+ * pages before the zeroing faults it in.
+ */
+static inline void *cuckoo_host_zalloc(size_t bytes, size_t align)
+{
+	void *p;
+
+	if (!cuckoo_host_alloc_budget)
+		return NULL;
+	if (cuckoo_host_alloc_budget > 0)
+		cuckoo_host_alloc_budget--;
+	if (bytes > SIZE_MAX - align)
+		return NULL;
+	p = aligned_alloc(align, (bytes + align - 1) & ~(align - 1));
+	if (!p)
+		return NULL;
+	if (align == CUCKOO_HUGE_PAGE)
+		madvise(p, bytes, MADV_HUGEPAGE);
+	memset(p, 0, bytes);
+	return p;
+}
+
 /*
  * Cache-line aligned, as the kernel's allocators align such sizes, so that
  * what the core keeps apart on lines of their own is apart here too.
@@ -162,19 +188,11 @@ static long cuckoo_host_alloc_budget = -1;
 static inline void *kvcalloc(size_t n, size_t size, int flags)
 {
 	size_t bytes;
-	void *p;
 
 	(void)flags;
-	if (!cuckoo_host_alloc_budget)
+	if (__builtin_mul_overflow(n, size, &bytes))
 		return NULL;
-	if (cuckoo_host_alloc_budget > 0)
-		cuckoo_host_alloc_budget--;
-	if (__builtin_mul_overflow(n, size, &bytes) || bytes > SIZE_MAX - 64)
-		return NULL;
-	p = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
-	if (p)
-		memset(p, 0, bytes);
-	return p;
+	return cuckoo_host_zalloc(bytes, 64);
 }
 
 /*
@@ -210,8 +228,6 @@ static inline void kvfree(const void *p)
 	free((void *)p);
 }
 
-#define CUCKOO_HUGE_PAGE	(2UL << 20)
-
 /*
  * The kernel's cuckoo_table_zalloc(): huge pages, asked of transparent
  * huge pages, for the same sizes, so that the host's benchmarks measure
@@ -219,20 +235,9 @@ static inline void kvfree(const void *p)
  */
 static inline void *cuckoo_table_zalloc(size_t bytes)
 {
-	void *p;
+	bool huge = bytes >= CUCKOO_HUGE_PAGE && !(bytes % CUCKOO_HUGE_PAGE);
 
-	if (bytes < CUCKOO_HUGE_PAGE || bytes % CUCKOO_HUGE_PAGE)
-		return kvzalloc(bytes, 0);
-	if (!cuckoo_host_alloc_budget)
-		return NULL;
-	if (cuckoo_host_alloc_budget > 0)
-		cuckoo_host_alloc_budget--;
-	p = aligned_alloc(CUCKOO_HUGE_PAGE, bytes);
-	if (p) {
-		madvise(p, bytes, MADV_HUGEPAGE);
-		memset(p, 0, bytes);
-	}
-	return p;
+	return cuckoo_host_zalloc(bytes, huge ? CUCKOO_HUGE_PAGE : 64);
 }
 
 static inline u64 rol64(u64 word, unsigned int shift)
