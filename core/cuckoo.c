@@ -233,6 +233,7 @@ struct cuckoo *cuckoo_create(const struct cuckoo_params *p)
 	c->key_len = p->key_len;
 	c->exact = p->exact;
 	c->values = p->values;
+	c->hash32 = p->key_len == sizeof(u32);
 	c->stride = cuckoo_stride(p);
 	c->val_off = cuckoo_val_off(p);
 	c->initial_buckets = buckets;

@@ -126,6 +126,11 @@ struct cuckoo_raw {
 	u64 buckets;
 	u64 count;		/* nonzero slots */
 	u32 fp_bits;
+	/*
+	 * 4-byte keys placed by cuckoo_hash32(), as every such table the
+	 * core makes; false: by the general hash, as before it was chosen.
+	 */
+	bool hash32;
 };
 
 /* Bytes of @c's current slot array. Writer side. */

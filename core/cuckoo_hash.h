@@ -82,8 +82,8 @@ static __always_inline u64 cuckoo_hash_lanes(const void *key, size_t len,
  * multiply-add-shift), whose top 32 bits each depend on every bit of the
  * key: the low half of the result picks buckets, the high half makes the
  * fingerprint. One multiply's latency before a bucket's address is known,
- * where cuckoo_hash() makes three in a row. Its values are not
- * cuckoo_hash()'s: a compact table's raw slots keep the latter's.
+ * where cuckoo_hash() makes three in a row. Compact tables restored from
+ * raw slots of the latter keep it (struct cuckoo_raw).
  */
 static __always_inline u64 cuckoo_hash32(const void *key, u64 a, u64 b)
 {
@@ -94,8 +94,8 @@ static __always_inline u64 cuckoo_hash32(const void *key, u64 a, u64 b)
 }
 
 /*
- * The hash of exact tables' keys, and of bench/hashset.c's: the short one
- * for 4-byte keys, else the general one, from lanes @a and @b.
+ * The hash of the tables the core makes, and of bench/hashset.c's: the
+ * short one for 4-byte keys, else the general one, from lanes @a and @b.
  */
 static __always_inline u64 cuckoo_hash_exact(const void *key, size_t len,
 					     u64 a, u64 b)

@@ -163,6 +163,7 @@ struct cuckoo {
 	u32 val_off;
 	bool exact;
 	bool values;
+	bool hash32;
 
 	____cacheline_aligned struct cuckoo_node *queue;
 	u64 initial_buckets;
@@ -198,13 +199,15 @@ struct cuckoo_shape {
 	u32 key_len;
 	u32 fp_bits;
 	bool exact;
+	bool hash32;
 };
 
 /* A filter's shape, for the readers of any shape and for the writer. */
 static __always_inline struct cuckoo_shape
 cuckoo_shape_of(const struct cuckoo *c)
 {
-	return (struct cuckoo_shape){ c->key_len, c->fp_bits, c->exact };
+	return (struct cuckoo_shape){ c->key_len, c->fp_bits, c->exact,
+				      c->hash32 };
 }
 
 /*
@@ -220,15 +223,15 @@ static __always_inline bool cuckoo_hit_final(struct cuckoo_shape sh)
 
 /*
  * The hash that places a key: buckets from its low bits, the fingerprint
- * from its high 32. Exact tables of 4-byte keys take the short one. Only
- * compact tables are ever saved as raw slots, so only they need the
- * general hash's fixed values.
+ * from its high 32. Tables of 4-byte keys take the short one (c->hash32),
+ * but for compact tables restored from raw slots that the general one
+ * placed, before there was a choice.
  */
 static __always_inline u64 cuckoo_hash_as(struct cuckoo_shape sh, u64 a,
 					  u64 b, const void *key)
 {
-	if (sh.exact)
-		return cuckoo_hash_exact(key, sh.key_len, a, b);
+	if (sh.hash32)
+		return cuckoo_hash32(key, a, b);
 	return cuckoo_hash_lanes(key, sh.key_len, a, b);
 }
 

@@ -49,7 +49,7 @@ static void cuckoo_words_to_le(const struct cuckoo *c,
 /**
  * cuckoo_raw_read() - copy part of a compact filter's table out
  * @c: the filter (compact mode)
- * @r: filled in: seed, buckets, nonzero slots, fingerprint width
+ * @r: filled in: seed, buckets, nonzero slots, fingerprint width, hash
  * @data: room for @len bytes
  * @off: the first byte of the table to copy
  * @len: how many; both multiples of the word (4 bytes with 8-bit
@@ -78,6 +78,7 @@ int cuckoo_raw_read(const struct cuckoo *c, struct cuckoo_raw *r, void *data,
 	r->buckets = t->bucket_mask + 1;
 	r->count = t->count;
 	r->fp_bits = c->fp_bits;
+	r->hash32 = c->hash32;
 	return 0;
 }
 
@@ -140,7 +141,7 @@ u64 cuckoo_raw_max_bytes(const struct cuckoo_params *p)
  * cuckoo_raw_create() - a compact filter from a raw table
  * @p: key_len, fp_bits and max_capacity of the filter (as for
  *     cuckoo_create(); compact mode; @p->seed is not used)
- * @r: the table's description: seed, buckets, count, fp_bits
+ * @r: the table's description: seed, buckets, count, fp_bits, hash
  * @data: the slots, as cuckoo_raw_read() wrote them
  * @size: bytes at @data
  *
@@ -148,7 +149,8 @@ u64 cuckoo_raw_max_bytes(const struct cuckoo_params *p)
  * @r->fp_bits must equal @p->fp_bits, @r->buckets must be a power of two
  * no larger than the table for @p->max_capacity keys, @size must be that
  * many buckets' bytes, every slot must be a fingerprint of @r->fp_bits
- * bits and @r->count must equal the nonzero slots. A clear returns the
+ * bits, @r->count must equal the nonzero slots and @r->hash32 needs 4-byte
+ * keys. A clear returns the
  * filter to the size @p gives, as for cuckoo_create(). May sleep.
  *
  * Return: the filter, or ERR_PTR(-EINVAL) if a rule is broken,
@@ -165,7 +167,8 @@ struct cuckoo *cuckoo_raw_create(const struct cuckoo_params *p,
 
 	if (p->exact || cuckoo_geometry(p, &buckets, &max_buckets) ||
 	    r->fp_bits != p->fp_bits || !r->buckets ||
-	    (r->buckets & (r->buckets - 1)) || r->buckets > max_buckets)
+	    (r->buckets & (r->buckets - 1)) || r->buckets > max_buckets ||
+	    (r->hash32 && p->key_len != sizeof(u32)))
 		return ERR_PTR(-EINVAL);
 
 	c = cuckoo_create(p);
@@ -193,5 +196,6 @@ struct cuckoo *cuckoo_raw_create(const struct cuckoo_params *p,
 	c->seed = r->seed;
 	c->hash_a = cuckoo_hash_a(c->seed);
 	c->hash_b = cuckoo_hash_b(c->seed);
+	c->hash32 = r->hash32;
 	return c;
 }

@@ -349,10 +349,12 @@ static __always_inline bool cuckoo_lookup_as(const struct cuckoo *c,
 /*
  * The module's key lengths (addresses 4 and 16, prefix tables 4 to 16)
  * with 16-bit fingerprints, its default, each get readers of their own;
- * any other shape the general ones.
+ * any other shape the general ones, as do compact tables of 4-byte keys
+ * restored with the general hash (struct cuckoo_raw).
  */
 #define CUCKOO_READERS(name, len, x)					\
-static const struct cuckoo_shape cuckoo_##name = { len, 16, x };	\
+static const struct cuckoo_shape cuckoo_##name =			\
+	{ len, 16, x, len == sizeof(u32) };				\
 									\
 static noinline bool cuckoo_contains_##name(const struct cuckoo *c,	\
 					    const void *key)		\
@@ -396,7 +398,11 @@ static __always_inline bool cuckoo_find(const struct cuckoo *c,
 	if (c->fp_bits == 16) {
 		switch (c->key_len) {
 		case 4:
-			return c->exact ? CUCKOO_FIND(4x) : CUCKOO_FIND(4c);
+			if (c->exact)
+				return CUCKOO_FIND(4x);
+			if (c->hash32)
+				return CUCKOO_FIND(4c);
+			break;
 		case 8:
 			return c->exact ? CUCKOO_FIND(8x) : CUCKOO_FIND(8c);
 		case 16:
@@ -668,8 +674,9 @@ static __always_inline u32 cuckoo_batch_as(const struct cuckoo *c,
 }
 
 #define CUCKOO_BATCH_AS(len, x)						\
-	cuckoo_batch_as(c, (struct cuckoo_shape){ len, 16, x }, keys, n,	\
-			hits, vals)
+	cuckoo_batch_as(c, (struct cuckoo_shape){ len, 16, x,		\
+						  len == sizeof(u32) },	\
+			keys, n, hits, vals)
 
 static noinline u32 cuckoo_contains_batch_any(const struct cuckoo *c,
 					      const void *keys, u32 n,
@@ -693,8 +700,11 @@ static __always_inline u32 cuckoo_batch(const struct cuckoo *c,
 	if (c->fp_bits == 16) {
 		switch (c->key_len) {
 		case 4:
-			return c->exact ? CUCKOO_BATCH_AS(4, true) :
-					  CUCKOO_BATCH_AS(4, false);
+			if (c->exact)
+				return CUCKOO_BATCH_AS(4, true);
+			if (c->hash32)
+				return CUCKOO_BATCH_AS(4, false);
+			break;
 		case 8:
 			return c->exact ? CUCKOO_BATCH_AS(8, true) :
 					  CUCKOO_BATCH_AS(8, false);

@@ -154,15 +154,19 @@ long cfilter_ioc_abort(struct file *file)
 	return 0;
 }
 
-/* DUMP and RESTORE: compact mode, a known type, zero pad and reserved. */
+/*
+ * DUMP and RESTORE: compact mode, a known type, known flags, zero pad and
+ * reserved.
+ */
 static int cfilter_table_args(const struct cfilter_table *t,
 			      const struct cfilter_ktype **f)
 {
 	if (cfilter_config.mode != CFILTER_MODE_COMPACT)
 		return -EOPNOTSUPP;
 	*f = cfilter_ktype(t->type);
-	if (!*f || t->flags || t->pad2 || memchr_inv(t->pad, 0, sizeof(t->pad)) ||
-	    t->reserved[0] || t->reserved[1])
+	if (!*f || t->flags & ~CFILTER_TABLE_HASH32 || t->pad2 ||
+	    memchr_inv(t->pad, 0, sizeof(t->pad)) || t->reserved[0] ||
+	    t->reserved[1])
 		return -EINVAL;
 	return 0;
 }
@@ -189,7 +193,11 @@ static int cfilter_dump_copy(const struct cfilter_ktype *f,
 		return -EINTR;
 	c = cfilter_set_table(cfilter_live_locked(), f);
 	size = cuckoo_raw_bytes(c);
-	if (t->size < size)
+	/* Its description, which the copy below repeats. */
+	err = cuckoo_raw_read(c, &r, buf, 0, 0);
+	if (!err && r.hash32 && !(t->flags & CFILTER_TABLE_HASH32))
+		err = -EPROTO;
+	if (!err && t->size < size)
 		err = -ENOSPC;
 	for (off = 0; !err && off < size; off += n) {
 		n = min_t(u64, size - off, CFILTER_DUMP_CHUNK);
@@ -201,8 +209,11 @@ static int cfilter_dump_copy(const struct cfilter_ktype *f,
 		cond_resched();
 	}
 	mutex_unlock(&cfilter_lock);
+	if (err == -EPROTO)
+		return err;
 	t->size = size;
 	if (!err) {
+		t->flags = r.hash32 ? CFILTER_TABLE_HASH32 : 0;
 		t->fp_bits = r.fp_bits;
 		t->seed = r.seed;
 		t->buckets = r.buckets;
@@ -219,8 +230,8 @@ static int cfilter_dump_copy(const struct cfilter_ktype *f,
  * a reader craft keys that collide.
  *
  * Return: 0; -ENOSPC with @ut->size set to the bytes needed (nothing else
- * written); -EPERM; -EOPNOTSUPP in exact mode; -EINVAL; -EFAULT; -ENOMEM;
- * -EINTR.
+ * written); -EPROTO if the table has a flag the caller did not pass in;
+ * -EPERM; -EOPNOTSUPP in exact mode; -EINVAL; -EFAULT; -ENOMEM; -EINTR.
  */
 long cfilter_ioc_dump(struct cfilter_table __user *ut)
 {
@@ -301,6 +312,7 @@ long cfilter_ioc_restore(struct file *file,
 		.buckets = t.buckets,
 		.count = t.count,
 		.fp_bits = t.fp_bits,
+		.hash32 = t.flags & CFILTER_TABLE_HASH32,
 	};
 	c = cuckoo_raw_create(&cfilter_config.params[cfilter_ktype_type(f)],
 			      &r, data, t.size);

@@ -171,7 +171,8 @@ int dev_match(int fd, const struct cfilter_pkt *pkt,
 /**
  * dev_dump() - read one key type's raw table (compact mode)
  * @fd:   the device
- * @t:    @t->type set; the rest filled in
+ * @t:    @t->type set; the rest filled in, with the table's flags (every
+ *        flag cfctl knows is kept in its snapshots)
  * @data: set to a buffer of @t->size bytes the caller frees
  *
  * Asks for the size first; should the table grow in between, asks again.
@@ -187,6 +188,7 @@ int dev_dump(int fd, struct cfilter_table *t, void **data)
 	for (;;) {
 		memset(t, 0, sizeof(*t));
 		t->type = type;
+		t->flags = CFILTER_TABLE_HASH32;
 		t->data = (uintptr_t)buf;
 		t->size = room;
 		if (!ioctl(fd, CFILTER_IOC_DUMP, t)) {

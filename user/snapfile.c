@@ -110,15 +110,16 @@ void snap_begin(struct snap_buf *b, uint32_t mode, uint32_t fp_bits)
 }
 
 static void add_section(struct snap_buf *b, uint32_t kind, uint32_t type,
-			uint64_t seed, uint64_t buckets, uint64_t count,
-			const void *data, size_t len)
+			uint32_t flags, uint64_t seed, uint64_t buckets,
+			uint64_t count, const void *data, size_t len)
 {
 	uint8_t *p = snap_room(b, SNAP_SECTION_LEN + len);
 
 	if (!p)
 		return;
 	put_le(p, kind, 4);
-	put_le(p + 4, type, 4);
+	put_le(p + 4, type, 2);
+	put_le(p + 6, flags, 2);
 	put_le(p + 8, seed, 8);
 	put_le(p + 16, buckets, 8);
 	put_le(p + 24, count, 8);
@@ -132,17 +133,19 @@ static void add_section(struct snap_buf *b, uint32_t kind, uint32_t type,
  * snap_add_table() - append a raw table, as CFILTER_IOC_DUMP gave it
  * @b:       the snapshot
  * @type:    enum cfilter_key_type
+ * @flags:   its CFILTER_TABLE_* flags
  * @seed:    the table's hash key
  * @buckets: its buckets
  * @count:   fingerprints stored in it
  * @slots:   its slots
  * @len:     bytes at @slots
  */
-void snap_add_table(struct snap_buf *b, uint32_t type, uint64_t seed,
-		    uint64_t buckets, uint64_t count, const void *slots,
-		    size_t len)
+void snap_add_table(struct snap_buf *b, uint32_t type, uint32_t flags,
+		    uint64_t seed, uint64_t buckets, uint64_t count,
+		    const void *slots, size_t len)
 {
-	add_section(b, SNAP_TABLE, type, seed, buckets, count, slots, len);
+	add_section(b, SNAP_TABLE, type, flags, seed, buckets, count, slots,
+		    len);
 }
 
 /**
@@ -154,7 +157,7 @@ void snap_add_table(struct snap_buf *b, uint32_t type, uint64_t seed,
 void snap_add_keys(struct snap_buf *b, const struct cfilter_key *keys,
 		   size_t n)
 {
-	add_section(b, SNAP_KEYS, 0, 0, 0, n, keys, n * sizeof(*keys));
+	add_section(b, SNAP_KEYS, 0, 0, 0, 0, n, keys, n * sizeof(*keys));
 }
 
 /**
@@ -251,7 +254,7 @@ static int holds_ok(const struct snap *s, unsigned int i, char *why,
 	size_t n;
 	uint64_t j;
 
-	if (s->mode != CFILTER_MODE_EXACT || sec->type || sec->seed ||
+	if (s->mode != CFILTER_MODE_EXACT || sec->type || sec->flags || sec->seed ||
 	    sec->buckets || sec->length < CFILTER_SOURCE_LEN ||
 	    sec->count > (sec->length - CFILTER_SOURCE_LEN) / SNAP_HOLD_LEN ||
 	    sec->length != CFILTER_SOURCE_LEN + sec->count * SNAP_HOLD_LEN) {
@@ -295,7 +298,7 @@ static int section_ok(const struct snap *s, unsigned int i, char *why,
 	if (sec->kind == SNAP_HOLDS && s->version >= 2)
 		return holds_ok(s, i, why, whylen);
 	if (sec->kind == SNAP_KEYS) {
-		if (sec->type || sec->seed || sec->buckets ||
+		if (sec->type || sec->flags || sec->seed || sec->buckets ||
 		    sec->count > sec->length / sizeof(struct cfilter_key) ||
 		    sec->length != sec->count * sizeof(struct cfilter_key)) {
 			snprintf(why, whylen, "section %u: a key list of %llu bytes for %llu keys",
@@ -329,6 +332,12 @@ static int section_ok(const struct snap *s, unsigned int i, char *why,
 	if (sec->type == CFILTER_KEY_NONE || sec->type >= __CFILTER_KEY_MAX) {
 		snprintf(why, whylen, "section %u: table of unknown key type %u",
 			 i + 1, sec->type);
+		return 0;
+	}
+	/* Before version 3, the flags' bytes were the type's upper half. */
+	if (sec->flags & ~CFILTER_TABLE_HASH32 || (sec->flags && s->version < 3)) {
+		snprintf(why, whylen, "section %u: table flags %#x this cfctl does not know",
+			 i + 1, sec->flags);
 		return 0;
 	}
 	if (!sec->buckets || sec->buckets & (sec->buckets - 1) ||
@@ -373,7 +382,8 @@ static enum snap_err parse_sections(const uint8_t *buf, size_t len,
 			return SNAP_BAD_SECTION;
 		}
 		sec->kind = get_le(p, 4);
-		sec->type = get_le(p + 4, 4);
+		sec->type = get_le(p + 4, 2);
+		sec->flags = get_le(p + 6, 2);
 		sec->seed = get_le(p + 8, 8);
 		sec->buckets = get_le(p + 16, 8);
 		sec->count = get_le(p + 24, 8);

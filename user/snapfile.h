@@ -9,14 +9,18 @@
  *   header, 32 bytes:
  *     magic[8]     "\x89" "CFSNAP\n": binary, and mangled by text-mode copies
  *     version u32  SNAP_VERSION; a reader refuses a later one (version 1,
- *                  from before sources, is read: it has no SNAP_HOLDS)
+ *                  from before sources, is read: it has no SNAP_HOLDS;
+ *                  so is version 2, from before table flags: its tables
+ *                  have none, so IPv4's have the general hash)
  *     mode u32     enum cfilter_mode of the module snapshotted
  *     fp_bits u32  its bits per fingerprint
  *     nsect u32    sections that follow, at most SNAP_MAX_SECTIONS
  *     size u64     bytes of the whole file, checksum included
  *   nsect sections, each a 40-byte header and its payload:
  *     kind u32     SNAP_TABLE, SNAP_KEYS or SNAP_HOLDS
- *     type u32     SNAP_TABLE: the key type of the table; else 0
+ *     type u16     SNAP_TABLE: the key type of the table; else 0
+ *     flags u16    SNAP_TABLE: its CFILTER_TABLE_* flags, as DUMP gives
+ *                  them (version 3; before, 0: type was 32 bits); else 0
  *     seed u64     SNAP_TABLE: the table's hash key; else 0
  *     buckets u64  SNAP_TABLE: its buckets (a power of two); else 0
  *     count u64    SNAP_TABLE: fingerprints stored; SNAP_KEYS: keys;
@@ -49,7 +53,7 @@
 
 #define SNAP_MAGIC		"\x89" "CFSNAP\n"
 #define SNAP_MAGIC_LEN		8
-#define SNAP_VERSION		2
+#define SNAP_VERSION		3
 #define SNAP_HEADER_LEN		32
 #define SNAP_SECTION_LEN	40
 #define SNAP_HOLD_LEN		48
@@ -64,6 +68,7 @@ enum snap_kind {
 struct snap_section {
 	uint32_t	kind;
 	uint32_t	type;
+	uint32_t	flags;
 	uint64_t	seed;
 	uint64_t	buckets;
 	uint64_t	count;
@@ -103,9 +108,9 @@ struct snap_buf {
 uint32_t snap_crc32(uint32_t crc, const uint8_t *p, size_t len);
 size_t snap_slot_bytes(uint32_t fp_bits);
 void snap_begin(struct snap_buf *b, uint32_t mode, uint32_t fp_bits);
-void snap_add_table(struct snap_buf *b, uint32_t type, uint64_t seed,
-		    uint64_t buckets, uint64_t count, const void *slots,
-		    size_t len);
+void snap_add_table(struct snap_buf *b, uint32_t type, uint32_t flags,
+		    uint64_t seed, uint64_t buckets, uint64_t count,
+		    const void *slots, size_t len);
 void snap_add_keys(struct snap_buf *b, const struct cfilter_key *keys,
 		   size_t n);
 void snap_add_holds(struct snap_buf *b, const char *source,

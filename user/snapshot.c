@@ -56,8 +56,8 @@ static int snapshot_tables(int fd, struct snap_buf *b, struct snap_tally *t)
 		if (err)
 			return err;
 		if (tab.count) {
-			snap_add_table(b, type, tab.seed, tab.buckets, tab.count,
-				       data, tab.size);
+			snap_add_table(b, type, tab.flags, tab.seed, tab.buckets,
+				       tab.count, data, tab.size);
 			t->tables++;
 			t->fingerprints += tab.count;
 		}
@@ -389,6 +389,7 @@ static int restore_apply(int fd, const char *name, const struct snap *s,
 		}
 		memset(&tab, 0, sizeof(tab));
 		tab.type = sec->type;
+		tab.flags = sec->flags;
 		tab.fp_bits = s->fp_bits;
 		tab.seed = sec->seed;
 		tab.buckets = sec->buckets;

@@ -981,8 +981,8 @@ static struct snap_buf make_snapshot(void)
 	};
 
 	snap_begin(&b, CFILTER_MODE_COMPACT, 16);
-	snap_add_table(&b, CFILTER_KEY_SRC4, 0x0123456789abcdefULL, 2, 2,
-		       slots, sizeof(slots));
+	snap_add_table(&b, CFILTER_KEY_SRC4, CFILTER_TABLE_HASH32,
+		       0x0123456789abcdefULL, 2, 2, slots, sizeof(slots));
 	snap_add_keys(&b, keys, 2);
 	snap_finish(&b);
 	return b;
@@ -1030,17 +1030,18 @@ static void test_snapshot(void)
 	ok(!b.err && b.len == 32 + 40 + 16 + 40 + 80 + 4,
 	   "snapshot: header, two sections and the CRC: 212 bytes");
 	err = snap_parse(b.data, b.len, &s, why, sizeof(why));
-	ok(err == SNAP_OK && s.version == 2 && s.mode == CFILTER_MODE_COMPACT &&
+	ok(err == SNAP_OK && s.version == 3 && s.mode == CFILTER_MODE_COMPACT &&
 	   s.fp_bits == 16 && s.nsect == 2, "snapshot: parses back");
 	ok(err == SNAP_OK && s.sect[0].kind == SNAP_TABLE &&
 	   s.sect[0].type == CFILTER_KEY_SRC4 &&
+	   s.sect[0].flags == CFILTER_TABLE_HASH32 && b.data[32 + 6] == 1 &&
 	   s.sect[0].seed == 0x0123456789abcdefULL && s.sect[0].buckets == 2 &&
 	   s.sect[0].count == 2 && s.sect[0].length == 16 &&
 	   s.sect[0].data[0] == 0x34 && s.sect[0].data[10] == 0xef,
 	   "snapshot: the table section, fields and slots");
 	ok(err == SNAP_OK && s.sect[1].kind == SNAP_KEYS && s.sect[1].count == 2 &&
 	   s.sect[1].data[40] == CFILTER_KEY_DST6, "snapshot: the key section");
-	ok(!memcmp(b.data, "\x89" "CFSNAP\n\x02\0\0\0\x01\0\0\0\x10\0\0\0\x02\0\0\0\xd4\0\0\0\0\0\0\0", 32),
+	ok(!memcmp(b.data, "\x89" "CFSNAP\n\x03\0\0\0\x01\0\0\0\x10\0\0\0\x02\0\0\0\xd4\0\0\0\0\0\0\0", 32),
 	   "snapshot: header bytes, little endian");
 	ok(!snap_check_module(&s, CFILTER_MODE_COMPACT, 16, why, sizeof(why)),
 	   "snapshot: restorable into a compact module with 16-bit fingerprints");
@@ -1079,19 +1080,34 @@ static void test_snapshot(void)
 	ok(err == SNAP_BAD_MAGIC, "snapshot: wrong magic: not a cfilter snapshot");
 	b.data[0] = 0x89;
 
-	b.data[8] = 3;
+	b.data[8] = 4;
 	err = snap_parse(b.data, b.len, &s, why, sizeof(why));
 	ok(err == SNAP_BAD_VERSION &&
-	   strstr(why, "snapshot format version 3: this cfctl reads versions 1 to 2"),
-	   "snapshot: version 3: refused, named");
+	   strstr(why, "snapshot format version 4: this cfctl reads versions 1 to 3"),
+	   "snapshot: version 4: refused, named");
 	b.data[8] = 0;
 	err = snap_parse(b.data, b.len, &s, why, sizeof(why));
 	ok(err == SNAP_BAD_VERSION, "snapshot: version 0: refused");
 	b.data[8] = 1;
 	resum(&b);
+	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_BAD_SECTION &&
+	   strstr(why, "section 1: table flags 0x1 this cfctl does not know"),
+	   "snapshot: version 1 with table flags: refused (its type had 32 bits)");
+	b.data[8] = 2;
+	resum(&b);
+	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_BAD_SECTION,
+	   "snapshot: version 2 with table flags: refused");
+	b.data[32 + 6] = 0;
+	resum(&b);
+	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_OK &&
+	   s.version == 2 && !s.sect[0].flags,
+	   "snapshot: version 2, from before table flags: read, the general hash");
+	b.data[8] = 1;
+	resum(&b);
 	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_OK &&
 	   s.version == 1, "snapshot: version 1, from before sources: still read");
-	b.data[8] = 2;
+	b.data[8] = 3;
+	b.data[32 + 6] = 1;
 	resum(&b);
 
 	/* Well summed but inconsistent: what a buggy writer could make. */
@@ -1114,6 +1130,10 @@ static void test_snapshot(void)
 	resum(&b);
 	corrupted(&b, 32 + 4, 9, "unknown key type 9",
 		  "snapshot: a table of an unknown key type: corrupted");
+	corrupted(&b, 32 + 6, 3, "section 1: table flags 0x3 this cfctl does not know",
+		  "snapshot: a table flag this cfctl does not know: corrupted");
+	corrupted(&b, 32 + 40 + 16 + 6, 1, "section 2: a key list",
+		  "snapshot: flags on a key list: corrupted");
 	corrupted(&b, 32 + 40 + 16 + 40, 0,	/* first key: type NONE */
 		  "section 2: key 1 of unknown type 0",
 		  "snapshot: a key of type 0: corrupted");

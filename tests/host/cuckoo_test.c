@@ -1536,6 +1536,7 @@ TEST(raw_round_trip_keeps_every_key_and_no_other_in_each_width)
 		EXPECT_EQ(stored, r.count);
 		EXPECT_EQ(slots_used(c), r.count);
 		EXPECT_EQ(widths[w], r.fp_bits);
+		EXPECT_TRUE(r.hash32);
 		EXPECT_EQ(table_bytes(c), size);
 		/* The documented layout: little-endian words as in memory. */
 		EXPECT_EQ(0, memcmp(data, table_of(c)->words, size));
@@ -1562,6 +1563,59 @@ TEST(raw_round_trip_keeps_every_key_and_no_other_in_each_width)
 		cuckoo_destroy(d);
 		cuckoo_destroy(c);
 	}
+}
+
+/*
+ * Compact tables of 4-byte keys were placed by the general hash before
+ * they took the short one: their snapshots say so (hash32 false) and keep
+ * answering as they did, through the single and the batched readers.
+ */
+TEST(raw_tables_of_the_general_hash_keep_their_answers)
+{
+	struct cuckoo_params p = compact_params(1000, 16, LEN_IP4);
+	struct cuckoo *c = make(1000, 1000, 16, LEN_IP4, false);
+	u8 keys[64 * LEN_IP4];
+	bool hits[64];
+	struct cuckoo *d;
+	struct cuckoo_raw r;
+	u32 i, found = 0;
+	u64 size;
+	u8 *data;
+
+	ASSERT_NE(NULL, c);
+	ASSERT_TRUE(c->hash32);
+	c->hash32 = false;	/* as cuckoo_create() made them */
+	for (i = 0; i < 900; i++)
+		ASSERT_EQ(0, add(c, SET_IN, i));
+	data = dump(c, &r, &size);
+	ASSERT_NE(NULL, data);
+	EXPECT_FALSE(r.hash32);
+
+	d = cuckoo_raw_create(&p, &r, data, size);
+	ASSERT_FALSE(IS_ERR(d));
+	EXPECT_FALSE(d->hash32);
+	for (i = 0; i < 900; i++)
+		ASSERT_TRUE(has(d, SET_IN, i));
+	for (i = 0; i < 64; i++)
+		key_of(keys + i * LEN_IP4, LEN_IP4, SET_IN, i);
+	rcu_read_lock();
+	EXPECT_EQ(64U, cuckoo_contains_batch(d, keys, 64, hits));
+	rcu_read_unlock();
+	EXPECT_EQ(0, del(d, SET_IN, 0));
+	EXPECT_EQ(0, add(d, SET_IN, 0));
+	EXPECT_TRUE(has(d, SET_IN, 0));
+	cuckoo_destroy(d);
+
+	/* The same slots read with the short hash: the flag is what counts. */
+	r.hash32 = true;
+	d = cuckoo_raw_create(&p, &r, data, size);
+	ASSERT_FALSE(IS_ERR(d));
+	for (i = 0; i < 900; i++)
+		found += has(d, SET_IN, i);
+	EXPECT_GT(100U, found);
+	cuckoo_destroy(d);
+	free(data);
+	cuckoo_destroy(c);
 }
 
 TEST(raw_read_refuses_exact_mode_and_bad_ranges)
@@ -1666,6 +1720,7 @@ TEST(raw_create_checks_every_rule)
 	raw_case_make(&rc, 16);
 	ASSERT_NE(NULL, rc.data);
 	ASSERT_EQ(0, raw_create_err(&rc));
+	EXPECT_FALSE(rc.r.hash32);
 	/* The bound a caller checks sizes against before copying. */
 	EXPECT_EQ(rc.size, cuckoo_raw_max_bytes(&rc.p));
 	bad = rc;
@@ -1706,6 +1761,9 @@ TEST(raw_create_checks_every_rule)
 	EXPECT_EQ(-EINVAL, raw_create_err(&bad));
 	bad = rc;
 	bad.r.count = rc.r.count - 1;
+	EXPECT_EQ(-EINVAL, raw_create_err(&bad));
+	bad = rc;
+	bad.r.hash32 = true;	/* IPv6 keys: only 4-byte ones have it */
 	EXPECT_EQ(-EINVAL, raw_create_err(&bad));
 
 	/* A smaller table than the parameters' is fine: it was a smaller filter. */

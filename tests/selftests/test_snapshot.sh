@@ -9,7 +9,9 @@
 # of another mode or fingerprint width, is refused before anything changes
 # (exit 2 for the file, 3 for the module's parameters, named). An exact
 # snapshot of "default"'s permanent entries restores into a compact module
-# too, and so does one of the version before sources.
+# too, and so does one of the version before sources; a compact one of
+# the version before table flags keeps the general hash its IPv4 table
+# was placed by.
 
 . "$(dirname "$0")/lib.sh"
 trap lib_cleanup EXIT
@@ -45,6 +47,19 @@ snapshot_v1()
 	printf '\0\300\0\2\115\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0'
 	printf '\0\0\0\0\0\2\200\0\0\0\0\0\0\40\1\15\270\0\0\0\0\0\0\0\0\0\0'
 	printf '\0\167\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\17\234\227\222'
+}
+
+# A compact snapshot of format version 2, as cfctl wrote them before
+# table flags: 192.0.2.77, 198.51.100.7 and 192.0.2.78 in an IPv4 table of
+# 2 buckets that the general hash placed (mode=compact capacity=4).
+snapshot_v2()
+{
+	printf '\211\103\106\123\116\101\120\12\2\0\0\0\1\0\0\0\20\0\0\0\2\0\0'
+	printf '\0\204\0\0\0\0\0\0\0\1\0\0\0\1\0\0\0\142\41\344\64\155\46\33'
+	printf '\324\2\0\0\0\0\0\0\0\3\0\0\0\0\0\0\0\20\0\0\0\0\0\0\0\331\235'
+	printf '\0\0\0\0\0\0\367\314\140\241\0\0\0\0\2\0\0\0\0\0\0\0\0\0\0\0\0'
+	printf '\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\346\345'
+	printf '\301\31'
 }
 
 # shellcheck disable=SC2317 # called through check
@@ -119,9 +134,9 @@ expect "a text list: exit 2, not a cfilter snapshot" 2 \
 : >"$S.empty"
 expect "an empty file: exit 2, not a cfilter snapshot" 2 \
 	-e "not a cfilter snapshot" -- "$CFCTL" restore "$S.empty"
-cp "$S" "$S.v2" && flip "$S.v2" 9
-expect "another format version: exit 2, named" 2 -e "format version 258" -- \
-	"$CFCTL" restore "$S.v2"
+cp "$S" "$S.ver" && flip "$S.ver" 9
+expect "another format version: exit 2, named" 2 -e "format version 259" -- \
+	"$CFCTL" restore "$S.ver"
 cp "$S" "$S.long" && printf 'x' >>"$S.long"
 expect "a byte after the end: exit 2, corrupted" 2 -e "corrupted" -- \
 	"$CFCTL" restore "$S.long"
@@ -228,6 +243,28 @@ if unload_module; then
 		"$CFCTL" match 2001:db8::5
 	expect "... list prints the prefixes, with a note" 0 \
 		-o "allow 2001:db8::/64" -e "only prefixes are listed" -- "$CFCTL" list
+
+	# Its IPv4 table keeps the general hash that placed it, through
+	# adds and a snapshot of its own (tables of this cfctl take the
+	# short hash).
+	snapshot_v2 >"$S.v2"
+	expect "a version 2 compact snapshot: exit 0, its table" 0 \
+		-o "restored $S.v2: 1 tables of 3 fingerprints, 0 keys" -- \
+		"$CFCTL" restore "$S.v2"
+	for a in 192.0.2.77 198.51.100.7 192.0.2.78; do
+		expect "... $a blocked" 0 -o blocked -- "$CFCTL" test "$a"
+	done
+	expect "... 203.0.113.1 not" 1 -- "$CFCTL" test 203.0.113.1
+	check "... add 203.0.113.50" "$CFCTL" add 203.0.113.50
+	expect "... which is blocked" 0 -o blocked -- "$CFCTL" test 203.0.113.50
+	check "... a snapshot of it" "$CFCTL" snapshot "$S.v2b"
+	check "... clear" "$CFCTL" clear
+	expect "... restored: its 4 fingerprints" 0 \
+		-o "restored $S.v2b: 1 tables of 4 fingerprints, 0 keys" -- \
+		"$CFCTL" restore "$S.v2b"
+	for a in 192.0.2.77 203.0.113.50; do
+		expect "... $a blocked again" 0 -o blocked -- "$CFCTL" test "$a"
+	done
 	cp "$S.c" "$S.cflip" && flip "$S.cflip" 200
 	expect "compact, a flipped bit in a table: exit 2, checksum mismatch" 2 \
 		-e "corrupted: checksum mismatch" -- "$CFCTL" restore "$S.cflip"

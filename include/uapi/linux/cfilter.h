@@ -538,11 +538,22 @@ struct cfilter_prefilter_req {
 	__u32	flags;
 };
 
+/*
+ * struct cfilter_table's flags. CFILTER_TABLE_HASH32: the table's 4-byte
+ * keys (IPv4 addresses) were placed by the short hash, as every such table
+ * of this module is; without it, by the general hash of the tables dumped
+ * before the flag. DUMP refuses (EPROTO) to give such a table to a caller
+ * that does not pass the flag in: one that cannot keep it would restore
+ * fingerprints that no longer match their keys.
+ */
+#define CFILTER_TABLE_HASH32	(1U << 0)
+
 /**
  * struct cfilter_table - one key type's raw table (DUMP and RESTORE)
  * @type:     enum cfilter_key_type
  * @pad:      zero
- * @flags:    zero
+ * @flags:    CFILTER_TABLE_*: DUMP in, those the caller keeps; out, the
+ *            table's; RESTORE in, the table's
  * @fp_bits:  bits per fingerprint of the table
  * @pad2:     zero
  * @seed:     the table's hash key: fingerprints mean nothing without it
