@@ -176,11 +176,16 @@ int dev_match(int fd, const struct cfilter_pkt *pkt,
  * @data: set to a buffer of @t->size bytes the caller frees
  *
  * Asks for the size first; should the table grow in between, asks again.
+ * A module from before table flags refuses any (EINVAL): its tables have
+ * none, so it is asked again without them; without that, an upgraded
+ * cfctl beside a module still loaded would take every table for a key
+ * type the module lacks and save none.
  *
  * Return: 0 or a negative errno (-EOPNOTSUPP in exact mode).
  */
 int dev_dump(int fd, struct cfilter_table *t, void **data)
 {
+	__u32 flags = CFILTER_TABLE_HASH32;
 	__u8 type = t->type;
 	void *buf = NULL, *bigger;
 	__u64 room = 0;
@@ -188,12 +193,16 @@ int dev_dump(int fd, struct cfilter_table *t, void **data)
 	for (;;) {
 		memset(t, 0, sizeof(*t));
 		t->type = type;
-		t->flags = CFILTER_TABLE_HASH32;
+		t->flags = flags;
 		t->data = (uintptr_t)buf;
 		t->size = room;
 		if (!ioctl(fd, CFILTER_IOC_DUMP, t)) {
 			*data = buf;
 			return 0;
+		}
+		if (errno == EINVAL && flags) {
+			flags = 0;
+			continue;
 		}
 		if (errno != ENOSPC || t->size <= room || t->size > SIZE_MAX) {
 			int err = -errno;

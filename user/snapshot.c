@@ -398,9 +398,10 @@ static int restore_apply(int fd, const char *name, const struct snap *s,
 		tab.size = sec->length;
 		err = dev_restore(fd, &tab);
 		if (err == -EINVAL)
-			cf_err("%s: the module refused the table of %s keys (%llu buckets): is its max_capacity= smaller than the snapshotted filter's?",
+			cf_err("%s: the module refused the table of %s keys (%llu buckets): is its max_capacity= smaller than the snapshotted filter's%s?",
 			       name, key_type_name(sec->type),
-			       (unsigned long long)sec->buckets);
+			       (unsigned long long)sec->buckets,
+			       sec->flags ? ", or cfilter.ko older than this cfctl (it would not know the table's flags)" : "");
 		t->tables++;
 		t->fingerprints += sec->count;
 	}
