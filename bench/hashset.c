@@ -42,8 +42,8 @@ struct hashset {
 
 static uint64_t hs_hash(const struct hashset *h, const void *key)
 {
-	return cuckoo_hash_exact(key, h->key_len, cuckoo_hash_a(h->seed),
-				 cuckoo_hash_b(h->seed));
+	return cuckoo_hash_default(key, h->key_len, cuckoo_hash_a(h->seed),
+				   cuckoo_hash_b(h->seed));
 }
 
 struct hashset *hashset_create(uint64_t max_keys, uint32_t key_len,

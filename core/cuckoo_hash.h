@@ -94,13 +94,19 @@ static __always_inline u64 cuckoo_hash32(const void *key, u64 a, u64 b)
 }
 
 /*
+ * Whether the tables the core makes of @len-byte keys take the short hash;
+ * a constant expression, for the readers' shapes.
+ */
+#define CUCKOO_HASH32_FOR(len)	((len) == sizeof(u32))
+
+/*
  * The hash of the tables the core makes, and of bench/hashset.c's: the
  * short one for 4-byte keys, else the general one, from lanes @a and @b.
  */
-static __always_inline u64 cuckoo_hash_exact(const void *key, size_t len,
-					     u64 a, u64 b)
+static __always_inline u64 cuckoo_hash_default(const void *key, size_t len,
+					       u64 a, u64 b)
 {
-	if (len == sizeof(u32))
+	if (CUCKOO_HASH32_FOR(len))
 		return cuckoo_hash32(key, a, b);
 	return cuckoo_hash_lanes(key, len, a, b);
 }

@@ -354,7 +354,7 @@ static __always_inline bool cuckoo_lookup_as(const struct cuckoo *c,
  */
 #define CUCKOO_READERS(name, len, x)					\
 static const struct cuckoo_shape cuckoo_##name =			\
-	{ len, 16, x, len == sizeof(u32) };				\
+	{ len, 16, x, CUCKOO_HASH32_FOR(len) };				\
 									\
 static noinline bool cuckoo_contains_##name(const struct cuckoo *c,	\
 					    const void *key)		\
@@ -674,8 +674,8 @@ static __always_inline u32 cuckoo_batch_as(const struct cuckoo *c,
 }
 
 #define CUCKOO_BATCH_AS(len, x)						\
-	cuckoo_batch_as(c, (struct cuckoo_shape){ len, 16, x,		\
-						  len == sizeof(u32) },	\
+	cuckoo_batch_as(c, (struct cuckoo_shape){			\
+				len, 16, x, CUCKOO_HASH32_FOR(len) },	\
 			keys, n, hits, vals)
 
 static noinline u32 cuckoo_contains_batch_any(const struct cuckoo *c,
