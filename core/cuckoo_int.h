@@ -22,42 +22,49 @@
  * absent key almost always reads fingerprints and versions only. A filter
  * made with values keeps a u32 after each key, in the same slot (at the
  * key's length rounded up to 4 bytes), so that a hit reads it from the line
- * it read the key from;
- * the writer changes it inside a window of the key's version, and a reader
- * takes a hit with its value only from a read the version check passed.
+ * it read the key from: a 4-byte key and its value in one 8-byte word. A
+ * reader takes a hit with its value from one load of that word, or else
+ * only from a read the version check passed (below).
  *
  * Moves and readers: a reader of a key with fingerprint f checks both
- * buckets (and, in exact mode, the keys of slots holding f) between two
+ * buckets (and, in exact mode, the records of slots holding f) between two
  * reads of f's version counter, and retries if it was odd or changed. Only
  * writes of slots holding f can change that answer, so one counter, chosen
  * by f, covers them all:
  * - a move of f from one bucket to the other makes f's version odd, copies
- *   the key and the fingerprint, clears the source and makes it even again,
- *   so a reader never sees f in neither bucket;
- * - in exact mode, a reader may compare the key bytes of a slot whose f it
- *   read just before the slot was cleared (by a delete or a move), while a
- *   later insert or move rewrites them. Every such clear happens inside an
- *   odd window of f's version, and every key write starts after a barrier,
- *   so a reader that read rewritten bytes sees f's version changed. Inserts
- *   write the key, then the fingerprint, inside an odd window of the new
+ *   the record and the fingerprint, clears the source and makes it even
+ *   again, so a reader never sees f in neither bucket;
+ * - in exact mode a slot's record is its key, and with values the value
+ *   after it. A reader may read the record of a slot whose f it read just
+ *   before the slot was cleared (by a delete or a move), while a later
+ *   insert or move rewrites it. Where a record takes several loads, every
+ *   such clear happens inside an odd window of f's version, and every
+ *   record write starts after a barrier, so a reader that read rewritten
+ *   bytes sees f's version changed; and inserts (the record, then the
+ *   fingerprint) and new values are written inside an odd window of the
  *   fingerprint's version, so a reader never trusts half-written bytes.
- * A hit is final, with no second read of the version, in compact mode (a
- * fingerprint seen in either bucket was there) and for keys compared in
- * one load (4 bytes, and 8 on 64-bit machines). Key bytes are written only
- * by an insert or a move of that very key, each before the fingerprint
- * that makes the slot live (smp_wmb(), paired with the reader's smp_rmb()
- * between a slot's fingerprint and its key). A reader that reads a live
- * fingerprint and then, in one load, bytes equal to its key, read bytes
- * no older than those the fingerprint was stored after, so written by an
- * insert or a move of its key: the key was there, or being added, during
- * the lookup.
- * Longer keys take several loads, which a rewrite of the slot can tear
- * into parts of two other keys; the version check rules that out. Misses
+ * Records are written before the fingerprint that makes their slot live
+ * (smp_wmb(), paired with the reader's smp_rmb() between a slot's
+ * fingerprint and its record), and a key's bytes only by an insert, a move
+ * or a new value of that very key. A reader that reads a live fingerprint
+ * and then, in one load, bytes equal to its key, read bytes no older than
+ * those the fingerprint was stored after, so written for its key: the key
+ * was there, or being added, during the lookup. A hit is therefore final,
+ * with no second read of the version, in compact mode (a fingerprint seen
+ * in either bucket was there), for keys compared in one load (4 bytes, and
+ * 8 on 64-bit machines), and for a value read in the same load as its key:
+ * a whole record (cuckoo_record_whole()), which is also written in one
+ * store. Nothing of a whole record can be torn, so only moves, which can
+ * make a miss wrong, open windows in a table of them: its inserts, deletes
+ * and new values cost readers no version line.
+ * Longer records take several loads, which a rewrite of the slot can tear
+ * into parts of two others; the version check rules that out. Misses
  * always check it: they are what a move can make wrong.
- * Compact mode stores a new fingerprint into a free slot, and deletes, with
- * a single store and no version: a reader sees the slot before or after,
- * and either answer is right for a key being added or removed. That holds
- * even for the store into the slot the last move emptied: the move's second
+ * Compact mode stores a new fingerprint into a free slot, and deletes,
+ * with a single store and no version (a table of whole records the same,
+ * its record stored first): a reader sees the slot before or after, and
+ * either answer is right for a key being added or removed. That holds even
+ * for the store into the slot the last move emptied: the move's second
  * barrier orders the store after it, so a reader of the moved fingerprint
  * that sees the new one in its place also sees that move's version changed.
  *
@@ -200,6 +207,7 @@ struct cuckoo_shape {
 	u32 fp_bits;
 	bool exact;
 	bool hash32;
+	bool values;
 };
 
 /* A filter's shape, for the readers of any shape and for the writer. */
@@ -207,18 +215,47 @@ static __always_inline struct cuckoo_shape
 cuckoo_shape_of(const struct cuckoo *c)
 {
 	return (struct cuckoo_shape){ c->key_len, c->fp_bits, c->exact,
-				      c->hash32 };
+				      c->hash32, c->values };
 }
 
 /*
- * A hit that reads no value needs no version check: compact mode, or a
- * key that cuckoo_key_equal() reads in one load (see the top of this
- * file). Known when the reader is compiled, for the common shapes.
+ * A slot's record read or written in one access: a 4-byte key alone, or,
+ * on 64-bit machines, with its value (union cuckoo_record) or an 8-byte
+ * key alone. See the top of this file for what that spares.
  */
-static __always_inline bool cuckoo_hit_final(struct cuckoo_shape sh)
+static __always_inline bool cuckoo_record_whole(struct cuckoo_shape sh)
 {
-	return !sh.exact || sh.key_len == sizeof(u32) ||
-	       sh.key_len == sizeof(long);
+	if (!sh.exact)
+		return false;
+	if (sh.key_len == sizeof(u32))
+		return !sh.values || sizeof(long) == sizeof(u64);
+	return sh.key_len == sizeof(u64) && !sh.values &&
+	       sizeof(long) == sizeof(u64);
+}
+
+/* A whole record of a 4-byte key and its value, as the slot holds it. */
+union cuckoo_record {
+	u64 word;
+	struct {
+		u32 key;
+		u32 val;
+	};
+};
+
+/*
+ * A hit needs no version check in compact mode, or if the reader read the
+ * key in one load and, if it wants one (@val), the value with it (see the
+ * top of this file). Known when the reader is compiled, for the common
+ * shapes.
+ */
+static __always_inline bool cuckoo_hit_final(struct cuckoo_shape sh,
+					     bool val)
+{
+	if (!sh.exact)
+		return true;
+	if (val && sh.values)
+		return cuckoo_record_whole(sh);
+	return sh.key_len == sizeof(u32) || sh.key_len == sizeof(long);
 }
 
 /*

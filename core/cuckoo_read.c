@@ -74,13 +74,6 @@ static __always_inline u32 cuckoo_lane(u32 fp_bits, const u64 *w,
 	}
 }
 
-/* Reader side: the value of the key stored at @stored (values only). */
-static __always_inline u32 cuckoo_val_read(const struct cuckoo *c,
-					   const u8 *stored)
-{
-	return READ_ONCE(*(const u32 *)(stored + c->val_off));
-}
-
 /*
  * Reader side: compares a stored key, which the writer may be rewriting,
  * with marked loads, so that the version check (not the compiler) decides
@@ -107,6 +100,33 @@ static __always_inline bool cuckoo_key_equal(u32 n, const u8 *stored,
 			if (READ_ONCE(stored[i]) != key[i])
 				return false;
 	}
+	return true;
+}
+
+/*
+ * Reader side: does the record at @stored hold @key? If so, and @val is
+ * not NULL (a filter with values), *@val is its value: read in the same
+ * load as the key in a whole record, else after it, for the version check
+ * to judge.
+ */
+static __always_inline bool cuckoo_record_match(const struct cuckoo *c,
+						struct cuckoo_shape sh,
+						const u8 *stored,
+						const void *key, u32 *val)
+{
+	union cuckoo_record r;
+
+	if (val && sh.values && cuckoo_record_whole(sh)) {
+		r.word = READ_ONCE(*(const u64 *)stored);
+		if (r.key != get_unaligned((const u32 *)key))
+			return false;
+		*val = r.val;
+		return true;
+	}
+	if (!cuckoo_key_equal(sh.key_len, stored, key))
+		return false;
+	if (val)
+		*val = READ_ONCE(*(const u32 *)(stored + c->val_off));
 	return true;
 }
 
@@ -153,43 +173,42 @@ static __always_inline const u8 *cuckoo_first_key(const struct cuckoo *c,
 }
 
 /*
- * Exact mode: the stored key of loaded bucket @b that has @fp and equals
- * @key, or NULL. Every slot in turn, on purpose: the CPU predicts which
- * slot matches and loads its key before the bucket arrives, and when the
- * table misses the cache the two misses overlap. Walking only the slots
- * that the bucket match flags ties the key's address to the bucket's
- * bytes, which made lookups from memory slower.
+ * Exact mode: does a slot of loaded bucket @b with @fp hold @key (and
+ * @val, its value, see cuckoo_record_match())? Every slot in turn, on
+ * purpose: the CPU predicts which slot matches and loads its record
+ * before the bucket arrives, and when the table misses the cache the two
+ * misses overlap. Walking only the slots that the bucket match flags ties
+ * the record's address to the bucket's bytes, which made lookups from
+ * memory slower.
  */
-static __always_inline const u8 *cuckoo_confirm(const struct cuckoo *c,
-						struct cuckoo_shape sh,
-						const struct cuckoo_table *t,
-						u64 b, const u64 *w, u32 fp,
-						const void *key)
+static __always_inline bool cuckoo_confirm(const struct cuckoo *c,
+					   struct cuckoo_shape sh,
+					   const struct cuckoo_table *t,
+					   u64 b, const u64 *w, u32 fp,
+					   const void *key, u32 *val)
 {
 	unsigned int s;
 
 	for (s = 0; s < CUCKOO_SLOTS; s++) {
-		const u8 *stored;
-
 		if (cuckoo_lane(sh.fp_bits, w, s) != fp)
 			continue;
-		stored = cuckoo_key_at(c, t, b * CUCKOO_SLOTS + s);
-		if (cuckoo_key_equal(sh.key_len, stored, key))
-			return stored;
+		if (cuckoo_record_match(c, sh, cuckoo_key_at(c, t, b *
+							      CUCKOO_SLOTS + s),
+					key, val))
+			return true;
 	}
-	return NULL;
+	return false;
 }
 
 /*
- * One unsynchronised look at both buckets. In exact mode a hit sets
- * *@stored, unless @stored is NULL (a constant: contains() inlines the
- * reader of old), to the key found, whose value may follow it.
+ * One unsynchronised look at both buckets. In exact mode a hit with @val
+ * (a filter with values) reads the key's value into *@val.
  */
 static __always_inline bool cuckoo_probe(const struct cuckoo *c,
 					 struct cuckoo_shape sh,
 					 const struct cuckoo_table *t,
 					 u64 b1, u64 b2, u32 fp,
-					 const void *key, const u8 **stored)
+					 const void *key, u32 *val)
 {
 	u64 w1[2], w2[2], m1, m2;
 
@@ -199,14 +218,9 @@ static __always_inline bool cuckoo_probe(const struct cuckoo *c,
 		return false;
 	if (!sh.exact)
 		return true;
-	smp_rmb();	/* a slot's fingerprint, then its key bytes */
-	if (!stored)
-		return (m1 && cuckoo_confirm(c, sh, t, b1, w1, fp, key)) ||
-		       (m2 && cuckoo_confirm(c, sh, t, b2, w2, fp, key));
-	*stored = m1 ? cuckoo_confirm(c, sh, t, b1, w1, fp, key) : NULL;
-	if (!*stored && m2)
-		*stored = cuckoo_confirm(c, sh, t, b2, w2, fp, key);
-	return *stored;
+	smp_rmb();	/* a slot's fingerprint, then its record */
+	return (m1 && cuckoo_confirm(c, sh, t, b1, w1, fp, key, val)) ||
+	       (m2 && cuckoo_confirm(c, sh, t, b2, w2, fp, key, val));
 }
 
 #ifdef CUCKOO_NO_VERSIONS
@@ -221,13 +235,7 @@ cuckoo_read(const struct cuckoo_table *t, const struct cuckoo *c,
 	    const struct cuckoo *home_c __maybe_unused, struct cuckoo_shape sh,
 	    u64 b1, u64 b2, u32 fp, const void *key, u32 *val)
 {
-	const u8 *stored = NULL;
-	bool hit = cuckoo_probe(c, sh, t, b1, b2, fp, key,
-				val ? &stored : NULL);
-
-	if (hit && val && c->values)
-		*val = cuckoo_val_read(c, stored);
-	return hit;
+	return cuckoo_probe(c, sh, t, b1, b2, fp, key, val);
 }
 #else
 /*
@@ -249,17 +257,13 @@ static __always_inline int cuckoo_read_once(const struct cuckoo_table *t,
 {
 	const u32 *v = &t->versions[fp & t->stripe_mask];
 	u32 seq = READ_ONCE(*v);
-	const u8 *stored = NULL;
 	bool hit;
 
-	smp_rmb();	/* the version, then slots and keys */
-	hit = cuckoo_probe(c, sh, t, b1, b2, fp, key, val ? &stored : NULL);
-	if (hit && cuckoo_hit_final(sh) && !(val && c->values))
+	smp_rmb();	/* the version, then slots and records */
+	hit = cuckoo_probe(c, sh, t, b1, b2, fp, key, val);
+	if (hit && cuckoo_hit_final(sh, val))
 		return true;
-	/* Checked by the version like the key: a value is never final. */
-	if (hit && val && c->values)
-		*val = cuckoo_val_read(c, stored);
-	smp_rmb();	/* slots and keys, then the version again */
+	smp_rmb();	/* slots and records, then the version again */
 	if (likely(READ_ONCE(*v) == (seq & ~1U)))
 		return hit;
 	return -EAGAIN;
@@ -306,7 +310,7 @@ static __always_inline bool cuckoo_read(const struct cuckoo_table *t,
 
 /*
  * Both readers, inlined into each so that contains() passes a constant
- * NULL and reads no value.
+ * NULL and reads no value; nor does a lookup in a filter without values.
  */
 static __always_inline bool cuckoo_find_as(const struct cuckoo *c,
 					   struct cuckoo_shape sh,
@@ -317,6 +321,8 @@ static __always_inline bool cuckoo_find_as(const struct cuckoo *c,
 	u32 fp = cuckoo_fp(c, h);
 	u64 b1 = h & t->bucket_mask;
 
+	if (!sh.values)
+		val = NULL;
 	return cuckoo_read(t, c, t, c, sh, b1, cuckoo_alt(t, b1, fp), fp, key,
 			   val);
 }
@@ -348,13 +354,15 @@ static __always_inline bool cuckoo_lookup_as(const struct cuckoo *c,
 
 /*
  * The module's key lengths (addresses 4 and 16, prefix tables 4 to 16)
- * with 16-bit fingerprints, its default, each get readers of their own;
- * any other shape the general ones, as do compact tables of 4-byte keys
- * restored with the general hash (struct cuckoo_raw).
+ * with 16-bit fingerprints, its default, each get readers of their own, in
+ * compact mode and in exact mode with values (the module's exact tables
+ * all have them); so do exact tables of 4-byte keys without values, the
+ * bench's. Any other shape gets the general ones, as do compact tables of
+ * 4-byte keys restored with the general hash (struct cuckoo_raw).
  */
-#define CUCKOO_READERS(name, len, x)					\
+#define CUCKOO_READERS(name, len, x, v)					\
 static const struct cuckoo_shape cuckoo_##name =			\
-	{ len, 16, x, CUCKOO_HASH32_FOR(len) };				\
+	{ len, 16, x, CUCKOO_HASH32_FOR(len), v };			\
 									\
 static noinline bool cuckoo_contains_##name(const struct cuckoo *c,	\
 					    const void *key)		\
@@ -368,12 +376,13 @@ static noinline bool cuckoo_lookup_##name(const struct cuckoo *c,	\
 	return cuckoo_lookup_as(c, cuckoo_##name, key, val);		\
 }
 
-CUCKOO_READERS(4c, 4, false)
-CUCKOO_READERS(4x, 4, true)
-CUCKOO_READERS(8c, 8, false)
-CUCKOO_READERS(8x, 8, true)
-CUCKOO_READERS(16c, 16, false)
-CUCKOO_READERS(16x, 16, true)
+CUCKOO_READERS(4c, 4, false, false)
+CUCKOO_READERS(4x, 4, true, false)
+CUCKOO_READERS(4xv, 4, true, true)
+CUCKOO_READERS(8c, 8, false, false)
+CUCKOO_READERS(8xv, 8, true, true)
+CUCKOO_READERS(16c, 16, false, false)
+CUCKOO_READERS(16xv, 16, true, true)
 
 static noinline bool cuckoo_contains_any(const struct cuckoo *c,
 					 const void *key)
@@ -387,29 +396,66 @@ static noinline bool cuckoo_lookup_any(const struct cuckoo *c,
 	return cuckoo_lookup_as(c, cuckoo_shape_of(c), key, val);
 }
 
+/* The shapes with readers of their own, as CUCKOO_READERS() names them. */
+enum cuckoo_reader {
+	CUCKOO_ANY,
+	CUCKOO_4C,
+	CUCKOO_4X,
+	CUCKOO_4XV,
+	CUCKOO_8C,
+	CUCKOO_8XV,
+	CUCKOO_16C,
+	CUCKOO_16XV,
+};
+
+/* @c's readers: the same for every lookup of a table, so predicted. */
+static __always_inline enum cuckoo_reader
+cuckoo_reader_of(const struct cuckoo *c)
+{
+	if (c->fp_bits != 16)
+		return CUCKOO_ANY;
+	switch (c->key_len) {
+	case 4:
+		if (!c->exact)
+			return c->hash32 ? CUCKOO_4C : CUCKOO_ANY;
+		return c->values ? CUCKOO_4XV : CUCKOO_4X;
+	case 8:
+		if (!c->exact)
+			return CUCKOO_8C;
+		return c->values ? CUCKOO_8XV : CUCKOO_ANY;
+	case 16:
+		if (!c->exact)
+			return CUCKOO_16C;
+		return c->values ? CUCKOO_16XV : CUCKOO_ANY;
+	}
+	return CUCKOO_ANY;
+}
+
 #define CUCKOO_FIND(name)						\
 	(val ? cuckoo_lookup_##name(c, key, val) :			\
 	       cuckoo_contains_##name(c, key))
 
-/* The branches are the same for every lookup of a table: predicted. */
 static __always_inline bool cuckoo_find(const struct cuckoo *c,
 					const void *key, u32 *val)
 {
-	if (c->fp_bits == 16) {
-		switch (c->key_len) {
-		case 4:
-			if (c->exact)
-				return CUCKOO_FIND(4x);
-			if (c->hash32)
-				return CUCKOO_FIND(4c);
-			break;
-		case 8:
-			return c->exact ? CUCKOO_FIND(8x) : CUCKOO_FIND(8c);
-		case 16:
-			return c->exact ? CUCKOO_FIND(16x) : CUCKOO_FIND(16c);
-		}
+	switch (cuckoo_reader_of(c)) {
+	case CUCKOO_4C:
+		return CUCKOO_FIND(4c);
+	case CUCKOO_4X:
+		return CUCKOO_FIND(4x);
+	case CUCKOO_4XV:
+		return CUCKOO_FIND(4xv);
+	case CUCKOO_8C:
+		return CUCKOO_FIND(8c);
+	case CUCKOO_8XV:
+		return CUCKOO_FIND(8xv);
+	case CUCKOO_16C:
+		return CUCKOO_FIND(16c);
+	case CUCKOO_16XV:
+		return CUCKOO_FIND(16xv);
+	default:
+		return CUCKOO_FIND(any);
 	}
-	return CUCKOO_FIND(any);
 }
 
 /**
@@ -568,7 +614,7 @@ static __always_inline bool cuckoo_batch_read(const struct cuckoo *c,
 
 /*
  * Up to CUCKOO_BATCH keys at @keys, key_len bytes apart: sets @hits[i]
- * and, with @vals and a hit on a filter with values, @vals[i]; returns the
+ * and, with @vals (a filter with values), a hit's @vals[i]; returns the
  * hits.
  *
  * Passes, so that each one's cache misses are in flight together: hash
@@ -604,11 +650,10 @@ static __always_inline u32 cuckoo_batch_once(const struct cuckoo *c,
 		.fp_mask = c->fp_mask,
 		.stride = c->stride,
 		.val_off = c->val_off,
-		.values = c->values,
 	};
 	const struct cuckoo_table *t = &tv;
-	bool want_val = vals && cv.values;
-	bool final = cuckoo_hit_final(sh) && !want_val;
+	bool want_val = vals;
+	bool final = cuckoo_hit_final(sh, want_val);
 	struct cuckoo_pending p[CUCKOO_BATCH];
 	u32 i, found = 0;
 
@@ -635,14 +680,14 @@ static __always_inline u32 cuckoo_batch_once(const struct cuckoo *c,
 	for (i = 0; i < n; i++) {
 		const u8 *key = keys + i * sh.key_len;
 		const u8 *first = p[i].first;
+		u32 v = 0;
 
 		if (p[i].miss) {
 			hits[i] = false;
 			continue;
 		}
-		if (first && cuckoo_key_equal(sh.key_len, first, key)) {
-			u32 v = want_val ? cuckoo_val_read(&cv, first) : 0;
-
+		if (first && cuckoo_record_match(&cv, sh, first, key,
+						 want_val ? &v : NULL)) {
 			if (final || cuckoo_version_held(t, p[i].fp, p[i].seq)) {
 				hits[i] = true;
 				if (want_val)
@@ -664,6 +709,9 @@ static __always_inline u32 cuckoo_batch_as(const struct cuckoo *c,
 {
 	u32 i, k, found = 0;
 
+	/* A filter without values reads none, and leaves @vals alone. */
+	if (!sh.values)
+		vals = NULL;
 	for (i = 0; i < n; i += k) {
 		k = n - i < CUCKOO_BATCH ? n - i : CUCKOO_BATCH;
 		found += cuckoo_batch_once(c, sh, (const u8 *)keys +
@@ -673,10 +721,8 @@ static __always_inline u32 cuckoo_batch_as(const struct cuckoo *c,
 	return found;
 }
 
-#define CUCKOO_BATCH_AS(len, x)						\
-	cuckoo_batch_as(c, (struct cuckoo_shape){			\
-				len, 16, x, CUCKOO_HASH32_FOR(len) },	\
-			keys, n, hits, vals)
+#define CUCKOO_BATCH_AS(name)						\
+	cuckoo_batch_as(c, cuckoo_##name, keys, n, hits, vals)
 
 static noinline u32 cuckoo_contains_batch_any(const struct cuckoo *c,
 					      const void *keys, u32 n,
@@ -692,29 +738,30 @@ static noinline u32 cuckoo_lookup_batch_any(const struct cuckoo *c,
 	return cuckoo_batch_as(c, cuckoo_shape_of(c), keys, n, hits, vals);
 }
 
-/* As cuckoo_find(): the module's shapes get readers of their own. */
+/* As cuckoo_find(): the shapes of CUCKOO_READERS() get readers of their own. */
 static __always_inline u32 cuckoo_batch(const struct cuckoo *c,
 					const void *keys, u32 n, bool *hits,
 					u32 *vals)
 {
-	if (c->fp_bits == 16) {
-		switch (c->key_len) {
-		case 4:
-			if (c->exact)
-				return CUCKOO_BATCH_AS(4, true);
-			if (c->hash32)
-				return CUCKOO_BATCH_AS(4, false);
-			break;
-		case 8:
-			return c->exact ? CUCKOO_BATCH_AS(8, true) :
-					  CUCKOO_BATCH_AS(8, false);
-		case 16:
-			return c->exact ? CUCKOO_BATCH_AS(16, true) :
-					  CUCKOO_BATCH_AS(16, false);
-		}
+	switch (cuckoo_reader_of(c)) {
+	case CUCKOO_4C:
+		return CUCKOO_BATCH_AS(4c);
+	case CUCKOO_4X:
+		return CUCKOO_BATCH_AS(4x);
+	case CUCKOO_4XV:
+		return CUCKOO_BATCH_AS(4xv);
+	case CUCKOO_8C:
+		return CUCKOO_BATCH_AS(8c);
+	case CUCKOO_8XV:
+		return CUCKOO_BATCH_AS(8xv);
+	case CUCKOO_16C:
+		return CUCKOO_BATCH_AS(16c);
+	case CUCKOO_16XV:
+		return CUCKOO_BATCH_AS(16xv);
+	default:
+		return vals ? cuckoo_lookup_batch_any(c, keys, n, hits, vals) :
+			      cuckoo_contains_batch_any(c, keys, n, hits);
 	}
-	return vals ? cuckoo_lookup_batch_any(c, keys, n, hits, vals) :
-		      cuckoo_contains_batch_any(c, keys, n, hits);
 }
 
 /**

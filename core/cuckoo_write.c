@@ -29,16 +29,37 @@ static void cuckoo_key_store(const struct cuckoo *c, u8 *stored,
 	}
 }
 
+/* Does @c keep whole records (cuckoo_record_whole())? */
+static bool cuckoo_whole(const struct cuckoo *c)
+{
+	return cuckoo_record_whole(cuckoo_shape_of(c));
+}
+
 /* Writer side: the value of the key stored at @stored (0 without values). */
 static u32 cuckoo_val_of(const struct cuckoo *c, const u8 *stored)
 {
-	return c->values ? *(const u32 *)(stored + c->val_off) : 0;
+	if (!c->values)
+		return 0;
+	if (cuckoo_whole(c))
+		return ((const union cuckoo_record *)stored)->val;
+	return *(const u32 *)(stored + c->val_off);
 }
 
-/* Writer side: @key and, with values, @val into the slot at @stored. */
+/*
+ * Writer side: @key and, with values, @val into the slot at @stored; a
+ * whole record in one store.
+ */
 static void cuckoo_record_store(const struct cuckoo *c, u8 *stored,
 				const u8 *key, u32 val)
 {
+	union cuckoo_record r;
+
+	if (c->values && cuckoo_whole(c)) {
+		r.key = get_unaligned((const u32 *)key);
+		r.val = val;
+		WRITE_ONCE(*(u64 *)stored, r.word);
+		return;
+	}
 	cuckoo_key_store(c, stored, key);
 	if (c->values)
 		WRITE_ONCE(*(u32 *)(stored + c->val_off), val);
@@ -165,38 +186,42 @@ static void cuckoo_move(const struct cuckoo *c, struct cuckoo_table *t,
 	t->moves++;
 }
 
-/* Stores @fp (and @key, and @val) into free slot @s of bucket @b. */
+/*
+ * Stores @fp (and @key, and @val) into free slot @s of bucket @b; a record
+ * that takes several loads inside a window of @fp's version.
+ */
 static void cuckoo_fill(const struct cuckoo *c, struct cuckoo_table *t,
 			u64 b, unsigned int s, u32 fp, const void *key, u32 val)
 {
-	if (!c->exact) {
-		cuckoo_set_slot(c, t, b, s, fp);
-		return;
+	bool window = c->exact && !cuckoo_whole(c);
+
+	if (window)
+		cuckoo_window_open(t, fp);
+	if (c->exact) {
+		cuckoo_record_store(c, cuckoo_key_at(c, t, b * CUCKOO_SLOTS + s),
+				    key, val);
+		smp_wmb();	/* the record before the fingerprint */
 	}
-	cuckoo_window_open(t, fp);
-	cuckoo_record_store(c, cuckoo_key_at(c, t, b * CUCKOO_SLOTS + s), key,
-			    val);
-	smp_wmb();	/* the key bytes before the fingerprint */
 	cuckoo_set_slot(c, t, b, s, fp);
-	cuckoo_window_close(t, fp);
+	if (window)
+		cuckoo_window_close(t, fp);
 }
 
 /*
- * Empties slot @s of bucket @b. In exact mode inside a window of its
- * fingerprint's version: the slot's key bytes may be rewritten next.
+ * Empties slot @s of bucket @b; if its record takes several loads, inside
+ * a window of its fingerprint's version: the record may be rewritten next.
  */
 static void cuckoo_empty(const struct cuckoo *c, struct cuckoo_table *t,
 			 u64 b, unsigned int s)
 {
 	u32 fp = cuckoo_slot(c, t, b, s);
+	bool window = c->exact && !cuckoo_whole(c);
 
-	if (!c->exact) {
-		cuckoo_set_slot(c, t, b, s, 0);
-		return;
-	}
-	cuckoo_window_open(t, fp);
+	if (window)
+		cuckoo_window_open(t, fp);
 	cuckoo_set_slot(c, t, b, s, 0);
-	cuckoo_window_close(t, fp);
+	if (window)
+		cuckoo_window_close(t, fp);
 }
 
 /*
@@ -448,8 +473,9 @@ int cuckoo_insert_val(struct cuckoo *c, const void *key, u32 val)
  * @key: key_len bytes
  * @val: the new value
  *
- * Inside a window of the key's version, so that a reader sees the old
- * value or the new one, never a mix. The caller serialises writers.
+ * A reader sees the old value or the new one, never a mix: a whole record
+ * is rewritten in one store, any other value inside a window of the key's
+ * version. The caller serialises writers.
  *
  * Return: 0, or -ENOENT if the key is absent.
  */
@@ -468,6 +494,10 @@ int cuckoo_set_val(struct cuckoo *c, const void *key, u32 val)
 	if (s < 0)
 		return -ENOENT;
 	stored = cuckoo_key_at(c, t, b * CUCKOO_SLOTS + s);
+	if (cuckoo_whole(c)) {
+		cuckoo_record_store(c, stored, key, val);
+		return 0;
+	}
 	cuckoo_window_open(t, fp);
 	WRITE_ONCE(*(u32 *)(stored + c->val_off), val);
 	cuckoo_window_close(t, fp);

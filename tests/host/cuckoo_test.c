@@ -1106,6 +1106,74 @@ TEST(values_of_4_byte_keys_follow_them)
 	values_follow_keys(_metadata, LEN_IP4);
 }
 
+/* Every version counter's writes so far: two per window. */
+static u64 version_writes(const struct cuckoo *c)
+{
+	const struct cuckoo_table *t = table_of(c);
+	u64 i, n = 0;
+
+	for (i = 0; i <= t->stripe_mask; i++)
+		n += t->versions[i];
+	return n;
+}
+
+/*
+ * Only moves open windows in a table of whole records (4-byte keys, with
+ * or without values, and 8-byte keys alone), so its inserts, deletes and
+ * new values cost readers no version line; a table of longer records (a
+ * 16-byte key, an 8-byte key with a value) opens one for each of them too.
+ */
+TEST(whole_records_open_windows_only_for_moves)
+{
+	static const struct {
+		u32 len;
+		bool values, whole;
+	} shapes[] = {
+		{ LEN_IP4, true, true }, { LEN_IP4, false, true },
+		{ 8, false, true }, { 8, true, false }, { LEN_IP6, true, false },
+	};
+	enum { N = 3000U };
+	u8 k[CUCKOO_KEY_MAX];
+	unsigned int z;
+	u64 i, ops;
+
+	for (z = 0; z < ARRAY_SIZE(shapes); z++) {
+		struct cuckoo_params p = params(N, N, 16, shapes[z].len, true);
+		struct cuckoo *c;
+
+		p.values = shapes[z].values;
+		c = cuckoo_create(&p);
+		ASSERT_NE(NULL, c);
+		ops = 0;
+		for (i = 0; i < N; i++, ops++) {
+			key_of(k, c->key_len, SET_IN, i);
+			ASSERT_EQ(0, cuckoo_insert_val(c, k, value_for(i)));
+		}
+		for (i = 0; i < N && c->values; i += 2, ops++) {
+			key_of(k, c->key_len, SET_IN, i);
+			ASSERT_EQ(0, cuckoo_set_val(c, k, ~value_for(i)));
+		}
+		for (i = 1; i < N; i += 2, ops++)
+			ASSERT_EQ(0, del(c, SET_IN, i));
+		EXPECT_LT(0U, stats_of(c).moves);
+		EXPECT_EQ(2 * (stats_of(c).moves + (shapes[z].whole ? 0 : ops)),
+			  version_writes(c))
+			TH_LOG("%u-byte keys, %s values", c->key_len,
+			       c->values ? "with" : "without");
+		rcu_read_lock();
+		for (i = 0; i < N; i += 2) {
+			u32 v = 0;
+
+			key_of(k, c->key_len, SET_IN, i);
+			EXPECT_TRUE(cuckoo_lookup(c, k, &v));
+			EXPECT_EQ(c->values ? ~value_for(i) : 0, v);
+			EXPECT_FALSE(has(c, SET_IN, i + 1));
+		}
+		rcu_read_unlock();
+		cuckoo_destroy(c);
+	}
+}
+
 /* A listing gives each key with its value after it. */
 /* The lengths of the batch tests: the module's and two odd ones. */
 static const u32 batch_lens[] = { LEN_IP4, 8, LEN_IP6, LEN_FLOW4, 37 };
