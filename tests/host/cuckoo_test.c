@@ -457,6 +457,79 @@ TEST(alternate_bucket_is_an_involution)
 }
 
 /*
+ * Keys whose hash gives fingerprint bits of zero (stored as fingerprint 1)
+ * are found by every reader, also in their second bucket, whose offset is
+ * that of fingerprint 1. For each shape with readers of its own, and one
+ * without (fp8).
+ */
+TEST(keys_of_zero_fingerprint_bits_are_found_in_either_bucket)
+{
+	static const struct {
+		u32 len, fp_bits;
+		bool exact, values;
+	} shapes[] = {
+		{ LEN_IP4, 16, false, false }, { LEN_IP4, 16, true, false },
+		{ LEN_IP4, 16, true, true }, { 8, 16, false, false },
+		{ 8, 16, true, true }, { LEN_IP6, 16, false, false },
+		{ LEN_IP6, 16, true, true }, { LEN_IP4, 8, true, true },
+	};
+	enum { ZEROS = 24U, FILL = 3000U };
+	static u8 keys[ZEROS * CUCKOO_KEY_MAX];
+	bool hits[ZEROS];
+	u32 vals[ZEROS];
+	unsigned int z;
+
+	for (z = 0; z < ARRAY_SIZE(shapes); z++) {
+		struct cuckoo_params p = params(FILL + ZEROS, FILL + ZEROS,
+						shapes[z].fp_bits, shapes[z].len,
+						shapes[z].exact);
+		u32 len = shapes[z].len, n = 0, second = 0, i, v;
+		const struct cuckoo_table *t;
+		struct cuckoo *c;
+		u64 j, h, b;
+
+		p.values = shapes[z].values;
+		c = cuckoo_create(&p);
+		ASSERT_NE(NULL, c);
+		t = table_of(c);
+		for (i = 0; i < FILL; i++) {
+			int rc = add(c, SET_IN, i);
+
+			ASSERT_TRUE(!rc || (rc == -EEXIST && !c->exact));
+		}
+		for (j = 0; n < ZEROS; j++) {
+			u8 *k = keys + n * len;
+
+			key_of(k, len, SET_OUT, j);
+			h = cuckoo_key_hash(c, k);
+			if ((h >> 32) & c->fp_mask)
+				continue;
+			/* compact: a stored twin of fingerprint 1 says it is there */
+			if (!c->exact && cuckoo_contains(c, k))
+				continue;
+			ASSERT_EQ(0, cuckoo_insert_val(c, k, 1000 + n));
+			ASSERT_LE(0, cuckoo_locate(c, t, k, h, &b));
+			second += b != (h & t->bucket_mask);
+			n++;
+		}
+		EXPECT_LT(0U, second) TH_LOG("shape %u: none in its second bucket", z);
+		rcu_read_lock();
+		for (i = 0; i < ZEROS; i++) {
+			v = 0;
+			EXPECT_TRUE(cuckoo_contains(c, keys + i * len));
+			EXPECT_TRUE(cuckoo_lookup(c, keys + i * len, &v));
+			if (c->values)
+				EXPECT_EQ(1000U + i, v);
+		}
+		EXPECT_EQ((u32)ZEROS, cuckoo_lookup_batch(c, keys, ZEROS, hits, vals));
+		for (i = 0; i < ZEROS && c->values; i++)
+			EXPECT_EQ(1000U + i, vals[i]);
+		rcu_read_unlock();
+		cuckoo_destroy(c);
+	}
+}
+
+/*
  * A filter of 32768 buckets (131072 slots) that may not grow, filled with
  * SET_IN keys to 95% of its slots, for each fingerprint width and mode.
  */
