@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "cuckoo.h"
-#include "cuckoo_nov.h"
+#include "cuckoo_copies.h"
 #include "hashset.h"
 #ifdef CFILTER_REF
 #include "ref.h"
@@ -47,6 +47,8 @@
  * The structures under test. A _NOV subject is the version-free reader on
  * the table of the subject before it; S_EXACT_TWIN is a second exact table
  * built like S_EXACT's (same seed, same keys, same order) in other memory;
+ * S_COMPACT_CODE reads S_COMPACT's table with the core's reader compiled a
+ * second time (cuckoo_twin.c);
  * S_EXACT_TAGS is built like S_EXACT's too, but with values (tag_of()).
  * S_REF, with REF only, is the reference implementation (ref.h).
  */
@@ -57,6 +59,7 @@ enum subject {
 	S_COMPACT,
 	S_COMPACT_NOV,
 	S_EXACT_TWIN,
+	S_COMPACT_CODE,
 	S_HASHSET,
 #ifdef CFILTER_REF
 	S_REF,
@@ -67,20 +70,23 @@ enum subject {
 /*
  * Pairs measured in alternating turns (paired_lookups()): the first
  * NFILTERS are each filter and its version-free reader on the same table;
- * then P_PLACEMENT, the exact table and its twin, the same reader; and
- * P_TAGS, the tagged exact table and the plain one; with REF, the
- * reference against compact fp16 and against exact (reference first, so
- * that a ratio is cfilter's speed as a multiple of the reference's).
+ * then P_PLACEMENT, the exact table and its twin, the same reader;
+ * P_CODE, compact fp16's table read by the core and by its copy, the same
+ * code elsewhere; and P_TAGS, the tagged exact table and the plain one;
+ * with REF, the reference against compact fp16 and against exact
+ * (reference first, so that a ratio is cfilter's speed as a multiple of
+ * the reference's).
  */
 #define NFILTERS	2
 #define P_PLACEMENT	NFILTERS
-#define P_TAGS		(NFILTERS + 1)
+#define P_CODE		(NFILTERS + 1)
+#define P_TAGS		(NFILTERS + 2)
 #ifdef CFILTER_REF
-#define P_REF_COMPACT	(NFILTERS + 2)
-#define P_REF_EXACT	(NFILTERS + 3)
-#define NPAIRS		(NFILTERS + 4)
+#define P_REF_COMPACT	(NFILTERS + 3)
+#define P_REF_EXACT	(NFILTERS + 4)
+#define NPAIRS		(NFILTERS + 5)
 #else
-#define NPAIRS		(NFILTERS + 2)
+#define NPAIRS		(NFILTERS + 3)
 #endif
 
 /*
@@ -212,6 +218,7 @@ double med_ratio(unsigned int size, unsigned int l, unsigned int p,
 /* subject.c */
 bool is_nov(enum subject s);
 bool is_exact(enum subject s);
+bool is_reader(enum subject s);
 bool owns_filter(enum subject s);
 bool is_ref(enum subject s);
 bool owns_cuckoo(enum subject s);
@@ -243,7 +250,8 @@ void print_figures(unsigned int size, unsigned int l, enum subject v,
 		   bool batch);
 void print_filters(void);
 void print_versions(double worst[2]);
-void print_placement(void);
+void print_controls(void);
+void code_control_chained(unsigned int l, double *lo, double *hi);
 void print_tags(double worst[2]);
 void print_hashset(struct hs_goals *g);
 

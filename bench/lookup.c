@@ -162,6 +162,9 @@ static double lookup_run(const struct bench *b, enum subject s, enum metric m,
 	case S_COMPACT_NOV:
 		LOOKUPS_OF(cuckoo_nov_contains, b->c[s], chained, n);
 		break;
+	case S_COMPACT_CODE:
+		LOOKUPS_OF(cuckoo_twin_contains, b->c[s], chained, n);
+		break;
 #ifdef CFILTER_REF
 	case S_REF:
 		LOOKUPS_OF(cf_ref_contains, b->ref, chained, n);
@@ -263,7 +266,7 @@ static void measure_load(struct bench *b, unsigned int size, unsigned int l)
 		}
 	for (s = 0; s < NSUBJECTS; s++)
 		for (rep = 0; rep < REPS; rep++)
-			if (!is_nov(s))
+			if (!is_reader(s))
 				res[s][M_BYTES][rep] =
 					(double)memory_of(b, s) / b->stored[s];
 
@@ -279,7 +282,7 @@ static void measure_load(struct bench *b, unsigned int size, unsigned int l)
 				draw_absent();
 			for (k = 0; k < NSUBJECTS; k++) {
 				s = (k + rep) % NSUBJECTS;
-				if (s == S_EXACT_TWIN)
+				if (s == S_EXACT_TWIN || s == S_COMPACT_CODE)
 					continue;	/* only paired */
 				if (batched && !has_batch(s))
 					continue;
@@ -322,6 +325,7 @@ void run_size(unsigned int size)
 #endif
 	b.c[S_EXACT_NOV] = b.c[S_EXACT];
 	b.c[S_COMPACT_NOV] = b.c[S_COMPACT];
+	b.c[S_COMPACT_CODE] = b.c[S_COMPACT];
 	b.h = hashset_create(keys_at_load(size, load_pct[NLOADS - 1]), KEY_LEN,
 			     rng());
 	if (!b.h)

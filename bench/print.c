@@ -165,17 +165,19 @@ void print_versions(double worst[2])
 }
 
 /*
- * Why the version cost is measured on one table: two exact tables of the
- * same keys, seed and history, one reader, differ by where their memory
- * landed. The ratio first / second, measured like the version ratios,
- * shows how much; it is noise for any comparison of two tables.
+ * What a ratio of two subjects owes to neither: the placement control, two
+ * exact tables of the same keys, seed and history, one reader (which is
+ * why the version cost is measured on one table); and the code control,
+ * one compact table, its reader and the same reader compiled again,
+ * elsewhere in the binary, in a loop of its own, as each of the reference
+ * and cfilter has. Each ratio first / second, measured like the others.
  */
-void print_placement(void)
+static void print_control(const char *title, unsigned int pair)
 {
 	unsigned int size, l;
 	enum metric m;
 
-	printf("Placement control: two identical exact tables in different memory, the same reader; ratio first / second\n");
+	printf("%s; ratio first / second\n", title);
 	printf("%-4s %4s | %8s %8s %8s %8s\n", "size", "load", "present",
 	       "absent", "present", "absent");
 	printf("%-4s %4s | %8s %8s %8s %8s\n", "", "", "indep", "indep",
@@ -184,10 +186,37 @@ void print_placement(void)
 		for (l = 0; l < NLOADS; l++) {
 			printf("%-4s %3u%% |", sizes[size].name, load_pct[l]);
 			for (m = M_PRESENT; m <= M_ABSENT_CHAINED; m++)
-				printf(" %7.2fx", med_ratio(size, l, P_PLACEMENT, m));
+				printf(" %7.2fx", med_ratio(size, l, pair, m));
 			printf("\n");
 		}
 	printf("\n");
+}
+
+void print_controls(void)
+{
+	print_control("Placement control: two identical exact tables in different memory, the same reader",
+		      P_PLACEMENT);
+	print_control("Code control: one compact fp16 table, its reader and the same reader compiled a second time",
+		      P_CODE);
+}
+
+/*
+ * The code control's chained ratios at @l, both sizes: the farthest from
+ * 1.00x either way, in *@lo and *@hi.
+ */
+void code_control_chained(unsigned int l, double *lo, double *hi)
+{
+	unsigned int size;
+	enum metric m;
+	double r;
+
+	*lo = *hi = 1;
+	for (size = 0; size < NSIZES; size++)
+		for (m = M_PRESENT_CHAINED; m <= M_ABSENT_CHAINED; m++) {
+			r = med_ratio(size, l, P_CODE, m);
+			*lo = r < *lo ? r : *lo;
+			*hi = r > *hi ? r : *hi;
+		}
 }
 
 /*

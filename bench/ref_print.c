@@ -108,6 +108,7 @@ void print_ref_goals(const struct ref_goals *g)
 	char figs[NSIZES][64];
 	unsigned int i, k;
 	bool met = true;
+	double lo, hi;
 
 	for (i = 0; i < 2; i++)
 		printf("  [%s] %s absent lookups >= %.2fx the reference's per second, 1M and 16M at 95%% load, independent lookups, batched reader (%d per call) against the reference's loop: worst %.2fx (single lookups: %.2fx)\n",
@@ -126,6 +127,10 @@ void print_ref_goals(const struct ref_goals *g)
 				       g->chained[i][k] >= GOAL_REF_CHAINED),
 			       mode[i], kind[k], 1 / g->chained[i][k],
 			       CHAIN_HONEST ? "" : " (not a latency on this CPU)");
+	/* What the same code reads against itself, for scale. */
+	code_control_chained(NLOADS - 1, &lo, &hi);
+	printf("    (the code control: the same reader, compiled twice, reads %.2fx to %.2fx of itself chained, at 95%% load)\n",
+	       lo, hi);
 	/*
 	 * A present key's lookup in exact mode reads the key once its
 	 * fingerprint matched, a second miss that waits for the first, which

@@ -17,10 +17,16 @@ bool is_exact(enum subject s)
 	       s == S_EXACT_TAGS || s == S_HASHSET;
 }
 
-/* Subjects that own a filter: all but the hash set and the _NOV readers. */
+/* Readers of another subject's table: the _NOV readers and the copy. */
+bool is_reader(enum subject s)
+{
+	return is_nov(s) || s == S_COMPACT_CODE;
+}
+
+/* Subjects that own a filter: all but the hash set and the readers. */
 bool owns_filter(enum subject s)
 {
-	return !is_nov(s) && s != S_HASHSET;
+	return !is_reader(s) && s != S_HASHSET;
 }
 
 bool is_ref(enum subject s)
