@@ -174,8 +174,8 @@ u32 *keys;		/* present keys, in insertion order */
 u32 *probe;		/* one measurement's lookup keys */
 u8 *stored;		/* per key of an insert window: stored? */
 u32 key_salt;
+unsigned int rebuilds[NSUBJECTS];	/* see subject_full() */
 #ifdef CFILTER_REF
-unsigned int ref_rebuilds;	/* see ref_full() */
 double key_read[NSIZES][REPS];	/* ns, see chase.c */
 #endif
 u64 rng_state;

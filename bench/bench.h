@@ -167,9 +167,7 @@ extern u32 *keys;
 extern u32 *probe;
 extern u8 *stored;
 extern u32 key_salt;
-#ifdef CFILTER_REF
-extern unsigned int ref_rebuilds;
-#endif
+extern unsigned int rebuilds[NSUBJECTS];
 extern u64 rng_state;
 
 struct hs_goals {
@@ -227,7 +225,8 @@ struct cuckoo *filter_create(enum subject s, u64 slots, u32 fp_bits,
 u64 memory_of(const struct bench *b, enum subject s);
 u32 tag_of(u32 key);
 unsigned int stored_or_die(enum subject s, int err);
-bool ref_full(struct bench *b, enum subject s, int err, u64 upto);
+void readers_follow(struct bench *b);
+bool subject_full(struct bench *b, enum subject s, int err, u64 upto);
 void fill(struct bench *b, enum subject s, u64 from, u64 to);
 double insert_window(struct bench *b, enum subject s, u64 from,
 		     u64 to, bool undo);

@@ -330,9 +330,7 @@ void run_size(unsigned int size)
 	if (!b.ref)
 		die("the reference filter: out of memory, or not of 2^k slots at 95% load");
 #endif
-	b.c[S_EXACT_NOV] = b.c[S_EXACT];
-	b.c[S_COMPACT_NOV] = b.c[S_COMPACT];
-	b.c[S_COMPACT_CODE] = b.c[S_COMPACT];
+	readers_follow(&b);
 	b.h = hashset_create(keys_at_load(size, load_pct[NLOADS - 1]), KEY_LEN,
 			     rng());
 	if (!b.h)

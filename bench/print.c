@@ -102,7 +102,12 @@ void print_figures(unsigned int size, unsigned int l, enum subject v,
 
 void print_filters(void)
 {
-	unsigned int size, l, i;
+	unsigned int size, l, i, s;
+
+	for (s = 0; s < NSUBJECTS; s++)
+		if (rebuilds[s] && !is_ref(s))
+			printf("(%s's table was full before its load point %u times: each time a new one of the same keys, with a new seed, replaced it; see subject_full())\n",
+			       subject_names[s], rebuilds[s]);
 
 	printf("Filter, ns/op (indep: independent lookups, a tight loop's throughput; chained: each lookup waits for the previous answer, its latency;\n");
 	printf("batched (%d per call): independent lookups through cuckoo_contains_batch(), exact+tags cuckoo_lookup_batch())\n",

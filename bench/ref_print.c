@@ -35,9 +35,9 @@ void print_ref(struct ref_goals *g)
 			g->present_single[i] = 1e9;
 	printf("Reference: efficient/cuckoofilter, cuckoofilter::CuckooFilter<uint64_t, 16>, 4 slots per bucket, the same tables' sizes;\n");
 	printf("its keys are cfilter's 32-bit keys (key_len 4) given as uint64_t items. ns/op, each alone (as the filter table)\n");
-	if (ref_rebuilds)
-		printf("(the reference's table was full before its load point %u times: each time a new one of the same keys replaced it, see ref_full())\n",
-		       ref_rebuilds);
+	if (rebuilds[S_REF])
+		printf("(the reference's table was full before its load point %u times: each time a new one of the same keys replaced it, see subject_full())\n",
+		       rebuilds[S_REF]);
 	printf("%-4s %4s %9s | %7s %7s %7s %7s | %7s | %6s\n", "size", "load",
 	       "keys", "present", "absent", "present", "absent", "insert",
 	       "B/key");
