@@ -61,7 +61,9 @@
  * does the same for code: compact fp16's table read by the core and by the
  * core compiled a second time (cuckoo_twin.c), the same instructions at
  * other addresses, each in a loop of its own as every subject has; what
- * their ratio shows, two different readers' ratios owe to neither.
+ * their ratio shows, two different readers' ratios owe to neither. With
+ * make bench TWIN=dir the copy is the core in dir instead (see the
+ * Makefile), and the same pair is an A/B of a change to the readers.
  *
  * False positives: compact filters of 2^20 slots at 95% load, FP_LOOKUPS
  * absent keys each, against the bound 2 * 4 / 2^f (2 buckets of 4 slots,

@@ -201,8 +201,13 @@ void print_controls(void)
 {
 	print_control("Placement control: two identical exact tables in different memory, the same reader",
 		      P_PLACEMENT);
+#ifdef CFILTER_TWIN_DIR
+	print_control("Code A/B (TWIN=" CFILTER_TWIN_DIR "): one compact fp16 table, this tree's reader and that core's, not a control",
+		      P_CODE);
+#else
 	print_control("Code control: one compact fp16 table, its reader and the same reader compiled a second time",
 		      P_CODE);
+#endif
 }
 
 /*

@@ -129,8 +129,13 @@ void print_ref_goals(const struct ref_goals *g)
 			       CHAIN_HONEST ? "" : " (not a latency on this CPU)");
 	/* What the same code reads against itself, for scale. */
 	code_control_chained(NLOADS - 1, &lo, &hi);
+#ifndef CFILTER_TWIN_DIR
 	printf("    (the code control: the same reader, compiled twice, reads %.2fx to %.2fx of itself chained, at 95%% load)\n",
 	       lo, hi);
+#else
+	printf("    (no code control in this run: TWIN= made it an A/B, which reads %.2fx to %.2fx chained, at 95%% load)\n",
+	       lo, hi);
+#endif
 	/*
 	 * A present key's lookup in exact mode reads the key once its
 	 * fingerprint matched, a second miss that waits for the first, which
