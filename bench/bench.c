@@ -179,6 +179,7 @@ u32 key_salt;
 unsigned int rebuilds[NSUBJECTS];	/* see subject_full() */
 #ifdef CFILTER_REF
 double key_read[NSIZES][REPS];	/* ns, see chase.c */
+double floor_read[NSIZES][REPS];	/* ns, see chase.c */
 #endif
 u64 rng_state;
 

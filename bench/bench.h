@@ -194,9 +194,11 @@ struct ref_goals {
 
 /* chase.c: one sample per repetition at the 95% load point (ns) */
 extern double key_read[NSIZES][REPS];
+extern double floor_read[NSIZES][REPS];
 u32 *chase_create(u64 bytes);
 void chase_destroy(u32 *arr);
 double key_read_ns(const u32 *arr, u64 bytes);
+double floor_read_ns(const u32 *arr, u64 bytes);
 #endif
 
 /* stats.c */

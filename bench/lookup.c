@@ -300,6 +300,10 @@ static void measure_load(struct bench *b, unsigned int size, unsigned int l)
 			if (m == M_PRESENT_CHAINED && l == NLOADS - 1)
 				key_read[size][rep] = key_read_ns(b->chase,
 						b->slots * KEY_LEN);
+			/* a compact fp16 table's bytes: 2 per slot */
+			if (m == M_ABSENT_CHAINED && l == NLOADS - 1)
+				floor_read[size][rep] = floor_read_ns(b->chase,
+						b->slots * 2);
 #endif
 			for (k = 0; k < NPAIRS; k++) {
 				unsigned int p = (k + rep) % NPAIRS;
