@@ -92,16 +92,68 @@ blocked()
 	"$CFCTL" test "$@" >/dev/null 2>&1
 }
 
+# How many decisions the bouncer has taken from the LAPI's stream, by its
+# own log: a line per pull.
+bouncer_received()
+{
+	sed -n "s/.*adding '\([0-9]*\)' decisions.*/\1/p" \
+		"$DEBIAN_ROOT/var/log/crowdsec-custom-bouncer.log" 2>/dev/null |
+		awk '{ n += $1 } END { print n + 0 }'
+}
+
+# decide CSCLI-ARGS: cscli decisions add CSCLI-ARGS, remembered for
+# arrives(), with what the bouncer had received before it, and when it was
+# made (now_cs) in decided_at.
+decide()
+{
+	decided=$*
+	received=$(bouncer_received)
+	within 10 in_debian cscli decisions add "$@" &&
+	decided_at=$(now_cs)
+}
+
+# arrives SECS TEST-ARGS: the decision of the last decide() is in cfilter
+# (cfctl test TEST-ARGS) within SECS seconds. CrowdSec 1.4's LAPI, Debian
+# 12's, can fail to stream a new decision to a running bouncer: a pull that
+# started after the decision's creation time but read before its commit
+# moves the bouncer's last pull past it for good (later LAPIs keep an id
+# cursor instead). When the bouncer's log shows that it received nothing,
+# the loss is CrowdSec's: the decision is made again, at most twice, and
+# noted (see losses()). Any other miss is cfilter's.
+arrives()
+{
+	_secs=$1
+	shift
+	_tries=0
+	until within "$_secs" blocked "$@"; do
+		[ "$(bouncer_received)" -eq "$received" ] || return 1
+		_tries=$((_tries + 1))
+		[ "$_tries" -le 2 ] || return 1
+		echo "$decided" >>"$tap_tmp/lost"
+		# shellcheck disable=SC2086 # the arguments decide() was given
+		decide $decided || return 1
+	done
+}
+
+# Says which decisions arrives() had to make again.
+losses()
+{
+	[ -s "$tap_tmp/lost" ] || return 0
+	diag "CrowdSec's LAPI streamed none of these to the running bouncer, made again:"
+	sed 's/^/#   cscli decisions add /' "$tap_tmp/lost"
+	rm -f "$tap_tmp/lost"
+}
+
 decision_cycle()
 {
 	what=$1 value=$2 entry=$3 host=$4
 	expect "$what: ping passes before any decision" 0 -- \
 		ping_from_ns_retry "$host"
 	check "$what: cscli decisions add --$what $value" \
-		within 10 in_debian cscli decisions add "--$what" "$value" \
-		--duration 5m
+		decide "--$what" "$value" --duration 5m
 	expect "$what: in cfilter as source crowdsec within 15 s" 0 -- \
-		within 15 blocked -s crowdsec $entry
+		arrives 15 -s crowdsec $entry
+	losses
 	expect "$what: held for at most the decision's 300 s" 0 -- \
 		held_for crowdsec "${entry#src }" 300
 	expect "$what: not held by the default source" 1 -- \
@@ -153,19 +205,19 @@ decision_cycle ip "$PEER4" "$PEER4" "$HOST4"
 decision_cycle range 2001:db8::/64 "src 2001:db8::/64" "$HOST6"
 
 check "expiry: cscli decisions add --ip $PEER4 --duration 5s" \
-	within 10 in_debian cscli decisions add --ip "$PEER4" --duration 5s
-expect "expiry: in cfilter within 15 s" 0 -- within 15 blocked "$PEER4"
+	decide --ip "$PEER4" --duration 5s
+expect "expiry: in cfilter within 15 s" 0 -- arrives 15 "$PEER4"
+losses
 expect "expiry: out of cfilter within 20 s of the decision" 0 -- \
 	within 20 not blocked "$PEER4"
 expect "the bouncer still runs, and cfctl crowdsec under it" 0 -- \
 	bouncer_feeding
 
 check "kill: cscli decisions add --ip $PEER4 --duration ${KILL_TTL}s" \
-	within 10 in_debian cscli decisions add --ip "$PEER4" \
-	--duration "${KILL_TTL}s"
-decided_at=$(now_cs)
+	decide --ip "$PEER4" --duration "${KILL_TTL}s"
 expect "kill: in cfilter within 20 s" 0 -- \
-	within 20 blocked -s crowdsec "$PEER4"
+	arrives 20 -s crowdsec "$PEER4"
+losses
 check "kill: kill -9 the bouncer" kill -9 "$BOUNCER_PID"
 expect "kill: the bouncer and its cfctl crowdsec are gone within 5 s" 0 -- \
 	within 5 bouncer_gone
