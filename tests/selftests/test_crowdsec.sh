@@ -16,6 +16,8 @@
 
 KEY=cfiltertestbouncerkey0123456789a
 BOUNCER_CONF=/etc/crowdsec/bouncers/cfilter.yaml
+# The bouncer's own log (its log_dir), in the Debian root.
+BOUNCER_LOG=/var/log/crowdsec-custom-bouncer.log
 WRAPPER=/usr/local/libexec/cfilter/cfilter-crowdsec
 BOUNCER_PID=
 # The duration of the decision the kernel alone ends: long enough to
@@ -97,7 +99,7 @@ blocked()
 bouncer_received()
 {
 	sed -n "s/.*adding '\([0-9]*\)' decisions.*/\1/p" \
-		"$DEBIAN_ROOT/var/log/crowdsec-custom-bouncer.log" 2>/dev/null |
+		"$DEBIAN_ROOT$BOUNCER_LOG" 2>/dev/null |
 		awk '{ n += $1 } END { print n + 0 }'
 }
 
@@ -278,6 +280,6 @@ expect "feed: without the module's write access: exit 3" 3 -- \
 if [ "$tap_failed" -ne 0 ]; then
 	diag_file "LAPI" "$tap_tmp/lapi.log"
 	diag_file "bouncer" "$tap_tmp/bouncer.log"
-	diag_file "bouncer's log" "$DEBIAN_ROOT/var/log/crowdsec-custom-bouncer.log"
+	diag_file "bouncer's log" "$DEBIAN_ROOT$BOUNCER_LOG"
 fi
 tap_end
