@@ -4,11 +4,13 @@
  * held by several named sources, DEL, TEST and FLUSH per source, SOURCES
  * and LIST per source, holdings that expire by themselves (every key kind,
  * refreshed, outlived by another source's, across the growth of the
- * holdings), STAGE_SOURCE's copy and its COMMIT, EUSERS, INFO's timed
- * count, privileges, and every bad argument with its exact errno and no
- * change. Needs cfilter.ko loaded with default parameters; every test
- * starts from an empty filter. The compact mode test reloads the module.
- * Timeouts are 1 to 3 s, waited for by polling: ~30 s in all.
+ * holdings), a listing stepped one holding at a time across every kind of
+ * write (none lost or listed twice), STAGE_SOURCE's copy and its COMMIT,
+ * EUSERS, INFO's timed count, privileges, and every bad argument with its
+ * exact errno and no change. Needs cfilter.ko loaded with default
+ * parameters; every test starts from an empty filter. The compact mode
+ * test, and the full filter's (failed adds leave no source), reload the
+ * module. Timeouts are 1 to 3 s, waited for by polling: ~30 s in all.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -812,6 +814,294 @@ TEST_F(src, list_reports_each_holding_with_its_source_and_seconds_left)
 	/* "default" exists, holding nothing; an unknown source does not. */
 	EXPECT_EQ(0, list_holdings(self->fd, "", e, 8));
 	EXPECT_EQ(-ENOENT, list_holdings(self->fd, "three", e, 8));
+}
+
+/*
+ * A write between two calls of a stepped listing, given the @n holdings
+ * listed so far: returns true once it made its write (it is not called
+ * again), false to wait for the next call.
+ */
+typedef bool (*list_write_fn)(struct __test_metadata *_metadata, int fd,
+			      const struct cfilter_entry *got, int n);
+
+/*
+ * Every source's holdings, one per LIST call as cfctl save steps its
+ * cursor, into @out (sorted), with @between's write; a call that
+ * fails with ESTALE starts the listing over, as a client does. Returns
+ * how many, -E2BIG if @room was not enough, or -errno; the restarts into
+ * *@restarts.
+ */
+static int list_stepped(struct __test_metadata *_metadata, int fd,
+			list_write_fn between, struct cfilter_entry *out,
+			unsigned int room, int *restarts)
+{
+	struct cfilter_list l;
+	unsigned int n = 0;
+	bool written = false;
+	int err;
+
+	*restarts = 0;
+	list_req(&l, out, 1, "", ALL);
+	for (;;) {
+		if (n == room)
+			return -E2BIG;
+		l.entries = (uintptr_t)(out + n);
+		err = cf_ioctl(fd, CFILTER_IOC_LIST, &l);
+		if (err == ESTALE && *restarts < 100) {
+			(*restarts)++;
+			n = 0;
+			l.cursor = 0;
+			l.gen = 0;
+			continue;
+		}
+		if (err)
+			return -err;
+		if (!l.count)
+			break;
+		n += l.count;
+		if (!written)
+			written = between(_metadata, fd, out, n);
+	}
+	EXPECT_TRUE(written) TH_LOG("the listing ended before its write");
+	qsort(out, n, sizeof(*out), entry_cmp);
+	return n;
+}
+
+#define STEPPED_MAX	16
+
+/* @key's IPv4 address as text, in a buffer the next call reuses. */
+static const char *addr4(const struct cfilter_key *key)
+{
+	static char buf[INET_ADDRSTRLEN];
+
+	return inet_ntop(AF_INET, key->saddr, buf, sizeof(buf));
+}
+
+/*
+ * Lists every holding one per call with @between's write, and expects
+ * each holding there before and after to be listed exactly once, and
+ * nothing else. Returns the times the listing started over.
+ */
+static int expect_stepped_listing(struct __test_metadata *_metadata, int fd,
+				  list_write_fn between)
+{
+	struct cfilter_entry before[STEPPED_MAX], after[STEPPED_MAX];
+	struct cfilter_entry got[2 * STEPPED_MAX];
+	const struct cfilter_entry *e;
+	int nb, na, n, i, restarts = -1;
+
+	nb = list_holdings(fd, NULL, before, STEPPED_MAX);
+	EXPECT_LE(0, nb);
+	n = list_stepped(_metadata, fd, between, got, 2 * STEPPED_MAX,
+			 &restarts);
+	EXPECT_LE(0, n);
+	na = list_holdings(fd, NULL, after, STEPPED_MAX);
+	EXPECT_LE(0, na);
+	if (nb < 0 || n < 0 || na < 0)
+		return restarts;
+	for (i = 0; i < nb; i++) {
+		e = &before[i];
+		if (!entry_in(after, na, &e->key, e->source))
+			continue;
+		EXPECT_NE(NULL, entry_in(got, n, &e->key, e->source))
+			TH_LOG("%s by %s, there throughout, not listed",
+			       addr4(&e->key), e->source);
+	}
+	for (i = 0; i < n; i++) {
+		e = &got[i];
+		EXPECT_TRUE(entry_in(before, nb, &e->key, e->source) ||
+			    entry_in(after, na, &e->key, e->source))
+			TH_LOG("%s by %s listed, never there", addr4(&e->key),
+			       e->source);
+		if (i)
+			EXPECT_NE(0, entry_cmp(&got[i - 1], e))
+				TH_LOG("%s by %s listed twice", addr4(&e->key),
+				       e->source);
+	}
+	return restarts;
+}
+
+/* The first of @n keys from nth_key4(@first) that @got lacks, or -1. */
+static int unlisted(const struct cfilter_entry *got, int n_got,
+		    const char *source, unsigned int first, unsigned int n)
+{
+	struct cfilter_key k;
+	unsigned int i;
+
+	for (i = first; i < first + n; i++) {
+		k = nth_key4(i);
+		if (!entry_in(got, n_got, &k, source))
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * "jail" holds key 0 permanently and key 1 for a minute, so that neither
+ * kind of record is empty (a write to an empty one lays it out, which a
+ * listing notices anyway); @source holds keys 2 to 5, for @timeout.
+ */
+static void hold_four(struct __test_metadata *_metadata, int fd,
+		      const char *source, __u32 timeout)
+{
+	struct cfilter_key k;
+	unsigned int i;
+
+	k = nth_key4(0);
+	ASSERT_EQ(0, cf_add(fd, &k, "jail", 0));
+	k = nth_key4(1);
+	ASSERT_EQ(0, cf_add(fd, &k, "jail", 60));
+	for (i = 2; i < 6; i++) {
+		k = nth_key4(i);
+		ASSERT_EQ(0, cf_add(fd, &k, source, timeout));
+	}
+}
+
+/* Another source adds an entry "default" holds unrecorded, not listed yet. */
+static bool add_unlisted_by_feed(struct __test_metadata *_metadata, int fd,
+				 const struct cfilter_entry *got, int n)
+{
+	struct cfilter_key k;
+	int i;
+
+	/* Default's unrecorded holdings are listed last: we are there. */
+	if (strcmp(got[n - 1].source, "default"))
+		return false;
+	i = unlisted(got, n, "default", 2, 4);
+	ASSERT_LE(0, i);
+	k = nth_key4(i);
+	EXPECT_EQ(0, cf_add(fd, &k, "feed", 0));
+	return true;
+}
+
+/*
+ * A listing past the records, among default's unrecorded holdings, when
+ * another source adds one not listed yet (default's is recorded from then
+ * on, among the records walked): it is listed all the same.
+ */
+TEST_F(src, stepped_list_keeps_a_default_holding_that_gains_a_record)
+{
+	hold_four(_metadata, self->fd, "", 0);
+	expect_stepped_listing(_metadata, self->fd, add_unlisted_by_feed);
+}
+
+/* Default adds again, for a minute, an entry it holds unrecorded. */
+static bool time_unlisted_default(struct __test_metadata *_metadata, int fd,
+				  const struct cfilter_entry *got, int n)
+{
+	struct cfilter_key k;
+	int i;
+
+	if (strcmp(got[n - 1].source, "default"))
+		return false;
+	i = unlisted(got, n, "default", 2, 4);
+	ASSERT_LE(0, i);
+	k = nth_key4(i);
+	EXPECT_EQ(EEXIST, cf_add(fd, &k, "", 60));
+	return true;
+}
+
+/* The same when default gives it a timeout: recorded among the timed. */
+TEST_F(src, stepped_list_keeps_a_default_holding_that_gains_a_timeout)
+{
+	hold_four(_metadata, self->fd, "", 0);
+	expect_stepped_listing(_metadata, self->fd, time_unlisted_default);
+}
+
+/* Among the timed records, one not listed yet is made permanent. */
+static bool make_unlisted_permanent(struct __test_metadata *_metadata, int fd,
+				    const struct cfilter_entry *got, int n)
+{
+	struct cfilter_key k;
+	int i;
+
+	if (!got[n - 1].timeout)
+		return false;
+	i = unlisted(got, n, "feed", 2, 4);
+	ASSERT_LE(0, i);
+	k = nth_key4(i);
+	EXPECT_EQ(EEXIST, cf_add(fd, &k, "feed", 0));
+	return true;
+}
+
+/*
+ * A timed holding not listed yet, made permanent while the listing walks
+ * the timed ones (it moves among the permanent ones, walked): listed.
+ */
+TEST_F(src, stepped_list_keeps_a_holding_made_permanent)
+{
+	hold_four(_metadata, self->fd, "feed", 60);
+	expect_stepped_listing(_metadata, self->fd, make_unlisted_permanent);
+}
+
+/* The permanent holding just listed gets a timeout. */
+static bool time_listed(struct __test_metadata *_metadata, int fd,
+			const struct cfilter_entry *got, int n)
+{
+	if (strcmp(got[n - 1].source, "feed"))
+		return false;
+	EXPECT_EQ(0U, got[n - 1].timeout);
+	EXPECT_EQ(EEXIST, cf_add(fd, &got[n - 1].key, "feed", 60));
+	return true;
+}
+
+/*
+ * A permanent holding listed, then given a timeout (it moves among the
+ * timed ones, walked next): listed once, not twice.
+ */
+TEST_F(src, stepped_list_reports_a_holding_made_timed_once)
+{
+	hold_four(_metadata, self->fd, "feed", 0);
+	expect_stepped_listing(_metadata, self->fd, time_listed);
+}
+
+/*
+ * Other sources add a holding of an entry held already, and of a new
+ * one, and delete one of theirs; key 6 is new.
+ */
+static bool add_and_del_others(struct __test_metadata *_metadata, int fd,
+			       const struct cfilter_entry *got, int n)
+{
+	struct cfilter_key k;
+
+	k = nth_key4(2);
+	EXPECT_EQ(0, cf_add(fd, &k, "jail", 0));
+	k = nth_key4(6);
+	EXPECT_EQ(0, cf_add(fd, &k, "other", 0));
+	k = nth_key4(0);
+	EXPECT_EQ(0, cf_del(fd, &k, "jail"));
+	return true;
+}
+
+/*
+ * Adds and deletes of other holdings that lay nothing out anew leave the
+ * listing as it was: no ESTALE, and every holding there throughout.
+ */
+TEST_F(src, stepped_list_goes_on_past_other_adds_and_deletes)
+{
+	hold_four(_metadata, self->fd, "feed", 0);
+	EXPECT_EQ(0, expect_stepped_listing(_metadata, self->fd,
+					    add_and_del_others));
+}
+
+/* Waits for jail's holding of key 7, of a second, to expire. */
+static bool wait_expiry(struct __test_metadata *_metadata, int fd,
+			const struct cfilter_entry *got, int n)
+{
+	struct cfilter_key k = nth_key4(7);
+
+	EXPECT_LE(0, wait_gone(fd, &k, 0, now_ms(), 1000 + EXPIRY_SLACK_MS));
+	return true;
+}
+
+/* An expiry between two calls: the rest is listed. */
+TEST_F(src, stepped_list_keeps_the_rest_past_an_expiry)
+{
+	struct cfilter_key k = nth_key4(7);
+
+	hold_four(_metadata, self->fd, "feed", 0);
+	ASSERT_EQ(0, cf_add(self->fd, &k, "jail", 1));
+	expect_stepped_listing(_metadata, self->fd, wait_expiry);
 }
 
 /* A timed address drops at once and passes within its timeout + 1 s. */
@@ -1804,6 +2094,160 @@ TEST_F(compact, compact_mode_knows_only_default_and_no_timeouts)
 	EXPECT_EQ(0, cf_del(self->fd, &a, "default"));
 	EXPECT_EQ(0, hold(self->fd, CFILTER_IOC_DEL, &k[0], "", ALL, 0));
 	EXPECT_EQ(0, cf_count(self->fd));
+}
+
+/*
+ * A filter of 64 keys per type that cannot grow, live or staged: its
+ * table fills, and so do its records of holdings (twice the keys).
+ */
+FIXTURE(full) {
+	int fd;
+};
+
+FIXTURE_VARIANT(full) {
+	__u32 flags;
+};
+
+FIXTURE_VARIANT_ADD(full, live) {
+	.flags = 0,
+};
+
+FIXTURE_VARIANT_ADD(full, staged) {
+	.flags = STAGED,
+};
+
+FIXTURE_SETUP(full)
+{
+	int err;
+
+	self->fd = -1;
+	RELOAD_SETUP_UNLOAD();
+	err = module_load("capacity=64 max_capacity=64");
+	ASSERT_EQ(0, err) TH_LOG("loading capacity=64 max_capacity=64: %s",
+				 strerror(err));
+	self->fd = open(CFILTER_DEVICE, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	if (variant->flags & STAGED)
+		ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_STAGE, NULL));
+}
+
+FIXTURE_TEARDOWN(full)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+	RELOAD_TEARDOWN_DEFAULTS();
+}
+
+/* More adds than a table of 64 keys, or its records, can take. */
+#define FULL_MAX_ADDS	1024
+
+/*
+ * Adds key 0, 1, ... by @source until an ADD fails, which must be with
+ * ENOSPC; returns how many were added.
+ */
+static unsigned int add_until_full(struct __test_metadata *_metadata, int fd,
+				   const char *source, __u32 flags)
+{
+	struct cfilter_key k;
+	unsigned int i;
+	int err = 0;
+
+	for (i = 0; i < FULL_MAX_ADDS && !err; i++) {
+		k = nth_key4(i);
+		err = hold(fd, CFILTER_IOC_ADD, &k, source, flags, 0);
+	}
+	EXPECT_EQ(ENOSPC, err) TH_LOG("%s after %u adds", source, i - 1);
+	return i - 1;
+}
+
+/* How expect_failed_add() adds: ADD, permanent or timed, or BATCH ADD. */
+enum failed_add { ADD_PERMANENT, ADD_TIMED, BATCH_FRESH_FIRST, BATCH_TIMED };
+
+/*
+ * Expects ENOSPC from ADD or BATCH ADD (@op) of @unrecorded, an entry
+ * "default" holds unrecorded, by @source (a new one), in a set whose
+ * table and records are full; BATCH puts @fresh, not in the table, first.
+ * Then SOURCES must be @before.
+ */
+static void expect_failed_add(struct __test_metadata *_metadata, int fd,
+			      __u32 flags, enum failed_add op,
+			      const char *source,
+			      const struct cfilter_key *unrecorded,
+			      const struct cfilter_key *fresh,
+			      const struct cfilter_sources *before)
+{
+	struct cfilter_key both[2] = { *fresh, *unrecorded };
+	__u32 timeouts[2] = { 0, op == BATCH_TIMED ? 60 : 0 };
+	struct cfilter_sources after;
+	struct cfilter_batch b;
+	__s32 results[2];
+
+	switch (op) {
+	case ADD_PERMANENT:
+	case ADD_TIMED:
+		EXPECT_EQ(ENOSPC, hold(fd, CFILTER_IOC_ADD, unrecorded, source,
+				       flags, op == ADD_TIMED ? 60 : 0))
+			TH_LOG("%s, op %d", source, op);
+		break;
+	default:
+		ASSERT_EQ(0, cf_batch_by(fd, CFILTER_BATCH_ADD, source, flags,
+					 both, timeouts, results, 2, &b));
+		EXPECT_EQ(-ENOSPC, results[0]) TH_LOG("%s, op %d", source, op);
+		EXPECT_EQ(-ENOSPC, results[1]) TH_LOG("%s, op %d", source, op);
+		EXPECT_EQ(0U, b.first_error);
+	}
+	/* A source left behind is left by every such add: stop at the first. */
+	ASSERT_EQ(0, cf_sources(fd, flags, &after));
+	ASSERT_EQ(before->count, after.count) TH_LOG("%s, op %d", source, op);
+	ASSERT_EQ(0, memcmp(before->sources, after.sources,
+			    sizeof(after.sources)))
+		TH_LOG("SOURCES changed: %s, op %d", source, op);
+}
+
+/*
+ * An ADD or BATCH ADD that fails makes no source: new sources refused
+ * for want of room (in the table, or in the records when "default" held
+ * the entry unrecorded) leave SOURCES as it was, and never use up the
+ * CFILTER_SOURCES_MAX - 1 free indexes.
+ */
+TEST_F(full, failed_adds_by_new_sources_leave_no_source)
+{
+	struct cfilter_key unrecorded, fresh, k;
+	struct cfilter_sources before, after;
+	__u32 flags = variant->flags;
+	unsigned int stored, shared, i;
+	char name[CFILTER_SOURCE_LEN];
+	int op;
+
+	if (_metadata->skip)
+		return;
+	/*
+	 * Default's, unrecorded; then "feed"'s of the first ones, recorded
+	 * with default's beside them, until the records are full.
+	 */
+	stored = add_until_full(_metadata, self->fd, "", flags);
+	shared = add_until_full(_metadata, self->fd, "feed", flags);
+	ASSERT_LT(shared, stored)
+		TH_LOG("the records never ran out: no entry is left unrecorded");
+	unrecorded = nth_key4(stored - 1);
+	fresh = nth_key4(stored);
+	ASSERT_EQ(0, cf_sources(self->fd, flags, &before));
+	ASSERT_EQ(2U, before.count);
+
+	for (i = 0; i < 2 * CFILTER_SOURCES_MAX; i++) {
+		snprintf(name, sizeof(name), "b%02u", i);
+		for (op = ADD_PERMANENT; op <= BATCH_TIMED; op++)
+			expect_failed_add(_metadata, self->fd, flags, op, name,
+					  &unrecorded, &fresh, &before);
+	}
+	EXPECT_EQ(stored, cf_type_count(self->fd, CFILTER_KEY_SRC4, flags));
+
+	/* A record freed, a new source takes it. */
+	k = nth_key4(0);
+	ASSERT_EQ(0, hold(self->fd, CFILTER_IOC_DEL, &k, "feed", flags, 0));
+	EXPECT_EQ(0, hold(self->fd, CFILTER_IOC_ADD, &k, "late", flags, 0));
+	ASSERT_EQ(0, cf_sources(self->fd, flags, &after));
+	EXPECT_EQ(3U, after.count);
 }
 
 TEST_HARNESS_MAIN
