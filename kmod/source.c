@@ -328,8 +328,10 @@ int cfilter_hold_add_one(struct cfilter_set *s, const struct cfilter_packed *k,
 		if (!id && !deadline)
 			return -EEXIST;
 		err = cfilter_record_default(h, t, hk, kl, id ? 0 : deadline);
-		if (err || !id)
-			return err ? err : -EEXIST;
+		if (err)
+			goto out;
+		if (!id)
+			return -EEXIST;
 	}
 	err = keymap_put(deadline ? &h->timed[t] : &h->held[t], hk, deadline);
 	if (err) {
