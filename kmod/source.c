@@ -225,7 +225,10 @@ static int cfilter_hold_retime(struct cfilter_holds *h, unsigned int t,
 			return err;
 		keymap_del(&h->timed[t], hk);
 		h->ntimed[id]--;
+	} else {
+		return 0;
 	}
+	h->moves[t]++;
 	return 0;
 }
 
@@ -271,11 +274,15 @@ static int cfilter_record_default(struct cfilter_holds *h, unsigned int t,
 	hk[kl + 1] = 0;
 	err = keymap_put(deadline ? &h->timed[t] : &h->held[t], hk, deadline);
 	hk[kl + 1] = id;
-	if (!err && deadline) {
+	if (err)
+		return err;
+	/* A listing finds it among the records now, no longer the tables. */
+	h->moves[t]++;
+	if (deadline) {
 		h->ntimed[0]++;
 		cfilter_expiry_kick(deadline);
 	}
-	return err;
+	return 0;
 }
 
 /* Compact mode's one holder: "default", permanent, unrecorded. */

@@ -37,6 +37,9 @@ struct cfilter_set;
  * @names:   the sources by index; index 0 is "default"
  * @entries: holdings per source
  * @ntimed:  timed holdings per source
+ * @moves:   per key type, holdings moved from one part of a listing's walk
+ *           to another (see source_list.c): default's unrecorded holding
+ *           recorded, or a holding moved between @held and @timed
  * @active:  indexes in use; bit 0 always
  * @stale:   a copy that missed a change of the live set: COMMIT refuses it
  */
@@ -46,6 +49,7 @@ struct cfilter_holds {
 	char		names[CFILTER_SOURCES_MAX][CFILTER_SOURCE_LEN];
 	u64		entries[CFILTER_SOURCES_MAX];
 	u64		ntimed[CFILTER_SOURCES_MAX];
+	u64		moves[__CFILTER_KEY_MAX];
 	u32		active;
 	bool		stale;
 };

@@ -27,14 +27,17 @@
 
 /*
  * The layout generation a listing of type @f is walking (40 bits): the
- * records', and in the last phase the tables' as well.
+ * records', and in the last phase the tables' as well. A holding that
+ * moves from one phase to another (struct cfilter_holds' @moves) counts
+ * too: it may land in a phase already walked, and be missed, or in one
+ * still ahead, and be listed twice.
  */
 static u64 cfilter_list_layout(const struct cfilter_set *s,
 			       const struct cfilter_ktype *f, bool tables)
 {
 	unsigned int t = cfilter_ktype_type(f);
 	u64 gen = keymap_gen(&s->holds.held[t]) +
-		  keymap_gen(&s->holds.timed[t]);
+		  keymap_gen(&s->holds.timed[t]) + s->holds.moves[t];
 
 	if (tables)
 		gen += cfilter_set_list_gen(s, f) << 20;

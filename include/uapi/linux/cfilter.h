@@ -301,9 +301,11 @@ struct cfilter_entry {
  * to its last exactly once; holdings added or removed meanwhile may or may
  * not be reported. If the tables were laid out anew since the previous
  * call (a table grew, the set was replaced), the call fails with ESTALE
- * and the listing must start over from cursor 0. Compact mode lists only
- * prefix keys (kept exactly in both modes), as held by "default":
- * addresses and flows are fingerprints only (see CFILTER_IOC_DUMP).
+ * and the listing must start over from cursor 0; so it may when a holding
+ * became timed or permanent, or an entry "default" held alone gained
+ * another source or a timeout. Compact mode lists only prefix keys (kept
+ * exactly in both modes), as held by "default": addresses and flows are
+ * fingerprints only (see CFILTER_IOC_DUMP).
  */
 struct cfilter_list {
 	__u64	entries;
