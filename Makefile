@@ -5,9 +5,11 @@
 #   user/ -> cfctl                   tests/host, tests/selftests -> tests
 #
 # By default the module is built for a guest kernel the tests boot
-# (Debian's, prepared by scripts/kernel.sh with the BTF a kfunc needs):
-# KERNEL=6.1 (Debian 12, the default) or KERNEL=6.12 (Debian 13).
+# (Debian's, prepared by scripts/kernel.sh): KERNEL=6.1 (Debian 12, the
+# default) or KERNEL=6.12 (Debian 13).
 # KDIR=/lib/modules/$(uname -r)/build builds it for another kernel.
+# btf/build-module.sh builds it, with the module BTF a kfunc needs, also
+# where the kernel's headers lack what kbuild makes it with (Debian 12's).
 
 # Goals that must work before `make deps` has installed anything.
 NO_KERNEL_GOALS := deps clean help demo check bench fuzz stress \
@@ -51,7 +53,8 @@ export KSFT_DIR
 # so kbuild rebuilds only what changed.
 MODULE_DIR ?= $(CURDIR)
 override MODULE_DIR := $(abspath $(MODULE_DIR))
-MODULE_SRCS := Kbuild $(wildcard core/*.[ch] kmod/*.[ch]) $(shell find include -name '*.h')
+MODULE_SRCS := Kbuild $(wildcard core/*.[ch] kmod/*.[ch] btf/*.[ch] btf/*.sh) btf/Makefile \
+	$(shell find include -name '*.h')
 # kbuild notices neither a new compiler nor a new pahole: a change of either
 # (or of KDIR) cleans the module's folder. The record is a .cmd file, as
 # kbuild's own command records are, so that git and `make clean` treat it
@@ -60,7 +63,7 @@ TOOLCHAIN = $(KDIR) $(KBUILD_ARGS) $(shell gcc --version 2>/dev/null | head -n 1
 	$(shell pahole --version 2>/dev/null)
 TOOLCHAIN_RECORD := $(MODULE_DIR)/.toolchain.cmd
 MODULE_OUTPUTS := core/*.o core/.*.cmd kmod/*.o kmod/.*.cmd *.o .*.cmd *.ko *.mod *.mod.c \
-	modules.order Module.symvers .tmp_versions
+	modules.order Module.symvers .tmp_versions .objtree btf/resolve_btfids
 
 .PHONY: all module module-sources bpf user selftests host-tests check demo \
 	deps kernel vm-run vm-run-script clean help bench fuzz stress \
@@ -97,7 +100,8 @@ module: $(if $(filter-out $(CURDIR),$(MODULE_DIR)),module-sources)
 	@echo '$(TOOLCHAIN)' | cmp -s - $(TOOLCHAIN_RECORD) || { \
 		cd $(MODULE_DIR) && rm -rf $(MODULE_OUTPUTS) && \
 		echo '$(TOOLCHAIN)' >$(TOOLCHAIN_RECORD); }
-	$(MAKE) -C $(KDIR) M=$(MODULE_DIR) $(KBUILD_ARGS) modules
+	+cd $(MODULE_DIR) && BTF_SOURCE='$(if $(BTF_SOURCE),$(abspath $(BTF_SOURCE)))' \
+		sh btf/build-module.sh $(abspath $(KDIR)) $(KBUILD_ARGS)
 
 module-sources:
 	@mkdir -p $(MODULE_DIR)
@@ -105,7 +109,7 @@ module-sources:
 		cmp -s $$f $(MODULE_DIR)/$$f || \
 			install -D -m 644 $$f $(MODULE_DIR)/$$f || exit; \
 	done
-	@cd $(MODULE_DIR) && for f in $$(find core kmod include -name '*.[ch]'); do \
+	@cd $(MODULE_DIR) && for f in $$(find core kmod include btf -name '*.[ch]' -o -name '*.sh'); do \
 		[ -f $(CURDIR)/$$f ] || rm $$f || exit; \
 	done
 

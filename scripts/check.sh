@@ -4,8 +4,8 @@
 # Runs every test: the host unit tests of the filter core and a bounded
 # fuzzing run once, then the
 # kselftests inside a qemu guest on every supported kernel (Debian 12's 6.1,
-# Debian 13's 6.12: scripts/kernel.sh --list), the demo and the install
-# tests. Ends with one line
+# Debian 13's 6.12: scripts/kernel.sh --list), the module BTF tests, the
+# demo and the install tests. Ends with one line
 # "N passed, N failed, N skipped" totalling all of them, after one labelled
 # line per part; exits non-zero on any failure, including a build that breaks
 # or a guest that never reports.
@@ -125,6 +125,16 @@ fi
 for kernel in $kernels; do
 	guest_tests "$kernel"
 done
+
+# The resolver against the kernel's own, and module builds on Debian 12's
+# stock headers; after the guest runs, which prepared both kernels.
+phase 'module BTF (host)'
+tests/host/test_btf.sh 2>&1 | tee "$log_dir/btf"
+btf_rc=${PIPESTATUS[0]}
+count_tap "$log_dir/btf" btf
+if [ "$btf_rc" -ne 0 ] && ! grep -q '^not ok ' "$log_dir/btf"; then
+	broken btf "the module BTF tests exited $btf_rc without reporting a failure"
+fi
 
 # The README's first command, so that it cannot break unnoticed: one test.
 phase 'demo (make demo)'

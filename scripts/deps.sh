@@ -4,7 +4,6 @@
 # Install the Debian 12 packages cfilter needs to build and test (make deps).
 # Idempotent: when everything is installed, apt is not run at all.
 #
-# python3 runs the kernel's bpf_doc.py while kernel.sh builds resolve_btfids.
 # libxdp-dev: cfctl links libxdp (and the dispatcher program it carries)
 # statically, to run cfilter's program beside other tools'. liburcu-dev is
 # the host tests' RCU; libclang-rt-14-dev has libFuzzer.

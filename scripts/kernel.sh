@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Prepare a guest kernel and a module build tree that produces module BTF.
+# Prepare a guest kernel and what make needs to build the module for it.
 #
 # Usage: scripts/kernel.sh [KERNEL]   KERNEL: 6.1 (default) or 6.12
 #        scripts/kernel.sh --list     print the supported kernels
@@ -15,7 +15,11 @@
 # The guest boots exactly the build the module is compiled against, so the
 # module's BTF is generated against the base BTF the guest exposes (on a
 # mismatch the kernel silently drops module BTF because of
-# CONFIG_MODULE_ALLOW_BTF_MISMATCH, and the kfunc vanishes).
+# CONFIG_MODULE_ALLOW_BTF_MISMATCH, and the kfunc vanishes). The module is
+# built by btf/build-module.sh, as on any host: on 6.1 from Debian 12's
+# installed headers and the BTF of the guest's image (BTF_SOURCE), which is
+# what a Debian 12 host has in /boot; 6.12's headers bring their own
+# vmlinux and resolve_btfids.
 #
 # Everything lands in .cache/ (each step is built under a *.tmp name and
 # renamed into place, so an interrupted run leaves nothing half made):
@@ -23,11 +27,6 @@
 #   .cache/ksft/                kselftest.h, kselftest_harness.h
 #   .cache/kernel-<KERNEL>.mk   paths and build arguments of one kernel, for
 #                               make and scripts/vm-run.sh
-#
-# scripts/Makefile.modfinal runs "pahole --btf_base vmlinux" and
-# "$(objtree)/tools/bpf/resolve_btfids/resolve_btfids -b vmlinux" on a module
-# only when ./vmlinux exists in the objtree (the make -C directory, also for
-# M= builds): each kernel's KDIR supplies both.
 
 set -eu
 
@@ -49,73 +48,39 @@ mkdir -p "$ROOT/.cache"
 CACHE=$(cd "$ROOT/.cache" && pwd -P)
 KSFT=$CACHE/ksft
 SRC_TARBALL=/usr/src/linux-source-6.1.tar.xz
+BZIMAGE=$ROOT/btf/bzimage.sh
 
 # ---- shared steps --------------------------------------------------------
 
-# The bzImage setup header (Documentation/arch/x86/boot.rst) gives the number
-# of setup sectors (0x1f1) and the compressed payload's offset from the start
-# of the protected-mode code (0x248) and its length (0x24c).
-header_u8() {
-	od -An -tu1 -j "$2" -N1 "$1" | tr -d ' '
-}
-
-header_u32() {
-	od -An -tu4 -j "$2" -N4 "$1" | tr -d ' '
-}
-
 # Decompress bzImage $1 to the kernel ELF $2, which qemu boots through its
-# PVH entry, skipping seconds of decompression under TCG. The payload ends
-# with the 4-byte uncompressed size, which is not part of the stream.
-# Fails (status 1) only when the decompressor is not installed.
+# PVH entry, skipping seconds of decompression under TCG. Fails (status 1)
+# only when the decompressor is not installed.
 decompress_vmlinux() {
-	vmlinuz=$1
-	out=$2
-	[ -f "$out" ] && return 0
-	[ "$(od -An -c -j 514 -N4 "$vmlinuz" | tr -d ' ')" = HdrS ] ||
-		die "$vmlinuz is not a bzImage"
-	setup_sects=$(header_u8 "$vmlinuz" 497)
-	[ "$setup_sects" -ne 0 ] || setup_sects=4
-	offset=$(((setup_sects + 1) * 512 + $(header_u32 "$vmlinuz" 584)))
-	length=$(($(header_u32 "$vmlinuz" 588) - 4))
-	magic=$(od -An -tx1 -j "$offset" -N6 "$vmlinuz" | tr -d ' ')
-	case $magic in
-	fd377a585a00) unpack="xz -dc" ;;
-	28b52ffd*) unpack="zstd -dcq" ;;
-	*) die "$vmlinuz payload is neither xz nor zstd (magic $magic): teach kernel.sh that format" ;;
-	esac
-	if ! command -v "${unpack%% *}" >/dev/null; then
-		log "${unpack%% *} not found: the guest boots the bzImage, some seconds slower (apt-get install ${unpack%% *})"
+	[ -f "$2" ] && return 0
+	log "decompressing $1"
+	sh "$BZIMAGE" unpack "$1" "$2" || {
+		[ $? -eq 3 ] || die "cannot decompress $1"
+		log "the guest boots the bzImage, some seconds slower"
 		return 1
-	fi
-	log "decompressing $vmlinuz"
-	tail -c "+$((offset + 1))" "$vmlinuz" | head -c "$length" |
-		$unpack >"$out.tmp"
-	[ "$(od -An -c -N4 "$out.tmp" | tr -d ' ')" = 177ELF ] ||
-		die "decompressed payload of $vmlinuz is not an ELF file"
-	mv "$out.tmp" "$out"
+	}
 }
 
 # The kselftest headers come from the 6.1 source tarball whatever the guest
-# kernel: they are userspace headers, and the selftests are built once. $1,
-# when given, is a folder already holding the tarball's tools/testing.
+# kernel: they are userspace headers, and the selftests are built once.
 make_ksft() {
 	[ -d "$KSFT" ] && return 0
 	rm -rf "$KSFT.tmp"
 	mkdir -p "$KSFT.tmp"
-	if [ $# -eq 1 ]; then
-		cp "$1"/tools/testing/selftests/kselftest.h \
-			"$1"/tools/testing/selftests/kselftest_harness.h "$KSFT.tmp"
-	else
-		log "extracting the kselftest headers from $SRC_TARBALL"
-		[ -f "$SRC_TARBALL" ] || die "$SRC_TARBALL missing: run make deps"
-		tar -xJf "$SRC_TARBALL" -C "$KSFT.tmp" --strip-components=4 \
-			linux-source-6.1/tools/testing/selftests/kselftest.h \
-			linux-source-6.1/tools/testing/selftests/kselftest_harness.h
-	fi
+	log "extracting the kselftest headers from $SRC_TARBALL"
+	[ -f "$SRC_TARBALL" ] || die "$SRC_TARBALL missing: run make deps"
+	tar -xJf "$SRC_TARBALL" -C "$KSFT.tmp" --strip-components=4 \
+		linux-source-6.1/tools/testing/selftests/kselftest.h \
+		linux-source-6.1/tools/testing/selftests/kselftest_harness.h
 	mv "$KSFT.tmp" "$KSFT"
 }
 
 # write_kernel_mk KERNEL KDIR VMLINUX VMLINUZ MODULES KBUILD_ARGS MODULE_DIR
+#                 BTF_SOURCE
 # MODULE_DIR is where make builds cfilter.ko for this kernel, relative to the
 # root of the checkout ("." for the root itself). It is written relative
 # (make sees $(CURDIR)/..., scripts a path relative to the root), so that
@@ -133,6 +98,7 @@ write_kernel_mk() {
 		KERNEL_CACHE := $KC
 		KDIR := $2
 		KBUILD_ARGS := $6
+		BTF_SOURCE := $8
 		MODULE_DIR := $dir
 		CFILTER_KO := $ko
 		KSFT_DIR := $KSFT
@@ -146,10 +112,6 @@ write_kernel_mk() {
 # ---- 6.1: Debian 12, the installed headers -------------------------------
 #   .cache/linux-<ABI>/image/        unpacked linux-image-<ABI>-amd64 package
 #   .cache/linux-<ABI>/vmlinux       decompressed kernel ELF
-#   .cache/linux-<ABI>/vmlinux.btf   its .BTF section only
-#   .cache/linux-<ABI>/kdir/         copy of the headers objtree plus vmlinux
-#                                    (= vmlinux.btf) and resolve_btfids, both
-#                                    of which Debian 12's headers lack
 
 read_abi_61() {
 	status=$(dpkg-query -W -f='${db:Status-Status}' linux-headers-amd64 2>/dev/null) || true
@@ -207,78 +169,18 @@ fetch_image_61() {
 	mv "$KC/image.tmp" "$KC/image"
 }
 
-# Same objcopy as scripts/link-vmlinux.sh uses to make the kernel's .btf.o.
-extract_btf() {
-	[ -f "$KC/vmlinux.btf" ] && return 0
-	log "extracting .BTF"
-	objcopy --only-section=.BTF --set-section-flags .BTF=alloc,readonly \
-		--strip-all "$KC/vmlinux" "$KC/vmlinux.btf.tmp" 2>/dev/null
-	mv "$KC/vmlinux.btf.tmp" "$KC/vmlinux.btf"
-}
-
-# One pass over the source tarball yields both resolve_btfids' sources and
-# the kselftest headers.
-build_resolve_btfids() {
-	src=$1
-	log "extracting tools from $SRC_TARBALL"
-	[ -f "$SRC_TARBALL" ] || die "$SRC_TARBALL missing: run make deps"
-	rm -rf "$src"
-	mkdir -p "$src"
-	tar -xJf "$SRC_TARBALL" -C "$src" --strip-components=1 \
-		linux-source-6.1/scripts/bpf_doc.py \
-		linux-source-6.1/tools/arch \
-		linux-source-6.1/tools/bpf/resolve_btfids \
-		linux-source-6.1/tools/build \
-		linux-source-6.1/tools/include \
-		linux-source-6.1/tools/lib \
-		linux-source-6.1/tools/scripts \
-		linux-source-6.1/tools/testing/selftests/kselftest.h \
-		linux-source-6.1/tools/testing/selftests/kselftest_harness.h
-	log "building resolve_btfids"
-	make -s -C "$src/tools/bpf/resolve_btfids" -j"$(nproc)" >/dev/null ||
-		die "building resolve_btfids failed"
-}
-
-# The objtree's relative symlinks (scripts, tools) become absolute so the
-# copy still reaches linux-kbuild; tools/ becomes a real directory because
-# resolve_btfids must live inside it.
-make_kdir_61() {
-	[ -d "$KC/kdir" ] && return 0
-	src=$KC/src.tmp
-	build_resolve_btfids "$src"
-	kbuild_tools=$(readlink -f "$HEADERS/tools")
-	rm -rf "$KC/kdir.tmp"
-	cp -a "$HEADERS" "$KC/kdir.tmp"
-	for link in $(cd "$HEADERS" && find . -type l); do
-		ln -sfn "$(readlink -f "$HEADERS/$link")" "$KC/kdir.tmp/$link"
-	done
-	rm "$KC/kdir.tmp/tools"
-	mkdir -p "$KC/kdir.tmp/tools/bpf/resolve_btfids"
-	for tool in "$kbuild_tools"/*; do
-		ln -s "$tool" "$KC/kdir.tmp/tools/"
-	done
-	cp "$src/tools/bpf/resolve_btfids/resolve_btfids" \
-		"$KC/kdir.tmp/tools/bpf/resolve_btfids/"
-	cp "$KC/vmlinux.btf" "$KC/kdir.tmp/vmlinux"
-	make_ksft "$src"
-	rm -rf "$src"
-	mv "$KC/kdir.tmp" "$KC/kdir"
-}
-
 prepare_61() {
 	read_abi_61
 	check_version
 	mkdir -p "$KC"
 	[ -f "$KC/version" ] || echo "$PKG_VERSION" >"$KC/version"
 	fetch_image_61
-	decompress_vmlinux "$KC/image/boot/vmlinuz-$KREL" "$KC/vmlinux" ||
-		die "the .BTF section is read from the decompressed kernel: run make deps"
-	extract_btf
-	make_kdir_61
+	vmlinuz=$KC/image/boot/vmlinuz-$KREL
+	vmlinux=$KC/vmlinux
+	decompress_vmlinux "$vmlinuz" "$vmlinux" || vmlinux=$vmlinuz
 	make_ksft
-	write_kernel_mk 6.1 "$KC/kdir" "$KC/vmlinux" \
-		"$KC/image/boot/vmlinuz-$KREL" "$KC/image/lib/modules/$KREL" \
-		"" .
+	write_kernel_mk 6.1 "$HEADERS" "$vmlinux" "$vmlinuz" \
+		"$KC/image/lib/modules/$KREL" "" . "$vmlinuz"
 }
 
 # ---- 6.12: Debian 13, fetched with a private apt configuration ------------
@@ -433,7 +335,7 @@ prepare_612() {
 	make_ksft
 	write_kernel_mk 6.12 "$root/usr/src/linux-headers-$KREL" "$vmlinux" \
 		"$vmlinuz" "$root/usr/lib/modules/$KREL" "$(kbuild_args_612)" \
-		.cache/build-6.12
+		.cache/build-6.12 ""
 }
 
 # ---- main ----------------------------------------------------------------

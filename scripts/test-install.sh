@@ -99,7 +99,7 @@ kernel_mk() {
 
 install_into() {
 	make -s install DESTDIR="$1" KDIR="$(kernel_mk KDIR)" \
-		MODULE_DIR="$(kernel_mk MODULE_DIR)" \
+		MODULE_DIR="$(kernel_mk MODULE_DIR)" BTF_SOURCE="$(kernel_mk BTF_SOURCE)" \
 		KBUILD_ARGS="$(kernel_mk KBUILD_ARGS)" >"$WORK/make.log" 2>&1 || {
 		sed 's/^/# /' "$WORK/make.log"
 		return 1
