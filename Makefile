@@ -41,6 +41,11 @@ ifndef SKIP_KERNEL_MK
 	scripts/kernel.sh $(KERNEL)
 endif
 
+# The release: the top entry of debian/changelog, the one place the version
+# is kept. cfctl's Makefile and the module's Kbuild read it there too; a copy
+# of the module's sources has no debian/, so kbuild is told it.
+VERSION := $(shell sed -n '1s/^cfilter (\([^ ]*\)).*/\1/p' debian/changelog)
+
 KSFT_DIR ?= $(CURDIR)/.cache/ksft
 export KSFT_DIR
 
@@ -85,7 +90,7 @@ help:
 	@echo 'make bench-xdp     XDP ns/packet: cfilter vs BPF hash, LPM, Bloom (guest)'
 	@echo 'make install [DESTDIR= PREFIX=]   cfctl, man page, completion, unit, module'
 	@echo 'make uninstall     remove what make install put'
-	@echo 'make install-dkms VERSION=x       module sources for DKMS'
+	@echo 'make install-dkms  module sources for DKMS (VERSION=x: another name)'
 	@echo 'make KDIR=/lib/modules/$$(uname -r)/build module'
 
 deps:
@@ -97,7 +102,7 @@ module: $(if $(filter-out $(CURDIR),$(MODULE_DIR)),module-sources)
 	@echo '$(TOOLCHAIN)' | cmp -s - $(TOOLCHAIN_RECORD) || { \
 		cd $(MODULE_DIR) && rm -rf $(MODULE_OUTPUTS) && \
 		echo '$(TOOLCHAIN)' >$(TOOLCHAIN_RECORD); }
-	$(MAKE) -C $(KDIR) M=$(MODULE_DIR) $(KBUILD_ARGS) modules
+	$(MAKE) -C $(KDIR) M=$(MODULE_DIR) CFILTER_VERSION=$(VERSION) $(KBUILD_ARGS) modules
 
 module-sources:
 	@mkdir -p $(MODULE_DIR)
@@ -181,8 +186,7 @@ uninstall:
 	@$(INSTALL_ENV) packaging/install.sh uninstall
 
 # The module's sources and dkms.conf, for DKMS to rebuild cfilter.ko for
-# every kernel installed. VERSION names the release.
-VERSION ?= 0.1
+# every kernel installed. VERSION names the release (debian/changelog's).
 DKMS_DIR = $(DESTDIR)/usr/src/cfilter-$(VERSION)
 
 install-dkms:
@@ -191,7 +195,7 @@ install-dkms:
 	@for f in $(MODULE_SRCS); do \
 		install -D -m 644 $$f '$(DKMS_DIR)'/$$f || exit; \
 	done
-	sed 's/@VERSION@/$(VERSION)/' packaging/dkms.conf >'$(DKMS_DIR)/dkms.conf'
+	sed 's/#MODULE_VERSION#/$(VERSION)/' packaging/dkms.conf >'$(DKMS_DIR)/dkms.conf'
 	@echo 'install-dkms: now run: dkms install cfilter/$(VERSION)'
 
 uninstall-dkms:
