@@ -11,7 +11,8 @@
 
 # Goals that must work before `make deps` has installed anything.
 NO_KERNEL_GOALS := deps clean help demo check bench fuzz stress \
-	uninstall install-dkms uninstall-dkms bench-load bench-xdp
+	uninstall install-dkms install-dkms-sources uninstall-dkms bench-load \
+	bench-xdp deb
 ifeq ($(filter-out $(NO_KERNEL_GOALS),$(MAKECMDGOALS)),)
 ifneq ($(MAKECMDGOALS),)
 SKIP_KERNEL_MK := 1
@@ -69,8 +70,8 @@ MODULE_OUTPUTS := core/*.o core/.*.cmd kmod/*.o kmod/.*.cmd *.o .*.cmd *.ko *.mo
 
 .PHONY: all module module-sources bpf user selftests host-tests check demo \
 	deps kernel vm-run vm-run-script clean help bench fuzz stress \
-	install install-kdir uninstall install-dkms uninstall-dkms bench-load \
-	bench-xdp
+	install install-kdir uninstall install-dkms install-dkms-sources \
+	uninstall-dkms bench-load bench-xdp deb
 
 all: module user selftests
 
@@ -91,6 +92,7 @@ help:
 	@echo 'make install [DESTDIR= PREFIX=]   cfctl, man page, completion, unit, module'
 	@echo 'make uninstall     remove what make install put'
 	@echo 'make install-dkms  module sources for DKMS (VERSION=x: another name)'
+	@echo 'make deb           Debian packages cfilter and cfilter-dkms, into dist/'
 	@echo 'make KDIR=/lib/modules/$$(uname -r)/build module'
 
 deps:
@@ -187,20 +189,32 @@ uninstall:
 
 # The module's sources and dkms.conf, for DKMS to rebuild cfilter.ko for
 # every kernel installed. VERSION names the release (debian/changelog's).
+# btf/ gives the module BTF where the kernel's headers lack what kbuild
+# needs for it; its scripts keep their execute bit.
 DKMS_DIR = $(DESTDIR)/usr/src/cfilter-$(VERSION)
+DKMS_SRCS = $(MODULE_SRCS) $(shell find btf -type f 2>/dev/null)
 
-install-dkms:
-	@test -n '$(VERSION)' || { echo 'make install-dkms: VERSION= must name the release' >&2; exit 2; }
+# The sources alone: the Debian package's dh_dkms installs dkms.conf itself.
+install-dkms-sources:
+	@test -n '$(VERSION)' || { echo 'make $@: VERSION= must name the release' >&2; exit 2; }
 	rm -rf '$(DKMS_DIR)'
-	@for f in $(MODULE_SRCS); do \
-		install -D -m 644 $$f '$(DKMS_DIR)'/$$f || exit; \
+	@for f in $(DKMS_SRCS); do \
+		mode=644; [ -x $$f ] && mode=755; \
+		install -D -m $$mode $$f '$(DKMS_DIR)'/$$f || exit; \
 	done
+
+install-dkms: install-dkms-sources
 	sed 's/#MODULE_VERSION#/$(VERSION)/' packaging/dkms.conf >'$(DKMS_DIR)/dkms.conf'
 	@echo 'install-dkms: now run: dkms install cfilter/$(VERSION)'
 
 uninstall-dkms:
 	@test -n '$(VERSION)' || { echo 'make uninstall-dkms: VERSION= must name the release' >&2; exit 2; }
 	rm -rf '$(DKMS_DIR)'
+
+# Debian packages (debian/) built in a copy of the tree's tracked files,
+# written to dist/.
+deb:
+	scripts/deb.sh
 
 # Builds what the guest boots first: the module for KERNEL, cfctl and the
 # selftests, each only as far as it changed.
