@@ -190,9 +190,10 @@ uninstall:
 # The module's sources and dkms.conf, for DKMS to rebuild cfilter.ko for
 # every kernel installed. VERSION names the release (debian/changelog's).
 # btf/ gives the module BTF where the kernel's headers lack what kbuild
-# needs for it; its scripts keep their execute bit.
+# needs for it: its sources and scripts (these keep their execute bit), not
+# what it builds.
 DKMS_DIR = $(DESTDIR)/usr/src/cfilter-$(VERSION)
-DKMS_SRCS = $(MODULE_SRCS) $(shell find btf -type f 2>/dev/null)
+DKMS_SRCS = $(MODULE_SRCS) $(wildcard btf/Makefile btf/*.[ch] btf/*.sh)
 
 # The sources alone: the Debian package's dh_dkms installs dkms.conf itself.
 install-dkms-sources:
