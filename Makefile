@@ -239,4 +239,4 @@ clean:
 	$(MAKE) -C tests/fuzz clean
 	$(MAKE) -C bench clean
 	$(MAKE) -C bench/xdp clean
-	rm -rf $(MODULE_OUTPUTS) .cache/build-*
+	rm -rf $(MODULE_OUTPUTS) .cache/build-* dist
