@@ -13,7 +13,8 @@
 
 # Goals that must work before `make deps` has installed anything.
 NO_KERNEL_GOALS := deps clean help demo check bench fuzz stress \
-	uninstall install-dkms uninstall-dkms bench-load bench-xdp
+	uninstall install-dkms install-dkms-sources uninstall-dkms bench-load \
+	bench-xdp deb
 ifeq ($(filter-out $(NO_KERNEL_GOALS),$(MAKECMDGOALS)),)
 ifneq ($(MAKECMDGOALS),)
 SKIP_KERNEL_MK := 1
@@ -43,6 +44,11 @@ ifndef SKIP_KERNEL_MK
 	scripts/kernel.sh $(KERNEL)
 endif
 
+# The release: the top entry of debian/changelog, the one place the version
+# is kept. cfctl's Makefile and the module's Kbuild read it there too; a copy
+# of the module's sources has no debian/, so kbuild is told it.
+VERSION := $(shell sed -n '1s/^cfilter (\([^ ]*\)).*/\1/p' debian/changelog)
+
 KSFT_DIR ?= $(CURDIR)/.cache/ksft
 export KSFT_DIR
 
@@ -67,8 +73,8 @@ MODULE_OUTPUTS := core/*.o core/.*.cmd kmod/*.o kmod/.*.cmd *.o .*.cmd *.ko *.mo
 
 .PHONY: all module module-sources bpf user selftests host-tests check demo \
 	deps kernel vm-run vm-run-script clean help bench fuzz stress \
-	install install-kdir uninstall install-dkms uninstall-dkms bench-load \
-	bench-xdp
+	install install-kdir uninstall install-dkms install-dkms-sources \
+	uninstall-dkms bench-load bench-xdp deb
 
 all: module user selftests
 
@@ -88,7 +94,8 @@ help:
 	@echo 'make bench-xdp     XDP ns/packet: cfilter vs BPF hash, LPM, Bloom (guest)'
 	@echo 'make install [DESTDIR= PREFIX=]   cfctl, man page, completion, unit, module'
 	@echo 'make uninstall     remove what make install put'
-	@echo 'make install-dkms VERSION=x       module sources for DKMS'
+	@echo 'make install-dkms  module sources for DKMS (VERSION=x: another name)'
+	@echo 'make deb           Debian packages cfilter and cfilter-dkms, into dist/'
 	@echo 'make KDIR=/lib/modules/$$(uname -r)/build module'
 
 deps:
@@ -101,7 +108,7 @@ module: $(if $(filter-out $(CURDIR),$(MODULE_DIR)),module-sources)
 		cd $(MODULE_DIR) && rm -rf $(MODULE_OUTPUTS) && \
 		echo '$(TOOLCHAIN)' >$(TOOLCHAIN_RECORD); }
 	+cd $(MODULE_DIR) && BTF_SOURCE='$(if $(BTF_SOURCE),$(abspath $(BTF_SOURCE)))' \
-		sh btf/build-module.sh $(abspath $(KDIR)) $(KBUILD_ARGS)
+		sh btf/build-module.sh $(abspath $(KDIR)) CFILTER_VERSION=$(VERSION) $(KBUILD_ARGS)
 
 module-sources:
 	@mkdir -p $(MODULE_DIR)
@@ -185,22 +192,34 @@ uninstall:
 	@$(INSTALL_ENV) packaging/install.sh uninstall
 
 # The module's sources and dkms.conf, for DKMS to rebuild cfilter.ko for
-# every kernel installed. VERSION names the release.
-VERSION ?= 0.1
+# every kernel installed. VERSION names the release (debian/changelog's).
+# btf/ gives the module BTF where the kernel's headers lack what kbuild
+# needs for it: its sources and scripts (these keep their execute bit), not
+# what it builds.
 DKMS_DIR = $(DESTDIR)/usr/src/cfilter-$(VERSION)
+DKMS_SRCS = $(MODULE_SRCS) $(wildcard btf/Makefile btf/*.[ch] btf/*.sh)
 
-install-dkms:
-	@test -n '$(VERSION)' || { echo 'make install-dkms: VERSION= must name the release' >&2; exit 2; }
+# The sources alone: the Debian package's dh_dkms installs dkms.conf itself.
+install-dkms-sources:
+	@test -n '$(VERSION)' || { echo 'make $@: VERSION= must name the release' >&2; exit 2; }
 	rm -rf '$(DKMS_DIR)'
-	@for f in $(MODULE_SRCS); do \
-		install -D -m 644 $$f '$(DKMS_DIR)'/$$f || exit; \
+	@for f in $(DKMS_SRCS); do \
+		mode=644; [ -x $$f ] && mode=755; \
+		install -D -m $$mode $$f '$(DKMS_DIR)'/$$f || exit; \
 	done
-	sed 's/@VERSION@/$(VERSION)/' packaging/dkms.conf >'$(DKMS_DIR)/dkms.conf'
+
+install-dkms: install-dkms-sources
+	sed 's/#MODULE_VERSION#/$(VERSION)/' packaging/dkms.conf >'$(DKMS_DIR)/dkms.conf'
 	@echo 'install-dkms: now run: dkms install cfilter/$(VERSION)'
 
 uninstall-dkms:
 	@test -n '$(VERSION)' || { echo 'make uninstall-dkms: VERSION= must name the release' >&2; exit 2; }
 	rm -rf '$(DKMS_DIR)'
+
+# Debian packages (debian/) built in a copy of the tree's tracked files,
+# written to dist/.
+deb:
+	scripts/deb.sh
 
 # Builds what the guest boots first: the module for KERNEL, cfctl and the
 # selftests, each only as far as it changed.
@@ -224,4 +243,4 @@ clean:
 	$(MAKE) -C tests/fuzz clean
 	$(MAKE) -C bench clean
 	$(MAKE) -C bench/xdp clean
-	rm -rf $(MODULE_OUTPUTS) .cache/build-*
+	rm -rf $(MODULE_OUTPUTS) .cache/build-* dist

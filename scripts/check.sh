@@ -5,7 +5,7 @@
 # fuzzing run once, then the
 # kselftests inside a qemu guest on every supported kernel (Debian 12's 6.1,
 # Debian 13's 6.12: scripts/kernel.sh --list), the module BTF tests, the
-# demo and the install tests. Ends with one line
+# demo, the install tests and the Debian packages' tests. Ends with one line
 # "N passed, N failed, N skipped" totalling all of them, after one labelled
 # line per part; exits non-zero on any failure, including a build that breaks
 # or a guest that never reports.
@@ -153,6 +153,16 @@ install_rc=${PIPESTATUS[0]}
 count_tap "$log_dir/install" install
 if [ "$install_rc" -ne 0 ] && ! grep -q '^not ok ' "$log_dir/install"; then
 	broken install "the install tests exited $install_rc without reporting a failure"
+fi
+
+# make deb in a fresh clone: lintian, the packages' files and versions,
+# their maintainer scripts under dpkg (host).
+phase 'Debian packages (make deb)'
+scripts/test-deb.sh 2>&1 | tee "$log_dir/deb"
+deb_rc=${PIPESTATUS[0]}
+count_tap "$log_dir/deb" packages
+if [ "$deb_rc" -ne 0 ] && ! grep -q '^not ok ' "$log_dir/deb"; then
+	broken packages "the package tests exited $deb_rc without reporting a failure"
 fi
 
 # make vm-run as a new user types it: in a fresh clone, with nothing built

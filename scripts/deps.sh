@@ -10,6 +10,9 @@
 # tor-geoipdb has the country ranges make bench-xdp loads as prefixes.
 # kmod has the modprobe that cfilter.service runs (a minimal Debian image
 # lacks it, and systemd-analyze verify then rejects the installed unit).
+# debhelper, dh-dkms, dpkg-dev and lintian build and check the Debian packages
+# (make deb); devscripts is not needed: dpkg-dev has dpkg-buildpackage and
+# dpkg-parsechangelog.
 # linux-image-amd64 is deliberately absent: it pulls initramfs-tools and udev
 # and upgrades systemd. scripts/kernel.sh downloads and unpacks the guest
 # kernel image into .cache instead.
@@ -24,6 +27,9 @@ PACKAGES="
 	coreutils
 	cpio
 	dash
+	debhelper
+	dh-dkms
+	dpkg-dev
 	dwarves
 	e2fsprogs
 	gcc
@@ -36,6 +42,7 @@ PACKAGES="
 	libelf-dev
 	libxdp-dev
 	liburcu-dev
+	lintian
 	linux-headers-amd64
 	linux-source-6.1
 	llvm

@@ -10,7 +10,7 @@
 #include "util.h"
 #include "xdp.h"
 
-/* Set by the Makefile from `git describe`; else the release. */
+/* Set by the Makefile from debian/changelog's top entry. */
 #ifndef CFCTL_VERSION
 #define CFCTL_VERSION	"0.1"
 #endif
