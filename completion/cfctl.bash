@@ -25,8 +25,8 @@ _cfctl()
 	# less the options and their values.
 	for ((i++; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		-s | --source | -t | --timeout | -m | --mode | -i | --interval | --count | \
-		--format | --textfile)
+		-s | --source | -t | --timeout | --from | -m | --mode | -i | --interval | \
+		--count | --format | --textfile)
 			((i++)) ;;
 		-*) ;;
 		*) ((nwords++)) ;;
@@ -44,7 +44,7 @@ _cfctl()
 	fi
 
 	case $verb in
-	add | allow)	opts="-q --quiet -n --dry-run -s --source -t --timeout" ;;
+	add | allow)	opts="-q --quiet -n --dry-run -s --source -t --timeout --from" ;;
 	del)		opts="-q --quiet -n --dry-run -s --source -a --all-sources" ;;
 	test)		opts="-j --json -q --quiet -s --source --exact" ;;
 	match)		opts="-j --json -q --quiet" ;;
@@ -81,7 +81,7 @@ _cfctl()
 			sed -n 's/^source \([^:]*\):.*/\1/p')" -- "$cur")
 		return
 	fi
-	[[ $prev == -t || $prev == --timeout ]] && return
+	[[ $prev == -t || $prev == --timeout || $prev == --from ]] && return
 	if [[ $cur == -* ]]; then
 		mapfile -t COMPREPLY < <(compgen -W "$opts" -- "$cur")
 		return

@@ -165,6 +165,19 @@ if [ "$deb_rc" -ne 0 ] && ! grep -q '^not ok ' "$log_dir/deb"; then
 	broken packages "the package tests exited $deb_rc without reporting a failure"
 fi
 
+# The packages on a booted Debian 12 under systemd: apt install, bans of
+# the operator, fail2ban and CrowdSec through reload, reboot and a kernel
+# upgrade, then apt remove and purge (tests/system/run.sh).
+phase 'the packages on a booted Debian system'
+start=$SECONDS
+tests/system/run.sh 2>&1 | tee "$log_dir/system"
+system_rc=${PIPESTATUS[0]}
+count_tap "$log_dir/system" system
+echo "# system: $((SECONDS - start)) s"
+if [ "$system_rc" -ne 0 ] && ! grep -q '^not ok ' "$log_dir/system"; then
+	broken system "the booted-system test exited $system_rc without reporting a failure"
+fi
+
 # make vm-run as a new user types it: in a fresh clone, with nothing built
 # there, it must build what it boots. The kernels in .cache are shared, as
 # they are downloads, not builds of this tree.

@@ -33,6 +33,7 @@ enum {
 	LOPT_FORMAT,
 	LOPT_TEXTFILE,
 	LOPT_PRIORITY,
+	LOPT_FROM,
 };
 
 /* Every option of every verb, in the order help lists them. */
@@ -72,6 +73,10 @@ static const struct cf_option options[] = {
 	  "-t, --timeout SECS", "the holding expires after SECS seconds (0 to\n"
 	  "2147483647; 0, the default: never); load, replace:\n"
 	  "for lines without timeout or expires of their own" },
+	{ { "from", required_argument, NULL, LOPT_FROM }, OPT_FROM,
+	  "--from TIME", "-t counts from TIME, seconds since the epoch\n"
+	  "(fractions allowed, as fail2ban's <time>), instead\n"
+	  "of from now: the holding ends at TIME + SECS" },
 	{ { "all-sources", no_argument, NULL, 'a' }, OPT_ALL_SOURCES,
 	  "-a, --all-sources", "del: remove the holding of every source; list:\n"
 	  "every source's holdings, as without -s" },
@@ -368,6 +373,13 @@ static int parse_verb(const struct verb *v, int argc, char *argv[],
 			if (timeout_parse(optarg, &o->timeout)) {
 				cf_err("%s: invalid timeout '%s': expected %s",
 				       v->name, optarg, TIMEOUT_RULE);
+				return CF_USAGE;
+			}
+			break;
+		case LOPT_FROM:
+			if (epoch_parse(optarg, &o->from_ns)) {
+				cf_err("%s: invalid time '%s': expected %s",
+				       v->name, optarg, EPOCH_RULE);
 				return CF_USAGE;
 			}
 			break;

@@ -26,6 +26,7 @@ struct cfctl_opts {
 	const char	*arg;		/* the verb's IFACE or FILE */
 	const char	*source;	/* -s, checked; NULL if not given */
 	__u32		timeout;	/* -t: seconds; 0: permanent */
+	long long	from_ns;	/* --from: -t counts from here (ns since the epoch); 0: now */
 	bool		all_sources;	/* del, list: every source's holdings */
 	char *const	*words;		/* add, del, test, allow: the ENTRY */
 	int		nwords;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "addr.h"
@@ -247,14 +248,61 @@ static int entry_begin(const struct cfctl_opts *o, const char *verb,
 	return ret;
 }
 
+#define NSEC_PER_SEC	1000000000LL
+
+/*
+ * -t counted from --from: the whole seconds left now into *@left, rounded
+ * up as the kernel rounds its deadline, so that the holding ends within two
+ * seconds after TIME + SECS and never before; 0 if that is past. Returns
+ * CF_OK or CF_USAGE.
+ */
+static int timeout_left(const struct cfctl_opts *o, const char *verb,
+			__u32 *left)
+{
+	long long now, end, secs;
+	struct timespec ts;
+
+	*left = o->timeout;
+	if (!o->from_ns)
+		return CF_OK;
+	if (!o->timeout) {
+		cf_err("%s: --from needs the timeout it starts: -t SECS", verb);
+		return CF_USAGE;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+	end = o->from_ns + o->timeout * NSEC_PER_SEC;
+	secs = end > now ? (end - now + NSEC_PER_SEC - 1) / NSEC_PER_SEC : 0;
+	if (secs > CFILTER_TIMEOUT_MAX) {
+		cf_err("%s: -t %u --from %lld ends %lld seconds from now: more than %u",
+		       verb, o->timeout, o->from_ns / NSEC_PER_SEC, secs,
+		       CFILTER_TIMEOUT_MAX);
+		return CF_USAGE;
+	}
+	*left = secs;
+	return CF_OK;
+}
+
 /* add and allow: @words are the entry; returns enum cf_exit. */
-static int add_entry(const struct cfctl_opts *o, const char *verb,
+static int add_entry(const struct cfctl_opts *opts, const char *verb,
 		     char *const words[], int n)
 {
+	struct cfctl_opts now = *opts, *o = &now;
 	char text[ENTRY_STRLEN];
 	struct kf_entry e;
 	int fd, err, ret;
 
+	ret = timeout_left(opts, verb, &o->timeout);
+	if (ret == CF_OK && opts->from_ns && !o->timeout) {
+		/* Checked all the same: bad input is an error whenever. */
+		ret = parse_entry(verb, words, n, &e, text);
+		if (ret == CF_OK)
+			cf_err("%s: its %u s from %lld are over: nothing added",
+			       text, opts->timeout, opts->from_ns / NSEC_PER_SEC);
+		return ret;
+	}
+	if (ret != CF_OK)
+		return ret;
 	ret = entry_begin(o, verb, words, n, CFILTER_BATCH_ADD, &e, text, &fd);
 	if (ret == CF_OK)
 		xdp_warn_dst(&e.key, 1);

@@ -62,3 +62,37 @@ int timeout_parse(const char *str, __u32 *secs)
 	*secs = v;
 	return 0;
 }
+
+/**
+ * epoch_parse() - a time as EPOCH_RULE says, in nanoseconds
+ * @str: decimal digits, then optionally a point and 1 to 9 digits
+ * @ns:  set on success
+ *
+ * Return: 0, or -1 if @str is not one (0, signs, exponents and times past
+ * the year 2096 included: with any timeout, nanoseconds fit in 63 bits).
+ */
+int epoch_parse(const char *str, long long *ns)
+{
+	unsigned long long secs, frac = 0;
+	const char *point = strchr(str, '.');
+	char whole[12];
+	size_t n = point ? (size_t)(point - str) : strlen(str), digits;
+
+	if (n >= sizeof(whole))
+		return -1;
+	memcpy(whole, str, n);
+	whole[n] = '\0';
+	if (!digits_parse(whole, 10, &secs) || secs > 4000000000ULL)
+		return -1;
+	if (point) {
+		digits = strlen(point + 1);
+		if (!digits || digits > 9 || !digits_parse(point + 1, 9, &frac))
+			return -1;
+		while (digits++ < 9)
+			frac *= 10;
+	}
+	if (!secs && !frac)
+		return -1;
+	*ns = (long long)(secs * 1000000000ULL + frac);
+	return 0;
+}

@@ -13,6 +13,7 @@
 /* What a message says a good source name or timeout is. */
 #define SOURCE_RULE	"1 to 31 characters of A-Z a-z 0-9 _ . : @ -, not starting with '-'"
 #define TIMEOUT_RULE	"whole seconds, 0 (permanent) to 2147483647"
+#define EPOCH_RULE	"seconds since the epoch, 1 to 4000000000, with up to 9 decimals"
 
 /* The name "" stands for in messages and files. */
 #define SOURCE_DEFAULT	"default"
@@ -22,5 +23,6 @@ bool source_is_default(const char *name);
 void source_copy(char dst[CFILTER_SOURCE_LEN], const char *name);
 const char *source_shown(const char *name);
 int timeout_parse(const char *str, __u32 *secs);
+int epoch_parse(const char *str, long long *ns);
 
 #endif /* CFCTL_SOURCE_H */

@@ -544,6 +544,46 @@ static void test_source_rules(void)
 	   "source: \"\" is shown as default");
 }
 
+/* --from TIME: fail2ban's <time> is a float; anything else is refused. */
+static void test_epochs(void)
+{
+	static const struct {
+		const char	*text;
+		int		ret;
+		long long	ns;
+	} times[] = {
+		{ "1732752000", 0, 1732752000000000000LL },
+		{ "1732752000.5", 0, 1732752000500000000LL },
+		{ "1732752000.123456789", 0, 1732752000123456789LL },
+		{ "0.000000001", 0, 1 },
+		{ "4000000000", 0, 4000000000000000000LL },
+		{ "4000000001", -1, 0 },
+		{ "0", -1, 0 },
+		{ "0.0", -1, 0 },
+		{ "", -1, 0 },
+		{ ".5", -1, 0 },
+		{ "5.", -1, 0 },
+		{ "1.1234567891", -1, 0 },
+		{ "-1", -1, 0 },
+		{ "+1", -1, 0 },
+		{ "1e9", -1, 0 },
+		{ "1.2.3", -1, 0 },
+		{ " 1", -1, 0 },
+		{ "123456789012", -1, 0 },
+	};
+	char name[96];
+	unsigned int i;
+	long long ns;
+
+	for (i = 0; i < ARRAY_SIZE(times); i++) {
+		ns = 7;
+		snprintf(name, sizeof(name), "time '%s': %s", times[i].text,
+			 times[i].ret ? "refused" : "taken");
+		ok(epoch_parse(times[i].text, &ns) == times[i].ret &&
+		   ns == (times[i].ret ? 7 : times[i].ns), name);
+	}
+}
+
 /* One line's verdict, word, timeout and expiry time. */
 static void check_when(const char *text, enum kf_line want, const char *word,
 		       bool timed, __u32 timeout, __s64 expires)
@@ -1406,6 +1446,7 @@ int main(void)
 	test_snapshot();
 	test_decisions();
 	test_source_rules();
+	test_epochs();
 	test_when_lines();
 	test_when_reasons();
 	test_read_sources();

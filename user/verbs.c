@@ -12,8 +12,9 @@
 const struct verb verbs[] = {
 	{
 		.name = "add", .run = do_add, .arg = "ENTRY", .entry = true,
-		.opts = OPT_DRY_RUN | OPT_SOURCE | OPT_TIMEOUT | OPT_QUIET,
-		.synopsis = "[-n] [-s NAME] [-t SECS] ENTRY",
+		.opts = OPT_DRY_RUN | OPT_SOURCE | OPT_TIMEOUT | OPT_FROM |
+			OPT_QUIET,
+		.synopsis = "[-n] [-s NAME] [-t SECS [--from TIME]] ENTRY",
 		.summary = "block what ENTRY names",
 		.help = "ENTRY is one of:\n"
 			"  ADDR | src ADDR                  packets from ADDR (IPv4 or IPv6)\n"
@@ -32,16 +33,22 @@ const struct verb verbs[] = {
 			"for -t seconds or for ever; it stays blocked while any source holds\n"
 			"it. Adding an entry the source holds already succeeds, sets its\n"
 			"timeout anew (-t, or none) and says so on stderr.\n"
+			"With --from, -t counts from TIME rather than from now (fail2ban's\n"
+			"action passes its ban's own start, so that the kernel ends the ban\n"
+			"when fail2ban does, also after a restart); a holding whose time is\n"
+			"over by now is not added, and cfctl says so (exit 0).\n"
 			"A full filter is a system error (exit 3): in exact mode the filter\n"
 			"grows by itself up to the module's max_capacity= keys per entry\n"
 			"type; in compact mode it holds capacity= keys. Reload the module\n"
 			"with a larger value to hold more.\n",
 	}, {
 		.name = "allow", .run = do_allow, .arg = "ADDR", .entry = true,
-		.opts = OPT_DRY_RUN | OPT_SOURCE | OPT_TIMEOUT | OPT_QUIET,
-		.synopsis = "[-n] [-s NAME] [-t SECS] ADDR",
+		.opts = OPT_DRY_RUN | OPT_SOURCE | OPT_TIMEOUT | OPT_FROM |
+			OPT_QUIET,
+		.synopsis = "[-n] [-s NAME] [-t SECS [--from TIME]] ADDR",
 		.summary = "never drop packets from ADDR (add allow ADDR)",
-		.help = "ADDR may be a prefix or a range, as for add; -s and -t as for add.\n"
+		.help = "ADDR may be a prefix or a range, as for add; -s, -t and --from as\n"
+			"for add.\n"
 			"Undo with cfctl del allow ADDR.\n",
 	}, {
 		.name = "del", .run = do_del, .arg = "ENTRY", .entry = true,

@@ -24,6 +24,7 @@ enum {
 	OPT_FORCE	= 1 << 12,
 	OPT_FORMAT	= 1 << 13,
 	OPT_PRIORITY	= 1 << 14,
+	OPT_FROM	= 1 << 15,
 };
 
 struct verb {

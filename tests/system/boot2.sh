@@ -1,0 +1,59 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The reboot after boot1.sh: every ban is back, with the deadline it had
+# (none extended, none past its deadline brought back), and fail2ban and
+# CrowdSec agree with the kernel.
+
+. ./guest.sh
+
+deadline_kept()
+{
+	same_deadline "$(saved_deadline "$STATE/boot1" "$1" "$2")" \
+		"$(saved_deadline "$STATE/boot2" "$1" "$2")"
+}
+
+# The ban that ended during the reboot stays ended, looked at once its
+# deadline is past on either clock.
+short_stays_gone()
+{
+	_end=$(saved_deadline "$STATE/boot1" default "$SHORT")
+	[ -n "$_end" ] || return 1
+	while [ "$(date +%s)" -le $((_end + 2)) ]; do
+		sleep 1
+	done
+	! cfctl test "$SHORT"
+}
+
+# CrowdSec's active decisions' addresses, and the crowdsec source's.
+same_addresses()
+{
+	cscli decisions list -o raw | awk -F, 'NR > 1 { print $3 }' |
+		sed 's/^Ip://' | sort >"$STATE/lapi" &&
+	cfctl list -s crowdsec | awk '{ print $NF }' | sort >"$STATE/kernel" &&
+	[ -s "$STATE/lapi" ] && cmp -s "$STATE/lapi" "$STATE/kernel"
+}
+
+tap_begin
+expect "running kernel $OLD_ABI again" 0 -o "$OLD_ABI" -- uname -r
+check "cfilter.service started at boot" systemctl -q is-active cfilter
+check "daemons ready" daemons_ready
+cfctl save >"$STATE/boot2"
+check "the operator's ban for ever is back" cfctl test -s default --exact "$PERM"
+expect "the operator's timed ban is back, its deadline kept" 0 -- \
+	deadline_kept default "$TIMED"
+expect "fail2ban's ban is back, its deadline kept" 0 -- \
+	deadline_kept f2b-sshd "$F2B"
+expect "fail2ban bans it still, and ends it when the kernel does" 0 -- \
+	same_deadline "$(f2b_deadline "$F2B")" \
+	"$(saved_deadline "$STATE/boot2" f2b-sshd "$F2B")"
+expect "CrowdSec's ban is back, its deadline kept" 0 -- \
+	deadline_kept crowdsec "$CS"
+check "CrowdSec's active decisions are the crowdsec source's holdings" \
+	same_addresses
+check "the ban over during the reboot did not come back" short_stays_gone
+check "the attacker's namespace" attacker_setup
+check "every ban drops the attacker's pings" \
+	dropped "$PERM" "$TIMED" "$F2B" "$CS"
+check "the free address pings" pings "$FREE"
+tap_end
