@@ -46,6 +46,7 @@ PACKAGES="
 	linux-headers-amd64
 	linux-source-6.1
 	llvm
+	mmdebstrap
 	make
 	perl
 	python3
