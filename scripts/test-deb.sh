@@ -85,7 +85,7 @@ build() {
 }
 check "make deb in a fresh clone" build
 
-printf '%s\n' build.log "cfilter-dbgsym_${version}_amd64.deb" \
+printf '%s\n' build.log \
 	"cfilter-dkms_${version}_all.deb" "cfilter_${version}.dsc" \
 	"cfilter_${version}.tar.xz" "cfilter_${version}_amd64.buildinfo" \
 	"cfilter_${version}_amd64.changes" "cfilter_${version}_amd64.deb" \
