@@ -34,6 +34,8 @@ failed=0
 MNT=
 
 cd "$ROOT"
+LOGS=$ROOT/.cache/vm-logs/system
+mkdir -p "$LOGS"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/cfilter-system.XXXXXX")
 
 cleanup() {
@@ -105,9 +107,9 @@ dkms_module_has_btf() {
 # ---- booting it -------------------------------------------------------------
 
 # boot NAME ABI SCRIPT: boots kernel ABI of the disk with the test archive
-# of SCRIPT; its console in $WORK/NAME.log, TAP lines passed on.
+# of SCRIPT; its console kept in $LOGS/NAME.log, TAP lines passed on.
 boot() {
-	local name=$1 abi=$2 script=$3 vmlinuz=$WORK/vmlinuz-$2 status
+	local name=$1 abi=$2 script=$3 vmlinuz=$WORK/vmlinuz-$2 status start
 
 	mount_disk
 	cp "$MNT/boot/vmlinuz-$abi-amd64" "$vmlinuz"
@@ -122,6 +124,7 @@ boot() {
 	printf 'OLD_ABI=%s\nNEW_ABI=%s\n' "$OLD_ABI" "$NEW_ABI" >"$WORK/archive/kernels"
 	tar -cf "$WORK/archive.tar" -C "$WORK/archive" .
 	echo "# $name: booting $abi with $script"
+	start=$SECONDS
 	timeout --foreground --kill-after=10 "$VM_TIMEOUT" \
 		qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2048 \
 		-M pc -bios "$QBOOT" -nographic -nodefaults -no-user-config \
@@ -131,8 +134,9 @@ boot() {
 		-drive "file=$WORK/archive.tar,if=virtio,format=raw,readonly=on" \
 		-append "console=ttyS0 root=/dev/vda rw quiet panic=-1" \
 		</dev/null 2>&1 | tr -d '\r' >"$WORK/$name.log" || true
-	grep -a -E '^(not )?ok [0-9]+ |^# ' "$WORK/$name.log" |
-		sed -E "s/^(not )?ok [0-9]+ /&$name: /" | renumber
+	echo "# $name: $((SECONDS - start)) s from power on to power off (console: $LOGS/$name.log)"
+	cp "$WORK/$name.log" "$LOGS/$name.log"
+	renumber "$name" < <(grep -a -E '^(not )?ok [0-9]+ |^# ' "$WORK/$name.log")
 	status=$(grep -ao "$MARKER [0-9]*@@" "$WORK/$name.log" | tail -n 1 | tr -dc 0-9) || true
 	if [ -z "$status" ]; then
 		echo "# $name: the system did not report; its console's last lines:"
@@ -145,7 +149,8 @@ boot() {
 		check "$name: the system powered off cleanly" false
 }
 
-# Numbers the guest's TAP lines on from ours, counting its failures.
+# renumber NAME: the guest's TAP lines numbered on from ours and named
+# for its boot, its failures counted.
 renumber() {
 	local line
 
@@ -154,11 +159,11 @@ renumber() {
 		'not ok '*)
 			n=$((n + 1))
 			failed=$((failed + 1))
-			echo "not ok $n ${line#not ok * }"
+			echo "not ok $n $1: ${line#not ok * }"
 			;;
 		'ok '*)
 			n=$((n + 1))
-			echo "ok $n ${line#ok * }"
+			echo "ok $n $1: ${line#ok * }"
 			;;
 		*) echo "$line" ;;
 		esac
