@@ -15,6 +15,11 @@
  * Any other kind of BTF_ID (struct, union, typedef, set) is refused: a
  * module with a zero id in it would build, load, and fail much later.
  *
+ * A module whose BTF was distilled (7.x kernels' kbuild writes the types it
+ * uses of the kernel's into .BTF.base, which the kernel relocates at load)
+ * numbers its ids after that base, not after vmlinux: .BTF.base then is
+ * the base, whatever -b says.
+ *
  * With --check it writes nothing and tells whether a module was resolved.
  * One run reads one module: nothing read is freed before the process ends.
  */
@@ -53,6 +58,7 @@ struct slot {
 struct module {
 	struct elf_file elf;
 	unsigned int btf;	/* index of .BTF, 0 if none */
+	unsigned int btf_base;	/* index of .BTF.base (distilled), 0 if none */
 	unsigned int ids;	/* index of .BTF_ids, 0 if none */
 	unsigned char *data;	/* the content of .BTF_ids */
 	size_t size;
@@ -169,6 +175,7 @@ static int module_open(struct module *m, const char *path)
 	    elf_parse(&m->elf, path, buf, size))
 		return EXIT_FILE;
 	m->btf = elf_section(&m->elf, ".BTF");
+	m->btf_base = elf_section(&m->elf, ".BTF.base");
 	m->ids = elf_section(&m->elf, ".BTF_ids");
 	if (!m->ids || !m->elf.symtab)
 		return 0;
@@ -264,10 +271,16 @@ static int resolve(const char *path, const char *base_path)
 		     path);
 		return EXIT_UNRESOLVED;
 	}
-	if (base_path && base_open(&base, base_path))
+	if (m.btf_base) {
+		if (btf_parse(&base, path, elf_data(&m.elf, m.btf_base),
+			      m.elf.shdrs[m.btf_base].sh_size, NULL))
+			return EXIT_FILE;
+	} else if (base_path && base_open(&base, base_path)) {
 		return EXIT_FILE;
+	}
 	if (btf_parse(&split, path, elf_data(&m.elf, m.btf),
-		      m.elf.shdrs[m.btf].sh_size, base_path ? &base : NULL))
+		      m.elf.shdrs[m.btf].sh_size,
+		      m.btf_base || base_path ? &base : NULL))
 		return EXIT_FILE;
 	if (write_ids(&m, &split))
 		return EXIT_UNRESOLVED;
