@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What differs between the kernels cfilter builds for (Debian 12's 6.1 and
- * Debian 13's 6.12) for the module glue: the kfunc definition API. Each
- * shim tests for the macro or header itself rather than for a version
- * number, so that a stable kernel that backported the newer form is served
- * by its own definition.
+ * What differs between the kernels cfilter builds for (Debian 12's 6.1,
+ * Debian 13's 6.12 and forky's 7.2) for the module glue: the kfunc
+ * definition API and module namespaces. Each shim tests for the macro or
+ * header itself where one tells, rather than for a version number, so that
+ * a stable kernel that backported the newer form is served by its own
+ * definition.
  */
 #ifndef _CFILTER_COMPAT_H
 #define _CFILTER_COMPAT_H
@@ -12,6 +13,8 @@
 #include <linux/btf.h>
 #include <linux/btf_ids.h>
 #include <linux/compiler.h>
+#include <linux/module.h>
+#include <linux/version.h>
 
 /*
  * 6.2 added __bpf_kfunc. Before it a kfunc only has to stay out of line, so
@@ -43,6 +46,16 @@
 #ifndef BTF_KFUNCS_START
 #define BTF_KFUNCS_START(name) BTF_SET8_START(name)
 #define BTF_KFUNCS_END(name) BTF_SET8_END(name)
+#endif
+
+/*
+ * 6.13 made MODULE_IMPORT_NS() take a string literal where it stringified a
+ * bare name: only the version tells the two apart.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#define CFILTER_IMPORT_NS(ns) MODULE_IMPORT_NS(#ns)
+#else
+#define CFILTER_IMPORT_NS(ns) MODULE_IMPORT_NS(ns)
 #endif
 
 #endif /* _CFILTER_COMPAT_H */

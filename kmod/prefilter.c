@@ -32,12 +32,13 @@
 #include <linux/types.h>
 
 #include "cfilter.h"
+#include "compat.h"
 #include "prefilter.h"
 #include "prefix.h"
 #include "set.h"
 
 /* bpf_map_get() is in this namespace from 6.12 on. */
-MODULE_IMPORT_NS(BPF_INTERNAL);
+CFILTER_IMPORT_NS(BPF_INTERNAL);
 
 #define CFILTER_PREFILTER_SLOTS	(CFILTER_PREFILTER_WORDS * 64)
 

@@ -3,7 +3,7 @@
 #
 # Prepare a guest kernel and what make needs to build the module for it.
 #
-# Usage: scripts/kernel.sh [KERNEL]   KERNEL: 6.1 (default) or 6.12
+# Usage: scripts/kernel.sh [KERNEL]   KERNEL: 6.1 (default), 6.12 or 7.2
 #        scripts/kernel.sh --list     print the supported kernels
 #
 #   6.1   Debian 12 (bookworm): the same build as the installed
@@ -11,6 +11,8 @@
 #   6.12  Debian 13 (trixie) LTS: the build trixie's linux-headers-amd64
 #         depends on when first prepared; the choice is pinned in
 #         .cache/kernel-6.12.pin and reused until that file is removed.
+#   7.2   Debian's newest line, forky's (testing), resolved and pinned the
+#         same way in .cache/kernel-7.2.pin.
 #
 # The guest boots exactly the build the module is compiled against, so the
 # module's BTF is generated against the base BTF the guest exposes (on a
@@ -30,7 +32,7 @@
 
 set -eu
 
-SUPPORTED="6.1 6.12"
+SUPPORTED="6.1 6.12 7.2"
 
 die() {
 	echo "kernel.sh: $*" >&2
@@ -183,27 +185,33 @@ prepare_61() {
 		"$KC/image/lib/modules/$KREL" "" . "$vmlinuz"
 }
 
-# ---- 6.12: Debian 13, fetched with a private apt configuration ------------
-#   .cache/apt-trixie/               apt's sources, lists and package cache for
-#                                    trixie; the system's are never touched
-#   .cache/kernel-6.12.pin           "<ABI> <version>" chosen on first use
+# ---- 6.12 and 7.2: Debian 13 and forky, with a private apt configuration --
+#   .cache/apt-<suite>/              apt's sources, lists and package cache for
+#                                    the suite; the system's are never touched
+#   .cache/kernel-<KERNEL>.pin       "<ABI> <version>" chosen on first use
 #   .cache/linux-<ABI>/root/         the image, headers, kbuild and the
-#                                    trixie libraries its helpers need, all
+#                                    suite's libraries its helpers need, all
 #                                    unpacked; the headers already ship a
 #                                    BTF-only vmlinux and resolve_btfids
 #   .cache/linux-<ABI>/vmlinux       decompressed kernel ELF
 #
-# trixie's kbuild helpers modpost, objtool and resolve_btfids need glibc 2.38
-# (bookworm has 2.36): each becomes a script running the real binary through
-# trixie's own dynamic loader and libraries. Trixie's headers name gcc-14 and
-# pahole 1.30; with bookworm's gcc 12 and pahole 1.24, KBUILD_ARGS tell
+# The suites' kbuild helpers modpost, objtool and resolve_btfids need a
+# newer glibc than bookworm's 2.36: each becomes a script running the real
+# binary through the suite's own dynamic loader and libraries. Their
+# headers name a newer gcc and pahole; with bookworm's, KBUILD_ARGS tell
 # kbuild so.
 
-APT_DIR=$CACHE/apt-trixie
-PIN_612=$CACHE/kernel-6.12.pin
-TRIXIE_LIBS="libc6 libelf1t64 zlib1g libzstd1"
+SUITE_LIBS="libc6 libelf1t64 zlib1g libzstd1"
 
-apt_trixie() {
+# The Debian suite whose linux-headers-amd64 is kernel line $KERNEL.
+suite_of() {
+	case $1 in
+	6.12) echo trixie ;;
+	7.2) echo forky ;;
+	esac
+}
+
+apt_suite() {
 	cmd=$1
 	shift
 	"$cmd" -q -o Dir::Etc::SourceList=/dev/null \
@@ -214,87 +222,117 @@ apt_trixie() {
 		-o APT::Sandbox::User=root "$@"
 }
 
-update_trixie_lists() {
+# A stable suite has -updates and -security; testing (forky) has neither
+# that carries kernels.
+update_suite_lists() {
 	[ -f "$APT_DIR/updated" ] && return 0
 	keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 	[ -f "$keyring" ] || die "$keyring missing: apt-get install debian-archive-keyring"
 	mkdir -p "$APT_DIR/sources" "$APT_DIR/lists/partial" \
 		"$APT_DIR/cache/archives/partial"
-	cat >"$APT_DIR/sources/trixie.sources" <<-EOF
-		Types: deb
-		URIs: http://deb.debian.org/debian
-		Suites: trixie trixie-updates
-		Components: main
-		Signed-By: $keyring
-
-		Types: deb
-		URIs: http://deb.debian.org/debian-security
-		Suites: trixie-security
-		Components: main
-		Signed-By: $keyring
-	EOF
-	log "reading trixie's package lists"
-	apt_trixie apt-get update >/dev/null ||
-		die "apt-get update for trixie failed (network? see the output above)"
+	case $SUITE in
+	forky) suites=$SUITE security= ;;
+	*) suites="$SUITE $SUITE-updates" security=$SUITE-security ;;
+	esac
+	{
+		printf 'Types: deb\nURIs: http://deb.debian.org/debian\n'
+		printf 'Suites: %s\nComponents: main\nSigned-By: %s\n' "$suites" "$keyring"
+		[ -z "$security" ] ||
+			printf '\nTypes: deb\nURIs: http://deb.debian.org/debian-security\nSuites: %s\nComponents: main\nSigned-By: %s\n' \
+				"$security" "$keyring"
+	} >"$APT_DIR/sources/$SUITE.sources"
+	log "reading $SUITE's package lists"
+	apt_suite apt-get update >/dev/null ||
+		die "apt-get update for $SUITE failed (network? see the output above)"
 	touch "$APT_DIR/updated"
 }
 
-# The first run resolves trixie's current kernel ABI and version; every later
-# run reuses them, offline once the cache is complete.
-read_abi_612() {
-	if [ ! -f "$PIN_612" ]; then
-		update_trixie_lists
-		abi=$(apt_trixie apt-cache depends linux-headers-amd64 |
+# The first run resolves the suite's current kernel ABI and version; every
+# later run reuses them, offline once the cache is complete.
+read_abi_suite() {
+	if [ ! -f "$PIN" ]; then
+		update_suite_lists
+		abi=$(apt_suite apt-cache depends linux-headers-amd64 |
 			sed -n 's/^ *Depends: linux-headers-\(.*\)-amd64$/\1/p' | head -n 1)
 		[ -n "$abi" ] ||
-			die "cannot read the kernel ABI from trixie's linux-headers-amd64"
-		version=$(apt_trixie apt-cache show --no-all-versions \
+			die "cannot read the kernel ABI from $SUITE's linux-headers-amd64"
+		case $abi in
+		"$KERNEL".*) ;;
+		*) die "$SUITE's kernel is $abi now, no longer $KERNEL: name its line in kernel.sh's SUPPORTED and suite_of" ;;
+		esac
+		version=$(apt_suite apt-cache show --no-all-versions \
 			"linux-headers-$abi-amd64" | sed -n 's/^Version: //p')
-		[ -n "$version" ] || die "no version of linux-headers-$abi-amd64 in trixie"
-		echo "$abi $version" >"$PIN_612"
-		log "pinned trixie's kernel $abi ($version) in $PIN_612"
+		[ -n "$version" ] || die "no version of linux-headers-$abi-amd64 in $SUITE"
+		echo "$abi $version" >"$PIN"
+		log "pinned $SUITE's kernel $abi ($version) in $PIN"
 	fi
-	read -r ABI PKG_VERSION <"$PIN_612"
+	read -r ABI PKG_VERSION <"$PIN"
 	KREL=$ABI-amd64
 	KC=$CACHE/linux-$ABI
 }
 
-fetch_612() {
+# The kernel image's packages: one (Debian 13's, unsigned) or, from 7.x on,
+# the image and its modules apart.
+image_packages() {
+	if apt_suite apt-cache show "linux-image-$KREL-unsigned=$PKG_VERSION" \
+		>/dev/null 2>&1; then
+		echo "linux-image-$KREL-unsigned=$PKG_VERSION"
+	else
+		echo "linux-binary-$KREL=$PKG_VERSION linux-modules-$KREL=$PKG_VERSION" \
+			"linux-base-$KREL=$PKG_VERSION"
+	fi
+}
+
+fetch_suite() {
 	[ -d "$KC/root" ] && return 0
-	update_trixie_lists
-	pkgs="linux-image-$KREL-unsigned=$PKG_VERSION
+	update_suite_lists
+	pkgs="$(image_packages)
 		linux-headers-$KREL=$PKG_VERSION
 		linux-headers-$ABI-common=$PKG_VERSION
 		linux-kbuild-$ABI=$PKG_VERSION
-		$TRIXIE_LIBS"
-	log "downloading trixie's kernel $ABI ($PKG_VERSION) and libraries"
+		$SUITE_LIBS"
+	log "downloading $SUITE's kernel $ABI ($PKG_VERSION) and libraries"
 	rm -rf "$KC/deb.tmp" "$KC/root.tmp"
 	mkdir -p "$KC/deb.tmp"
 	# shellcheck disable=SC2086 # one word per package
-	if ! (cd "$KC/deb.tmp" && apt_trixie apt-get download $pkgs >/dev/null); then
-		die "downloading $KREL $PKG_VERSION failed; if trixie no longer has it, remove $PIN_612 to move to its current kernel"
+	if ! (cd "$KC/deb.tmp" && apt_suite apt-get download $pkgs >/dev/null); then
+		die "downloading $KREL $PKG_VERSION failed; if $SUITE no longer has it, remove $PIN to move to its current kernel"
 	fi
 	log "unpacking"
 	for deb in "$KC"/deb.tmp/*.deb; do
 		dpkg-deb -x "$deb" "$KC/root.tmp"
 	done
 	rm -rf "$KC/deb.tmp"
-	adapt_kbuild_612 "$KC/root.tmp"
+	adapt_kbuild "$KC/root.tmp"
 	mv "$KC/root.tmp" "$KC/root"
 }
 
+# The image: in /boot up to Debian 13, beside the modules from 7.x on.
+suite_vmlinuz() {
+	for f in "$1/boot/vmlinuz-$KREL" "$1/usr/lib/modules/$KREL/vmlinuz"; do
+		if [ -f "$f" ]; then
+			echo "$f"
+			return 0
+		fi
+	done
+	die "$SUITE's kernel packages hold no vmlinuz for $KREL"
+}
+
 # $1: the unpacked root (its final place is $KC/root).
-adapt_kbuild_612() {
+adapt_kbuild() {
 	tmp=$1
 	final=$KC/root
 	headers=usr/src/linux-headers-$KREL
 	kbuild=usr/lib/linux-kbuild-$ABI
 	loader=$final/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2
-	[ -f "$tmp/boot/vmlinuz-$KREL" ] || die "linux-image-$KREL has no boot/vmlinuz-$KREL"
+	suite_vmlinuz "$tmp" >/dev/null
 	[ -f "$tmp/$headers/vmlinux" ] || die "linux-headers-$KREL has no vmlinux"
 
-	# The objtree's Makefile includes the common tree by absolute path.
-	sed -i "s|^include /usr/src/|include $final/usr/src/|" "$tmp/$headers/Makefile"
+	# The objtree's Makefile names the common tree and itself by absolute
+	# path.
+	sed -i -e "s|^include /usr/src/|include $final/usr/src/|" \
+	    -e "s|^KBUILD_OUTPUT=/usr/src/|KBUILD_OUTPUT=$final/usr/src/|" \
+	    "$tmp/$headers/Makefile"
 
 	for helper in scripts/mod/modpost.real-lsb-64 \
 		      tools/objtool/objtool.real-x86 \
@@ -302,18 +340,19 @@ adapt_kbuild_612() {
 		bin=$tmp/$kbuild/$helper
 		[ -f "$bin" ] || die "linux-kbuild-$ABI has no $helper"
 		mv "$bin" "$bin.bin"
-		printf '#!/bin/sh\n# trixie binary: needs trixie'"'"'s glibc\nexec %s --library-path %s %s "$@"\n' \
-			"$loader" "$final/usr/lib/x86_64-linux-gnu" \
+		printf '#!/bin/sh\n# %s binary: needs %s'"'"'s glibc\nexec %s --library-path %s %s "$@"\n' \
+			"$SUITE" "$SUITE" "$loader" "$final/usr/lib/x86_64-linux-gnu" \
 			"$final/$kbuild/$helper.bin" >"$bin"
 		chmod 755 "$bin"
 	done
 }
 
-# Kbuild arguments for building against trixie's headers with bookworm's
-# compiler and pahole (none when the host has trixie's own).
-kbuild_args_612() {
-	cc=x86_64-linux-gnu-gcc-14
-	if ! command -v "$cc" >/dev/null; then
+# Kbuild arguments for building against the suite's headers with bookworm's
+# compiler and pahole (none when the host has the suite's own compiler).
+kbuild_args_suite() {
+	cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ ]*\) .*/\1/p' \
+		"$1/include/config/auto.conf")
+	if [ -z "$cc" ] || ! command -v "$cc" >/dev/null; then
 		gcc_major=$(gcc -dumpversion | cut -d. -f1)
 		# -fmin-function-alignment needs gcc 14.
 		printf 'CC=x86_64-linux-gnu-gcc-%s CONFIG_CC_HAS_MIN_FUNCTION_ALIGNMENT= ' \
@@ -324,18 +363,22 @@ kbuild_args_612() {
 	echo "CONFIG_PAHOLE_VERSION=$pahole"
 }
 
-prepare_612() {
-	read_abi_612
+prepare_suite() {
+	SUITE=$(suite_of "$KERNEL")
+	APT_DIR=$CACHE/apt-$SUITE
+	PIN=$CACHE/kernel-$KERNEL.pin
+	read_abi_suite
 	mkdir -p "$KC"
-	fetch_612
+	fetch_suite
 	root=$KC/root
-	vmlinuz=$root/boot/vmlinuz-$KREL
+	vmlinuz=$(suite_vmlinuz "$root")
 	vmlinux=$KC/vmlinux
 	decompress_vmlinux "$vmlinuz" "$vmlinux" || vmlinux=$vmlinuz
 	make_ksft
-	write_kernel_mk 6.12 "$root/usr/src/linux-headers-$KREL" "$vmlinux" \
-		"$vmlinuz" "$root/usr/lib/modules/$KREL" "$(kbuild_args_612)" \
-		.cache/build-6.12 ""
+	headers=$root/usr/src/linux-headers-$KREL
+	write_kernel_mk "$KERNEL" "$headers" "$vmlinux" "$vmlinuz" \
+		"$root/usr/lib/modules/$KREL" "$(kbuild_args_suite "$headers")" \
+		".cache/build-$KERNEL" ""
 }
 
 # ---- main ----------------------------------------------------------------
@@ -354,6 +397,6 @@ flock 9
 
 case $KERNEL in
 6.1) prepare_61 ;;
-6.12) prepare_612 ;;
+6.12 | 7.2) prepare_suite ;;
 *) die "unknown kernel '$KERNEL': supported are $SUPPORTED (any other: make KDIR=<kernel build dir> module)" ;;
 esac
