@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What differs between the kernels cfilter builds for (Debian 12's 6.1 and
- * Debian 13's 6.12) for the module glue: the kfunc definition API. Each
- * shim tests for the macro or header itself rather than for a version
- * number, so that a stable kernel that backported the newer form is served
+ * Debian 13's 6.12) for the module glue: the kfunc definition API, and how
+ * a BPF map describes its value. Each shim tests for the macro or header
+ * itself rather than for a version number where the kernel gives one to
+ * test, so that a stable kernel that backported the newer form is served
  * by its own definition.
  */
 #ifndef _CFILTER_COMPAT_H
 #define _CFILTER_COMPAT_H
 
+#include <linux/bpf.h>
 #include <linux/btf.h>
 #include <linux/btf_ids.h>
 #include <linux/compiler.h>
+#include <linux/err.h>
+#include <linux/version.h>
 
 /*
  * 6.2 added __bpf_kfunc. Before it a kfunc only has to stay out of line, so
@@ -44,5 +48,23 @@
 #define BTF_KFUNCS_START(name) BTF_SET8_START(name)
 #define BTF_KFUNCS_END(name) BTF_SET8_END(name)
 #endif
+
+/*
+ * Does @map's value hold fields that only the BPF core may write
+ * (bpf_spin_lock, bpf_timer, kptrs; from 6.2 on also list and rbtree roots
+ * and nodes, refcounts, bpf_wq)? The core frees and unlocks them with the
+ * map, trusting what they hold. 6.1 keeps one member of struct bpf_map per
+ * kind; 6.2 gathered them all in map->record, NULL (or an error) when there
+ * are none. Neither change left a macro to test for.
+ */
+static inline bool cfilter_map_has_special_fields(const struct bpf_map *map)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+	return !IS_ERR_OR_NULL(map->record);
+#else
+	return map_value_has_spin_lock(map) || map_value_has_timer(map) ||
+	       map_value_has_kptrs(map);
+#endif
+}
 
 #endif /* _CFILTER_COMPAT_H */

@@ -32,6 +32,7 @@
 #include <linux/types.h>
 
 #include "cfilter.h"
+#include "compat.h"
 #include "prefilter.h"
 #include "prefix.h"
 #include "set.h"
@@ -188,13 +189,19 @@ static void cfilter_pf_drop(unsigned int m)
 	bpf_map_put(map);
 }
 
+/*
+ * A map the programs can read as struct cfilter_prefilter, and the module
+ * write whole: the bits would overwrite a timer, a lock or a kptr that the
+ * BPF core frees with the map (a timer so written took the kernel down).
+ */
 static bool cfilter_pf_shape_ok(const struct bpf_map *map)
 {
 	return map->map_type == BPF_MAP_TYPE_ARRAY &&
 	       map->key_size == sizeof(u32) &&
 	       map->value_size == sizeof(struct cfilter_prefilter) &&
 	       map->max_entries == 1 &&
-	       !(map->map_flags & (BPF_F_RDONLY_PROG | BPF_F_INNER_MAP));
+	       !(map->map_flags & (BPF_F_RDONLY_PROG | BPF_F_INNER_MAP)) &&
+	       !cfilter_map_has_special_fields(map);
 }
 
 /**
@@ -202,7 +209,7 @@ static bool cfilter_pf_shape_ok(const struct bpf_map *map)
  * @fd: a BPF map descriptor of the caller
  *
  * Return: 0; -EBADF (a closed descriptor), -EINVAL (no BPF map, or one of
- * another shape), -ENOSPC.
+ * another shape or with fields the BPF core owns), -ENOSPC.
  */
 int cfilter_prefilter_add(int fd)
 {

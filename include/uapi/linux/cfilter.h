@@ -530,7 +530,10 @@ struct cfilter_prefilter {
  * struct cfilter_prefilter_req - argument of CFILTER_IOC_PREFILTER
  * @map_fd: a BPF array map of one struct cfilter_prefilter, without
  *          BPF_F_RDONLY_PROG (a frozen read-only map would let the
- *          verifier fold its bits into the program)
+ *          verifier fold its bits into the program) and without fields
+ *          the BPF core owns in its value's BTF (bpf_spin_lock,
+ *          bpf_timer, kptrs, list or rbtree roots...: the bits would
+ *          overwrite them)
  * @flags:  must be zero
  */
 struct cfilter_prefilter_req {
@@ -602,10 +605,11 @@ struct cfilter_table {
  * SOURCES: struct cfilter_sources
  * PREFILTER: struct cfilter_prefilter_req: the module fills the map and
  *        keeps it until the module goes or no program uses it any more;
- *        EBADF for a closed descriptor, EINVAL for one that is no BPF map
- *        or a map of another shape, ENOSPC if CFILTER_PREFILTERS_MAX maps
- *        in use are kept already (the program still works, through the
- *        kfunc)
+ *        EBADF for a closed descriptor, EINVAL for one
+ *        that is no BPF map or a map of another shape or with fields the
+ *        BPF core owns, ENOSPC if CFILTER_PREFILTERS_MAX maps in use are
+ *        kept already (the program still works, through the kfunc);
+ *        nothing is written on error
  *
  * Atomic replacement, like `ipset swap`: STAGE gives this open file an
  * empty set of tables of its own (EBUSY if it already has one); ADD, DEL,
