@@ -533,7 +533,9 @@ struct cfilter_prefilter {
  *          verifier fold its bits into the program) and without fields
  *          the BPF core owns in its value's BTF (bpf_spin_lock,
  *          bpf_timer, kptrs, list or rbtree roots...: the bits would
- *          overwrite them)
+ *          overwrite them); a descriptor that may write the map, as the
+ *          bpf() syscall says (not opened with BPF_F_RDONLY, the map not
+ *          frozen), since the module writes it for the caller
  * @flags:  must be zero
  */
 struct cfilter_prefilter_req {
@@ -605,7 +607,8 @@ struct cfilter_table {
  * SOURCES: struct cfilter_sources
  * PREFILTER: struct cfilter_prefilter_req: the module fills the map and
  *        keeps it until the module goes or no program uses it any more;
- *        EBADF for a closed descriptor, EINVAL for one
+ *        EBADF for a closed descriptor, EPERM (as BPF_MAP_UPDATE_ELEM's)
+ *        for a descriptor opened read-only or a frozen map, EINVAL for one
  *        that is no BPF map or a map of another shape or with fields the
  *        BPF core owns, ENOSPC if CFILTER_PREFILTERS_MAX maps in use are
  *        kept already (the program still works, through the kfunc);
