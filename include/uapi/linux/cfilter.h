@@ -636,7 +636,9 @@ struct cfilter_table {
  * TYPE_INFO: struct cfilter_type_info; EINVAL for a type the module lacks
  * MATCH:     struct cfilter_match_req: the kfunc's verdict for a packet
  * DUMP:      struct cfilter_table: a type's raw table (compact mode; else
- *            EOPNOTSUPP); ENOSPC with @size set if the room is too small
+ *            EOPNOTSUPP); ENOSPC with @size set if the room is too small;
+ *            the module copies the table aside first, then out: EDQUOT if
+ *            the memory bound leaves no room for that copy
  * RESTORE:   struct cfilter_table into the staged set: replaces that type's
  *            address or flow table (compact mode; else EOPNOTSUPP). EINVAL
  *            if anything disagrees with the module (fp_bits, a bucket count
