@@ -6,8 +6,8 @@
  * included), vmalloc areas and per-CPU chunks in /proc/meminfo, with empty
  * slabs given back first. For empty sets (STAGE) and for filled ones
  * (every prefix length, flows, allow keys, several sources and
- * timeouts), and for the buffers DUMP and RESTORE hold while they wait
- * on the caller's memory.
+ * timeouts). And the copies of a table DUMP and RESTORE make are counted
+ * while they exist: seen while each waits on the caller's memory.
  *
  * The module is loaded with small tables (capacity=1024), so that what a
  * set takes besides its tables weighs as much as they do.
@@ -267,6 +267,157 @@ TEST_F(mem, mem_used_follows_the_kernels_growth_for_empty_and_full_sets)
 	for (i = 0; i < NSETS; i++)
 		ASSERT_EQ(0, cf_ioctl(self->fd[i], CFILTER_IOC_ABORT, NULL));
 	grew_alike(_metadata, self->fd[0], &r, "sets dropped");
+}
+
+/* Compact mode, for DUMP and RESTORE: the module reloaded, the device open. */
+FIXTURE(compact) {
+	int fd;
+};
+
+FIXTURE_SETUP(compact)
+{
+	int err;
+
+	self->fd = -1;
+	RELOAD_SETUP_UNLOAD();
+	err = module_load("mode=compact");
+	ASSERT_EQ(0, err) TH_LOG("loading in compact mode: %s", strerror(err));
+	self->fd = open(CFILTER_DEVICE, O_RDWR);
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(compact)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+	RELOAD_TEARDOWN_DEFAULTS();
+}
+
+/* DUMP or RESTORE of @t on @fd, in a thread of its own. */
+struct table_call {
+	int fd;
+	unsigned long cmd;
+	struct cfilter_table *t;
+	int err;
+};
+
+static void *table_thread(void *p)
+{
+	struct table_call *c = p;
+
+	c->err = cf_ioctl(c->fd, c->cmd, c->t);
+	return NULL;
+}
+
+/*
+ * Anonymous memory of @len bytes behind a userfaultfd (*@uffd) that
+ * serves no fault until told to: an ioctl copying to or from it waits.
+ */
+static void *waiting_memory(size_t len, int *uffd)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+	void *buf;
+
+	buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED)
+		return NULL;
+	*uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	reg.range.start = (uintptr_t)buf;
+	reg.range.len = len;
+	if (*uffd < 0 || ioctl(*uffd, UFFDIO_API, &api) ||
+	    ioctl(*uffd, UFFDIO_REGISTER, &reg)) {
+		munmap(buf, len);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Waits (10 s at most) until a copy faults on @uffd's memory. */
+static bool copy_waits(int uffd)
+{
+	struct pollfd p = { .fd = uffd, .events = POLLIN };
+	struct uffd_msg msg;
+
+	return poll(&p, 1, 10000) == 1 &&
+	       read(uffd, &msg, sizeof(msg)) == sizeof(msg) &&
+	       msg.event == UFFD_EVENT_PAGEFAULT;
+}
+
+/*
+ * A compact table is a power of two of bytes, which the allocator takes
+ * as asked: DUMP's copy of it, and RESTORE's of the caller's data, count
+ * exactly that while they exist, and nothing once the call returned.
+ */
+TEST_F(compact, the_copies_dump_and_restore_make_are_counted)
+{
+	struct cfilter_key_req req = { .key = key_of(CFILTER_KEY_SRC4, "192.0.2.1") };
+	struct table_call call = { .fd = self->fd };
+	struct uffdio_copy fill = { .mode = 0 };
+	struct cfilter_table t, saved;
+	long long before, waiting;
+	pthread_t thread;
+	size_t len;
+	void *buf, *table;
+	int uffd;
+
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req));
+	memset(&t, 0, sizeof(t));
+	t.type = CFILTER_KEY_SRC4;
+	t.flags = CFILTER_TABLE_HASH32;
+	ASSERT_EQ(ENOSPC, cf_ioctl(self->fd, CFILTER_IOC_DUMP, &t));
+	len = (t.size + getpagesize() - 1) / getpagesize() * getpagesize();
+	table = aligned_alloc(getpagesize(), len);
+	ASSERT_NE(NULL, table);
+	t.data = (uintptr_t)table;
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_DUMP, &t));
+	saved = t;
+
+	/* DUMP, its copy waiting to go out. */
+	buf = waiting_memory(len, &uffd);
+	ASSERT_NE(NULL, buf) TH_LOG("userfaultfd: %s", strerror(errno));
+	before = mem_used(self->fd);
+	t.data = (uintptr_t)buf;
+	call.cmd = CFILTER_IOC_DUMP;
+	call.t = &t;
+	ASSERT_EQ(0, pthread_create(&thread, NULL, table_thread, &call));
+	ASSERT_TRUE(copy_waits(uffd)) TH_LOG("DUMP never touched its buffer");
+	waiting = mem_used(self->fd);
+	close(uffd);
+	pthread_join(thread, NULL);
+	EXPECT_EQ(0, call.err);
+	EXPECT_EQ((long long)saved.size, waiting - before);
+	EXPECT_EQ(before, mem_used(self->fd));
+	EXPECT_EQ(0, memcmp(buf, table, saved.size));
+	munmap(buf, len);
+
+	/* RESTORE, its copy of the data waiting to come in. */
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_STAGE, NULL));
+	buf = waiting_memory(len, &uffd);
+	ASSERT_NE(NULL, buf);
+	before = mem_used(self->fd);
+	t = saved;
+	t.data = (uintptr_t)buf;
+	call.cmd = CFILTER_IOC_RESTORE;
+	ASSERT_EQ(0, pthread_create(&thread, NULL, table_thread, &call));
+	ASSERT_TRUE(copy_waits(uffd)) TH_LOG("RESTORE never read its data");
+	waiting = mem_used(self->fd);
+	/* The data comes in: the table as DUMP gave it. */
+	fill.dst = (uintptr_t)buf;
+	fill.src = (uintptr_t)table;
+	fill.len = len;
+	EXPECT_EQ(0, ioctl(uffd, UFFDIO_COPY, &fill));
+	pthread_join(thread, NULL);
+	close(uffd);
+	EXPECT_EQ(0, call.err);
+	EXPECT_EQ((long long)saved.size, waiting - before);
+	/* The restored table replaced one of the same size. */
+	EXPECT_EQ(before, mem_used(self->fd));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
+	EXPECT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_TEST, &req));
+	munmap(buf, len);
+	free(table);
 }
 
 TEST_HARNESS_MAIN
