@@ -301,7 +301,8 @@ long cfilter_ioc_dump(struct cfilter_table __user *ut)
  *
  * Return: 0; -EOPNOTSUPP in exact mode; -EINVAL (nothing staged, bad
  * arguments, a table the module could not have made); -EPERM; -EFAULT;
- * -ENOMEM. Nothing changes on error.
+ * -EDQUOT (the memory bound: the copy of the data counts too); -ENOMEM.
+ * Nothing changes on error.
  */
 long cfilter_ioc_restore(struct file *file,
 			 const struct cfilter_table __user *ut)
@@ -329,11 +330,12 @@ long cfilter_ioc_restore(struct file *file,
 	if (!cfilter_has_staged(file))
 		return -EINVAL;
 
-	data = kvmalloc(t.size, GFP_KERNEL);
-	if (!data)
-		return -ENOMEM;
+	/* As large as the table: charged as the table is. */
+	data = cuckoo_mem_zalloc(t.size);
+	if (IS_ERR(data))
+		return PTR_ERR(data);
 	if (copy_from_user(data, u64_to_user_ptr(t.data), t.size)) {
-		kvfree(data);
+		cuckoo_mem_free(data, t.size);
 		return -EFAULT;
 	}
 	r = (struct cuckoo_raw){
@@ -345,7 +347,7 @@ long cfilter_ioc_restore(struct file *file,
 	};
 	c = cuckoo_raw_create(&cfilter_config.params[cfilter_ktype_type(f)],
 			      &r, data, t.size);
-	kvfree(data);
+	cuckoo_mem_free(data, t.size);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
 

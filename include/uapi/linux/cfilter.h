@@ -158,7 +158,9 @@ struct cfilter_key_req {
  * @prefix_markers:   markers the prefix search keeps (not in @count)
  * @timed:            holdings with a timeout, every source
  * @mem_used:         bytes charged against the module's memory bound:
- *                    every set's tables and records, staged sets included
+ *                    all that every set allocates, staged sets included,
+ *                    and the copies of a table DUMP and RESTORE make, at
+ *                    what the kernel's allocators take for them
  * @mem_limit:        that bound (max_memory=, in bytes): an add, load or
  *                    stage that would pass it fails with EDQUOT
  *
@@ -643,7 +645,8 @@ struct cfilter_table {
  *            address or flow table (compact mode; else EOPNOTSUPP). EINVAL
  *            if anything disagrees with the module (fp_bits, a bucket count
  *            that is not a power of two or over max_capacity, a size that
- *            is not the table's, a count that is not the nonzero slots)
+ *            is not the table's, a count that is not the nonzero slots);
+ *            EDQUOT past the memory bound (the copy of @data counts too)
  *
  * ADD, DEL, CLEAR, BATCH with ADD or DEL, FLUSH, STAGE, STAGE_SOURCE,
  * COMMIT, ABORT, RESTORE and PREFILTER need CAP_NET_ADMIN.
