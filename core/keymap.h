@@ -75,7 +75,7 @@ static inline u64 keymap_gen(const struct keymap *m)
 
 static inline u64 keymap_bytes(const struct keymap *m)
 {
-	return m->cap * m->stride;
+	return cuckoo_mem_footprint(m->cap * m->stride);
 }
 
 #endif /* CFILTER_KEYMAP_H */

@@ -4,6 +4,7 @@
  * the writers, the statistics, and replacing the live set.
  */
 #include <linux/atomic.h>
+#include <linux/cpumask.h>
 #include <linux/err.h>
 #include <linux/errno.h>
 #include <linux/mutex.h>
@@ -17,6 +18,12 @@
 #include "set.h"
 
 struct cfilter_set __rcu *cfilter_live;
+
+/* Bytes of a set's per-CPU drop counts, charged with the set. */
+static u64 cfilter_set_drops_bytes(void)
+{
+	return sizeof(struct cfilter_drops) * num_possible_cpus();
+}
 
 /*
  * Table doublings of the sets that were live and have been replaced, so
@@ -45,8 +52,10 @@ void cfilter_set_destroy(struct cfilter_set *s)
 			cuckoo_destroy(s->flow[t]);
 	}
 	cfilter_holds_free(&s->holds);
+	if (s->drops)
+		cuckoo_mem_uncharge(cfilter_set_drops_bytes());
 	free_percpu(s->drops);
-	kfree(s);
+	cuckoo_mem_free(s, sizeof(*s));
 }
 
 /**
@@ -67,13 +76,18 @@ struct cfilter_set *cfilter_set_create(void)
 
 	/* a prefix entry keeps the tag of the member it names */
 	BUILD_BUG_ON(CFILTER_SOURCES_MAX > 1 << PREFIX_TAG_BITS);
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
-	if (!s)
-		return ERR_PTR(-ENOMEM);
+	s = cuckoo_mem_zalloc(sizeof(*s));
+	if (IS_ERR(s))
+		return s;
 	s->id = atomic64_inc_return(&ids);
+	if (!cuckoo_mem_charge(cfilter_set_drops_bytes())) {
+		cuckoo_mem_free(s, sizeof(*s));
+		return ERR_PTR(-EDQUOT);
+	}
 	s->drops = alloc_percpu(struct cfilter_drops);
 	if (!s->drops) {
-		kfree(s);
+		cuckoo_mem_uncharge(cfilter_set_drops_bytes());
+		cuckoo_mem_free(s, sizeof(*s));
 		return ERR_PTR(-ENOMEM);
 	}
 	cfilter_holds_init(&s->holds);

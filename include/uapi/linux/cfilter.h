@@ -158,7 +158,9 @@ struct cfilter_key_req {
  * @prefix_markers:   markers the prefix search keeps (not in @count)
  * @timed:            holdings with a timeout, every source
  * @mem_used:         bytes charged against the module's memory bound:
- *                    every set's tables and records, staged sets included
+ *                    all that every set allocates, staged sets included,
+ *                    and the copies of a table DUMP and RESTORE make, at
+ *                    what the kernel's allocators take for them
  * @mem_limit:        that bound (max_memory=, in bytes): an add, load or
  *                    stage that would pass it fails with EDQUOT
  *
@@ -532,7 +534,12 @@ struct cfilter_prefilter {
  * struct cfilter_prefilter_req - argument of CFILTER_IOC_PREFILTER
  * @map_fd: a BPF array map of one struct cfilter_prefilter, without
  *          BPF_F_RDONLY_PROG (a frozen read-only map would let the
- *          verifier fold its bits into the program)
+ *          verifier fold its bits into the program) and without fields
+ *          the BPF core owns in its value's BTF (bpf_spin_lock,
+ *          bpf_timer, kptrs, list or rbtree roots...: the bits would
+ *          overwrite them); a descriptor that may write the map, as the
+ *          bpf() syscall says (not opened with BPF_F_RDONLY, the map not
+ *          frozen), since the module writes it for the caller
  * @flags:  must be zero
  */
 struct cfilter_prefilter_req {
@@ -604,10 +611,12 @@ struct cfilter_table {
  * SOURCES: struct cfilter_sources
  * PREFILTER: struct cfilter_prefilter_req: the module fills the map and
  *        keeps it until the module goes or no program uses it any more;
- *        EBADF for a closed descriptor, EINVAL for one that is no BPF map
- *        or a map of another shape, ENOSPC if CFILTER_PREFILTERS_MAX maps
- *        in use are kept already (the program still works, through the
- *        kfunc)
+ *        EBADF for a closed descriptor, EPERM (as BPF_MAP_UPDATE_ELEM's)
+ *        for a descriptor opened read-only or a frozen map, EINVAL for one
+ *        that is no BPF map or a map of another shape or with fields the
+ *        BPF core owns, ENOSPC if CFILTER_PREFILTERS_MAX maps in use are
+ *        kept already (the program still works, through the kfunc);
+ *        nothing is written on error
  *
  * Atomic replacement, like `ipset swap`: STAGE gives this open file an
  * empty set of tables of its own (EBUSY if it already has one); ADD, DEL,
@@ -631,12 +640,15 @@ struct cfilter_table {
  * TYPE_INFO: struct cfilter_type_info; EINVAL for a type the module lacks
  * MATCH:     struct cfilter_match_req: the kfunc's verdict for a packet
  * DUMP:      struct cfilter_table: a type's raw table (compact mode; else
- *            EOPNOTSUPP); ENOSPC with @size set if the room is too small
+ *            EOPNOTSUPP); ENOSPC with @size set if the room is too small;
+ *            the module copies the table aside first, then out: EDQUOT if
+ *            the memory bound leaves no room for that copy
  * RESTORE:   struct cfilter_table into the staged set: replaces that type's
  *            address or flow table (compact mode; else EOPNOTSUPP). EINVAL
  *            if anything disagrees with the module (fp_bits, a bucket count
  *            that is not a power of two or over max_capacity, a size that
- *            is not the table's, a count that is not the nonzero slots)
+ *            is not the table's, a count that is not the nonzero slots);
+ *            EDQUOT past the memory bound (the copy of @data counts too)
  *
  * ADD, DEL, CLEAR, BATCH with ADD or DEL, FLUSH, STAGE, STAGE_SOURCE,
  * COMMIT, ABORT, RESTORE and PREFILTER need CAP_NET_ADMIN.
