@@ -299,8 +299,10 @@ struct cfilter_entry {
  * Exact mode lists holdings: an entry held by two sources is listed once
  * for each. A listing reports every holding present from its first call
  * to its last exactly once; holdings added or removed meanwhile may or may
- * not be reported. If the tables were laid out anew since the previous
- * call (a table grew, the set was replaced), the call fails with ESTALE
+ * not be reported. A call returns count 0 only at the end, however many
+ * holdings of other sources it passes first, and lets writers in on the
+ * way. If the tables were laid out anew since the previous call, or while
+ * this one ran (a table grew, the set was replaced), it fails with ESTALE
  * and the listing must start over from cursor 0; so it may when a holding
  * became timed or permanent, or an entry "default" held alone gained
  * another source or a timeout. Compact mode lists only prefix keys (kept
