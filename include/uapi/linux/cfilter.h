@@ -621,7 +621,10 @@ struct cfilter_table {
  * STAGE_SOURCE (struct cfilter_source_req) stages instead a copy of the
  * live set without the source's holdings, to be filled with its new ones:
  * until COMMIT, every change made to the live set is made to the copy too
- * (so a ban added meanwhile by another source survives the COMMIT). One
+ * (so a ban added meanwhile by another source survives the COMMIT), but
+ * ADD, DEL and FLUSH of that source itself: they change the old holdings,
+ * which the COMMIT replaces with exactly those staged, as if they came
+ * first (a DEL of every source's holding leaves the staged one). One
  * such copy exists at a time (EBUSY). If the copy cannot follow the live
  * set (memory ran short, or CLEAR, RESTORE's COMMIT or another COMMIT
  * replaced the live set), COMMIT fails with ESTALE and drops it: try again.
