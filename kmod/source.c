@@ -394,16 +394,19 @@ static int cfilter_unhold_default(struct cfilter_set *s,
 	return err;
 }
 
-/* cfilter_hold_del() on @s alone. */
+/*
+ * cfilter_hold_del() on @s alone; with @source NULL (every source), the
+ * holding of source @keep (if not NULL) stays.
+ */
 static int cfilter_hold_del_one(struct cfilter_set *s,
 				const struct cfilter_packed *k,
-				const char *source)
+				const char *source, const char *keep)
 {
 	struct cfilter_holds *h = &s->holds;
 	unsigned long ids = h->active;
 	u8 hk[KEYMAP_KEY_MAX];
 	unsigned int i;
-	int id, err = -ENOENT;
+	int id, err = -ENOENT, kept = keep ? cfilter_source_find(h, keep) : -1;
 
 	if (!cfilter_exact()) {
 		if (source && !cfilter_is_default(source))
@@ -420,12 +423,14 @@ static int cfilter_hold_del_one(struct cfilter_set *s,
 			err = cfilter_unhold_default(s, k);
 		return err;
 	}
+	if (kept >= 0)
+		ids &= ~BIT(kept);
 	for_each_set_bit(i, &ids, CFILTER_SOURCES_MAX) {
 		cfilter_hold_key(k, i, hk);
 		if (!cfilter_unhold(s, k->f, hk))
 			err = 0;
 	}
-	if (err && cfilter_unrecorded(s, k))
+	if (err && kept && cfilter_unrecorded(s, k))
 		err = cfilter_unhold_default(s, k);
 	return err;
 }
@@ -562,7 +567,7 @@ int cfilter_hold_add(struct cfilter_set *s, const struct cfilter_packed *k,
 		     const char *source, u32 deadline)
 {
 	int err = cfilter_hold_add_one(s, k, source, deadline);
-	struct cfilter_set *c = cfilter_mirror(s, err, -EEXIST);
+	struct cfilter_set *c = cfilter_mirror(s, source, err, -EEXIST);
 
 	if (c)
 		cfilter_mirrored(c, cfilter_hold_add_one(c, k, source, deadline),
@@ -583,11 +588,12 @@ int cfilter_hold_add(struct cfilter_set *s, const struct cfilter_packed *k,
 int cfilter_hold_del(struct cfilter_set *s, const struct cfilter_packed *k,
 		     const char *source)
 {
-	int err = cfilter_hold_del_one(s, k, source);
-	struct cfilter_set *c = cfilter_mirror(s, err, -ENOENT);
+	int err = cfilter_hold_del_one(s, k, source, NULL);
+	struct cfilter_set *c = cfilter_mirror(s, source, err, -ENOENT);
 
 	if (c)
-		cfilter_mirrored(c, cfilter_hold_del_one(c, k, source),
+		cfilter_mirrored(c, cfilter_hold_del_one(c, k, source,
+							 cfilter_mirror_kept()),
 				 -ENOENT);
 	return err;
 }
@@ -637,7 +643,7 @@ int cfilter_hold_test(struct cfilter_set *s, const struct cfilter_packed *k,
 int cfilter_hold_flush(struct cfilter_set *s, const char *source)
 {
 	int err = cfilter_hold_flush_one(s, source);
-	struct cfilter_set *c = cfilter_mirror(s, err, -ENOENT);
+	struct cfilter_set *c = cfilter_mirror(s, source, err, -ENOENT);
 
 	if (c)
 		cfilter_mirrored(c, cfilter_hold_flush_one(c, source), -ENOENT);

@@ -13,7 +13,8 @@
  *
  * Locking: every function here runs under cfilter_lock, on the live set or
  * a staged one. A change made to the live set is made to the copy staged
- * by STAGE_SOURCE as well (see cfilter_hold_copy()).
+ * by STAGE_SOURCE as well, but to the holdings of the source that copy
+ * replaces (see cfilter_hold_copy()).
  */
 #ifndef CFILTER_KMOD_SOURCE_H
 #define CFILTER_KMOD_SOURCE_H

@@ -301,8 +301,10 @@ struct cfilter_entry {
  * Exact mode lists holdings: an entry held by two sources is listed once
  * for each. A listing reports every holding present from its first call
  * to its last exactly once; holdings added or removed meanwhile may or may
- * not be reported. If the tables were laid out anew since the previous
- * call (a table grew, the set was replaced), the call fails with ESTALE
+ * not be reported. A call returns count 0 only at the end, however many
+ * holdings of other sources it passes first, and lets writers in on the
+ * way. If the tables were laid out anew since the previous call, or while
+ * this one ran (a table grew, the set was replaced), it fails with ESTALE
  * and the listing must start over from cursor 0; so it may when a holding
  * became timed or permanent, or an entry "default" held alone gained
  * another source or a timeout. Compact mode lists only prefix keys (kept
@@ -628,7 +630,10 @@ struct cfilter_table {
  * STAGE_SOURCE (struct cfilter_source_req) stages instead a copy of the
  * live set without the source's holdings, to be filled with its new ones:
  * until COMMIT, every change made to the live set is made to the copy too
- * (so a ban added meanwhile by another source survives the COMMIT). One
+ * (so a ban added meanwhile by another source survives the COMMIT), but
+ * ADD, DEL and FLUSH of that source itself: they change the old holdings,
+ * which the COMMIT replaces with exactly those staged, as if they came
+ * first (a DEL of every source's holding leaves the staged one). One
  * such copy exists at a time (EBUSY). If the copy cannot follow the live
  * set (memory ran short, or CLEAR, RESTORE's COMMIT or another COMMIT
  * replaced the live set), COMMIT fails with ESTALE and drops it: try again.
