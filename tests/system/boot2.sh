@@ -35,9 +35,11 @@ same_addresses()
 }
 
 tap_begin
+mark "the script starts"
 expect "running kernel $OLD_ABI again" 0 -o "$OLD_ABI" -- uname -r
 check "cfilter.service started at boot" systemctl -q is-active cfilter
 check "daemons ready" daemons_ready
+mark "the daemons are ready"
 cfctl save >"$STATE/boot2"
 check "the operator's ban for ever is back" cfctl test -s default --exact "$PERM"
 expect "the operator's timed ban is back, its deadline kept" 0 -- \
@@ -56,4 +58,5 @@ check "the attacker's namespace" attacker_setup
 check "every ban drops the attacker's pings" \
 	dropped "$PERM" "$TIMED" "$F2B" "$CS"
 check "the free address pings" pings "$FREE"
+mark "the script ends"
 tap_end

@@ -23,6 +23,7 @@ unknown_files()
 }
 
 tap_begin
+mark "the script starts"
 expect "running the upgraded kernel $NEW_ABI" 0 -o "$NEW_ABI" -- uname -r
 check "cfilter.service started at boot" systemctl -q is-active cfilter
 expect "the module is DKMS's build for this kernel" 0 \
@@ -33,15 +34,18 @@ check "the attacker's namespace" attacker_setup
 check "the bans drop the attacker's pings" dropped "$PERM" "$TIMED" "$F2B" "$CS"
 check "the free address pings" pings "$FREE"
 
+mark "apt remove"
 cfctl save >"$STATE/before-remove"
 check "apt remove cfilter" apt-get remove -y -q cfilter
 check "remove: the service is gone" not systemctl -q is-active cfilter
 expect "remove: the bans are saved in the blocklist" 0 -- \
 	same_saves "$STATE/before-remove" /var/lib/cfilter/blocklist \
 	"$(grep -vc '^#' "$STATE/before-remove")"
+mark "apt purge"
 check "apt purge cfilter cfilter-dkms" \
 	apt-get purge -y -q cfilter cfilter-dkms
 check "purge: the saved state is gone" test ! -e /var/lib/cfilter
 check "purge: the configuration is gone" test ! -e /etc/cfilter
 check "purge: no file of cfilter's is left" unknown_files
+mark "the script ends"
 tap_end

@@ -23,6 +23,12 @@ CS=10.77.0.15		# a CrowdSec decision
 
 mkdir -p "$STATE"
 
+# A diagnostic of where the time goes, in seconds since boot.
+mark()
+{
+	diag "$(cut -d' ' -f1 /proc/uptime) s since boot: $*"
+}
+
 # eth0p, the peer of the eth0 cfilter runs on, in the attacker's namespace
 # with every address above.
 attacker_setup()
