@@ -48,7 +48,8 @@ _cfctl()
 	del)		opts="-q --quiet -n --dry-run -s --source -a --all-sources" ;;
 	test)		opts="-j --json -q --quiet -s --source --exact" ;;
 	match)		opts="-j --json -q --quiet" ;;
-	save | crowdsec) opts="-s --source" ;;
+	save)		opts="-s --source" ;;
+	crowdsec)	opts="-s --source --types" ;;
 	load | replace)	opts="-q --quiet -n --dry-run --skip-bad --normalize -s --source -t --timeout" ;;
 	snapshot | restore) opts="-n --dry-run" ;;
 	list)		opts="-j --json -s --source -a --all-sources" ;;
@@ -73,6 +74,10 @@ _cfctl()
 	if [[ $verb == stats && $prev == --textfile ]]; then
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		compopt -o filenames 2>/dev/null
+		return
+	fi
+	if [[ $verb == crowdsec && $prev == --types ]]; then
+		mapfile -t COMPREPLY < <(compgen -W "ban ban,captcha ban,captcha,throttle" -- "$cur")
 		return
 	fi
 	# The sources the filter has; a new one is typed whole.

@@ -34,6 +34,7 @@ enum {
 	LOPT_TEXTFILE,
 	LOPT_PRIORITY,
 	LOPT_FROM,
+	LOPT_TYPES,
 };
 
 /* Every option of every verb, in the order help lists them. */
@@ -112,6 +113,10 @@ static const struct cf_option options[] = {
 	  "-i, --interval SECS", "--watch: seconds per line (1-3600, default 1)" },
 	{ { "count", required_argument, NULL, LOPT_COUNT }, OPT_WATCH,
 	  "--count N", "--watch: stop after N lines" },
+	{ { "types", required_argument, NULL, LOPT_TYPES }, OPT_TYPES,
+	  "--types LIST", "the CrowdSec decision types that ban, separated by\n"
+	  "commas (default: ban; ban,captcha,throttle bans\n"
+	  "those too); others are skipped, and said so" },
 };
 
 /* cfctl's own options, before the command. */
@@ -414,6 +419,9 @@ static int parse_verb(const struct verb *v, int argc, char *argv[],
 			break;
 		case LOPT_TEXTFILE:
 			o->textfile = optarg;
+			break;
+		case LOPT_TYPES:
+			o->types = optarg;
 			break;
 		case LOPT_PRIORITY:
 			if (parse_uint(optarg, 0, INT_MAX, &o->priority)) {

@@ -47,6 +47,7 @@ struct cfctl_opts {
 	unsigned int	count;		/* stats --watch: samples; 0: unbounded */
 	enum cf_format	format;		/* stats */
 	const char	*textfile;	/* stats: write the metrics to this file */
+	const char	*types;		/* crowdsec: the decision types banned */
 };
 
 /* Verbs of entry.c. */

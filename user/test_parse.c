@@ -4,7 +4,8 @@
  * add, del, test and `load` (prefixes and ranges included; sources,
  * timeouts and expiry times), the checks of -s and -t, the range
  * splitter, the snapshot file format (built, then damaged), the JSON
- * writer of -j and the reader of CrowdSec's decisions. Run by
+ * writer of -j, the reader of CrowdSec's decisions, their --types and the
+ * table cfctl crowdsec keeps of them. Run by
  * `make -C user check`, under valgrind when it is installed. Prints TAP;
  * exits 1 if a case failed.
  */
@@ -17,6 +18,7 @@
 
 #include "addr.h"
 #include "decision.h"
+#include "decision_table.h"
 #include "json.h"
 #include "keyfile.h"
 #include "range.h"
@@ -1394,6 +1396,141 @@ static void test_decisions(void)
 	ok(decision_duration(".s", &s) == -1, "duration: a point alone: refused");
 }
 
+/* Is the --types list @list refused, for the reason @want? */
+static void types_refused(const char *list, const char *want, const char *name)
+{
+	struct decision_types t;
+	const char *why = "";
+
+	ok(decision_types_parse(list, &t, &why) == -1 && !strcmp(why, want),
+	   name);
+	if (strcmp(why, want))
+		printf("# got \"%s\"\n", why);
+}
+
+static void test_decision_types(void)
+{
+	struct decision_types t;
+	const char *why;
+
+	ok(!decision_types_parse("ban", &t, &why) && t.n == 1 &&
+	   decision_type_index(&t, "ban") == 0 &&
+	   decision_type_index(&t, "Ban") == 0 &&
+	   decision_type_index(&t, "captcha") == -1,
+	   "types: ban alone; found without regard to case; captcha is not");
+	ok(!decision_types_parse("ban,captcha,throttle,my-type_2", &t, &why) &&
+	   t.n == 4 && decision_type_index(&t, "throttle") == 2 &&
+	   decision_type_index(&t, "my-type_2") == 3,
+	   "types: four, each at its place");
+	types_refused("", "an empty type: name them separated by commas, such as ban,captcha",
+		      "types: an empty list: refused");
+	types_refused("ban,", "an empty type: name them separated by commas, such as ban,captcha",
+		      "types: a trailing comma: refused");
+	types_refused("ban captcha", "a type has a character other than A-Z a-z 0-9 _ -",
+		      "types: a space: refused");
+	types_refused("a,b,c,d,e", "more than 4 types", "types: five: refused");
+	types_refused("ban,BAN", "a type named twice", "types: one twice: refused");
+	types_refused("abcdefghijklmnop", "a type of more than 15 characters",
+		      "types: 16 characters: refused");
+}
+
+/* The IPv4 source key 10.0.0.0/32 plus @i. */
+static struct cfilter_key table_key(unsigned int i)
+{
+	struct cfilter_key key = { .type = CFILTER_KEY_SRC4, .prefix_len = 32 };
+
+	key.saddr[0] = 10;
+	key.saddr[1] = i >> 16;
+	key.saddr[2] = i >> 8;
+	key.saddr[3] = i;
+	return key;
+}
+
+/* Does @t hold exactly the keys of [@lo, @hi), each once, and @t->n them? */
+static int table_holds(const struct decision_table *t, unsigned int lo,
+		       unsigned int hi)
+{
+	struct cfilter_key key;
+	size_t i, used = 0;
+	unsigned int k;
+
+	for (i = 0; i < t->cap; i++)
+		used += t->slots[i].used;
+	if (used != t->n || t->n != hi - lo)
+		return 0;
+	for (k = lo; k < hi; k++) {
+		key = table_key(k);
+		if (!dt_find(t, &key))
+			return 0;
+	}
+	return 1;
+}
+
+static void test_decision_table(void)
+{
+	struct decision_table t;
+	struct cfilter_key key;
+	struct dt_entry *e;
+	unsigned int i;
+	int ok_all = 1;
+
+	dt_init(&t, 5000);
+	key = table_key(1);
+	ok(!dt_find(&t, &key), "table: empty, nothing found");
+	for (i = 0; i < 3000 && ok_all; i++) {
+		key = table_key(i);
+		e = dt_get(&t, &key, 100);
+		ok_all = e && !memcmp(&e->key, &key, sizeof(key)) && !e->gone &&
+			 !dt_until(e);
+		if (e)
+			e->until[i % 2] = 200 + i;
+	}
+	ok(ok_all && table_holds(&t, 0, 3000) && t.n * 4 <= t.cap * 3,
+	   "table: 3000 keys, grown past its first 64 slots, at most 3/4 full");
+	key = table_key(7);
+	e = dt_get(&t, &key, 100);
+	ok(e && e->until[1] == 207 && dt_until(e) == 207 && t.n == 3000,
+	   "table: a key got again is the one there, with its decisions");
+	e->until[0] = 150;
+	ok(dt_until(e) == 207, "table: a key ends with its last decision");
+	for (i = 0; i < 3000; i += 2) {
+		key = table_key(i);
+		dt_drop(&t, dt_find(&t, &key));
+	}
+	ok_all = t.n == 1500;
+	for (i = 0; i < 3000; i++) {
+		key = table_key(i);
+		ok_all &= !dt_find(&t, &key) == !(i % 2);
+	}
+	ok(ok_all, "table: every other key dropped, the rest all found");
+	/* Odd keys end at 200 + i: at 1200, those of i < 1000 have ended. */
+	key = table_key(1001);
+	dt_find(&t, &key)->gone = true;
+	key = table_key(2001);
+	dt_find(&t, &key)->until[1] = 0;
+	dt_sweep(&t, 1200);
+	ok_all = t.n == 998;
+	for (i = 1; i < 3000; i += 2) {
+		key = table_key(i);
+		ok_all &= !dt_find(&t, &key) == (i < 1000 || i == 1001 || i == 2001);
+	}
+	ok(ok_all, "table: a sweep forgets the ended and the deleted, keeps the rest");
+	dt_free(&t);
+
+	dt_init(&t, 10);
+	for (i = 0; i < 10; i++) {
+		key = table_key(i);
+		dt_get(&t, &key, 0)->until[0] = i < 5 ? 50 : 500;
+	}
+	key = table_key(10);
+	ok(!dt_get(&t, &key, 10) && t.n == 10,
+	   "table: full at its bound, nothing ended: refused");
+	e = dt_get(&t, &key, 100);
+	ok(e && t.n == 6 && table_holds(&t, 5, 11),
+	   "table: full at its bound, the ended ones make room");
+	dt_free(&t);
+}
+
 /* Widens the entry @text to @len bits; true if it reads back as @want. */
 static int widens_to(const char *text, unsigned int len, const char *want)
 {
@@ -1445,6 +1582,8 @@ int main(void)
 	test_prefix_reasons();
 	test_snapshot();
 	test_decisions();
+	test_decision_types();
+	test_decision_table();
 	test_source_rules();
 	test_epochs();
 	test_when_lines();

@@ -189,21 +189,25 @@ const struct verb verbs[] = {
 			"never.\n",
 	}, {
 		.name = "crowdsec", .run = do_crowdsec,
-		.opts = OPT_SOURCE,
-		.synopsis = "[-s NAME]",
+		.opts = OPT_SOURCE | OPT_TYPES,
+		.synopsis = "[-s NAME] [--types LIST]",
 		.summary = "apply CrowdSec decisions read from stdin, until it ends",
 		.help = "For crowdsec-custom-bouncer with feed_via_stdin: true and bin_path\n"
 			"naming a script that runs cfctl crowdsec (see cfctl(8)): it writes each\n"
 			"decision as one line of JSON, action \"add\" when CrowdSec decides a ban\n"
-			"and \"del\" when the decision expires or is deleted. Bans of scope Ip\n"
-			"and Range are held by source \"crowdsec\" (or -s NAME) for the\n"
-			"decision's duration, so they end on time even if the bouncer is gone,\n"
-			"and deleted as they come (a duration of 0 or less deletes too); every\n"
-			"burst of lines in one call. Other remedies (captcha) and scopes\n"
-			"(Country, AS), and simulated decisions, are skipped. A malformed line\n"
-			"is reported with its number and skipped. When stdin ends, prints what\n"
-			"it did and exits 0; exits 3 if the module fails. In compact mode,\n"
-			"without -s, bans go to \"default\" without a timeout (with a note).\n",
+			"and \"del\" when the decision expires or is deleted. Decisions of scope\n"
+			"Ip and Range and of a type in --types (ban) are held by source\n"
+			"\"crowdsec\" (or -s NAME) for the decision's duration, so they end on\n"
+			"time even if the bouncer is gone, and deleted as they come (a duration\n"
+			"of 0 or less deletes too); every burst of lines in one call. A range\n"
+			"with host bits (198.51.100.7/24) bans its network. Other types, scopes\n"
+			"and simulated decisions are skipped, and said so; a malformed line is\n"
+			"reported with its number and skipped. The decisions in force are kept:\n"
+			"when the module is away or loaded anew, they are applied once it is\n"
+			"back (looked for every 5 s at most). /dev/cfilter is open only while\n"
+			"a burst is applied. When stdin ends, prints what it did and exits 0,\n"
+			"or 3 if the module could not take the decisions then. In compact\n"
+			"mode, without -s, bans go to \"default\" without a timeout.\n",
 	}, {
 		.name = "info", .run = do_info,
 		.opts = OPT_JSON,
