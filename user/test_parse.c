@@ -468,6 +468,69 @@ static void test_ipset(void)
 	key_list_free(&kl);
 }
 
+/*
+ * ::ffff:a.b.c.d is what a dual-stack socket shows of an IPv4 peer: as an
+ * IPv6 key no IPv4 packet would meet it. Every parser takes it for IPv4.
+ */
+static void test_mapped(void)
+{
+	struct key_list kl = { 0 };
+	struct cfilter_key key;
+	char word[128], *msgs = NULL;
+	__u8 addr[16];
+	int err;
+
+	ok(parse("::ffff:192.0.2.1", &key, word, sizeof(word)) == KF_ENTRY &&
+	   is_key4(&key, "192.0.2.1"), "mapped: ::ffff:192.0.2.1 is the source 192.0.2.1");
+	ok(parse("src ::FFFF:c000:201", &key, word, sizeof(word)) == KF_ENTRY &&
+	   is_key4(&key, "192.0.2.1"), "mapped: in hex, upper case: the same");
+	ok(parse("dst ::ffff:198.51.100.7", &key, word, sizeof(word)) == KF_ENTRY &&
+	   is_key(&key, want_key(CFILTER_KEY_DST4, 32, NULL, "198.51.100.7", 0, 0, 0)),
+	   "mapped: a destination");
+	ok(parse("allow ::ffff:192.0.2.0/120", &key, word, sizeof(word)) == KF_ENTRY &&
+	   is_key(&key, want_key(CFILTER_KEY_ALLOW4, 24, "192.0.2.0", NULL, 0, 0, 0)),
+	   "mapped: an allow prefix of 120 bits is the IPv4 /24");
+	ok(parse("::ffff:0.0.0.0/96", &key, word, sizeof(word)) == KF_ENTRY &&
+	   is_key(&key, want_key(CFILTER_KEY_SRC4, 0, "0.0.0.0", NULL, 0, 0, 0)),
+	   "mapped: ::ffff:0.0.0.0/96 is every IPv4 address");
+	ok(parse("::/80", &key, word, sizeof(word)) == KF_ENTRY &&
+	   is_key(&key, want_key(CFILTER_KEY_SRC6, 80, "::", NULL, 0, 0, 0)),
+	   "mapped: a prefix shorter than 96 bits covers more than IPv4: IPv6");
+	ok(parse("::ffff:192.0.2.7/120", &key, word, sizeof(word)) == KF_HOST_BITS,
+	   "mapped: host bits set: refused");
+	check_reasons((const struct reason_case[]) {
+		{ KF_HOST_BITS, "::ffff:192.0.2.7/120",
+		  "::ffff:192.0.2.7/120: host bits set (did you mean 192.0.2.0/24?)\n" },
+	}, 1);
+	ok(parse("tcp [::ffff:192.0.2.1]:40000 [::ffff:198.51.100.1]:80", &key,
+		 word, sizeof(word)) == KF_ENTRY &&
+	   is_key(&key, want_key(CFILTER_KEY_FLOW4, 32, "192.0.2.1", "198.51.100.1",
+				 IPPROTO_TCP, 40000, 80)),
+	   "mapped: a flow, its IPv6 form in brackets, is an IPv4 flow");
+	ok(parse("icmp ::ffff:192.0.2.1 198.51.100.1 8", &key, word,
+		 sizeof(word)) == KF_ENTRY &&
+	   is_key(&key, want_key(CFILTER_KEY_FLOW4, 32, "192.0.2.1", "198.51.100.1",
+				 IPPROTO_ICMP, 8, 0)),
+	   "mapped: an icmp flow");
+	ok(parse("tcp ::ffff:192.0.2.1:1 198.51.100.1:80", &key, word,
+		 sizeof(word)) == KF_BAD_ENDPOINT,
+	   "mapped: a flow's IPv6 form without brackets: refused as any IPv6");
+	ok(addr_parse("::ffff:192.0.2.1", addr) == 4 &&
+	   !memcmp(addr, "\xc0\x00\x02\x01\0\0\0\0\0\0\0\0\0\0\0\0", 16),
+	   "mapped: addr_parse() (match's SRC and DST) gives the IPv4 address");
+
+	err = read_text("::ffff:192.0.2.8-::ffff:192.0.2.9\n"
+			"create bl6 hash:ip family inet6\n"
+			"add bl6 ::ffff:198.51.100.7\n",
+			0, &kl, &msgs);
+	ok(!err && !kl.bad && kl.n == 2 &&
+	   is_prefix4(&kl.keys[0], "192.0.2.8", 31) &&
+	   is_key4(&kl.keys[1], "198.51.100.7"),
+	   "mapped: a range and an ipset entry in a list are IPv4");
+	free(msgs);
+	key_list_free(&kl);
+}
+
 /* --normalize: host bits masked and counted, not refused. */
 static void test_normalize(void)
 {
@@ -1435,6 +1498,7 @@ int main(void)
 	test_read();
 	test_read_many();
 	test_ipset();
+	test_mapped();
 	test_normalize();
 	test_long_line();
 	test_json();

@@ -376,8 +376,8 @@ expect "add 192.0.2.5" 0 -- "$CFCTL" add 192.0.2.5
 expect "test 192.0.2.5: exit 0, blocked" 0 -o blocked -O "not blocked" -- \
 	"$CFCTL" test 192.0.2.5
 expect "add 192.0.2.5 again: exit 0" 0 -- "$CFCTL" add 192.0.2.5
-expect "test ::ffff:192.0.2.5: exit 1, another key" 1 -o "not blocked" -- \
-	"$CFCTL" test ::ffff:192.0.2.5
+expect "test ::ffff:192.0.2.5: exit 0, the IPv4 address it maps" 0 \
+	-o "192.0.2.5: blocked" -- "$CFCTL" test ::ffff:192.0.2.5
 expect "del 192.0.2.5" 0 -- "$CFCTL" del 192.0.2.5
 expect "test 192.0.2.5 after del: exit 1, not blocked" 1 \
 	-o "not blocked" -- "$CFCTL" test 192.0.2.5
