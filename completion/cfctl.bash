@@ -49,7 +49,7 @@ _cfctl()
 	test)		opts="-j --json -q --quiet -s --source --exact" ;;
 	match)		opts="-j --json -q --quiet" ;;
 	save | crowdsec) opts="-s --source" ;;
-	load | replace)	opts="-q --quiet -n --dry-run --skip-bad --normalize -s --source -t --timeout" ;;
+	load | replace)	opts="-q --quiet -n --dry-run --skip-bad --normalize --nomatch-allows -s --source -t --timeout" ;;
 	snapshot | restore) opts="-n --dry-run" ;;
 	list)		opts="-j --json -s --source -a --all-sources" ;;
 	flush)		opts="-q --quiet -n --dry-run -s --source" ;;

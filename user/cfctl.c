@@ -34,6 +34,7 @@ enum {
 	LOPT_TEXTFILE,
 	LOPT_PRIORITY,
 	LOPT_FROM,
+	LOPT_NOMATCH_ALLOWS,
 };
 
 /* Every option of every verb, in the order help lists them. */
@@ -88,6 +89,11 @@ static const struct cf_option options[] = {
 	{ { "normalize", no_argument, NULL, LOPT_NORMALIZE }, OPT_NORMALIZE,
 	  "--normalize", "mask the host bits of a prefix such as 192.0.2.7/24\n"
 	  "(to 192.0.2.0/24) instead of refusing the line" },
+	{ { "nomatch-allows", no_argument, NULL, LOPT_NOMATCH_ALLOWS }, OPT_NOMATCH,
+	  "--nomatch-allows", "load ipset's nomatch entries as allow entries, which\n"
+	  "beat every source's entries (ipset's exception holds\n"
+	  "inside its own set alone); without it they are\n"
+	  "refused" },
 	{ { "force", no_argument, NULL, LOPT_FORCE }, OPT_FORCE,
 	  "--force", "replace another tool's XDP program on IFACE, in one\n"
 	  "step and in its mode" },
@@ -375,6 +381,9 @@ static int parse_verb(const struct verb *v, int argc, char *argv[],
 				       v->name, optarg, TIMEOUT_RULE);
 				return CF_USAGE;
 			}
+			break;
+		case LOPT_NOMATCH_ALLOWS:
+			o->nomatch_allows = true;
 			break;
 		case LOPT_FROM:
 			if (epoch_parse(optarg, &o->from_ns)) {

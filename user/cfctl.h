@@ -38,6 +38,7 @@ struct cfctl_opts {
 	bool		exact;		/* test: this very entry, not what covers it */
 	bool		skip_bad;	/* load: skip malformed lines */
 	bool		normalize;	/* load: mask host bits of prefixes */
+	bool		nomatch_allows;	/* load: ipset's nomatch entries as allow entries */
 	bool		match_dst;	/* attach: match destination keys too */
 	bool		force;		/* attach: replace another tool's program */
 	bool		priority_set;	/* attach: --priority given */

@@ -454,6 +454,21 @@ void keyfile_reason(FILE *out, enum kf_line what, const char *word)
 		fprintf(out, "unexpected '%.*s%s' at the end: a line is [add] ENTRY [timeout SECS | expires UNIXTIME]\n",
 			len, word, more);
 		break;
+	case KF_IPSET_MASK:
+		fprintf(out, "ipset %s\n", word);
+		break;
+	case KF_IPSET_REFUSED:
+		fprintf(out, "entry of ipset set '%.*s%s', refused above: nothing of it is loaded\n",
+			len, word, more);
+		break;
+	case KF_IPSET_NOMATCH:
+		fprintf(out, "ipset nomatch entry '%.*s%s': in ipset an exception inside its own set alone; cfilter's nearest, an allow entry, would let it through every source's entries, fail2ban's and CrowdSec's bans included: leave the line out, or load with --nomatch-allows to make it an allow entry all the same\n",
+			len, word, more);
+		break;
+	case KF_IPSET_FAMILY:
+		fprintf(out, "address '%.*s%s' is not of the family of its ipset set's netmask\n",
+			len, word, more);
+		break;
 	case KF_TOO_LATE:
 		fprintf(out, "expires %.*s%s: more than 2147483647 seconds (68 years) from now\n",
 			len, word, more);

@@ -427,7 +427,7 @@ static void test_ipset(void)
 	char *msgs = NULL;
 	int err;
 
-	err = read_text(saved, 0, &kl, &msgs);
+	err = read_text(saved, KF_NOMATCH_ALLOWS, &kl, &msgs);
 	ok(!err && kl.n == 5 && !kl.bad && kl.holds[0].timed &&
 	   kl.holds[0].timeout == 250 && kl.holds[1].timed &&
 	   !kl.holds[1].timeout && !kl.holds[2].timed && !kl.holds[4].timed,
@@ -438,7 +438,14 @@ static void test_ipset(void)
 					NULL, 0, 0, 0)) &&
 	   is_key6(&kl.keys[3], "2001:db8::66") &&
 	   is_key4(&kl.keys[4], "203.0.113.9"),
-	   "ipset: the entries; nomatch is an allow entry; cfctl's own lines too");
+	   "ipset: the entries; --nomatch-allows: nomatch an allow entry; cfctl's own lines too");
+	free(msgs);
+	key_list_free(&kl);
+
+	err = read_text(saved, 0, &kl, &msgs);
+	ok(!err && kl.n == 4 && kl.bad == 1 &&
+	   strstr(msgs, "f:4: ipset nomatch entry '192.0.2.128/25': in ipset an exception inside its own set alone; cfilter's nearest, an allow entry, would let it through every source's entries, fail2ban's and CrowdSec's bans included: leave the line out, or load with --nomatch-allows to make it an allow entry all the same\n"),
+	   "ipset: nomatch refused by default, the difference said, the option named");
 	free(msgs);
 	key_list_free(&kl);
 
@@ -464,6 +471,76 @@ static void test_ipset(void)
 	   strstr(msgs, "f:4: ipset entry option 'forceadd'") &&
 	   strstr(msgs, "f:5: 192.0.2.4/24: host bits set"),
 	   "ipset: a timeout without seconds or past ipset's, an unknown option, host bits: refused");
+	free(msgs);
+	key_list_free(&kl);
+}
+
+/*
+ * A hash:ip set with netmask N stores networks, ADDR/N, and matches every
+ * address inside one: so must its entries loaded into cfilter.
+ */
+static void test_ipset_netmask(void)
+{
+	struct key_list kl = { 0 };
+	char *msgs = NULL;
+	int err;
+
+	err = read_text("create nets hash:ip family inet hashsize 1024 maxelem 65536 netmask 24 bucketsize 12 initval 0x1d5e7b20\n"
+			"add nets 198.51.100.0\n"
+			"add nets 203.0.113.0 timeout 30\n"
+			"add nets 192.0.2.7\n"
+			"create nets6 hash:ip family inet6 netmask 64\n"
+			"add nets6 2001:db8:1::\n",
+			0, &kl, &msgs);
+	ok(!err && !kl.bad && kl.n == 4 &&
+	   is_prefix4(&kl.keys[0], "198.51.100.0", 24) &&
+	   is_prefix4(&kl.keys[1], "203.0.113.0", 24) && kl.holds[1].timed &&
+	   kl.holds[1].timeout == 30 &&
+	   is_prefix4(&kl.keys[2], "192.0.2.0", 24) &&
+	   is_key(&kl.keys[3], want_key(CFILTER_KEY_SRC6, 64, "2001:db8:1::",
+					NULL, 0, 0, 0)),
+	   "ipset netmask: each address is its network, as ipset matches it (an address masked as ipset adds it)");
+	free(msgs);
+	key_list_free(&kl);
+
+	err = read_text("create b hash:ip family inet bitmask 255.255.0.0\n"
+			"add b 10.1.0.0\n"
+			"create both hash:ip family inet netmask 28 bitmask 255.255.255.240\n"
+			"add both 10.2.0.16\n"
+			"create b6 hash:ip family inet6 bitmask ffff:ffff:ffff::\n"
+			"add b6 2001:db8:2::\n",
+			0, &kl, &msgs);
+	ok(!err && !kl.bad && kl.n == 3 &&
+	   is_prefix4(&kl.keys[0], "10.1.0.0", 16) &&
+	   is_prefix4(&kl.keys[1], "10.2.0.16", 28) &&
+	   is_key(&kl.keys[2], want_key(CFILTER_KEY_SRC6, 48, "2001:db8:2::",
+					NULL, 0, 0, 0)),
+	   "ipset bitmask of leading ones: a netmask, IPv4 and IPv6; with a netmask that agrees");
+	free(msgs);
+	key_list_free(&kl);
+
+	err = read_text("create odd hash:ip family inet bitmask 255.0.255.0\n"
+			"add odd 10.0.1.0\n"
+			"192.0.2.1\n",
+			0, &kl, &msgs);
+	ok(!err && kl.bad == 2 && kl.n == 1 && is_key4(&kl.keys[0], "192.0.2.1") &&
+	   strstr(msgs, "f:1: ipset set 'odd': bitmask 255.0.255.0 is not a netmask (ones, then zeros): the set matches addresses whose masked bits agree, which no prefix can block; move its entries by hand\n") &&
+	   strstr(msgs, "f:2: entry of ipset set 'odd', refused above: nothing of it is loaded\n"),
+	   "ipset bitmask not a prefix: refused clearly, its entries never loaded as hosts");
+	free(msgs);
+	key_list_free(&kl);
+
+	err = read_text("create n hash:ip family inet netmask 33\n"
+			"create m hash:ip family inet netmask 24 bitmask 255.255.0.0\n"
+			"create o hash:ip family inet6 bitmask 255.255.0.0\n"
+			"create p hash:ip netmask\n",
+			0, &kl, &msgs);
+	ok(!err && kl.bad == 4 &&
+	   strstr(msgs, "f:1: ipset set 'n': netmask 33 is no prefix length of its family (1-32 for inet, 1-128 for inet6)\n") &&
+	   strstr(msgs, "f:2: ipset set 'm': netmask 24 and bitmask 255.255.0.0 disagree\n") &&
+	   strstr(msgs, "f:3: ipset set 'o': bitmask 255.255.0.0 is not an address of its family\n") &&
+	   strstr(msgs, "f:4: ipset set 'p': netmask without a value\n"),
+	   "ipset netmask out of range, masks that disagree, a bitmask of another family, no value: refused");
 	free(msgs);
 	key_list_free(&kl);
 }
@@ -1498,6 +1575,7 @@ int main(void)
 	test_read();
 	test_read_many();
 	test_ipset();
+	test_ipset_netmask();
 	test_mapped();
 	test_normalize();
 	test_long_line();

@@ -5,9 +5,9 @@
 #include "xdp.h"
 
 /* load and replace read the same lists, so they take the same options. */
-#define LIST_OPTS	(OPT_DRY_RUN | OPT_SKIP_BAD | OPT_NORMALIZE | OPT_SOURCE | \
-			 OPT_TIMEOUT | OPT_QUIET)
-#define LIST_SYNOPSIS	"[-n] [--skip-bad] [--normalize] [-s NAME] [-t SECS] FILE|-"
+#define LIST_OPTS	(OPT_DRY_RUN | OPT_SKIP_BAD | OPT_NORMALIZE | OPT_NOMATCH | \
+			 OPT_SOURCE | OPT_TIMEOUT | OPT_QUIET)
+#define LIST_SYNOPSIS	"[-n] [--skip-bad] [--normalize] [--nomatch-allows] [-s NAME] [-t SECS] FILE|-"
 
 const struct verb verbs[] = {
 	{
@@ -115,8 +115,12 @@ const struct verb verbs[] = {
 			"comments from '#' or ';' to the end of the line, surrounding\n"
 			"whitespace and a leading \"add \" are ignored: cfctl save writes this\n"
 			"format. So is what ipset save writes of hash:ip and hash:net sets\n"
-			"(ipset save NAME | cfctl load -): a nomatch entry is an allow entry,\n"
-			"a timeout is kept. -t is the timeout of lines without their own.\n"
+			"(ipset save NAME | cfctl load -): a timeout is kept; each entry of a\n"
+			"hash:ip set with netmask N (or a bitmask of N leading ones) is the\n"
+			"network ADDR/N it stands for there (another bitmask is refused); a\n"
+			"nomatch entry, an exception inside its own set, is refused unless\n"
+			"--nomatch-allows makes it an allow entry, which beats every source.\n"
+			"-t is the timeout of lines without their own.\n"
 			"The whole file is read first; a malformed line is reported as\n"
 			"FILE:LINE: and nothing is loaded (exit 2) unless --skip-bad is given\n"
 			"(which never skips a bad source line).\n"

@@ -25,6 +25,7 @@ enum {
 	OPT_FORMAT	= 1 << 13,
 	OPT_PRIORITY	= 1 << 14,
 	OPT_FROM	= 1 << 15,
+	OPT_NOMATCH	= 1 << 16,
 };
 
 struct verb {
