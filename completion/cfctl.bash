@@ -44,7 +44,7 @@ _cfctl()
 	fi
 
 	case $verb in
-	add | allow)	opts="-q --quiet -n --dry-run -s --source -t --timeout --from" ;;
+	add | allow)	opts="-q --quiet -n --dry-run -s --source -t --timeout --from --cap-timeout" ;;
 	del)		opts="-q --quiet -n --dry-run -s --source -a --all-sources" ;;
 	test)		opts="-j --json -q --quiet -s --source --exact" ;;
 	match)		opts="-j --json -q --quiet" ;;

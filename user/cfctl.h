@@ -26,6 +26,8 @@ struct cfctl_opts {
 	const char	*arg;		/* the verb's IFACE or FILE */
 	const char	*source;	/* -s, checked; NULL if not given */
 	__u32		timeout;	/* -t: seconds; 0: permanent */
+	unsigned long long timeout_long; /* -t as given (past the max with --cap-timeout) */
+	bool		cap_timeout;	/* add, allow: hold a longer -t for the max */
 	long long	from_ns;	/* --from: -t counts from here (ns since the epoch); 0: now */
 	bool		all_sources;	/* del, list: every source's holdings */
 	char *const	*words;		/* add, del, test, allow: the ENTRY */

@@ -724,6 +724,66 @@ static void test_epochs(void)
 	}
 }
 
+/*
+ * -t with --cap-timeout: any number of digits, counted to TIMEOUT_LONG_MAX;
+ * and what is left of it at a time after its start (--from).
+ */
+static void test_long_timeouts(void)
+{
+	static const struct {
+		const char		*text;
+		int			ret;
+		unsigned long long	secs;
+	} longs[] = {
+		{ "0", 0, 0 }, { "600", 0, 600 }, { "2147483648", 0, 2147483648ULL },
+		{ "3774873600", 0, 3774873600ULL },	/* 1 h << 20 */
+		{ "999999999999999999", 0, 999999999999999999ULL },
+		{ "1000000000000000001", 0, TIMEOUT_LONG_MAX },
+		{ "123456789012345678901234567890", 0, TIMEOUT_LONG_MAX },
+		{ "000000000000000000000000000600", 0, 600 },
+		{ "", -1, 7 }, { "-1", -1, 7 }, { "1.5", -1, 7 },
+		{ "1e20", -1, 7 }, { " 5", -1, 7 },
+	};
+	static const struct {
+		unsigned long long	secs;
+		long long		from_ns, now_ns, left;
+		const char		*name;
+	} lefts[] = {
+		{ 600, 1000000000000000000LL, 1000000000000000000LL, 600,
+		  "from now: the whole timeout" },
+		{ 600, 1000000000000000000LL, 1000000000500000000LL, 600,
+		  "half a second on: rounded up, never ending early" },
+		{ 600, 1000000000000000000LL, 1000000001000000000LL, 599,
+		  "one second on: a second less" },
+		{ 600, 1000000000000000000LL, 1000000600000000000LL, 0,
+		  "its end: nothing left" },
+		{ 600, 1000000000000000000LL, 1000000700000000000LL, 0,
+		  "past its end: nothing left" },
+		{ 600, 1000000000500000000LL, 1000000000000000000LL, 601,
+		  "a start half a second ahead: rounded up" },
+		{ 3774873600ULL, 1764300000250000000LL, 1764300010000000000LL,
+		  3774873591LL, "1 h << 20, 9.75 s on: past the kernel's bound" },
+		{ TIMEOUT_LONG_MAX, 4000000000000000000LL, 0, TIMEOUT_LONG_MAX + 4000000000LL,
+		  "the longest, from the latest start: no overflow" },
+	};
+	unsigned long long secs;
+	char name[200];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(longs); i++) {
+		secs = 7;
+		snprintf(name, sizeof(name), "long timeout '%s': %s", longs[i].text,
+			 longs[i].ret ? "refused" : "taken");
+		ok(timeout_parse_long(longs[i].text, &secs) == longs[i].ret &&
+		   secs == longs[i].secs, name);
+	}
+	for (i = 0; i < ARRAY_SIZE(lefts); i++) {
+		snprintf(name, sizeof(name), "timeout left: %s", lefts[i].name);
+		ok(timeout_left(lefts[i].secs, lefts[i].from_ns, lefts[i].now_ns) ==
+		   lefts[i].left, name);
+	}
+}
+
 /* One line's verdict, word, timeout and expiry time. */
 static void check_when(const char *text, enum kf_line want, const char *word,
 		       bool timed, __u32 timeout, __s64 expires)
@@ -1589,6 +1649,7 @@ int main(void)
 	test_decisions();
 	test_source_rules();
 	test_epochs();
+	test_long_timeouts();
 	test_when_lines();
 	test_when_reasons();
 	test_read_sources();

@@ -13,8 +13,8 @@ const struct verb verbs[] = {
 	{
 		.name = "add", .run = do_add, .arg = "ENTRY", .entry = true,
 		.opts = OPT_DRY_RUN | OPT_SOURCE | OPT_TIMEOUT | OPT_FROM |
-			OPT_QUIET,
-		.synopsis = "[-n] [-s NAME] [-t SECS [--from TIME]] ENTRY",
+			OPT_CAP_TIMEOUT | OPT_QUIET,
+		.synopsis = "[-n] [-s NAME] [-t SECS [--from TIME] [--cap-timeout]] ENTRY",
 		.summary = "block what ENTRY names",
 		.help = "ENTRY is one of:\n"
 			"  ADDR | src ADDR                  packets from ADDR (IPv4 or IPv6)\n"
@@ -39,6 +39,10 @@ const struct verb verbs[] = {
 			"action passes its ban's own start, so that the kernel ends the ban\n"
 			"when fail2ban does, also after a restart); a holding whose time is\n"
 			"over by now is not added, and cfctl says so (exit 0).\n"
+			"A timeout past 2147483647 s (68 years) from now is refused (exit 2),\n"
+			"unless --cap-timeout: then the holding lasts 2147483647 s, and cfctl\n"
+			"says so (fail2ban's action passes it: bantime.increment without\n"
+			"bantime.maxtime doubles a bantime past that bound).\n"
 			"A full filter is a system error (exit 3): in exact mode the filter\n"
 			"grows by itself up to the module's max_capacity= keys per entry\n"
 			"type; in compact mode it holds capacity= keys. Reload the module\n"
@@ -46,11 +50,11 @@ const struct verb verbs[] = {
 	}, {
 		.name = "allow", .run = do_allow, .arg = "ADDR", .entry = true,
 		.opts = OPT_DRY_RUN | OPT_SOURCE | OPT_TIMEOUT | OPT_FROM |
-			OPT_QUIET,
-		.synopsis = "[-n] [-s NAME] [-t SECS [--from TIME]] ADDR",
+			OPT_CAP_TIMEOUT | OPT_QUIET,
+		.synopsis = "[-n] [-s NAME] [-t SECS [--from TIME] [--cap-timeout]] ADDR",
 		.summary = "never drop packets from ADDR (add allow ADDR)",
-		.help = "ADDR may be a prefix or a range, as for add; -s, -t and --from as\n"
-			"for add.\n"
+		.help = "ADDR may be a prefix or a range, as for add; -s, -t, --from and\n"
+			"--cap-timeout as for add.\n"
 			"Undo with cfctl del allow ADDR.\n",
 	}, {
 		.name = "del", .run = do_del, .arg = "ENTRY", .entry = true,

@@ -26,6 +26,7 @@ enum {
 	OPT_PRIORITY	= 1 << 14,
 	OPT_FROM	= 1 << 15,
 	OPT_NOMATCH	= 1 << 16,
+	OPT_CAP_TIMEOUT	= 1 << 17,
 };
 
 struct verb {
