@@ -84,7 +84,7 @@ const char *stats_iface_name(unsigned int slot, char *buf, size_t len);
 bool stats_iface_used(const struct cf_stats *st, unsigned int slot);
 
 /* stats --format prometheus (metrics.c). */
-int stats_prometheus(const struct cfctl_opts *o, const struct cf_stats *st);
+int stats_prometheus(const struct cfctl_opts *o);
 
 /* Verbs of bulk.c. */
 int do_load(const struct cfctl_opts *o);

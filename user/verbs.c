@@ -266,8 +266,11 @@ const struct verb verbs[] = {
 			"the programs ip(8), tc(8) and bpftool load from cfilter.bpf.o.\n"
 			"With --watch, prints the totals' rates instead; with -j,\n"
 			"one JSON object per line. --format prometheus prints metrics: the\n"
-			"counters per reason and per interface, each source's drops and\n"
-			"entries, each key type's entries and memory, cfilter_build_info.\n",
+			"module loaded (with BTF), where the program runs (cfilter_attached:\n"
+			"0 means nothing is filtered), the counters per reason and per\n"
+			"interface, each source's drops and entries, each key type's entries\n"
+			"and memory, cfilter_build_info; in every state (exit 0), the module\n"
+			"missing or nothing attached included.\n",
 	}, {
 		.name = "status", .run = do_status,
 		.opts = OPT_JSON,
