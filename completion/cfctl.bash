@@ -44,13 +44,13 @@ _cfctl()
 	fi
 
 	case $verb in
-	add | allow)	opts="-q --quiet -n --dry-run -s --source -t --timeout --from" ;;
+	add | allow)	opts="-q --quiet -n --dry-run -s --source -t --timeout --from --cap-timeout" ;;
 	del)		opts="-q --quiet -n --dry-run -s --source -a --all-sources" ;;
 	test)		opts="-j --json -q --quiet -s --source --exact" ;;
 	match)		opts="-j --json -q --quiet" ;;
 	save)		opts="-s --source" ;;
 	crowdsec)	opts="-s --source --types" ;;
-	load | replace)	opts="-q --quiet -n --dry-run --skip-bad --normalize -s --source -t --timeout" ;;
+	load | replace)	opts="-q --quiet -n --dry-run --skip-bad --normalize --nomatch-allows -s --source -t --timeout" ;;
 	snapshot | restore) opts="-n --dry-run" ;;
 	list)		opts="-j --json -s --source -a --all-sources" ;;
 	flush)		opts="-q --quiet -n --dry-run -s --source" ;;

@@ -5,16 +5,16 @@
 #include "xdp.h"
 
 /* load and replace read the same lists, so they take the same options. */
-#define LIST_OPTS	(OPT_DRY_RUN | OPT_SKIP_BAD | OPT_NORMALIZE | OPT_SOURCE | \
-			 OPT_TIMEOUT | OPT_QUIET)
-#define LIST_SYNOPSIS	"[-n] [--skip-bad] [--normalize] [-s NAME] [-t SECS] FILE|-"
+#define LIST_OPTS	(OPT_DRY_RUN | OPT_SKIP_BAD | OPT_NORMALIZE | OPT_NOMATCH | \
+			 OPT_SOURCE | OPT_TIMEOUT | OPT_QUIET)
+#define LIST_SYNOPSIS	"[-n] [--skip-bad] [--normalize] [--nomatch-allows] [-s NAME] [-t SECS] FILE|-"
 
 const struct verb verbs[] = {
 	{
 		.name = "add", .run = do_add, .arg = "ENTRY", .entry = true,
 		.opts = OPT_DRY_RUN | OPT_SOURCE | OPT_TIMEOUT | OPT_FROM |
-			OPT_QUIET,
-		.synopsis = "[-n] [-s NAME] [-t SECS [--from TIME]] ENTRY",
+			OPT_CAP_TIMEOUT | OPT_QUIET,
+		.synopsis = "[-n] [-s NAME] [-t SECS [--from TIME] [--cap-timeout]] ENTRY",
 		.summary = "block what ENTRY names",
 		.help = "ENTRY is one of:\n"
 			"  ADDR | src ADDR                  packets from ADDR (IPv4 or IPv6)\n"
@@ -25,7 +25,9 @@ const struct verb verbs[] = {
 			"The ADDR of src, dst and allow may be a prefix, 203.0.113.0/24 or\n"
 			"2001:db8::/32 (host bits zero: 192.0.2.7/24 is refused), or a range\n"
 			"FIRST-LAST, added as the fewest prefixes covering it, in one call.\n"
-			"A flow names single addresses.\n"
+			"A flow names single addresses. An IPv4-mapped IPv6 address\n"
+			"(::ffff:192.0.2.1, as dual-stack servers log IPv4 peers) is the IPv4\n"
+			"address it maps, as IPv4 packets carry it.\n"
 			"An allow entry wins over every other: a packet from ADDR passes\n"
 			"whichever entry would drop it. Non-first fragments carry no ports and\n"
 			"match no flow (their addresses still match).\n"
@@ -37,6 +39,10 @@ const struct verb verbs[] = {
 			"action passes its ban's own start, so that the kernel ends the ban\n"
 			"when fail2ban does, also after a restart); a holding whose time is\n"
 			"over by now is not added, and cfctl says so (exit 0).\n"
+			"A timeout past 2147483647 s (68 years) from now is refused (exit 2),\n"
+			"unless --cap-timeout: then the holding lasts 2147483647 s, and cfctl\n"
+			"says so (fail2ban's action passes it: bantime.increment without\n"
+			"bantime.maxtime doubles a bantime past that bound).\n"
 			"A full filter is a system error (exit 3): in exact mode the filter\n"
 			"grows by itself up to the module's max_capacity= keys per entry\n"
 			"type; in compact mode it holds capacity= keys. Reload the module\n"
@@ -44,11 +50,11 @@ const struct verb verbs[] = {
 	}, {
 		.name = "allow", .run = do_allow, .arg = "ADDR", .entry = true,
 		.opts = OPT_DRY_RUN | OPT_SOURCE | OPT_TIMEOUT | OPT_FROM |
-			OPT_QUIET,
-		.synopsis = "[-n] [-s NAME] [-t SECS [--from TIME]] ADDR",
+			OPT_CAP_TIMEOUT | OPT_QUIET,
+		.synopsis = "[-n] [-s NAME] [-t SECS [--from TIME] [--cap-timeout]] ADDR",
 		.summary = "never drop packets from ADDR (add allow ADDR)",
-		.help = "ADDR may be a prefix or a range, as for add; -s, -t and --from as\n"
-			"for add.\n"
+		.help = "ADDR may be a prefix or a range, as for add; -s, -t, --from and\n"
+			"--cap-timeout as for add.\n"
 			"Undo with cfctl del allow ADDR.\n",
 	}, {
 		.name = "del", .run = do_del, .arg = "ENTRY", .entry = true,
@@ -113,8 +119,12 @@ const struct verb verbs[] = {
 			"comments from '#' or ';' to the end of the line, surrounding\n"
 			"whitespace and a leading \"add \" are ignored: cfctl save writes this\n"
 			"format. So is what ipset save writes of hash:ip and hash:net sets\n"
-			"(ipset save NAME | cfctl load -): a nomatch entry is an allow entry,\n"
-			"a timeout is kept. -t is the timeout of lines without their own.\n"
+			"(ipset save NAME | cfctl load -): a timeout is kept; each entry of a\n"
+			"hash:ip set with netmask N (or a bitmask of N leading ones) is the\n"
+			"network ADDR/N it stands for there (another bitmask is refused); a\n"
+			"nomatch entry, an exception inside its own set, is refused unless\n"
+			"--nomatch-allows makes it an allow entry, which beats every source.\n"
+			"-t is the timeout of lines without their own.\n"
 			"The whole file is read first; a malformed line is reported as\n"
 			"FILE:LINE: and nothing is loaded (exit 2) unless --skip-bad is given\n"
 			"(which never skips a bad source line).\n"
@@ -260,8 +270,11 @@ const struct verb verbs[] = {
 			"the programs ip(8), tc(8) and bpftool load from cfilter.bpf.o.\n"
 			"With --watch, prints the totals' rates instead; with -j,\n"
 			"one JSON object per line. --format prometheus prints metrics: the\n"
-			"counters per reason and per interface, each source's drops and\n"
-			"entries, each key type's entries and memory, cfilter_build_info.\n",
+			"module loaded (with BTF), where the program runs (cfilter_attached:\n"
+			"0 means nothing is filtered), the counters per reason and per\n"
+			"interface, each source's drops and entries, each key type's entries\n"
+			"and memory, cfilter_build_info; in every state (exit 0), the module\n"
+			"missing or nothing attached included.\n",
 	}, {
 		.name = "status", .run = do_status,
 		.opts = OPT_JSON,

@@ -9,7 +9,11 @@
 # more in dropped_src, on $VETH's line and in the drops of the source that
 # holds it.
 # The same numbers come out of --format prometheus, which Debian's promtool
-# accepts, and --textfile writes the same series. A counter map an older
+# accepts, and --textfile writes the same series. The metrics are written,
+# exit 0, in every state an alert must see: the module without any
+# program (cfilter_attached 0), attached (the interface, its mode and
+# prefilter), the module unloaded (cfilter_module_loaded 0); promtool
+# checks each, and the example alerting rules. A counter map an older
 # cfctl pinned is still read; a bad --format is a usage error.
 
 . "$(dirname "$0")/lib.sh"
@@ -145,6 +149,76 @@ series()
 	awk -v s="$1" 'index($0, s " ") == 1 { print substr($0, length(s) + 2) }' "$2"
 }
 
+# metrics_state STATE: stats --format prometheus and --textfile exit 0 in
+# STATE, and promtool accepts what they write, left in $tap_tmp/STATE.
+metrics_state()
+{
+	expect "$1: stats --format prometheus exits 0" 0 -- \
+		"$CFCTL" stats --format prometheus
+	cp "$tap_tmp/out" "$tap_tmp/$1"
+	expect "$1: promtool check metrics accepts it" 0 -- \
+		chroot "$DEBIAN_ROOT" /usr/bin/promtool check metrics <"$tap_tmp/$1"
+	rm -f "$tap_tmp/$1.prom"
+	expect "$1: --textfile writes it, exit 0" 0 -- \
+		"$CFCTL" stats --format prometheus --textfile "$tap_tmp/$1.prom"
+	expect "$1: the textfile has cfilter_attached" 0 -- \
+		grep -q '^cfilter_attached ' "$tap_tmp/$1.prom"
+}
+
+# gauges STATE LOADED BTF ATTACHED: the module and attachment gauges.
+gauges()
+{
+	expect "$1: cfilter_module_loaded $2, cfilter_module_btf $3, cfilter_attached $4" 0 -- \
+		test "$(series cfilter_module_loaded "$tap_tmp/$1")/$(series cfilter_module_btf "$tap_tmp/$1")/$(series cfilter_attached "$tap_tmp/$1")" = "$2/$3/$4"
+}
+
+# The module loaded and no program attached: after a reboot, before
+# cfilter.service attaches, or after it failed to.
+unattached_metrics()
+{
+	metrics_state unattached
+	gauges unattached 1 1 0
+	expect "unattached: no interface listed" 0 -O "cfilter_attachment_info{" -- \
+		cat "$tap_tmp/unattached"
+	expect "unattached: the counters, 0 with no map pinned" 0 -- \
+		test "$(series 'cfilter_packets_total{reason="dropped_src"}' "$tap_tmp/unattached")" = 0
+	# The Debian root sees the guest's /tmp, $tap_tmp's home.
+	cp prometheus-cfilter.rules.yml "$tap_tmp/cfilter.rules.yml"
+	expect "promtool check rules accepts the example alerting rules" 0 \
+		-o "SUCCESS: 4 rules found" -- chroot "$DEBIAN_ROOT" \
+		/usr/bin/promtool check rules "$tap_tmp/cfilter.rules.yml"
+}
+
+attached_metrics()
+{
+	check "attached: cfctl attach -m generic $VETH" \
+		"$CFCTL" attach -m generic "$VETH"
+	metrics_state attached
+	gauges attached 1 1 1
+	expect "attached: $VETH, hook and mode" 0 -- \
+		test "$(series "cfilter_attachment_info{interface=\"$VETH\",hook=\"xdp\",mode=\"generic\"}" "$tap_tmp/attached")" = 1
+	expect "attached: its prefilter on" 0 -- \
+		test "$(series "cfilter_prefilter_enabled{interface=\"$VETH\",hook=\"xdp\"}" "$tap_tmp/attached")" = 1
+	check "attached: cfctl detach $VETH" "$CFCTL" detach "$VETH"
+}
+
+# The module unloaded: the gauges say so, the pinned counters stay.
+unloaded_metrics()
+{
+	if ! unload_module; then
+		tap_not_ok "unloaded: rmmod cfilter"
+		return
+	fi
+	metrics_state unloaded
+	gauges unloaded 0 0 0
+	expect "unloaded: no source or set metrics, an empty module version" 0 \
+		-O "cfilter_set_entries{" -o 'module_version=""} 1' -- \
+		cat "$tap_tmp/unloaded"
+	expect "unloaded: the pinned map's drops still counted" 0 -- \
+		test "$(series 'cfilter_packets_total{reason="dropped_src"}' "$tap_tmp/unloaded")" -gt 0
+	check "unloaded: insmod again" load_module
+}
+
 prometheus()
 {
 	m=$tap_tmp/metrics
@@ -223,13 +297,24 @@ if ! veth_setup; then
 	tap_end
 fi
 check "setup: block the peer" "$CFCTL" add -s "$SOURCE" "$PEER4"
+if [ -n "${DEBIAN_ROOT:-}" ]; then
+	unattached_metrics
+else
+	tap_skip "metrics without a program" "no Debian root: run the guest with VM_DEBIAN=1"
+fi
 loaders
 if [ -n "${DEBIAN_ROOT:-}" ]; then
 	prometheus
+	attached_metrics
 else
 	tap_skip "prometheus" "no Debian root: run the guest with VM_DEBIAN=1"
 fi
 old_pin
 "$CFCTL" clear
+if [ -n "${DEBIAN_ROOT:-}" ]; then
+	unloaded_metrics
+else
+	tap_skip "metrics without the module" "no Debian root: run the guest with VM_DEBIAN=1"
+fi
 
 tap_end
