@@ -127,6 +127,7 @@ with_folders >"$WORK/cfilter.expected" <<EOF
 -rw-r--r-- ./usr/share/doc/cfilter/README.Debian
 -rw-r--r-- ./usr/share/doc/cfilter/changelog.gz
 -rw-r--r-- ./usr/share/doc/cfilter/copyright
+-rw-r--r-- ./usr/share/doc/cfilter/examples/cfilter.rules.yml
 -rw-r--r-- ./usr/share/doc/cfilter/examples/crowdsec-custom-bouncer.yaml.local
 -rw-r--r-- ./usr/share/doc/cfilter/examples/modprobe-cfilter.conf
 -rw-r--r-- ./usr/share/lintian/overrides/cfilter
