@@ -98,6 +98,8 @@ int cuckoo_clear(struct cuckoo *c);	/* 0, -EDQUOT, -ENOMEM (nothing changed) */
  * number copied, 0 at the end; -EOPNOTSUPP in compact mode. Writer side.
  */
 long cuckoo_list(const struct cuckoo *c, u64 *pos, void *keys, u64 max);
+/* Slots one call of cuckoo_list() looks at, at most. */
+#define CUCKOO_LIST_SLOTS	256
 u64 cuckoo_list_gen(const struct cuckoo *c);
 
 /* Readers: lock-free, inside rcu_read_lock(). */
