@@ -381,9 +381,12 @@ struct cuckoo *cfilter_set_replace_table(struct cfilter_set *s,
  *       key and then its tag
  * @max: most entries
  *
- * Positions stay valid while cfilter_set_list_gen() does not change.
+ * Positions stay valid while cfilter_set_list_gen() does not change. A
+ * call looks at a bounded number of slots (see cuckoo_list()), and may
+ * write fewer than @max entries before the end.
  *
- * Return: entries written, 0 at the end.
+ * Return: entries written, 0 at the end; -EAGAIN if it wrote none before
+ * the end (call again from *@pos).
  */
 long cfilter_set_list(const struct cfilter_set *s,
 		      const struct cfilter_ktype *f, u64 *pos, u8 *out,

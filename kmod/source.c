@@ -437,7 +437,8 @@ static int cfilter_hold_del_one(struct cfilter_set *s,
 
 /*
  * Walks up to @max entries of type @f's tables from *@pos: returns how many
- * it walked (0 at the end), and puts those "default" holds unrecorded in
+ * it walked (0 at the end, -EAGAIN if it found none in the slots it looked
+ * at, as cfilter_set_list()), and puts those "default" holds unrecorded in
  * @b->keys, their number in *@n. Positions stay valid while
  * cfilter_set_list_gen() does not change. Caller holds cfilter_lock.
  */
@@ -484,7 +485,7 @@ static int cfilter_flush_unrecorded(struct cfilter_set *s)
 		pos = 0;
 		gen = cfilter_set_list_gen(s, f);
 		while (cfilter_walk_unrecorded(s, f, &pos, CFILTER_WALK_CHUNK,
-					       b, &n) > 0) {
+					       b, &n) != 0) {
 			for (i = 0; i < n; i++)
 				cfilter_unhold_default(s, &b->keys[i]);
 			/* A delete may lay the tables out anew: walk again. */
@@ -502,6 +503,7 @@ static int cfilter_flush_unrecorded(struct cfilter_set *s)
 /*
  * The next record's holding key, and its deadline into *@deadline (0 for
  * a permanent one); NULL at the end. Records may be deleted meanwhile.
+ * May sleep: a walk over many empty slots lets the scheduler in.
  */
 const u8 *cfilter_hold_next(struct cfilter_hold_iter *it, u32 *deadline)
 {
@@ -511,8 +513,14 @@ const u8 *cfilter_hold_next(struct cfilter_hold_iter *it, u32 *deadline)
 	for (;;) {
 		m = it->timed ? &it->h->timed[it->t] : &it->h->held[it->t];
 		key = keymap_next(m, &it->pos, deadline);
-		if (key || it->timed)
+		if (key)
 			return key;
+		if (!keymap_walked(m, it->pos)) {
+			cond_resched();
+			continue;
+		}
+		if (it->timed)
+			return NULL;
 		it->timed = true;
 		it->pos = 0;
 	}

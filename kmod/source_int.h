@@ -26,7 +26,10 @@ struct cfilter_walk_buf {
 	struct cfilter_packed	keys[CFILTER_WALK_CHUNK];
 };
 
-/* A walk over the records of key type @t: permanent ones, then timed. */
+/*
+ * A walk over the records of key type @t: permanent ones, then timed (the
+ * timed ones only if it starts with @timed set).
+ */
 struct cfilter_hold_iter {
 	const struct cfilter_holds	*h;
 	unsigned int			t;
