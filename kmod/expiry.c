@@ -73,7 +73,7 @@ static void cfilter_expiry_fn(struct work_struct *work)
 	struct cfilter_set *s;
 	u32 now, next, n;
 
-	mutex_lock(&cfilter_lock);
+	cfilter_lock_take();
 	now = cfilter_now();
 	next = cfilter_hold_expire(cfilter_live_locked(), now);
 	list_for_each_entry(s, &cfilter_staged, staged) {

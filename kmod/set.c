@@ -154,7 +154,7 @@ void cfilter_set_retire(struct cfilter_set *old)
 	/* No writer can reach @old now (they look under the lock); readers: */
 	if (old) {
 		synchronize_rcu();
-		mutex_lock(&cfilter_lock);
+		cfilter_lock_take();
 		cfilter_hold_carry(cfilter_live_locked(), old);
 		cfilter_prefilter_settle();
 		mutex_unlock(&cfilter_lock);
@@ -195,7 +195,7 @@ void cfilter_set_publish(struct cfilter_set *s)
 {
 	struct cfilter_set *old;
 
-	mutex_lock(&cfilter_lock);
+	cfilter_lock_take();
 	old = cfilter_set_swap(s);
 	mutex_unlock(&cfilter_lock);
 	cfilter_set_retire(old);
