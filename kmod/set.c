@@ -179,12 +179,6 @@ u64 cfilter_set_drops(const struct cfilter_set *s, unsigned int id)
 	return n;
 }
 
-/* Counts from 0 for a new source at index @id; caller holds cfilter_lock. */
-void cfilter_set_drops_reset(struct cfilter_set *s, unsigned int id)
-{
-	s->drops_base[id] -= cfilter_set_drops(s, id);
-}
-
 /**
  * cfilter_set_publish() - make a new set the live one, and free the old one
  * @s: the new live set, not yet visible to any reader, and not a copy

@@ -234,19 +234,28 @@ void cfilter_hold_sources(struct cfilter_set *s, struct cfilter_sources *out)
  * @to:   the live set, or NULL (caller holds cfilter_lock)
  * @from: the set it replaced, which no reader can count in any more
  *
- * Each source of @from that @to has too, by name, keeps its count.
+ * Each source of @from keeps its count: added to that of the source of
+ * the same name in @to, or, if @to has none and the count is not 0, as an
+ * emptied source of @to (see cfilter_source_keep()). So a count outlives
+ * CLEAR and replaces, as it outlives the source holding nothing.
  */
 void cfilter_hold_carry(struct cfilter_set *to, const struct cfilter_set *from)
 {
 	unsigned long ids = from->holds.active;
+	const char *name;
 	unsigned int i;
+	u64 n;
 	int j;
 
 	if (!to)
 		return;
 	for_each_set_bit(i, &ids, CFILTER_SOURCES_MAX) {
-		j = cfilter_source_find(&to->holds, from->holds.names[i]);
+		name = from->holds.names[i];
+		n = cfilter_set_drops(from, i);
+		j = cfilter_source_find(&to->holds, name);
 		if (j >= 0)
-			to->drops_base[j] += cfilter_set_drops(from, i);
+			to->drops_base[j] += n;
+		else if (n)
+			cfilter_source_keep(to, name, n);
 	}
 }
