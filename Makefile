@@ -147,12 +147,12 @@ stress:
 	$(MAKE) -C tests/host stress stress-mutant
 
 # Time filling the filter by cfctl load vs one cfctl add per entry vs a
-# BPF hash map (guest; writes bench/load-results.txt).
+# BPF hash map (guest; writes bench/results/load.txt).
 bench-load:
 	scripts/bench-load.sh
 
 # ns per packet of the XDP program vs the same parser on BPF maps, exact
-# addresses and geo prefixes (guest; writes bench/xdp-results.txt).
+# addresses and geo prefixes (guest; writes bench/results/xdp.txt).
 bench-xdp:
 	scripts/bench-xdp.sh
 

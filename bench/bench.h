@@ -27,7 +27,7 @@
 #define NLOADS		3
 #define NSIZES		2
 
-/* Goals of issue 3. */
+/* Goals (bench/README.md): the version protocol, memory. */
 #define GOAL_NOV_RATIO	1.15
 #define GOAL_MEM_RATIO	5.0
 /* The tags' cost: exact+tags / exact lookup. */
@@ -37,7 +37,7 @@
 /* the writer's keys, added and then taken out again, in turn */
 #define WRITER_KEYS	(1U << 16)
 #define WRITER_BASE	(3ULL << 30)
-/* Issue 17: cfilter's lookups per second / the reference's, at 95% load. */
+/* cfilter's lookups per second / the reference's, at 95% load. */
 #define GOAL_REF_ABSENT		1.0
 #define GOAL_REF_PRESENT	1.0	/* compact */
 #define GOAL_REF_PRESENT_EXACT	0.7	/* exact reads its key array too */

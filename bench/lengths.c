@@ -2,7 +2,7 @@
 /*
  * What binary search on prefix lengths (Waldvogel, Varghese, Turner,
  * Plattner, SIGCOMM 1997) would store for a real prefix set, to choose the
- * structure of the issue "Any prefix set" by measurement:
+ * prefix sets' structure by measurement:
  *
  *	scripts/geoip-ranges.sh CC... | bench/lengths [-6]
  *

@@ -7,7 +7,7 @@
  * a prefix of length l expanded to target T, and real IPv6 feeds, with a
  * hundred distinct lengths, need more entries than any memory holds. A
  * search over the lengths needs at most one marker per member and level,
- * and in practice less than one per member (bench/lengths-results.txt).
+ * and in practice less than one per member (bench/results/lengths.txt).
  * The tree of lengths is fixed rather than shaped by the lengths present:
  * a member of length l then only ever touches entries at the tree's
  * ancestors of l, so that an update is a few table operations and never a

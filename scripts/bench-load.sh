@@ -5,7 +5,7 @@
 # filling the filter with 100k and 1M IPv4 addresses by `cfctl load`, by one
 # `cfctl add` per address and, for comparison, a BPF hash map filled by
 # bpftool (scripts/bench-load-guest.sh). The table goes to
-# bench/load-results.txt. KERNEL=6.12 runs it on Debian 13's kernel.
+# bench/results/load.txt. KERNEL=6.12 runs it on Debian 13's kernel.
 #
 # The guest is emulated (qemu TCG): only the ratios between methods hold.
 set -euo pipefail
@@ -15,7 +15,7 @@ export KERNEL=${KERNEL:-6.1}
 # Two lists of a million addresses and two million bpftool commands live
 # in the guest's tmpfs, next to a million-entry hash map.
 export VM_MEM=${VM_MEM:-2G}
-OUT=bench/load-results.txt
+OUT=bench/results/load.txt
 
 make -s module user
 LOG=$(mktemp "${TMPDIR:-/tmp}/bench-load.XXXXXX")

@@ -9,7 +9,7 @@
 # uniform over the address space, then from every other country's ranges)
 # and those of every country (each country's merged on its own, as blocking
 # the countries one by one stores them), and the same three for IPv6. The table goes to
-# bench/xdp-results.txt. KERNEL=6.12 runs it on Debian 13's kernel.
+# bench/results/xdp.txt. KERNEL=6.12 runs it on Debian 13's kernel.
 #
 # Environment: BENCH_COUNTRIES (default "CN RU KR BR IR"), BENCH_PACKETS
 # (distinct frames per traffic, default 32768), BENCH_PASSES (default 7).
@@ -22,7 +22,7 @@ export KERNEL=${KERNEL:-6.1}
 export VM_MEM=${VM_MEM:-2G}
 export VM_TIMEOUT=${VM_TIMEOUT:-1800}
 COUNTRIES=${BENCH_COUNTRIES:-CN RU KR BR IR}
-OUT=bench/xdp-results.txt
+OUT=bench/results/xdp.txt
 
 make -s module user
 make -s -C bench/xdp
