@@ -336,7 +336,13 @@ static __noinline int log_send(const struct packet *pkt, __u32 ifindex,
 			       __u64 until)
 {
 	struct cfilter_log_event ev;
-	__u64 now = bpf_ktime_get_ns();
+	/*
+	 * The coarse clock (CLOCK_MONOTONIC at the tick) is read from memory,
+	 * where the exact one may read a slow clocksource: it times the lease
+	 * and the rate's windows, to a tick, on every drop of a flood; the
+	 * exact one stamps the few events.
+	 */
+	__u64 now = bpf_ktime_get_coarse_ns();
 	__u32 stat = how & 0xff;
 	int verdict;
 
@@ -351,7 +357,7 @@ static __noinline int log_send(const struct packet *pkt, __u32 ifindex,
 	if (!log_admit(ctl, now))
 		return 0;
 	__builtin_memset(&ev, 0, sizeof(ev));
-	ev.time_ns = now;
+	ev.time_ns = bpf_ktime_get_ns();
 	ev.ifindex = ifindex;
 	ev.cpu = bpf_get_smp_processor_id();
 	ev.kind = stat;

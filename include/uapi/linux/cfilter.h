@@ -621,7 +621,8 @@ struct cfilter_match_entry {
  *   so an idle drop path costs a load and a branch. A reader takes a slot
  *   by compare-and-swap of its @slot_until (free: 0 or past), renews it
  *   every second, and raises @until to the latest lease; the clock is
- *   CLOCK_MONOTONIC, as bpf_ktime_get_ns() reads it. A reader that dies
+ *   CLOCK_MONOTONIC, which the programs read at the tick
+ *   (bpf_ktime_get_coarse_ns(): no clocksource read per drop). A reader that dies
  *   without letting go stops renewing: once its lease is past, the first
  *   drop to see it clears @until (compare-and-swap, so that a lease given
  *   meanwhile stays), and the drop path is idle again.
@@ -658,7 +659,7 @@ struct cfilter_log_ctl {
 
 /**
  * struct cfilter_log_cpu - one CPU's part of the drop log
- * @window:   when the rate limit's current window began (ns)
+ * @window:   when the rate limit's current window began (ns, at the tick)
  * @sent:     events made in it
  * @pad:      zero
  * @events:   events made, in all
