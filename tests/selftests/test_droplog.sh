@@ -9,9 +9,10 @@
 # CPU, at most --rate events in any window of a second, and the events
 # and the drops said left out add up to the drops counted. Nothing is
 # made while no one reads, after a reader ends or after one is killed
-# (once its lease is past). Readers share the maps of every loader:
-# cfctl attach, ip, bpftool, and the TC hook. Four readers at once, not
-# five.
+# (once its lease is past). cfilter.service's CFILTER_DROP_LOG=1 keeps a
+# reader running from start to stop. Readers share the maps of every
+# loader: cfctl attach, ip, bpftool, and the TC hook. Four readers at
+# once, not five.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -291,6 +292,34 @@ pings_from "$JAIL4" 1
 expect "killed: its slot serves the next reader" 0 -- wait "$reader"
 expect "... which gets its event" 0 -- \
 	test "$(count_lines "$tap_tmp/after.out" '"source":"jail"}')" = 1
+
+# ---- cfilter.service's drop log ------------------------------------------
+# cfilter-boot as the unit runs it, with CFILTER_DROP_LOG=1 from
+# /etc/default/cfilter; not under systemd, its cfctl log writes to the
+# script's stdout.
+boot()
+{
+	CFCTL=$CFCTL CFILTER_INTERFACES=$tap_tmp/interfaces \
+	CFILTER_BLOCKLIST=$tap_tmp/blocklist CFILTER_ATTACHED=$tap_tmp/attached \
+	CFILTER_DROP_LOG=1 CFILTER_DROP_LOG_RATE=50 \
+	CFILTER_DROP_LOG_PID=$tap_tmp/droplog.pid \
+		sh "$(dirname "$0")/cfilter-boot" "$1" >>"$tap_tmp/boot.out" 2>&1
+}
+echo "$VETH generic" >"$tap_tmp/interfaces"
+expect "cfilter-boot start, CFILTER_DROP_LOG=1" 0 -- boot start
+droplog=$(cat "$tap_tmp/droplog.pid" 2>/dev/null)
+readers="$readers $droplog"
+expect "... leaves cfctl log running, at CFILTER_DROP_LOG_RATE" 0 -- \
+	within 20 grep -q "listening, at most 50 events/s per CPU" "$tap_tmp/boot.out"
+pings_from "$JAIL4" 2
+expect "... which logs the drops" 0 -- within 10 test \
+	"$(count_lines "$tap_tmp/boot.out" ": dropped_src by 192.0.2.3, source jail")" = \
+	"$(sent_from "$JAIL4")"
+expect "cfilter-boot stop" 0 -- boot stop
+expect "... ends it" 1 -- kill -0 "${droplog:-0}"
+expect "... which let go of its lease: the log is off" 0 -- \
+	test "$(log_until)" = 0
+check "attach again" "$CFCTL" attach "$VETH" --mode generic
 
 # ---- every loader's programs -------------------------------------------
 ctl_id=$("$BPFTOOL" -j map show pinned "$CTL" | sed -n 's/^{"id":\([0-9]*\),.*/\1/p')
