@@ -231,6 +231,8 @@ expect "log --rate 0: usage error" 2 -e "invalid rate '0'" -- \
 	"$CFCTL" log --rate 0
 expect "log -w: top's option, usage error" 2 -e "applies only to top" -- \
 	"$CFCTL" log -w 5
+expect "log as nobody: exit 3, says permission denied" 3 \
+	-e "permission denied" -- "$(dirname "$0")/as_nobody" "$CFCTL" log
 
 # ---- the rate limit under a flood ----------------------------------------
 start_reader flood log -j --rate 5
