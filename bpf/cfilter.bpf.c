@@ -376,8 +376,8 @@ static __noinline int log_send(const struct packet *pkt, __u32 ifindex,
 
 /*
  * The drop log's whole cost to a drop while no reader holds a lease: one
- * load of its switch (an array lookup of a constant key, which the
- * verifier inlines) and one branch.
+ * load of its switch and one branch, after an array lookup of a constant
+ * key, which the verifier inlines (a bounds check, no call).
  */
 static __always_inline void log_drop(const struct packet *pkt, __u32 ifindex,
 				     enum cfilter_stat stat,
