@@ -172,8 +172,8 @@ static void set_leave(struct log_set *s)
 	__u64 now = mono_ns(), u, want, v;
 	int i;
 
-	if (s->slot >= 0) {
-		swap(&s->ctl->slot_until[s->slot], s->lease, 0);
+	/* A slot taken from a stalled reader is the taker's: left alone. */
+	if (s->slot >= 0 && swap(&s->ctl->slot_until[s->slot], s->lease, 0)) {
 		bpf_map_delete_elem(s->fd[LOG_RB], &s->slot);
 		do {
 			u = load(&s->ctl->until);
