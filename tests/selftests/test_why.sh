@@ -8,7 +8,9 @@
 # it has left, says what a packet from it meets, and the drops each of
 # those sources counted (3 pings for the address's own source); an allow
 # entry is named, and the verdict follows it; an address nothing covers
-# exits 1; IPv6 too; a prefix or a word is a usage error.
+# exits 1; IPv6 too; a prefix or a word is a usage error. A source's
+# count lasts until unload, so the drops are checked against the counts
+# before the pings: earlier tests' sources of these names have dropped.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -27,6 +29,19 @@ holding_line()
 		[ -n "$_left" ] && [ "$_left" -ge 1 ] && [ "$_left" -le "${4#timed }" ]
 		;;
 	esac
+}
+
+drops_of()
+{
+	_n=$("$CFCTL" info | sed -n "s/^source $1: .*, drops \([0-9][0-9]*\)\$/\1/p")
+	echo "${_n:-0}"
+}
+
+# drops_said FILE SOURCE N: why's text in FILE gives SOURCE's drops as N.
+drops_said()
+{
+	sed -n 's/^drops by all the entries of each source (none are counted per entry): //p' "$1" |
+		sed 's/, /,/g' | tr ',' '\n' | grep -qx "$2 $3"
 }
 
 tap_begin
@@ -51,6 +66,11 @@ check "setup: flows hold a flow from $ADDR" \
 check "setup: others that do not cover it" sh -c \
 	"'$CFCTL' add -s jail 192.0.2.8 && '$CFCTL' add -s feed 198.51.100.0/24 &&
 	 '$CFCTL' add -s flows tcp 192.0.2.9:1 $HOST4:2 && '$CFCTL' add -s feed 2001:db8::/64"
+before_jail=$(drops_of jail)
+before_feed=$(drops_of feed)
+before_ops=$(drops_of ops)
+before_dsts=$(drops_of dsts)
+before_flows=$(drops_of flows)
 "$IP" netns exec "$NS" ping -c 3 -i 0.2 -W 1 -I "$ADDR" "$HOST4" \
 	>"$tap_tmp/ping" 2>&1
 sent=$(ping_sent "$tap_tmp/ping")
@@ -71,9 +91,13 @@ expect "the flow from it, flows'" 0 -- \
 expect "those five alone, longest source entry first, then dst, then flow" 0 -- \
 	test "$(grep ' held by ' "$tap_tmp/why" | awk '{ print $1 }' | tr '\n' ' ')" = \
 	"$ADDR 192.0.2.4/31 192.0.2.0/24 dst tcp "
-expect "the drops of each holder: jail's $sent pings" 0 \
-	-o "(none are counted per entry): jail $sent, feed 0, ops 0, dsts 0, flows 0" -- \
-	cat "$tap_tmp/why"
+expect "the drops of each holder, on one line" 0 -- \
+	test "$(grep -c '^drops by all the entries of each source' "$tap_tmp/why")" = 1
+# jail's: the pings more than before; the others': as before.
+for said in "jail $((before_jail + sent))" "feed $before_feed" \
+	    "ops $before_ops" "dsts $before_dsts" "flows $before_flows"; do
+	expect "... $said" 0 -- drops_said "$tap_tmp/why" "${said% *}" "${said#* }"
+done
 expect "says the module does not record when a holding was added" 0 \
 	-o "added: not recorded" -- cat "$tap_tmp/why"
 
@@ -89,8 +113,13 @@ expect "why -j: feed's /31, permanent" 0 \
 expect "why -j: jail's timed holding has its deadline in UTC" 0 -- \
 	grep -q "{\"entry\":\"$ADDR\",\"source\":\"jail\",\"timeout\":[1-9][0-9]*,\"expires\":\"20[0-9-]*T[0-9:]*Z\"}" \
 	"$tap_tmp/why.json"
-expect "why -j: the holders' drops" 0 \
-	-o "\"drops\":[{\"source\":\"jail\",\"drops\":$sent},{\"source\":\"feed\",\"drops\":0}," -- \
+expect "why -j: the holders' drops, five" 0 -- \
+	test "$(grep -o '"drops":\[[^]]*\]' "$tap_tmp/why.json" | grep -o '"source":' | wc -l)" = 5
+expect "why -j: jail's $((before_jail + sent))" 0 \
+	-o "{\"source\":\"jail\",\"drops\":$((before_jail + sent))}" -- \
+	cat "$tap_tmp/why.json"
+expect "why -j: feed's $before_feed" 0 \
+	-o "{\"source\":\"feed\",\"drops\":$before_feed}" -- \
 	cat "$tap_tmp/why.json"
 
 check "allow $ADDR, by ops" "$CFCTL" allow -s ops "$ADDR"
