@@ -5,7 +5,9 @@
  * (if the loader enabled it) or 5-tuple, unless its source is on the allow
  * list, and the packets whose headers would hide what they are (see
  * classify()); pass everything else, and count every packet exactly once
- * in cfilter_stats, under the interface it arrived on.
+ * in cfilter_stats, under the interface it arrived on. While a reader
+ * (cfctl log, cfctl top) holds a lease, describe a few dropped packets a
+ * second to it (log_drop()).
  *
  * The parser (cfilter_parse.h) reads the headers down to the L4 ports; one
  * call of bpf_cfilter_match() does every lookup. The same verdicts are
@@ -56,6 +58,42 @@ struct {
 	__type(key, __u32);
 	__type(value, struct cfilter_prefilter);
 } cfilter_prefilter SEC(".maps");
+
+/*
+ * The drop log (struct cfilter_log_ctl in the UAPI says how readers and
+ * programs share it): its switch and leases, the rate limit's state per
+ * CPU, and a ring buffer per reader. Pinned by name, as cfilter_stats is,
+ * so that a reader reaches the programs of every loader; the switch is
+ * mmapped by readers, which take their slots by compare-and-swap.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cfilter_log_ctl);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} cfilter_log_ctl SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cfilter_log_cpu);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} cfilter_log_cpu SEC(".maps");
+
+/* The readers make their rings: the object holds none while no one reads. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, CFILTER_LOG_READERS);
+	__type(key, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+	__array(values, struct {
+		__uint(type, BPF_MAP_TYPE_RINGBUF);
+		__uint(max_entries, CFILTER_LOG_RING_SIZE);
+	});
+} cfilter_log_rb SEC(".maps");
 
 /*
  * Neighbor Discovery is passed even from a blocked source: without it a
@@ -232,6 +270,131 @@ static __always_inline bool is_drop(enum cfilter_stat stat)
 	return CFILTER_STAT_DROPS >> stat & 1;
 }
 
+#define NSEC_PER_SEC	1000000000ULL
+
+/*
+ * A drop @ctl's rate limit lets through on this CPU at @now: true, and
+ * counted as an event; else counted as left out.
+ */
+static __always_inline bool log_admit(const struct cfilter_log_ctl *ctl,
+				      __u64 now)
+{
+	struct cfilter_log_cpu *c;
+	__u32 zero = 0, rate;
+
+	c = bpf_map_lookup_elem(&cfilter_log_cpu, &zero);
+	if (!c)
+		return false;
+	rate = ctl->rate ? ctl->rate : CFILTER_LOG_RATE;
+	/* Per CPU, and a BPF program does not migrate: no atomic needed. */
+	if (now - c->window >= NSEC_PER_SEC) {
+		c->window = now;
+		c->sent = 0;
+	}
+	if (c->sent >= rate) {
+		c->left_out++;
+		return false;
+	}
+	c->sent++;
+	c->events++;
+	return true;
+}
+
+/* @ev into the ring of every slot whose lease holds at @now. */
+static __always_inline void log_output(const struct cfilter_log_ctl *ctl,
+				       struct cfilter_log_event *ev,
+				       __u64 now)
+{
+	struct cfilter_log_cpu *c;
+	__u32 zero = 0, slot;
+	void *ring;
+	int i;
+
+	c = bpf_map_lookup_elem(&cfilter_log_cpu, &zero);
+	if (!c)
+		return;
+	/* Unrolled: each slot's index a constant, as the verifier wants it. */
+#pragma clang loop unroll(full)
+	for (i = 0; i < CFILTER_LOG_READERS; i++) {
+		if (*(volatile const __u64 *)&ctl->slot_until[i] <= now)
+			continue;
+		slot = i;
+		ring = bpf_map_lookup_elem(&cfilter_log_rb, &slot);
+		if (!ring || bpf_ringbuf_output(ring, ev, sizeof(*ev), 0))
+			c->lost[i]++;
+	}
+}
+
+/*
+ * A dropped packet, the drop counted under @stat, for the readers holding
+ * a lease of @ctl, which ends at @until: out of line, so that a drop costs
+ * no more than log_drop()'s test while no one reads. @how: @stat, and the
+ * enum cfilter_log_hook shifted by 8.
+ */
+static __noinline int log_send(const struct packet *pkt, __u32 ifindex,
+			       __u32 how, struct cfilter_log_ctl *ctl,
+			       __u64 until)
+{
+	struct cfilter_log_event ev;
+	/*
+	 * The coarse clock (CLOCK_MONOTONIC at the tick) is read from memory,
+	 * where the exact one may read a slow clocksource: it times the lease
+	 * and the rate's windows, to a tick, on every drop of a flood; the
+	 * exact one stamps the few events.
+	 */
+	__u64 now = bpf_ktime_get_coarse_ns();
+	__u32 stat = how & 0xff;
+	int verdict;
+
+	if (now >= until) {
+		/*
+		 * Every lease is past (its reader died): off again, unless a
+		 * reader renewed it meanwhile.
+		 */
+		__sync_val_compare_and_swap(&ctl->until, until, 0);
+		return 0;
+	}
+	if (!log_admit(ctl, now))
+		return 0;
+	__builtin_memset(&ev, 0, sizeof(ev));
+	ev.time_ns = bpf_ktime_get_ns();
+	ev.ifindex = ifindex;
+	ev.cpu = bpf_get_smp_processor_id();
+	ev.kind = stat;
+	ev.hook = how >> 8;
+	match_pkt(pkt, &ev.pkt);
+	/* The policy's drops (tiny fragments, deep headers) have no entry. */
+	if (CFILTER_VERDICT_DROPS(stat) && stat != CFILTER_STAT_DROP_DEEP &&
+	    stat != CFILTER_STAT_DROP_FRAG) {
+		verdict = bpf_cfilter_entry(&ev.pkt, sizeof(ev.pkt), &ev.entry,
+					    sizeof(ev.entry));
+		ev.verdict = verdict > 0 ? verdict : 0;
+	}
+	log_output(ctl, &ev, now);
+	return 0;
+}
+
+/*
+ * The drop log's whole cost to a drop while no reader holds a lease: one
+ * load of its switch and one branch, after an array lookup of a constant
+ * key, which the verifier inlines (a bounds check, no call).
+ */
+static __always_inline void log_drop(const struct packet *pkt, __u32 ifindex,
+				     enum cfilter_stat stat,
+				     enum cfilter_log_hook hook)
+{
+	struct cfilter_log_ctl *ctl;
+	__u32 zero = 0;
+	__u64 until;
+
+	ctl = bpf_map_lookup_elem(&cfilter_log_ctl, &zero);
+	if (!ctl)
+		return;
+	until = *(volatile const __u64 *)&ctl->until;
+	if (until)
+		log_send(pkt, ifindex, stat | hook << 8, ctl, until);
+}
+
 /*
  * For libxdp's dispatcher, which runs the programs of an interface in order
  * of priority, lowest first (cfctl attach --priority overrides it): a
@@ -255,7 +418,10 @@ int cfilter_xdp(struct xdp_md *ctx)
 
 	stat = classify(parse_packet(&c, &pkt), &pkt);
 	count(ctx->ingress_ifindex, stat);
-	return is_drop(stat) ? XDP_DROP : XDP_PASS;
+	if (!is_drop(stat))
+		return XDP_PASS;
+	log_drop(&pkt, ctx->ingress_ifindex, stat, CFILTER_LOG_XDP);
+	return XDP_DROP;
 }
 
 /*
@@ -314,7 +480,10 @@ int cfilter_tc(struct __sk_buff *skb)
 	}
 	stat = classify(res, &pkt);
 	count(skb->ifindex, stat);
-	return is_drop(stat) ? TC_ACT_SHOT : TC_ACT_OK;
+	if (!is_drop(stat))
+		return TC_ACT_OK;
+	log_drop(&pkt, skb->ifindex, stat, CFILTER_LOG_TC);
+	return TC_ACT_SHOT;
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -22,4 +22,19 @@
  */
 extern int bpf_cfilter_match(const void *pkt, __u32 pkt__sz) __ksym;
 
+/*
+ * bpf_cfilter_entry - the verdict, and the entry and source behind it
+ * @pkt:       as for bpf_cfilter_match()
+ * @pkt__sz:   sizeof(struct cfilter_pkt)
+ * @entry:     a struct cfilter_match_entry on the BPF stack, initialised
+ *             (the verifier checks it may be read and written)
+ * @entry__sz: sizeof(struct cfilter_match_entry)
+ *
+ * Looks the packet up again and names the entry that decided (the longest
+ * prefix, by a probe per length): for the few drops a program logs, never
+ * for every packet. Counts no drop. Returns the verdict, or -EINVAL.
+ */
+extern int bpf_cfilter_entry(const void *pkt, __u32 pkt__sz, void *entry,
+			     __u32 entry__sz) __ksym;
+
 #endif /* __CFILTER_KFUNCS_H */

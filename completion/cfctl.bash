@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # bash completion for cfctl(8): commands, each command's options, entry
 # kinds for add, del and test, protocols for match, network interfaces for
-# attach and detach, files for load, replace, snapshot and restore, the
-# filter's sources after -s. Needs bash only, not the bash-completion
+# attach and detach and after --iface, files for load, replace, snapshot
+# and restore, the filter's sources after -s. Needs bash only, not the bash-completion
 # package. Install as /usr/share/bash-completion/completions/cfctl, or
 # source it.
 
@@ -10,8 +10,8 @@ _cfctl()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]}
 	local prev=${COMP_WORDS[COMP_CWORD-1]}
-	local verbs="add allow del test match load replace save snapshot restore
-		crowdsec list info flush clear stats status attach detach"
+	local verbs="add allow del test match why load replace save snapshot restore
+		crowdsec list info flush clear stats log top status attach detach"
 	local verb="" opts i nwords=0
 
 	# The command is the first word after cfctl's own options.
@@ -26,7 +26,8 @@ _cfctl()
 	for ((i++; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
 		-s | --source | -t | --timeout | --from | -m | --mode | -i | --interval | \
-		--count | --format | --textfile)
+		--count | --format | --textfile | --iface | --rate | --duration | \
+		-w | --window | --rows)
 			((i++)) ;;
 		-*) ;;
 		*) ((nwords++)) ;;
@@ -48,6 +49,9 @@ _cfctl()
 	del)		opts="-q --quiet -n --dry-run -s --source -a --all-sources" ;;
 	test)		opts="-j --json -q --quiet -s --source --exact" ;;
 	match)		opts="-j --json -q --quiet" ;;
+	why)		opts="-j --json" ;;
+	log)		opts="-j --json -s --source --iface --rate --count --duration" ;;
+	top)		opts="-j --json -s --source --iface --rate -w --window -i --interval --rows --once --count" ;;
 	save)		opts="-s --source" ;;
 	crowdsec)	opts="-s --source --types" ;;
 	load | replace)	opts="-q --quiet -n --dry-run --skip-bad --normalize --nomatch-allows -s --source -t --timeout" ;;
@@ -86,7 +90,14 @@ _cfctl()
 			sed -n 's/^source \([^:]*\):.*/\1/p')" -- "$cur")
 		return
 	fi
-	[[ $prev == -t || $prev == --timeout || $prev == --from ]] && return
+	if [[ $prev == --iface ]]; then
+		mapfile -t COMPREPLY < <(compgen -W \
+			"$(ls /sys/class/net 2>/dev/null)" -- "$cur")
+		return
+	fi
+	[[ $prev == -t || $prev == --timeout || $prev == --from || $prev == --rate ||
+	   $prev == --duration || $prev == -w || $prev == --window ||
+	   $prev == --rows ]] && return
 	if [[ $cur == -* ]]; then
 		mapfile -t COMPREPLY < <(compgen -W "$opts" -- "$cur")
 		return

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bpf_cfilter_match(): the live set of tables as XDP and TC programs see
- * it, one call per packet.
+ * it, one call per packet; bpf_cfilter_entry(): which entry decided, for
+ * the few dropped packets a program logs.
  *
  * The BPF-side declaration is in bpf/cfilter_kfuncs.h.
  */
@@ -57,10 +58,43 @@ __bpf_kfunc int bpf_cfilter_match(const void *pkt, u32 pkt__sz)
 	return verdict;
 }
 
+/**
+ * bpf_cfilter_entry() - the verdict on a packet, and the entry behind it
+ * @pkt:       struct cfilter_pkt, as for bpf_cfilter_match()
+ * @pkt__sz:   sizeof(struct cfilter_pkt)
+ * @entry:     struct cfilter_match_entry, filled in (see
+ *             cfilter_verdict_entry())
+ * @entry__sz: sizeof(struct cfilter_match_entry)
+ *
+ * For a drop a program logs, after bpf_cfilter_match() gave the verdict it
+ * acts on: the set is looked up again, and the longest prefix covering an
+ * address found by a probe per length, so it costs far more than a
+ * verdict, and may find another answer if the set changed in between. It
+ * counts no drop.
+ *
+ * Return: the verdict, as bpf_cfilter_match()'s; -EINVAL for a wrong size
+ * or a packet bpf_cfilter_match() refuses (@entry then zero).
+ */
+__bpf_kfunc int bpf_cfilter_entry(const void *pkt, u32 pkt__sz, void *entry,
+				  u32 entry__sz)
+{
+	const struct cfilter_set *s;
+	int verdict;
+
+	if (pkt__sz != sizeof(struct cfilter_pkt) ||
+	    entry__sz != sizeof(struct cfilter_match_entry))
+		return -EINVAL;
+	s = rcu_dereference(cfilter_live);
+	verdict = cfilter_verdict(s, pkt);
+	cfilter_verdict_entry(s, pkt, verdict, entry);
+	return verdict;
+}
+
 __bpf_kfunc_end_defs();
 
 BTF_KFUNCS_START(cfilter_kfunc_ids)
 BTF_ID_FLAGS(func, bpf_cfilter_match)
+BTF_ID_FLAGS(func, bpf_cfilter_entry)
 BTF_KFUNCS_END(cfilter_kfunc_ids)
 
 static const struct btf_kfunc_id_set cfilter_kfunc_set = {

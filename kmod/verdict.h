@@ -174,4 +174,109 @@ static __always_inline int cfilter_verdict(const struct cfilter_set *s,
 	return verdict;
 }
 
+/*
+ * The longest member of @pfx covering @addr (@alen bytes): its length in
+ * bits, with the address masked to it in @out; -1 if none. One probe per
+ * length, longest first: for a drop being logged (bpf_cfilter_entry()),
+ * never for every packet.
+ */
+static inline int cfilter_cover(const struct prefix_set *pfx, const u8 *addr,
+				unsigned int alen, u8 *out)
+{
+	int len;
+
+	memcpy(out, addr, alen);
+	for (len = alen * 8; len >= 0; len--) {
+		if (len < alen * 8)
+			out[len / 8] &= ~(0x80 >> (len % 8));
+		if (prefix_set_contains(pfx, out, len))
+			return len;
+	}
+	return -1;
+}
+
+/* Into @k: the member of address type @type covering @addr, if any. */
+static inline void cfilter_cover_key(const struct cfilter_set *s,
+				     unsigned int type, const u8 *addr,
+				     unsigned int alen, struct cfilter_key *k)
+{
+	bool dst = type == CFILTER_KEY_DST4 || type == CFILTER_KEY_DST6;
+	int len;
+
+	if (!(READ_ONCE(s->types) & BIT(type)))
+		return;
+	len = cfilter_cover(s->pfx[type], addr, alen, dst ? k->daddr : k->saddr);
+	if (len < 0) {
+		memset(dst ? k->daddr : k->saddr, 0, alen);
+		return;
+	}
+	k->type = type;
+	k->prefix_len = len;
+}
+
+/* Into @k: @p's 5-tuple as a flow key of type @type. */
+static inline void cfilter_flow_key(const struct cfilter_pkt *p,
+				    unsigned int type, unsigned int alen,
+				    struct cfilter_key *k)
+{
+	k->type = type;
+	k->prefix_len = alen * 8;
+	k->proto = p->proto;
+	k->sport = p->sport;
+	k->dport = p->dport;
+	memcpy(k->saddr, p->saddr, alen);
+	memcpy(k->daddr, p->daddr, alen);
+}
+
+/**
+ * cfilter_verdict_entry() - which entry made a verdict, and its source
+ * @s:       the set @verdict came from
+ * @p:       the packet it was given for
+ * @verdict: cfilter_verdict(@s, @p)
+ * @e:       out: the entry and its source's name, zeroed first; key type
+ *           CFILTER_KEY_NONE for a pass or a malformed @p
+ *
+ * Call inside an RCU read-side critical section. The source's name is
+ * read without cfilter_lock: a source made or gone at that moment may
+ * give a torn name, which readers must check (the UAPI says so).
+ */
+static inline void cfilter_verdict_entry(const struct cfilter_set *s,
+					 const struct cfilter_pkt *p,
+					 int verdict,
+					 struct cfilter_match_entry *e)
+{
+	unsigned int alen = p->family == 6 ? 16 : 4;
+	bool v6 = alen == 16;
+
+	memset(e, 0, sizeof(*e));
+	if (verdict <= 0)
+		return;
+	switch (CFILTER_VERDICT_KIND(verdict)) {
+	case CFILTER_DROP_SRC:
+	case CFILTER_DROP_DST:
+	case CFILTER_DROP_PREFIX:
+		if (verdict & CFILTER_VERDICT_DST)
+			cfilter_cover_key(s, v6 ? CFILTER_KEY_DST6 :
+					  CFILTER_KEY_DST4, p->daddr, alen,
+					  &e->key);
+		else
+			cfilter_cover_key(s, v6 ? CFILTER_KEY_SRC6 :
+					  CFILTER_KEY_SRC4, p->saddr, alen,
+					  &e->key);
+		break;
+	case CFILTER_DROP_FLOW:
+		cfilter_flow_key(p, v6 ? CFILTER_KEY_FLOW6 : CFILTER_KEY_FLOW4,
+				 alen, &e->key);
+		break;
+	case CFILTER_ALLOWED:
+		cfilter_cover_key(s, v6 ? CFILTER_KEY_ALLOW6 :
+				  CFILTER_KEY_ALLOW4, p->saddr, alen, &e->key);
+		break;
+	default:
+		return;
+	}
+	memcpy(e->source, s->holds.names[CFILTER_VERDICT_SOURCE(verdict)],
+	       CFILTER_SOURCE_LEN - 1);
+}
+
 #endif /* CFILTER_KMOD_VERDICT_H */

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cfctl.h"
+#include "droplog.h"
 #include "source.h"
 #include "verbs.h"
 
@@ -37,6 +38,11 @@ enum {
 	LOPT_TYPES,
 	LOPT_NOMATCH_ALLOWS,
 	LOPT_CAP_TIMEOUT,
+	LOPT_IFACE,
+	LOPT_RATE,
+	LOPT_DURATION,
+	LOPT_ROWS,
+	LOPT_ONCE,
 };
 
 /* Every option of every verb, in the order help lists them. */
@@ -122,10 +128,29 @@ static const struct cf_option options[] = {
 	  "--textfile PATH", "write the prometheus format to PATH instead of\n"
 	  "stdout, atomically (a new file renamed over it),\n"
 	  "for node_exporter's textfile collector" },
-	{ { "interval", required_argument, NULL, 'i' }, OPT_WATCH,
-	  "-i, --interval SECS", "--watch: seconds per line (1-3600, default 1)" },
-	{ { "count", required_argument, NULL, LOPT_COUNT }, OPT_WATCH,
-	  "--count N", "--watch: stop after N lines" },
+	{ { "interval", required_argument, NULL, 'i' }, OPT_WATCH | OPT_TOP,
+	  "-i, --interval SECS", "--watch: seconds per line; top: per view (1-3600,\n"
+	  "default 1)" },
+	{ { "count", required_argument, NULL, LOPT_COUNT }, OPT_WATCH | OPT_LOG,
+	  "--count N", "--watch: stop after N lines; log: after N events\n"
+	  "shown; top: after N events kept (then a last view)" },
+	{ { "iface", required_argument, NULL, LOPT_IFACE }, OPT_LOG,
+	  "--iface IF", "only the drops on interface IF" },
+	{ { "rate", required_argument, NULL, LOPT_RATE }, OPT_LOG,
+	  "--rate N", "the programs send at most N events per second per\n"
+	  "CPU (1-1000000), for every reader, until changed;\n"
+	  "without it: the limit in force while another reader\n"
+	  "runs, else 100" },
+	{ { "duration", required_argument, NULL, LOPT_DURATION }, OPT_DURATION,
+	  "--duration SECS", "stop after SECS seconds (1-2147483647)" },
+	{ { "window", required_argument, NULL, 'w' }, OPT_TOP,
+	  "-w, --window SECS", "rank the drops of the last SECS seconds (1-3600,\n"
+	  "default 10)" },
+	{ { "rows", required_argument, NULL, LOPT_ROWS }, OPT_TOP,
+	  "--rows N", "lines per table (1-1000, default 10)" },
+	{ { "once", no_argument, NULL, LOPT_ONCE }, OPT_TOP,
+	  "--once", "listen for one window (or until --count events, or\n"
+	  "SIGINT), print one view and exit: for scripts" },
 	{ { "types", required_argument, NULL, LOPT_TYPES }, OPT_TYPES,
 	  "--types LIST", "the CrowdSec decision types that ban, separated by\n"
 	  "commas (default: ban; ban,captcha,throttle bans\n"
@@ -459,6 +484,40 @@ static int parse_verb(const struct verb *v, int argc, char *argv[],
 				return CF_USAGE;
 			}
 			break;
+		case LOPT_IFACE:
+			o->iface = optarg;
+			break;
+		case LOPT_RATE:
+			if (parse_uint(optarg, 1, LOG_RATE_MAX, &o->rate)) {
+				cf_err("%s: invalid rate '%s': expected 1 to %u events per second per CPU",
+				       v->name, optarg, LOG_RATE_MAX);
+				return CF_USAGE;
+			}
+			break;
+		case LOPT_DURATION:
+			if (parse_uint(optarg, 1, INT_MAX, &o->duration)) {
+				cf_err("%s: invalid duration '%s': expected 1 to %d seconds",
+				       v->name, optarg, INT_MAX);
+				return CF_USAGE;
+			}
+			break;
+		case 'w':
+			if (parse_uint(optarg, 1, 3600, &o->window)) {
+				cf_err("%s: invalid window '%s': expected 1 to 3600 seconds",
+				       v->name, optarg);
+				return CF_USAGE;
+			}
+			break;
+		case LOPT_ROWS:
+			if (parse_uint(optarg, 1, 1000, &o->rows)) {
+				cf_err("%s: invalid rows '%s': expected 1 to 1000",
+				       v->name, optarg);
+				return CF_USAGE;
+			}
+			break;
+		case LOPT_ONCE:
+			o->once = true;
+			break;
 		case LOPT_COUNT:
 			if (parse_uint(optarg, 1, UINT_MAX, &o->count)) {
 				cf_err("%s: invalid count '%s': expected a positive number",
@@ -497,12 +556,21 @@ static int parse_verb(const struct verb *v, int argc, char *argv[],
 		       v->name, o->source);
 		return CF_USAGE;
 	}
-	if ((o->interval || o->count) && !o->watch) {
+	if ((v->opts & OPT_WATCH) && (o->interval || o->count) && !o->watch) {
 		cf_err("%s: -i and --count apply only with --watch", v->name);
+		return CF_USAGE;
+	}
+	if (o->once && o->interval) {
+		cf_err("%s: -i refreshes the view, --once prints one: give one",
+		       v->name);
 		return CF_USAGE;
 	}
 	if (!o->interval)
 		o->interval = 1;
+	if (!o->window)
+		o->window = 10;
+	if (!o->rows)
+		o->rows = 10;
 	if (o->textfile && o->format != CF_FORMAT_PROMETHEUS) {
 		cf_err("%s: --textfile writes the prometheus format: add --format prometheus",
 		       v->name);
@@ -530,13 +598,12 @@ static int parse_verb(const struct verb *v, int argc, char *argv[],
 		       v->name);
 		return CF_USAGE;
 	}
-	if (v->arg) {
-		if (optind == argc) {
-			cf_err("%s: missing %s", v->name, v->arg);
-			verb_hint(v);
-			return CF_USAGE;
-		}
+	if (v->arg && optind < argc) {
 		o->arg = argv[optind++];
+	} else if (v->arg && !v->arg_optional) {
+		cf_err("%s: missing %s", v->name, v->arg);
+		verb_hint(v);
+		return CF_USAGE;
 	}
 	if (v->entry) {
 		o->words = argv + optind - 1;

@@ -51,6 +51,12 @@ struct cfctl_opts {
 	enum cf_format	format;		/* stats */
 	const char	*textfile;	/* stats: write the metrics to this file */
 	const char	*types;		/* crowdsec: the decision types banned */
+	const char	*iface;		/* log, top: that interface's drops only */
+	unsigned int	rate;		/* log, top: events/s per CPU; 0: as is */
+	unsigned int	duration;	/* log: seconds; 0: until interrupted */
+	unsigned int	window;		/* top: seconds of the sliding window */
+	unsigned int	rows;		/* top: lines per table */
+	bool		once;		/* top: one view, after one window */
 };
 
 /* Verbs of entry.c. */
@@ -59,8 +65,10 @@ int do_allow(const struct cfctl_opts *o);
 int do_del(const struct cfctl_opts *o);
 int do_test(const struct cfctl_opts *o);
 
-/* The verb of match.c. */
+/* The verb of match.c, and how it words a verdict (why.c too). */
 int do_match(const struct cfctl_opts *o);
+const char *verdict_word(__u32 verdict);
+const char *verdict_reason(__u32 verdict);
 
 /* The verb of info.c. */
 int do_info(const struct cfctl_opts *o);

@@ -112,7 +112,7 @@ static int match_parse(char *const w[], int n, struct cfilter_pkt *pkt)
 }
 
 /* "drop", "pass" or "allowed": what becomes of the packet. */
-static const char *verdict_word(__u32 verdict)
+const char *verdict_word(__u32 verdict)
 {
 	if (CFILTER_VERDICT_DROPS(verdict))
 		return "drop";
@@ -121,7 +121,7 @@ static const char *verdict_word(__u32 verdict)
 }
 
 /* Why: "source prefix", "exception", ...; NULL for a pass. */
-static const char *verdict_reason(__u32 verdict)
+const char *verdict_reason(__u32 verdict)
 {
 	switch (CFILTER_VERDICT_KIND(verdict)) {
 	case CFILTER_PASS:

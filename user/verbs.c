@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The table of cfctl's verbs: what each runs and takes, and its help. */
 #include "cfctl.h"
+#include "droplog.h"
 #include "verbs.h"
 #include "xdp.h"
 
@@ -107,6 +108,26 @@ const struct verb verbs[] = {
 			"JSON: {\"saddr\":\"203.0.113.9\",\"verdict\":\"drop\",\"reason\":\n"
 			"\"source prefix\"}, with daddr, proto and sport and dport or icmp_type\n"
 			"when given; verdict drop, allowed or pass (no reason).\n",
+	}, {
+		.name = "why", .run = do_why, .arg = "ADDR",
+		.opts = OPT_JSON,
+		.synopsis = "[-j] ADDR",
+		.summary = "tell what holds ADDR blocked: every entry, source and deadline",
+		.help = "Prints what a packet from ADDR meets (as match does), then every\n"
+			"holding of an entry that covers ADDR or names it: the address\n"
+			"itself and each prefix containing it, as a source, destination or\n"
+			"allow entry, and each flow from or to it, one line per source\n"
+			"holding it, with the time it has left (\"expires in 597 s (DATE)\")\n"
+			"or \"permanent\"; then the drops each of those sources counted, by\n"
+			"all its entries: the module keeps no count per entry. When a\n"
+			"holding was added is not recorded (the module keeps a timed\n"
+			"holding's deadline only), and said so. Exits 0 if an entry covers\n"
+			"or names ADDR, 1 if none does. In compact mode, an address entry\n"
+			"is a fingerprint, held by default, and may be a false positive.\n"
+			"JSON: {\"addr\":\"192.0.2.5\",\"verdict\":\"drop\",\"reason\":\"source prefix\",\n"
+			"\"source\":\"feed\",\"holdings\":[{\"entry\":\"192.0.2.4/31\",\"source\":\"feed\",\n"
+			"\"timeout\":0}],\"drops\":[{\"source\":\"feed\",\"drops\":12}]}, a timed\n"
+			"holding with \"expires\" (UTC).\n",
 	}, {
 		.name = "load", .run = do_load, .arg = "FILE",
 		.opts = LIST_OPTS,
@@ -275,6 +296,43 @@ const struct verb verbs[] = {
 			"interface, each source's drops and entries, each key type's entries\n"
 			"and memory, cfilter_build_info; in every state (exit 0), the module\n"
 			"missing or nothing attached included.\n",
+	}, {
+		.name = "log", .run = do_log, .arg = "CIDR", .arg_optional = true,
+		.opts = OPT_JSON | OPT_SOURCE | OPT_LOG | OPT_DURATION,
+		.synopsis = "[-j] [-s NAME] [--iface IF] [--rate N] [--count N] [--duration SECS] [CIDR]",
+		.summary = "print the packets the program drops, as it drops them",
+		.help = "One line per dropped packet: time, interface, the packet (protocol,\n"
+			"source > destination, ports or ICMP type), the counter it went to\n"
+			"(as stats names them), the entry that matched and the source holding\n"
+			"it: \"2026-11-28 10:15:32.123456 eth0 icmp 192.0.2.3 > 192.0.2.1\n"
+			"type 8: dropped_src by 192.0.2.3, source jail\". Only the packets of\n"
+			"source NAME's entries with -s, of interface IF with --iface, from or\n"
+			"to an address in CIDR with CIDR. The programs send each CPU's first\n"
+			"N drops of every second (100 by default; --rate) and count the others;\n"
+			"a line \"-- M drops left out\" says how many each second they leave\n"
+			"out, and once more at the end. Nothing is made while no one reads:\n"
+			"up to 4 readers (log, top) at once. Ends at Ctrl-C (exit 0),\n"
+			"after --count lines or --duration seconds.\n"
+			"JSON: one object a line, {\"time\":\"...Z\",\"interface\":\"eth0\",\n"
+			"\"hook\":\"xdp\",\"cpu\":0,\"family\":4,\"saddr\":...,\"daddr\":...,\n"
+			"\"proto\":\"icmp\",\"icmp_type\":8,\"reason\":\"dropped_src\",\"entry\":\n"
+			"\"192.0.2.3\",\"source\":\"jail\"} (sport and dport for TCP and UDP),\n"
+			"and {\"left_out\":M,\"rate\":N}.\n",
+	}, {
+		.name = "top", .run = do_top, .arg = "CIDR", .arg_optional = true,
+		.opts = OPT_JSON | OPT_SOURCE | OPT_LOG | OPT_TOP,
+		.synopsis = "[-j] [-s NAME] [--iface IF] [--rate N] [-w SECS] [-i SECS | --once [--count N]] [--rows N] [CIDR]",
+		.summary = "show the addresses and entries that drop the most, refreshed",
+		.help = "Every -i seconds, over the last -w: the source addresses of the\n"
+			"packets dropped most, each with its entry and source, and the\n"
+			"entries that dropped most, each with its source; packets per second\n"
+			"and events. Built from log's events (filters as for log): with E\n"
+			"events and L drops left out in the window, an address or entry with\n"
+			"n events is estimated at n (E + L) / E packets. JSON: one object per\n"
+			"view, {\"window\":10.00,\"drops\":E+L,\"events\":E,\"left_out\":L,\n"
+			"\"rate\":100,\"addresses\":[{\"addr\":...,\"entry\":...,\"source\":...,\n"
+			"\"events\":n,\"packets\":...,\"pps\":...}],\"entries\":[{\"entry\":...,\n"
+			"\"source\":...,\"events\":...,\"packets\":...,\"pps\":...}]}.\n",
 	}, {
 		.name = "status", .run = do_status,
 		.opts = OPT_JSON,

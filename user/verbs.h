@@ -28,12 +28,16 @@ enum {
 	OPT_TYPES	= 1 << 16,
 	OPT_NOMATCH	= 1 << 17,
 	OPT_CAP_TIMEOUT	= 1 << 18,
+	OPT_LOG		= 1 << 19,	/* log, top: --iface, --rate, --count */
+	OPT_DURATION	= 1 << 20,
+	OPT_TOP		= 1 << 21,	/* -w, -i, --rows, --once */
 };
 
 struct verb {
 	const char	*name;
 	int		(*run)(const struct cfctl_opts *o);
 	const char	*arg;		/* its one argument, or NULL */
+	bool		arg_optional;	/* @arg may be left out */
 	bool		entry;		/* @arg is an ENTRY: one or more words */
 	unsigned int	opts;		/* OPT_* it takes besides -h and -v */
 	const char	*synopsis;	/* after "cfctl NAME" */

@@ -31,6 +31,7 @@
 #include <linux/cfilter.h>
 
 #include "cfilter.skel.h"
+#include "droplog.h"
 #include "util.h"
 #include "xdp.h"
 #include "xdp_int.h"
@@ -472,6 +473,9 @@ static struct cfilter_bpf *open_program(const struct xdp_attach_req *r,
 		       strerror(-err));
 		goto err;
 	}
+	/* The drop log's maps are shared alike (log_pins.c). */
+	if (log_pins_prepare(skel->obj, r->dry_run))
+		goto err;
 	return skel;
 err:
 	cfilter_bpf__destroy(skel);
@@ -520,7 +524,8 @@ static int attach_dispatched(const char *ifname, unsigned int ifindex,
 	}
 	hand_over_prefilter(skel);
 	/* Counting started: bpftool's place for the counters too. */
-	if (stats_map_share(skel->maps.cfilter_stats)) {
+	if (stats_map_share(skel->maps.cfilter_stats) ||
+	    log_pins_share(skel->obj)) {
 		if (!dispatch_query(ifindex, &now))
 			dispatch_detach(ifname, ifindex, &now, false);
 		goto out;
@@ -633,7 +638,8 @@ int xdp_attach(const char *ifname, const struct xdp_attach_req *r)
 		goto cleanup;
 	}
 	pinned = !pinned_map;
-	if (stats_map_share(skel->maps.cfilter_stats))
+	if (stats_map_share(skel->maps.cfilter_stats) ||
+	    log_pins_share(skel->obj))
 		goto cleanup;
 	hand_over_prefilter(skel);
 

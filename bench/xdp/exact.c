@@ -8,6 +8,7 @@
 #include <bpf/libbpf.h>
 
 #include "baseline.skel.h"
+#include "cfilter.skel.h"
 #include "xdp_bench.h"
 
 /* Net ns per packet of programs whose lookups find nothing to probe. */
@@ -104,9 +105,10 @@ static void bench_timed(const struct opts *o, int dev, struct workload *w,
 	free(ns);
 }
 
-void bench_exact(const struct opts *o, int dev, int cfilter_fd, int call_fd,
-		 struct result *res)
+void bench_exact(const struct opts *o, int dev, struct cfilter_bpf *cf,
+		 int call_fd, struct result *res)
 {
+	int cfilter_fd = bpf_program__fd(cf->progs.cfilter_xdp);
 	static const char *const refs[] = { "hash", "lpm" };
 	struct cfilter_type_info ti;
 	struct baseline_bpf *skel;
@@ -196,6 +198,13 @@ void bench_exact(const struct opts *o, int dev, int cfilter_fd, int call_fd,
 	       empty.cfilter, empty.hash);
 	res->exact_miss_ratio = rows[1].ns[MISS] / rows[2].ns[MISS];
 	bench_timed(o, dev, &w, &rows[1], keys, res);
+	clear_module(dev);
+	err = batch_add(dev, keys, o->keys);
+	if (err) {
+		errno = -err;
+		die("adding %u addresses to the module: %m", o->keys);
+	}
+	bench_log(o, cf, &w, &rows[1], res);
 
 	baseline_bpf__destroy(skel);
 	clear_module(dev);

@@ -15,7 +15,8 @@
  *          hit traffic from addresses inside the ranges, miss traffic from
  *          outside them (see geo_traffic()). One per -g.
  *
- * Besides the times, for each geo workload: the table probes the module's
+ * The exact workload also runs with a reader of the drop log and without
+ * (log.c). Besides the times, for each geo workload: the table probes the module's
  * lookup makes per packet, counted on the module's own code holding the
  * same keys (probes.c), and the kernel memory each structure took, read
  * from /proc/meminfo around its loading (kernel_memory()).
@@ -51,6 +52,7 @@
 
 #define GOAL_EXACT_MISS	1.2	/* cfilter miss / hash miss, at most */
 #define GOAL_TIMED	1.1	/* timed / permanent entries, at most */
+#define GOAL_LOG	1.2	/* a drop log reader / none, at most */
 
 static void print_goals(const struct opts *o, const struct result *res)
 {
@@ -66,6 +68,11 @@ static void print_goals(const struct opts *o, const struct result *res)
 		printf("timed entries, %s traffic: within %.1fx of permanent ones: timed/permanent = %.2f: %s\n",
 		       tname[t], GOAL_TIMED, res->timed_ratio[t],
 		       res->timed_ratio[t] <= GOAL_TIMED ? "MET" : "NOT MET");
+	for (t = 0; t < NTRAFFIC; t++)
+		printf("drop log, %s traffic: a reader at 100 events/s per CPU within %.1fx of none: %.2f: %s; every drop an event: %.2f\n",
+		       tname[t], GOAL_LOG, res->log_ratio[t],
+		       res->log_ratio[t] <= GOAL_LOG ? "MET" : "NOT MET",
+		       res->log_each_ratio[t]);
 	for (g = 0; g < o->ngeo; g++) {
 		const struct geo_result *gr = &res->geo[g];
 
@@ -164,8 +171,9 @@ static struct geo_opt *last_geo(struct opts *o, bool need_misses,
 }
 
 /*
- * Loads cfilter's program, with counters of its own (the object pins its
- * map by name); with @prefilter, its prefilter map handed to the module.
+ * Loads cfilter's program, with counters and a drop log of its own (the
+ * object pins those maps by name); with @prefilter, its prefilter map
+ * handed to the module.
  */
 static struct cfilter_bpf *load_cfilter(int dev, bool prefilter)
 {
@@ -175,6 +183,13 @@ static struct cfilter_bpf *load_cfilter(int dev, bool prefilter)
 	if (!cf)
 		die("opening cfilter's XDP program: %m");
 	errno = -bpf_map__set_pin_path(cf->maps.cfilter_stats, NULL);
+	/* and a drop log of its own, which log.c switches on */
+	if (!errno)
+		errno = -bpf_map__set_pin_path(cf->maps.cfilter_log_ctl, NULL);
+	if (!errno)
+		errno = -bpf_map__set_pin_path(cf->maps.cfilter_log_cpu, NULL);
+	if (!errno)
+		errno = -bpf_map__set_pin_path(cf->maps.cfilter_log_rb, NULL);
 	if (errno || cfilter_bpf__load(cf))
 		die("loading cfilter's XDP program: %m (the kfunc needs cfilter.ko with BTF)");
 	r.map_fd = bpf_map__fd(cf->maps.cfilter_prefilter);
@@ -269,7 +284,7 @@ int main(int argc, char **argv)
 			  bpf_program__fd(call->progs.cfilter_xdp), &res.geo[0]);
 	} else {
 		print_header(&o);
-		bench_exact(&o, dev, bpf_program__fd(cf->progs.cfilter_xdp),
+		bench_exact(&o, dev, cf,
 			    bpf_program__fd(call->progs.cfilter_xdp), &res);
 		for (g = 0; g < o.ngeo; g++)
 			bench_geo(&o, &o.geo[g], dev,

@@ -84,6 +84,8 @@ struct geo_result {
 struct result {
 	double	exact_miss_ratio;	/* cfilter / hash */
 	double	timed_ratio[NTRAFFIC];	/* timed / permanent entries */
+	double	log_ratio[NTRAFFIC];	/* a drop log reader / none */
+	double	log_each_ratio[NTRAFFIC]; /* the same, every drop an event */
 	struct geo_result geo[GEO_MAX];
 };
 
@@ -95,6 +97,7 @@ struct geo_traffic {
 extern uint64_t rng_state;
 
 struct baseline_bpf;
+struct cfilter_bpf;
 
 /* util.c */
 void die(const char *fmt, ...);
@@ -146,8 +149,12 @@ void print_workload(const struct workload *w, const char *const *refs,
 struct row row(const char *name, int fd, bool may_fp);
 
 /* exact.c */
-void bench_exact(const struct opts *o, int dev, int cfilter_fd, int call_fd,
-		 struct result *res);
+void bench_exact(const struct opts *o, int dev, struct cfilter_bpf *cf,
+		 int call_fd, struct result *res);
+
+/* log.c */
+void bench_log(const struct opts *o, struct cfilter_bpf *cf,
+	       struct workload *w, struct row *row, struct result *res);
 
 /* ranges.c */
 struct range *read_ranges(const char *file, unsigned int *alen,

@@ -210,11 +210,24 @@ check "build against $HEADERS with BOOT_DIR's vmlinuz-$release" \
 check "it built in .objtree, with the image's BTF" \
 	grep -qF "building in .objtree with the BTF of $WORK/boot/vmlinuz-$release" "$WORK/out"
 check "the module has .BTF and passes --check" "$RESOLVER" --check "$src/cfilter.ko"
-kfunc_id=$(bpftool -B "$src/.objtree/vmlinux" btf dump file "$src/cfilter.ko" |
-	sed -n "s/^\[\([0-9]*\)\] FUNC 'bpf_cfilter_match' .*/\1/p")
-slot=$(id_symbols "$src/cfilter.ko" '^__BTF_ID__func__bpf_cfilter_match__')
-check "the kfunc's slot holds its BTF id as bpftool reads it ($kfunc_id)" \
-	test -n "$kfunc_id" -a "$(id_at "$src/cfilter.ko" "$slot")" = "$kfunc_id"
+# The kfunc set's ids: resolve_btfids sorts its pairs by id, so a kfunc's
+# id may sit in another kfunc's slot; each must be in the set.
+set_ids() {
+	local set n i
+
+	set=$(id_symbols "$1" '^__BTF_ID__set8__cfilter_kfunc_ids$')
+	n=$(id_at "$1" "$set")
+	for ((i = 0; i < n; i++)); do
+		id_at "$1" $((set + 8 + 8 * i))
+	done
+}
+ids=" $(set_ids "$src/cfilter.ko" | tr '\n' ' ')"
+for kfunc in bpf_cfilter_match bpf_cfilter_entry; do
+	kfunc_id=$(bpftool -B "$src/.objtree/vmlinux" btf dump file "$src/cfilter.ko" |
+		sed -n "s/^\[\([0-9]*\)\] FUNC '$kfunc' .*/\1/p")
+	check "the kfunc set holds $kfunc's BTF id as bpftool reads it ($kfunc_id)" \
+		test -n "$kfunc_id" -a -z "${ids##* $kfunc_id *}"
+done
 vermagic_is() {
 	objcopy -O binary --only-section=.modinfo "$1" "$WORK/modinfo" &&
 		tr '\0' '\n' <"$WORK/modinfo" | grep -q "^vermagic=$2 "

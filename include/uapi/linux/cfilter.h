@@ -603,6 +603,120 @@ struct cfilter_table {
 	__u64	reserved[2];
 };
 
+/**
+ * struct cfilter_match_entry - what bpf_cfilter_entry() says decided
+ * @key:    the entry that matched: a source or destination address or
+ *          prefix (the longest one covering the address), a flow, or an
+ *          allow entry; type CFILTER_KEY_NONE if none (the packet passes,
+ *          or the set changed since the verdict the program acted on)
+ * @source: the name of the source CFILTER_VERDICT_SOURCE() names, one of
+ *          those holding @key; "" if none. Read without the writers'
+ *          lock: a source made or gone at that very moment may show torn
+ *          (cfctl shows a name that is not one as "?")
+ */
+struct cfilter_match_entry {
+	struct cfilter_key key;
+	char	source[CFILTER_SOURCE_LEN];
+};
+
+/*
+ * The drop log (cfctl log, cfctl top): the programs describe dropped
+ * packets to readers through BPF ring buffers, a few per second, and pay
+ * nothing for it while no one reads. Three maps, pinned by name like
+ * cfilter_stats so that every loader of the object shares them:
+ *
+ * cfilter_log_ctl: an array (BPF_F_MMAPABLE) of one struct cfilter_log_ctl.
+ *   @until is the one word a drop reads: 0 while no reader holds a lease,
+ *   so an idle drop path costs a load and a branch. A reader takes a slot
+ *   by compare-and-swap of its @slot_until (free: 0 or past), renews it
+ *   every second, and raises @until to the latest lease; the clock is
+ *   CLOCK_MONOTONIC, which the programs read at the tick
+ *   (bpf_ktime_get_coarse_ns(): no clocksource read per drop). A reader that dies
+ *   without letting go stops renewing: once its lease is past, the first
+ *   drop to see it clears @until (compare-and-swap, so that a lease given
+ *   meanwhile stays), and the drop path is idle again.
+ * cfilter_log_rb: an array of CFILTER_LOG_READERS ring buffers
+ *   (BPF_MAP_TYPE_ARRAY_OF_MAPS), one per slot, each of
+ *   CFILTER_LOG_RING_SIZE bytes and made by its reader; each event goes
+ *   to every slot whose lease holds.
+ * cfilter_log_cpu: per CPU, a struct cfilter_log_cpu: the rate limit's
+ *   window and what it let through or left out.
+ *
+ * Each CPU sends at most @rate events (CFILTER_LOG_RATE if 0) per window
+ * of a second, a window starting at the first drop after the last one
+ * ended; the drops past that are counted in @left_out, and events a
+ * reader's full ring could not take in @lost[slot], so that a reader can
+ * say how many drops it was not shown.
+ */
+#define CFILTER_LOG_READERS	4
+#define CFILTER_LOG_RATE	100
+#define CFILTER_LOG_RING_SIZE	(1U << 20)
+
+/**
+ * struct cfilter_log_ctl - the drop log's switch and leases
+ * @until:      the latest lease of any reader, CLOCK_MONOTONIC ns; 0: none
+ * @slot_until: each reader slot's lease; 0 or past: free
+ * @rate:       events per second per CPU; 0: CFILTER_LOG_RATE
+ * @pad:        zero
+ */
+struct cfilter_log_ctl {
+	__u64	until;
+	__u64	slot_until[CFILTER_LOG_READERS];
+	__u32	rate;
+	__u32	pad;
+};
+
+/**
+ * struct cfilter_log_cpu - one CPU's part of the drop log
+ * @window:   when the rate limit's current window began (ns, at the tick)
+ * @sent:     events made in it
+ * @pad:      zero
+ * @events:   events made, in all
+ * @left_out: drops the rate limit left out, in all
+ * @lost:     per reader slot, events its ring had no room for
+ */
+struct cfilter_log_cpu {
+	__u64	window;
+	__u32	sent;
+	__u32	pad;
+	__u64	events;
+	__u64	left_out;
+	__u64	lost[CFILTER_LOG_READERS];
+};
+
+/* Where an event's program runs: struct cfilter_log_event's @hook. */
+enum cfilter_log_hook {
+	CFILTER_LOG_XDP	= 1,
+	CFILTER_LOG_TC	= 2,
+};
+
+/**
+ * struct cfilter_log_event - one dropped packet, as a reader gets it
+ * @time_ns: when, CLOCK_MONOTONIC ns (bpf_ktime_get_ns())
+ * @ifindex: the interface it arrived on
+ * @cpu:     the CPU whose rate limit let it through
+ * @kind:    the counter the drop went to (enum cfilter_stat)
+ * @hook:    enum cfilter_log_hook
+ * @verdict: bpf_cfilter_entry()'s verdict; 0 for a drop of the policy
+ *           (CFILTER_STAT_DROP_DEEP, CFILTER_STAT_DROP_FRAG), which no
+ *           entry makes
+ * @pad:     zero
+ * @pkt:     the packet as the program matched it (family 0: no IP header
+ *           was read, as for too many VLAN tags)
+ * @entry:   the entry that matched, and its source
+ */
+struct cfilter_log_event {
+	__u64	time_ns;
+	__u32	ifindex;
+	__u16	cpu;
+	__u8	kind;
+	__u8	hook;
+	__u32	verdict;
+	__u32	pad;
+	struct cfilter_pkt pkt;
+	struct cfilter_match_entry entry;
+};
+
 /*
  * 0xCF is shared with one CIFS ioctl (nr 0x02); cfilter uses nr 0x40-0x5F.
  *
