@@ -130,9 +130,9 @@ static long cfilter_list_type(struct cfilter_set *s,
 
 /*
  * Copies up to @room entries of type @f from cursor @cur on to @dst,
- * advancing @cur, under one hold of cfilter_lock; returns how many (0 at
- * the type's end), -EAGAIN if it found none but the type goes on, or
- * another negative errno.
+ * advancing @cur, under one hold of cfilter_lock, which requests waiting
+ * for it take first; returns how many (0 at the type's end), -EAGAIN if it
+ * found none but the type goes on, or another negative errno.
  */
 static long cfilter_list_step(const struct cfilter_ktype *f,
 			      const char *source, struct cfilter_cursor *cur,
@@ -141,6 +141,8 @@ static long cfilter_list_step(const struct cfilter_ktype *f,
 {
 	long n;
 
+	if (cfilter_lock_make_way())
+		return -EINTR;
 	mutex_lock(&cfilter_lock);
 	n = cfilter_list_type(cfilter_live_locked(), f, source, cur,
 			      min_t(u32, room, CFILTER_LIST_CHUNK), buf);
@@ -213,8 +215,10 @@ static long cfilter_list_fill(struct cfilter_list *l,
  * A call goes on until it has @max entries or reaches the end, however
  * many holdings of other sources it passes on the way, but takes
  * cfilter_lock a step at a time (CFILTER_LIST_CHUNK entries, or a few
- * thousand records or table entries looked at): writers and expiry get
- * their turn between steps, and the layout is checked again at each.
+ * thousand records or table entries looked at): before each step, the
+ * requests waiting for the lock take it (writers, expiry, even one
+ * spinning for it on another CPU: see lock.c), and the layout is checked
+ * again at each.
  *
  * Return: 0 (count 0: the end), -ESTALE (the tables were laid out anew
  * since the previous call, or during this one: start again from cursor

@@ -37,7 +37,7 @@ long cfilter_ioc_stage(struct file *file)
 	s = cfilter_set_create();
 	if (IS_ERR(s))
 		return PTR_ERR(s);
-	mutex_lock(&cfilter_lock);
+	cfilter_lock_take();
 	if (file->private_data) {
 		mutex_unlock(&cfilter_lock);
 		cfilter_set_destroy(s);
@@ -82,7 +82,7 @@ long cfilter_ioc_stage_source(struct file *file,
 	err = cfilter_get_source_req(file, ureq, &req, 0);
 	if (err)
 		return err;
-	if (mutex_lock_killable(&cfilter_lock))
+	if (cfilter_lock_take_killable())
 		return -EINTR;
 	if (file->private_data) {
 		err = -EBUSY;
@@ -123,7 +123,7 @@ long cfilter_ioc_commit(struct file *file)
 	err = cfilter_may_write(file);
 	if (err)
 		return err;
-	mutex_lock(&cfilter_lock);
+	cfilter_lock_take();
 	s = file->private_data;
 	file->private_data = NULL;
 	old = s ? cfilter_set_swap(s) : ERR_PTR(-EINVAL);
@@ -145,7 +145,7 @@ long cfilter_ioc_abort(struct file *file)
 	err = cfilter_may_write(file);
 	if (err)
 		return err;
-	mutex_lock(&cfilter_lock);
+	cfilter_lock_take();
 	s = cfilter_unstage_locked(file);
 	mutex_unlock(&cfilter_lock);
 	if (!s)
@@ -190,7 +190,7 @@ static int cfilter_dump_snapshot(const struct cfilter_ktype *f,
 	u64 size, off, n;
 	int err;
 
-	if (mutex_lock_killable(&cfilter_lock))
+	if (cfilter_lock_take_killable())
 		return -EINTR;
 	c = cfilter_set_table(cfilter_live_locked(), f);
 	size = cuckoo_raw_bytes(c);
@@ -351,7 +351,7 @@ long cfilter_ioc_restore(struct file *file,
 	if (IS_ERR(c))
 		return PTR_ERR(c);
 
-	mutex_lock(&cfilter_lock);
+	cfilter_lock_take();
 	s = file->private_data;
 	if (s)
 		c = cfilter_set_replace_table(s, f, c);

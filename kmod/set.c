@@ -154,7 +154,7 @@ void cfilter_set_retire(struct cfilter_set *old)
 	/* No writer can reach @old now (they look under the lock); readers: */
 	if (old) {
 		synchronize_rcu();
-		mutex_lock(&cfilter_lock);
+		cfilter_lock_take();
 		cfilter_hold_carry(cfilter_live_locked(), old);
 		cfilter_prefilter_settle();
 		mutex_unlock(&cfilter_lock);
@@ -179,12 +179,6 @@ u64 cfilter_set_drops(const struct cfilter_set *s, unsigned int id)
 	return n;
 }
 
-/* Counts from 0 for a new source at index @id; caller holds cfilter_lock. */
-void cfilter_set_drops_reset(struct cfilter_set *s, unsigned int id)
-{
-	s->drops_base[id] -= cfilter_set_drops(s, id);
-}
-
 /**
  * cfilter_set_publish() - make a new set the live one, and free the old one
  * @s: the new live set, not yet visible to any reader, and not a copy
@@ -195,7 +189,7 @@ void cfilter_set_publish(struct cfilter_set *s)
 {
 	struct cfilter_set *old;
 
-	mutex_lock(&cfilter_lock);
+	cfilter_lock_take();
 	old = cfilter_set_swap(s);
 	mutex_unlock(&cfilter_lock);
 	cfilter_set_retire(old);
@@ -381,9 +375,12 @@ struct cuckoo *cfilter_set_replace_table(struct cfilter_set *s,
  *       key and then its tag
  * @max: most entries
  *
- * Positions stay valid while cfilter_set_list_gen() does not change.
+ * Positions stay valid while cfilter_set_list_gen() does not change. A
+ * call looks at a bounded number of slots (see cuckoo_list()), and may
+ * write fewer than @max entries before the end.
  *
- * Return: entries written, 0 at the end.
+ * Return: entries written, 0 at the end; -EAGAIN if it wrote none before
+ * the end (call again from *@pos).
  */
 long cfilter_set_list(const struct cfilter_set *s,
 		      const struct cfilter_ktype *f, u64 *pos, u8 *out,

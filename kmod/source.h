@@ -41,7 +41,8 @@ struct cfilter_set;
  * @moves:   per key type, holdings moved from one part of a listing's walk
  *           to another (see source_list.c): default's unrecorded holding
  *           recorded, or a holding moved between @held and @timed
- * @active:  indexes in use; bit 0 always
+ * @active:  indexes in use: sources that hold something, or held and have
+ *           a drop count to keep (see source.c); bit 0 always
  * @stale:   a copy that missed a change of the live set: COMMIT refuses it
  */
 struct cfilter_holds {

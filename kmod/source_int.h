@@ -26,7 +26,10 @@ struct cfilter_walk_buf {
 	struct cfilter_packed	keys[CFILTER_WALK_CHUNK];
 };
 
-/* A walk over the records of key type @t: permanent ones, then timed. */
+/*
+ * A walk over the records of key type @t: permanent ones, then timed (the
+ * timed ones only if it starts with @timed set).
+ */
 struct cfilter_hold_iter {
 	const struct cfilter_holds	*h;
 	unsigned int			t;
@@ -57,6 +60,7 @@ static inline bool cfilter_same_source(const char *a, const char *b)
 
 /* source.c */
 int cfilter_source_find(const struct cfilter_holds *h, const char *name);
+void cfilter_source_keep(struct cfilter_set *s, const char *name, u64 drops);
 int cfilter_hold_add_one(struct cfilter_set *s, const struct cfilter_packed *k,
 			 const char *source, u32 deadline);
 int cfilter_unhold(struct cfilter_set *s, const struct cfilter_ktype *f,

@@ -26,10 +26,12 @@
 
 /*
  * Slots of the records, or entries of the tables, one call of
- * cfilter_hold_list() looks at (its last step may pass a few more):
- * however few of them a listing reports, as one of a source that holds
- * little among others that hold much, its caller holds the writer lock no
- * longer than that at a time.
+ * cfilter_hold_list() looks at (its last step may pass a few more): a
+ * step of the tables' walk that finds no entry in the slots it looks at
+ * (a bounded number: see cuckoo_list()) counts as CFILTER_WALK_CHUNK.
+ * However few holdings a listing reports, as one of a source that holds
+ * little among others that hold much, or of a table that deletes emptied,
+ * its caller holds the writer lock no longer than that at a time.
  */
 #define CFILTER_LIST_VISITS		2048
 
@@ -89,9 +91,10 @@ static long cfilter_list_unrecorded(struct cfilter_set *s,
 		return -ENOMEM;
 	while (n < max && *budget > 0) {
 		walked = cfilter_walk_unrecorded(s, f, &p, max - n, b, &got);
-		if (walked <= 0)
+		if (!walked)
 			break;
-		*budget -= walked;
+		/* None found: it looked at a stretch of empty slots. */
+		*budget -= walked > 0 ? walked : CFILTER_WALK_CHUNK;
 		for (i = 0; i < got; i++, n++)
 			cfilter_entry(&out[n], f, b->keys[i].bytes,
 				      b->keys[i].len, 0, "default");
@@ -121,10 +124,15 @@ static long cfilter_list_records(struct cfilter_set *s,
 	while (n < max && *budget > 0 && !(*pos & CFILTER_HOLD_POS_IMPLICIT)) {
 		bool timed = *pos & CFILTER_HOLD_POS_TIMED;
 		u64 p = *pos & ~CFILTER_HOLD_POS_PHASE, from = p;
+		const struct keymap *m = timed ? &h->timed[t] : &h->held[t];
 		const u8 *key;
 
-		key = keymap_next(timed ? &h->timed[t] : &h->held[t], &p, &dl);
+		key = keymap_next(m, &p, &dl);
 		*budget -= p - from;
+		if (!key && !keymap_walked(m, p)) {
+			*pos = p | (timed ? CFILTER_HOLD_POS_TIMED : 0);
+			continue;
+		}
 		if (!key) {
 			if (timed && id > 0)
 				return n;
@@ -226,19 +234,28 @@ void cfilter_hold_sources(struct cfilter_set *s, struct cfilter_sources *out)
  * @to:   the live set, or NULL (caller holds cfilter_lock)
  * @from: the set it replaced, which no reader can count in any more
  *
- * Each source of @from that @to has too, by name, keeps its count.
+ * Each source of @from keeps its count: added to that of the source of
+ * the same name in @to, or, if @to has none and the count is not 0, as an
+ * emptied source of @to (see cfilter_source_keep()). So a count outlives
+ * CLEAR and replaces, as it outlives the source holding nothing.
  */
 void cfilter_hold_carry(struct cfilter_set *to, const struct cfilter_set *from)
 {
 	unsigned long ids = from->holds.active;
+	const char *name;
 	unsigned int i;
+	u64 n;
 	int j;
 
 	if (!to)
 		return;
 	for_each_set_bit(i, &ids, CFILTER_SOURCES_MAX) {
-		j = cfilter_source_find(&to->holds, from->holds.names[i]);
+		name = from->holds.names[i];
+		n = cfilter_set_drops(from, i);
+		j = cfilter_source_find(&to->holds, name);
 		if (j >= 0)
-			to->drops_base[j] += cfilter_set_drops(from, i);
+			to->drops_base[j] += n;
+		else if (n)
+			cfilter_source_keep(to, name, n);
 	}
 }

@@ -81,7 +81,7 @@ static int cfilter_copy_unrecorded(struct cfilter_set *c,
 		pos = 0;
 		while (!err && cfilter_walk_unrecorded(live, f, &pos,
 						       CFILTER_WALK_CHUNK, b,
-						       &n) > 0) {
+						       &n) != 0) {
 			for (i = 0; !err && i < n; i++)
 				err = cfilter_hold_add_one(c, &b->keys[i], "", 0);
 			cond_resched();

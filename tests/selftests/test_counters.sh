@@ -7,7 +7,9 @@
 # there; the three programs hold one map id. Each deployment in turn drops
 # N pings from a blocked source on $VETH, and cfctl stats shows exactly N
 # more in dropped_src, on $VETH's line and in the drops of the source that
-# holds it.
+# holds it. Emptied between two deployments, that source keeps its drops,
+# in cfctl info (0 entries) and in its prometheus series, and counts on
+# once it holds the peer again; CLEAR keeps them too.
 # The same numbers come out of --format prometheus, which Debian's promtool
 # accepts, and --textfile writes the same series. The metrics are written,
 # exit 0, in every state an alert must see: the module without any
@@ -27,8 +29,8 @@ PIN_BPFTOOL=/sys/fs/bpf/cfilter_stats
 PIN_XDP=/sys/fs/bpf/xdp/globals/cfilter_stats
 PIN_OLD=/sys/fs/bpf/cfilter/stats
 N=3
-# The peer's source: its drops go with it at clear, and later tests find
-# default's untouched.
+# The peer's source: later tests find default's drops untouched. Its own
+# last until the module goes (test_rmmod.sh reloads it).
 SOURCE=counters
 
 counters_cleanup()
@@ -97,6 +99,26 @@ drop_n()
 		test "$(source_drops)" = $((drops + N))
 }
 
+# The peer's source, emptied, keeps its drops: cfctl stats and info, and
+# its prometheus series, say the same number as before; then it holds the
+# peer again.
+emptied()
+{
+	drops=$(source_drops)
+	check "emptied: del -s $SOURCE $PEER4" "$CFCTL" del -s "$SOURCE" "$PEER4"
+	expect "emptied: source $SOURCE keeps its $drops drops" 0 -- \
+		test "$(source_drops)" = "$drops"
+	expect "emptied: info lists it with 0 entries and its drops" 0 \
+		-o "source $SOURCE: entries 0, timed 0, drops $drops" -- \
+		"$CFCTL" info
+	"$CFCTL" stats --format prometheus >"$tap_tmp/emptied.prom"
+	expect "emptied: its prometheus series keeps its value" 0 -- \
+		test "$(series "cfilter_source_drops_total{source=\"$SOURCE\"}" \
+			"$tap_tmp/emptied.prom")" = "$drops"
+	check "emptied: block the peer again" \
+		"$CFCTL" add -s "$SOURCE" "$PEER4"
+}
+
 loaders()
 {
 	expect "ip loads cfilter.bpf.o on $VETH" 0 -- \
@@ -129,6 +151,7 @@ loaders()
 	expect "cfctl pinned it where bpftool looks" 0 -- \
 		test "$(pinned_map_id "$PIN_BPFTOOL")" = "$id"
 	drop_n cfctl
+	emptied
 	"$CFCTL" detach "$VETH" >/dev/null
 
 	expect "bpftool loads cfilter.bpf.o" 0 -- \
@@ -311,6 +334,8 @@ else
 fi
 old_pin
 "$CFCTL" clear
+expect "clear: source $SOURCE keeps its drops" 0 -- \
+	test "$(source_drops)" = $((3 * N))
 if [ -n "${DEBIAN_ROOT:-}" ]; then
 	unloaded_metrics
 else

@@ -11,8 +11,9 @@
  * holdings), EUSERS, INFO's timed count, privileges, and every bad
  * argument with its exact errno and no change. Needs cfilter.ko loaded
  * with default parameters; every test starts from an empty filter. The
- * compact mode test, and the full filter's (failed adds leave no source),
- * reload the module. Timeouts are 1 to 3 s, waited for by polling; the
+ * compact mode test, the full filter's (failed adds leave no source) and
+ * the drop counts' (through the XDP program: they last until the module
+ * goes, and an emptied source keeps its own), reload the module. Timeouts are 1 to 3 s, waited for by polling; the
  * walks fill a table of 100,000 keys and more: a few minutes in all under
  * TCG.
  */
@@ -32,10 +33,16 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <linux/bpf.h>
 #include <linux/cfilter.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
+#include "cfilter.skel.h"
+#include "xdp_stats.h"
 #include "kselftest_harness.h"
 #include "helpers.h"
+#include "xdp_packets.h"
 
 #define STAGED		CFILTER_F_STAGED
 #define ALL		CFILTER_F_ALL_SOURCES
@@ -1167,33 +1174,49 @@ static void fill_src4(struct __test_metadata *_metadata, int fd)
 	}
 }
 
-/*
- * Keeps the caller, and the children it starts from then on, on the CPU
- * it runs on. A writer there waits for the lock asleep, and the kernel
- * hands the lock to it when a listing lets go; on a CPU of its own it
- * spins instead, and may lose every race to take it to the listing that
- * takes it again (emulated CPUs lose it often).
- */
-static void stay_on_one_cpu(struct __test_metadata *_metadata)
+/* Keeps the caller on CPU @cpu. */
+static void pin_to(struct __test_metadata *_metadata, int cpu)
 {
-	int cpu = sched_getcpu();
 	cpu_set_t set;
 
-	ASSERT_LE(0, cpu);
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+}
+
+/*
+ * Keeps the caller on the CPU it runs on, and returns another CPU it may
+ * run on, for a writer; -1 if there is none. A writer that waits for the
+ * lock on a CPU of its own spins rather than sleeps, watching the owner,
+ * and may lose every race to take it to a listing that lets go and takes
+ * it again (emulated CPUs lose them often), unless the listing makes way.
+ */
+static int cpu_apart(struct __test_metadata *_metadata)
+{
+	int cpu = sched_getcpu(), other;
+	cpu_set_t set;
+
+	ASSERT_LE(0, cpu);
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(set), &set));
+	for (other = 0; other < CPU_SETSIZE; other++)
+		if (other != cpu && CPU_ISSET(other, &set))
+			break;
+	if (other == CPU_SETSIZE)
+		return -1;
+	pin_to(_metadata, cpu);
+	return other;
 }
 
 /* One write of a writer child, the @i-th. */
 typedef void (*writer_fn)(int fd, unsigned int i);
 
 /*
- * Starts a child that makes @write's writes on @fd until it is killed
- * (or its parent ends); returns its pid once its first write is done.
+ * Starts a child on CPU @cpu that makes @write's writes on @fd until it is
+ * killed (or its parent ends); returns its pid once its first write is
+ * done.
  */
 static pid_t start_writer(struct __test_metadata *_metadata, int fd,
-			  writer_fn write_one)
+			  writer_fn write_one, int cpu)
 {
 	unsigned int i;
 	pid_t child;
@@ -1205,6 +1228,7 @@ static pid_t start_writer(struct __test_metadata *_metadata, int fd,
 	ASSERT_LE(0, child);
 	if (!child) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		pin_to(_metadata, cpu);
 		write_one(fd, 0);
 		if (write(go[1], &c, 1) != 1)
 			_exit(1);
@@ -1273,8 +1297,10 @@ static int list_one(int fd, struct cfilter_list *l, struct cfilter_entry *e,
  * walks them makes that call fail with ESTALE, since it moves a holding:
  * it can only happen if the call lets go of the writer lock on its way.
  * Held for the whole walk, the lock keeps every write (and expiry) out
- * for as long as a reader with a read-only descriptor likes. Without
- * writes, the one call finds rare's holding: no count 0 before the end.
+ * for as long as a reader with a read-only descriptor likes. The writer
+ * runs on another CPU, where it spins for the lock (see cpu_apart()).
+ * Without writes, the one call finds rare's holding: no count 0 before
+ * the end.
  */
 TEST_F_TIMEOUT(src, list_of_a_rare_source_lets_writers_in_as_it_walks, 600)
 {
@@ -1283,7 +1309,7 @@ TEST_F_TIMEOUT(src, list_of_a_rare_source_lets_writers_in_as_it_walks, 600)
 	struct cfilter_entry e;
 	bool stale = false;
 	pid_t writer;
-	int try, err;
+	int try, err, cpu;
 
 	fill_src4(_metadata, self->fd);
 	ASSERT_EQ(0, cf_add(self->fd, &rare, "rare", 0));
@@ -1293,8 +1319,10 @@ TEST_F_TIMEOUT(src, list_of_a_rare_source_lets_writers_in_as_it_walks, 600)
 	ASSERT_EQ(0, list_one(self->fd, &l, &e, "rare"));
 	EXPECT_EQ(0U, l.count);
 
-	stay_on_one_cpu(_metadata);
-	writer = start_writer(_metadata, self->fd, retime_bulk);
+	cpu = cpu_apart(_metadata);
+	if (cpu < 0)
+		SKIP(return, "one CPU: no writer spins on another");
+	writer = start_writer(_metadata, self->fd, retime_bulk, cpu);
 	for (try = 0; try < WALK_TRIES && !stale; try++) {
 		memset(&l, 0, sizeof(l));
 		err = list_one(self->fd, &l, &e, "rare");
@@ -1318,7 +1346,8 @@ TEST_F_TIMEOUT(src, list_of_a_rare_source_lets_writers_in_as_it_walks, 600)
  * tables for default's unrecorded holdings, bulk's there as well. Writes
  * that move keys in the tables, and not the records, change what only
  * the second walk checks, and only once it started: a call that fails
- * with ESTALE let go of the lock on its way through the tables.
+ * with ESTALE let go of the lock on its way through the tables, to a
+ * writer spinning for it on another CPU.
  */
 TEST_F_TIMEOUT(src, list_of_default_lets_writers_in_as_it_walks_the_tables,
 	       600)
@@ -1328,7 +1357,7 @@ TEST_F_TIMEOUT(src, list_of_default_lets_writers_in_as_it_walks_the_tables,
 	struct cfilter_entry e;
 	bool stale = false;
 	pid_t writer;
-	int try, err;
+	int try, err, cpu;
 
 	ASSERT_EQ(0, cf_add(self->fd, &mine, "", 600));
 	fill_src4(_metadata, self->fd);
@@ -1338,8 +1367,10 @@ TEST_F_TIMEOUT(src, list_of_default_lets_writers_in_as_it_walks_the_tables,
 	ASSERT_EQ(0, list_one(self->fd, &l, &e, ""));
 	EXPECT_EQ(0U, l.count);
 
-	stay_on_one_cpu(_metadata);
-	writer = start_writer(_metadata, self->fd, churn_other);
+	cpu = cpu_apart(_metadata);
+	if (cpu < 0)
+		SKIP(return, "one CPU: no writer spins on another");
+	writer = start_writer(_metadata, self->fd, churn_other, cpu);
 	for (try = 0; try < WALK_TRIES && !stale; try++) {
 		memset(&l, 0, sizeof(l));
 		ASSERT_EQ(0, list_one(self->fd, &l, &e, ""));
@@ -2609,6 +2640,182 @@ TEST_F(full, failed_adds_by_new_sources_leave_no_source)
 	EXPECT_EQ(0, hold(self->fd, CFILTER_IOC_ADD, &k, "late", flags, 0));
 	ASSERT_EQ(0, cf_sources(self->fd, flags, &after));
 	EXPECT_EQ(3U, after.count);
+}
+
+/*
+ * Drop counts of sources, counted by the XDP program (with counters of its
+ * own, calling the kfunc for every frame): each test on a module loaded
+ * for it, as the counts last until the module goes. The program holds the
+ * module, and goes before the teardown reloads it.
+ */
+FIXTURE(drops) {
+	int fd;
+	struct cfilter_bpf *prog;
+};
+
+FIXTURE_SETUP(drops)
+{
+	int err;
+
+	self->fd = -1;
+	self->prog = NULL;
+	RELOAD_SETUP_UNLOAD();
+	err = module_load("");
+	ASSERT_EQ(0, err) TH_LOG("loading %s: %s", module_file(),
+				 strerror(err));
+	self->fd = open(CFILTER_DEVICE, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	libbpf_set_print(libbpf_print);
+	self->prog = xdp_load_private(false);
+	ASSERT_NE(NULL, self->prog)
+		TH_LOG("loading cfilter_xdp: %s; the kfunc needs cfilter.ko loaded with BTF",
+		       strerror(errno));
+}
+
+FIXTURE_TEARDOWN(drops)
+{
+	cfilter_bpf__destroy(self->prog);
+	if (self->fd >= 0)
+		close(self->fd);
+	RELOAD_TEARDOWN_DEFAULTS();
+}
+
+/* @n frames from IPv4 address @saddr through the program: each dropped. */
+static void drop_from(struct __test_metadata *_metadata,
+		      struct cfilter_bpf *prog, const char *saddr, int n)
+{
+	struct frame f = frame4(saddr, 5);
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		.data_in = f.data,
+		.data_size_in = f.len,
+		.repeat = 1,
+	);
+	int i;
+
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, bpf_prog_test_run_opts(
+				     bpf_program__fd(prog->progs.cfilter_xdp),
+				     &opts));
+		ASSERT_EQ(XDP_DROP, (int)opts.retval) TH_LOG("from %s", saddr);
+	}
+}
+
+/* SOURCES lists @name with @entries entries and @drops drops. */
+static void expect_source(struct __test_metadata *_metadata, int fd,
+			  const char *name, __u64 entries, __u64 drops)
+{
+	const struct cfilter_source_info *si;
+	struct cfilter_sources s;
+
+	ASSERT_EQ(0, cf_sources(fd, 0, &s));
+	si = source_in(&s, name);
+	ASSERT_NE(NULL, si) TH_LOG("SOURCES has no %s", name);
+	EXPECT_EQ(entries, si->entries) TH_LOG("entries of %s", name);
+	EXPECT_EQ(0ULL, si->timed) TH_LOG("timed entries of %s", name);
+	EXPECT_EQ(drops, si->drops) TH_LOG("drops of %s", name);
+}
+
+/*
+ * A jail with no bans keeps its count: emptied by DEL, FLUSH or expiry,
+ * "jail" stays in SOURCES with 0 entries and its drops, and counts on
+ * from there when it holds entries again; a replace of another source,
+ * and CLEAR, keep it too. A source that never dropped goes with its last
+ * holding, as ever.
+ */
+TEST_F(drops, an_emptied_source_keeps_its_drops_until_the_module_goes)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_key b = key_of(CFILTER_KEY_SRC4, "192.0.2.2");
+	struct cfilter_sources s;
+
+	if (_metadata->skip)
+		return;
+	ASSERT_EQ(0, cf_add(self->fd, &a, "jail", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &b, "quiet", 0));
+	drop_from(_metadata, self->prog, "192.0.2.1", 3);
+	expect_source(_metadata, self->fd, "jail", 1, 3);
+
+	ASSERT_EQ(0, cf_del(self->fd, &a, "jail"));
+	expect_source(_metadata, self->fd, "jail", 0, 3);
+	EXPECT_EQ(ENOENT, cf_test(self->fd, &a, "jail"));
+	ASSERT_EQ(0, cf_del(self->fd, &b, "quiet"));
+	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
+	EXPECT_EQ(2U, s.count);
+	EXPECT_EQ(NULL, source_in(&s, "quiet"));
+
+	ASSERT_EQ(0, cf_add(self->fd, &a, "jail", 0));
+	drop_from(_metadata, self->prog, "192.0.2.1", 2);
+	expect_source(_metadata, self->fd, "jail", 1, 5);
+	ASSERT_EQ(0, cf_flush(self->fd, "jail"));
+	expect_source(_metadata, self->fd, "jail", 0, 5);
+
+	ASSERT_EQ(0, cf_add(self->fd, &b, "jail", 1));
+	drop_from(_metadata, self->prog, "192.0.2.2", 1);
+	ASSERT_LE(0, wait_gone(self->fd, &b, 0, now_ms(),
+			       1000 + EXPIRY_SLACK_MS));
+	expect_source(_metadata, self->fd, "jail", 0, 6);
+
+	ASSERT_EQ(0, cf_stage_source(self->fd, "feed"));
+	ASSERT_EQ(0, hold(self->fd, CFILTER_IOC_ADD, &b, "feed", STAGED, 0));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
+	expect_source(_metadata, self->fd, "jail", 0, 6);
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
+	expect_source(_metadata, self->fd, "jail", 0, 6);
+
+	ASSERT_EQ(0, cf_add(self->fd, &a, "jail", 0));
+	drop_from(_metadata, self->prog, "192.0.2.1", 1);
+	expect_source(_metadata, self->fd, "jail", 1, 7);
+}
+
+/*
+ * Emptied sources that dropped keep their indexes while others are free;
+ * a new source that finds none takes the index of the emptied one that
+ * dropped least, counting from 0, and the other stays. EUSERS only when
+ * every source holds something.
+ */
+TEST_F(drops, a_new_source_takes_the_place_of_the_emptied_one_that_dropped_least)
+{
+	struct cfilter_key k, one = nth_key4(1), two = nth_key4(2);
+	struct cfilter_sources s;
+	char name[CFILTER_SOURCE_LEN], addr[INET_ADDRSTRLEN];
+	unsigned int i;
+
+	if (_metadata->skip)
+		return;
+	for (i = 1; i < CFILTER_SOURCES_MAX; i++) {
+		snprintf(name, sizeof(name), "s%02u", i);
+		k = nth_key4(i);
+		ASSERT_EQ(0, cf_add(self->fd, &k, name, 0));
+	}
+	inet_ntop(AF_INET, one.saddr, addr, sizeof(addr));
+	drop_from(_metadata, self->prog, addr, 2);
+	inet_ntop(AF_INET, two.saddr, addr, sizeof(addr));
+	drop_from(_metadata, self->prog, addr, 1);
+	ASSERT_EQ(0, cf_del(self->fd, &one, "s01"));
+	ASSERT_EQ(0, cf_del(self->fd, &two, "s02"));
+	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
+	EXPECT_EQ((__u32)CFILTER_SOURCES_MAX, s.count);
+	expect_source(_metadata, self->fd, "s01", 0, 2);
+	expect_source(_metadata, self->fd, "s02", 0, 1);
+
+	k = nth_key4(100);
+	ASSERT_EQ(0, cf_add(self->fd, &k, "late", 0));
+	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
+	EXPECT_EQ((__u32)CFILTER_SOURCES_MAX, s.count);
+	EXPECT_EQ(NULL, source_in(&s, "s02"));
+	expect_source(_metadata, self->fd, "s01", 0, 2);
+	expect_source(_metadata, self->fd, "late", 1, 0);
+
+	k = nth_key4(101);
+	ASSERT_EQ(0, cf_add(self->fd, &k, "later", 0));
+	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
+	EXPECT_EQ(NULL, source_in(&s, "s01"));
+	expect_source(_metadata, self->fd, "later", 1, 0);
+	k = nth_key4(102);
+	EXPECT_EQ(EUSERS, cf_add(self->fd, &k, "latest", 0));
+	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
+	EXPECT_EQ((__u32)CFILTER_SOURCES_MAX, s.count);
+	EXPECT_EQ(NULL, source_in(&s, "latest"));
 }
 
 TEST_HARNESS_MAIN

@@ -16,6 +16,8 @@ unknown_files()
 		grep -v -e '^/usr/local/sbin/cfilter-test-boot$' \
 			-e '^/etc/systemd/system/cfilter-test.service$' \
 			-e '^/etc/systemd/system/multi-user.target.wants/cfilter-test.service$' \
+			-e '^/etc/initramfs-tools/conf.d/cfilter-test$' \
+			-e '^/etc/initramfs-tools/hooks/cfilter-test$' \
 			-e '^/var/log/cfilter-test-sshd.log' \
 			-e '^/root/cfilter' >"$STATE/left" || true
 	sed 's/^/# left: /' "$STATE/left"
@@ -30,6 +32,9 @@ expect "the module is DKMS's build for this kernel" 0 \
 	-o "/lib/modules/$NEW_ABI-amd64/updates/dkms/" -- modinfo -n cfilter
 check "the module has BTF" test -e /sys/kernel/btf/cfilter
 expect "cfilter runs on eth0" 0 -o "eth0: cfilter_xdp" -- cfctl status
+# fail2ban flushed its ban when it stopped, and bans again once it runs.
+expect "fail2ban bans again within 60 s" 0 -- \
+	within 60 cfctl test -s f2b-sshd "$F2B"
 check "the attacker's namespace" attacker_setup
 check "the bans drop the attacker's pings" dropped "$PERM" "$TIMED" "$F2B" "$CS"
 check "the free address pings" pings "$FREE"

@@ -58,8 +58,11 @@ pings()
 dropped()
 {
 	for _a; do
-		! "$IP" netns exec "$ATTACKER" ping -q -c 2 -i 0.3 -W 1 -I "$_a" \
-			"$HOST" >/dev/null 2>&1 || return 1
+		if "$IP" netns exec "$ATTACKER" ping -q -c 2 -i 0.3 -W 1 -I "$_a" \
+			"$HOST" >/dev/null 2>&1; then
+			echo "$_a: a ping got through"
+			return 1
+		fi
 	done
 }
 

@@ -126,9 +126,12 @@ customize() {
 	cp "$HERE/cfilter-test.service" "$t/etc/systemd/system/"
 	install -m 755 "$HERE/boot-runner" "$t/usr/local/sbin/cfilter-test-boot"
 	chroot "$t" systemctl -q enable systemd-networkd cfilter-test.service
-	# Timers that would only compete with the test for the emulated CPU.
+	# Timers that would only compete with the test for the emulated CPU,
+	# and the login prompt on the serial console, which would hang up the
+	# test's output there (its getty takes the tty when it starts).
 	chroot "$t" systemctl -q mask apt-daily.timer apt-daily-upgrade.timer \
-		man-db.timer e2scrub_all.timer fstrim.timer dpkg-db-backup.timer
+		man-db.timer e2scrub_all.timer fstrim.timer dpkg-db-backup.timer \
+		serial-getty@ttyS0.service
 }
 
 build() {

@@ -94,9 +94,17 @@ struct cfilter_key {
  * removes that holding only. A source name is 1 to CFILTER_SOURCE_LEN - 1
  * characters of [A-Za-z0-9_.:@-], not starting with '-'; the empty name
  * means "default", the source of requests that name none. A set holds at
- * most CFILTER_SOURCES_MAX sources; one exists while it holds entries
- * ("default" always). Compact mode stores fingerprints only, so it knows
- * one source, "default", and no timeouts (EOPNOTSUPP).
+ * most CFILTER_SOURCES_MAX sources, "default" always; another exists while
+ * it holds entries, and after that while it has dropped packets, so that
+ * its count of drops lasts: SOURCES lists such an emptied source with 0
+ * entries and its drops, which go on from there if it holds entries again,
+ * across CLEAR and replaces (each source's count goes to the new set), as
+ * long as the module is loaded. A new source that finds every place taken
+ * takes that of the emptied source that dropped least, whose count is
+ * lost; EUSERS only if every source holds entries. So counts last until
+ * the module is unloaded while no more than CFILTER_SOURCES_MAX sources
+ * hold entries or have dropped packets. Compact mode stores fingerprints
+ * only, so it knows one source, "default", and no timeouts (EOPNOTSUPP).
  *
  * Timeouts are seconds from the request, 1 to CFILTER_TIMEOUT_MAX; 0 means
  * permanent. The module removes an expired holding within a second of its
@@ -342,10 +350,11 @@ struct cfilter_source_req {
  * @name:    its name
  * @entries: entries it holds
  * @timed:   those of them with a timeout
- * @drops:   packets its entries dropped (bpf_cfilter_match()), since the
- *           source came to be, across replaces; a drop by an entry that
- *           several sources hold counts for one of them (compact mode:
- *           "default" holds everything)
+ * @drops:   packets its entries dropped (bpf_cfilter_match()) since the
+ *           module was loaded, across CLEAR and replaces (a source that
+ *           took the place of an emptied one counts from 0: see Sources);
+ *           a drop by an entry that several sources hold counts for one of
+ *           them (compact mode: "default" holds everything)
  */
 struct cfilter_source_info {
 	char	name[CFILTER_SOURCE_LEN];
@@ -659,8 +668,9 @@ struct cfilter_table {
  * COMMIT, ABORT, RESTORE and PREFILTER need CAP_NET_ADMIN.
  *
  * Source errors: EINVAL for a malformed name or timeout; ENOENT for DEL,
- * TEST, FLUSH and LIST of a source the set does not have; EUSERS when an
- * ADD would make a source past CFILTER_SOURCES_MAX.
+ * TEST, FLUSH and LIST of a source the set does not have (an emptied
+ * source it has: FLUSH does nothing, LIST lists nothing); EUSERS when an
+ * ADD names a new source and all CFILTER_SOURCES_MAX hold entries.
  */
 #define CFILTER_IOC_MAGIC	0xCF
 
