@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A prefix set's readers, lock-free: the search over the lengths after
- * the head word (prefix_set_match() is inline in prefix.h), and the test
- * of one member.
+ * A prefix set's readers, lock-free: after the head word
+ * (prefix_set_match() is inline in prefix.h), each level of the search
+ * with the summary's test that admits it; and the test of one member.
  */
 #include "prefix_int.h"
 
@@ -71,6 +71,34 @@ static noinline enum prefix_hit prefix_search(const struct prefix_set *s,
 	}
 }
 
+/*
+ * Once the head word @h has class @c's flag (for the hashed classes: MID,
+ * and any in IPv6), may a member of class @c cover @addr? False only if
+ * none covers a block (/24 or /32) with the hashed bit of @addr's.
+ */
+static __always_inline bool prefix_hashed(const struct prefix_set *s, u32 c,
+					  const u8 *addr)
+{
+	u32 k = prefix_sum_hash(prefix_sum_block(c, addr));
+	const u32 *hashed = READ_ONCE(s->sum.hashed[c]);
+	u32 w = READ_ONCE(hashed[k / 32]);
+
+	/* as for the head word: pairs with prefix_sum_get()'s smp_wmb() */
+	smp_rmb();
+	return (w >> (k % 32)) & 1;
+}
+
+/*
+ * A level of the search: may a member of class @c cover @addr, by its
+ * flag in the head word @h and its hashed bit? If so, the search from
+ * that level's root decides: it passes every shorter length too.
+ */
+static __always_inline bool prefix_level(const struct prefix_set *s,
+					 const u8 *addr, u32 h, u32 c)
+{
+	return (h & PREFIX_HEAD_FLAG(c)) && prefix_hashed(s, c, addr);
+}
+
 /* prefix_set_match_head()'s answer; on a hit, the member's tag in *@tag. */
 static enum prefix_hit prefix_match_from(const struct prefix_set *s,
 					 const u8 *addr, u32 h, u32 *tag)
@@ -80,8 +108,7 @@ static enum prefix_hit prefix_match_from(const struct prefix_set *s,
 	if (READ_ONCE(s->addrs_any) &&
 	    (s->addrs_known ?
 	     (h & PREFIX_HEAD_ADDRS) &&
-	     (s->addr_len == 4 ||
-	      prefix_sum_hashed(&s->sum, PREFIX_CLASS_ADDRS, addr)) &&
+	     (s->addr_len == 4 || prefix_hashed(s, PREFIX_CLASS_ADDRS, addr)) &&
 	     cuckoo_lookup(s->addrs, addr, tag) :
 	     cuckoo_contains(s->addrs, addr)))
 		return PREFIX_ADDR;
@@ -94,14 +121,11 @@ static enum prefix_hit prefix_match_from(const struct prefix_set *s,
 		*tag = PREFIX_HEAD_TAG(h);
 		return PREFIX_PREFIX;
 	}
-	if ((h & PREFIX_HEAD_SUBNET) &&
-	    prefix_sum_hashed(&s->sum, PREFIX_CLASS_SUBNET, addr))
+	if (prefix_level(s, addr, h, PREFIX_CLASS_SUBNET))
 		return prefix_search(s, addr, s->bits / 2, tag);
-	if ((h & PREFIX_HEAD_DEEP) &&
-	    prefix_sum_hashed(&s->sum, PREFIX_CLASS_DEEP, addr))
+	if (prefix_level(s, addr, h, PREFIX_CLASS_DEEP))
 		return prefix_search(s, addr, PREFIX_DEEP_ROOT, tag);
-	if ((h & PREFIX_HEAD_MID) &&
-	    prefix_sum_hashed(&s->sum, PREFIX_CLASS_MID, addr))
+	if (prefix_level(s, addr, h, PREFIX_CLASS_MID))
 		return prefix_search(s, addr, PREFIX_MID_ROOT, tag);
 	return PREFIX_MISS;
 }

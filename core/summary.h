@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The summary of a prefix set (prefix.c): what a lookup reads before any
- * table. Readers read it inline here, in the lookup; the writer keeps it.
+ * table. Its layout and the head word's read are here; the test of the
+ * hashed bits sits with the search it admits (prefix_read.c); the writer
+ * keeps it (summary.c).
  *
  * Plain C, built into the module and into the host tests (cuckoo_env.h).
  */
@@ -123,23 +125,6 @@ static __always_inline u32 prefix_sum_head(const struct prefix_summary *sum,
 	 */
 	smp_rmb();
 	return h;
-}
-
-/*
- * Reader, once the head word has @c's flag (a hashed class: MID, or any in
- * IPv6): may a member of class @c cover @addr? False only if none covers a
- * block (/24 or /32) with the hashed bit of @addr's.
- */
-static __always_inline bool prefix_sum_hashed(const struct prefix_summary *sum,
-					      u32 c, const u8 *addr)
-{
-	u32 k = prefix_sum_hash(prefix_sum_block(c, addr));
-	const u32 *hashed = READ_ONCE(sum->hashed[c]);
-	u32 w = READ_ONCE(hashed[k / 32]);
-
-	/* as for the head word: pairs with prefix_sum_get()'s smp_wmb() */
-	smp_rmb();
-	return (w >> (k % 32)) & 1;
 }
 
 void prefix_sum_init(struct prefix_summary *sum);
