@@ -107,7 +107,7 @@ do_install() {
 
 	put 755 "$SRC/user/cfctl" "$SBINDIR/cfctl"
 	put 644 "$SRC/docs/cfctl.8" "$MANDIR/man8/cfctl.8"
-	put 644 "$SRC/completion/cfctl.bash" "$BASHCOMPDIR/cfctl"
+	put 644 "$SRC/packaging/bash-completion/cfctl" "$BASHCOMPDIR/cfctl"
 	put 755 "$SRC/packaging/cfilter-boot" "$LIBEXECDIR/cfilter/cfilter-boot"
 	put_paths 644 "$SRC/packaging/cfilter.service.in" "$UNITDIR/cfilter.service"
 	put 644 "$SRC/packaging/modprobe-cfilter.conf" "$DOCDIR/modprobe-cfilter.conf"
