@@ -3,9 +3,10 @@
  * cfilter: a cuckoo filter of blocked traffic keys, managed through
  * /dev/cfilter and consulted by an XDP program through a kfunc.
  *
- * Every structure here has fixed-size fields, explicit padding that must be
- * zero, and reserved room that must be zero, so that later versions can give
- * meaning to it without breaking old callers.
+ * The contract of every ioctl, kfunc and shared map (arguments, errors,
+ * what changes on error, the capability needed) is docs/uapi.md.
+ * Structures have fixed-size fields; padding and reserved fields must be
+ * zero, so that later versions can give them meaning.
  */
 #ifndef _UAPI_LINUX_CFILTER_H
 #define _UAPI_LINUX_CFILTER_H
@@ -16,8 +17,8 @@
 #define CFILTER_DEVICE		"/dev/cfilter"
 
 /*
- * Key types. A key names one thing to block. Fields a type does not use must
- * be zero, so that one logical key has exactly one byte representation.
+ * Key types (docs/uapi.md, "Keys"). Fields a type does not use must be
+ * zero: one logical key has one byte representation.
  */
 enum cfilter_key_type {
 	CFILTER_KEY_NONE	= 0,	/* invalid: catches zeroed keys */
@@ -25,55 +26,25 @@ enum cfilter_key_type {
 	CFILTER_KEY_SRC6	= 2,	/* source IPv6 address: saddr[0..15] */
 	CFILTER_KEY_DST4	= 3,	/* destination IPv4 address: daddr[0..3] */
 	CFILTER_KEY_DST6	= 4,	/* destination IPv6 address: daddr[0..15] */
-	CFILTER_KEY_FLOW4	= 5,	/* IPv4 5-tuple: see below */
-	CFILTER_KEY_FLOW6	= 6,	/* IPv6 5-tuple: see below */
+	CFILTER_KEY_FLOW4	= 5,	/* IPv4 5-tuple */
+	CFILTER_KEY_FLOW6	= 6,	/* IPv6 5-tuple */
 	CFILTER_KEY_ALLOW4	= 7,	/* exempt IPv4 source: saddr[0..3] */
 	CFILTER_KEY_ALLOW6	= 8,	/* exempt IPv6 source: saddr[0..15] */
 	__CFILTER_KEY_MAX,
 };
 
-/*
- * Flow keys (FLOW4, FLOW6) name one 5-tuple: @proto, @saddr, @daddr, @sport,
- * @dport. @proto is IPPROTO_TCP (6) or IPPROTO_UDP (17), matched by ports;
- * or IPPROTO_ICMP (1, FLOW4 only) or IPPROTO_ICMPV6 (58, FLOW6 only),
- * matched by message type: @sport holds the type (0-255, network byte
- * order like a port) and @dport is zero. The module stores a flow key as
- * proto, saddr, daddr, sport, dport (13 bytes for FLOW4, 37 for FLOW6).
- *
- * An allow key (ALLOW4, ALLOW6) exempts a source address from blocking:
- * a packet from it passes whatever source, destination or flow key would
- * drop it.
- *
- * Prefixes. An address key (SRC, DST, ALLOW) names a CIDR prefix when its
- * @prefix_len is shorter than the full length of its addresses (32 for the
- * IPv4 types, 128 for the IPv6 ones): 0-32 and 0-128. The address bits
- * beyond @prefix_len must be zero (192.0.2.0/24, not 192.0.2.7/24), so
- * that one prefix has one representation. A full-length key is a single
- * address. Prefix and address keys of one type coexist; a packet matches a
- * type if its address equals an address key or lies in a prefix key.
- * Flow keys always carry the full length.
- *
- * Delete and LIST of a prefix are exact, in either mode. How prefixes are
- * stored and matched: docs/design.md.
- *
- * The allow list wins: a packet whose source matches an allow key (address
- * or prefix) passes whatever block key matches it.
- */
-
 /**
  * struct cfilter_key - one blocked key (40 bytes)
  * @type:       enum cfilter_key_type
- * @prefix_len: prefix length in bits: the full length (32 or 128) for a
- *              flow or a single address, shorter for a prefix (see above)
- * @proto:      IP protocol of a flow key; zero for address keys
+ * @prefix_len: the full length (32, 128) for a flow or an address, shorter
+ *              for a prefix, whose bits past it must be zero
+ * @proto:      IP protocol of a flow key (TCP, UDP, ICMP, ICMPv6); else 0
  * @pad:        must be zero
- * @sport:      source port of a flow key, network byte order; else zero
- * @dport:      destination port of a flow key, network byte order; else zero
- * @saddr:      source address (SRC, FLOW and ALLOW keys), network byte
- *              order; an IPv4 address uses the first four bytes and the
- *              rest must be zero; else zero
- * @daddr:      destination address (DST and FLOW keys), laid out as @saddr;
- *              else zero
+ * @sport:      flow key: source port or ICMP type, network order; else 0
+ * @dport:      flow key: destination port (0 for ICMP); else 0
+ * @saddr:      source address (SRC, FLOW, ALLOW), network order; IPv4 in
+ *              the first four bytes, the rest zero; else zero
+ * @daddr:      destination address (DST, FLOW), as @saddr; else zero
  */
 struct cfilter_key {
 	__u8	type;
@@ -87,39 +58,19 @@ struct cfilter_key {
 };
 
 /*
- * Sources. Every entry is held by one or more named sources (a feed, a
- * fail2ban jail, CrowdSec, the operator), each holding with its own timeout
- * or none. An entry stays in the filter while any source holds it: adding
- * it again from another source adds a holding, deleting it from one source
- * removes that holding only. A source name is 1 to CFILTER_SOURCE_LEN - 1
- * characters of [A-Za-z0-9_.:@-], not starting with '-'; the empty name
- * means "default", the source of requests that name none. A set holds at
- * most CFILTER_SOURCES_MAX sources, "default" always; another exists while
- * it holds entries, and after that while it has dropped packets, so that
- * its count of drops lasts: SOURCES lists such an emptied source with 0
- * entries and its drops, which go on from there if it holds entries again,
- * across CLEAR and replaces (each source's count goes to the new set), as
- * long as the module is loaded. A new source that finds every place taken
- * takes that of the emptied source that dropped least, whose count is
- * lost; EUSERS only if every source holds entries. So counts last until
- * the module is unloaded while no more than CFILTER_SOURCES_MAX sources
- * hold entries or have dropped packets. Compact mode stores fingerprints
- * only, so it knows one source, "default", and no timeouts (EOPNOTSUPP).
- *
- * Timeouts are seconds from the request, 1 to CFILTER_TIMEOUT_MAX; 0 means
- * permanent. The module removes an expired holding within a second of its
- * deadline, with no help from userspace, and the entry with its last one.
+ * Sources and timeouts (docs/uapi.md, "Sources and holdings"): a name of
+ * 1 to CFILTER_SOURCE_LEN - 1 characters of [A-Za-z0-9_.:@-], not starting
+ * with '-', "" for "default"; at most CFILTER_SOURCES_MAX per set; a
+ * timeout in seconds, 0 (permanent) to CFILTER_TIMEOUT_MAX.
  */
 #define CFILTER_SOURCE_LEN	32
 #define CFILTER_SOURCES_MAX	32
 #define CFILTER_TIMEOUT_MAX	0x7fffffffU
 
 /*
- * Flags of requests.
- * CFILTER_F_STAGED: act on the set staged on this open file by
- * CFILTER_IOC_STAGE (see there) instead of the live one.
- * CFILTER_F_ALL_SOURCES: DEL removes every source's holding of the entry,
- * TEST and LIST look at every source's; the source name must be empty.
+ * Flags of requests. CFILTER_F_STAGED: act on the set staged on this open
+ * file, not the live one. CFILTER_F_ALL_SOURCES: DEL, TEST and LIST of
+ * every source's holdings (the source name empty).
  */
 #define CFILTER_F_STAGED	(1U << 0)
 #define CFILTER_F_ALL_SOURCES	(1U << 1)
@@ -128,14 +79,8 @@ struct cfilter_key {
  * struct cfilter_key_req - argument of ADD, DEL and TEST (80 bytes)
  * @key:     the key
  * @flags:   CFILTER_F_STAGED; DEL and TEST: CFILTER_F_ALL_SOURCES
- * @timeout: ADD: seconds until this source's holding expires, 0 for never;
- *           adding a holding that exists sets its timeout anew (EEXIST);
- *           DEL and TEST: must be zero
+ * @timeout: ADD: seconds until the holding expires, 0 for never; else 0
  * @source:  the source, NUL-terminated and NUL-padded; "" for "default"
- *
- * TEST asks whether this very key is stored (an address inside a stored
- * prefix is not) and held by @source, or by any source with
- * CFILTER_F_ALL_SOURCES; CFILTER_IOC_MATCH asks what a packet would meet.
  */
 struct cfilter_key_req {
 	struct cfilter_key key;
@@ -146,8 +91,8 @@ struct cfilter_key_req {
 
 /**
  * struct cfilter_info - filter geometry and occupancy (CFILTER_IOC_INFO)
- * @size:             in: sizeof(struct cfilter_info) as the caller knows it;
- *                    out: number of bytes the kernel filled in
+ * @size:             in: sizeof(struct cfilter_info) as the caller knows
+ *                    it; out: bytes the kernel filled in
  * @flags:            in: must be zero
  * @capacity:         slots in the tables (@buckets * @slots_per_bucket)
  * @count:            fingerprints stored
@@ -165,15 +110,10 @@ struct cfilter_key_req {
  * @prefixes:         prefix keys stored (included in @count)
  * @prefix_markers:   markers the prefix search keeps (not in @count)
  * @timed:            holdings with a timeout, every source
- * @mem_used:         bytes charged against the module's memory bound:
- *                    all that every set allocates, staged sets included,
- *                    and the copies of a table DUMP and RESTORE make, at
- *                    what the kernel's allocators take for them
- * @mem_limit:        that bound (max_memory=, in bytes): an add, load or
- *                    stage that would pass it fails with EDQUOT
+ * @mem_used:         bytes charged against the module's memory bound
+ * @mem_limit:        that bound (max_memory=, in bytes)
  *
- * Counts, capacities and memory add up the tables of every key type,
- * prefix tables included.
+ * Sums over the tables of every key type, prefix tables included.
  */
 struct cfilter_info {
 	__u32	size;
@@ -201,11 +141,11 @@ struct cfilter_info {
 /**
  * struct cfilter_type_info - one key type's tables (CFILTER_IOC_TYPE_INFO)
  * @type:           in: enum cfilter_key_type
- * @probes:         out: table probes a lookup makes at most (address types;
- *                  0 for flows)
+ * @probes:         out: table probes a lookup makes at most (0 for flows)
  * @lengths:        out: distinct prefix lengths stored
- * @flags:          in: 0 or CFILTER_F_STAGED
  * @pad:            zero
+ * @flags:          in: 0 or CFILTER_F_STAGED
+ * @pad2:           zero
  * @count:          out: keys stored, addresses or flows and prefixes
  * @prefixes:       out: prefix keys among them
  * @prefix_markers: out: markers the prefix search keeps
@@ -246,10 +186,8 @@ enum cfilter_batch_op {
  * @op:          enum cfilter_batch_op
  * @flags:       as for the single-key request of @op
  * @keys:        user pointer to @count struct cfilter_key
- * @results:     user pointer to @count __s32, set to each key's result as
- *               its single-key ioctl would return it (0 or -errno)
- * @timeouts:    ADD: user pointer to @count __u32, each key's timeout as
- *               in struct cfilter_key_req, or 0 for none; else 0
+ * @results:     user pointer to @count __s32: each key's 0 or -errno
+ * @timeouts:    ADD: user pointer to @count __u32 timeouts, or 0; else 0
  * @count:       number of keys
  * @done:        out: keys processed
  * @first_error: out: index of the first key whose result is not 0, or
@@ -257,10 +195,6 @@ enum cfilter_batch_op {
  * @pad:         must be zero
  * @source:      the source of every key, as in struct cfilter_key_req
  * @reserved:    must be zero
- *
- * Every key and timeout is checked before any is applied: a malformed one
- * fails the whole call with EINVAL, @first_error naming it, and nothing
- * changes.
  */
 struct cfilter_batch {
 	__u32	op;
@@ -291,33 +225,18 @@ struct cfilter_entry {
 };
 
 /**
- * struct cfilter_list - read the stored entries
+ * struct cfilter_list - read the stored holdings (CFILTER_IOC_LIST)
  * @entries:  user pointer to room for @max struct cfilter_entry
  * @max:      in: room in @entries
  * @count:    out: entries written; 0 at the end
- * @cursor:   in: 0 to start, else the value returned by the previous call;
- *            out: where the next call continues
+ * @cursor:   in: 0 to start, else the previous call's; out: the next one
  * @flags:    in: 0, or CFILTER_F_ALL_SOURCES to list every source's
  * @pad:      must be zero
- * @gen:      in: 0 to start, else the value returned by the previous call;
- *            out: the layout of the tables @cursor points into
- * @source:   in: the source whose holdings to list ("" for "default"),
- *            unless CFILTER_F_ALL_SOURCES; ENOENT if the set has no such
- *            source
+ * @gen:      in: 0 to start, else the previous call's; out: the layout of
+ *            the tables @cursor points into
+ * @source:   in: the source to list ("" for "default"), unless
+ *            CFILTER_F_ALL_SOURCES
  * @reserved: must be zero
- *
- * Exact mode lists holdings: an entry held by two sources is listed once
- * for each. A listing reports every holding present from its first call
- * to its last exactly once; holdings added or removed meanwhile may or may
- * not be reported. A call returns count 0 only at the end, however many
- * holdings of other sources it passes first, and lets writers in on the
- * way. If the tables were laid out anew since the previous call, or while
- * this one ran (a table grew, the set was replaced), it fails with ESTALE
- * and the listing must start over from cursor 0; so it may when a holding
- * became timed or permanent, or an entry "default" held alone gained
- * another source or a timeout. Compact mode lists only prefix keys (kept
- * exactly in both modes), as held by "default": addresses and flows are
- * fingerprints only (see CFILTER_IOC_DUMP).
  */
 struct cfilter_list {
 	__u64	entries;
@@ -350,11 +269,7 @@ struct cfilter_source_req {
  * @name:    its name
  * @entries: entries it holds
  * @timed:   those of them with a timeout
- * @drops:   packets its entries dropped (bpf_cfilter_match()) since the
- *           module was loaded, across CLEAR and replaces (a source that
- *           took the place of an emptied one counts from 0: see Sources);
- *           a drop by an entry that several sources hold counts for one of
- *           them (compact mode: "default" holds everything)
+ * @drops:   packets its entries dropped since the module was loaded
  */
 struct cfilter_source_info {
 	char	name[CFILTER_SOURCE_LEN];
@@ -377,9 +292,7 @@ struct cfilter_sources {
 	struct cfilter_source_info sources[CFILTER_SOURCES_MAX];
 };
 
-/*
- * A packet as the kfunc bpf_cfilter_match() takes it.
- */
+/* A packet as the kfunc bpf_cfilter_match() takes it. */
 enum cfilter_pkt_flags {
 	/* @sport and @dport hold the flow fields: match flow keys */
 	CFILTER_PKT_PORTS	= 1 << 0,
@@ -393,16 +306,11 @@ enum cfilter_pkt_flags {
  * @proto:  IP protocol of the transport header
  * @flags:  enum cfilter_pkt_flags
  * @pad:    must be zero
- * @sport:  with CFILTER_PKT_PORTS: the TCP or UDP source port, or the
- *          ICMP/ICMPv6 type, as in a flow key (network byte order); else 0
- * @dport:  with CFILTER_PKT_PORTS: the TCP or UDP destination port, or 0
- *          for ICMP/ICMPv6; else 0
- * @saddr:  source address, network byte order; IPv4 in the first 4 bytes,
- *          the rest zero
+ * @sport:  with CFILTER_PKT_PORTS: source port or ICMP type, as in a flow
+ *          key; else 0 (a non-first fragment has no ports)
+ * @dport:  with CFILTER_PKT_PORTS: destination port, 0 for ICMP; else 0
+ * @saddr:  source address, network order; IPv4 in the first 4 bytes
  * @daddr:  destination address, laid out as @saddr
- *
- * A non-first fragment has no transport header: leave CFILTER_PKT_PORTS
- * clear, and only its addresses are matched.
  */
 struct cfilter_pkt {
 	__u8	family;
@@ -416,9 +324,8 @@ struct cfilter_pkt {
 };
 
 /*
- * Indices of the XDP program's counters ("cfilter_stats"). Every
- * packet is counted exactly once. A verdict of the module is counted under
- * its kind, which has the counter's number (enum cfilter_verdict).
+ * Indices of the programs' counters ("cfilter_stats"): every packet is
+ * counted exactly once, a verdict under its kind (docs/uapi.md, "Counters").
  */
 enum cfilter_stat {
 	CFILTER_STAT_PASS	= 0,	/* parsed, not blocked: XDP_PASS */
@@ -434,11 +341,8 @@ enum cfilter_stat {
 };
 
 /*
- * The counter map's layout: a per-CPU array of struct cfilter_if_stats.
- * Slot N counts the packets that arrived on the interface of ifindex N;
- * slot 0, which no interface has, those of every interface whose ifindex
- * is CFILTER_STATS_IFACES or more. A packet costs one slot lookup, as a
- * single array of totals would.
+ * The counter map: a per-CPU array of struct cfilter_if_stats, slot N for
+ * ifindex N, slot 0 for every ifindex of CFILTER_STATS_IFACES or more.
  */
 #define CFILTER_STATS_IFACES	256
 
@@ -455,18 +359,9 @@ struct cfilter_if_stats {
 				 1U << CFILTER_STAT_DROP_FRAG)
 
 /*
- * What bpf_cfilter_match() decides: a verdict. The source is looked up
- * first (its address keys, then its prefixes), then the destination (with
- * CFILTER_PKT_MATCH_DST; addresses, then prefixes), then the flow (with
- * CFILTER_PKT_PORTS); the first hit is the would-be drop, and an allow key
- * (address or prefix) for the source turns any of them into
- * CFILTER_ALLOWED.
- *
- * A verdict is its kind (CFILTER_VERDICT_KIND(): one of these, numbered
- * like the counter the program counts it under), CFILTER_VERDICT_DST if a
- * destination key matched, and the index of a source holding the key
- * that decided (CFILTER_VERDICT_SOURCE(); for CFILTER_ALLOWED the allow
- * key's; 0 is "default"). MATCH names that source.
+ * What bpf_cfilter_match() decides (docs/uapi.md, "Packets and verdicts"):
+ * a kind, numbered like its counter, CFILTER_VERDICT_DST if a destination
+ * key matched, and the index of a source holding the deciding key.
  */
 enum cfilter_verdict {
 	CFILTER_PASS		= CFILTER_STAT_PASS,	 /* no key matches */
@@ -496,8 +391,7 @@ enum cfilter_verdict {
 /**
  * struct cfilter_match_req - argument of CFILTER_IOC_MATCH
  * @pkt:      in: the packet, as bpf_cfilter_match() takes it
- * @verdict:  out: the verdict, exactly as the kfunc decides it (see enum
- *            cfilter_verdict)
+ * @verdict:  out: the verdict, exactly as the kfunc decides it
  * @flags:    in: must be zero
  * @source:   out: the name of the source CFILTER_VERDICT_SOURCE() of
  *            @verdict names; "" for a pass
@@ -512,18 +406,10 @@ struct cfilter_match_req {
 };
 
 /*
- * The XDP and TC programs' prefilter: a map (an array of one struct
- * cfilter_prefilter) the program reads before the kfunc. Per family, a
- * bit per /16 of source addresses, set while the live set may drop a
- * packet from that /16 (a source address or prefix inside or over it, any
- * flow key of the family, or, in compact mode, any source address of the
- * family: a compact table keeps no summary); and a bit per /16 of
- * destination addresses, the same for destination entries. A packet whose
- * source bit is clear, and whose destination bit is clear too where the
- * program matches destinations, passes without calling the kfunc; the
- * kfunc would have passed it too. The module writes the map, and keeps it
- * in step with every change, from CFILTER_IOC_PREFILTER on; until then
- * @ready is 0 and the program calls the kfunc for every packet.
+ * The programs' prefilter (docs/uapi.md, "The prefilter maps"): per family
+ * a bit per /16 of source addresses and one per /16 of destination
+ * addresses, set while the live set may drop a packet there; the module
+ * writes them from CFILTER_IOC_PREFILTER on, and @ready says it does.
  */
 #define CFILTER_PREFILTER_WORDS	(65536 / 64)
 
@@ -543,14 +429,9 @@ struct cfilter_prefilter {
 
 /**
  * struct cfilter_prefilter_req - argument of CFILTER_IOC_PREFILTER
- * @map_fd: a BPF array map of one struct cfilter_prefilter, without
- *          BPF_F_RDONLY_PROG (a frozen read-only map would let the
- *          verifier fold its bits into the program) and without fields
- *          the BPF core owns in its value's BTF (bpf_spin_lock,
- *          bpf_timer, kptrs, list or rbtree roots...: the bits would
- *          overwrite them); a descriptor that may write the map, as the
- *          bpf() syscall says (not opened with BPF_F_RDONLY, the map not
- *          frozen), since the module writes it for the caller
+ * @map_fd: a writable descriptor of a BPF array map of one struct
+ *          cfilter_prefilter, not BPF_F_RDONLY_PROG, whose value has no
+ *          fields the BPF core owns
  * @flags:  must be zero
  */
 struct cfilter_prefilter_req {
@@ -560,11 +441,8 @@ struct cfilter_prefilter_req {
 
 /*
  * struct cfilter_table's flags. CFILTER_TABLE_HASH32: the table's 4-byte
- * keys (IPv4 addresses) were placed by the short hash, as every such table
- * of this module is; without it, by the general hash of the tables dumped
- * before the flag. DUMP refuses (EPROTO) to give such a table to a caller
- * that does not pass the flag in: one that cannot keep it would restore
- * fingerprints that no longer match their keys.
+ * keys were placed by the short hash (every such table of this module);
+ * DUMP refuses with EPROTO a caller that does not pass it in.
  */
 #define CFILTER_TABLE_HASH32	(1U << 0)
 
@@ -579,15 +457,11 @@ struct cfilter_prefilter_req {
  * @seed:     the table's hash key: fingerprints mean nothing without it
  * @buckets:  buckets in the table (a power of two)
  * @count:    fingerprints stored (nonzero slots)
- * @data:     user pointer to the slots, in the module's in-memory layout:
- *            @buckets * 4 slots of @fp_bits (8, 16 or 32; 12-bit
- *            fingerprints are stored in 16), little endian
- * @size:     DUMP in: room at @data, out: bytes needed (ENOSPC if the room
- *            is too small, nothing written); RESTORE in: bytes at @data
+ * @data:     user pointer to the slots: @buckets * 4 slots of @fp_bits
+ *            (8, 16 or 32; 12 stored in 16), little endian
+ * @size:     DUMP in: room at @data, out: bytes needed; RESTORE in: bytes
+ *            at @data
  * @reserved: zero
- *
- * Compact mode only (exact mode lists its keys: see CFILTER_IOC_LIST). A
- * raw table holds a type's addresses or flows; its prefixes are listed.
  */
 struct cfilter_table {
 	__u8	type;
@@ -605,14 +479,10 @@ struct cfilter_table {
 
 /**
  * struct cfilter_match_entry - what bpf_cfilter_entry() says decided
- * @key:    the entry that matched: a source or destination address or
- *          prefix (the longest one covering the address), a flow, or an
- *          allow entry; type CFILTER_KEY_NONE if none (the packet passes,
- *          or the set changed since the verdict the program acted on)
- * @source: the name of the source CFILTER_VERDICT_SOURCE() names, one of
- *          those holding @key; "" if none. Read without the writers'
- *          lock: a source made or gone at that very moment may show torn
- *          (cfctl shows a name that is not one as "?")
+ * @key:    the entry that matched (the longest prefix covering the
+ *          address); type CFILTER_KEY_NONE if none
+ * @source: the name of the source CFILTER_VERDICT_SOURCE() names; "" if
+ *          none. Read without the writers' lock: may show torn
  */
 struct cfilter_match_entry {
 	struct cfilter_key key;
@@ -620,33 +490,9 @@ struct cfilter_match_entry {
 };
 
 /*
- * The drop log (cfctl log, cfctl top): the programs describe dropped
- * packets to readers through BPF ring buffers, a few per second, and pay
- * nothing for it while no one reads. Three maps, pinned by name like
- * cfilter_stats so that every loader of the object shares them:
- *
- * cfilter_log_ctl: an array (BPF_F_MMAPABLE) of one struct cfilter_log_ctl.
- *   @until is the one word a drop reads: 0 while no reader holds a lease,
- *   so an idle drop path costs a load and a branch. A reader takes a slot
- *   by compare-and-swap of its @slot_until (free: 0 or past), renews it
- *   every second, and raises @until to the latest lease; the clock is
- *   CLOCK_MONOTONIC, which the programs read at the tick
- *   (bpf_ktime_get_coarse_ns(): no clocksource read per drop). A reader that dies
- *   without letting go stops renewing: once its lease is past, the first
- *   drop to see it clears @until (compare-and-swap, so that a lease given
- *   meanwhile stays), and the drop path is idle again.
- * cfilter_log_rb: an array of CFILTER_LOG_READERS ring buffers
- *   (BPF_MAP_TYPE_ARRAY_OF_MAPS), one per slot, each of
- *   CFILTER_LOG_RING_SIZE bytes and made by its reader; each event goes
- *   to every slot whose lease holds.
- * cfilter_log_cpu: per CPU, a struct cfilter_log_cpu: the rate limit's
- *   window and what it let through or left out.
- *
- * Each CPU sends at most @rate events (CFILTER_LOG_RATE if 0) per window
- * of a second, a window starting at the first drop after the last one
- * ended; the drops past that are counted in @left_out, and events a
- * reader's full ring could not take in @lost[slot], so that a reader can
- * say how many drops it was not shown.
+ * The drop log (docs/uapi.md, "The drop log"): the maps cfilter_log_ctl
+ * (leases), cfilter_log_rb (a ring buffer per reader slot) and
+ * cfilter_log_cpu (each CPU's rate limit), pinned by name.
  */
 #define CFILTER_LOG_READERS	4
 #define CFILTER_LOG_RATE	100
@@ -697,12 +543,10 @@ enum cfilter_log_hook {
  * @cpu:     the CPU whose rate limit let it through
  * @kind:    the counter the drop went to (enum cfilter_stat)
  * @hook:    enum cfilter_log_hook
- * @verdict: bpf_cfilter_entry()'s verdict; 0 for a drop of the policy
- *           (CFILTER_STAT_DROP_DEEP, CFILTER_STAT_DROP_FRAG), which no
- *           entry makes
+ * @verdict: bpf_cfilter_entry()'s verdict; 0 for a drop no entry makes
+ *           (CFILTER_STAT_DROP_DEEP, CFILTER_STAT_DROP_FRAG)
  * @pad:     zero
- * @pkt:     the packet as the program matched it (family 0: no IP header
- *           was read, as for too many VLAN tags)
+ * @pkt:     the packet as the program matched it (family 0: no IP header)
  * @entry:   the entry that matched, and its source
  */
 struct cfilter_log_event {
@@ -718,93 +562,99 @@ struct cfilter_log_event {
 };
 
 /*
- * 0xCF is shared with one CIFS ioctl (nr 0x02); cfilter uses nr 0x40-0x5F.
- *
- * ADD:   0, or EEXIST if the key is present (compact mode: or one
- *        indistinguishable from it), ENOSPC if the filter is full, ENOMEM
- *        if it could not grow (nothing stored is lost either way)
- * DEL:   0, or ENOENT if the key is not present
- * TEST:  0 if the key is present, ENOENT if not
- * CLEAR: removes every key
- * INFO:  fills struct cfilter_info
- * BATCH: struct cfilter_batch; 0 once every key was processed (per-key
- *        results in the array), EINVAL for a malformed key (nothing done)
- * LIST:  struct cfilter_list (compact mode: prefixes only)
- * FLUSH: struct cfilter_source_req: removes every holding of the source,
- *        and every entry no other source holds; ENOENT if the set has no
- *        such source; EOPNOTSUPP in compact mode (use CLEAR)
- * SOURCES: struct cfilter_sources
- * PREFILTER: struct cfilter_prefilter_req: the module fills the map and
- *        keeps it until the module goes or no program uses it any more;
- *        EBADF for a closed descriptor, EPERM (as BPF_MAP_UPDATE_ELEM's)
- *        for a descriptor opened read-only or a frozen map, EINVAL for one
- *        that is no BPF map or a map of another shape or with fields the
- *        BPF core owns, ENOSPC if CFILTER_PREFILTERS_MAX maps in use are
- *        kept already (the program still works, through the kfunc);
- *        nothing is written on error
- *
- * Atomic replacement, like `ipset swap`: STAGE gives this open file an
- * empty set of tables of its own (EBUSY if it already has one); ADD, DEL,
- * TEST, BATCH and TYPE_INFO with CFILTER_F_STAGED and RESTORE act on it
- * (EINVAL if there is none); COMMIT makes it the live set in one pointer
- * swap, so a packet sees the whole old set or the whole new one, and frees
- * the old set after an RCU grace period; ABORT, or closing the file, drops
- * it. The live set serves packets untouched until COMMIT.
- * STAGE_SOURCE (struct cfilter_source_req) stages instead a copy of the
- * live set without the source's holdings, to be filled with its new ones:
- * until COMMIT, every change made to the live set is made to the copy too
- * (so a ban added meanwhile by another source survives the COMMIT), but
- * ADD, DEL and FLUSH of that source itself: they change the old holdings,
- * which the COMMIT replaces with exactly those staged, as if they came
- * first (a DEL of every source's holding leaves the staged one). One
- * such copy exists at a time (EBUSY). If the copy cannot follow the live
- * set (memory ran short, or CLEAR, RESTORE's COMMIT or another COMMIT
- * replaced the live set), COMMIT fails with ESTALE and drops it: try again.
- * Exact mode only (EOPNOTSUPP).
- * STAGE:     0, EBUSY, ENOMEM
- * COMMIT:    0, EINVAL (nothing staged), ESTALE (see STAGE_SOURCE)
- * ABORT:     0, EINVAL (nothing staged)
- *
- * TYPE_INFO: struct cfilter_type_info; EINVAL for a type the module lacks
- * MATCH:     struct cfilter_match_req: the kfunc's verdict for a packet
- * DUMP:      struct cfilter_table: a type's raw table (compact mode; else
- *            EOPNOTSUPP); ENOSPC with @size set if the room is too small;
- *            the module copies the table aside first, then out: EDQUOT if
- *            the memory bound leaves no room for that copy
- * RESTORE:   struct cfilter_table into the staged set: replaces that type's
- *            address or flow table (compact mode; else EOPNOTSUPP). EINVAL
- *            if anything disagrees with the module (fp_bits, a bucket count
- *            that is not a power of two or over max_capacity, a size that
- *            is not the table's, a count that is not the nonzero slots);
- *            EDQUOT past the memory bound (the copy of @data counts too)
- *
- * ADD, DEL, CLEAR, BATCH with ADD or DEL, FLUSH, STAGE, STAGE_SOURCE,
- * COMMIT, ABORT, RESTORE and PREFILTER need CAP_NET_ADMIN.
- *
- * Source errors: EINVAL for a malformed name or timeout; ENOENT for DEL,
- * TEST, FLUSH and LIST of a source the set does not have (an emptied
- * source it has: FLUSH does nothing, LIST lists nothing); EUSERS when an
- * ADD names a new source and all CFILTER_SOURCES_MAX hold entries.
+ * The ioctls (docs/uapi.md, "ioctl reference"). 0xCF is shared with one
+ * CIFS ioctl (nr 0x02); cfilter uses nr 0x40-0x5F. Those that change the
+ * filter need a descriptor open for writing and CAP_NET_ADMIN.
  */
 #define CFILTER_IOC_MAGIC	0xCF
 
+/**
+ * CFILTER_IOC_ADD - struct cfilter_key_req: a holding of the key by the
+ * source, with its timeout. See docs/uapi.md.
+ */
 #define CFILTER_IOC_ADD		_IOW (CFILTER_IOC_MAGIC, 0x40, struct cfilter_key_req)
+/**
+ * CFILTER_IOC_DEL - struct cfilter_key_req: the source's holding goes, and
+ * the entry with its last one. See docs/uapi.md.
+ */
 #define CFILTER_IOC_DEL		_IOW (CFILTER_IOC_MAGIC, 0x41, struct cfilter_key_req)
+/**
+ * CFILTER_IOC_TEST - struct cfilter_key_req: is this very key held by the
+ * source? See docs/uapi.md.
+ */
 #define CFILTER_IOC_TEST	_IOW (CFILTER_IOC_MAGIC, 0x42, struct cfilter_key_req)
+/**
+ * CFILTER_IOC_CLEAR - no argument: an empty live set. See docs/uapi.md.
+ */
 #define CFILTER_IOC_CLEAR	_IO  (CFILTER_IOC_MAGIC, 0x43)
+/**
+ * CFILTER_IOC_INFO - struct cfilter_info: the live set's geometry and
+ * occupancy. See docs/uapi.md.
+ */
 #define CFILTER_IOC_INFO	_IOWR(CFILTER_IOC_MAGIC, 0x44, struct cfilter_info)
+/**
+ * CFILTER_IOC_BATCH - struct cfilter_batch: ADD, DEL or TEST of an array of
+ * keys, every key checked first. See docs/uapi.md.
+ */
 #define CFILTER_IOC_BATCH	_IOWR(CFILTER_IOC_MAGIC, 0x45, struct cfilter_batch)
+/**
+ * CFILTER_IOC_LIST - struct cfilter_list: the live set's holdings from a
+ * cursor. See docs/uapi.md.
+ */
 #define CFILTER_IOC_LIST	_IOWR(CFILTER_IOC_MAGIC, 0x46, struct cfilter_list)
+/**
+ * CFILTER_IOC_STAGE - no argument: an empty set staged on this open file.
+ * See docs/uapi.md.
+ */
 #define CFILTER_IOC_STAGE	_IO  (CFILTER_IOC_MAGIC, 0x47)
+/**
+ * CFILTER_IOC_COMMIT - no argument: the staged set goes live in one swap.
+ * See docs/uapi.md.
+ */
 #define CFILTER_IOC_COMMIT	_IO  (CFILTER_IOC_MAGIC, 0x48)
+/**
+ * CFILTER_IOC_ABORT - no argument: the staged set goes. See docs/uapi.md.
+ */
 #define CFILTER_IOC_ABORT	_IO  (CFILTER_IOC_MAGIC, 0x49)
+/**
+ * CFILTER_IOC_TYPE_INFO - struct cfilter_type_info: one key type's tables.
+ * See docs/uapi.md.
+ */
 #define CFILTER_IOC_TYPE_INFO	_IOWR(CFILTER_IOC_MAGIC, 0x4a, struct cfilter_type_info)
+/**
+ * CFILTER_IOC_MATCH - struct cfilter_match_req: the kfunc's verdict for a
+ * packet, and its source. See docs/uapi.md.
+ */
 #define CFILTER_IOC_MATCH	_IOWR(CFILTER_IOC_MAGIC, 0x4b, struct cfilter_match_req)
+/**
+ * CFILTER_IOC_DUMP - struct cfilter_table: a type's raw live table out
+ * (compact mode). See docs/uapi.md.
+ */
 #define CFILTER_IOC_DUMP	_IOWR(CFILTER_IOC_MAGIC, 0x4c, struct cfilter_table)
+/**
+ * CFILTER_IOC_RESTORE - struct cfilter_table: a raw table into the staged
+ * set (compact mode). See docs/uapi.md.
+ */
 #define CFILTER_IOC_RESTORE	_IOW (CFILTER_IOC_MAGIC, 0x4d, struct cfilter_table)
+/**
+ * CFILTER_IOC_FLUSH - struct cfilter_source_req: every holding of one
+ * source goes. See docs/uapi.md.
+ */
 #define CFILTER_IOC_FLUSH	_IOW (CFILTER_IOC_MAGIC, 0x4e, struct cfilter_source_req)
+/**
+ * CFILTER_IOC_SOURCES - struct cfilter_sources: the sources of a set. See
+ * docs/uapi.md.
+ */
 #define CFILTER_IOC_SOURCES	_IOWR(CFILTER_IOC_MAGIC, 0x4f, struct cfilter_sources)
+/**
+ * CFILTER_IOC_STAGE_SOURCE - struct cfilter_source_req: a staged copy of the
+ * live set without one source, following it until COMMIT. See docs/uapi.md.
+ */
 #define CFILTER_IOC_STAGE_SOURCE _IOW (CFILTER_IOC_MAGIC, 0x50, struct cfilter_source_req)
+/**
+ * CFILTER_IOC_PREFILTER - struct cfilter_prefilter_req: the module keeps a
+ * program's prefilter map. See docs/uapi.md.
+ */
 #define CFILTER_IOC_PREFILTER	_IOW (CFILTER_IOC_MAGIC, 0x51, struct cfilter_prefilter_req)
 
 /* Prefilter maps the module keeps at once (one per loaded program). */
