@@ -1,85 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Cuckoo filter core: partial-key cuckoo hashing (Fan et al., CoNEXT 2014)
- * with MemC3's breadth-first insert and version-checked lock-free lookups,
- * and an optional full-key array that makes answers exact.
- *
- * Table: a power-of-two number of buckets of CUCKOO_SLOTS fingerprints each.
- * A bucket is one naturally aligned word (four u8 slots in a u32, four u16
- * slots in a u64) or, for 32-bit fingerprints, two u64 words. Buckets never
- * straddle a cache line, so a lookup reads two lines of table plus two
- * version counters, and it tests all four slots of a bucket at once (SWAR).
- * The writer changes a slot by rewriting its whole word with WRITE_ONCE(),
- * so readers see each word old or new, never torn. Fingerprint 0 marks an
- * empty slot; a hash that yields 0 uses 1 instead.
- *
- * Fingerprint f of a key lives in bucket i1 (from the hash) or in
- * i2 = i1 ^ (H(f) & mask). The map is an involution, so a stored fingerprint
- * can be moved to its other bucket without knowing its key.
- *
- * Exact mode keeps slot i's key at keys[i * stride], touched only by the
- * writer and by readers whose fingerprint matched slot i: a lookup of an
- * absent key almost always reads fingerprints and versions only. A filter
- * made with values keeps a u32 after each key, in the same slot (at the
- * key's length rounded up to 4 bytes), so that a hit reads it from the line
- * it read the key from: a 4-byte key and its value in one 8-byte word. A
- * reader takes a hit with its value from one load of that word, or else
- * only from a read the version check passed (below).
- *
- * Moves and readers: a reader of a key with fingerprint f checks both
- * buckets (and, in exact mode, the records of slots holding f) between two
- * reads of f's version counter, and retries if it was odd or changed. Only
- * writes of slots holding f can change that answer, so one counter, chosen
- * by f, covers them all:
- * - a move of f from one bucket to the other makes f's version odd, copies
- *   the record and the fingerprint, clears the source and makes it even
- *   again, so a reader never sees f in neither bucket;
- * - in exact mode a slot's record is its key, and with values the value
- *   after it. A reader may read the record of a slot whose f it read just
- *   before the slot was cleared (by a delete or a move), while a later
- *   insert or move rewrites it. Where a record takes several loads, every
- *   such clear happens inside an odd window of f's version, and every
- *   record write starts after a barrier, so a reader that read rewritten
- *   bytes sees f's version changed; and inserts (the record, then the
- *   fingerprint) and new values are written inside an odd window of the
- *   fingerprint's version, so a reader never trusts half-written bytes.
- * Records are written before the fingerprint that makes their slot live
- * (smp_wmb(), paired with the reader's smp_rmb() between a slot's
- * fingerprint and its record), and a key's bytes only by an insert, a move
- * or a new value of that very key. A reader that reads a live fingerprint
- * and then, in one load, bytes equal to its key, read bytes no older than
- * those the fingerprint was stored after, so written for its key: the key
- * was there, or being added, during the lookup. A hit is therefore final,
- * with no second read of the version, in compact mode (a fingerprint seen
- * in either bucket was there), for keys compared in one load (4 bytes, and
- * 8 on 64-bit machines), and for a value read in the same load as its key:
- * a whole record (cuckoo_record_whole()), which is also written in one
- * store. Nothing of a whole record can be torn, so only moves, which can
- * make a miss wrong, open windows in a table of them: its inserts, deletes
- * and new values cost readers no version line.
- * Longer records take several loads, which a rewrite of the slot can tear
- * into parts of two others; the version check rules that out. Misses
- * always check it: they are what a move can make wrong.
- * Compact mode stores a new fingerprint into a free slot, and deletes,
- * with a single store and no version (a table of whole records the same,
- * its record stored first): a reader sees the slot before or after, and
- * either answer is right for a key being added or removed. That holds even
- * for the store into the slot the last move emptied: the move's second
- * barrier orders the store after it, so a reader of the moved fingerprint
- * that sees the new one in its place also sees that move's version changed.
- *
- * Tables and RCU: readers reach the table through c->table. Growth and clear
- * build a whole new table to the side (growth re-inserts every stored key;
- * the old table is not written meanwhile), publish it, wait for a grace
- * period and free the old one: a reader sees one complete table or the
- * other, and every key present throughout is in both.
+ * Cuckoo filter core: partial-key cuckoo hashing with breadth-first
+ * inserts, lock-free version-checked lookups and, in exact mode, the full
+ * key (and value) of each slot. How and why: docs/design.md, "The cuckoo
+ * table". The invariants every file here keeps:
+ * - every key sits in one of its two buckets, i1 and i1 ^ (H(f) & mask),
+ *   at every instant; fingerprint 0 is an empty slot;
+ * - the writer rewrites a bucket's whole word with WRITE_ONCE();
+ * - a slot's record is written before the fingerprint that makes it live
+ *   (smp_wmb(), paired with the reader's smp_rmb());
+ * - every write that could tear a multi-load record or make a miss wrong
+ *   (moves, and clears and rewrites of records not cuckoo_record_whole())
+ *   happens inside an odd window of the fingerprint's version;
+ * - a reader trusts a hit without a second version read only when it is
+ *   cuckoo_hit_final(); misses always check the version;
+ * - growth and clear publish a new table and free the old one after a
+ *   grace period; the old one is not written meanwhile.
  *
  * The core's files: cuckoo.c (parameters, tables, create and destroy,
- * stats), cuckoo_read.c (the lock-free readers, single and batched),
- * cuckoo_write.c (insert, delete, moves, growth, clear), cuckoo_list.c
- * (exact mode's listing) and cuckoo_raw.c (compact tables copied out and
- * back in, for snapshots). This header holds what they share and is
- * theirs alone; cuckoo.h is the interface.
+ * stats), cuckoo_read.c (readers), cuckoo_write.c (insert, delete, moves,
+ * growth, clear), cuckoo_list.c (exact mode's listing) and cuckoo_raw.c
+ * (compact tables out and in). This header is theirs alone; cuckoo.h is
+ * the interface.
  */
 #ifndef CFILTER_CUCKOO_INT_H
 #define CFILTER_CUCKOO_INT_H
@@ -117,9 +59,10 @@ struct cuckoo_node {
  *
  * Readers use the first five fields, which the writer sets before it
  * publishes the table; the slots, versions and keys then change only under
- * the protocol described at the top of this file. The writer's counts,
- * written on every insert, sit on a cache line of their own: sharing the
- * readers' line, each insert would take it from every reader's cache.
+ * the protocol of docs/design.md ("Moves and readers"). The writer's
+ * counts, written on every insert, sit on a cache line of their own:
+ * sharing the readers' line, each insert would take it from every reader's
+ * cache.
  */
 struct cuckoo_table {
 	union {
@@ -222,7 +165,7 @@ cuckoo_shape_of(const struct cuckoo *c)
 /*
  * A slot's record read or written in one access: a 4-byte key alone, or,
  * on 64-bit machines, with its value (union cuckoo_record) or an 8-byte
- * key alone. See the top of this file for what that spares.
+ * key alone. What that spares: docs/design.md, "Moves and readers".
  */
 static __always_inline bool cuckoo_record_whole(struct cuckoo_shape sh)
 {
@@ -245,9 +188,9 @@ union cuckoo_record {
 
 /*
  * A hit needs no version check in compact mode, or if the reader read the
- * key in one load and, if it wants one (@val), the value with it (see the
- * top of this file). Known when the reader is compiled, for the common
- * shapes.
+ * key in one load and, if it wants one (@val), the value with it (see
+ * docs/design.md, "Moves and readers"). Known when the reader is compiled,
+ * for the common shapes.
  */
 static __always_inline bool cuckoo_hit_final(struct cuckoo_shape sh,
 					     bool val)

@@ -1,71 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Prefix sets: addresses and CIDR prefixes of one family, matched by binary
- * search on prefix lengths over cuckoo filters (see prefix.h).
- *
- * Why this scheme: controlled prefix expansion stores 2^(T - l) entries for
- * a prefix of length l expanded to target T, and real IPv6 feeds, with a
- * hundred distinct lengths, need more entries than any memory holds. A
- * search over the lengths needs at most one marker per member and level,
- * and in practice less than one per member (bench/results/lengths.txt).
- * The tree of lengths is fixed rather than shaped by the lengths present:
- * a member of length l then only ever touches entries at the tree's
- * ancestors of l, so that an update is a few table operations and never a
- * rebuild, and a lookup's probes are bounded by the tree's depth.
- *
- * The tree: node m (1..W-1) has children m -/+ lowbit(m) / 2, and
- * lo(m) = m - lowbit(m), m's nearest shorter ancestor (0: none), is the
- * left end of m's subtree. A lookup that reaches m went right at lo(m),
- * on an entry that answered for the lengths up to lo(m).
- *
- * Entries. The entry of length m for an address is the address masked to
- * m, kept in the table of length m, with a u32 value:
- * - best: the longest member of a length in (lo(m), m] that covers the
- *   entry, as length + 1 (0: none), and its tag. An entry whose best is its
- *   own length is a member; the others are markers.
- * - refs: how many entries exist under it at the lengths whose lo() is m.
- *   A member of length q needs an entry (marker or member) at every
- *   shorter ancestor lo(q), lo(lo(q)), ... for lookups to reach q; each
- *   entry holds one reference on the entry under it at lo() of its length,
- *   so a marker goes when the last entry that needs it goes.
- *
- * Why a lookup finds a member Q of length q covering address A: at each
- * node m it reaches, q lies in m's subtree (true at the root). If q == m,
- * Q's own entry answers. If q < m, an entry at m for A names a best (Q
- * itself is a candidate: q > lo(m)) and answers, or there is none and the
- * lookup goes left, towards q. If q > m, m is an ancestor shorter than q,
- * so Q's marker is there: the lookup answers from it or goes right. Any
- * entry that names a best answers at once: every member blocks (the allow
- * list is a separate set), so the first covering member found will do.
- *
- * Update order, so that a member present throughout a lookup is found at
- * every step, and no entry ever names a member that is not covering:
- * - insert: the missing markers first, shortest first, each naming its
- *   best; then the member's entry (or a marker there becomes the member);
- *   then the entries under the member at the longer ancestors of its
- *   length take it as their best where it is longer than theirs;
- * - delete: the entries naming the member take their next best first; then
- *   the member's entry goes (or stays as a marker, if entries under it
- *   need it); then the markers that only it needed, longest first.
- * A table's bit in used[] is set before its first entry is published and
- * cleared after its last one is gone: a clear bit spares the probe.
- *
- * The summary (summary.h) comes before the tree: each /16's head word names
- * the longest member up to /16 covering it, which answers with no probe,
- * and says which longer members lie in it. A lookup it does not answer
- * starts the search at the shortest subtree that holds every member that
- * may cover the address: /17../31 (rooted at 24), /1../63 (at 32, IPv6:
- * a member of /32 to /63 may cover it), or all (IPv6, /64 or longer). A
- * node a lookup skips is one where the search from the root would have
- * gone left for want of an entry, as no member under it may cover.
- * Geo sets put most of their addresses under short prefixes, so their
- * hits mostly cost no probe, and an IPv6 miss in a /16 where no prefix
- * lies costs one load.
- *
- * The writer keeps each table's keys in order as well (ordered.c): the
- * entries under a member at a longer length are a run of that order,
- * found in O(log n) where the hash table offers only a probe per possible
- * entry (2^(m - l) of them) or a walk of every slot.
+ * search on prefix lengths over cuckoo filters (see prefix.h). The scheme,
+ * and why a lookup finds every covering member: docs/design.md,
+ * "Prefixes". What the code here and in prefix_read.c and prefix_write.c
+ * keeps true:
+ * - the tree of lengths is fixed: node m (1..W-1) has children
+ *   m -/+ lowbit(m) / 2, and lo(m) = m - lowbit(m) is the left end of its
+ *   subtree; a member of length l touches entries at l's ancestors only;
+ * - an entry of length m names as best the longest member of a length in
+ *   (lo(m), m] covering it (length + 1, 0: none) with its tag; one whose
+ *   best is its own length is a member, the others markers;
+ * - an entry's refs count the entries under it at the lengths whose lo()
+ *   is m; each entry holds one on the entry at lo() of its length, and a
+ *   marker goes with its last reference;
+ * - insert: markers first, shortest first; then the member's entry; then
+ *   the entries under it take it as best. Delete: the entries naming the
+ *   member take their next best; then its entry; then its markers, longest
+ *   first. So a member present throughout a lookup is found at every
+ *   step, and no entry names a member that does not cover it;
+ * - a length's bit in used[] is set before its first entry is published
+ *   and cleared after its last one is gone;
+ * - the summary (summary.h) answers before the tree, and a lookup it does
+ *   not answer starts at the shortest subtree holding every member that
+ *   may cover the address.
  */
 #include "prefix_int.h"
 
