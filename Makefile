@@ -132,7 +132,7 @@ selftests: bpf
 
 host-tests:
 	$(MAKE) -C tests/host run
-	$(MAKE) -C user check VALGRIND=valgrind
+	$(MAKE) -C tests/host cfctl-check VALGRIND=valgrind
 
 bench:
 	$(MAKE) -C bench run

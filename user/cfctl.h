@@ -83,15 +83,6 @@ int do_detach(const struct cfctl_opts *o);
 int do_status(const struct cfctl_opts *o);
 int do_stats(const struct cfctl_opts *o);
 
-/* The counters' names, in the order stats prints them (program.c). */
-struct stat_name {
-	enum cfilter_stat	stat;
-	const char		*name;
-};
-extern const struct stat_name stat_names[__CFILTER_STAT_MAX];
-const char *stats_iface_name(unsigned int slot, char *buf, size_t len);
-bool stats_iface_used(const struct cf_stats *st, unsigned int slot);
-
 /* stats --format prometheus (metrics.c). */
 int stats_prometheus(const struct cfctl_opts *o);
 

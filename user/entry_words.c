@@ -337,6 +337,197 @@ static void host_bits_reason(FILE *out, const char *word, int len,
 		more, fixed, bits);
 }
 
+/*
+ * An address, prefix or range that is malformed, or of the wrong IP version.
+ * Returns whether @what is one of them.
+ */
+static bool addr_reason(FILE *out, enum kf_line what, const char *word,
+			int len, const char *more)
+{
+	switch (what) {
+	case KF_BAD_ADDR:
+		fprintf(out, "invalid address '%.*s%s': expected an IPv4 or IPv6 address\n",
+			len, word, more);
+		return true;
+	case KF_BAD_LEN:
+		fprintf(out, "invalid prefix length in '%.*s%s': expected /0 to /32 for IPv4, /0 to /128 for IPv6, without leading zeros\n",
+			len, word, more);
+		return true;
+	case KF_HOST_BITS:
+		host_bits_reason(out, word, len, more);
+		return true;
+	case KF_BAD_RANGE:
+		fprintf(out, "invalid range '%.*s%s': its first address is above its last\n",
+			len, word, more);
+		return true;
+	case KF_RANGE_MIXED:
+		fprintf(out, "invalid range '%.*s%s': both ends must be IPv4 or both IPv6\n",
+			len, word, more);
+		return true;
+	case KF_FLOW_PREFIX:
+		fprintf(out, "'%.*s%s': a flow names single addresses, not a prefix or range\n",
+			len, word, more);
+		return true;
+	case KF_MIXED:
+		fprintf(out, "address '%.*s%s' is of the wrong IP version: a flow's addresses are both IPv4 or both IPv6, icmp takes IPv4 and icmp6 IPv6\n",
+			len, word, more);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * An entry's kind, its number of words, and the ports and types of flows.
+ * Returns whether @what is one of them.
+ */
+static bool words_reason(FILE *out, enum kf_line what, const char *word,
+			 int len, const char *more)
+{
+	const struct kf_kind *kind;
+
+	switch (what) {
+	case KF_WORDS:
+		kind = kf_find_kind(word);
+		if (kind)
+			fprintf(out, "wrong number of words after '%s': expected %s\n",
+				word, kind->usage);
+		else
+			fprintf(out, "unexpected '%.*s%s' after an address: an entry is one address, or a kind (src, dst, allow, tcp, udp, icmp, icmp6) and its words\n",
+				len, word, more);
+		return true;
+	case KF_BAD_KIND:
+		fprintf(out, "unknown entry kind '%.*s%s': expected an address, or src, dst, allow, tcp, udp, icmp or icmp6\n",
+			len, word, more);
+		return true;
+	case KF_BAD_ENDPOINT:
+		fprintf(out, "invalid endpoint '%.*s%s': expected ADDR:PORT, or [ADDR]:PORT for IPv6\n",
+			len, word, more);
+		return true;
+	case KF_BAD_PORT:
+		fprintf(out, "invalid port in '%.*s%s': expected 0 to 65535\n",
+			len, word, more);
+		return true;
+	case KF_BAD_TYPE:
+		fprintf(out, "invalid ICMP type '%.*s%s': expected 0 to 255\n",
+			len, word, more);
+		return true;
+	case KF_ADD_ALONE:
+		fprintf(out, "'add' without an entry\n");
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * What ipset's save format says that cfilter cannot take. Returns whether
+ * @what is one of them.
+ */
+static bool ipset_reason(FILE *out, enum kf_line what, const char *word,
+			 int len, const char *more)
+{
+	switch (what) {
+	case KF_IPSET_TYPE:
+		fprintf(out, "ipset set type '%.*s%s': cfilter takes hash:ip and hash:net sets\n",
+			len, word, more);
+		return true;
+	case KF_IPSET_SETS:
+		fprintf(out, "ipset set '%.*s%s': more than %d sets, or a name of %d characters or more\n",
+			len, word, more, KF_IPSET_MAX, KF_IPSET_NAME);
+		return true;
+	case KF_IPSET_OPTION:
+		fprintf(out, "ipset entry option '%.*s%s': cfilter reads timeout and nomatch, and skips comment, packets, bytes and skb options\n",
+			len, word, more);
+		return true;
+	case KF_BAD_TIMEOUT:
+		fprintf(out, "'timeout' needs a number of seconds, 0 to 2147483\n");
+		return true;
+	case KF_IPSET_MASK:
+		fprintf(out, "ipset %s\n", word);
+		return true;
+	case KF_IPSET_REFUSED:
+		fprintf(out, "entry of ipset set '%.*s%s', refused above: nothing of it is loaded\n",
+			len, word, more);
+		return true;
+	case KF_IPSET_NOMATCH:
+		fprintf(out, "ipset nomatch entry '%.*s%s': in ipset an exception inside its own set alone; cfilter's nearest, an allow entry, would let it through every source's entries, fail2ban's and CrowdSec's bans included: leave the line out, or load with --nomatch-allows to make it an allow entry all the same\n",
+			len, word, more);
+		return true;
+	case KF_IPSET_FAMILY:
+		fprintf(out, "address '%.*s%s' is not of the family of its ipset set's netmask\n",
+			len, word, more);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * A "source NAME" line that is malformed, or one too many. Returns whether
+ * @what is one of them.
+ */
+static bool source_reason(FILE *out, enum kf_line what, const char *word,
+			  int len, const char *more)
+{
+	switch (what) {
+	case KF_BAD_SOURCE:
+		if (*word)
+			fprintf(out, "invalid source name '%.*s%s': expected %s\n",
+				len, word, more, SOURCE_RULE);
+		else
+			fprintf(out, "'source' without a NAME: expected %s\n",
+				SOURCE_RULE);
+		return true;
+	case KF_SOURCE_WORDS:
+		fprintf(out, "unexpected '%.*s%s' after the source's name: a source line is source NAME\n",
+			len, word, more);
+		return true;
+	case KF_SOURCES_MAX:
+		fprintf(out, "source '%.*s%s': more than %d sources in one list, as many as a set holds\n",
+			len, word, more, CFILTER_SOURCES_MAX);
+		return true;
+	case KF_OTHER_SOURCE:
+		fprintf(out, "source '%.*s%s': replace -s NAME takes the entries of NAME alone: remove the source lines, or replace the whole filter (without -s)\n",
+			len, word, more);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * An entry's "timeout SECS" or "expires TIME", and what follows them.
+ * Returns whether @what is one of them.
+ */
+static bool time_reason(FILE *out, enum kf_line what, const char *word,
+			int len, const char *more)
+{
+	switch (what) {
+	case KF_BAD_SECONDS:
+		fprintf(out, "invalid timeout '%.*s%s': expected %s\n", len,
+			word, more, TIMEOUT_RULE);
+		return true;
+	case KF_BAD_EXPIRES:
+		fprintf(out, "invalid expiry time '%.*s%s': expected seconds since the epoch (date +%%s)\n",
+			len, word, more);
+		return true;
+	case KF_TWO_TIMES:
+		fprintf(out, "both 'timeout' and 'expires': give one of them\n");
+		return true;
+	case KF_TRAILING:
+		fprintf(out, "unexpected '%.*s%s' at the end: a line is [add] ENTRY [timeout SECS | expires UNIXTIME]\n",
+			len, word, more);
+		return true;
+	case KF_TOO_LATE:
+		fprintf(out, "expires %.*s%s: more than 2147483647 seconds (68 years) from now\n",
+			len, word, more);
+		return true;
+	default:
+		return false;
+	}
+}
+
 /**
  * keyfile_reason() - say why an entry is malformed, naming the bad word
  * @out:  where to; a newline ends the message
@@ -347,133 +538,11 @@ void keyfile_reason(FILE *out, enum kf_line what, const char *word)
 {
 	int len = strlen(word) > QUOTE_MAX ? QUOTE_MAX : (int)strlen(word);
 	const char *more = strlen(word) > QUOTE_MAX ? "..." : "";
-	const struct kf_kind *kind = kf_find_kind(word);
 
-	switch (what) {
-	case KF_BAD_ADDR:
-		fprintf(out, "invalid address '%.*s%s': expected an IPv4 or IPv6 address\n",
-			len, word, more);
-		break;
-	case KF_BAD_LEN:
-		fprintf(out, "invalid prefix length in '%.*s%s': expected /0 to /32 for IPv4, /0 to /128 for IPv6, without leading zeros\n",
-			len, word, more);
-		break;
-	case KF_HOST_BITS:
-		host_bits_reason(out, word, len, more);
-		break;
-	case KF_BAD_RANGE:
-		fprintf(out, "invalid range '%.*s%s': its first address is above its last\n",
-			len, word, more);
-		break;
-	case KF_RANGE_MIXED:
-		fprintf(out, "invalid range '%.*s%s': both ends must be IPv4 or both IPv6\n",
-			len, word, more);
-		break;
-	case KF_FLOW_PREFIX:
-		fprintf(out, "'%.*s%s': a flow names single addresses, not a prefix or range\n",
-			len, word, more);
-		break;
-	case KF_WORDS:
-		if (kind)
-			fprintf(out, "wrong number of words after '%s': expected %s\n",
-				word, kind->usage);
-		else
-			fprintf(out, "unexpected '%.*s%s' after an address: an entry is one address, or a kind (src, dst, allow, tcp, udp, icmp, icmp6) and its words\n",
-				len, word, more);
-		break;
-	case KF_BAD_KIND:
-		fprintf(out, "unknown entry kind '%.*s%s': expected an address, or src, dst, allow, tcp, udp, icmp or icmp6\n",
-			len, word, more);
-		break;
-	case KF_BAD_ENDPOINT:
-		fprintf(out, "invalid endpoint '%.*s%s': expected ADDR:PORT, or [ADDR]:PORT for IPv6\n",
-			len, word, more);
-		break;
-	case KF_BAD_PORT:
-		fprintf(out, "invalid port in '%.*s%s': expected 0 to 65535\n",
-			len, word, more);
-		break;
-	case KF_BAD_TYPE:
-		fprintf(out, "invalid ICMP type '%.*s%s': expected 0 to 255\n",
-			len, word, more);
-		break;
-	case KF_MIXED:
-		fprintf(out, "address '%.*s%s' is of the wrong IP version: a flow's addresses are both IPv4 or both IPv6, icmp takes IPv4 and icmp6 IPv6\n",
-			len, word, more);
-		break;
-	case KF_ADD_ALONE:
-		fprintf(out, "'add' without an entry\n");
-		break;
-	case KF_IPSET_TYPE:
-		fprintf(out, "ipset set type '%.*s%s': cfilter takes hash:ip and hash:net sets\n",
-			len, word, more);
-		break;
-	case KF_IPSET_SETS:
-		fprintf(out, "ipset set '%.*s%s': more than %d sets, or a name of %d characters or more\n",
-			len, word, more, KF_IPSET_MAX, KF_IPSET_NAME);
-		break;
-	case KF_IPSET_OPTION:
-		fprintf(out, "ipset entry option '%.*s%s': cfilter reads timeout and nomatch, and skips comment, packets, bytes and skb options\n",
-			len, word, more);
-		break;
-	case KF_BAD_TIMEOUT:
-		fprintf(out, "'timeout' needs a number of seconds, 0 to 2147483\n");
-		break;
-	case KF_BAD_SOURCE:
-		if (*word)
-			fprintf(out, "invalid source name '%.*s%s': expected %s\n",
-				len, word, more, SOURCE_RULE);
-		else
-			fprintf(out, "'source' without a NAME: expected %s\n",
-				SOURCE_RULE);
-		break;
-	case KF_SOURCE_WORDS:
-		fprintf(out, "unexpected '%.*s%s' after the source's name: a source line is source NAME\n",
-			len, word, more);
-		break;
-	case KF_SOURCES_MAX:
-		fprintf(out, "source '%.*s%s': more than %d sources in one list, as many as a set holds\n",
-			len, word, more, CFILTER_SOURCES_MAX);
-		break;
-	case KF_OTHER_SOURCE:
-		fprintf(out, "source '%.*s%s': replace -s NAME takes the entries of NAME alone: remove the source lines, or replace the whole filter (without -s)\n",
-			len, word, more);
-		break;
-	case KF_BAD_SECONDS:
-		fprintf(out, "invalid timeout '%.*s%s': expected %s\n", len,
-			word, more, TIMEOUT_RULE);
-		break;
-	case KF_BAD_EXPIRES:
-		fprintf(out, "invalid expiry time '%.*s%s': expected seconds since the epoch (date +%%s)\n",
-			len, word, more);
-		break;
-	case KF_TWO_TIMES:
-		fprintf(out, "both 'timeout' and 'expires': give one of them\n");
-		break;
-	case KF_TRAILING:
-		fprintf(out, "unexpected '%.*s%s' at the end: a line is [add] ENTRY [timeout SECS | expires UNIXTIME]\n",
-			len, word, more);
-		break;
-	case KF_IPSET_MASK:
-		fprintf(out, "ipset %s\n", word);
-		break;
-	case KF_IPSET_REFUSED:
-		fprintf(out, "entry of ipset set '%.*s%s', refused above: nothing of it is loaded\n",
-			len, word, more);
-		break;
-	case KF_IPSET_NOMATCH:
-		fprintf(out, "ipset nomatch entry '%.*s%s': in ipset an exception inside its own set alone; cfilter's nearest, an allow entry, would let it through every source's entries, fail2ban's and CrowdSec's bans included: leave the line out, or load with --nomatch-allows to make it an allow entry all the same\n",
-			len, word, more);
-		break;
-	case KF_IPSET_FAMILY:
-		fprintf(out, "address '%.*s%s' is not of the family of its ipset set's netmask\n",
-			len, word, more);
-		break;
-	case KF_TOO_LATE:
-		fprintf(out, "expires %.*s%s: more than 2147483647 seconds (68 years) from now\n",
-			len, word, more);
-		break;
-	default:
+	if (!addr_reason(out, what, word, len, more) &&
+	    !words_reason(out, what, word, len, more) &&
+	    !ipset_reason(out, what, word, len, more) &&
+	    !source_reason(out, what, word, len, more) &&
+	    !time_reason(out, what, word, len, more))
 		fprintf(out, "the line has a NUL byte: is this a text file?\n");
-	}
 }

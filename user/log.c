@@ -15,6 +15,7 @@
 
 #include "addr.h"
 #include "cfctl.h"
+#include "counters.h"
 #include "droplog.h"
 #include "json.h"
 #include "source.h"

@@ -19,6 +19,7 @@
 
 #include "addr.h"
 #include "cfctl.h"
+#include "counters.h"
 #include "dev.h"
 
 #define CF_MODULE_VERSION	CF_MODULE "/version"

@@ -555,6 +555,135 @@ out:
 	return ret;
 }
 
+/* What runs on an interface, and how attach goes about it there. */
+struct attach_plan {
+	enum cf_xdp_mode	mode;	/* the mode to attach in */
+	struct xdp_running	run;
+	struct path		path;
+	__u32			old;	/* the program replaced in one step, or 0 */
+};
+
+/*
+ * Looks at what runs on @ifname and decides, from @r, the mode and path
+ * of the attach into @p. Returns enum cf_exit.
+ */
+static int plan_attach(const char *ifname, unsigned int ifindex,
+		       const struct xdp_attach_req *r, struct attach_plan *p)
+{
+	int ret = 0;
+
+	p->mode = r->mode;
+	p->path = (struct path){ .dispatcher = true };
+	p->old = 0;
+	set_verbose(r->verbose);
+	dispatch_clean();
+	ret = find_running(ifname, ifindex, &p->run);
+	if (ret != CF_OK)
+		return ret;
+	if (p->run.ours) {
+		ret = replace_mode(ifname, p->mode, p->run.ours_mode);
+		p->old = p->run.ours;
+	} else if (p->run.other && p->mode != CF_TC) {
+		ret = take_over_mode(ifname, &p->run, r);
+		p->old = p->run.other;
+	} else if (p->run.disp.id && p->mode != CF_TC) {
+		ret = join_mode(ifname, p->mode, &p->run.disp);
+	}
+	if (ret < 0)
+		return CF_SYSTEM;
+	if (p->old || (p->run.disp.id && p->mode != CF_TC))
+		p->mode = ret;
+	/*
+	 * A program attached alone is replaced alone: putting a dispatcher
+	 * in its place would take two steps.
+	 */
+	if (p->old && !p->run.disp.id)
+		p->path.dispatcher = false;
+	if (p->mode != CF_TC && !p->path.dispatcher && r->priority >= 0)
+		cf_err("note: --priority orders the programs of libxdp's dispatcher; %s runs %s without one",
+		       ifname, p->run.ours ? CF_PROG_NAME : p->run.other_name);
+	return CF_OK;
+}
+
+/*
+ * Puts the loaded program of @skel on @ifname as @p says, alone: in TC,
+ * in the place of @p->old, or on an empty XDP slot. Returns enum cf_exit.
+ */
+static int place_program(const char *ifname, unsigned int ifindex,
+			 struct cfilter_bpf *skel,
+			 const struct attach_plan *p)
+{
+	int fd, err, ret;
+
+	if (p->mode == CF_TC)
+		return tc_attach(ifname, ifindex,
+				 bpf_program__fd(skel->progs.cfilter_tc),
+				 p->run.ours);
+	fd = bpf_program__fd(skel->progs.cfilter_xdp);
+	if (p->old) {
+		ret = xdp_replace(ifname, ifindex, fd, p->mode, p->old);
+		if (ret == CF_OK)
+			printf("%s: replaced %s%s%s in %s mode (prog id %u was %u; plain XDP)\n",
+			       ifname,
+			       p->run.ours ? CF_PROG_NAME : p->run.other_name,
+			       p->run.ours ? "" : " with ",
+			       p->run.ours ? "" : CF_PROG_NAME,
+			       mode_words[p->mode], prog_id_of(fd), p->old);
+		return ret;
+	}
+	err = bpf_xdp_attach(ifindex, fd,
+			     XDP_FLAGS_UPDATE_IF_NOEXIST | mode_flags(p->mode),
+			     NULL);
+	if (err)
+		return report_attach_error(err, ifname, p->mode);
+	printf("%s: attached %s in %s mode (prog id %u; plain XDP)\n", ifname,
+	       CF_PROG_NAME, attached_mode(ifindex), prog_id_of(fd));
+	if (p->path.why_plain)
+		cf_err("note: %s: %s runs cfilter's program without a dispatcher, which no other XDP program can join",
+		       p->path.why_plain, ifname);
+	return CF_OK;
+}
+
+/*
+ * Loads the program and attaches it without libxdp's dispatcher (or, with
+ * @r->dry_run, says what it would do). Returns enum cf_exit.
+ */
+static int attach_plain(const char *ifname, unsigned int ifindex,
+			const struct xdp_attach_req *r,
+			const struct attach_plan *p)
+{
+	struct cfilter_bpf *skel;
+	bool pinned = false, pinned_map;
+	int err, ret = CF_SYSTEM;
+
+	skel = open_program(r, p->mode, &pinned_map);
+	if (!skel)
+		return CF_SYSTEM;
+
+	err = cfilter_bpf__load(skel);
+	if (err) {
+		ret = report_load_error(err, ifname);
+		goto cleanup;
+	}
+	if (r->dry_run) {
+		ret = attach_dry_run(ifname, p->mode, &p->run, &p->path);
+		goto cleanup;
+	}
+	pinned = !pinned_map;
+	if (stats_map_share(skel->maps.cfilter_stats) ||
+	    log_pins_share(skel->obj))
+		goto cleanup;
+	hand_over_prefilter(skel);
+	ret = place_program(ifname, ifindex, skel, p);
+
+cleanup:
+	/* A failed first attach leaves nothing behind. */
+	if (ret != CF_OK && pinned)
+		stats_map_unpin();
+	cfilter_bpf__destroy(skel);
+	return ret;
+}
+
 /**
  * xdp_attach() - load the program and attach it to @ifname
  * @ifname: interface
@@ -571,14 +700,9 @@ out:
  */
 int xdp_attach(const char *ifname, const struct xdp_attach_req *r)
 {
-	struct path path = { .dispatcher = true };
-	enum cf_xdp_mode mode = r->mode;
-	struct cfilter_bpf *skel;
-	struct xdp_running run;
+	struct attach_plan plan;
 	unsigned int ifindex;
-	bool pinned = false, pinned_map;
-	int err, ret;
-	__u32 old = 0;
+	int ret;
 
 	ret = iface_index(ifname, &ifindex);
 	if (ret != CF_OK)
@@ -586,100 +710,19 @@ int xdp_attach(const char *ifname, const struct xdp_attach_req *r)
 	ret = check_ethernet(ifname);
 	if (ret != CF_OK)
 		return ret;
-	set_verbose(r->verbose);
-	dispatch_clean();
-	ret = find_running(ifname, ifindex, &run);
+	ret = plan_attach(ifname, ifindex, r, &plan);
 	if (ret != CF_OK)
 		return ret;
-	if (run.ours) {
-		ret = replace_mode(ifname, mode, run.ours_mode);
-		old = run.ours;
-	} else if (run.other && mode != CF_TC) {
-		ret = take_over_mode(ifname, &run, r);
-		old = run.other;
-	} else if (run.disp.id && mode != CF_TC) {
-		ret = join_mode(ifname, mode, &run.disp);
-	}
-	if (ret < 0)
-		return CF_SYSTEM;
-	if (old || (run.disp.id && mode != CF_TC))
-		mode = ret;
-	/*
-	 * A program attached alone is replaced alone: putting a dispatcher
-	 * in its place would take two steps.
-	 */
-	if (old && !run.disp.id)
-		path.dispatcher = false;
-	if (mode != CF_TC && !path.dispatcher && r->priority >= 0)
-		cf_err("note: --priority orders the programs of libxdp's dispatcher; %s runs %s without one",
-		       ifname, run.ours ? CF_PROG_NAME : run.other_name);
 	/* The kfunc lives in the module: say so before libbpf fails on it. */
 	if (!module_ready())
 		return CF_SYSTEM;
 
 	set_verbose(r->verbose);
-	if (mode != CF_TC && path.dispatcher && !r->dry_run) {
-		ret = attach_dispatched(ifname, ifindex, r, mode, &run, &path);
+	if (plan.mode != CF_TC && plan.path.dispatcher && !r->dry_run) {
+		ret = attach_dispatched(ifname, ifindex, r, plan.mode,
+					&plan.run, &plan.path);
 		if (ret >= 0)
 			return ret;
 	}
-	ret = CF_SYSTEM;
-	skel = open_program(r, mode, &pinned_map);
-	if (!skel)
-		return CF_SYSTEM;
-
-	err = cfilter_bpf__load(skel);
-	if (err) {
-		ret = report_load_error(err, ifname);
-		goto cleanup;
-	}
-	if (r->dry_run) {
-		ret = attach_dry_run(ifname, mode, &run, &path);
-		goto cleanup;
-	}
-	pinned = !pinned_map;
-	if (stats_map_share(skel->maps.cfilter_stats) ||
-	    log_pins_share(skel->obj))
-		goto cleanup;
-	hand_over_prefilter(skel);
-
-	if (mode == CF_TC) {
-		ret = tc_attach(ifname, ifindex,
-				bpf_program__fd(skel->progs.cfilter_tc), run.ours);
-		goto cleanup;
-	}
-	if (old) {
-		ret = xdp_replace(ifname, ifindex,
-				  bpf_program__fd(skel->progs.cfilter_xdp), mode,
-				  old);
-		if (ret == CF_OK)
-			printf("%s: replaced %s%s%s in %s mode (prog id %u was %u; plain XDP)\n",
-			       ifname, run.ours ? CF_PROG_NAME : run.other_name,
-			       run.ours ? "" : " with ",
-			       run.ours ? "" : CF_PROG_NAME, mode_words[mode],
-			       prog_id_of(bpf_program__fd(skel->progs.cfilter_xdp)),
-			       old);
-		goto cleanup;
-	}
-	err = bpf_xdp_attach(ifindex, bpf_program__fd(skel->progs.cfilter_xdp),
-			     XDP_FLAGS_UPDATE_IF_NOEXIST | mode_flags(mode),
-			     NULL);
-	if (err) {
-		ret = report_attach_error(err, ifname, mode);
-		goto cleanup;
-	}
-	printf("%s: attached %s in %s mode (prog id %u; plain XDP)\n", ifname,
-	       CF_PROG_NAME, attached_mode(ifindex),
-	       prog_id_of(bpf_program__fd(skel->progs.cfilter_xdp)));
-	if (path.why_plain)
-		cf_err("note: %s: %s runs cfilter's program without a dispatcher, which no other XDP program can join",
-		       path.why_plain, ifname);
-	ret = CF_OK;
-
-cleanup:
-	/* A failed first attach leaves nothing behind. */
-	if (ret != CF_OK && pinned)
-		stats_map_unpin();
-	cfilter_bpf__destroy(skel);
-	return ret;
+	return attach_plain(ifname, ifindex, r, &plan);
 }

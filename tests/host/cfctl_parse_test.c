@@ -5,9 +5,9 @@
  * timeouts and expiry times), the checks of -s and -t, the range
  * splitter, the snapshot file format (built, then damaged), the JSON
  * writer of -j, the reader of CrowdSec's decisions, their --types and the
- * table cfctl crowdsec keeps of them. Run by
- * `make -C user check`, under valgrind when it is installed. Prints TAP;
- * exits 1 if a case failed.
+ * table cfctl crowdsec keeps of them. Built from user/'s sources and run
+ * by `make -C tests/host cfctl-check` (or `make -C user check`), under
+ * valgrind when it is installed. Prints TAP; exits 1 if a case failed.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
