@@ -133,6 +133,7 @@ selftests: bpf
 host-tests:
 	$(MAKE) -C tests/host run
 	$(MAKE) -C tests/host cfctl-check VALGRIND=valgrind
+	tests/host/test_completion.sh
 
 bench:
 	$(MAKE) -C bench run
