@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <urcu.h>
 
-#include "bench.h"
+#include "bench_int.h"
 
 const unsigned int load_pct[NLOADS] = { 50, 90, 95 };
 
@@ -46,18 +46,6 @@ const char *const subject_names[NSUBJECTS] = {
 #endif
 };
 
-double samples[NSIZES][NLOADS][NSUBJECTS][NMETRICS][REPS];
-/* first / second of each of pairs[], from paired_lookups() */
-double pair_ratio[NSIZES][NLOADS][NPAIRS][NMETRICS][REPS];
-u32 *keys;		/* present keys, in insertion order */
-u32 *probe;		/* one measurement's lookup keys */
-u8 *stored;		/* per key of an insert window: stored? */
-u32 key_salt;
-unsigned int rebuilds[NSUBJECTS];	/* see subject_full() */
-#ifdef CFILTER_REF
-double key_read[NSIZES][REPS];	/* ns, see chase.c */
-double floor_read[NSIZES][REPS];	/* ns, see chase.c */
-#endif
 u64 rng_state;
 
 /* False positives of a 2^FP_SLOT_SHIFT-slot filter at 95% load. */

@@ -11,7 +11,7 @@
  * filter's latency adds to it is its own work, the part that code can
  * change.
  */
-#include "bench.h"
+#include "bench_int.h"
 
 /* ns of one read of @words u32s, chained as LOOKUP_LOOP chains lookups. */
 static double chase_once(const u32 *arr, u64 words)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <urcu.h>
 
-#include "bench.h"
+#include "bench_int.h"
 
 #define LOOKUPS_OF(fn, obj, chained, n)						\
 	do {									\

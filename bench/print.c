@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <sys/utsname.h>
 
-#include "bench.h"
+#include "bench_int.h"
 
 /* The rows of the ns/op table. */
 static const enum subject table_rows[] = { S_EXACT, S_EXACT_TAGS, S_COMPACT };

@@ -2,7 +2,7 @@
 /* The reference beside cfilter (REF=dir only): its table and goals. */
 #include <stdio.h>
 
-#include "bench.h"
+#include "bench_int.h"
 
 static double ref_min(double a, double b)
 {

@@ -1,11 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The bench's clocks, random keys and medians. */
+/* The bench's state, clocks, random keys and medians. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "bench.h"
+#include "bench_int.h"
+
+/* The bench's state, which its files share (bench_int.h). */
+double samples[NSIZES][NLOADS][NSUBJECTS][NMETRICS][REPS];
+/* first / second of each of pairs[], from paired_lookups() */
+double pair_ratio[NSIZES][NLOADS][NPAIRS][NMETRICS][REPS];
+u32 *keys;		/* present keys, in insertion order */
+u32 *probe;		/* one measurement's lookup keys */
+u8 *stored;		/* per key of an insert window: stored? */
+u32 key_salt;
+unsigned int rebuilds[NSUBJECTS];	/* see subject_full() */
+#ifdef CFILTER_REF
+double key_read[NSIZES][REPS];	/* ns, see chase.c */
+double floor_read[NSIZES][REPS];	/* ns, see chase.c */
+#endif
 
 void die(const char *what)
 {

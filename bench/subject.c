@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "bench.h"
+#include "bench_int.h"
 
 bool is_nov(enum subject s)
 {

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <urcu.h>
 
-#include "bench.h"
+#include "bench_int.h"
 
 /*
  * A writer's cost to readers. One thread, pinned to one CPU, looks up

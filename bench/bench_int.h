@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* What the host bench's files share: sizes, subjects, metrics, the state. */
-#ifndef CFILTER_BENCH_H
-#define CFILTER_BENCH_H
+#ifndef CFILTER_BENCH_INT_H
+#define CFILTER_BENCH_INT_H
 
 #include <stdbool.h>
 #include <time.h>
