@@ -36,78 +36,8 @@
 #include "prefilter.h"
 #include "set.h"
 #include "verdict.h"
-#include "dev.h"
-
-/* Validates and packs @key, or returns -EINVAL if it is malformed. */
-int cfilter_pack(const struct cfilter_key *key, struct cfilter_packed *k)
-{
-	k->f = cfilter_ktype(key->type);
-	if (!k->f)
-		return -EINVAL;
-	return cfilter_key_pack(k->f, key, k->bytes, &k->len);
-}
-
-/*
- * The set a request names: the live one, or with CFILTER_F_STAGED this
- * file's staged one (NULL if there is none). Caller holds cfilter_lock.
- */
-struct cfilter_set *cfilter_target(struct file *file, u32 flags)
-{
-	lockdep_assert_held(&cfilter_lock);
-	if (flags & CFILTER_F_STAGED)
-		return file->private_data;
-	return cfilter_live_locked();
-}
-
-/*
- * Changing the filter needs a descriptor opened for writing, so that one
- * opened read-only (a monitoring group's) cannot, and CAP_NET_ADMIN.
- */
-int cfilter_may_write(struct file *file)
-{
-	if (!(file->f_mode & FMODE_WRITE))
-		return -EBADF;
-	if (!capable(CAP_NET_ADMIN))
-		return -EPERM;
-	return 0;
-}
-
-/*
- * Checks what ADD, DEL and TEST (@cmd) share: flags, timeout and source.
- * CFILTER_F_ALL_SOURCES names no source; only ADD has a timeout.
- */
-int cfilter_req_args(unsigned int cmd, u32 flags, u32 timeout,
-		     const char *source)
-{
-	u32 known = CFILTER_F_STAGED;
-
-	if (cmd != CFILTER_IOC_ADD)
-		known |= CFILTER_F_ALL_SOURCES;
-	if ((flags & ~known) || (cmd != CFILTER_IOC_ADD && timeout) ||
-	    timeout > CFILTER_TIMEOUT_MAX ||
-	    ((flags & CFILTER_F_ALL_SOURCES) && source[0]))
-		return -EINVAL;
-	return cfilter_source_check(source);
-}
-
-/* Copies the argument of ADD, DEL or TEST, validates and packs its key. */
-static int cfilter_get_key_req(unsigned int cmd, const void __user *argp,
-			       struct cfilter_key_req *req,
-			       struct cfilter_packed *k)
-{
-	int err;
-
-	if (copy_from_user(req, argp, sizeof(*req)))
-		return -EFAULT;
-	err = cfilter_req_args(cmd, req->flags, req->timeout, req->source);
-	return err ? err : cfilter_pack(&req->key, k);
-}
-
-/* The source a request names: NULL for every source. */
-const char *cfilter_req_source(u32 flags, const char *source)
-{
-	return flags & CFILTER_F_ALL_SOURCES ? NULL : source;
-}
+#include "dev_ioc.h"
+#include "dev_req.h"
 
 /* ADD and DEL: one key under the writer lock. */
 static long cfilter_ioc_write(struct file *file, unsigned int cmd,
@@ -137,13 +67,6 @@ static long cfilter_ioc_write(struct file *file, unsigned int cmd,
 								 req.source));
 	mutex_unlock(&cfilter_lock);
 	return err;
-}
-
-/* Inside an RCU read-side section (and cfilter_lock for a staged set). */
-int cfilter_contains(const struct cfilter_set *s,
-		     const struct cfilter_packed *k)
-{
-	return cfilter_set_contains(s, k->f, k->bytes, k->len) ? 0 : -ENOENT;
 }
 
 /*
@@ -352,17 +275,6 @@ static long cfilter_ioc_match(struct cfilter_match_req __user *umr)
 	if (copy_to_user(umr, &mr, sizeof(mr)))
 		return -EFAULT;
 	return 0;
-}
-
-/* Is this file's staged set there? (It may go before the call uses it.) */
-bool cfilter_has_staged(struct file *file)
-{
-	bool staged;
-
-	cfilter_lock_take();
-	staged = file->private_data;
-	mutex_unlock(&cfilter_lock);
-	return staged;
 }
 
 /* FLUSH: every holding of one source goes. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /dev/cfilter's LIST: the stored holdings from a cursor, a step at a time
- * (see dev.h).
+ * (see dev_ioc.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -19,7 +19,17 @@
 #include "cfilter.h"
 #include "prefix.h"
 #include "set.h"
-#include "dev.h"
+#include "dev_ioc.h"
+#include "dev_req.h"
+
+/*
+ * Entries per step: each step copies this many in one go and holds the
+ * writer lock for no more than this many, so that other writers and the
+ * scheduler get their turn between steps (a step also ends when it has
+ * looked at a few thousand holdings it does not list: see
+ * cfilter_hold_list()). The buffers of a step stay under 16 KiB.
+ */
+#define CFILTER_LIST_CHUNK	128
 
 static int cfilter_list_args(const struct cfilter_list *l)
 {

@@ -2,7 +2,7 @@
 /*
  * /dev/cfilter's staged sets: STAGE, STAGE_SOURCE, COMMIT and ABORT, and
  * the raw tables of compact mode, DUMP out and RESTORE into a staged set
- * (see dev.h).
+ * (see dev_ioc.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,7 +20,8 @@
 #include "cfilter.h"
 #include "cuckoo.h"
 #include "set.h"
-#include "dev.h"
+#include "dev_ioc.h"
+#include "dev_req.h"
 
 /* STAGE: an empty set for this file. */
 long cfilter_ioc_stage(struct file *file)
@@ -47,25 +48,6 @@ long cfilter_ioc_stage(struct file *file)
 	cfilter_hold_stage(s);
 	mutex_unlock(&cfilter_lock);
 	return 0;
-}
-
-/*
- * Copies and checks the argument of FLUSH and STAGE_SOURCE, requests that
- * change the filter; @flags are those the request knows.
- */
-int cfilter_get_source_req(struct file *file,
-			   const struct cfilter_source_req __user *ureq,
-			   struct cfilter_source_req *req, u32 flags)
-{
-	int err = cfilter_may_write(file);
-
-	if (err)
-		return err;
-	if (copy_from_user(req, ureq, sizeof(*req)))
-		return -EFAULT;
-	if ((req->flags & ~flags) || req->pad || req->reserved)
-		return -EINVAL;
-	return cfilter_source_check(req->source);
 }
 
 /*
