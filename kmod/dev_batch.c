@@ -236,7 +236,7 @@ static int cfilter_batch_args(struct file *file, const struct cfilter_batch *b)
  * -EPERM, -EFAULT, -ENOMEM, or -EINTR if the caller is being killed (done
  * says how far it got).
  */
-long cfilter_ioc_batch(struct file *file, struct cfilter_batch __user *ub)
+long cfilter_ioc_batch(struct file *file, void __user *ub)
 {
 	struct cfilter_chunk *c;
 	struct cfilter_batch b;

@@ -215,7 +215,8 @@ static long cfilter_list_fill(struct cfilter_list *l,
 
 /**
  * cfilter_ioc_list() - read the live set's entries, a part per call
- * @ul: caller's struct cfilter_list
+ * @file: the open device
+ * @ul:   caller's struct cfilter_list
  *
  * Exact mode lists holdings, of one source or all; compact mode only
  * prefixes (its address and flow tables hold fingerprints: see DUMP). A
@@ -236,7 +237,7 @@ static long cfilter_list_fill(struct cfilter_list *l,
  * reserved, max 0, a bad source name, a cursor naming no key type),
  * -EFAULT, -ENOMEM, -EINTR (a fatal signal).
  */
-long cfilter_ioc_list(struct cfilter_list __user *ul)
+long cfilter_ioc_list(struct file *file, void __user *ul)
 {
 	struct cfilter_list_buf *buf;
 	struct cfilter_list l;

@@ -103,17 +103,12 @@ bool cfilter_has_staged(struct file *file)
 	return staged;
 }
 /*
- * Copies and checks the argument of FLUSH and STAGE_SOURCE, requests that
- * change the filter; @flags are those the request knows.
+ * Copies and checks the argument of FLUSH and STAGE_SOURCE; @flags are
+ * those the request knows.
  */
-int cfilter_get_source_req(struct file *file,
-			   const struct cfilter_source_req __user *ureq,
+int cfilter_get_source_req(const struct cfilter_source_req __user *ureq,
 			   struct cfilter_source_req *req, u32 flags)
 {
-	int err = cfilter_may_write(file);
-
-	if (err)
-		return err;
 	if (copy_from_user(req, ureq, sizeof(*req)))
 		return -EFAULT;
 	if ((req->flags & ~flags) || req->pad || req->reserved)

@@ -22,8 +22,7 @@ int cfilter_req_args(unsigned int cmd, u32 flags, u32 timeout,
 		     const char *source);
 int cfilter_get_key_req(unsigned int cmd, const void __user *argp,
 			struct cfilter_key_req *req, struct cfilter_packed *k);
-int cfilter_get_source_req(struct file *file,
-			   const struct cfilter_source_req __user *ureq,
+int cfilter_get_source_req(const struct cfilter_source_req __user *ureq,
 			   struct cfilter_source_req *req, u32 flags);
 const char *cfilter_req_source(u32 flags, const char *source);
 int cfilter_contains(const struct cfilter_set *s,

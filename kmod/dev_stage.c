@@ -6,7 +6,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/capability.h>
 #include <linux/errno.h>
 #include <linux/fs.h>
 #include <linux/mutex.h>
@@ -24,14 +23,10 @@
 #include "dev_req.h"
 
 /* STAGE: an empty set for this file. */
-long cfilter_ioc_stage(struct file *file)
+long cfilter_ioc_stage(struct file *file, void __user *arg)
 {
 	struct cfilter_set *s;
-	int err;
 
-	err = cfilter_may_write(file);
-	if (err)
-		return err;
 	/* Checked first so that a refused STAGE allocates nothing. */
 	if (cfilter_has_staged(file))
 		return -EBUSY;
@@ -54,14 +49,13 @@ long cfilter_ioc_stage(struct file *file)
  * STAGE_SOURCE: a copy of the live set without one source's holdings,
  * following the live set until COMMIT (see source.h).
  */
-long cfilter_ioc_stage_source(struct file *file,
-			      const struct cfilter_source_req __user *ureq)
+long cfilter_ioc_stage_source(struct file *file, void __user *ureq)
 {
 	struct cfilter_source_req req;
 	struct cfilter_set *s;
 	int err;
 
-	err = cfilter_get_source_req(file, ureq, &req, 0);
+	err = cfilter_get_source_req(ureq, &req, 0);
 	if (err)
 		return err;
 	if (cfilter_lock_take_killable())
@@ -97,14 +91,10 @@ struct cfilter_set *cfilter_unstage_locked(struct file *file)
  * copy goes live in the same hold of the lock it stops following the live
  * set in, so no change made meanwhile is lost.
  */
-long cfilter_ioc_commit(struct file *file)
+long cfilter_ioc_commit(struct file *file, void __user *arg)
 {
 	struct cfilter_set *s, *old;
-	int err;
 
-	err = cfilter_may_write(file);
-	if (err)
-		return err;
 	cfilter_lock_take();
 	s = file->private_data;
 	file->private_data = NULL;
@@ -119,14 +109,10 @@ long cfilter_ioc_commit(struct file *file)
 }
 
 /* ABORT: the staged set, never seen by a reader, is freed at once. */
-long cfilter_ioc_abort(struct file *file)
+long cfilter_ioc_abort(struct file *file, void __user *arg)
 {
 	struct cfilter_set *s;
-	int err;
 
-	err = cfilter_may_write(file);
-	if (err)
-		return err;
 	cfilter_lock_take();
 	s = cfilter_unstage_locked(file);
 	mutex_unlock(&cfilter_lock);
@@ -235,7 +221,8 @@ static int cfilter_dump_copy_out(const struct cfilter_table *t, u8 *snap)
 
 /**
  * cfilter_ioc_dump() - copy a type's live address or flow table out
- * @ut: caller's struct cfilter_table
+ * @file: the open device
+ * @ut:   caller's struct cfilter_table
  *
  * Needs CAP_NET_ADMIN: the table comes with its hash seed, which would let
  * a reader craft keys that collide. The table is copied aside under the
@@ -246,15 +233,13 @@ static int cfilter_dump_copy_out(const struct cfilter_table *t, u8 *snap)
  * -EDQUOT if the memory bound leaves no room for the copy; -EPERM;
  * -EOPNOTSUPP in exact mode; -EINVAL; -EFAULT; -ENOMEM; -EINTR.
  */
-long cfilter_ioc_dump(struct cfilter_table __user *ut)
+long cfilter_ioc_dump(struct file *file, void __user *ut)
 {
 	const struct cfilter_ktype *f;
 	struct cfilter_table t;
 	u8 *snap;
 	int err;
 
-	if (!capable(CAP_NET_ADMIN))
-		return -EPERM;
 	if (copy_from_user(&t, ut, sizeof(t)))
 		return -EFAULT;
 	err = cfilter_table_args(&t, &f);
@@ -286,8 +271,7 @@ long cfilter_ioc_dump(struct cfilter_table __user *ut)
  * -EDQUOT (the memory bound: the copy of the data counts too); -ENOMEM.
  * Nothing changes on error.
  */
-long cfilter_ioc_restore(struct file *file,
-			 const struct cfilter_table __user *ut)
+long cfilter_ioc_restore(struct file *file, void __user *ut)
 {
 	const struct cfilter_ktype *f;
 	struct cfilter_table t;
@@ -297,9 +281,6 @@ long cfilter_ioc_restore(struct file *file,
 	void *data;
 	int err;
 
-	err = cfilter_may_write(file);
-	if (err)
-		return err;
 	if (copy_from_user(&t, ut, sizeof(t)))
 		return -EFAULT;
 	err = cfilter_table_args(&t, &f);
