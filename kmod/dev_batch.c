@@ -17,6 +17,7 @@
 
 #include "cfilter.h"
 #include "set.h"
+#include "source.h"
 #include "dev_ioc.h"
 #include "dev_req.h"
 

@@ -14,7 +14,9 @@
 #include <linux/uaccess.h>
 
 #include "cfilter.h"
+#include "live.h"
 #include "set.h"
+#include "source.h"
 #include "dev_ioc.h"
 #include "dev_req.h"
 
@@ -27,7 +29,7 @@ static void cfilter_fill_info(struct cfilter_info *info)
 
 	cfilter_lock_take();
 	s = cfilter_live_locked();
-	info->grows = cfilter_set_grows();
+	info->grows = cfilter_live_grows();
 	for (f = cfilter_ktype_first(); f; f = cfilter_ktype_next(f)) {
 		cfilter_set_type_stats(s, f, &st);
 		info->capacity += st.table.capacity;

@@ -12,7 +12,9 @@
 #include <linux/rcupdate.h>
 
 #include "cfilter.h"
+#include "live.h"
 #include "set.h"
+#include "source.h"
 #include "dev_ioc.h"
 #include "dev_req.h"
 
@@ -126,6 +128,6 @@ long cfilter_ioc_clear(struct file *file, void __user *arg)
 	mutex_unlock(&clearing);
 	if (IS_ERR(s))
 		return PTR_ERR(s);
-	cfilter_set_publish(s);
+	cfilter_live_publish(s);
 	return 0;
 }

@@ -19,6 +19,7 @@
 #include "cfilter.h"
 #include "prefix.h"
 #include "set.h"
+#include "source.h"
 #include "dev_ioc.h"
 #include "dev_req.h"
 

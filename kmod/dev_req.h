@@ -14,6 +14,7 @@
 
 #include "cfilter.h"
 #include "set.h"
+#include "source.h"
 
 int cfilter_pack(const struct cfilter_key *key, struct cfilter_packed *k);
 struct cfilter_set *cfilter_target(struct file *file, u32 flags);

@@ -18,7 +18,9 @@
 
 #include "cfilter.h"
 #include "cuckoo.h"
+#include "live.h"
 #include "set.h"
+#include "source.h"
 #include "dev_ioc.h"
 #include "dev_req.h"
 
@@ -98,13 +100,13 @@ long cfilter_ioc_commit(struct file *file, void __user *arg)
 	cfilter_lock_take();
 	s = file->private_data;
 	file->private_data = NULL;
-	old = s ? cfilter_set_swap(s) : ERR_PTR(-EINVAL);
+	old = s ? cfilter_live_swap(s) : ERR_PTR(-EINVAL);
 	mutex_unlock(&cfilter_lock);
 	if (IS_ERR(old)) {
 		cfilter_set_destroy(s);
 		return PTR_ERR(old);
 	}
-	cfilter_set_retire(old);
+	cfilter_live_retire(old);
 	return 0;
 }
 

@@ -38,50 +38,10 @@
 
 #include <cfilter/source_name.h>
 
+#include "prefilter.h"
 #include "set.h"
 #include "source.h"
 #include "source_int.h"
-
-void cfilter_holds_init(struct cfilter_holds *h)
-{
-	const struct cfilter_ktype *f;
-
-	BUILD_BUG_ON(BITS_PER_TYPE(h->active) < CFILTER_SOURCES_MAX);
-	BUILD_BUG_ON(CFILTER_HOLD_KEY_LEN(CUCKOO_KEY_MAX) > KEYMAP_KEY_MAX);
-	memset(h, 0, sizeof(*h));
-	for (f = cfilter_ktype_first(); f; f = cfilter_ktype_next(f)) {
-		unsigned int t = cfilter_ktype_type(f);
-		const struct cuckoo_params *p = &cfilter_config.params[t];
-		/* Twice the keys a table holds: room for shared entries. */
-		u64 max = 2 * max(p->capacity, p->max_capacity);
-		u32 len = CFILTER_HOLD_KEY_LEN(f->key_len);
-
-		keymap_init(&h->held[t], len, max, get_random_u64());
-		keymap_init(&h->timed[t], len, max, get_random_u64());
-	}
-	strscpy(h->names[0], "default", CFILTER_SOURCE_LEN);
-	h->active = BIT(0);
-}
-
-void cfilter_holds_free(struct cfilter_holds *h)
-{
-	unsigned int t;
-
-	for (t = 0; t < __CFILTER_KEY_MAX; t++) {
-		keymap_free(&h->held[t]);
-		keymap_free(&h->timed[t]);
-	}
-}
-
-u64 cfilter_holds_timed(const struct cfilter_holds *h)
-{
-	u64 n = 0;
-	unsigned int t;
-
-	for (t = 0; t < __CFILTER_KEY_MAX; t++)
-		n += keymap_count(&h->timed[t]);
-	return n;
-}
 
 /**
  * cfilter_source_check() - is @name a source name a request may carry?
@@ -349,6 +309,32 @@ static int cfilter_record_default(struct cfilter_holds *h, unsigned int t,
 	return 0;
 }
 
+/*
+ * The tables of @s gain or lose a key: a change of the live set reaches
+ * the programs' prefilter before the lock is dropped (see prefilter.c).
+ */
+static int cfilter_table_add(struct cfilter_set *s,
+			     const struct cfilter_ktype *f, const u8 *packed,
+			     u32 len, u32 tag)
+{
+	int err = cfilter_set_insert(s, f, packed, len, tag);
+
+	if (!err && s == cfilter_live_locked())
+		cfilter_prefilter_changed(s, cfilter_ktype_type(f), packed, len);
+	return err;
+}
+
+static int cfilter_table_del(struct cfilter_set *s,
+			     const struct cfilter_ktype *f, const u8 *packed,
+			     u32 len)
+{
+	int err = cfilter_set_delete(s, f, packed, len);
+
+	if (!err && s == cfilter_live_locked())
+		cfilter_prefilter_changed(s, cfilter_ktype_type(f), packed, len);
+	return err;
+}
+
 /* Compact mode's one holder: "default", permanent, unrecorded. */
 static int cfilter_compact_ok(const char *source, u32 deadline)
 {
@@ -374,8 +360,8 @@ int cfilter_hold_add_one(struct cfilter_set *s, const struct cfilter_packed *k,
 
 	if (!cfilter_exact()) {
 		err = cfilter_compact_ok(source, deadline);
-		return err ? err : cfilter_set_insert(s, k->f, k->bytes, k->len,
-						      0);
+		return err ? err : cfilter_table_add(s, k->f, k->bytes, k->len,
+						     0);
 	}
 	id = cfilter_source_find(h, source);
 	fresh = id < 0;
@@ -394,7 +380,7 @@ int cfilter_hold_add_one(struct cfilter_set *s, const struct cfilter_packed *k,
 	}
 
 	/* In the tables already if another source holds it. */
-	err = cfilter_set_insert(s, k->f, k->bytes, k->len, id);
+	err = cfilter_table_add(s, k->f, k->bytes, k->len, id);
 	if (err && err != -EEXIST)
 		return err;
 	inserted = !err;
@@ -415,8 +401,8 @@ int cfilter_hold_add_one(struct cfilter_set *s, const struct cfilter_packed *k,
 	err = keymap_put(deadline ? &h->timed[t] : &h->held[t], hk, deadline);
 	if (err) {
 		if (inserted)
-			WARN_ON_ONCE(cfilter_set_delete(s, k->f, k->bytes,
-							k->len));
+			WARN_ON_ONCE(cfilter_table_del(s, k->f, k->bytes,
+						       k->len));
 		return err;
 	}
 	if (fresh)
@@ -447,7 +433,7 @@ int cfilter_unhold(struct cfilter_set *s, const struct cfilter_ktype *f,
 		return -ENOENT;
 	h->entries[id]--;
 	if (!cfilter_held_elsewhere(h, t, hk, f->key_len))
-		WARN_ON_ONCE(cfilter_set_delete(s, f, hk, hk[f->key_len]));
+		WARN_ON_ONCE(cfilter_table_del(s, f, hk, hk[f->key_len]));
 	else
 		cfilter_retag(s, f, hk);
 	cfilter_source_put(s, id);
@@ -458,7 +444,7 @@ int cfilter_unhold(struct cfilter_set *s, const struct cfilter_ktype *f,
 static int cfilter_unhold_default(struct cfilter_set *s,
 				  const struct cfilter_packed *k)
 {
-	int err = cfilter_set_delete(s, k->f, k->bytes, k->len);
+	int err = cfilter_table_del(s, k->f, k->bytes, k->len);
 
 	if (!err)
 		s->holds.entries[0]--;
@@ -482,7 +468,7 @@ static int cfilter_hold_del_one(struct cfilter_set *s,
 	if (!cfilter_exact()) {
 		if (source && !cfilter_is_default(source))
 			return -EOPNOTSUPP;
-		return cfilter_set_delete(s, k->f, k->bytes, k->len);
+		return cfilter_table_del(s, k->f, k->bytes, k->len);
 	}
 	if (source) {
 		id = cfilter_source_find(h, source);
