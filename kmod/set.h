@@ -29,6 +29,13 @@
 #include "holds.h"
 #include "prefix.h"
 
+/* A key as the tables store it: its type, its bytes, its prefix length. */
+struct cfilter_packed {
+	const struct cfilter_ktype	*f;
+	u32				len;
+	u8				bytes[CUCKOO_KEY_MAX];
+};
+
 /* Packets each source's entries dropped, on one CPU. */
 struct cfilter_drops {
 	u64	n[CFILTER_SOURCES_MAX];

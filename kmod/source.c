@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Sources and timeouts (see source.h): the holdings of a set, and the
- * sources holding them. Listing them is source_list.c's, the staged sets
- * and the copy STAGE_SOURCE fills source_stage.c's, expiring them
- * expiry.c's.
+ * sources holding them, on one set. Listing them is source_list.c's,
+ * expiring them expiry.c's; the staged sets, the copy STAGE_SOURCE fills
+ * and the requests that change a set and its copy are source_stage.c's.
  *
  * A holding is recorded under the entry's packed bytes, its prefix length
  * and its source's index, in @held (permanent) or @timed (the value is the
@@ -302,10 +302,8 @@ static int cfilter_record_default(struct cfilter_holds *h, unsigned int t,
 		return err;
 	/* A listing finds it among the records now, no longer the tables. */
 	h->moves[t]++;
-	if (deadline) {
+	if (deadline)
 		h->ntimed[0]++;
-		cfilter_expiry_kick(deadline);
-	}
 	return 0;
 }
 
@@ -345,7 +343,8 @@ static int cfilter_compact_ok(const char *source, u32 deadline)
 /*
  * cfilter_hold_add() on @s alone. A new source takes its index once the
  * holding is made, so that a failed add leaves none behind, and the
- * emptied source whose index it takes (if any) as it was.
+ * emptied source whose index it takes (if any) as it was. A holding with
+ * @deadline is there on 0 and -EEXIST: the caller tells expiry.
  */
 int cfilter_hold_add_one(struct cfilter_set *s, const struct cfilter_packed *k,
 			 const char *source, u32 deadline)
@@ -374,8 +373,6 @@ int cfilter_hold_add_one(struct cfilter_set *s, const struct cfilter_packed *k,
 	timed = keymap_get(&h->timed[t], hk, NULL);
 	if (held || timed) {
 		err = cfilter_hold_retime(h, t, hk, timed, deadline);
-		if (!err && deadline)
-			cfilter_expiry_kick(deadline);
 		return err ? err : -EEXIST;
 	}
 
@@ -408,10 +405,8 @@ int cfilter_hold_add_one(struct cfilter_set *s, const struct cfilter_packed *k,
 	if (fresh)
 		cfilter_source_make(s, id, source, had);
 	h->entries[id]++;
-	if (deadline) {
+	if (deadline)
 		h->ntimed[id]++;
-		cfilter_expiry_kick(deadline);
-	}
 	if (!inserted)
 		cfilter_retag(s, k->f, hk);
 	return 0;
@@ -455,9 +450,8 @@ static int cfilter_unhold_default(struct cfilter_set *s,
  * cfilter_hold_del() on @s alone; with @source NULL (every source), the
  * holding of source @keep (if not NULL) stays.
  */
-static int cfilter_hold_del_one(struct cfilter_set *s,
-				const struct cfilter_packed *k,
-				const char *source, const char *keep)
+int cfilter_hold_del_one(struct cfilter_set *s, const struct cfilter_packed *k,
+			 const char *source, const char *keep)
 {
 	struct cfilter_holds *h = &s->holds;
 	unsigned long ids = h->active;
@@ -584,7 +578,7 @@ const u8 *cfilter_hold_next(struct cfilter_hold_iter *it, u32 *deadline)
 }
 
 /* cfilter_hold_flush() on @s alone. */
-static int cfilter_hold_flush_one(struct cfilter_set *s, const char *source)
+int cfilter_hold_flush_one(struct cfilter_set *s, const char *source)
 {
 	struct cfilter_holds *h = &s->holds;
 	const struct cfilter_ktype *f;
@@ -614,53 +608,6 @@ static int cfilter_hold_flush_one(struct cfilter_set *s, const char *source)
 		keymap_shrink(&h->timed[t]);
 	}
 	return id ? 0 : cfilter_flush_unrecorded(s);
-}
-
-/**
- * cfilter_hold_add() - add a holding of @k by @source
- * @s:        the set (caller holds cfilter_lock)
- * @k:        the entry
- * @source:   the source's name, checked; "" for "default"
- * @deadline: cfilter_deadline() of its timeout, or 0
- *
- * Return: 0; -EEXIST if @source held @k already (its deadline is now
- * @deadline); -ENOSPC, -ENOMEM (nothing changed); -EUSERS (a new source,
- * and every source holds something); -EOPNOTSUPP (compact mode, a source
- * other than "default" or a deadline).
- */
-int cfilter_hold_add(struct cfilter_set *s, const struct cfilter_packed *k,
-		     const char *source, u32 deadline)
-{
-	int err = cfilter_hold_add_one(s, k, source, deadline);
-	struct cfilter_set *c = cfilter_mirror(s, source, err, -EEXIST);
-
-	if (c)
-		cfilter_mirrored(c, cfilter_hold_add_one(c, k, source, deadline),
-				 -EEXIST);
-	return err;
-}
-
-/**
- * cfilter_hold_del() - remove @source's holding of @k
- * @s:      the set (caller holds cfilter_lock)
- * @k:      the entry
- * @source: the source's name, checked; NULL for every source
- *
- * The entry leaves the tables with its last holding.
- *
- * Return: 0; -ENOENT (not held by @source, or by anyone); -EOPNOTSUPP.
- */
-int cfilter_hold_del(struct cfilter_set *s, const struct cfilter_packed *k,
-		     const char *source)
-{
-	int err = cfilter_hold_del_one(s, k, source, NULL);
-	struct cfilter_set *c = cfilter_mirror(s, source, err, -ENOENT);
-
-	if (c)
-		cfilter_mirrored(c, cfilter_hold_del_one(c, k, source,
-							 cfilter_mirror_kept()),
-				 -ENOENT);
-	return err;
 }
 
 /**
@@ -696,21 +643,4 @@ int cfilter_hold_test(struct cfilter_set *s, const struct cfilter_packed *k,
 	       keymap_get(&h->timed[t], hk, NULL) ||
 	       (!id && cfilter_unrecorded(s, k));
 	return held ? 0 : -ENOENT;
-}
-
-/**
- * cfilter_hold_flush() - remove every holding of @source
- * @s:      the set (caller holds cfilter_lock)
- * @source: the source's name, checked
- *
- * Return: 0; -ENOENT (no such source); -EOPNOTSUPP (compact mode).
- */
-int cfilter_hold_flush(struct cfilter_set *s, const char *source)
-{
-	int err = cfilter_hold_flush_one(s, source);
-	struct cfilter_set *c = cfilter_mirror(s, source, err, -ENOENT);
-
-	if (c)
-		cfilter_mirrored(c, cfilter_hold_flush_one(c, source), -ENOENT);
-	return err;
 }

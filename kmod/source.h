@@ -26,14 +26,8 @@
 #include "holds.h"
 #include "keymap.h"
 
+struct cfilter_packed;
 struct cfilter_set;
-
-/* A key as the tables store it: its type, its bytes, its prefix length. */
-struct cfilter_packed {
-	const struct cfilter_ktype	*f;
-	u32				len;
-	u8				bytes[CUCKOO_KEY_MAX];
-};
 
 int cfilter_source_check(const char name[CFILTER_SOURCE_LEN]);
 u32 cfilter_deadline(u32 timeout);
