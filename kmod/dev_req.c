@@ -68,8 +68,7 @@ int cfilter_req_args(unsigned int cmd, u32 flags, u32 timeout,
 
 /* Copies the argument of ADD, DEL or TEST, validates and packs its key. */
 int cfilter_get_key_req(unsigned int cmd, const void __user *argp,
-			       struct cfilter_key_req *req,
-			       struct cfilter_packed *k)
+			struct cfilter_key_req *req, struct cfilter_packed *k)
 {
 	int err;
 
@@ -102,6 +101,7 @@ bool cfilter_has_staged(struct file *file)
 	mutex_unlock(&cfilter_lock);
 	return staged;
 }
+
 /*
  * Copies and checks the argument of FLUSH and STAGE_SOURCE; @flags are
  * those the request knows.
