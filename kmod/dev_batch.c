@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /dev/cfilter's BATCH: one operation on an array of keys, a step at a
- * time (see dev.h).
+ * time (see dev_ioc.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -17,7 +17,17 @@
 
 #include "cfilter.h"
 #include "set.h"
-#include "dev.h"
+#include "source.h"
+#include "dev_ioc.h"
+#include "dev_req.h"
+
+/*
+ * Keys per step: each step copies this many keys in one go and holds the
+ * writer lock for no more than this many operations, so that other
+ * writers and the scheduler get their turn between steps. The buffers of
+ * a step stay under 16 KiB.
+ */
+#define CFILTER_CHUNK		256
 
 /* One BATCH step: its keys and timeouts as copied, and their results. */
 struct cfilter_chunk {
@@ -227,7 +237,7 @@ static int cfilter_batch_args(struct file *file, const struct cfilter_batch *b)
  * -EPERM, -EFAULT, -ENOMEM, or -EINTR if the caller is being killed (done
  * says how far it got).
  */
-long cfilter_ioc_batch(struct file *file, struct cfilter_batch __user *ub)
+long cfilter_ioc_batch(struct file *file, void __user *ub)
 {
 	struct cfilter_chunk *c;
 	struct cfilter_batch b;

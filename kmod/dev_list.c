@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /dev/cfilter's LIST: the stored holdings from a cursor, a step at a time
- * (see dev.h).
+ * (see dev_ioc.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -19,7 +19,18 @@
 #include "cfilter.h"
 #include "prefix.h"
 #include "set.h"
-#include "dev.h"
+#include "source.h"
+#include "dev_ioc.h"
+#include "dev_req.h"
+
+/*
+ * Entries per step: each step copies this many in one go and holds the
+ * writer lock for no more than this many, so that other writers and the
+ * scheduler get their turn between steps (a step also ends when it has
+ * looked at a few thousand holdings it does not list: see
+ * cfilter_hold_list()). The buffers of a step stay under 16 KiB.
+ */
+#define CFILTER_LIST_CHUNK	128
 
 static int cfilter_list_args(const struct cfilter_list *l)
 {
@@ -205,7 +216,8 @@ static long cfilter_list_fill(struct cfilter_list *l,
 
 /**
  * cfilter_ioc_list() - read the live set's entries, a part per call
- * @ul: caller's struct cfilter_list
+ * @file: the open device
+ * @ul:   caller's struct cfilter_list
  *
  * Exact mode lists holdings, of one source or all; compact mode only
  * prefixes (its address and flow tables hold fingerprints: see DUMP). A
@@ -226,7 +238,7 @@ static long cfilter_list_fill(struct cfilter_list *l,
  * reserved, max 0, a bad source name, a cursor naming no key type),
  * -EFAULT, -ENOMEM, -EINTR (a fatal signal).
  */
-long cfilter_ioc_list(struct cfilter_list __user *ul)
+long cfilter_ioc_list(struct file *file, void __user *ul)
 {
 	struct cfilter_list_buf *buf;
 	struct cfilter_list l;

@@ -2,11 +2,10 @@
 /*
  * /dev/cfilter's staged sets: STAGE, STAGE_SOURCE, COMMIT and ABORT, and
  * the raw tables of compact mode, DUMP out and RESTORE into a staged set
- * (see dev.h).
+ * (see dev_ioc.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/capability.h>
 #include <linux/errno.h>
 #include <linux/fs.h>
 #include <linux/mutex.h>
@@ -19,18 +18,17 @@
 
 #include "cfilter.h"
 #include "cuckoo.h"
+#include "live.h"
 #include "set.h"
-#include "dev.h"
+#include "source.h"
+#include "dev_ioc.h"
+#include "dev_req.h"
 
 /* STAGE: an empty set for this file. */
-long cfilter_ioc_stage(struct file *file)
+long cfilter_ioc_stage(struct file *file, void __user *arg)
 {
 	struct cfilter_set *s;
-	int err;
 
-	err = cfilter_may_write(file);
-	if (err)
-		return err;
 	/* Checked first so that a refused STAGE allocates nothing. */
 	if (cfilter_has_staged(file))
 		return -EBUSY;
@@ -50,36 +48,16 @@ long cfilter_ioc_stage(struct file *file)
 }
 
 /*
- * Copies and checks the argument of FLUSH and STAGE_SOURCE, requests that
- * change the filter; @flags are those the request knows.
- */
-int cfilter_get_source_req(struct file *file,
-			   const struct cfilter_source_req __user *ureq,
-			   struct cfilter_source_req *req, u32 flags)
-{
-	int err = cfilter_may_write(file);
-
-	if (err)
-		return err;
-	if (copy_from_user(req, ureq, sizeof(*req)))
-		return -EFAULT;
-	if ((req->flags & ~flags) || req->pad || req->reserved)
-		return -EINVAL;
-	return cfilter_source_check(req->source);
-}
-
-/*
  * STAGE_SOURCE: a copy of the live set without one source's holdings,
  * following the live set until COMMIT (see source.h).
  */
-long cfilter_ioc_stage_source(struct file *file,
-			      const struct cfilter_source_req __user *ureq)
+long cfilter_ioc_stage_source(struct file *file, void __user *ureq)
 {
 	struct cfilter_source_req req;
 	struct cfilter_set *s;
 	int err;
 
-	err = cfilter_get_source_req(file, ureq, &req, 0);
+	err = cfilter_get_source_req(ureq, &req, 0);
 	if (err)
 		return err;
 	if (cfilter_lock_take_killable())
@@ -115,36 +93,28 @@ struct cfilter_set *cfilter_unstage_locked(struct file *file)
  * copy goes live in the same hold of the lock it stops following the live
  * set in, so no change made meanwhile is lost.
  */
-long cfilter_ioc_commit(struct file *file)
+long cfilter_ioc_commit(struct file *file, void __user *arg)
 {
 	struct cfilter_set *s, *old;
-	int err;
 
-	err = cfilter_may_write(file);
-	if (err)
-		return err;
 	cfilter_lock_take();
 	s = file->private_data;
 	file->private_data = NULL;
-	old = s ? cfilter_set_swap(s) : ERR_PTR(-EINVAL);
+	old = s ? cfilter_live_swap(s) : ERR_PTR(-EINVAL);
 	mutex_unlock(&cfilter_lock);
 	if (IS_ERR(old)) {
 		cfilter_set_destroy(s);
 		return PTR_ERR(old);
 	}
-	cfilter_set_retire(old);
+	cfilter_live_retire(old);
 	return 0;
 }
 
 /* ABORT: the staged set, never seen by a reader, is freed at once. */
-long cfilter_ioc_abort(struct file *file)
+long cfilter_ioc_abort(struct file *file, void __user *arg)
 {
 	struct cfilter_set *s;
-	int err;
 
-	err = cfilter_may_write(file);
-	if (err)
-		return err;
 	cfilter_lock_take();
 	s = cfilter_unstage_locked(file);
 	mutex_unlock(&cfilter_lock);
@@ -253,7 +223,8 @@ static int cfilter_dump_copy_out(const struct cfilter_table *t, u8 *snap)
 
 /**
  * cfilter_ioc_dump() - copy a type's live address or flow table out
- * @ut: caller's struct cfilter_table
+ * @file: the open device
+ * @ut:   caller's struct cfilter_table
  *
  * Needs CAP_NET_ADMIN: the table comes with its hash seed, which would let
  * a reader craft keys that collide. The table is copied aside under the
@@ -264,15 +235,13 @@ static int cfilter_dump_copy_out(const struct cfilter_table *t, u8 *snap)
  * -EDQUOT if the memory bound leaves no room for the copy; -EPERM;
  * -EOPNOTSUPP in exact mode; -EINVAL; -EFAULT; -ENOMEM; -EINTR.
  */
-long cfilter_ioc_dump(struct cfilter_table __user *ut)
+long cfilter_ioc_dump(struct file *file, void __user *ut)
 {
 	const struct cfilter_ktype *f;
 	struct cfilter_table t;
 	u8 *snap;
 	int err;
 
-	if (!capable(CAP_NET_ADMIN))
-		return -EPERM;
 	if (copy_from_user(&t, ut, sizeof(t)))
 		return -EFAULT;
 	err = cfilter_table_args(&t, &f);
@@ -304,8 +273,7 @@ long cfilter_ioc_dump(struct cfilter_table __user *ut)
  * -EDQUOT (the memory bound: the copy of the data counts too); -ENOMEM.
  * Nothing changes on error.
  */
-long cfilter_ioc_restore(struct file *file,
-			 const struct cfilter_table __user *ut)
+long cfilter_ioc_restore(struct file *file, void __user *ut)
 {
 	const struct cfilter_ktype *f;
 	struct cfilter_table t;
@@ -315,9 +283,6 @@ long cfilter_ioc_restore(struct file *file,
 	void *data;
 	int err;
 
-	err = cfilter_may_write(file);
-	if (err)
-		return err;
 	if (copy_from_user(&t, ut, sizeof(t)))
 		return -EFAULT;
 	err = cfilter_table_args(&t, &f);

@@ -59,6 +59,9 @@ static u32 cfilter_hold_expire(struct cfilter_set *s, u32 now)
 	return next;
 }
 
+/* Every staged set (the copy too), whose holdings expire as the live set's. */
+LIST_HEAD(cfilter_staged);
+
 static void cfilter_expiry_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(cfilter_expiry, cfilter_expiry_fn);
 /* The deadline the work is set for, 0 if none. Under cfilter_lock. */

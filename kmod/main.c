@@ -25,7 +25,9 @@
 #include "cuckoo.h"
 #include "prefix.h"
 #include "prefilter.h"
+#include "live.h"
 #include "set.h"
+#include "source.h"
 
 #define CFILTER_DEFAULT_CAPACITY	65536UL
 #define CFILTER_DEFAULT_MAX_CAPACITY	(16UL << 20)
@@ -269,7 +271,7 @@ static int __init cfilter_init(void)
 			       mode, capacity, fp_bits);
 		return PTR_ERR(set);
 	}
-	cfilter_set_publish(set);
+	cfilter_live_publish(set);
 
 	/*
 	 * A kfunc set cannot be unregistered on 6.1, and need not be: it lives

@@ -13,11 +13,11 @@
  * count of their sources. Allow entries set none; they only lift a drop.
  *
  * The maps are written under cfilter_lock, after every change to the live
- * set (set.c calls in), word by word with WRITE_ONCE(). What a packet sees:
+ * set (source.c calls in), word by word with WRITE_ONCE(). What a packet sees:
  * - an add sets its bits after the key is published, before the ioctl
  *   returns; a delete clears them after the key is gone;
  * - a swap ORs the new set's bits in before the pointer moves, and makes
- *   them exact once the old set's readers are done (cfilter_set_retire);
+ *   them exact once the old set's readers are done (cfilter_live_retire);
  * so a bit is never clear while the set a packet would meet may drop it.
  *
  * Each loaded program has its own map (cfctl hands it over after the

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Sets of tables (see set.h): creation from the module's configuration,
- * the writers, the statistics, and replacing the live set.
+ * the writers and the statistics. Replacing the live set is live.c's.
  */
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
@@ -14,7 +14,6 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "prefilter.h"
 #include "set.h"
 
 struct cfilter_set __rcu *cfilter_live;
@@ -24,13 +23,6 @@ static u64 cfilter_set_drops_bytes(void)
 {
 	return sizeof(struct cfilter_drops) * num_possible_cpus();
 }
-
-/*
- * Table doublings of the sets that were live and have been replaced, so
- * that INFO's grows counts since load across commits and clears. Written
- * under cfilter_lock.
- */
-static u64 cfilter_retired_grows;
 
 /**
  * cfilter_set_destroy() - free a set and all its tables
@@ -115,54 +107,6 @@ struct cfilter_set *cfilter_set_create(void)
 }
 
 /**
- * cfilter_set_swap() - make a set the live one
- * @s: the new live set, not yet visible to any reader
- *
- * Caller holds cfilter_lock. A reader sees the old set or @s, each whole.
- *
- * Return: the old set (none at load), to be given to cfilter_set_retire()
- * once the lock is dropped; or ERR_PTR(-ESTALE), nothing swapped, if @s is
- * a copy that could not follow the live set (source.h).
- */
-struct cfilter_set *cfilter_set_swap(struct cfilter_set *s)
-{
-	struct cfilter_set *old = cfilter_live_locked();
-	const struct cfilter_ktype *f;
-	struct cfilter_type_stats st;
-
-	if (s->holds.stale) {
-		cfilter_hold_unstage(s);
-		return ERR_PTR(-ESTALE);
-	}
-	cfilter_hold_replaced(s);
-	for (f = cfilter_ktype_first(); old && f; f = cfilter_ktype_next(f)) {
-		cfilter_set_type_stats(old, f, &st);
-		cfilter_retired_grows += st.table.grows;
-	}
-	cfilter_prefilter_swap(s);
-	/* Orders every table of @s before the pointer readers follow. */
-	rcu_assign_pointer(cfilter_live, s);
-	return old;
-}
-
-/*
- * Frees a set cfilter_set_swap() replaced, once no reader can hold it,
- * and carries its drop counts over to the live set.
- */
-void cfilter_set_retire(struct cfilter_set *old)
-{
-	/* No writer can reach @old now (they look under the lock); readers: */
-	if (old) {
-		synchronize_rcu();
-		cfilter_lock_take();
-		cfilter_hold_carry(cfilter_live_locked(), old);
-		cfilter_prefilter_settle();
-		mutex_unlock(&cfilter_lock);
-		cfilter_set_destroy(old);
-	}
-}
-
-/**
  * cfilter_set_drops() - packets the entries of a source dropped
  * @s:  the set (caller holds cfilter_lock)
  * @id: the source's index
@@ -179,28 +123,6 @@ u64 cfilter_set_drops(const struct cfilter_set *s, unsigned int id)
 	return n;
 }
 
-/**
- * cfilter_set_publish() - make a new set the live one, and free the old one
- * @s: the new live set, not yet visible to any reader, and not a copy
- *
- * Takes cfilter_lock for the swap. Sleeps.
- */
-void cfilter_set_publish(struct cfilter_set *s)
-{
-	struct cfilter_set *old;
-
-	cfilter_lock_take();
-	old = cfilter_set_swap(s);
-	mutex_unlock(&cfilter_lock);
-	cfilter_set_retire(old);
-}
-
-/* Doublings of the tables of replaced sets; caller holds cfilter_lock. */
-u64 cfilter_set_grows(void)
-{
-	return cfilter_retired_grows;
-}
-
 /*
  * Type @t now has @n members: the verdict's bit follows only when @n
  * becomes or stops being 0, so that adds and deletes leave the line it
@@ -214,14 +136,6 @@ static void cfilter_set_count(struct cfilter_set *s, unsigned int t,
 		WRITE_ONCE(s->types, s->types ^ BIT(t));
 }
 
-/* The live set changed: the programs' prefilter follows. */
-static void cfilter_set_changed(struct cfilter_set *s, unsigned int t,
-				const u8 *packed, u32 len)
-{
-	if (s == cfilter_live_locked())
-		cfilter_prefilter_changed(s, t, packed, len);
-}
-
 /**
  * cfilter_set_insert() - add a key to a set
  * @s:      the set (caller holds cfilter_lock)
@@ -229,6 +143,9 @@ static void cfilter_set_changed(struct cfilter_set *s, unsigned int t,
  * @packed: the key as cfilter_key_pack() packed it
  * @len:    its prefix length
  * @tag:    its tag (see struct cfilter_set)
+ *
+ * A change of the live set is the caller's to pass on to the programs'
+ * prefilter (source.c does).
  *
  * Return: 0, -EEXIST, -ENOSPC, -ENOMEM (nothing changed for the last three).
  */
@@ -242,10 +159,8 @@ int cfilter_set_insert(struct cfilter_set *s, const struct cfilter_ktype *f,
 		err = prefix_set_insert(s->pfx[t], packed, len, tag);
 	else
 		err = cuckoo_insert_val(s->flow[t], packed, tag);
-	if (!err) {
+	if (!err)
 		cfilter_set_count(s, t, s->nkeys[t] + 1);
-		cfilter_set_changed(s, t, packed, len);
-	}
 	return err;
 }
 
@@ -288,10 +203,8 @@ int cfilter_set_delete(struct cfilter_set *s, const struct cfilter_ktype *f,
 		err = prefix_set_delete(s->pfx[t], packed, len);
 	else
 		err = cuckoo_delete(s->flow[t], packed);
-	if (!err) {
+	if (!err)
 		cfilter_set_count(s, t, s->nkeys[t] - 1);
-		cfilter_set_changed(s, t, packed, len);
-	}
 	return err;
 }
 

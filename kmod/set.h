@@ -26,8 +26,15 @@
 
 #include "cfilter.h"
 #include "cuckoo.h"
+#include "holds.h"
 #include "prefix.h"
-#include "source.h"
+
+/* A key as the tables store it: its type, its bytes, its prefix length. */
+struct cfilter_packed {
+	const struct cfilter_ktype	*f;
+	u32				len;
+	u8				bytes[CUCKOO_KEY_MAX];
+};
 
 /* Packets each source's entries dropped, on one CPU. */
 struct cfilter_drops {
@@ -44,7 +51,8 @@ struct cfilter_drops {
  * @pfx:   address types: the prefix set; else NULL
  * @flow:  flow types: the filter; else NULL
  * @id:    distinct for every set created (LIST cursors restart on a new set)
- * @holds: who holds each entry, and until when (source.h); writers only
+ * @holds: who holds each entry, and until when (holds.h, source.h);
+ *         writers only
  * @staged: on the list of staged sets (source_stage.c), while staged
  * @drops: per CPU, drops by source index, counted by the kfunc
  * @drops_base: per source index, added to the sum of @drops: what sets
@@ -100,10 +108,6 @@ struct cfilter_type_stats {
 
 struct cfilter_set *cfilter_set_create(void);
 void cfilter_set_destroy(struct cfilter_set *s);
-struct cfilter_set *cfilter_set_swap(struct cfilter_set *s);
-void cfilter_set_retire(struct cfilter_set *old);
-void cfilter_set_publish(struct cfilter_set *s);
-u64 cfilter_set_grows(void);
 
 int cfilter_set_insert(struct cfilter_set *s, const struct cfilter_ktype *f,
 		       const u8 *packed, u32 len, u32 tag);

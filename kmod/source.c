@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Sources and timeouts (see source.h): the holdings of a set, and the
- * sources holding them. Listing them is source_list.c's, the staged sets
- * and the copy STAGE_SOURCE fills source_stage.c's, expiring them
- * expiry.c's.
+ * sources holding them, on one set. Listing them is source_list.c's,
+ * expiring them expiry.c's; the staged sets, the copy STAGE_SOURCE fills
+ * and the requests that change a set and its copy are source_stage.c's.
  *
  * A holding is recorded under the entry's packed bytes, its prefix length
  * and its source's index, in @held (permanent) or @timed (the value is the
@@ -38,50 +38,10 @@
 
 #include <cfilter/source_name.h>
 
+#include "prefilter.h"
 #include "set.h"
 #include "source.h"
 #include "source_int.h"
-
-void cfilter_holds_init(struct cfilter_holds *h)
-{
-	const struct cfilter_ktype *f;
-
-	BUILD_BUG_ON(BITS_PER_TYPE(h->active) < CFILTER_SOURCES_MAX);
-	BUILD_BUG_ON(CFILTER_HOLD_KEY_LEN(CUCKOO_KEY_MAX) > KEYMAP_KEY_MAX);
-	memset(h, 0, sizeof(*h));
-	for (f = cfilter_ktype_first(); f; f = cfilter_ktype_next(f)) {
-		unsigned int t = cfilter_ktype_type(f);
-		const struct cuckoo_params *p = &cfilter_config.params[t];
-		/* Twice the keys a table holds: room for shared entries. */
-		u64 max = 2 * max(p->capacity, p->max_capacity);
-		u32 len = CFILTER_HOLD_KEY_LEN(f->key_len);
-
-		keymap_init(&h->held[t], len, max, get_random_u64());
-		keymap_init(&h->timed[t], len, max, get_random_u64());
-	}
-	strscpy(h->names[0], "default", CFILTER_SOURCE_LEN);
-	h->active = BIT(0);
-}
-
-void cfilter_holds_free(struct cfilter_holds *h)
-{
-	unsigned int t;
-
-	for (t = 0; t < __CFILTER_KEY_MAX; t++) {
-		keymap_free(&h->held[t]);
-		keymap_free(&h->timed[t]);
-	}
-}
-
-u64 cfilter_holds_timed(const struct cfilter_holds *h)
-{
-	u64 n = 0;
-	unsigned int t;
-
-	for (t = 0; t < __CFILTER_KEY_MAX; t++)
-		n += keymap_count(&h->timed[t]);
-	return n;
-}
 
 /**
  * cfilter_source_check() - is @name a source name a request may carry?
@@ -342,11 +302,35 @@ static int cfilter_record_default(struct cfilter_holds *h, unsigned int t,
 		return err;
 	/* A listing finds it among the records now, no longer the tables. */
 	h->moves[t]++;
-	if (deadline) {
+	if (deadline)
 		h->ntimed[0]++;
-		cfilter_expiry_kick(deadline);
-	}
 	return 0;
+}
+
+/*
+ * The tables of @s gain or lose a key: a change of the live set reaches
+ * the programs' prefilter before the lock is dropped (see prefilter.c).
+ */
+static int cfilter_table_add(struct cfilter_set *s,
+			     const struct cfilter_ktype *f, const u8 *packed,
+			     u32 len, u32 tag)
+{
+	int err = cfilter_set_insert(s, f, packed, len, tag);
+
+	if (!err && s == cfilter_live_locked())
+		cfilter_prefilter_changed(s, cfilter_ktype_type(f), packed, len);
+	return err;
+}
+
+static int cfilter_table_del(struct cfilter_set *s,
+			     const struct cfilter_ktype *f, const u8 *packed,
+			     u32 len)
+{
+	int err = cfilter_set_delete(s, f, packed, len);
+
+	if (!err && s == cfilter_live_locked())
+		cfilter_prefilter_changed(s, cfilter_ktype_type(f), packed, len);
+	return err;
 }
 
 /* Compact mode's one holder: "default", permanent, unrecorded. */
@@ -359,7 +343,8 @@ static int cfilter_compact_ok(const char *source, u32 deadline)
 /*
  * cfilter_hold_add() on @s alone. A new source takes its index once the
  * holding is made, so that a failed add leaves none behind, and the
- * emptied source whose index it takes (if any) as it was.
+ * emptied source whose index it takes (if any) as it was. A holding with
+ * @deadline is there on 0 and -EEXIST: the caller tells expiry.
  */
 int cfilter_hold_add_one(struct cfilter_set *s, const struct cfilter_packed *k,
 			 const char *source, u32 deadline)
@@ -374,8 +359,8 @@ int cfilter_hold_add_one(struct cfilter_set *s, const struct cfilter_packed *k,
 
 	if (!cfilter_exact()) {
 		err = cfilter_compact_ok(source, deadline);
-		return err ? err : cfilter_set_insert(s, k->f, k->bytes, k->len,
-						      0);
+		return err ? err : cfilter_table_add(s, k->f, k->bytes, k->len,
+						     0);
 	}
 	id = cfilter_source_find(h, source);
 	fresh = id < 0;
@@ -388,13 +373,11 @@ int cfilter_hold_add_one(struct cfilter_set *s, const struct cfilter_packed *k,
 	timed = keymap_get(&h->timed[t], hk, NULL);
 	if (held || timed) {
 		err = cfilter_hold_retime(h, t, hk, timed, deadline);
-		if (!err && deadline)
-			cfilter_expiry_kick(deadline);
 		return err ? err : -EEXIST;
 	}
 
 	/* In the tables already if another source holds it. */
-	err = cfilter_set_insert(s, k->f, k->bytes, k->len, id);
+	err = cfilter_table_add(s, k->f, k->bytes, k->len, id);
 	if (err && err != -EEXIST)
 		return err;
 	inserted = !err;
@@ -415,17 +398,15 @@ int cfilter_hold_add_one(struct cfilter_set *s, const struct cfilter_packed *k,
 	err = keymap_put(deadline ? &h->timed[t] : &h->held[t], hk, deadline);
 	if (err) {
 		if (inserted)
-			WARN_ON_ONCE(cfilter_set_delete(s, k->f, k->bytes,
-							k->len));
+			WARN_ON_ONCE(cfilter_table_del(s, k->f, k->bytes,
+						       k->len));
 		return err;
 	}
 	if (fresh)
 		cfilter_source_make(s, id, source, had);
 	h->entries[id]++;
-	if (deadline) {
+	if (deadline)
 		h->ntimed[id]++;
-		cfilter_expiry_kick(deadline);
-	}
 	if (!inserted)
 		cfilter_retag(s, k->f, hk);
 	return 0;
@@ -447,7 +428,7 @@ int cfilter_unhold(struct cfilter_set *s, const struct cfilter_ktype *f,
 		return -ENOENT;
 	h->entries[id]--;
 	if (!cfilter_held_elsewhere(h, t, hk, f->key_len))
-		WARN_ON_ONCE(cfilter_set_delete(s, f, hk, hk[f->key_len]));
+		WARN_ON_ONCE(cfilter_table_del(s, f, hk, hk[f->key_len]));
 	else
 		cfilter_retag(s, f, hk);
 	cfilter_source_put(s, id);
@@ -458,7 +439,7 @@ int cfilter_unhold(struct cfilter_set *s, const struct cfilter_ktype *f,
 static int cfilter_unhold_default(struct cfilter_set *s,
 				  const struct cfilter_packed *k)
 {
-	int err = cfilter_set_delete(s, k->f, k->bytes, k->len);
+	int err = cfilter_table_del(s, k->f, k->bytes, k->len);
 
 	if (!err)
 		s->holds.entries[0]--;
@@ -469,9 +450,8 @@ static int cfilter_unhold_default(struct cfilter_set *s,
  * cfilter_hold_del() on @s alone; with @source NULL (every source), the
  * holding of source @keep (if not NULL) stays.
  */
-static int cfilter_hold_del_one(struct cfilter_set *s,
-				const struct cfilter_packed *k,
-				const char *source, const char *keep)
+int cfilter_hold_del_one(struct cfilter_set *s, const struct cfilter_packed *k,
+			 const char *source, const char *keep)
 {
 	struct cfilter_holds *h = &s->holds;
 	unsigned long ids = h->active;
@@ -482,7 +462,7 @@ static int cfilter_hold_del_one(struct cfilter_set *s,
 	if (!cfilter_exact()) {
 		if (source && !cfilter_is_default(source))
 			return -EOPNOTSUPP;
-		return cfilter_set_delete(s, k->f, k->bytes, k->len);
+		return cfilter_table_del(s, k->f, k->bytes, k->len);
 	}
 	if (source) {
 		id = cfilter_source_find(h, source);
@@ -598,7 +578,7 @@ const u8 *cfilter_hold_next(struct cfilter_hold_iter *it, u32 *deadline)
 }
 
 /* cfilter_hold_flush() on @s alone. */
-static int cfilter_hold_flush_one(struct cfilter_set *s, const char *source)
+int cfilter_hold_flush_one(struct cfilter_set *s, const char *source)
 {
 	struct cfilter_holds *h = &s->holds;
 	const struct cfilter_ktype *f;
@@ -628,53 +608,6 @@ static int cfilter_hold_flush_one(struct cfilter_set *s, const char *source)
 		keymap_shrink(&h->timed[t]);
 	}
 	return id ? 0 : cfilter_flush_unrecorded(s);
-}
-
-/**
- * cfilter_hold_add() - add a holding of @k by @source
- * @s:        the set (caller holds cfilter_lock)
- * @k:        the entry
- * @source:   the source's name, checked; "" for "default"
- * @deadline: cfilter_deadline() of its timeout, or 0
- *
- * Return: 0; -EEXIST if @source held @k already (its deadline is now
- * @deadline); -ENOSPC, -ENOMEM (nothing changed); -EUSERS (a new source,
- * and every source holds something); -EOPNOTSUPP (compact mode, a source
- * other than "default" or a deadline).
- */
-int cfilter_hold_add(struct cfilter_set *s, const struct cfilter_packed *k,
-		     const char *source, u32 deadline)
-{
-	int err = cfilter_hold_add_one(s, k, source, deadline);
-	struct cfilter_set *c = cfilter_mirror(s, source, err, -EEXIST);
-
-	if (c)
-		cfilter_mirrored(c, cfilter_hold_add_one(c, k, source, deadline),
-				 -EEXIST);
-	return err;
-}
-
-/**
- * cfilter_hold_del() - remove @source's holding of @k
- * @s:      the set (caller holds cfilter_lock)
- * @k:      the entry
- * @source: the source's name, checked; NULL for every source
- *
- * The entry leaves the tables with its last holding.
- *
- * Return: 0; -ENOENT (not held by @source, or by anyone); -EOPNOTSUPP.
- */
-int cfilter_hold_del(struct cfilter_set *s, const struct cfilter_packed *k,
-		     const char *source)
-{
-	int err = cfilter_hold_del_one(s, k, source, NULL);
-	struct cfilter_set *c = cfilter_mirror(s, source, err, -ENOENT);
-
-	if (c)
-		cfilter_mirrored(c, cfilter_hold_del_one(c, k, source,
-							 cfilter_mirror_kept()),
-				 -ENOENT);
-	return err;
 }
 
 /**
@@ -710,21 +643,4 @@ int cfilter_hold_test(struct cfilter_set *s, const struct cfilter_packed *k,
 	       keymap_get(&h->timed[t], hk, NULL) ||
 	       (!id && cfilter_unrecorded(s, k));
 	return held ? 0 : -ENOENT;
-}
-
-/**
- * cfilter_hold_flush() - remove every holding of @source
- * @s:      the set (caller holds cfilter_lock)
- * @source: the source's name, checked
- *
- * Return: 0; -ENOENT (no such source); -EOPNOTSUPP (compact mode).
- */
-int cfilter_hold_flush(struct cfilter_set *s, const char *source)
-{
-	int err = cfilter_hold_flush_one(s, source);
-	struct cfilter_set *c = cfilter_mirror(s, source, err, -ENOENT);
-
-	if (c)
-		cfilter_mirrored(c, cfilter_hold_flush_one(c, source), -ENOENT);
-	return err;
 }

@@ -23,49 +23,11 @@
 #include <uapi/linux/cfilter.h>
 
 #include "cfilter.h"
+#include "holds.h"
 #include "keymap.h"
 
+struct cfilter_packed;
 struct cfilter_set;
-
-/* Holding keys: the packed key, its prefix length, the source's index. */
-#define CFILTER_HOLD_KEY_LEN(key_len)	((key_len) + 2)
-
-/**
- * struct cfilter_holds - a set's sources and holdings
- * @held:    per key type, permanent holdings
- * @timed:   per key type, holdings with a deadline (the value: seconds of
- *           boot time, see cfilter_deadline())
- * @names:   the sources by index; index 0 is "default"
- * @entries: holdings per source
- * @ntimed:  timed holdings per source
- * @moves:   per key type, holdings moved from one part of a listing's walk
- *           to another (see source_list.c): default's unrecorded holding
- *           recorded, or a holding moved between @held and @timed
- * @active:  indexes in use: sources that hold something, or held and have
- *           a drop count to keep (see source.c); bit 0 always
- * @stale:   a copy that missed a change of the live set: COMMIT refuses it
- */
-struct cfilter_holds {
-	struct keymap	held[__CFILTER_KEY_MAX];
-	struct keymap	timed[__CFILTER_KEY_MAX];
-	char		names[CFILTER_SOURCES_MAX][CFILTER_SOURCE_LEN];
-	u64		entries[CFILTER_SOURCES_MAX];
-	u64		ntimed[CFILTER_SOURCES_MAX];
-	u64		moves[__CFILTER_KEY_MAX];
-	u32		active;
-	bool		stale;
-};
-
-/* A key as the tables store it: its type, its bytes, its prefix length. */
-struct cfilter_packed {
-	const struct cfilter_ktype	*f;
-	u32				len;
-	u8				bytes[CUCKOO_KEY_MAX];
-};
-
-void cfilter_holds_init(struct cfilter_holds *h);
-void cfilter_holds_free(struct cfilter_holds *h);
-u64 cfilter_holds_timed(const struct cfilter_holds *h);
 
 int cfilter_source_check(const char name[CFILTER_SOURCE_LEN]);
 u32 cfilter_deadline(u32 timeout);

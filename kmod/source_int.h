@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the files of sources and timeouts share and nothing else needs:
- * source.c keeps the holdings, source_list.c lists them, source_stage.c
- * keeps the staged sets and the copy STAGE_SOURCE fills, expiry.c expires
- * holdings. The module's interface to them is source.h.
+ * source.c keeps the holdings, source_list.c lists them, expiry.c expires
+ * them, source_stage.c keeps the staged sets and the copy STAGE_SOURCE
+ * fills, and makes the changes of ADD, DEL and FLUSH to a set and its
+ * copy. The module's interface to them is source.h.
  *
  * Locking: as source.h says, everything here runs under cfilter_lock.
  */
@@ -14,8 +15,8 @@
 #include <linux/string.h>
 #include <linux/types.h>
 
+#include "holds.h"
 #include "set.h"
-#include "source.h"
 
 /* Entries of the tables looked at per step of a walk for unrecorded ones. */
 #define CFILTER_WALK_CHUNK	64
@@ -37,7 +38,10 @@ struct cfilter_hold_iter {
 	u64				pos;
 };
 
-/* The staged sets (source_stage.c), whose holdings expiry.c expires. */
+/*
+ * The staged sets, whose holdings expiry.c expires; source_stage.c adds
+ * and removes them.
+ */
 extern struct list_head cfilter_staged;
 
 static inline bool cfilter_exact(void)
@@ -63,17 +67,14 @@ int cfilter_source_find(const struct cfilter_holds *h, const char *name);
 void cfilter_source_keep(struct cfilter_set *s, const char *name, u64 drops);
 int cfilter_hold_add_one(struct cfilter_set *s, const struct cfilter_packed *k,
 			 const char *source, u32 deadline);
+int cfilter_hold_del_one(struct cfilter_set *s, const struct cfilter_packed *k,
+			 const char *source, const char *keep);
+int cfilter_hold_flush_one(struct cfilter_set *s, const char *source);
 int cfilter_unhold(struct cfilter_set *s, const struct cfilter_ktype *f,
 		   u8 *hk);
 long cfilter_walk_unrecorded(const struct cfilter_set *s,
 			     const struct cfilter_ktype *f, u64 *pos,
 			     u32 max, struct cfilter_walk_buf *b, u32 *n);
 const u8 *cfilter_hold_next(struct cfilter_hold_iter *it, u32 *deadline);
-
-/* source_stage.c */
-struct cfilter_set *cfilter_mirror(const struct cfilter_set *s,
-				   const char *source, int err, int ok);
-const char *cfilter_mirror_kept(void);
-void cfilter_mirrored(struct cfilter_set *c, int err, int ok);
 
 #endif /* CFILTER_KMOD_SOURCE_INT_H */

@@ -4,7 +4,9 @@
  * staged set's holdings expire while it waits (expiry.c walks the list),
  * and the copy follows every change made to the live set's other sources
  * until COMMIT or ABORT, so that it goes live with them or, if it missed
- * one, not at all.
+ * one, not at all. So the changes a request makes to a set's holdings,
+ * ADD, DEL and FLUSH, are made here: to the set, then to the copy (their
+ * work on one set is source.c's), and expiry is told of new deadlines.
  */
 #include <linux/err.h>
 #include <linux/list.h>
@@ -25,9 +27,6 @@
 static struct cfilter_set *cfilter_copy;
 static char cfilter_copy_of[CFILTER_SOURCE_LEN];
 
-/* Every staged set (the copy too), whose holdings expire as the live set's. */
-LIST_HEAD(cfilter_staged);
-
 /*
  * The copy a change to @s of @source's holdings (NULL: every source's),
  * which went @err, goes to as well, or NULL. Only changes of the live set
@@ -38,8 +37,8 @@ LIST_HEAD(cfilter_staged);
  * staged: a FLUSH would wipe the part of the new holdings staged so far,
  * and the COMMIT publish the rest.
  */
-struct cfilter_set *cfilter_mirror(const struct cfilter_set *s,
-				   const char *source, int err, int ok)
+static struct cfilter_set *cfilter_mirror(const struct cfilter_set *s,
+					  const char *source, int err, int ok)
 {
 	if (!cfilter_copy || s != cfilter_live_locked() || (err && err != ok))
 		return NULL;
@@ -52,16 +51,31 @@ struct cfilter_set *cfilter_mirror(const struct cfilter_set *s,
  * The source whose holdings the copy takes no change of, which a change
  * by every source must leave there (see cfilter_mirror()).
  */
-const char *cfilter_mirror_kept(void)
+static const char *cfilter_mirror_kept(void)
 {
 	return cfilter_copy_of;
 }
 
 /* A copy @c that could not follow the live set must not go live. */
-void cfilter_mirrored(struct cfilter_set *c, int err, int ok)
+static void cfilter_mirrored(struct cfilter_set *c, int err, int ok)
 {
 	if (err && err != ok)
 		c->holds.stale = true;
+}
+
+/*
+ * cfilter_hold_add_one(), and expiry set for @deadline if the holding is
+ * there with it (0 or -EEXIST: see cfilter_hold_add_one()).
+ */
+static int cfilter_hold_add_timed(struct cfilter_set *s,
+				  const struct cfilter_packed *k,
+				  const char *source, u32 deadline)
+{
+	int err = cfilter_hold_add_one(s, k, source, deadline);
+
+	if (!err || err == -EEXIST)
+		cfilter_expiry_kick(deadline);
+	return err;
 }
 
 /* Adds to @c default's unrecorded holdings in the live set. */
@@ -116,9 +130,9 @@ static int cfilter_hold_copy_from(struct cfilter_set *c,
 				continue;
 			memcpy(k.bytes, key, f->key_len);
 			k.len = key[f->key_len];
-			err = cfilter_hold_add_one(c, &k,
-						   h->names[key[f->key_len + 1]],
-						   it.timed ? dl : 0);
+			err = cfilter_hold_add_timed(c, &k,
+						     h->names[key[f->key_len + 1]],
+						     it.timed ? dl : 0);
 			if (err)
 				return err == -EEXIST ? -EIO : err;
 			if (!(it.pos & 0x3ff))
@@ -196,4 +210,69 @@ void cfilter_hold_replaced(struct cfilter_set *s)
 	else if (cfilter_copy)
 		cfilter_copy->holds.stale = true;
 	cfilter_expiry_kick(1);
+}
+
+/**
+ * cfilter_hold_add() - add a holding of @k by @source
+ * @s:        the set (caller holds cfilter_lock)
+ * @k:        the entry
+ * @source:   the source's name, checked; "" for "default"
+ * @deadline: cfilter_deadline() of its timeout, or 0
+ *
+ * Return: 0; -EEXIST if @source held @k already (its deadline is now
+ * @deadline); -ENOSPC, -ENOMEM (nothing changed); -EUSERS (a new source,
+ * and every source holds something); -EOPNOTSUPP (compact mode, a source
+ * other than "default" or a deadline).
+ */
+int cfilter_hold_add(struct cfilter_set *s, const struct cfilter_packed *k,
+		     const char *source, u32 deadline)
+{
+	int err = cfilter_hold_add_timed(s, k, source, deadline);
+	struct cfilter_set *c = cfilter_mirror(s, source, err, -EEXIST);
+
+	if (c)
+		cfilter_mirrored(c, cfilter_hold_add_timed(c, k, source,
+							   deadline),
+				 -EEXIST);
+	return err;
+}
+
+/**
+ * cfilter_hold_del() - remove @source's holding of @k
+ * @s:      the set (caller holds cfilter_lock)
+ * @k:      the entry
+ * @source: the source's name, checked; NULL for every source
+ *
+ * The entry leaves the tables with its last holding.
+ *
+ * Return: 0; -ENOENT (not held by @source, or by anyone); -EOPNOTSUPP.
+ */
+int cfilter_hold_del(struct cfilter_set *s, const struct cfilter_packed *k,
+		     const char *source)
+{
+	int err = cfilter_hold_del_one(s, k, source, NULL);
+	struct cfilter_set *c = cfilter_mirror(s, source, err, -ENOENT);
+
+	if (c)
+		cfilter_mirrored(c, cfilter_hold_del_one(c, k, source,
+							 cfilter_mirror_kept()),
+				 -ENOENT);
+	return err;
+}
+
+/**
+ * cfilter_hold_flush() - remove every holding of @source
+ * @s:      the set (caller holds cfilter_lock)
+ * @source: the source's name, checked
+ *
+ * Return: 0; -ENOENT (no such source); -EOPNOTSUPP (compact mode).
+ */
+int cfilter_hold_flush(struct cfilter_set *s, const char *source)
+{
+	int err = cfilter_hold_flush_one(s, source);
+	struct cfilter_set *c = cfilter_mirror(s, source, err, -ENOENT);
+
+	if (c)
+		cfilter_mirrored(c, cfilter_hold_flush_one(c, source), -ENOENT);
+	return err;
 }
