@@ -80,9 +80,13 @@ all: module user selftests
 
 help:
 	@echo 'make demo          install deps, build, show blocking in a guest'
-	@echo 'make check         run every test (host; guest on 6.1 and 6.12)'
+	@echo 'make check         run every test: host, guests on 6.1, 6.12 and 7.2,'
+	@echo '                   the packages on a booted Debian 12, demo, install'
+	@echo 'make host-tests    the host tests alone: core, prefix sets, cfctl (no VM)'
 	@echo 'make deps          install the Debian packages needed'
 	@echo 'make               build cfilter.ko, cfctl and the selftests'
+	@echo '  make module, make user, make bpf, make selftests: one of them'
+	@echo 'make kernel        fetch and unpack the guest kernel (KERNEL=)'
 	@echo 'make vm-run SCRIPT=f.sh   run f.sh as root in the guest'
 	@echo '  ... VM_DEBIAN=1  with the Debian root (fail2ban, CrowdSec) at /debian'
 	@echo '  ... KERNEL=6.12  with make, make vm-run, make demo: for Debian 13'"'"'s'
@@ -91,13 +95,16 @@ help:
 	@echo 'make bench         time the filter core against its baselines (host)'
 	@echo 'make fuzz          fuzz the filter core, the prefix sets and the CrowdSec reader (FUZZ_SECONDS=600)'
 	@echo 'make stress        lock-free readers vs a churning writer (host)'
-	@echo 'make bench-load    cfctl load vs per-entry adds vs a BPF hash map (guest)'
+	@echo 'make bench-load    cfctl load vs ipset restore, nft -f, a BPF hash map (guest)'
 	@echo 'make bench-xdp     XDP ns/packet: cfilter vs BPF hash, LPM, Bloom (guest)'
 	@echo 'make install [DESTDIR= PREFIX=]   cfctl, man page, completion, unit, module'
 	@echo 'make uninstall     remove what make install put'
 	@echo 'make install-dkms  module sources for DKMS (VERSION=x: another name)'
+	@echo '  ... install-dkms-sources: the sources alone (as the package does)'
+	@echo 'make uninstall-dkms   remove them from DKMS'
 	@echo 'make deb           Debian packages cfilter and cfilter-dkms, into dist/'
 	@echo 'make KDIR=/lib/modules/$$(uname -r)/build module'
+	@echo 'make clean         remove what make built (not .cache/)'
 
 deps:
 	scripts/deps.sh
