@@ -30,7 +30,7 @@ static void cuckoo_key_store(const struct cuckoo *c, u8 *stored,
 }
 
 /* Does @c keep whole records (cuckoo_record_whole())? */
-static bool cuckoo_whole(const struct cuckoo *c)
+static bool cuckoo_has_whole_records(const struct cuckoo *c)
 {
 	return cuckoo_record_whole(cuckoo_shape_of(c));
 }
@@ -40,7 +40,7 @@ static u32 cuckoo_val_of(const struct cuckoo *c, const u8 *stored)
 {
 	if (!c->values)
 		return 0;
-	if (cuckoo_whole(c))
+	if (cuckoo_has_whole_records(c))
 		return ((const union cuckoo_record *)stored)->val;
 	return *(const u32 *)(stored + c->val_off);
 }
@@ -54,7 +54,7 @@ static void cuckoo_record_store(const struct cuckoo *c, u8 *stored,
 {
 	union cuckoo_record r;
 
-	if (c->values && cuckoo_whole(c)) {
+	if (c->values && cuckoo_has_whole_records(c)) {
 		r.key = get_unaligned((const u32 *)key);
 		r.val = val;
 		WRITE_ONCE(*(u64 *)stored, r.word);
@@ -193,7 +193,7 @@ static void cuckoo_move(const struct cuckoo *c, struct cuckoo_table *t,
 static void cuckoo_fill(const struct cuckoo *c, struct cuckoo_table *t,
 			u64 b, unsigned int s, u32 fp, const void *key, u32 val)
 {
-	bool window = c->exact && !cuckoo_whole(c);
+	bool window = c->exact && !cuckoo_has_whole_records(c);
 
 	if (window)
 		cuckoo_window_open(t, fp);
@@ -215,7 +215,7 @@ static void cuckoo_empty(const struct cuckoo *c, struct cuckoo_table *t,
 			 u64 b, unsigned int s)
 {
 	u32 fp = cuckoo_slot(c, t, b, s);
-	bool window = c->exact && !cuckoo_whole(c);
+	bool window = c->exact && !cuckoo_has_whole_records(c);
 
 	if (window)
 		cuckoo_window_open(t, fp);
@@ -494,7 +494,7 @@ int cuckoo_set_val(struct cuckoo *c, const void *key, u32 val)
 	if (s < 0)
 		return -ENOENT;
 	stored = cuckoo_key_at(c, t, b * CUCKOO_SLOTS + s);
-	if (cuckoo_whole(c)) {
+	if (cuckoo_has_whole_records(c)) {
 		cuckoo_record_store(c, stored, key, val);
 		return 0;
 	}

@@ -21,7 +21,7 @@
  *   step, and no entry names a member that does not cover it;
  * - a length's bit in used[] is set before its first entry is published
  *   and cleared after its last one is gone;
- * - the summary (summary.h) answers before the tree, and a lookup it does
+ * - the summary (prefix_summary.h) answers before the tree, and a lookup it does
  *   not answer starts at the shortest subtree holding every member that
  *   may cover the address.
  */
@@ -69,7 +69,7 @@ void prefix_set_get_stats(const struct prefix_set *s, struct prefix_stats *st)
 		if (m && prefix_wtab(s, m)) {
 			cuckoo_get_stats(prefix_wtab(s, m), &cs);
 			st->memory_bytes += cs.memory_bytes +
-					    ordered_bytes(&s->idx[m]);
+					    sorted_bytes(&s->idx[m]);
 		}
 	}
 }
@@ -189,7 +189,7 @@ struct prefix_set *prefix_set_create(const struct prefix_params *p)
 		memset(mask, 0xff, sizeof(mask));
 		prefix_mask(mask, s->addr_len, m);
 		memcpy(s->mask[m], mask, sizeof(s->mask[m]));
-		ordered_init(&s->idx[m], 4 * prefix_words(m));
+		sorted_init(&s->idx[m], 4 * prefix_words(m));
 	}
 	addrs = p->addrs;
 	addrs.values = addrs.exact;
@@ -215,7 +215,7 @@ void prefix_set_destroy(struct prefix_set *s)
 		return;
 	for (m = 1; m < s->bits; m++) {
 		cuckoo_destroy(prefix_wtab(s, m));
-		ordered_free(&s->idx[m]);
+		sorted_free(&s->idx[m]);
 	}
 	cuckoo_destroy(s->addrs);
 	prefix_sum_free(&s->sum);

@@ -24,7 +24,7 @@
  * longer child, a miss to the shorter one. Lengths whose table is empty
  * cost a bit test, not a probe.
  *
- * The summary (summary.h) answers most lookups before any table: a head
+ * The summary (prefix_summary.h) answers most lookups before any table: a head
  * word per /16 names the longest member up to /16 covering it and flags
  * the classes of longer members inside it, with hashed bits per /24 or
  * /32 behind the flags. A lookup reads it inline and probes only where it
@@ -39,7 +39,7 @@
 #define CFILTER_PREFIX_H
 
 #include "cuckoo.h"
-#include "summary.h"
+#include "prefix_summary.h"
 
 struct prefix_set;
 

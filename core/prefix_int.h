@@ -8,8 +8,8 @@
 #define CFILTER_PREFIX_INT_H
 
 #include "prefix.h"
-#include "ordered.h"
-#include "summary.h"
+#include "sorted.h"
+#include "prefix_summary.h"
 
 /* Fingerprint width of the exact tables: a false match costs a key compare. */
 #define PREFIX_FP_BITS		16
@@ -92,7 +92,7 @@ struct prefix_set {
 	u64 tab_max[5];
 	u64 seed;
 	u64 count[PREFIX_BITS_MAX];
-	struct ordered idx[PREFIX_BITS_MAX];
+	struct sorted idx[PREFIX_BITS_MAX];
 	u64 hist[PREFIX_BITS_MAX];
 	u64 entries;
 	u64 list_gen;

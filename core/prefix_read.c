@@ -134,7 +134,7 @@ static enum prefix_hit prefix_match_from(const struct prefix_set *s,
  * prefix_set_match_head() - does a member cover an address?
  * @s: the set
  * @addr: addr_len bytes, network order
- * @h: @addr's head word, as prefix_set_match() read it (summary.h)
+ * @h: @addr's head word, as prefix_set_match() read it (prefix_summary.h)
  *
  * prefix_set_match() after its head word, when that does not answer a
  * miss by itself. Probes the address table, whose hit is PREFIX_ADDR,

@@ -91,11 +91,11 @@ static int prefix_add(struct prefix_set *s, u32 m, const u8 *addr, u32 val)
 		smp_wmb();
 	}
 	prefix_key(s, m, addr, key);
-	err = ordered_insert(&s->idx[m], key);
+	err = sorted_insert(&s->idx[m], key);
 	if (!err) {
 		err = cuckoo_insert_val(prefix_wtab(s, m), key, val);
 		if (err)
-			ordered_delete(&s->idx[m], key);
+			sorted_delete(&s->idx[m], key);
 	}
 	if (err) {
 		if (!s->count[m])
@@ -115,7 +115,7 @@ static void prefix_del(struct prefix_set *s, u32 m, const u8 *addr)
 
 	prefix_key(s, m, addr, key);
 	WARN_ON_ONCE(cuckoo_delete(prefix_wtab(s, m), key));
-	WARN_ON_ONCE(!ordered_delete(&s->idx[m], key));
+	WARN_ON_ONCE(!sorted_delete(&s->idx[m], key));
 	s->entries--;
 	if (!--s->count[m]) {
 		/* the last entry gone before the bit goes */
@@ -125,7 +125,7 @@ static void prefix_del(struct prefix_set *s, u32 m, const u8 *addr)
 }
 
 /*
- * Keeps the summary's always word (summary.h): on while a /0 member or
+ * Keeps the summary's always word (prefix_summary.h): on while a /0 member or
  * uncounted (compact) addresses exist, or @coming (one is about to be
  * published); off only once they are gone.
  */
@@ -221,15 +221,15 @@ static void prefix_rename_one(struct prefix_set *s, u32 m, const u8 *e,
 static void prefix_rename(struct prefix_set *s, u32 m, const u8 *addr,
 			  u32 l, u32 tag, enum prefix_op op)
 {
-	struct ordered_pos pos;
+	struct sorted_pos pos;
 	const u8 *key;
 	u32 e[4] = { 0 }, v;
 	u64 j = 0;
 
 	prefix_key(s, m, addr, e);
-	for (key = ordered_seek(&s->idx[m], e, &pos);
+	for (key = sorted_seek(&s->idx[m], e, &pos);
 	     key && prefix_same_bits(key, addr, l);
-	     key = ordered_next(&s->idx[m], &pos)) {
+	     key = sorted_next(&s->idx[m], &pos)) {
 		if (!(++j & PREFIX_RESCHED_MASK))
 			cond_resched();
 		memcpy(e, key, 4 * prefix_words(m));
@@ -508,7 +508,7 @@ int prefix_set_clear(struct prefix_set *s)
 		if (s->dead[m])
 			s->list_gen += cuckoo_list_gen(s->dead[m]) + 1;
 		rcu_assign_pointer(s->tab[m], NULL);
-		ordered_free(&s->idx[m]);
+		sorted_free(&s->idx[m]);
 	}
 	s->nprefixes = 0;
 	memset(s->hist, 0, sizeof(s->hist));

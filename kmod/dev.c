@@ -29,7 +29,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 
-#include "cfilter.h"
+#include "cfilter_int.h"
 #include "set.h"
 #include "dev_ioc.h"
 #include "dev_req.h"

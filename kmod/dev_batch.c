@@ -15,7 +15,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
-#include "cfilter.h"
+#include "cfilter_int.h"
 #include "set.h"
 #include "source.h"
 #include "dev_ioc.h"
@@ -82,7 +82,7 @@ static int cfilter_batch_check(struct cfilter_batch *b, struct cfilter_chunk *c)
 		if (err)
 			return err;
 		for (i = 0; i < n; i++) {
-			if (cfilter_pack(&c->keys[i], &k) ||
+			if (cfilter_key_check_pack(&c->keys[i], &k) ||
 			    c->timeouts[i] > CFILTER_TIMEOUT_MAX) {
 				b->first_error = start + i;
 				return -EINVAL;
@@ -107,7 +107,7 @@ static int cfilter_batch_one(struct cfilter_set *s,
 	int err;
 
 	/* Checked in pass 1, but the caller may have changed it since. */
-	err = cfilter_pack(key, &k);
+	err = cfilter_key_check_pack(key, &k);
 	if (err || timeout > CFILTER_TIMEOUT_MAX)
 		return -EINVAL;
 	switch (b->op) {
@@ -147,7 +147,7 @@ static int cfilter_batch_step(struct file *file, struct cfilter_batch *b,
 	if (lock) {
 		if (cfilter_lock_take_killable())
 			return -EINTR;
-		s = cfilter_target(file, b->flags);
+		s = cfilter_req_set(file, b->flags);
 	} else {
 		rcu_read_lock();
 		s = rcu_dereference(cfilter_live);

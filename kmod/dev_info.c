@@ -13,7 +13,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
-#include "cfilter.h"
+#include "cfilter_int.h"
 #include "live.h"
 #include "set.h"
 #include "source.h"
@@ -106,7 +106,7 @@ long cfilter_ioc_type_info(struct file *file, void __user *uti)
 		return -EINVAL;
 
 	cfilter_lock_take();
-	s = cfilter_target(file, ti.flags);
+	s = cfilter_req_set(file, ti.flags);
 	if (s)
 		cfilter_set_type_stats(s, f, &st);
 	mutex_unlock(&cfilter_lock);
@@ -144,7 +144,7 @@ long cfilter_ioc_sources(struct file *file, void __user *arg)
 		return -ENOMEM;
 	out->flags = flags;
 	cfilter_lock_take();
-	s = cfilter_target(file, flags);
+	s = cfilter_req_set(file, flags);
 	if (s)
 		cfilter_hold_sources(s, out);
 	mutex_unlock(&cfilter_lock);

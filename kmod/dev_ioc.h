@@ -13,7 +13,7 @@
 #include <linux/fs.h>
 #include <linux/types.h>
 
-#include "cfilter.h"
+#include "cfilter_int.h"
 #include "set.h"
 
 /*

@@ -11,7 +11,7 @@
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 
-#include "cfilter.h"
+#include "cfilter_int.h"
 #include "live.h"
 #include "set.h"
 #include "source.h"
@@ -32,7 +32,7 @@ static long cfilter_ioc_write(struct file *file, unsigned int cmd,
 		return err;
 
 	cfilter_lock_take();
-	s = cfilter_target(file, req.flags);
+	s = cfilter_req_set(file, req.flags);
 	if (!s)
 		err = -EINVAL;
 	else if (cmd == CFILTER_IOC_ADD)
@@ -78,7 +78,7 @@ long cfilter_ioc_test(struct file *file, void __user *argp)
 		return err;
 	}
 	cfilter_lock_take();
-	s = cfilter_target(file, req.flags);
+	s = cfilter_req_set(file, req.flags);
 	if (!s) {
 		err = -EINVAL;
 	} else if (req.flags & CFILTER_F_ALL_SOURCES) {
@@ -104,7 +104,7 @@ long cfilter_ioc_flush(struct file *file, void __user *ureq)
 		return err;
 	if (cfilter_lock_take_killable())
 		return -EINTR;
-	s = cfilter_target(file, req.flags);
+	s = cfilter_req_set(file, req.flags);
 	err = s ? cfilter_hold_flush(s, req.source) : -EINVAL;
 	mutex_unlock(&cfilter_lock);
 	return err;

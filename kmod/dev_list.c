@@ -16,7 +16,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
-#include "cfilter.h"
+#include "cfilter_int.h"
 #include "prefix.h"
 #include "set.h"
 #include "source.h"

@@ -13,7 +13,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
-#include "cfilter.h"
+#include "cfilter_int.h"
 #include "prefilter.h"
 #include "set.h"
 #include "verdict.h"

@@ -10,12 +10,12 @@
 #include <linux/mutex.h>
 #include <linux/uaccess.h>
 
-#include "cfilter.h"
+#include "cfilter_int.h"
 #include "set.h"
 #include "dev_req.h"
 
 /* Validates and packs @key, or returns -EINVAL if it is malformed. */
-int cfilter_pack(const struct cfilter_key *key, struct cfilter_packed *k)
+int cfilter_key_check_pack(const struct cfilter_key *key, struct cfilter_packed *k)
 {
 	k->f = cfilter_ktype(key->type);
 	if (!k->f)
@@ -27,7 +27,7 @@ int cfilter_pack(const struct cfilter_key *key, struct cfilter_packed *k)
  * The set a request names: the live one, or with CFILTER_F_STAGED this
  * file's staged one (NULL if there is none). Caller holds cfilter_lock.
  */
-struct cfilter_set *cfilter_target(struct file *file, u32 flags)
+struct cfilter_set *cfilter_req_set(struct file *file, u32 flags)
 {
 	lockdep_assert_held(&cfilter_lock);
 	if (flags & CFILTER_F_STAGED)
@@ -75,7 +75,7 @@ int cfilter_get_key_req(unsigned int cmd, const void __user *argp,
 	if (copy_from_user(req, argp, sizeof(*req)))
 		return -EFAULT;
 	err = cfilter_req_args(cmd, req->flags, req->timeout, req->source);
-	return err ? err : cfilter_pack(&req->key, k);
+	return err ? err : cfilter_key_check_pack(&req->key, k);
 }
 
 /* The source a request names: NULL for every source. */

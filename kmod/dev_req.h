@@ -12,12 +12,12 @@
 #include <linux/fs.h>
 #include <linux/types.h>
 
-#include "cfilter.h"
+#include "cfilter_int.h"
 #include "set.h"
 #include "source.h"
 
-int cfilter_pack(const struct cfilter_key *key, struct cfilter_packed *k);
-struct cfilter_set *cfilter_target(struct file *file, u32 flags);
+int cfilter_key_check_pack(const struct cfilter_key *key, struct cfilter_packed *k);
+struct cfilter_set *cfilter_req_set(struct file *file, u32 flags);
 int cfilter_may_write(struct file *file);
 int cfilter_req_args(unsigned int cmd, u32 flags, u32 timeout,
 		     const char *source);

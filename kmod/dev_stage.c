@@ -16,7 +16,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
-#include "cfilter.h"
+#include "cfilter_int.h"
 #include "cuckoo.h"
 #include "live.h"
 #include "set.h"

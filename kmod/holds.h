@@ -10,7 +10,7 @@
 #include <linux/types.h>
 #include <uapi/linux/cfilter.h>
 
-#include "cfilter.h"
+#include "cfilter_int.h"
 #include "keymap.h"
 
 /* Holding keys: the packed key, its prefix length, the source's index. */

@@ -19,7 +19,7 @@
 #include <linux/limits.h>
 #include <linux/types.h>
 
-#include "cfilter.h"
+#include "cfilter_int.h"
 
 /* Is each of @len bytes at @p zero? Inlined with a constant @len. */
 static __always_inline bool cfilter_zero(const u8 *p, unsigned int len)

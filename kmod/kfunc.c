@@ -19,7 +19,7 @@
 #include <linux/rcupdate.h>
 #include <linux/types.h>
 
-#include "cfilter.h"
+#include "cfilter_int.h"
 #include "compat.h"
 #include "cuckoo.h"
 #include "set.h"

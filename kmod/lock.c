@@ -21,7 +21,7 @@
 #include <linux/mutex.h>
 #include <linux/wait_bit.h>
 
-#include "cfilter.h"
+#include "cfilter_int.h"
 
 DEFINE_MUTEX(cfilter_lock);	/* writers of every set: see cfilter.h */
 

@@ -21,7 +21,7 @@
 #include <linux/sched.h>
 #include <linux/string.h>
 
-#include "cfilter.h"
+#include "cfilter_int.h"
 #include "cuckoo.h"
 #include "prefix.h"
 #include "prefilter.h"

@@ -15,7 +15,7 @@
 #include <linux/sched.h>
 #include <linux/types.h>
 
-#include "cfilter.h"
+#include "cfilter_int.h"
 #include "cuckoo.h"
 
 /*

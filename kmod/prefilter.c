@@ -33,7 +33,7 @@
 #include <linux/mutex.h>
 #include <linux/types.h>
 
-#include "cfilter.h"
+#include "cfilter_int.h"
 #include "compat.h"
 #include "prefilter.h"
 #include "prefix.h"

@@ -24,7 +24,7 @@
 #include <linux/rcupdate.h>
 #include <linux/types.h>
 
-#include "cfilter.h"
+#include "cfilter_int.h"
 #include "cuckoo.h"
 #include "holds.h"
 #include "prefix.h"

@@ -22,7 +22,7 @@
 #include <linux/types.h>
 #include <uapi/linux/cfilter.h>
 
-#include "cfilter.h"
+#include "cfilter_int.h"
 #include "holds.h"
 #include "keymap.h"
 

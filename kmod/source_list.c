@@ -55,7 +55,7 @@ static u64 cfilter_list_layout(const struct cfilter_set *s,
 }
 
 /* Whole seconds from @now (ns of boot time) to @deadline; at least 1. */
-static u32 cfilter_left(u32 deadline, u64 now)
+static u32 cfilter_secs_left(u32 deadline, u64 now)
 {
 	u64 at = (u64)deadline * NSEC_PER_SEC;
 
@@ -147,7 +147,7 @@ static long cfilter_list_records(struct cfilter_set *s,
 		if (id >= 0 && key[kl + 1] != id)
 			continue;
 		cfilter_entry(&out[n++], f, key, key[kl],
-			      timed ? cfilter_left(dl, now) : 0,
+			      timed ? cfilter_secs_left(dl, now) : 0,
 			      h->names[key[kl + 1]]);
 	}
 	return n;

@@ -37,8 +37,8 @@ static char cfilter_copy_of[CFILTER_SOURCE_LEN];
  * staged: a FLUSH would wipe the part of the new holdings staged so far,
  * and the COMMIT publish the rest.
  */
-static struct cfilter_set *cfilter_mirror(const struct cfilter_set *s,
-					  const char *source, int err, int ok)
+static struct cfilter_set *cfilter_copy_to_follow(const struct cfilter_set *s,
+						  const char *source, int err, int ok)
 {
 	if (!cfilter_copy || s != cfilter_live_locked() || (err && err != ok))
 		return NULL;
@@ -49,15 +49,15 @@ static struct cfilter_set *cfilter_mirror(const struct cfilter_set *s,
 
 /*
  * The source whose holdings the copy takes no change of, which a change
- * by every source must leave there (see cfilter_mirror()).
+ * by every source must leave there (see cfilter_copy_to_follow()).
  */
-static const char *cfilter_mirror_kept(void)
+static const char *cfilter_copy_replaces(void)
 {
 	return cfilter_copy_of;
 }
 
 /* A copy @c that could not follow the live set must not go live. */
-static void cfilter_mirrored(struct cfilter_set *c, int err, int ok)
+static void cfilter_copy_followed(struct cfilter_set *c, int err, int ok)
 {
 	if (err && err != ok)
 		c->holds.stale = true;
@@ -227,13 +227,13 @@ void cfilter_hold_replaced(struct cfilter_set *s)
 int cfilter_hold_add(struct cfilter_set *s, const struct cfilter_packed *k,
 		     const char *source, u32 deadline)
 {
-	int err = cfilter_hold_add_timed(s, k, source, deadline);
-	struct cfilter_set *c = cfilter_mirror(s, source, err, -EEXIST);
+	int err = cfilter_hold_add_timed(s, k, source, deadline), err2;
+	struct cfilter_set *c = cfilter_copy_to_follow(s, source, err, -EEXIST);
 
-	if (c)
-		cfilter_mirrored(c, cfilter_hold_add_timed(c, k, source,
-							   deadline),
-				 -EEXIST);
+	if (c) {
+		err2 = cfilter_hold_add_timed(c, k, source, deadline);
+		cfilter_copy_followed(c, err2, -EEXIST);
+	}
 	return err;
 }
 
@@ -250,13 +250,13 @@ int cfilter_hold_add(struct cfilter_set *s, const struct cfilter_packed *k,
 int cfilter_hold_del(struct cfilter_set *s, const struct cfilter_packed *k,
 		     const char *source)
 {
-	int err = cfilter_hold_del_one(s, k, source, NULL);
-	struct cfilter_set *c = cfilter_mirror(s, source, err, -ENOENT);
+	int err = cfilter_hold_del_one(s, k, source, NULL), err2;
+	struct cfilter_set *c = cfilter_copy_to_follow(s, source, err, -ENOENT);
 
-	if (c)
-		cfilter_mirrored(c, cfilter_hold_del_one(c, k, source,
-							 cfilter_mirror_kept()),
-				 -ENOENT);
+	if (c) {
+		err2 = cfilter_hold_del_one(c, k, source, cfilter_copy_replaces());
+		cfilter_copy_followed(c, err2, -ENOENT);
+	}
 	return err;
 }
 
@@ -270,9 +270,9 @@ int cfilter_hold_del(struct cfilter_set *s, const struct cfilter_packed *k,
 int cfilter_hold_flush(struct cfilter_set *s, const char *source)
 {
 	int err = cfilter_hold_flush_one(s, source);
-	struct cfilter_set *c = cfilter_mirror(s, source, err, -ENOENT);
+	struct cfilter_set *c = cfilter_copy_to_follow(s, source, err, -ENOENT);
 
 	if (c)
-		cfilter_mirrored(c, cfilter_hold_flush_one(c, source), -ENOENT);
+		cfilter_copy_followed(c, cfilter_hold_flush_one(c, source), -ENOENT);
 	return err;
 }

@@ -7,7 +7,7 @@ Usage: scripts/geoip-miss-paths.py BLOCKED RANGES [N]
 BLOCKED and RANGES are range files as scripts/geoip-ranges.sh -6 writes them
 (the blocked countries', and the other countries'). Picks N (20000) misses as
 `make bench-xdp` does (a range of RANGES uniformly, then an address in it,
-outside BLOCKED) and counts, for each, what the module's summary (summary.h)
+outside BLOCKED) and counts, for each, what the module's summary (prefix_summary.h)
 leaves to the search over the lengths: the /16 holds no member; it does, and
 the miss's /32 holds a member of /32 to /63 (the search runs); only the
 hashed /32 bit says so (a collision); or neither. Then, for the misses
@@ -21,7 +21,7 @@ import random
 import sys
 from collections import Counter
 
-SUM_HASH = 0x61c88647       # summary.h: PREFIX_SUM_HASH
+SUM_HASH = 0x61c88647       # prefix_summary.h: PREFIX_SUM_HASH
 
 
 def read_ranges(path):

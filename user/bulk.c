@@ -20,7 +20,7 @@
 
 #include "addr.h"
 #include "cfctl.h"
-#include "dev.h"
+#include "device.h"
 #include "keyfile.h"
 
 /*

@@ -77,7 +77,7 @@ int do_info(const struct cfctl_opts *o);
 int do_clear(const struct cfctl_opts *o);
 int do_flush(const struct cfctl_opts *o);
 
-/* Verbs of program.c. */
+/* Verbs of xdp_verbs.c. */
 int do_attach(const struct cfctl_opts *o);
 int do_detach(const struct cfctl_opts *o);
 int do_status(const struct cfctl_opts *o);

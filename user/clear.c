@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include "cfctl.h"
-#include "dev.h"
-#include "source.h"
+#include "device.h"
+#include "source_name.h"
 
 /* --dry-run of clear: may the caller clear, and how much would go? */
 static int clear_dry_run(int fd)

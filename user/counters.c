@@ -2,7 +2,7 @@
 /*
  * The program's counters as people and scrapers read them: their names,
  * in the order stats prints them, and the interface of each slot. stats
- * (program.c), its metrics (metrics.c) and the drop log (log.c) share them.
+ * (xdp_verbs.c), its metrics (metrics.c) and the drop log (log.c) share them.
  */
 #include <net/if.h>
 #include <stdio.h>

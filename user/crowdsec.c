@@ -50,9 +50,9 @@
 #include "cfctl.h"
 #include "decision.h"
 #include "decision_table.h"
-#include "dev.h"
+#include "device.h"
 #include "entry_words.h"
-#include "source.h"
+#include "source_name.h"
 
 /* The longest line read; a longer one is skipped whole, not buffered. */
 #define LINE_MAX_BYTES	65536

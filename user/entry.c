@@ -11,10 +11,10 @@
 
 #include "addr.h"
 #include "cfctl.h"
-#include "dev.h"
+#include "device.h"
 #include "json.h"
 #include "keyfile.h"
-#include "source.h"
+#include "source_name.h"
 #include "xdp.h"
 
 /*

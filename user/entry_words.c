@@ -26,7 +26,7 @@
 #include "entry_words.h"
 #include "keyfile.h"
 #include "range.h"
-#include "source.h"
+#include "source_name.h"
 #include "util.h"
 
 /* Longest part of a bad line quoted in its message. */

@@ -6,7 +6,7 @@
 
 #include "addr.h"
 #include "cfctl.h"
-#include "dev.h"
+#include "device.h"
 #include "json.h"
 
 static const char *filter_mode_name(__u32 mode)

@@ -37,7 +37,7 @@
 #include "addr.h"
 #include "entry_words.h"
 #include "keyfile.h"
-#include "source.h"
+#include "source_name.h"
 #include "util.h"
 
 static bool is_space(char c)

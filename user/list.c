@@ -10,9 +10,9 @@
 
 #include "addr.h"
 #include "cfctl.h"
-#include "dev.h"
+#include "device.h"
 #include "json.h"
-#include "source.h"
+#include "source_name.h"
 
 /*
  * Sources in the order save and list print them: "default" first, then

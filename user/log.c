@@ -18,7 +18,7 @@
 #include "counters.h"
 #include "droplog.h"
 #include "json.h"
-#include "source.h"
+#include "source_name.h"
 
 /**
  * log_filter_init() - the filters of log and top, from their options

@@ -12,9 +12,9 @@
 
 #include "addr.h"
 #include "cfctl.h"
-#include "dev.h"
+#include "device.h"
 #include "json.h"
-#include "source.h"
+#include "source_name.h"
 
 /* A decimal number in [0, @max] for match; false if @s is not one. */
 static bool match_number(const char *s, unsigned long max, __be16 *v)

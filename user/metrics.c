@@ -20,7 +20,7 @@
 #include "addr.h"
 #include "cfctl.h"
 #include "counters.h"
-#include "dev.h"
+#include "device.h"
 
 #define CF_MODULE_VERSION	CF_MODULE "/version"
 

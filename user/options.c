@@ -15,7 +15,7 @@
 
 #include "droplog.h"
 #include "options.h"
-#include "source.h"
+#include "source_name.h"
 
 /* getopt values of long options without a short form. */
 enum {

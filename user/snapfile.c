@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "snapfile.h"
-#include "source.h"
+#include "source_name.h"
 
 /* CRC-32, reflected, polynomial 0x04C11DB7: zlib's crc32(). */
 uint32_t snap_crc32(uint32_t crc, const uint8_t *p, size_t len)

@@ -24,9 +24,9 @@
 
 #include "addr.h"
 #include "cfctl.h"
-#include "dev.h"
+#include "device.h"
 #include "snapfile.h"
-#include "source.h"
+#include "source_name.h"
 
 /* Keys per BATCH call of restore, as load. */
 #define RESTORE_BATCH	65536

@@ -22,13 +22,13 @@
 
 #include "addr.h"
 #include "cfctl.h"
-#include "dev.h"
+#include "device.h"
 #include "droplog.h"
 #include "json.h"
-#include "source.h"
+#include "source_name.h"
 
 #define WHY_BATCH	4096
-/* Walks started over because the filter changed under them (dev.c's). */
+/* Walks started over because the filter changed under them (device.c's). */
 #define WHY_TRIES	20
 
 /* The address asked about, and the holdings found. */

@@ -23,7 +23,7 @@
 #include "keyfile.h"
 #include "range.h"
 #include "snapfile.h"
-#include "source.h"
+#include "source_name.h"
 #include "util.h"
 
 static int tests, failures;

@@ -14,8 +14,8 @@
 #define CFILTER_PREFIX_CHECK_H
 
 #include "cuckoo_unit.h"
-#include "ordered.c"
-#include "summary.c"
+#include "sorted.c"
+#include "prefix_summary.c"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -343,13 +343,13 @@ static inline u64 prefix_check_set(const struct prefix_set *s,
 	}
 	/* the writer's index of each table holds exactly its keys, in order */
 	for (m = 1, i = 0; m < s->bits; m++) {
-		struct ordered_pos op;
+		struct sorted_pos op;
 		const u8 *k;
 		u8 zero[16] = { 0 };
 		u32 klen = 4 * prefix_words(m);
 
-		for (k = ordered_seek(&s->idx[m], zero, &op); k;
-		     k = ordered_next(&s->idx[m], &op), i++)
+		for (k = sorted_seek(&s->idx[m], zero, &op); k;
+		     k = sorted_next(&s->idx[m], &op), i++)
 			if (i >= n || e[i].len != m ||
 			    memcmp(k, e[i].key, klen))
 				break;

@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "addr.h"
-#include "dev.h"
-#include "source.h"
+#include "device.h"
+#include "source_name.h"
 #include "util.h"
 
 /* Entries per LIST call. */

@@ -6,32 +6,32 @@
  * probe per candidate or a walk of every slot. Packets never read it: no
  * RCU, every call runs under the caller's writer lock.
  *
- * The keys sit in chunks of at most ORDERED_CHUNK, in order, and an array
+ * The keys sit in chunks of at most SORTED_CHUNK, in order, and an array
  * of the chunks in order: a few bytes per key beyond the key itself, and an
  * insert moves at most a chunk's keys and, when a chunk splits, the array's
  * pointers.
  *
  * Plain C, built into the module and into the host tests (cuckoo_env.h).
  */
-#ifndef CFILTER_ORDERED_H
-#define CFILTER_ORDERED_H
+#ifndef CFILTER_SORTED_H
+#define CFILTER_SORTED_H
 
 #include "cuckoo_env.h"
 
-#define ORDERED_CHUNK	64
+#define SORTED_CHUNK	64
 
-struct ordered_chunk;
+struct sorted_chunk;
 
 /**
- * struct ordered - the set; all fields private
+ * struct sorted - the set; all fields private
  * @chunk:   @nchunks chunks in key order, room for @cap
  * @nchunks: chunks in use
  * @cap:     room in @chunk
  * @key_len: bytes per key
  * @count:   keys
  */
-struct ordered {
-	struct ordered_chunk **chunk;
+struct sorted {
+	struct sorted_chunk **chunk;
 	u32 nchunks;
 	u32 cap;
 	u32 key_len;
@@ -39,25 +39,25 @@ struct ordered {
 };
 
 /* Where a walk is: chunk @c, key @i. */
-struct ordered_pos {
+struct sorted_pos {
 	u32 c;
 	u32 i;
 };
 
-void ordered_init(struct ordered *o, u32 key_len);
-void ordered_free(struct ordered *o);
+void sorted_init(struct sorted *o, u32 key_len);
+void sorted_free(struct sorted *o);
 /* 0; -EEXIST; -EDQUOT (the memory bound) or -ENOMEM, nothing changed. */
-int ordered_insert(struct ordered *o, const void *key);
+int sorted_insert(struct sorted *o, const void *key);
 /* Removes @key: true if it was present. */
-bool ordered_delete(struct ordered *o, const void *key);
+bool sorted_delete(struct sorted *o, const void *key);
 /*
  * Walk in key order: the first key not below @key, and @pos set to it;
  * then the next ones. NULL at the end. Any insert or delete ends a walk.
  */
-const u8 *ordered_seek(const struct ordered *o, const void *key,
-		       struct ordered_pos *pos);
-const u8 *ordered_next(const struct ordered *o, struct ordered_pos *pos);
+const u8 *sorted_seek(const struct sorted *o, const void *key,
+		      struct sorted_pos *pos);
+const u8 *sorted_next(const struct sorted *o, struct sorted_pos *pos);
 /* Bytes allocated. */
-u64 ordered_bytes(const struct ordered *o);
+u64 sorted_bytes(const struct sorted *o);
 
-#endif /* CFILTER_ORDERED_H */
+#endif /* CFILTER_SORTED_H */

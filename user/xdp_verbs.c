@@ -12,7 +12,7 @@
 
 #include "cfctl.h"
 #include "counters.h"
-#include "dev.h"
+#include "device.h"
 #include "json.h"
 #include "xdp.h"
 

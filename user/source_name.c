@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Source names and timeouts: see source.h. */
+/* Source names and timeouts: see source_name.h. */
 #include <stdbool.h>
 #include <string.h>
 
 #include <cfilter/source_name.h>
 
-#include "source.h"
+#include "source_name.h"
 #include "util.h"
 
 /**

@@ -1,71 +1,71 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A sorted set of fixed-length byte keys in chunks (see ordered.h).
+ * A sorted set of fixed-length byte keys in chunks (see sorted.h).
  *
- * Invariants: every chunk holds 1..ORDERED_CHUNK keys, in order, and every
+ * Invariants: every chunk holds 1..SORTED_CHUNK keys, in order, and every
  * key of a chunk is below every key of the next. A full chunk splits in
  * two, or, when the key goes after its last one, leaves the key a chunk of
  * its own: keys added in order (a sorted feed) then fill whole chunks. A
  * chunk that a delete leaves small is merged with a neighbour when both
  * fit in half a chunk, so that deletes cannot leave a chunk per key.
  */
-#include "ordered.h"
+#include "sorted.h"
 
 /**
- * struct ordered_chunk - keys in order
+ * struct sorted_chunk - keys in order
  * @n: keys held
- * @keys: ORDERED_CHUNK keys of the set's key_len bytes, the first @n used
+ * @keys: SORTED_CHUNK keys of the set's key_len bytes, the first @n used
  */
-struct ordered_chunk {
+struct sorted_chunk {
 	u32 n;
 	u8 keys[];
 };
 
-static u64 ordered_chunk_bytes(const struct ordered *o)
+static u64 sorted_chunk_bytes(const struct sorted *o)
 {
-	return sizeof(struct ordered_chunk) + (u64)ORDERED_CHUNK * o->key_len;
+	return sizeof(struct sorted_chunk) + (u64)SORTED_CHUNK * o->key_len;
 }
 
-static u8 *ordered_key(const struct ordered *o, const struct ordered_chunk *ch,
-		       u32 i)
+static u8 *sorted_key(const struct sorted *o, const struct sorted_chunk *ch,
+		      u32 i)
 {
 	return (u8 *)ch->keys + (u64)i * o->key_len;
 }
 
 /**
- * ordered_init() - an empty set
+ * sorted_init() - an empty set
  * @o: the set
  * @key_len: bytes per key
  */
-void ordered_init(struct ordered *o, u32 key_len)
+void sorted_init(struct sorted *o, u32 key_len)
 {
 	memset(o, 0, sizeof(*o));
 	o->key_len = key_len;
 }
 
 /**
- * ordered_free() - free every key; @o is empty after
+ * sorted_free() - free every key; @o is empty after
  * @o: the set
  */
-void ordered_free(struct ordered *o)
+void sorted_free(struct sorted *o)
 {
 	u32 c;
 
 	for (c = 0; c < o->nchunks; c++)
-		cuckoo_mem_free(o->chunk[c], ordered_chunk_bytes(o));
+		cuckoo_mem_free(o->chunk[c], sorted_chunk_bytes(o));
 	cuckoo_mem_free(o->chunk, (u64)o->cap * sizeof(*o->chunk));
-	ordered_init(o, o->key_len);
+	sorted_init(o, o->key_len);
 }
 
 /* The chunk @key belongs in: the last whose first key is not above it. */
-static u32 ordered_find_chunk(const struct ordered *o, const void *key)
+static u32 sorted_find_chunk(const struct sorted *o, const void *key)
 {
 	u32 lo = 0, hi = o->nchunks, mid;
 
 	/* invariant: chunks before lo start at or below @key; from hi, above */
 	while (hi - lo > 1) {
 		mid = lo + (hi - lo) / 2;
-		if (memcmp(ordered_key(o, o->chunk[mid], 0), key, o->key_len) <= 0)
+		if (memcmp(sorted_key(o, o->chunk[mid], 0), key, o->key_len) <= 0)
 			lo = mid;
 		else
 			hi = mid;
@@ -74,14 +74,14 @@ static u32 ordered_find_chunk(const struct ordered *o, const void *key)
 }
 
 /* The first key of @ch not below @key (its n if none). */
-static u32 ordered_find_key(const struct ordered *o,
-			    const struct ordered_chunk *ch, const void *key)
+static u32 sorted_find_key(const struct sorted *o,
+			   const struct sorted_chunk *ch, const void *key)
 {
 	u32 lo = 0, hi = ch->n, mid;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (memcmp(ordered_key(o, ch, mid), key, o->key_len) < 0)
+		if (memcmp(sorted_key(o, ch, mid), key, o->key_len) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -90,9 +90,9 @@ static u32 ordered_find_key(const struct ordered *o,
 }
 
 /* Room for one more chunk pointer: 0, or an error with nothing changed. */
-static int ordered_reserve(struct ordered *o)
+static int sorted_reserve(struct sorted *o)
 {
-	struct ordered_chunk **chunk;
+	struct sorted_chunk **chunk;
 	u32 cap;
 
 	if (o->nchunks < o->cap)
@@ -110,7 +110,7 @@ static int ordered_reserve(struct ordered *o)
 }
 
 /* Puts @ch in the array at @c; the caller reserved room. */
-static void ordered_place(struct ordered *o, u32 c, struct ordered_chunk *ch)
+static void sorted_place(struct sorted *o, u32 c, struct sorted_chunk *ch)
 {
 	memmove(&o->chunk[c + 1], &o->chunk[c],
 		(o->nchunks - c) * sizeof(*o->chunk));
@@ -119,162 +119,162 @@ static void ordered_place(struct ordered *o, u32 c, struct ordered_chunk *ch)
 }
 
 /* Takes chunk @c out of the array and frees it. */
-static void ordered_drop(struct ordered *o, u32 c)
+static void sorted_drop(struct sorted *o, u32 c)
 {
-	cuckoo_mem_free(o->chunk[c], ordered_chunk_bytes(o));
+	cuckoo_mem_free(o->chunk[c], sorted_chunk_bytes(o));
 	memmove(&o->chunk[c], &o->chunk[c + 1],
 		(o->nchunks - c - 1) * sizeof(*o->chunk));
 	o->nchunks--;
 }
 
 /**
- * ordered_insert() - add a key
+ * sorted_insert() - add a key
  * @o: the set
  * @key: key_len bytes
  *
  * Return: 0; -EEXIST (present); -EDQUOT or -ENOMEM, nothing changed.
  */
-int ordered_insert(struct ordered *o, const void *key)
+int sorted_insert(struct sorted *o, const void *key)
 {
-	struct ordered_chunk *ch, *half;
+	struct sorted_chunk *ch, *half;
 	u32 c, i, k = o->key_len;
 	int err;
 
 	if (!o->nchunks) {
-		err = ordered_reserve(o);
+		err = sorted_reserve(o);
 		if (err)
 			return err;
-		ch = cuckoo_mem_zalloc(ordered_chunk_bytes(o));
+		ch = cuckoo_mem_zalloc(sorted_chunk_bytes(o));
 		if (IS_ERR(ch))
 			return PTR_ERR(ch);
-		ordered_place(o, 0, ch);
+		sorted_place(o, 0, ch);
 	}
-	c = ordered_find_chunk(o, key);
+	c = sorted_find_chunk(o, key);
 	ch = o->chunk[c];
-	i = ordered_find_key(o, ch, key);
-	if (i < ch->n && !memcmp(ordered_key(o, ch, i), key, k))
+	i = sorted_find_key(o, ch, key);
+	if (i < ch->n && !memcmp(sorted_key(o, ch, i), key, k))
 		return -EEXIST;
-	if (ch->n == ORDERED_CHUNK) {
-		err = ordered_reserve(o);
+	if (ch->n == SORTED_CHUNK) {
+		err = sorted_reserve(o);
 		if (err)
 			return err;
-		half = cuckoo_mem_zalloc(ordered_chunk_bytes(o));
+		half = cuckoo_mem_zalloc(sorted_chunk_bytes(o));
 		if (IS_ERR(half))
 			return PTR_ERR(half);
-		if (i == ORDERED_CHUNK) {
+		if (i == SORTED_CHUNK) {
 			memcpy(half->keys, key, k);
 			half->n = 1;
-			ordered_place(o, c + 1, half);
+			sorted_place(o, c + 1, half);
 			o->count++;
 			return 0;
 		}
-		half->n = ORDERED_CHUNK / 2;
-		memcpy(half->keys, ordered_key(o, ch, ORDERED_CHUNK / 2),
+		half->n = SORTED_CHUNK / 2;
+		memcpy(half->keys, sorted_key(o, ch, SORTED_CHUNK / 2),
 		       (u64)half->n * k);
-		ch->n = ORDERED_CHUNK / 2;
-		ordered_place(o, c + 1, half);
+		ch->n = SORTED_CHUNK / 2;
+		sorted_place(o, c + 1, half);
 		if (i > ch->n) {
 			ch = half;
-			i -= ORDERED_CHUNK / 2;
+			i -= SORTED_CHUNK / 2;
 		}
 	}
-	memmove(ordered_key(o, ch, i + 1), ordered_key(o, ch, i),
+	memmove(sorted_key(o, ch, i + 1), sorted_key(o, ch, i),
 		(u64)(ch->n - i) * k);
-	memcpy(ordered_key(o, ch, i), key, k);
+	memcpy(sorted_key(o, ch, i), key, k);
 	ch->n++;
 	o->count++;
 	return 0;
 }
 
 /**
- * ordered_delete() - remove a key
+ * sorted_delete() - remove a key
  * @o: the set
  * @key: key_len bytes
  *
  * Return: true if @key was present.
  */
-bool ordered_delete(struct ordered *o, const void *key)
+bool sorted_delete(struct sorted *o, const void *key)
 {
-	struct ordered_chunk *ch, *next;
+	struct sorted_chunk *ch, *next;
 	u32 c, i, k = o->key_len;
 
 	if (!o->nchunks)
 		return false;
-	c = ordered_find_chunk(o, key);
+	c = sorted_find_chunk(o, key);
 	ch = o->chunk[c];
-	i = ordered_find_key(o, ch, key);
-	if (i == ch->n || memcmp(ordered_key(o, ch, i), key, k))
+	i = sorted_find_key(o, ch, key);
+	if (i == ch->n || memcmp(sorted_key(o, ch, i), key, k))
 		return false;
-	memmove(ordered_key(o, ch, i), ordered_key(o, ch, i + 1),
+	memmove(sorted_key(o, ch, i), sorted_key(o, ch, i + 1),
 		(u64)(ch->n - i - 1) * k);
 	ch->n--;
 	o->count--;
 	if (!ch->n) {
-		ordered_drop(o, c);
+		sorted_drop(o, c);
 		return true;
 	}
 	/* two neighbours that fit in half a chunk become one */
-	if (c > 0 && o->chunk[c - 1]->n + ch->n <= ORDERED_CHUNK / 2)
+	if (c > 0 && o->chunk[c - 1]->n + ch->n <= SORTED_CHUNK / 2)
 		c--;
 	else if (c + 1 == o->nchunks ||
-		 ch->n + o->chunk[c + 1]->n > ORDERED_CHUNK / 2)
+		 ch->n + o->chunk[c + 1]->n > SORTED_CHUNK / 2)
 		return true;
 	ch = o->chunk[c];
 	next = o->chunk[c + 1];
-	memcpy(ordered_key(o, ch, ch->n), next->keys, (u64)next->n * k);
+	memcpy(sorted_key(o, ch, ch->n), next->keys, (u64)next->n * k);
 	ch->n += next->n;
-	ordered_drop(o, c + 1);
+	sorted_drop(o, c + 1);
 	return true;
 }
 
 /**
- * ordered_seek() - start a walk
+ * sorted_seek() - start a walk
  * @o: the set
  * @key: key_len bytes
  * @pos: set to the key returned
  *
  * Return: the first key not below @key, or NULL if there is none.
  */
-const u8 *ordered_seek(const struct ordered *o, const void *key,
-		       struct ordered_pos *pos)
+const u8 *sorted_seek(const struct sorted *o, const void *key,
+		      struct sorted_pos *pos)
 {
 	if (!o->nchunks)
 		return NULL;
-	pos->c = ordered_find_chunk(o, key);
-	pos->i = ordered_find_key(o, o->chunk[pos->c], key);
+	pos->c = sorted_find_chunk(o, key);
+	pos->i = sorted_find_key(o, o->chunk[pos->c], key);
 	if (pos->i == o->chunk[pos->c]->n) {
 		if (++pos->c == o->nchunks)
 			return NULL;
 		pos->i = 0;
 	}
-	return ordered_key(o, o->chunk[pos->c], pos->i);
+	return sorted_key(o, o->chunk[pos->c], pos->i);
 }
 
 /**
- * ordered_next() - go on with a walk
+ * sorted_next() - go on with a walk
  * @o: the set
  * @pos: where the walk is; moved on
  *
  * Return: the key after the one at @pos, or NULL at the end.
  */
-const u8 *ordered_next(const struct ordered *o, struct ordered_pos *pos)
+const u8 *sorted_next(const struct sorted *o, struct sorted_pos *pos)
 {
 	if (++pos->i == o->chunk[pos->c]->n) {
 		if (++pos->c == o->nchunks)
 			return NULL;
 		pos->i = 0;
 	}
-	return ordered_key(o, o->chunk[pos->c], pos->i);
+	return sorted_key(o, o->chunk[pos->c], pos->i);
 }
 
 /**
- * ordered_bytes() - memory held
+ * sorted_bytes() - memory held
  * @o: the set
  *
  * Return: the bytes of its chunks and of their array.
  */
-u64 ordered_bytes(const struct ordered *o)
+u64 sorted_bytes(const struct sorted *o)
 {
-	return o->nchunks * cuckoo_mem_footprint(ordered_chunk_bytes(o)) +
+	return o->nchunks * cuckoo_mem_footprint(sorted_chunk_bytes(o)) +
 	       cuckoo_mem_footprint((u64)o->cap * sizeof(*o->chunk));
 }

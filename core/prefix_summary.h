@@ -3,12 +3,12 @@
  * The summary of a prefix set (prefix.c): what a lookup reads before any
  * table. Its layout and the head word's read are here; the test of the
  * hashed bits sits with the search it admits (prefix_read.c); the writer
- * keeps it (summary.c).
+ * keeps it (prefix_summary.c).
  *
  * Plain C, built into the module and into the host tests (cuckoo_env.h).
  */
-#ifndef CFILTER_SUMMARY_H
-#define CFILTER_SUMMARY_H
+#ifndef CFILTER_PREFIX_SUMMARY_H
+#define CFILTER_PREFIX_SUMMARY_H
 
 #include "cuckoo_env.h"
 
@@ -139,4 +139,4 @@ void prefix_sum_reset(struct prefix_summary *sum);
 u64 prefix_sum_bytes(const struct prefix_summary *sum);
 void prefix_sum_free(struct prefix_summary *sum);
 
-#endif /* CFILTER_SUMMARY_H */
+#endif /* CFILTER_PREFIX_SUMMARY_H */

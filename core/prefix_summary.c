@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A prefix set's summary (see summary.h): head words per /16, hashed bits
+ * A prefix set's summary (see prefix_summary.h): head words per /16, hashed bits
  * per /32 (IPv6), and the writer's counts behind them.
  *
  * Invariant: count[c][k] counts the members of class c in /16 k, and the
@@ -11,7 +11,7 @@
  * it clear could not have found a member there. The name in head[k] is the
  * longest member of length 1..16 covering k (prefix_sum_name()).
  */
-#include "summary.h"
+#include "prefix_summary.h"
 
 /*
  * Counts (@addr, @len) in (@add) or out of @c's counts: its /16's, and
