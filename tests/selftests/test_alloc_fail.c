@@ -29,6 +29,7 @@
 #include <linux/cfilter.h>
 
 #include "kselftest_harness.h"
+#include "harness_timeout.h"
 #include "helpers.h"
 #include "cfilter.skel.h"
 #include "xdp_stats.h"

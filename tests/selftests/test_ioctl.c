@@ -21,6 +21,7 @@
 #include <linux/cfilter.h>
 
 #include "kselftest_harness.h"
+#include "harness_timeout.h"
 #include "helpers.h"
 
 #define MISC_MAJOR_NR	10U

@@ -27,6 +27,7 @@
 #include <linux/cfilter.h>
 
 #include "kselftest_harness.h"
+#include "harness_timeout.h"
 #include "helpers.h"
 
 #define STAGED		CFILTER_F_STAGED
