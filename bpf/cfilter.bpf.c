@@ -45,12 +45,14 @@ struct {
  * The prefilter (struct cfilter_prefilter): a bit per /16 of sources, kept
  * by the module once the loader hands the map over (cfctl does). Not
  * pinned: each program has its own, and one the module does not keep
- * reads as not ready. Read-only from user space: only the module writes.
+ * reads as not ready. Only the module writes it, yet the loader's
+ * descriptor may write: the module writes for the caller, and takes no
+ * descriptor the bpf() syscall would not let write (BPF_F_RDONLY here
+ * made the loader's so).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
-	__uint(map_flags, BPF_F_RDONLY);
 	__type(key, __u32);
 	__type(value, struct cfilter_prefilter);
 } cfilter_prefilter SEC(".maps");

@@ -44,12 +44,13 @@ _cfctl()
 	fi
 
 	case $verb in
-	add | allow)	opts="-q --quiet -n --dry-run -s --source -t --timeout --from" ;;
+	add | allow)	opts="-q --quiet -n --dry-run -s --source -t --timeout --from --cap-timeout" ;;
 	del)		opts="-q --quiet -n --dry-run -s --source -a --all-sources" ;;
 	test)		opts="-j --json -q --quiet -s --source --exact" ;;
 	match)		opts="-j --json -q --quiet" ;;
-	save | crowdsec) opts="-s --source" ;;
-	load | replace)	opts="-q --quiet -n --dry-run --skip-bad --normalize -s --source -t --timeout" ;;
+	save)		opts="-s --source" ;;
+	crowdsec)	opts="-s --source --types" ;;
+	load | replace)	opts="-q --quiet -n --dry-run --skip-bad --normalize --nomatch-allows -s --source -t --timeout" ;;
 	snapshot | restore) opts="-n --dry-run" ;;
 	list)		opts="-j --json -s --source -a --all-sources" ;;
 	flush)		opts="-q --quiet -n --dry-run -s --source" ;;
@@ -73,6 +74,10 @@ _cfctl()
 	if [[ $verb == stats && $prev == --textfile ]]; then
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		compopt -o filenames 2>/dev/null
+		return
+	fi
+	if [[ $verb == crowdsec && $prev == --types ]]; then
+		mapfile -t COMPREPLY < <(compgen -W "ban ban,captcha ban,captcha,throttle" -- "$cur")
 		return
 	fi
 	# The sources the filter has; a new one is typed whole.

@@ -151,8 +151,10 @@ struct cuckoo_table *cuckoo_table_alloc(const struct cuckoo *c, u64 buckets)
 	u64 stripes = buckets < CUCKOO_STRIPES_MAX ? buckets : CUCKOO_STRIPES_MAX;
 	u64 words = buckets << cuckoo_bucket_shift(c->fp_bits);
 	u64 keys = c->exact ? buckets * CUCKOO_SLOTS * c->stride : 0;
-	u64 bytes = sizeof(struct cuckoo_table) + words +
-		    stripes * sizeof(u32) + keys;
+	u64 bytes = cuckoo_mem_footprint(sizeof(struct cuckoo_table)) +
+		    cuckoo_mem_footprint(words) +
+		    cuckoo_mem_footprint(stripes * sizeof(u32)) +
+		    cuckoo_mem_footprint(keys);
 	struct cuckoo_table *t;
 
 	if (!cuckoo_mem_charge(bytes))
@@ -193,7 +195,8 @@ void cuckoo_get_stats(const struct cuckoo *c, struct cuckoo_stats *st)
 	st->count = t->count;
 	st->buckets = buckets;
 	st->max_capacity = c->max_capacity;
-	st->memory_bytes = sizeof(*c) + CUCKOO_QUEUE_LEN * sizeof(*c->queue) +
+	st->memory_bytes = cuckoo_mem_footprint(sizeof(*c)) +
+			   cuckoo_mem_footprint(CUCKOO_QUEUE_BYTES) +
 			   t->memory_bytes;
 	st->insert_failures = c->insert_failures;
 	st->grows = c->grows;
@@ -222,8 +225,8 @@ struct cuckoo *cuckoo_create(const struct cuckoo_params *p)
 
 	if (cuckoo_geometry(p, &buckets, &max_buckets))
 		return NULL;
-	c = kvzalloc(sizeof(*c), GFP_KERNEL);
-	if (!c)
+	c = cuckoo_mem_zalloc(sizeof(*c));
+	if (IS_ERR(c))
 		return NULL;
 	c->seed = p->seed;
 	c->hash_a = cuckoo_hash_a(c->seed);
@@ -239,12 +242,14 @@ struct cuckoo *cuckoo_create(const struct cuckoo_params *p)
 	c->initial_buckets = buckets;
 	c->max_buckets = max_buckets;
 	c->max_capacity = p->max_capacity ? p->max_capacity : p->capacity;
-	c->queue = kvcalloc(CUCKOO_QUEUE_LEN, sizeof(*c->queue), GFP_KERNEL);
-	t = cuckoo_table_alloc(c, buckets);
+	c->queue = cuckoo_mem_zalloc(CUCKOO_QUEUE_BYTES);
+	if (IS_ERR(c->queue))
+		c->queue = NULL;
+	t = c->queue ? cuckoo_table_alloc(c, buckets) : NULL;
 	if (IS_ERR(t))
 		t = NULL;
 	RCU_INIT_POINTER(c->table, t);
-	if (!c->queue || !t)
+	if (!t)
 		goto err_free;
 	return c;
 
@@ -265,6 +270,6 @@ void cuckoo_destroy(struct cuckoo *c)
 	if (!c)
 		return;
 	cuckoo_table_free(rcu_dereference_protected(c->table, true));
-	kvfree(c->queue);
-	kvfree(c);
+	cuckoo_mem_free(c->queue, CUCKOO_QUEUE_BYTES);
+	cuckoo_mem_free(c, sizeof(*c));
 }

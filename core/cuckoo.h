@@ -93,11 +93,14 @@ int cuckoo_clear(struct cuckoo *c);	/* 0, -EDQUOT, -ENOMEM (nothing changed) */
 
 /*
  * Exact mode: copies up to @max keys (key_len bytes each, then with values
- * the u32 value) into @keys,
- * starting at position *@pos (0 to start) and advancing it; returns the
- * number copied, 0 at the end; -EOPNOTSUPP in compact mode. Writer side.
+ * the u32 value) into @keys, starting at position *@pos (0 to start) and
+ * advancing it, looking at CUCKOO_LIST_SLOTS slots at most; returns the
+ * number copied, 0 at the end, -EAGAIN if it found none in those slots
+ * (not the end: call again); -EOPNOTSUPP in compact mode. Writer side.
  */
 long cuckoo_list(const struct cuckoo *c, u64 *pos, void *keys, u64 max);
+/* Slots one call of cuckoo_list() looks at, at most. */
+#define CUCKOO_LIST_SLOTS	256
 u64 cuckoo_list_gen(const struct cuckoo *c);
 
 /* Readers: lock-free, inside rcu_read_lock(). */

@@ -64,6 +64,20 @@ bool cuckoo_mem_charge(u64 bytes);
 void cuckoo_mem_uncharge(u64 bytes);
 
 /*
+ * What kvzalloc(@bytes) takes from the kernel, which is what the memory
+ * bound counts: kmalloc's size class, whole pages in a power of two past
+ * its caches, or whole pages of vmalloc past what kmalloc serves (kvzalloc
+ * also falls back on vmalloc when kmalloc fails: then less). A huge-page
+ * table of cuckoo_table_zalloc() comes out exact either way.
+ */
+static inline u64 cuckoo_mem_footprint(u64 bytes)
+{
+	if (bytes > KMALLOC_MAX_SIZE)
+		return PAGE_ALIGN(bytes);
+	return kmalloc_size_roundup(bytes);
+}
+
+/*
  * A table's fingerprint and key arrays, which lookups read at random
  * places: in huge pages when their size is a whole number of them (all
  * large tables: powers of two times a small stride), so that a lookup in a
@@ -218,6 +232,12 @@ static inline void cuckoo_mem_uncharge(u64 bytes)
 		cuckoo_host_mem_left += bytes;
 }
 
+/* The host's allocator is not the kernel's: what was asked for. */
+static inline u64 cuckoo_mem_footprint(u64 bytes)
+{
+	return bytes;
+}
+
 static inline void *kvzalloc(size_t size, int flags)
 {
 	return kvcalloc(1, size, flags);
@@ -341,18 +361,20 @@ static inline void cuckoo_write_unlock_local(void)
 #endif /* __KERNEL__ */
 
 /*
- * @bytes of zeroed memory, charged against the memory bound first; or
- * ERR_PTR(-EDQUOT) (the bound) or ERR_PTR(-ENOMEM), nothing charged.
+ * @bytes of zeroed memory, charged against the memory bound first (at
+ * what the allocator takes for them); or ERR_PTR(-EDQUOT) (the bound) or
+ * ERR_PTR(-ENOMEM), nothing charged.
  */
 static inline void *cuckoo_mem_zalloc(u64 bytes)
 {
+	u64 charge = cuckoo_mem_footprint(bytes);
 	void *p;
 
-	if (!cuckoo_mem_charge(bytes))
+	if (!cuckoo_mem_charge(charge))
 		return ERR_PTR(-EDQUOT);
 	p = kvzalloc(bytes, GFP_KERNEL);
 	if (!p) {
-		cuckoo_mem_uncharge(bytes);
+		cuckoo_mem_uncharge(charge);
 		return ERR_PTR(-ENOMEM);
 	}
 	return p;
@@ -362,7 +384,7 @@ static inline void *cuckoo_mem_zalloc(u64 bytes)
 static inline void cuckoo_mem_free(void *p, u64 bytes)
 {
 	if (p)
-		cuckoo_mem_uncharge(bytes);
+		cuckoo_mem_uncharge(cuckoo_mem_footprint(bytes));
 	kvfree(p);
 }
 

@@ -89,6 +89,7 @@
 
 /* BFS: two roots plus at most one node per slot examined. */
 #define CUCKOO_QUEUE_LEN	(CUCKOO_MAX_KICKS + 2)
+#define CUCKOO_QUEUE_BYTES	(CUCKOO_QUEUE_LEN * sizeof(struct cuckoo_node))
 
 /* Re-inserting this many keys during growth may be followed by a resched. */
 #define CUCKOO_RESCHED_MASK	0xffff

@@ -17,24 +17,29 @@
  * same; keys added or deleted in between may or may not be listed. A key
  * moved between buckets, or a new table, can carry a key from a slot not
  * yet listed to one already listed: cuckoo_list_gen() then changes, and
- * the listing must start over. Writer side; may sleep.
+ * the listing must start over.
  *
- * Return: the number of keys copied, 0 at the end (or if @max is 0), or
- * -EOPNOTSUPP in compact mode, which keeps no keys.
+ * A call looks at CUCKOO_LIST_SLOTS slots at most, so that a grown table
+ * that deletes emptied costs its caller (who holds the writer lock) no
+ * more per call than a full one: it may return fewer than @max keys
+ * before the end. Writer side.
+ *
+ * Return: the number of keys copied, 0 at the end (or if @max is 0);
+ * -EAGAIN if it found none in the slots it looked at (call again from
+ * *@pos); -EOPNOTSUPP in compact mode, which keeps no keys.
  */
 long cuckoo_list(const struct cuckoo *c, u64 *pos, void *keys, u64 max)
 {
 	const struct cuckoo_table *t = cuckoo_wtable(c);
-	u64 i, n = 0, slots = (t->bucket_mask + 1) * CUCKOO_SLOTS;
+	u64 i, n = 0, slots = (t->bucket_mask + 1) * CUCKOO_SLOTS, end;
 	const u8 *key;
 	u8 *out = keys;
 
 	if (!c->exact)
 		return -EOPNOTSUPP;
-	for (i = *pos; i < slots && n < max; i++) {
-		/* A grown, sparse table may hold few keys in many slots. */
-		if (!(i & CUCKOO_RESCHED_MASK))
-			cond_resched();
+	end = *pos < slots && slots - *pos > CUCKOO_LIST_SLOTS ?
+	      *pos + CUCKOO_LIST_SLOTS : slots;
+	for (i = *pos; i < end && n < max; i++) {
 		if (!cuckoo_slot(c, t, i / CUCKOO_SLOTS, i % CUCKOO_SLOTS))
 			continue;
 		key = cuckoo_key_at(c, t, i);
@@ -47,6 +52,8 @@ long cuckoo_list(const struct cuckoo *c, u64 *pos, void *keys, u64 max)
 		n++;
 	}
 	*pos = i;
+	if (!n && i < slots && max)
+		return -EAGAIN;
 	return n;
 }
 

@@ -191,9 +191,11 @@ bool keymap_del(struct keymap *m, const void *key)
 
 const void *keymap_next(const struct keymap *m, u64 *pos, u32 *val)
 {
+	u64 end = *pos < m->cap && m->cap - *pos > KEYMAP_WALK_SLOTS ?
+		  *pos + KEYMAP_WALK_SLOTS : m->cap;
 	const u8 *slot;
 
-	for (; *pos < m->cap; (*pos)++) {
+	for (; *pos < end; (*pos)++) {
 		slot = keymap_slot(m, *pos);
 		if (slot[0] != KEYMAP_LIVE)
 			continue;

@@ -56,10 +56,16 @@ int keymap_put(struct keymap *m, const void *key, u32 val);
 bool keymap_del(struct keymap *m, const void *key);
 /*
  * Walk: the key of the first entry at or after slot *@pos, its value in
- * *@val, and *@pos moved past it; NULL at the end. Deletes during a walk
- * are fine; a put may lay the table out anew (see keymap_gen()).
+ * *@val, and *@pos moved past it. A call looks at KEYMAP_WALK_SLOTS slots
+ * at most, so that one over a table of tombstones is as cheap as one over
+ * a full table: NULL if it found nothing there, and keymap_walked() says
+ * whether that is the end. Deletes during a walk are fine; a put may lay
+ * the table out anew (see keymap_gen()).
  */
 const void *keymap_next(const struct keymap *m, u64 *pos, u32 *val);
+/* Slots one call of keymap_next() looks at, at most. */
+#define KEYMAP_WALK_SLOTS	256
+
 /* After many deletes: a smaller table if it pays (nothing on failure). */
 void keymap_shrink(struct keymap *m);
 
@@ -73,9 +79,15 @@ static inline u64 keymap_gen(const struct keymap *m)
 	return m->gen;
 }
 
+/* Has a walk at slot @pos passed every slot? */
+static inline bool keymap_walked(const struct keymap *m, u64 pos)
+{
+	return pos >= m->cap;
+}
+
 static inline u64 keymap_bytes(const struct keymap *m)
 {
-	return m->cap * m->stride;
+	return cuckoo_mem_footprint(m->cap * m->stride);
 }
 
 #endif /* CFILTER_KEYMAP_H */

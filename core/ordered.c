@@ -275,6 +275,6 @@ const u8 *ordered_next(const struct ordered *o, struct ordered_pos *pos)
  */
 u64 ordered_bytes(const struct ordered *o)
 {
-	return o->nchunks * ordered_chunk_bytes(o) +
-	       (u64)o->cap * sizeof(*o->chunk);
+	return o->nchunks * cuckoo_mem_footprint(ordered_chunk_bytes(o)) +
+	       cuckoo_mem_footprint((u64)o->cap * sizeof(*o->chunk));
 }

@@ -102,7 +102,8 @@ void prefix_set_get_stats(const struct prefix_set *s, struct prefix_stats *st)
 	for (st->probes = 1, m = s->bits > 32 ? s->bits : PREFIX_SUM_SHIFT;
 	     m > 1; m /= 2)
 		st->probes++;
-	st->memory_bytes = sizeof(*s) + st->addrs.memory_bytes;
+	st->memory_bytes = cuckoo_mem_footprint(sizeof(*s)) +
+			   st->addrs.memory_bytes;
 	st->memory_bytes += prefix_sum_bytes(&s->sum);
 	for (m = 0; m < s->bits; m++) {
 		if (s->hist[m])
@@ -216,8 +217,8 @@ struct prefix_set *prefix_set_create(const struct prefix_params *p)
 	if (prefix_params_check(p))
 		return NULL;
 	static_assert(offsetof(struct prefix_set, sum) == 0);
-	s = kvzalloc(sizeof(*s), GFP_KERNEL);
-	if (!s)
+	s = cuckoo_mem_zalloc(sizeof(*s));
+	if (IS_ERR(s))
 		return NULL;
 	prefix_sum_init(&s->sum);
 	s->addr_len = p->addr_len;
@@ -236,7 +237,7 @@ struct prefix_set *prefix_set_create(const struct prefix_params *p)
 	addrs.values = addrs.exact;
 	s->addrs = cuckoo_create(&addrs);
 	if (!s->addrs) {
-		kvfree(s);
+		cuckoo_mem_free(s, sizeof(*s));
 		return NULL;
 	}
 	return s;
@@ -260,5 +261,5 @@ void prefix_set_destroy(struct prefix_set *s)
 	}
 	cuckoo_destroy(s->addrs);
 	prefix_sum_free(&s->sum);
-	kvfree(s);
+	cuckoo_mem_free(s, sizeof(*s));
 }

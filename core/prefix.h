@@ -101,7 +101,9 @@ int prefix_set_clear(struct prefix_set *s);
  * Members, a part per call: copies up to @max members into @out, each
  * addr_len bytes of address followed by one byte of length
  * (PREFIX_ENTRY_LEN(addr_len) bytes), from position *@pos (0 to start),
- * advancing it; returns the number copied, 0 at the end. Full-length
+ * advancing it; returns the number copied, 0 at the end (or if @max is
+ * 0), -EAGAIN if it copied none before the end: a call looks at a bounded
+ * number of slots (see cuckoo_list()). Full-length
  * members are listed only in exact mode (a compact address table holds
  * fingerprints). Positions stay valid while prefix_set_list_gen() does not
  * change (it changes when an entry of a table the listing walks moves, or

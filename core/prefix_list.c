@@ -9,7 +9,10 @@
  * Lists the members of table @c holding length @m (the address table for
  * @m == bits, where every entry is a member; its keys are then addr_len
  * bytes, 4 * prefix_words(m) as for every length), from *@pos; *@done
- * tells whether it has no more.
+ * tells whether it has no more. It stops after a call of cuckoo_list()
+ * that found fewer records than it asked for, which may be short of the
+ * end (see CUCKOO_LIST_SLOTS): so it looks at a bounded number of slots
+ * per call of cuckoo_list() that fills its buffer, and one more.
  */
 static u64 prefix_list_table(const struct prefix_set *s,
 			     const struct cuckoo *c, u32 m, u64 *pos, u8 *out,
@@ -17,16 +20,16 @@ static u64 prefix_list_table(const struct prefix_set *s,
 {
 	u8 buf[PREFIX_LIST_CHUNK * PREFIX_REC_MAX];
 	u32 elen = PREFIX_ENTRY_LEN(s->addr_len), klen = 4 * prefix_words(m);
-	u64 n = 0;
+	u64 n = 0, want;
 	long k, i;
 	u32 v;
 
 	*done = false;
 	while (n < max) {
-		k = cuckoo_list(c, pos, buf, max - n < PREFIX_LIST_CHUNK ?
-				max - n : PREFIX_LIST_CHUNK);
+		want = max - n < PREFIX_LIST_CHUNK ? max - n : PREFIX_LIST_CHUNK;
+		k = cuckoo_list(c, pos, buf, want);
 		if (k <= 0) {
-			*done = true;
+			*done = k != -EAGAIN;
 			break;
 		}
 		for (i = 0; i < k; i++) {
@@ -40,6 +43,8 @@ static u64 prefix_list_table(const struct prefix_set *s,
 			out[n * elen + s->addr_len] = m;
 			n++;
 		}
+		if ((u64)k < want)
+			break;
 	}
 	return n;
 }
@@ -53,9 +58,13 @@ static u64 prefix_list_table(const struct prefix_set *s,
  *
  * Addresses first (exact mode only), then prefixes, shortest first; a
  * position with PREFIX_LIST_PREFIXES set is in the length tables, the
- * length above PREFIX_LIST_LEN_SHIFT. Writer side.
+ * length above PREFIX_LIST_LEN_SHIFT. A call ends where a table's listing
+ * stopped short (see prefix_list_table()), so it may copy fewer than @max
+ * before the end. Writer side.
  *
- * Return: the number of entries copied, 0 at the end.
+ * Return: the number of entries copied, 0 at the end (or if @max is 0);
+ * -EAGAIN if it copied none but the end is still ahead (call again from
+ * *@pos).
  */
 long prefix_set_list(const struct prefix_set *s, u64 *pos, void *out, u64 max)
 {
@@ -65,13 +74,15 @@ long prefix_set_list(const struct prefix_set *s, u64 *pos, void *out, u64 max)
 	bool done = true;
 	u8 *o = out;
 
+	if (!max)
+		return 0;
 	if (!(*pos & PREFIX_LIST_PREFIXES)) {
 		cuckoo_get_stats(s->addrs, &st);
 		if (st.exact)
 			n = prefix_list_table(s, s->addrs, s->bits, pos, o,
 					      max, &done);
 		if (!done)
-			return n;
+			return n ? (long)n : -EAGAIN;
 		*pos = PREFIX_LIST_PREFIXES;
 	}
 	p = *pos & ~PREFIX_LIST_PREFIXES;
@@ -96,6 +107,8 @@ long prefix_set_list(const struct prefix_set *s, u64 *pos, void *out, u64 max)
 		}
 	}
 	*pos = PREFIX_LIST_PREFIXES | (u64)m << PREFIX_LIST_LEN_SHIFT | p;
+	if (!n && m < s->bits)
+		return -EAGAIN;
 	return n;
 }
 

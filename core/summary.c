@@ -181,13 +181,15 @@ void prefix_sum_reset(struct prefix_summary *sum)
 /* The bytes @sum has allocated. */
 u64 prefix_sum_bytes(const struct prefix_summary *sum)
 {
-	u64 n = sum->head != prefix_sum_none ? PREFIX_SUM_HEAD_BYTES : 0;
+	u64 n = sum->head != prefix_sum_none ?
+		cuckoo_mem_footprint(PREFIX_SUM_HEAD_BYTES) : 0;
 	u32 c;
 
 	for (c = 0; c < PREFIX_CLASSES; c++)
 		n += (!!sum->count[c] + !!sum->hcount[c]) *
-		     PREFIX_SUM_COUNT_BYTES +
-		     !!sum->hashed[c] * PREFIX_SUM_HASHED_BYTES;
+		     cuckoo_mem_footprint(PREFIX_SUM_COUNT_BYTES) +
+		     !!sum->hashed[c] *
+		     cuckoo_mem_footprint(PREFIX_SUM_HASHED_BYTES);
 	return n;
 }
 

@@ -147,8 +147,17 @@ void cfilter_mem_set_limit(u64 bytes);
  * take no lock: they run inside an RCU read-side critical section (the TEST
  * and MATCH ioctls take rcu_read_lock(); XDP and TC programs run inside
  * one).
+ *
+ * Taken with cfilter_lock_take() or its variants by every request but a
+ * LIST between its steps, which makes way for them (lock.c); let go of
+ * with mutex_unlock().
  */
 extern struct mutex cfilter_lock;
+
+void cfilter_lock_take(void);
+int cfilter_lock_take_killable(void);
+int cfilter_lock_take_interruptible(void);
+int cfilter_lock_make_way(void);
 
 int cfilter_dev_register(void);
 void cfilter_dev_unregister(void);

@@ -2,17 +2,19 @@
 /*
  * What differs between the kernels cfilter builds for (Debian 12's 6.1,
  * Debian 13's 6.12 and forky's 7.2) for the module glue: the kfunc
- * definition API and module namespaces. Each shim tests for the macro or
- * header itself where one tells, rather than for a version number, so that
- * a stable kernel that backported the newer form is served by its own
- * definition.
+ * definition API, module namespaces, and how a BPF map describes its
+ * value. Each shim tests for the macro or header itself rather than for a
+ * version number where the kernel gives one to test, so that a stable
+ * kernel that backported the newer form is served by its own definition.
  */
 #ifndef _CFILTER_COMPAT_H
 #define _CFILTER_COMPAT_H
 
+#include <linux/bpf.h>
 #include <linux/btf.h>
 #include <linux/btf_ids.h>
 #include <linux/compiler.h>
+#include <linux/err.h>
 #include <linux/module.h>
 #include <linux/version.h>
 
@@ -57,5 +59,23 @@
 #else
 #define CFILTER_IMPORT_NS(ns) MODULE_IMPORT_NS(ns)
 #endif
+
+/*
+ * Does @map's value hold fields that only the BPF core may write
+ * (bpf_spin_lock, bpf_timer, kptrs; from 6.2 on also list and rbtree roots
+ * and nodes, refcounts, bpf_wq)? The core frees and unlocks them with the
+ * map, trusting what they hold. 6.1 keeps one member of struct bpf_map per
+ * kind; 6.2 gathered them all in map->record, NULL (or an error) when there
+ * are none. Neither change left a macro to test for.
+ */
+static inline bool cfilter_map_has_special_fields(const struct bpf_map *map)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+	return !IS_ERR_OR_NULL(map->record);
+#else
+	return map_value_has_spin_lock(map) || map_value_has_timer(map) ||
+	       map_value_has_kptrs(map);
+#endif
+}
 
 #endif /* _CFILTER_COMPAT_H */

@@ -125,7 +125,7 @@ static long cfilter_ioc_write(struct file *file, unsigned int cmd,
 	if (err)
 		return err;
 
-	mutex_lock(&cfilter_lock);
+	cfilter_lock_take();
 	s = cfilter_target(file, req.flags);
 	if (!s)
 		err = -EINVAL;
@@ -168,7 +168,7 @@ static long cfilter_ioc_test(struct file *file, const void __user *argp)
 		rcu_read_unlock();
 		return err;
 	}
-	mutex_lock(&cfilter_lock);
+	cfilter_lock_take();
 	s = cfilter_target(file, req.flags);
 	if (!s) {
 		err = -EINVAL;
@@ -216,7 +216,7 @@ static void cfilter_fill_info(struct cfilter_info *info)
 	struct cfilter_type_stats st;
 	struct cfilter_set *s;
 
-	mutex_lock(&cfilter_lock);
+	cfilter_lock_take();
 	s = cfilter_live_locked();
 	info->grows = cfilter_set_grows();
 	for (f = cfilter_ktype_first(); f; f = cfilter_ktype_next(f)) {
@@ -294,7 +294,7 @@ static long cfilter_ioc_type_info(struct file *file,
 	    memchr_inv(ti.reserved, 0, sizeof(ti.reserved)))
 		return -EINVAL;
 
-	mutex_lock(&cfilter_lock);
+	cfilter_lock_take();
 	s = cfilter_target(file, ti.flags);
 	if (s)
 		cfilter_set_type_stats(s, f, &st);
@@ -334,7 +334,7 @@ static long cfilter_ioc_match(struct cfilter_match_req __user *umr)
 		return -EFAULT;
 	if (mr.flags || mr.reserved[0] || mr.reserved[1])
 		return -EINVAL;
-	if (mutex_lock_interruptible(&cfilter_lock))
+	if (cfilter_lock_take_interruptible())
 		return -EINTR;
 	s = cfilter_live_locked();
 	rcu_read_lock();
@@ -359,7 +359,7 @@ bool cfilter_has_staged(struct file *file)
 {
 	bool staged;
 
-	mutex_lock(&cfilter_lock);
+	cfilter_lock_take();
 	staged = file->private_data;
 	mutex_unlock(&cfilter_lock);
 	return staged;
@@ -376,7 +376,7 @@ static long cfilter_ioc_flush(struct file *file,
 	err = cfilter_get_source_req(file, ureq, &req, CFILTER_F_STAGED);
 	if (err)
 		return err;
-	if (mutex_lock_killable(&cfilter_lock))
+	if (cfilter_lock_take_killable())
 		return -EINTR;
 	s = cfilter_target(file, req.flags);
 	err = s ? cfilter_hold_flush(s, req.source) : -EINVAL;
@@ -402,7 +402,7 @@ static long cfilter_ioc_sources(struct file *file,
 	if (!out)
 		return -ENOMEM;
 	out->flags = flags;
-	mutex_lock(&cfilter_lock);
+	cfilter_lock_take();
 	s = cfilter_target(file, flags);
 	if (s)
 		cfilter_hold_sources(s, out);
@@ -489,7 +489,7 @@ static int cfilter_release(struct inode *inode, struct file *file)
 {
 	struct cfilter_set *s;
 
-	mutex_lock(&cfilter_lock);
+	cfilter_lock_take();
 	s = cfilter_unstage_locked(file);
 	mutex_unlock(&cfilter_lock);
 	cfilter_set_destroy(s);

@@ -19,8 +19,10 @@
 /*
  * Keys per step of BATCH and LIST: each step copies this many keys in one
  * go and holds the writer lock for no more than this many operations, so
- * that other writers and the scheduler get their turn between steps. The
- * buffers of a step stay under 16 KiB.
+ * that other writers and the scheduler get their turn between steps (a
+ * LIST step also ends when it has looked at a few thousand holdings it
+ * does not list: see cfilter_hold_list()). The buffers of a step stay
+ * under 16 KiB.
  */
 #define CFILTER_CHUNK		256
 #define CFILTER_LIST_CHUNK	128

@@ -135,7 +135,7 @@ static int cfilter_batch_step(struct file *file, struct cfilter_batch *b,
 	u32 i;
 
 	if (lock) {
-		if (mutex_lock_killable(&cfilter_lock))
+		if (cfilter_lock_take_killable())
 			return -EINTR;
 		s = cfilter_target(file, b->flags);
 	} else {

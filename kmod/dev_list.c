@@ -11,6 +11,7 @@
 #include <linux/fs.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -129,8 +130,9 @@ static long cfilter_list_type(struct cfilter_set *s,
 
 /*
  * Copies up to @room entries of type @f from cursor @cur on to @dst,
- * advancing @cur; returns how many (0 at the type's end) or a negative
- * errno.
+ * advancing @cur, under one hold of cfilter_lock, which requests waiting
+ * for it take first; returns how many (0 at the type's end), -EAGAIN if it
+ * found none but the type goes on, or another negative errno.
  */
 static long cfilter_list_step(const struct cfilter_ktype *f,
 			      const char *source, struct cfilter_cursor *cur,
@@ -139,6 +141,8 @@ static long cfilter_list_step(const struct cfilter_ktype *f,
 {
 	long n;
 
+	if (cfilter_lock_make_way())
+		return -EINTR;
 	mutex_lock(&cfilter_lock);
 	n = cfilter_list_type(cfilter_live_locked(), f, source, cur,
 			      min_t(u32, room, CFILTER_LIST_CHUNK), buf);
@@ -176,11 +180,19 @@ static long cfilter_list_fill(struct cfilter_list *l,
 		}
 		n = cfilter_list_step(f, source, &cur, l->max - l->count, buf,
 				      dst + l->count);
-		if (n < 0)
+		/*
+		 * A step that found nothing before its end of the lock is no
+		 * end: the call goes on, so that count 0 still means the end.
+		 */
+		if (n == -EAGAIN)
+			n = 0;
+		else if (n < 0)
 			return n;
-		l->count += n;
-		if (!n)
+		else if (!n)
 			f = cfilter_ktype_next(f);
+		l->count += n;
+		if (fatal_signal_pending(current))
+			return -EINTR;
 		cond_resched();
 	}
 	if (!f)
@@ -200,10 +212,19 @@ static long cfilter_list_fill(struct cfilter_list *l,
  * listing that reaches its end reported every holding present throughout
  * exactly once.
  *
+ * A call goes on until it has @max entries or reaches the end, however
+ * many holdings of other sources it passes on the way, but takes
+ * cfilter_lock a step at a time (CFILTER_LIST_CHUNK entries, or a few
+ * thousand records or table entries looked at): before each step, the
+ * requests waiting for the lock take it (writers, expiry, even one
+ * spinning for it on another CPU: see lock.c), and the layout is checked
+ * again at each.
+ *
  * Return: 0 (count 0: the end), -ESTALE (the tables were laid out anew
- * since the previous call: start again from cursor 0), -ENOENT (no such
- * source), -EINVAL (unknown flags, nonzero pad or reserved, max 0, a bad
- * source name, a cursor naming no key type), -EFAULT, -ENOMEM, -EINTR.
+ * since the previous call, or during this one: start again from cursor
+ * 0), -ENOENT (no such source), -EINVAL (unknown flags, nonzero pad or
+ * reserved, max 0, a bad source name, a cursor naming no key type),
+ * -EFAULT, -ENOMEM, -EINTR (a fatal signal).
  */
 long cfilter_ioc_list(struct cfilter_list __user *ul)
 {

@@ -37,7 +37,7 @@ long cfilter_ioc_stage(struct file *file)
 	s = cfilter_set_create();
 	if (IS_ERR(s))
 		return PTR_ERR(s);
-	mutex_lock(&cfilter_lock);
+	cfilter_lock_take();
 	if (file->private_data) {
 		mutex_unlock(&cfilter_lock);
 		cfilter_set_destroy(s);
@@ -82,7 +82,7 @@ long cfilter_ioc_stage_source(struct file *file,
 	err = cfilter_get_source_req(file, ureq, &req, 0);
 	if (err)
 		return err;
-	if (mutex_lock_killable(&cfilter_lock))
+	if (cfilter_lock_take_killable())
 		return -EINTR;
 	if (file->private_data) {
 		err = -EBUSY;
@@ -123,7 +123,7 @@ long cfilter_ioc_commit(struct file *file)
 	err = cfilter_may_write(file);
 	if (err)
 		return err;
-	mutex_lock(&cfilter_lock);
+	cfilter_lock_take();
 	s = file->private_data;
 	file->private_data = NULL;
 	old = s ? cfilter_set_swap(s) : ERR_PTR(-EINVAL);
@@ -145,7 +145,7 @@ long cfilter_ioc_abort(struct file *file)
 	err = cfilter_may_write(file);
 	if (err)
 		return err;
-	mutex_lock(&cfilter_lock);
+	cfilter_lock_take();
 	s = cfilter_unstage_locked(file);
 	mutex_unlock(&cfilter_lock);
 	if (!s)
@@ -171,39 +171,42 @@ static int cfilter_table_args(const struct cfilter_table *t,
 	return 0;
 }
 
-/* Bytes of a table DUMP copies per step: a multiple of any word size. */
+/* Bytes DUMP copies per step, between checks for a fatal signal. */
 #define CFILTER_DUMP_CHUNK	SZ_64K
 
 /*
- * Copies type @f's live table to @t->data in CFILTER_DUMP_CHUNK steps
- * through @buf, all under the writer lock, so that the copy is one moment
- * of the table and takes no memory of the table's size. Sets @t's size
- * (and, if it fits, its geometry).
+ * A copy of type @f's live table, made under the writer lock so that it
+ * is one moment of the table, and charged against the memory bound as the
+ * tables are: *@snap, of @t->size bytes, for cfilter_dump_copy_out() to
+ * copy out once the lock is dropped. Sets @t's size (and, if it fits, its
+ * geometry).
  */
-static int cfilter_dump_copy(const struct cfilter_ktype *f,
-			     struct cfilter_table *t, void *buf)
+static int cfilter_dump_snapshot(const struct cfilter_ktype *f,
+				 struct cfilter_table *t, u8 **snap)
 {
-	void __user *dst = u64_to_user_ptr(t->data);
 	struct cuckoo_raw r;
 	struct cuckoo *c;
+	u8 *buf = NULL;
 	u64 size, off, n;
-	int err = 0;
+	int err;
 
-	if (mutex_lock_killable(&cfilter_lock))
+	if (cfilter_lock_take_killable())
 		return -EINTR;
 	c = cfilter_set_table(cfilter_live_locked(), f);
 	size = cuckoo_raw_bytes(c);
 	/* Its description, which the copy below repeats. */
-	err = cuckoo_raw_read(c, &r, buf, 0, 0);
+	err = cuckoo_raw_read(c, &r, NULL, 0, 0);
 	if (!err && r.hash32 && !(t->flags & CFILTER_TABLE_HASH32))
 		err = -EPROTO;
 	if (!err && t->size < size)
 		err = -ENOSPC;
+	if (!err) {
+		buf = cuckoo_mem_zalloc(size);
+		err = PTR_ERR_OR_ZERO(buf);
+	}
 	for (off = 0; !err && off < size; off += n) {
 		n = min_t(u64, size - off, CFILTER_DUMP_CHUNK);
-		err = cuckoo_raw_read(c, &r, buf, off, n);
-		if (!err && copy_to_user(dst + off, buf, n))
-			err = -EFAULT;
+		err = cuckoo_raw_read(c, &r, buf + off, off, n);
 		if (!err && fatal_signal_pending(current))
 			err = -EINTR;
 		cond_resched();
@@ -218,7 +221,33 @@ static int cfilter_dump_copy(const struct cfilter_ktype *f,
 		t->seed = r.seed;
 		t->buckets = r.buckets;
 		t->count = r.count;
+		*snap = buf;
+	} else if (!IS_ERR_OR_NULL(buf)) {
+		cuckoo_mem_free(buf, size);
 	}
+	return err;
+}
+
+/*
+ * Copies @snap (@t->size bytes) to @t->data, lock-free: the copy may wait
+ * on the caller's memory (a page fault a userfaultfd serves late) for as
+ * long as the caller likes, and no writer may wait with it. Frees @snap.
+ */
+static int cfilter_dump_copy_out(const struct cfilter_table *t, u8 *snap)
+{
+	void __user *dst = u64_to_user_ptr(t->data);
+	u64 off, n;
+	int err = 0;
+
+	for (off = 0; !err && off < t->size; off += n) {
+		n = min_t(u64, t->size - off, CFILTER_DUMP_CHUNK);
+		if (copy_to_user(dst + off, snap + off, n))
+			err = -EFAULT;
+		else if (fatal_signal_pending(current))
+			err = -EINTR;
+		cond_resched();
+	}
+	cuckoo_mem_free(snap, t->size);
 	return err;
 }
 
@@ -227,17 +256,19 @@ static int cfilter_dump_copy(const struct cfilter_ktype *f,
  * @ut: caller's struct cfilter_table
  *
  * Needs CAP_NET_ADMIN: the table comes with its hash seed, which would let
- * a reader craft keys that collide.
+ * a reader craft keys that collide. The table is copied aside under the
+ * writer lock, then out without it.
  *
  * Return: 0; -ENOSPC with @ut->size set to the bytes needed (nothing else
  * written); -EPROTO if the table has a flag the caller did not pass in;
- * -EPERM; -EOPNOTSUPP in exact mode; -EINVAL; -EFAULT; -ENOMEM; -EINTR.
+ * -EDQUOT if the memory bound leaves no room for the copy; -EPERM;
+ * -EOPNOTSUPP in exact mode; -EINVAL; -EFAULT; -ENOMEM; -EINTR.
  */
 long cfilter_ioc_dump(struct cfilter_table __user *ut)
 {
 	const struct cfilter_ktype *f;
 	struct cfilter_table t;
-	void *buf;
+	u8 *snap;
 	int err;
 
 	if (!capable(CAP_NET_ADMIN))
@@ -248,11 +279,9 @@ long cfilter_ioc_dump(struct cfilter_table __user *ut)
 	if (err)
 		return err;
 
-	buf = kmalloc(CFILTER_DUMP_CHUNK, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	err = cfilter_dump_copy(f, &t, buf);
-	kfree(buf);
+	err = cfilter_dump_snapshot(f, &t, &snap);
+	if (!err)
+		err = cfilter_dump_copy_out(&t, snap);
 	if (err && err != -ENOSPC)
 		return err;
 	if (copy_to_user(ut, &t, sizeof(t)))
@@ -272,7 +301,8 @@ long cfilter_ioc_dump(struct cfilter_table __user *ut)
  *
  * Return: 0; -EOPNOTSUPP in exact mode; -EINVAL (nothing staged, bad
  * arguments, a table the module could not have made); -EPERM; -EFAULT;
- * -ENOMEM. Nothing changes on error.
+ * -EDQUOT (the memory bound: the copy of the data counts too); -ENOMEM.
+ * Nothing changes on error.
  */
 long cfilter_ioc_restore(struct file *file,
 			 const struct cfilter_table __user *ut)
@@ -300,11 +330,12 @@ long cfilter_ioc_restore(struct file *file,
 	if (!cfilter_has_staged(file))
 		return -EINVAL;
 
-	data = kvmalloc(t.size, GFP_KERNEL);
-	if (!data)
-		return -ENOMEM;
+	/* As large as the table: charged as the table is. */
+	data = cuckoo_mem_zalloc(t.size);
+	if (IS_ERR(data))
+		return PTR_ERR(data);
 	if (copy_from_user(data, u64_to_user_ptr(t.data), t.size)) {
-		kvfree(data);
+		cuckoo_mem_free(data, t.size);
 		return -EFAULT;
 	}
 	r = (struct cuckoo_raw){
@@ -316,11 +347,11 @@ long cfilter_ioc_restore(struct file *file,
 	};
 	c = cuckoo_raw_create(&cfilter_config.params[cfilter_ktype_type(f)],
 			      &r, data, t.size);
-	kvfree(data);
+	cuckoo_mem_free(data, t.size);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
 
-	mutex_lock(&cfilter_lock);
+	cfilter_lock_take();
 	s = file->private_data;
 	if (s)
 		c = cfilter_set_replace_table(s, f, c);

@@ -37,19 +37,21 @@ static u32 cfilter_hold_expire(struct cfilter_set *s, u32 now)
 	u8 hk[KEYMAP_KEY_MAX];
 	u32 next = 0, dl;
 	const u8 *key;
-	u64 pos;
 
 	for (f = cfilter_ktype_first(); f; f = cfilter_ktype_next(f)) {
-		struct keymap *m = &h->timed[cfilter_ktype_type(f)];
+		struct cfilter_hold_iter it = {
+			.h = h, .t = cfilter_ktype_type(f), .timed = true,
+		};
+		struct keymap *m = &h->timed[it.t];
 
-		for (pos = 0; (key = keymap_next(m, &pos, &dl));) {
+		while ((key = cfilter_hold_next(&it, &dl))) {
 			if (dl > now) {
 				next = next ? min(next, dl) : dl;
 				continue;
 			}
 			memcpy(hk, key, m->key_len);
 			cfilter_unhold(s, f, hk);
-			if (!(pos & 0x3ff))
+			if (!(it.pos & 0x3ff))
 				cond_resched();
 		}
 		keymap_shrink(m);
@@ -71,7 +73,7 @@ static void cfilter_expiry_fn(struct work_struct *work)
 	struct cfilter_set *s;
 	u32 now, next, n;
 
-	mutex_lock(&cfilter_lock);
+	cfilter_lock_take();
 	now = cfilter_now();
 	next = cfilter_hold_expire(cfilter_live_locked(), now);
 	list_for_each_entry(s, &cfilter_staged, staged) {

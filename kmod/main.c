@@ -16,7 +16,6 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#include <linux/mutex.h>
 #include <linux/printk.h>
 #include <linux/random.h>
 #include <linux/sched.h>
@@ -54,7 +53,6 @@ MODULE_PARM_DESC(max_memory, "MiB the tables and records of every set may take t
 struct cfilter_config cfilter_config __ro_after_init;
 /* max_capacity= was not given: each type grows as far as it can up to it. */
 static bool cfilter_max_defaulted __initdata;
-DEFINE_MUTEX(cfilter_lock);	/* writers of every set: see cfilter.h */
 
 static const char * const cfilter_mode_names[] = {
 	[CFILTER_MODE_EXACT]	= "exact",

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The memory bound (max_memory=): every table and record is charged
- * before it is allocated (cuckoo_env.h), and a charge that would pass the
- * bound is refused, so that no input can make the module eat the host.
+ * The memory bound (max_memory=): everything a set allocates (the set,
+ * its tables with their handles and BFS queues, its prefix sets, records
+ * and holdings) and the copies of a table DUMP and RESTORE make are
+ * charged before they are allocated, at what the allocator takes for them
+ * (cuckoo_mem_footprint() in cuckoo_env.h), and a charge that would pass
+ * the bound is refused, so that no input can make the module eat the
+ * host. What an ioctl allocates for its own bounded steps is not counted.
  */
 #include <linux/atomic.h>
 #include <linux/cache.h>

@@ -27,6 +27,8 @@
  */
 #include <linux/bpf.h>
 #include <linux/errno.h>
+#include <linux/file.h>
+#include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
@@ -189,21 +191,61 @@ static void cfilter_pf_drop(unsigned int m)
 	bpf_map_put(map);
 }
 
+/*
+ * A map the programs can read as struct cfilter_prefilter, and the module
+ * write whole: the bits would overwrite a timer, a lock or a kptr that the
+ * BPF core frees with the map (a timer so written took the kernel down).
+ */
 static bool cfilter_pf_shape_ok(const struct bpf_map *map)
 {
 	return map->map_type == BPF_MAP_TYPE_ARRAY &&
 	       map->key_size == sizeof(u32) &&
 	       map->value_size == sizeof(struct cfilter_prefilter) &&
 	       map->max_entries == 1 &&
-	       !(map->map_flags & (BPF_F_RDONLY_PROG | BPF_F_INNER_MAP));
+	       !(map->map_flags & (BPF_F_RDONLY_PROG | BPF_F_INNER_MAP)) &&
+	       !cfilter_map_has_special_fields(map);
+}
+
+/*
+ * The map of descriptor @fd, if the bpf() syscall would let the caller
+ * write it (the module writes it on the caller's behalf): as the kernel's
+ * map_get_sys_perms(), not through a descriptor opened read-only
+ * (BPF_F_RDONLY, which BPF_OBJ_GET gives a user who may only read the
+ * pin), nor a frozen map, whose owner wants no more writes from user space.
+ */
+static struct bpf_map *cfilter_pf_get(int fd)
+{
+	struct bpf_map *map;
+	struct file *file;
+
+	file = fget(fd);
+	if (!file)
+		return ERR_PTR(-EBADF);
+	/*
+	 * A second look-up of @fd, which may have been closed or reused since:
+	 * only the file of this very map has it as its private data.
+	 */
+	map = bpf_map_get(fd);
+	if (!IS_ERR(map) && file->private_data != map) {
+		bpf_map_put(map);
+		map = ERR_PTR(-EBADF);
+	}
+	if (!IS_ERR(map) &&
+	    (!(file->f_mode & FMODE_CAN_WRITE) || READ_ONCE(map->frozen))) {
+		bpf_map_put(map);
+		map = ERR_PTR(-EPERM);
+	}
+	fput(file);
+	return map;
 }
 
 /**
  * cfilter_prefilter_add() - keep the prefilter map @fd from now on
  * @fd: a BPF map descriptor of the caller
  *
- * Return: 0; -EBADF (a closed descriptor), -EINVAL (no BPF map, or one of
- * another shape), -ENOSPC.
+ * Return: 0; -EBADF (a closed descriptor), -EPERM (a descriptor that may
+ * not write the map, or a frozen map), -EINVAL (no BPF map, or one of
+ * another shape or with fields the BPF core owns), -ENOSPC.
  */
 int cfilter_prefilter_add(int fd)
 {
@@ -212,7 +254,7 @@ int cfilter_prefilter_add(int fd)
 	unsigned int m;
 	int err = 0;
 
-	map = bpf_map_get(fd);
+	map = cfilter_pf_get(fd);
 	if (IS_ERR(map))
 		return PTR_ERR(map);
 	if (!cfilter_pf_shape_ok(map)) {

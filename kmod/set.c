@@ -4,6 +4,7 @@
  * the writers, the statistics, and replacing the live set.
  */
 #include <linux/atomic.h>
+#include <linux/cpumask.h>
 #include <linux/err.h>
 #include <linux/errno.h>
 #include <linux/mutex.h>
@@ -17,6 +18,12 @@
 #include "set.h"
 
 struct cfilter_set __rcu *cfilter_live;
+
+/* Bytes of a set's per-CPU drop counts, charged with the set. */
+static u64 cfilter_set_drops_bytes(void)
+{
+	return sizeof(struct cfilter_drops) * num_possible_cpus();
+}
 
 /*
  * Table doublings of the sets that were live and have been replaced, so
@@ -45,8 +52,10 @@ void cfilter_set_destroy(struct cfilter_set *s)
 			cuckoo_destroy(s->flow[t]);
 	}
 	cfilter_holds_free(&s->holds);
+	if (s->drops)
+		cuckoo_mem_uncharge(cfilter_set_drops_bytes());
 	free_percpu(s->drops);
-	kfree(s);
+	cuckoo_mem_free(s, sizeof(*s));
 }
 
 /**
@@ -67,13 +76,18 @@ struct cfilter_set *cfilter_set_create(void)
 
 	/* a prefix entry keeps the tag of the member it names */
 	BUILD_BUG_ON(CFILTER_SOURCES_MAX > 1 << PREFIX_TAG_BITS);
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
-	if (!s)
-		return ERR_PTR(-ENOMEM);
+	s = cuckoo_mem_zalloc(sizeof(*s));
+	if (IS_ERR(s))
+		return s;
 	s->id = atomic64_inc_return(&ids);
+	if (!cuckoo_mem_charge(cfilter_set_drops_bytes())) {
+		cuckoo_mem_free(s, sizeof(*s));
+		return ERR_PTR(-EDQUOT);
+	}
 	s->drops = alloc_percpu(struct cfilter_drops);
 	if (!s->drops) {
-		kfree(s);
+		cuckoo_mem_uncharge(cfilter_set_drops_bytes());
+		cuckoo_mem_free(s, sizeof(*s));
 		return ERR_PTR(-ENOMEM);
 	}
 	cfilter_holds_init(&s->holds);
@@ -140,7 +154,7 @@ void cfilter_set_retire(struct cfilter_set *old)
 	/* No writer can reach @old now (they look under the lock); readers: */
 	if (old) {
 		synchronize_rcu();
-		mutex_lock(&cfilter_lock);
+		cfilter_lock_take();
 		cfilter_hold_carry(cfilter_live_locked(), old);
 		cfilter_prefilter_settle();
 		mutex_unlock(&cfilter_lock);
@@ -165,12 +179,6 @@ u64 cfilter_set_drops(const struct cfilter_set *s, unsigned int id)
 	return n;
 }
 
-/* Counts from 0 for a new source at index @id; caller holds cfilter_lock. */
-void cfilter_set_drops_reset(struct cfilter_set *s, unsigned int id)
-{
-	s->drops_base[id] -= cfilter_set_drops(s, id);
-}
-
 /**
  * cfilter_set_publish() - make a new set the live one, and free the old one
  * @s: the new live set, not yet visible to any reader, and not a copy
@@ -181,7 +189,7 @@ void cfilter_set_publish(struct cfilter_set *s)
 {
 	struct cfilter_set *old;
 
-	mutex_lock(&cfilter_lock);
+	cfilter_lock_take();
 	old = cfilter_set_swap(s);
 	mutex_unlock(&cfilter_lock);
 	cfilter_set_retire(old);
@@ -367,9 +375,12 @@ struct cuckoo *cfilter_set_replace_table(struct cfilter_set *s,
  *       key and then its tag
  * @max: most entries
  *
- * Positions stay valid while cfilter_set_list_gen() does not change.
+ * Positions stay valid while cfilter_set_list_gen() does not change. A
+ * call looks at a bounded number of slots (see cuckoo_list()), and may
+ * write fewer than @max entries before the end.
  *
- * Return: entries written, 0 at the end.
+ * Return: entries written, 0 at the end; -EAGAIN if it wrote none before
+ * the end (call again from *@pos).
  */
 long cfilter_set_list(const struct cfilter_set *s,
 		      const struct cfilter_ktype *f, u64 *pos, u8 *out,

@@ -15,6 +15,16 @@
  * all is held by "default" alone, permanently. So a set that never names a
  * source or a timeout costs what it did before sources existed; the first
  * other holding of such an entry records default's beside its own.
+ *
+ * A source's drop count lasts until the module goes: a source that holds
+ * nothing any more keeps its index, name and count while the count is not
+ * 0 (an "emptied" source), and a replaced set hands its sources' counts to
+ * the next (cfilter_hold_carry()). That takes no memory beyond the
+ * CFILTER_SOURCES_MAX indexes: a new source that finds none free takes
+ * that of the emptied source that dropped least, whose count is lost. So
+ * counts last until the module goes while no more than
+ * CFILTER_SOURCES_MAX sources ("default" included) hold entries or have
+ * dropped packets; past that, those that dropped least go first.
  */
 #include <linux/bitops.h>
 #include <linux/err.h>
@@ -124,29 +134,83 @@ int cfilter_source_find(const struct cfilter_holds *h, const char *name)
 	return -ENOENT;
 }
 
-/* The index of source @name, made if new; -EUSERS if there is no room. */
-static int cfilter_source_get(struct cfilter_holds *h, const char *name)
+/*
+ * The index a new source of @s takes, and what it counted so far into
+ * *@drops: a free index, else that of the emptied source (kept for its
+ * count) that dropped least, which the new one replaces; -EUSERS if every
+ * source holds something. Changes nothing.
+ */
+static int cfilter_source_room(const struct cfilter_set *s, u64 *drops)
 {
-	int i = cfilter_source_find(h, name);
+	const struct cfilter_holds *h = &s->holds;
+	int i, best = -EUSERS;
+	u64 n;
 
-	if (i >= 0)
+	if (h->active != GENMASK(CFILTER_SOURCES_MAX - 1, 0)) {
+		i = ffz(h->active);
+		*drops = cfilter_set_drops(s, i);
 		return i;
-	if (h->active == GENMASK(CFILTER_SOURCES_MAX - 1, 0))
-		return -EUSERS;
-	i = ffz(h->active);
-	strscpy(h->names[i], name, CFILTER_SOURCE_LEN);
-	h->active |= BIT(i);
-	cfilter_set_drops_reset(container_of(h, struct cfilter_set, holds), i);
-	return i;
+	}
+	for (i = 1; i < CFILTER_SOURCES_MAX; i++) {
+		if (h->entries[i])
+			continue;
+		n = cfilter_set_drops(s, i);
+		if (best < 0 || n < *drops) {
+			best = i;
+			*drops = n;
+		}
+	}
+	return best;
 }
 
-/* A source other than "default" exists while it holds something. */
-static void cfilter_source_put(struct cfilter_holds *h, unsigned int i)
+/*
+ * Source @name comes to be at index @i, which cfilter_source_room() gave
+ * when the index had counted @before drops: the count starts from what it
+ * counted since, for the new source's entries.
+ */
+static void cfilter_source_make(struct cfilter_set *s, unsigned int i,
+				const char *name, u64 before)
 {
-	if (i && !h->entries[i]) {
+	strscpy(s->holds.names[i], name, CFILTER_SOURCE_LEN);
+	s->holds.active |= BIT(i);
+	s->drops_base[i] -= before;
+}
+
+/*
+ * A source other than "default" exists while it holds something, and
+ * after that while its count of drops is not 0, so that the count lasts
+ * (until the module goes, or a new source needs the index). One that
+ * never dropped goes with its last holding: it comes back at 0 anyway.
+ */
+static void cfilter_source_put(struct cfilter_set *s, unsigned int i)
+{
+	struct cfilter_holds *h = &s->holds;
+
+	if (i && !h->entries[i] && !cfilter_set_drops(s, i)) {
 		h->active &= ~BIT(i);
 		memset(h->names[i], 0, CFILTER_SOURCE_LEN);
 	}
+}
+
+/**
+ * cfilter_source_keep() - give @s an emptied source, with its count
+ * @s:     the set (caller holds cfilter_lock); it has no source @name
+ * @name:  the source
+ * @drops: what it counted, not 0
+ *
+ * At a free index, or in place of an emptied source that dropped less
+ * (see cfilter_source_room()); if there is none, the count is lost.
+ */
+void cfilter_source_keep(struct cfilter_set *s, const char *name, u64 drops)
+{
+	u64 had;
+	int i = cfilter_source_room(s, &had);
+
+	/* An emptied source that counted as much stays. */
+	if (i < 0 || ((s->holds.active & BIT(i)) && had >= drops))
+		return;
+	cfilter_source_make(s, i, name, had);
+	s->drops_base[i] += drops;
 }
 
 /* The holding key of @k by source @id. */
@@ -292,7 +356,11 @@ static int cfilter_compact_ok(const char *source, u32 deadline)
 	       0 : -EOPNOTSUPP;
 }
 
-/* cfilter_hold_add() on @s alone. */
+/*
+ * cfilter_hold_add() on @s alone. A new source takes its index once the
+ * holding is made, so that a failed add leaves none behind, and the
+ * emptied source whose index it takes (if any) as it was.
+ */
 int cfilter_hold_add_one(struct cfilter_set *s, const struct cfilter_packed *k,
 			 const char *source, u32 deadline)
 {
@@ -300,15 +368,19 @@ int cfilter_hold_add_one(struct cfilter_set *s, const struct cfilter_packed *k,
 	unsigned int t = cfilter_ktype_type(k->f);
 	u32 kl = k->f->key_len;
 	u8 hk[KEYMAP_KEY_MAX];
-	bool held, timed, inserted;
+	bool held, timed, inserted, fresh;
 	int id, err;
+	u64 had;
 
 	if (!cfilter_exact()) {
 		err = cfilter_compact_ok(source, deadline);
 		return err ? err : cfilter_set_insert(s, k->f, k->bytes, k->len,
 						      0);
 	}
-	id = cfilter_source_get(h, source);
+	id = cfilter_source_find(h, source);
+	fresh = id < 0;
+	if (fresh)
+		id = cfilter_source_room(s, &had);
 	if (id < 0)
 		return id;
 	cfilter_hold_key(k, id, hk);
@@ -324,7 +396,7 @@ int cfilter_hold_add_one(struct cfilter_set *s, const struct cfilter_packed *k,
 	/* In the tables already if another source holds it. */
 	err = cfilter_set_insert(s, k->f, k->bytes, k->len, id);
 	if (err && err != -EEXIST)
-		goto out;
+		return err;
 	inserted = !err;
 	if (inserted && !id && !deadline) {
 		h->entries[0]++;
@@ -336,7 +408,7 @@ int cfilter_hold_add_one(struct cfilter_set *s, const struct cfilter_packed *k,
 			return -EEXIST;
 		err = cfilter_record_default(h, t, hk, kl, id ? 0 : deadline);
 		if (err)
-			goto out;
+			return err;
 		if (!id)
 			return -EEXIST;
 	}
@@ -345,8 +417,10 @@ int cfilter_hold_add_one(struct cfilter_set *s, const struct cfilter_packed *k,
 		if (inserted)
 			WARN_ON_ONCE(cfilter_set_delete(s, k->f, k->bytes,
 							k->len));
-		goto out;
+		return err;
 	}
+	if (fresh)
+		cfilter_source_make(s, id, source, had);
 	h->entries[id]++;
 	if (deadline) {
 		h->ntimed[id]++;
@@ -355,9 +429,6 @@ int cfilter_hold_add_one(struct cfilter_set *s, const struct cfilter_packed *k,
 	if (!inserted)
 		cfilter_retag(s, k->f, hk);
 	return 0;
-out:
-	cfilter_source_put(h, id);
-	return err;
 }
 
 /*
@@ -379,7 +450,7 @@ int cfilter_unhold(struct cfilter_set *s, const struct cfilter_ktype *f,
 		WARN_ON_ONCE(cfilter_set_delete(s, f, hk, hk[f->key_len]));
 	else
 		cfilter_retag(s, f, hk);
-	cfilter_source_put(h, id);
+	cfilter_source_put(s, id);
 	return 0;
 }
 
@@ -394,16 +465,19 @@ static int cfilter_unhold_default(struct cfilter_set *s,
 	return err;
 }
 
-/* cfilter_hold_del() on @s alone. */
+/*
+ * cfilter_hold_del() on @s alone; with @source NULL (every source), the
+ * holding of source @keep (if not NULL) stays.
+ */
 static int cfilter_hold_del_one(struct cfilter_set *s,
 				const struct cfilter_packed *k,
-				const char *source)
+				const char *source, const char *keep)
 {
 	struct cfilter_holds *h = &s->holds;
 	unsigned long ids = h->active;
 	u8 hk[KEYMAP_KEY_MAX];
 	unsigned int i;
-	int id, err = -ENOENT;
+	int id, err = -ENOENT, kept = keep ? cfilter_source_find(h, keep) : -1;
 
 	if (!cfilter_exact()) {
 		if (source && !cfilter_is_default(source))
@@ -420,19 +494,22 @@ static int cfilter_hold_del_one(struct cfilter_set *s,
 			err = cfilter_unhold_default(s, k);
 		return err;
 	}
+	if (kept >= 0)
+		ids &= ~BIT(kept);
 	for_each_set_bit(i, &ids, CFILTER_SOURCES_MAX) {
 		cfilter_hold_key(k, i, hk);
 		if (!cfilter_unhold(s, k->f, hk))
 			err = 0;
 	}
-	if (err && cfilter_unrecorded(s, k))
+	if (err && kept && cfilter_unrecorded(s, k))
 		err = cfilter_unhold_default(s, k);
 	return err;
 }
 
 /*
  * Walks up to @max entries of type @f's tables from *@pos: returns how many
- * it walked (0 at the end), and puts those "default" holds unrecorded in
+ * it walked (0 at the end, -EAGAIN if it found none in the slots it looked
+ * at, as cfilter_set_list()), and puts those "default" holds unrecorded in
  * @b->keys, their number in *@n. Positions stay valid while
  * cfilter_set_list_gen() does not change. Caller holds cfilter_lock.
  */
@@ -479,7 +556,7 @@ static int cfilter_flush_unrecorded(struct cfilter_set *s)
 		pos = 0;
 		gen = cfilter_set_list_gen(s, f);
 		while (cfilter_walk_unrecorded(s, f, &pos, CFILTER_WALK_CHUNK,
-					       b, &n) > 0) {
+					       b, &n) != 0) {
 			for (i = 0; i < n; i++)
 				cfilter_unhold_default(s, &b->keys[i]);
 			/* A delete may lay the tables out anew: walk again. */
@@ -497,6 +574,7 @@ static int cfilter_flush_unrecorded(struct cfilter_set *s)
 /*
  * The next record's holding key, and its deadline into *@deadline (0 for
  * a permanent one); NULL at the end. Records may be deleted meanwhile.
+ * May sleep: a walk over many empty slots lets the scheduler in.
  */
 const u8 *cfilter_hold_next(struct cfilter_hold_iter *it, u32 *deadline)
 {
@@ -506,8 +584,14 @@ const u8 *cfilter_hold_next(struct cfilter_hold_iter *it, u32 *deadline)
 	for (;;) {
 		m = it->timed ? &it->h->timed[it->t] : &it->h->held[it->t];
 		key = keymap_next(m, &it->pos, deadline);
-		if (key || it->timed)
+		if (key)
 			return key;
+		if (!keymap_walked(m, it->pos)) {
+			cond_resched();
+			continue;
+		}
+		if (it->timed)
+			return NULL;
 		it->timed = true;
 		it->pos = 0;
 	}
@@ -555,14 +639,14 @@ static int cfilter_hold_flush_one(struct cfilter_set *s, const char *source)
  *
  * Return: 0; -EEXIST if @source held @k already (its deadline is now
  * @deadline); -ENOSPC, -ENOMEM (nothing changed); -EUSERS (a new source,
- * and no room for it); -EOPNOTSUPP (compact mode, a source other than
- * "default" or a deadline).
+ * and every source holds something); -EOPNOTSUPP (compact mode, a source
+ * other than "default" or a deadline).
  */
 int cfilter_hold_add(struct cfilter_set *s, const struct cfilter_packed *k,
 		     const char *source, u32 deadline)
 {
 	int err = cfilter_hold_add_one(s, k, source, deadline);
-	struct cfilter_set *c = cfilter_mirror(s, err, -EEXIST);
+	struct cfilter_set *c = cfilter_mirror(s, source, err, -EEXIST);
 
 	if (c)
 		cfilter_mirrored(c, cfilter_hold_add_one(c, k, source, deadline),
@@ -583,11 +667,12 @@ int cfilter_hold_add(struct cfilter_set *s, const struct cfilter_packed *k,
 int cfilter_hold_del(struct cfilter_set *s, const struct cfilter_packed *k,
 		     const char *source)
 {
-	int err = cfilter_hold_del_one(s, k, source);
-	struct cfilter_set *c = cfilter_mirror(s, err, -ENOENT);
+	int err = cfilter_hold_del_one(s, k, source, NULL);
+	struct cfilter_set *c = cfilter_mirror(s, source, err, -ENOENT);
 
 	if (c)
-		cfilter_mirrored(c, cfilter_hold_del_one(c, k, source),
+		cfilter_mirrored(c, cfilter_hold_del_one(c, k, source,
+							 cfilter_mirror_kept()),
 				 -ENOENT);
 	return err;
 }
@@ -637,7 +722,7 @@ int cfilter_hold_test(struct cfilter_set *s, const struct cfilter_packed *k,
 int cfilter_hold_flush(struct cfilter_set *s, const char *source)
 {
 	int err = cfilter_hold_flush_one(s, source);
-	struct cfilter_set *c = cfilter_mirror(s, err, -ENOENT);
+	struct cfilter_set *c = cfilter_mirror(s, source, err, -ENOENT);
 
 	if (c)
 		cfilter_mirrored(c, cfilter_hold_flush_one(c, source), -ENOENT);

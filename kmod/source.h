@@ -13,7 +13,8 @@
  *
  * Locking: every function here runs under cfilter_lock, on the live set or
  * a staged one. A change made to the live set is made to the copy staged
- * by STAGE_SOURCE as well (see cfilter_hold_copy()).
+ * by STAGE_SOURCE as well, but to the holdings of the source that copy
+ * replaces (see cfilter_hold_copy()).
  */
 #ifndef CFILTER_KMOD_SOURCE_H
 #define CFILTER_KMOD_SOURCE_H
@@ -40,7 +41,8 @@ struct cfilter_set;
  * @moves:   per key type, holdings moved from one part of a listing's walk
  *           to another (see source_list.c): default's unrecorded holding
  *           recorded, or a holding moved between @held and @timed
- * @active:  indexes in use; bit 0 always
+ * @active:  indexes in use: sources that hold something, or held and have
+ *           a drop count to keep (see source.c); bit 0 always
  * @stale:   a copy that missed a change of the live set: COMMIT refuses it
  */
 struct cfilter_holds {

@@ -26,7 +26,10 @@ struct cfilter_walk_buf {
 	struct cfilter_packed	keys[CFILTER_WALK_CHUNK];
 };
 
-/* A walk over the records of key type @t: permanent ones, then timed. */
+/*
+ * A walk over the records of key type @t: permanent ones, then timed (the
+ * timed ones only if it starts with @timed set).
+ */
 struct cfilter_hold_iter {
 	const struct cfilter_holds	*h;
 	unsigned int			t;
@@ -47,8 +50,17 @@ static inline bool cfilter_is_default(const char *source)
 	return !source[0] || !strcmp(source, "default");
 }
 
+/* Do @a and @b name one source ("" and "default" name "default")? */
+static inline bool cfilter_same_source(const char *a, const char *b)
+{
+	if (cfilter_is_default(a) || cfilter_is_default(b))
+		return cfilter_is_default(a) && cfilter_is_default(b);
+	return !strncmp(a, b, CFILTER_SOURCE_LEN);
+}
+
 /* source.c */
 int cfilter_source_find(const struct cfilter_holds *h, const char *name);
+void cfilter_source_keep(struct cfilter_set *s, const char *name, u64 drops);
 int cfilter_hold_add_one(struct cfilter_set *s, const struct cfilter_packed *k,
 			 const char *source, u32 deadline);
 int cfilter_unhold(struct cfilter_set *s, const struct cfilter_ktype *f,
@@ -59,8 +71,9 @@ long cfilter_walk_unrecorded(const struct cfilter_set *s,
 const u8 *cfilter_hold_next(struct cfilter_hold_iter *it, u32 *deadline);
 
 /* source_stage.c */
-struct cfilter_set *cfilter_mirror(const struct cfilter_set *s, int err,
-				   int ok);
+struct cfilter_set *cfilter_mirror(const struct cfilter_set *s,
+				   const char *source, int err, int ok);
+const char *cfilter_mirror_kept(void);
 void cfilter_mirrored(struct cfilter_set *c, int err, int ok);
 
 #endif /* CFILTER_KMOD_SOURCE_INT_H */

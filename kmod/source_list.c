@@ -8,7 +8,6 @@
 #include <linux/bitops.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
-#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -24,6 +23,17 @@
 #define CFILTER_HOLD_POS_IMPLICIT	BIT_ULL(53)
 #define CFILTER_HOLD_POS_PHASE		(CFILTER_HOLD_POS_TIMED | \
 					 CFILTER_HOLD_POS_IMPLICIT)
+
+/*
+ * Slots of the records, or entries of the tables, one call of
+ * cfilter_hold_list() looks at (its last step may pass a few more): a
+ * step of the tables' walk that finds no entry in the slots it looks at
+ * (a bounded number: see cuckoo_list()) counts as CFILTER_WALK_CHUNK.
+ * However few holdings a listing reports, as one of a source that holds
+ * little among others that hold much, or of a table that deletes emptied,
+ * its caller holds the writer lock no longer than that at a time.
+ */
+#define CFILTER_LIST_VISITS		2048
 
 /*
  * The layout generation a listing of type @f is walking (40 bits): the
@@ -63,71 +73,66 @@ static void cfilter_entry(struct cfilter_entry *e,
 	strscpy(e->source, name, CFILTER_SOURCE_LEN);
 }
 
-/* The unrecorded phase of cfilter_hold_list(). */
+/*
+ * The unrecorded phase of cfilter_hold_list(), looking at up to *@budget
+ * table entries (less what it looked at).
+ */
 static long cfilter_list_unrecorded(struct cfilter_set *s,
 				    const struct cfilter_ktype *f, u64 *pos,
-				    struct cfilter_entry *out, u32 max)
+				    struct cfilter_entry *out, u32 max,
+				    long *budget)
 {
 	struct cfilter_walk_buf *b = kmalloc(sizeof(*b), GFP_KERNEL);
 	u64 p = *pos & ~CFILTER_HOLD_POS_PHASE;
-	long n = 0;
+	long n = 0, walked;
 	u32 got, i;
 
 	if (!b)
 		return -ENOMEM;
-	while (n < max &&
-	       cfilter_walk_unrecorded(s, f, &p, max - n, b, &got) > 0) {
+	while (n < max && *budget > 0) {
+		walked = cfilter_walk_unrecorded(s, f, &p, max - n, b, &got);
+		if (!walked)
+			break;
+		/* None found: it looked at a stretch of empty slots. */
+		*budget -= walked > 0 ? walked : CFILTER_WALK_CHUNK;
 		for (i = 0; i < got; i++, n++)
 			cfilter_entry(&out[n], f, b->keys[i].bytes,
 				      b->keys[i].len, 0, "default");
-		cond_resched();
 	}
 	*pos = p | CFILTER_HOLD_POS_IMPLICIT;
 	kfree(b);
 	return n;
 }
 
-/**
- * cfilter_hold_list() - holdings of type @f, a part per call
- * @s:      the set (caller holds cfilter_lock)
- * @f:      the key type
- * @source: the source whose holdings to list, NULL for all
- * @pos:    0 to start, advanced
- * @gen:    0 to start; the layout the listing walks (40 bits), which must
- *          not change between calls
- * @out:    room for @max entries
- * @max:    room
- *
- * Return: entries written, 0 at the type's end; -ENOENT (no such source);
- * -ESTALE (the walk's layout changed: start again); -ENOMEM.
+/*
+ * The record phases of cfilter_hold_list(): up to @max holdings of source
+ * @id (-1: every source), looking at up to *@budget slots of the records
+ * (less what it looked at). Stops early at the end of the timed records
+ * for a source other than "default", the type's end for it.
  */
-long cfilter_hold_list(struct cfilter_set *s, const struct cfilter_ktype *f,
-		       const char *source, u64 *pos, u64 *gen,
-		       struct cfilter_entry *out, u32 max)
+static long cfilter_list_records(struct cfilter_set *s,
+				 const struct cfilter_ktype *f, int id,
+				 u64 *pos, u64 *gen, struct cfilter_entry *out,
+				 u32 max, long *budget)
 {
 	struct cfilter_holds *h = &s->holds;
 	unsigned int t = cfilter_ktype_type(f);
 	u64 now = ktime_get_boottime_ns();
 	u32 kl = f->key_len, dl;
-	int id = -1;
-	long n = 0, more;
+	long n = 0;
 
-	if (source) {
-		id = cfilter_source_find(h, source);
-		if (id < 0)
-			return id;
-	}
-	if (!*pos)
-		*gen = cfilter_list_layout(s, f, false);
-	else if (*gen != cfilter_list_layout(s, f,
-					     *pos & CFILTER_HOLD_POS_IMPLICIT))
-		return -ESTALE;
-	while (n < max && !(*pos & CFILTER_HOLD_POS_IMPLICIT)) {
+	while (n < max && *budget > 0 && !(*pos & CFILTER_HOLD_POS_IMPLICIT)) {
 		bool timed = *pos & CFILTER_HOLD_POS_TIMED;
-		u64 p = *pos & ~CFILTER_HOLD_POS_PHASE;
+		u64 p = *pos & ~CFILTER_HOLD_POS_PHASE, from = p;
+		const struct keymap *m = timed ? &h->timed[t] : &h->held[t];
 		const u8 *key;
 
-		key = keymap_next(timed ? &h->timed[t] : &h->held[t], &p, &dl);
+		key = keymap_next(m, &p, &dl);
+		*budget -= p - from;
+		if (!key && !keymap_walked(m, p)) {
+			*pos = p | (timed ? CFILTER_HOLD_POS_TIMED : 0);
+			continue;
+		}
 		if (!key) {
 			if (timed && id > 0)
 				return n;
@@ -145,10 +150,54 @@ long cfilter_hold_list(struct cfilter_set *s, const struct cfilter_ktype *f,
 			      timed ? cfilter_left(dl, now) : 0,
 			      h->names[key[kl + 1]]);
 	}
-	if (n == max)
-		return n;
-	more = cfilter_list_unrecorded(s, f, pos, out + n, max - n);
-	return more < 0 ? more : n + more;
+	return n;
+}
+
+/**
+ * cfilter_hold_list() - holdings of type @f, a part per call
+ * @s:      the set (caller holds cfilter_lock)
+ * @f:      the key type
+ * @source: the source whose holdings to list, NULL for all
+ * @pos:    0 to start, advanced
+ * @gen:    0 to start; the layout the listing walks (40 bits), which must
+ *          not change between calls
+ * @out:    room for @max entries
+ * @max:    room
+ *
+ * Looks at about CFILTER_LIST_VISITS records or table entries, however
+ * few of them it lists, so that the caller can let go of cfilter_lock
+ * between two calls however many holdings of other sources there are.
+ *
+ * Return: entries written, 0 at the type's end; -EAGAIN (none found among
+ * those it looked at: call again from @pos); -ENOENT (no such source);
+ * -ESTALE (the walk's layout changed: start again); -ENOMEM.
+ */
+long cfilter_hold_list(struct cfilter_set *s, const struct cfilter_ktype *f,
+		       const char *source, u64 *pos, u64 *gen,
+		       struct cfilter_entry *out, u32 max)
+{
+	long budget = CFILTER_LIST_VISITS, n, more = 0;
+	int id = -1;
+
+	if (source) {
+		id = cfilter_source_find(&s->holds, source);
+		if (id < 0)
+			return id;
+	}
+	if (!*pos)
+		*gen = cfilter_list_layout(s, f, false);
+	else if (*gen != cfilter_list_layout(s, f,
+					     *pos & CFILTER_HOLD_POS_IMPLICIT))
+		return -ESTALE;
+	n = cfilter_list_records(s, f, id, pos, gen, out, max, &budget);
+	if (n < max && (*pos & CFILTER_HOLD_POS_IMPLICIT))
+		more = cfilter_list_unrecorded(s, f, pos, out + n, max - n,
+					       &budget);
+	if (more < 0)
+		return more;
+	n += more;
+	/* Out of budget before the end: not the end. */
+	return n || budget > 0 ? n : -EAGAIN;
 }
 
 /**
@@ -185,19 +234,28 @@ void cfilter_hold_sources(struct cfilter_set *s, struct cfilter_sources *out)
  * @to:   the live set, or NULL (caller holds cfilter_lock)
  * @from: the set it replaced, which no reader can count in any more
  *
- * Each source of @from that @to has too, by name, keeps its count.
+ * Each source of @from keeps its count: added to that of the source of
+ * the same name in @to, or, if @to has none and the count is not 0, as an
+ * emptied source of @to (see cfilter_source_keep()). So a count outlives
+ * CLEAR and replaces, as it outlives the source holding nothing.
  */
 void cfilter_hold_carry(struct cfilter_set *to, const struct cfilter_set *from)
 {
 	unsigned long ids = from->holds.active;
+	const char *name;
 	unsigned int i;
+	u64 n;
 	int j;
 
 	if (!to)
 		return;
 	for_each_set_bit(i, &ids, CFILTER_SOURCES_MAX) {
-		j = cfilter_source_find(&to->holds, from->holds.names[i]);
+		name = from->holds.names[i];
+		n = cfilter_set_drops(from, i);
+		j = cfilter_source_find(&to->holds, name);
 		if (j >= 0)
-			to->drops_base[j] += cfilter_set_drops(from, i);
+			to->drops_base[j] += n;
+		else if (n)
+			cfilter_source_keep(to, name, n);
 	}
 }

@@ -2,8 +2,9 @@
 /*
  * Staged sets, and the copy of the live set that STAGE_SOURCE fills: a
  * staged set's holdings expire while it waits (expiry.c walks the list),
- * and the copy follows every change made to the live set until COMMIT or
- * ABORT, so that it goes live with them or, if it missed one, not at all.
+ * and the copy follows every change made to the live set's other sources
+ * until COMMIT or ABORT, so that it goes live with them or, if it missed
+ * one, not at all.
  */
 #include <linux/err.h>
 #include <linux/list.h>
@@ -18,24 +19,42 @@
 
 /*
  * The copy STAGE_SOURCE made, which every change of the live set is made
- * to as well until COMMIT or ABORT; NULL if none. Under cfilter_lock.
+ * to as well until COMMIT or ABORT, but those of the source it replaces,
+ * @cfilter_copy_of; NULL if none. Under cfilter_lock.
  */
 static struct cfilter_set *cfilter_copy;
+static char cfilter_copy_of[CFILTER_SOURCE_LEN];
 
 /* Every staged set (the copy too), whose holdings expire as the live set's. */
 LIST_HEAD(cfilter_staged);
 
 /*
- * The copy a change to @s, which went @err, goes to as well, or NULL. Only
- * changes of the live set that changed something (@ok: the result that
- * means "changed nothing, and that is fine").
+ * The copy a change to @s of @source's holdings (NULL: every source's),
+ * which went @err, goes to as well, or NULL. Only changes of the live set
+ * that changed something (@ok: the result that means "changed nothing, and
+ * that is fine"), and none of the source the copy replaces: those touch
+ * the holdings its COMMIT replaces, and so come before it in any order of
+ * the two. Made to the copy, they would come after it, mixed into what is
+ * staged: a FLUSH would wipe the part of the new holdings staged so far,
+ * and the COMMIT publish the rest.
  */
-struct cfilter_set *cfilter_mirror(const struct cfilter_set *s, int err,
-				   int ok)
+struct cfilter_set *cfilter_mirror(const struct cfilter_set *s,
+				   const char *source, int err, int ok)
 {
-	if (cfilter_copy && s == cfilter_live_locked() && (!err || err == ok))
-		return cfilter_copy;
-	return NULL;
+	if (!cfilter_copy || s != cfilter_live_locked() || (err && err != ok))
+		return NULL;
+	if (source && cfilter_same_source(source, cfilter_copy_of))
+		return NULL;
+	return cfilter_copy;
+}
+
+/*
+ * The source whose holdings the copy takes no change of, which a change
+ * by every source must leave there (see cfilter_mirror()).
+ */
+const char *cfilter_mirror_kept(void)
+{
+	return cfilter_copy_of;
 }
 
 /* A copy @c that could not follow the live set must not go live. */
@@ -62,7 +81,7 @@ static int cfilter_copy_unrecorded(struct cfilter_set *c,
 		pos = 0;
 		while (!err && cfilter_walk_unrecorded(live, f, &pos,
 						       CFILTER_WALK_CHUNK, b,
-						       &n) > 0) {
+						       &n) != 0) {
 			for (i = 0; !err && i < n; i++)
 				err = cfilter_hold_add_one(c, &b->keys[i], "", 0);
 			cond_resched();
@@ -115,7 +134,8 @@ static int cfilter_hold_copy_from(struct cfilter_set *c,
  *           does not have leaves nothing out)
  *
  * Until cfilter_hold_unstage() or its COMMIT, every change made to the live
- * set is made to the copy too. Caller holds cfilter_lock; may sleep.
+ * set is made to the copy too, but to @without's holdings: those it holds
+ * anew, to be published as they are. Caller holds cfilter_lock; may sleep.
  *
  * Return: the copy, or ERR_PTR: -EBUSY (a copy exists), -EOPNOTSUPP
  * (compact mode), -ENOMEM, -ENOSPC.
@@ -139,6 +159,7 @@ struct cfilter_set *cfilter_hold_copy(const char *without)
 		return ERR_PTR(err);
 	}
 	cfilter_copy = c;
+	strscpy(cfilter_copy_of, without, CFILTER_SOURCE_LEN);
 	cfilter_hold_stage(c);
 	return c;
 }

@@ -127,6 +127,7 @@ with_folders >"$WORK/cfilter.expected" <<EOF
 -rw-r--r-- ./usr/share/doc/cfilter/README.Debian
 -rw-r--r-- ./usr/share/doc/cfilter/changelog.gz
 -rw-r--r-- ./usr/share/doc/cfilter/copyright
+-rw-r--r-- ./usr/share/doc/cfilter/examples/cfilter.rules.yml
 -rw-r--r-- ./usr/share/doc/cfilter/examples/crowdsec-custom-bouncer.yaml.local
 -rw-r--r-- ./usr/share/doc/cfilter/examples/modprobe-cfilter.conf
 -rw-r--r-- ./usr/share/lintian/overrides/cfilter
@@ -166,8 +167,11 @@ check "the files in /etc are conffiles" \
 	same "$WORK/conffiles.expected" "$root/DEBIAN/conffiles"
 check "cfilter depends on cfilter-dkms of its version" \
 	test "$(dpkg-deb -f "$deb" Depends)" = "cfilter-dkms (= $version), kmod"
-check "cfilter-dkms depends on dkms" \
-	test "$(dpkg-deb -f "$dkms_deb" Depends)" = "dkms (>= 2.1.0.0)"
+# What build-module.sh runs besides the kernel's own build: objcopy, the C
+# library's headers for the resolver, pahole, and the unpacker of the image.
+check "cfilter-dkms depends on dkms and on what btf/ runs" \
+	test "$(dpkg-deb -f "$dkms_deb" Depends)" = \
+	"binutils, libc6-dev, dwarves, xz-utils | zstd, dkms (>= 2.1.0.0)"
 check "/etc/cfilter/interfaces is all comments" \
 	not_grep -v '^#' "$root/etc/cfilter/interfaces"
 
@@ -204,13 +208,16 @@ check "cfctl -V prints debian/changelog's version" \
 # What DKMS does: copy /usr/src/cfilter-VERSION to its tree's build folder
 # and run dkms.conf's MAKE[0] there, with the variables dkms.conf uses.
 dkms_build() {
-	local kdir tree=$WORK/dkms
+	local kdir btf tree=$WORK/dkms
 
 	kdir=$(sed -n 's/^KDIR := //p' ".cache/kernel-$KERNEL.mk")
+	# The guest kernel's image is not in the host's /boot.
+	btf=$(sed -n 's/^BTF_SOURCE := //p' ".cache/kernel-$KERNEL.mk")
 	mkdir -p "$tree/cfilter/$version"
 	cp -a "$dkms_root/usr/src/cfilter-$version" "$tree/cfilter/$version/build"
 	# shellcheck disable=SC2034,SC1090 # dkms.conf reads both, sets MAKE
 	(kernel_source_dir=$kdir dkms_tree=$tree
+	 export BTF_SOURCE=$btf
 	 . "$tree/cfilter/$version/build/dkms.conf"
 	 cd "$tree/cfilter/$version/build" && eval "${MAKE[0]}") \
 		>"$WORK/dkms.log" 2>&1 || {

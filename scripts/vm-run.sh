@@ -339,10 +339,12 @@ if [ "$VM_DEBIAN" = 1 ]; then
 	DEBIAN_IMG=$("$ROOT/scripts/guest-root.sh" | tail -n 1) ||
 		die "scripts/guest-root.sh failed"
 	# The drive and the file system on it (ext4 asks for crc32c at mount,
-	# not through its module dependencies); /init mounts it when present.
-	# The root's ipset needs the kernel's sets of the types cfilter reads.
+	# not through its module dependencies, up to 6.x; 7.x's calls the
+	# crc32c library, built in); /init mounts it when present. The root's
+	# ipset needs the kernel's sets of the types cfilter reads.
 	VM_MODULES="$VM_MODULES $(not_builtin virtio_pci virtio_blk \
-		crc32c_generic ext4 overlay ip_set_hash_ip ip_set_hash_net | xargs)"
+		$([ -z "$(module_path crc32c_generic)" ] || echo crc32c_generic) \
+		ext4 overlay ip_set_hash_ip ip_set_hash_net | xargs)"
 	DRIVE=(-drive "file=$DEBIAN_IMG,if=virtio,format=raw,readonly=on")
 fi
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/cfilter-vm.XXXXXX")

@@ -14,62 +14,58 @@
 
 #include "addr.h"
 
+/*
+ * An IPv4-mapped IPv6 address, ::ffff:a.b.c.d: what a dual-stack socket
+ * shows of an IPv4 peer, and what logs and feeds then carry. No IPv4 packet
+ * meets it as an IPv6 key, so it is taken for the IPv4 address it maps.
+ */
+static bool addr_is_mapped(const __u8 addr[16])
+{
+	static const __u8 prefix[12] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff
+	};
+
+	return !memcmp(addr, prefix, sizeof(prefix));
+}
+
+/* Moves the IPv4 address that @addr maps to its first 4 bytes. */
+static void addr_unmap(__u8 addr[16])
+{
+	memmove(addr, addr + 12, 4);
+	memset(addr + 4, 0, 12);
+}
+
 /**
  * addr_parse() - parse an IPv4 or IPv6 address
  * @str:  the address, exactly as typed
  * @addr: 16 bytes: the address in network byte order, IPv4 in the first 4
  *        and the rest zero
  *
- * Return: 4 or 6, the IP version of @str; -EINVAL if @str is not an
- * address (a prefix ADDR/LEN is not one: see prefix_parse()).
+ * An IPv4-mapped address (::ffff:192.0.2.1) is the IPv4 address it maps.
+ *
+ * Return: 4 or 6, the IP version of the address; -EINVAL if @str is not
+ * an address (a prefix ADDR/LEN is not one: see prefix_parse()).
  */
 int addr_parse(const char *str, __u8 addr[16])
 {
 	memset(addr, 0, 16);
 	if (inet_pton(AF_INET, str, addr) == 1)
 		return 4;
-	if (inet_pton(AF_INET6, str, addr) == 1)
+	if (inet_pton(AF_INET6, str, addr) != 1) {
+		memset(addr, 0, 16);
+		return -EINVAL;
+	}
+	if (!addr_is_mapped(addr))
 		return 6;
-	memset(addr, 0, 16);
-	return -EINVAL;
+	addr_unmap(addr);
+	return 4;
 }
 
-/**
- * prefix_parse() - parse an address or a CIDR prefix ADDR/LEN
- * @str:  what was typed; a bare address is a full-length prefix
- * @addr: 16 bytes: the prefix's address as addr_parse() writes it; on
- *        -EADDRNOTAVAIL, with the host bits cleared (the likely intent)
- * @len:  its length in bits: 0-32 for IPv4, 0-128 for IPv6
- *
- * LEN is decimal, without sign, spaces or leading zeros ("/08" is refused:
- * some tools read it as something else).
- *
- * Return: 4 or 6; -EINVAL if the address is not one, -ERANGE if LEN is not
- * a length for its family, -EADDRNOTAVAIL if bits past LEN are set.
- */
-int prefix_parse(const char *str, __u8 addr[16], unsigned int *len)
+/* Decimal digits of a prefix length, without sign or leading zeros. */
+static int prefix_len_parse(const char *p, unsigned int max, unsigned int *len)
 {
-	const char *slash = strchr(str, '/');
-	char a[INET6_ADDRSTRLEN];
-	unsigned int bits = 0, max, i;
-	const char *p;
-	bool host = false;
-	int v;
+	unsigned int bits = 0;
 
-	if (!slash) {
-		v = addr_parse(str, addr);
-		*len = v == 6 ? 128 : 32;
-		return v;
-	}
-	if ((size_t)(slash - str) >= sizeof(a))
-		return -EINVAL;
-	memcpy(a, str, slash - str);
-	a[slash - str] = '\0';
-	v = addr_parse(a, addr);
-	if (v < 0)
-		return v;
-	max = v == 6 ? 128 : 32;
-	p = slash + 1;
 	if (!*p || strlen(p) > 3 || (*p == '0' && p[1]))
 		return -ERANGE;
 	for (; *p; p++) {
@@ -80,15 +76,70 @@ int prefix_parse(const char *str, __u8 addr[16], unsigned int *len)
 	if (bits > max)
 		return -ERANGE;
 	*len = bits;
+	return 0;
+}
+
+/**
+ * prefix_parse() - parse an address or a CIDR prefix ADDR/LEN
+ * @str:    what was typed; a bare address is a full-length prefix
+ * @addr:   16 bytes: the prefix's address as addr_parse() writes it, with
+ *          any bits past LEN cleared
+ * @len:    its length in bits: 0-32 for IPv4, 0-128 for IPv6
+ * @masked: set if bits past LEN were set in @str (cleared in @addr: the
+ *          likely intent), cleared if not
+ *
+ * LEN is decimal, without sign, spaces or leading zeros ("/08" is refused:
+ * some tools read it as something else). An IPv4-mapped prefix of 96 bits
+ * or more (::ffff:192.0.2.0/120) is the IPv4 prefix it maps (192.0.2.0/24);
+ * a shorter one covers other IPv6 addresses too, and stays IPv6.
+ *
+ * Return: 4 or 6; -EINVAL if the address is not one, -ERANGE if LEN is not
+ * a length for its family.
+ */
+int prefix_parse(const char *str, __u8 addr[16], unsigned int *len,
+		 bool *masked)
+{
+	const char *slash = strchr(str, '/');
+	char a[INET6_ADDRSTRLEN];
+	unsigned int bits, max, i;
+	int v, err;
+
+	*masked = false;
+	if (!slash) {
+		v = addr_parse(str, addr);
+		*len = v == 6 ? 128 : 32;
+		return v;
+	}
+	if ((size_t)(slash - str) >= sizeof(a))
+		return -EINVAL;
+	memcpy(a, str, slash - str);
+	a[slash - str] = '\0';
+	memset(addr, 0, 16);
+	if (inet_pton(AF_INET, a, addr) == 1)
+		v = 4;
+	else if (inet_pton(AF_INET6, a, addr) == 1)
+		v = 6;
+	else
+		return -EINVAL;
+	max = v == 6 ? 128 : 32;
+	err = prefix_len_parse(slash + 1, max, &bits);
+	if (err)
+		return err;
 	for (i = bits; i < max; i++) {
 		__u8 mask = 0x80 >> (i % 8);
 
 		if (addr[i / 8] & mask) {
-			host = true;
+			*masked = true;
 			addr[i / 8] &= ~mask;
 		}
 	}
-	return host ? -EADDRNOTAVAIL : v;
+	if (v == 6 && bits >= 96 && addr_is_mapped(addr)) {
+		addr_unmap(addr);
+		bits -= 96;
+		v = 4;
+	}
+	*len = bits;
+	return v;
 }
 
 /* The address at @addr of IP version @v as text, @brackets around IPv6. */

@@ -40,9 +40,9 @@ struct load_tally {
 };
 
 /*
- * Opens @o->arg ("-" is stdin) and reads every entry, as @o's --normalize
- * and -s and @flags (enum kf_flags) say, and says what was changed on the
- * way. Returns enum cf_exit.
+ * Opens @o->arg ("-" is stdin) and reads every entry, as @o's --normalize,
+ * --nomatch-allows and -s and @flags (enum kf_flags) say, and says what was
+ * changed on the way. Returns enum cf_exit.
  */
 static int read_list(const struct cfctl_opts *o, unsigned int flags,
 		     struct key_list *kl, const char **shown)
@@ -63,6 +63,8 @@ static int read_list(const struct cfctl_opts *o, unsigned int flags,
 	}
 	if (o->normalize)
 		flags |= KF_NORMALIZE;
+	if (o->nomatch_allows)
+		flags |= KF_NOMATCH_ALLOWS;
 	err = keyfile_read(in, *shown, flags, o->source, kl, stderr);
 	if (in != stdin)
 		fclose(in);

@@ -34,6 +34,9 @@ enum {
 	LOPT_TEXTFILE,
 	LOPT_PRIORITY,
 	LOPT_FROM,
+	LOPT_TYPES,
+	LOPT_NOMATCH_ALLOWS,
+	LOPT_CAP_TIMEOUT,
 };
 
 /* Every option of every verb, in the order help lists them. */
@@ -77,6 +80,12 @@ static const struct cf_option options[] = {
 	  "--from TIME", "-t counts from TIME, seconds since the epoch\n"
 	  "(fractions allowed, as fail2ban's <time>), instead\n"
 	  "of from now: the holding ends at TIME + SECS" },
+	{ { "cap-timeout", no_argument, NULL, LOPT_CAP_TIMEOUT }, OPT_CAP_TIMEOUT,
+	  "--cap-timeout", "a -t longer than 2147483647 s (68 years), or\n"
+	  "ending later than that from now with --from, holds\n"
+	  "for 2147483647 s, with a note, instead of being\n"
+	  "refused: for callers whose times grow unbounded\n"
+	  "(fail2ban's bantime.increment)" },
 	{ { "all-sources", no_argument, NULL, 'a' }, OPT_ALL_SOURCES,
 	  "-a, --all-sources", "del: remove the holding of every source; list:\n"
 	  "every source's holdings, as without -s" },
@@ -88,6 +97,11 @@ static const struct cf_option options[] = {
 	{ { "normalize", no_argument, NULL, LOPT_NORMALIZE }, OPT_NORMALIZE,
 	  "--normalize", "mask the host bits of a prefix such as 192.0.2.7/24\n"
 	  "(to 192.0.2.0/24) instead of refusing the line" },
+	{ { "nomatch-allows", no_argument, NULL, LOPT_NOMATCH_ALLOWS }, OPT_NOMATCH,
+	  "--nomatch-allows", "load ipset's nomatch entries as allow entries, which\n"
+	  "beat every source's entries (ipset's exception holds\n"
+	  "inside its own set alone); without it they are\n"
+	  "refused" },
 	{ { "force", no_argument, NULL, LOPT_FORCE }, OPT_FORCE,
 	  "--force", "replace another tool's XDP program on IFACE, in one\n"
 	  "step and in its mode" },
@@ -112,6 +126,10 @@ static const struct cf_option options[] = {
 	  "-i, --interval SECS", "--watch: seconds per line (1-3600, default 1)" },
 	{ { "count", required_argument, NULL, LOPT_COUNT }, OPT_WATCH,
 	  "--count N", "--watch: stop after N lines" },
+	{ { "types", required_argument, NULL, LOPT_TYPES }, OPT_TYPES,
+	  "--types LIST", "the CrowdSec decision types that ban, separated by\n"
+	  "commas (default: ban; ban,captcha,throttle bans\n"
+	  "those too); others are skipped, and said so" },
 };
 
 /* cfctl's own options, before the command. */
@@ -335,6 +353,7 @@ static int parse_verb(const struct verb *v, int argc, char *argv[],
 {
 	struct option longs[ARRAY_SIZE(options) + 1];
 	char shorts[1 + 2 * ARRAY_SIZE(options) + 1];
+	const char *timeout_arg = NULL;
 	char which[128];
 	int c;
 
@@ -370,11 +389,18 @@ static int parse_verb(const struct verb *v, int argc, char *argv[],
 			o->source = optarg;
 			break;
 		case 't':
-			if (timeout_parse(optarg, &o->timeout)) {
+			if (timeout_parse_long(optarg, &o->timeout_long)) {
 				cf_err("%s: invalid timeout '%s': expected %s",
 				       v->name, optarg, TIMEOUT_RULE);
 				return CF_USAGE;
 			}
+			timeout_arg = optarg;
+			break;
+		case LOPT_NOMATCH_ALLOWS:
+			o->nomatch_allows = true;
+			break;
+		case LOPT_CAP_TIMEOUT:
+			o->cap_timeout = true;
 			break;
 		case LOPT_FROM:
 			if (epoch_parse(optarg, &o->from_ns)) {
@@ -414,6 +440,9 @@ static int parse_verb(const struct verb *v, int argc, char *argv[],
 			break;
 		case LOPT_TEXTFILE:
 			o->textfile = optarg;
+			break;
+		case LOPT_TYPES:
+			o->types = optarg;
 			break;
 		case LOPT_PRIORITY:
 			if (parse_uint(optarg, 0, INT_MAX, &o->priority)) {
@@ -455,6 +484,14 @@ static int parse_verb(const struct verb *v, int argc, char *argv[],
 		}
 	}
 
+	if (o->timeout_long > CFILTER_TIMEOUT_MAX && !o->cap_timeout) {
+		cf_err("%s: invalid timeout '%s': expected %s%s", v->name,
+		       timeout_arg, TIMEOUT_RULE, v->opts & OPT_CAP_TIMEOUT ?
+		       " (--cap-timeout: hold a longer one that long)" : "");
+		return CF_USAGE;
+	}
+	o->timeout = o->timeout_long > CFILTER_TIMEOUT_MAX ?
+		     CFILTER_TIMEOUT_MAX : o->timeout_long;
 	if (o->all_sources && o->source) {
 		cf_err("%s: -a (every source) and -s %s (one source): give one",
 		       v->name, o->source);

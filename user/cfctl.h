@@ -26,6 +26,8 @@ struct cfctl_opts {
 	const char	*arg;		/* the verb's IFACE or FILE */
 	const char	*source;	/* -s, checked; NULL if not given */
 	__u32		timeout;	/* -t: seconds; 0: permanent */
+	unsigned long long timeout_long; /* -t as given (past the max with --cap-timeout) */
+	bool		cap_timeout;	/* add, allow: hold a longer -t for the max */
 	long long	from_ns;	/* --from: -t counts from here (ns since the epoch); 0: now */
 	bool		all_sources;	/* del, list: every source's holdings */
 	char *const	*words;		/* add, del, test, allow: the ENTRY */
@@ -38,6 +40,7 @@ struct cfctl_opts {
 	bool		exact;		/* test: this very entry, not what covers it */
 	bool		skip_bad;	/* load: skip malformed lines */
 	bool		normalize;	/* load: mask host bits of prefixes */
+	bool		nomatch_allows;	/* load: ipset's nomatch entries as allow entries */
 	bool		match_dst;	/* attach: match destination keys too */
 	bool		force;		/* attach: replace another tool's program */
 	bool		priority_set;	/* attach: --priority given */
@@ -47,6 +50,7 @@ struct cfctl_opts {
 	unsigned int	count;		/* stats --watch: samples; 0: unbounded */
 	enum cf_format	format;		/* stats */
 	const char	*textfile;	/* stats: write the metrics to this file */
+	const char	*types;		/* crowdsec: the decision types banned */
 };
 
 /* Verbs of entry.c. */
@@ -81,7 +85,7 @@ const char *stats_iface_name(unsigned int slot, char *buf, size_t len);
 bool stats_iface_used(const struct cf_stats *st, unsigned int slot);
 
 /* stats --format prometheus (metrics.c). */
-int stats_prometheus(const struct cfctl_opts *o, const struct cf_stats *st);
+int stats_prometheus(const struct cfctl_opts *o);
 
 /* Verbs of bulk.c. */
 int do_load(const struct cfctl_opts *o);

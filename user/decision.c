@@ -7,6 +7,7 @@
  */
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 
 #include "decision.h"
 
@@ -427,4 +428,59 @@ int decision_duration(const char *s, long long *seconds)
 	if (negative)
 		*seconds = -*seconds;
 	return 0;
+}
+
+static bool type_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+int decision_types_parse(const char *list, struct decision_types *t,
+			 const char **why)
+{
+	const char *p = list;
+	size_t len;
+
+	memset(t, 0, sizeof(*t));
+	for (;;) {
+		for (len = 0; type_char(p[len]); len++)
+			;
+		if (p[len] && p[len] != ',') {
+			*why = "a type has a character other than A-Z a-z 0-9 _ -";
+			return -1;
+		}
+		if (!len) {
+			*why = "an empty type: name them separated by commas, such as ban,captcha";
+			return -1;
+		}
+		if (len >= sizeof(t->name[0])) {
+			*why = "a type of more than 15 characters";
+			return -1;
+		}
+		if (t->n == DECISION_TYPES_MAX) {
+			*why = "more than 4 types";
+			return -1;
+		}
+		memcpy(t->name[t->n], p, len);
+		if (decision_type_index(t, t->name[t->n]) != -1) {
+			*why = "a type named twice";
+			return -1;
+		}
+		t->n++;
+		p += len;
+		if (!*p)
+			return 0;
+		p++;
+	}
+}
+
+int decision_type_index(const struct decision_types *t, const char *type)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->n; i++)
+		if (!strcasecmp(t->name[i], type))
+			return i;
+	return -1;
 }

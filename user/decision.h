@@ -45,6 +45,30 @@ struct decision {
 int decision_parse(const char *line, size_t len, struct decision *d,
 		   const char **why);
 
+/* The most types a --types list names. */
+#define DECISION_TYPES_MAX	4
+
+/**
+ * struct decision_types - the remedies cfctl crowdsec bans for (--types)
+ * @n:    how many
+ * @name: each, as struct decision's @type holds it; compared without case
+ */
+struct decision_types {
+	unsigned int	n;
+	char		name[DECISION_TYPES_MAX][16];
+};
+
+/*
+ * Reads a --types list: 1 to DECISION_TYPES_MAX names separated by commas
+ * ("ban,captcha"), each 1 to 15 of [A-Za-z0-9_-], none twice. Returns 0,
+ * or -1 with *@why saying what is wrong.
+ */
+int decision_types_parse(const char *list, struct decision_types *t,
+			 const char **why);
+
+/* Where @type is in @t, or -1 if it is not. */
+int decision_type_index(const struct decision_types *t, const char *type);
+
 /*
  * A Go duration ("3h59m58.5s", "-1.5s", "150ms") in whole seconds, rounded
  * away from zero. Returns 0, or -1 if @s is not one or overflows.

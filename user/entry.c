@@ -251,36 +251,39 @@ static int entry_begin(const struct cfctl_opts *o, const char *verb,
 #define NSEC_PER_SEC	1000000000LL
 
 /*
- * -t counted from --from: the whole seconds left now into *@left, rounded
- * up as the kernel rounds its deadline, so that the holding ends within two
- * seconds after TIME + SECS and never before; 0 if that is past. Returns
- * CF_OK or CF_USAGE.
+ * The timeout of add and allow: -t, or with --from what is left of it now
+ * (0 if that is past), into *@left; past CFILTER_TIMEOUT_MAX, refused, or
+ * with --cap-timeout cut to it with a note. Returns CF_OK or CF_USAGE.
  */
-static int timeout_left(const struct cfctl_opts *o, const char *verb,
-			__u32 *left)
+static int holding_timeout(const struct cfctl_opts *o, const char *verb,
+			   __u32 *left)
 {
-	long long now, end, secs;
+	long long secs = o->timeout_long, now;
 	struct timespec ts;
 
-	*left = o->timeout;
-	if (!o->from_ns)
-		return CF_OK;
-	if (!o->timeout) {
+	if (o->from_ns && !o->timeout_long) {
 		cf_err("%s: --from needs the timeout it starts: -t SECS", verb);
 		return CF_USAGE;
 	}
-	clock_gettime(CLOCK_REALTIME, &ts);
-	now = ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-	end = o->from_ns + o->timeout * NSEC_PER_SEC;
-	secs = end > now ? (end - now + NSEC_PER_SEC - 1) / NSEC_PER_SEC : 0;
-	if (secs > CFILTER_TIMEOUT_MAX) {
-		cf_err("%s: -t %u --from %lld ends %lld seconds from now: more than %u",
-		       verb, o->timeout, o->from_ns / NSEC_PER_SEC, secs,
-		       CFILTER_TIMEOUT_MAX);
-		return CF_USAGE;
+	if (o->from_ns) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		now = ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+		secs = timeout_left(o->timeout_long, o->from_ns, now);
 	}
 	*left = secs;
-	return CF_OK;
+	if (secs <= CFILTER_TIMEOUT_MAX)
+		return CF_OK;
+	*left = CFILTER_TIMEOUT_MAX;
+	if (o->cap_timeout) {
+		cf_err("note: %s: -t %llu%s ends %lld seconds from now, past the longest timeout: held for %u s (68 years) (--cap-timeout)",
+		       verb, o->timeout_long, o->from_ns ? " --from TIME" : "",
+		       secs, CFILTER_TIMEOUT_MAX);
+		return CF_OK;
+	}
+	cf_err("%s: -t %llu --from %lld ends %lld seconds from now: more than %u (--cap-timeout: hold it that long)",
+	       verb, o->timeout_long, o->from_ns / NSEC_PER_SEC, secs,
+	       CFILTER_TIMEOUT_MAX);
+	return CF_USAGE;
 }
 
 /* add and allow: @words are the entry; returns enum cf_exit. */
@@ -292,13 +295,14 @@ static int add_entry(const struct cfctl_opts *opts, const char *verb,
 	struct kf_entry e;
 	int fd, err, ret;
 
-	ret = timeout_left(opts, verb, &o->timeout);
+	ret = holding_timeout(opts, verb, &o->timeout);
 	if (ret == CF_OK && opts->from_ns && !o->timeout) {
 		/* Checked all the same: bad input is an error whenever. */
 		ret = parse_entry(verb, words, n, &e, text);
 		if (ret == CF_OK)
-			cf_err("%s: its %u s from %lld are over: nothing added",
-			       text, opts->timeout, opts->from_ns / NSEC_PER_SEC);
+			cf_err("%s: its %llu s from %lld are over: nothing added",
+			       text, opts->timeout_long,
+			       opts->from_ns / NSEC_PER_SEC);
 		return ret;
 	}
 	if (ret != CF_OK)

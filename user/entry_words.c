@@ -76,9 +76,9 @@ static enum kf_line parse_endpoint(const char *str, int *v, __u8 *addr,
 		a[len] = '\0';
 	}
 	what = parse_addr_word(a, v, addr);
-	if (what == KF_BAD_ADDR && (*str == '[') != (strchr(a, ':') != NULL))
-		return KF_BAD_ENDPOINT;
-	if (what == KF_ENTRY && (*str == '[') != (*v == 6))
+	/* Brackets go with IPv6's colons, also where the address maps IPv4. */
+	if ((what == KF_ENTRY || what == KF_BAD_ADDR) &&
+	    (*str == '[') != (strchr(a, ':') != NULL))
 		return KF_BAD_ENDPOINT;
 	if (what != KF_ENTRY)
 		return what;
@@ -196,6 +196,7 @@ enum kf_line kf_parse_addr_entry(const char *addr, __u8 type4,
 	const char *dash = strchr(addr, '-');
 	enum kf_line what;
 	unsigned int len;
+	bool masked;
 	int v;
 
 	if (dash) {
@@ -206,19 +207,15 @@ enum kf_line kf_parse_addr_entry(const char *addr, __u8 type4,
 		e->range = true;
 		return KF_ENTRY;
 	}
-	v = prefix_parse(addr, a, &len);
-	switch (v) {
-	case -EINVAL:
+	v = prefix_parse(addr, a, &len, &masked);
+	if (v == -EINVAL)
 		return KF_BAD_ADDR;
-	case -ERANGE:
+	if (v == -ERANGE)
 		return KF_BAD_LEN;
-	case -EADDRNOTAVAIL:
-		if (!(flags & KF_NORMALIZE))
-			return KF_HOST_BITS;
-		/* prefix_parse() masked them: say so, and go on. */
-		v = strchr(addr, ':') ? 6 : 4;
-		e->masked = true;
-	}
+	if (masked && !(flags & KF_NORMALIZE))
+		return KF_HOST_BITS;
+	/* prefix_parse() masked them: say so, and go on. */
+	e->masked = masked;
 	set_type(key, type4, v);
 	key->prefix_len = len;
 	return KF_ENTRY;
@@ -331,11 +328,11 @@ static void host_bits_reason(FILE *out, const char *word, int len,
 	char fixed[INET6_ADDRSTRLEN];
 	unsigned int bits;
 	__u8 addr[16];
+	bool masked;
 	int v;
 
-	prefix_parse(word, addr, &bits);
-	v = strchr(word, ':') ? AF_INET6 : AF_INET;
-	inet_ntop(v, addr, fixed, sizeof(fixed));
+	v = prefix_parse(word, addr, &bits, &masked);
+	inet_ntop(v == 6 ? AF_INET6 : AF_INET, addr, fixed, sizeof(fixed));
 	fprintf(out, "%.*s%s: host bits set (did you mean %s/%u?)\n", len, word,
 		more, fixed, bits);
 }
@@ -455,6 +452,21 @@ void keyfile_reason(FILE *out, enum kf_line what, const char *word)
 		break;
 	case KF_TRAILING:
 		fprintf(out, "unexpected '%.*s%s' at the end: a line is [add] ENTRY [timeout SECS | expires UNIXTIME]\n",
+			len, word, more);
+		break;
+	case KF_IPSET_MASK:
+		fprintf(out, "ipset %s\n", word);
+		break;
+	case KF_IPSET_REFUSED:
+		fprintf(out, "entry of ipset set '%.*s%s', refused above: nothing of it is loaded\n",
+			len, word, more);
+		break;
+	case KF_IPSET_NOMATCH:
+		fprintf(out, "ipset nomatch entry '%.*s%s': in ipset an exception inside its own set alone; cfilter's nearest, an allow entry, would let it through every source's entries, fail2ban's and CrowdSec's bans included: leave the line out, or load with --nomatch-allows to make it an allow entry all the same\n",
+			len, word, more);
+		break;
+	case KF_IPSET_FAMILY:
+		fprintf(out, "address '%.*s%s' is not of the family of its ipset set's netmask\n",
 			len, word, more);
 		break;
 	case KF_TOO_LATE:

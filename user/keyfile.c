@@ -17,13 +17,16 @@
  * A list may also be what `ipset save` writes of hash:ip and hash:net sets,
  * so that a set moves over in one command: "create NAME TYPE ..." names a
  * set, and "add NAME ADDR[/LEN] [timeout N] [nomatch] ..." of a set named
- * before is an entry; a nomatch entry, an exception inside the set, is an
- * allow entry; a timeout is the holding's. Counters, comments and skb
- * options are ignored.
+ * before is an entry; a timeout is the holding's. An entry of a hash:ip
+ * set with a netmask is the network ipset stores for it. A nomatch entry,
+ * an exception inside its set, has no equal in cfilter: it is refused, or
+ * with KF_NOMATCH_ALLOWS an allow entry, which beats every source.
+ * Counters, comments and skb options are ignored.
  *
  * Parsing never touches the filter: `load` reads the whole file first and
  * applies nothing if a line is bad.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -31,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "addr.h"
 #include "entry_words.h"
 #include "keyfile.h"
 #include "source.h"
@@ -81,30 +85,137 @@ static int split(char *s, char *words[], int max)
 /* The most words of an ipset "add" line cfilter reads. */
 #define IPSET_MAX_WORDS	24
 
-static bool is_ipset_set(const struct kf_state *st, const char *name)
+static struct kf_ipset *find_set(struct kf_state *st, const char *name)
 {
 	unsigned int i;
 
 	for (i = 0; st && i < st->nsets; i++)
-		if (!strcmp(st->sets[i], name))
-			return true;
-	return false;
+		if (!strcmp(st->sets[i].name, name))
+			return &st->sets[i];
+	return NULL;
 }
 
-/* "create NAME TYPE [OPTIONS]": remembers NAME for its "add" lines. */
+/* The word after option @name among @w[@from..@n), or NULL. */
+static const char *option_value(char *const w[], int n, int from,
+				const char *name, bool *given)
+{
+	int i;
+
+	for (i = from; i < n; i++) {
+		if (strcmp(w[i], name))
+			continue;
+		*given = true;
+		return i + 1 < n ? w[i + 1] : NULL;
+	}
+	return NULL;
+}
+
+/* The leading ones of @mask (@bytes long); -1 if a one follows a zero. */
+static int mask_prefix(const __u8 *mask, unsigned int bytes)
+{
+	unsigned int i, ones = 0;
+	bool zero = false;
+
+	for (i = 0; i < bytes * 8; i++) {
+		bool one = mask[i / 8] & (0x80 >> (i % 8));
+
+		if (one && zero)
+			return -1;
+		zero |= !one;
+		ones += one;
+	}
+	return ones;
+}
+
+/*
+ * A hash:ip set's netmask and bitmask: the length of the networks it
+ * stores into @set->prefix, or a reason in @st->detail. ipset matches an
+ * address when its masked bits are an entry's: a prefix exactly when the
+ * mask is ones, then zeros.
+ */
+static enum kf_line ipset_mask(struct kf_state *st, struct kf_ipset *set,
+			       char *const w[], int n)
+{
+	unsigned int max = set->family == 6 ? 128 : 32;
+	const char *netmask, *bitmask;
+	bool has_net = false, has_bit = false;
+	unsigned long long len = 0;
+	__u8 mask[16];
+	int bits = -1;
+
+	netmask = option_value(w, n, 3, "netmask", &has_net);
+	bitmask = option_value(w, n, 3, "bitmask", &has_bit);
+	if ((has_net && !netmask) || (has_bit && !bitmask)) {
+		snprintf(st->detail, sizeof(st->detail), "set '%s': %s without a value",
+			 set->name, has_net && !netmask ? "netmask" : "bitmask");
+		return KF_IPSET_MASK;
+	}
+	if (netmask && (!digits_parse(netmask, 3, &len) || !len || len > max)) {
+		snprintf(st->detail, sizeof(st->detail),
+			 "set '%s': netmask %s is no prefix length of its family (1-32 for inet, 1-128 for inet6)",
+			 set->name, netmask);
+		return KF_IPSET_MASK;
+	}
+	if (bitmask && inet_pton(set->family == 6 ? AF_INET6 : AF_INET,
+				 bitmask, mask) != 1) {
+		snprintf(st->detail, sizeof(st->detail),
+			 "set '%s': bitmask %s is not an address of its family",
+			 set->name, bitmask);
+		return KF_IPSET_MASK;
+	}
+	if (bitmask)
+		bits = mask_prefix(mask, max / 8);
+	if (bitmask && bits < 0) {
+		snprintf(st->detail, sizeof(st->detail),
+			 "set '%s': bitmask %s is not a netmask (ones, then zeros): the set matches addresses whose masked bits agree, which no prefix can block; move its entries by hand",
+			 set->name, bitmask);
+		return KF_IPSET_MASK;
+	}
+	if (netmask && bitmask && (unsigned long long)bits != len) {
+		snprintf(st->detail, sizeof(st->detail),
+			 "set '%s': netmask %s and bitmask %s disagree",
+			 set->name, netmask, bitmask);
+		return KF_IPSET_MASK;
+	}
+	set->prefix = netmask ? (int)len : bits;
+	return KF_EMPTY;
+}
+
+/*
+ * "create NAME TYPE [OPTIONS]": remembers NAME for its "add" lines, with
+ * its family and netmask; a set refused is remembered too, so that its
+ * entries are refused rather than read as something else.
+ */
 static enum kf_line ipset_create(struct kf_state *st, char *const w[], int n,
 				 const char **word)
 {
-	*word = n > 2 ? w[2] : w[0];
-	if (n < 3 || (strcmp(w[2], "hash:ip") && strcmp(w[2], "hash:net")))
+	struct kf_ipset *set;
+	const char *family;
+	bool given = false;
+	enum kf_line what = KF_EMPTY;
+
+	*word = w[0];
+	if (n < 2)
 		return KF_IPSET_TYPE;
-	if (is_ipset_set(st, w[1]))
+	if (find_set(st, w[1]))
 		return KF_EMPTY;
 	*word = w[1];
 	if (st->nsets == KF_IPSET_MAX || strlen(w[1]) >= KF_IPSET_NAME)
 		return KF_IPSET_SETS;
-	strcpy(st->sets[st->nsets++], w[1]);
-	return KF_EMPTY;
+	set = &st->sets[st->nsets++];
+	strcpy(set->name, w[1]);
+	set->prefix = -1;
+	family = option_value(w, n, 3, "family", &given);
+	set->family = family && !strcmp(family, "inet6") ? 6 : 4;
+	*word = n > 2 ? w[2] : w[0];
+	if (n < 3 || (strcmp(w[2], "hash:ip") && strcmp(w[2], "hash:net")))
+		what = KF_IPSET_TYPE;
+	else if (!strcmp(w[2], "hash:ip"))
+		what = ipset_mask(st, set, w, n);
+	if (what == KF_IPSET_MASK)
+		*word = st->detail;
+	set->refused = what != KF_EMPTY;
+	return what;
 }
 
 /* Seconds of ipset's "timeout N": 0 (permanent) to its 2147483. */
@@ -124,9 +235,31 @@ static bool is_ignored_option(const char *word)
 	return false;
 }
 
-/* "add NAME ADDR[/LEN] [OPTIONS]" of a set of @st: one entry. */
-static enum kf_line ipset_add(char *const w[], int n, unsigned int flags,
-			      struct kf_entry *e, const char **word)
+/*
+ * An entry of a set with a netmask: the network holding it, as ipset
+ * stored it. Returns KF_ENTRY or KF_IPSET_FAMILY.
+ */
+static enum kf_line ipset_network(const struct kf_ipset *set,
+				  struct kf_entry *e)
+{
+	bool v6 = e->key.type == CFILTER_KEY_SRC6 ||
+		  e->key.type == CFILTER_KEY_ALLOW6;
+	int len = set->prefix;
+
+	/* An IPv4-mapped address of an inet6 set: its IPv4 part. */
+	if (set->family == 6 && !v6)
+		len -= 96;
+	if (len < 0 || (set->family == 4 && v6))
+		return KF_IPSET_FAMILY;
+	if ((unsigned int)len < e->key.prefix_len)
+		key_widen(&e->key, len);
+	return KF_ENTRY;
+}
+
+/* "add NAME ADDR[/LEN] [OPTIONS]" of @set: one entry. */
+static enum kf_line ipset_add(const struct kf_ipset *set, char *const w[],
+			      int n, unsigned int flags, struct kf_entry *e,
+			      const char **word)
 {
 	bool nomatch = false, timed = false;
 	unsigned long long timeout = 0;
@@ -157,9 +290,16 @@ static enum kf_line ipset_add(char *const w[], int n, unsigned int flags,
 	*word = w[2];
 	what = kf_parse_addr_entry(w[2], nomatch ? CFILTER_KEY_ALLOW4 :
 				   CFILTER_KEY_SRC4, flags, e);
-	if (what != KF_ENTRY || e->range) {
+	if (what == KF_ENTRY && e->range)
+		what = KF_BAD_ADDR;
+	/* ipset's exception holds inside its set, an allow entry everywhere. */
+	if (what == KF_ENTRY && nomatch && !(flags & KF_NOMATCH_ALLOWS))
+		what = KF_IPSET_NOMATCH;
+	if (what == KF_ENTRY && set->prefix >= 0)
+		what = ipset_network(set, e);
+	if (what != KF_ENTRY) {
 		memset(e, 0, sizeof(*e));
-		return what != KF_ENTRY ? what : KF_BAD_ADDR;
+		return what;
 	}
 	e->timed = timed;
 	e->timeout = timeout;
@@ -257,6 +397,7 @@ enum kf_line keyfile_parse_line(char *line, size_t len, struct kf_state *st,
 {
 	char *words[IPSET_MAX_WORDS + 1];
 	unsigned int flags = st ? st->flags : 0;
+	struct kf_ipset *set;
 	char *s;
 	int n;
 
@@ -272,8 +413,13 @@ enum kf_line keyfile_parse_line(char *line, size_t len, struct kf_state *st,
 	n = split(s, words, IPSET_MAX_WORDS + 1);
 	if (st && !strcmp(words[0], "create"))
 		return ipset_create(st, words, n, word);
-	if (n >= 3 && !strcmp(words[0], "add") && is_ipset_set(st, words[1]))
-		return ipset_add(words, n, flags, e, word);
+	set = n >= 3 && !strcmp(words[0], "add") ? find_set(st, words[1]) : NULL;
+	if (set && set->refused) {
+		*word = set->name;
+		return KF_IPSET_REFUSED;
+	}
+	if (set)
+		return ipset_add(set, words, n, flags, e, word);
 	if (!strcmp(words[0], "source"))
 		return parse_source(words, n, word);
 	if (!strcmp(words[0], "add"))

@@ -44,6 +44,10 @@ enum kf_line {
 	KF_TWO_TIMES,	/* both "timeout" and "expires" */
 	KF_TRAILING,	/* more words after "timeout SECS" or "expires TIME" */
 	KF_TOO_LATE,	/* "expires" too far ahead for a timeout (cfctl load) */
+	KF_IPSET_MASK,	/* a set's netmask or bitmask that is no prefix */
+	KF_IPSET_REFUSED, /* an entry of a set whose "create" was refused */
+	KF_IPSET_NOMATCH, /* a nomatch entry, without KF_NOMATCH_ALLOWS */
+	KF_IPSET_FAMILY, /* an entry not of its netmask set's family */
 };
 
 /* keyfile_read() flags. */
@@ -52,6 +56,8 @@ enum kf_flags {
 	KF_NORMALIZE	= 1 << 0,
 	/* "source" lines naming another source than the first: KF_OTHER_SOURCE */
 	KF_ONE_SOURCE	= 1 << 1,
+	/* ipset's nomatch entries: allow entries (else KF_IPSET_NOMATCH) */
+	KF_NOMATCH_ALLOWS = 1 << 2,
 };
 
 /*
@@ -73,6 +79,17 @@ struct kf_entry {
 #define KF_IPSET_MAX	16
 #define KF_IPSET_NAME	32
 
+/* An ipset set as its "create" line describes it. */
+struct kf_ipset {
+	char	name[KF_IPSET_NAME];
+	int	prefix;		/* netmask: entries are networks this long; -1: none */
+	__u8	family;		/* 4 or 6 */
+	bool	refused;	/* its "create" was: so are its entries */
+};
+
+/* The longest reason KF_IPSET_MASK gives. */
+#define KF_DETAIL_LEN	256
+
 /*
  * What the lines of one list read so far say about the next: ipset's save
  * format names its sets in "create" lines before their "add" lines.
@@ -80,7 +97,8 @@ struct kf_entry {
 struct kf_state {
 	unsigned int	flags;		/* enum kf_flags */
 	unsigned int	nsets;
-	char		sets[KF_IPSET_MAX][KF_IPSET_NAME];
+	struct kf_ipset	sets[KF_IPSET_MAX];
+	char		detail[KF_DETAIL_LEN];	/* KF_IPSET_MASK's word */
 };
 
 /* The most words an entry has: "icmp SADDR DADDR TYPE". */

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stats --format prometheus: the counters, the sources' drops and holdings,
+ * stats --format prometheus: whether the module is loaded (with BTF) and
+ * where the program runs, the counters, the sources' drops and holdings,
  * the sets' sizes and memory and the versions, in Prometheus' text
  * exposition format, on stdout or (--textfile) atomically into a file for
- * node_exporter's textfile collector.
+ * node_exporter's textfile collector. Written in every state, the module
+ * missing and nothing attached included: those are what an alert must see,
+ * and a file left from before would hide them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,13 +21,18 @@
 #include "cfctl.h"
 #include "dev.h"
 
-#define CF_MODULE_VERSION	"/sys/module/cfilter/version"
+#define CF_MODULE_VERSION	CF_MODULE "/version"
 
-/* The module's sets and sources, as the metrics need them. */
+/* The module and where its program runs, as the metrics need them. */
 struct module_state {
-	bool			loaded;
+	bool			present;	/* CF_MODULE */
+	bool			btf;		/* CF_MODULE_BTF */
+	bool			answered;	/* @live was read from the device */
 	char			version[64];
 	struct dev_state	live;
+	struct cf_stats		stats;
+	struct xdp_where	*where;		/* each program attached */
+	size_t			nwhere;
 };
 
 static void family(FILE *f, const char *name, const char *type,
@@ -53,6 +61,59 @@ static void sample1(FILE *f, const char *name, const char *label,
 	fprintf(f, "%s{%s=\"", name, label);
 	label_value(f, value);
 	fprintf(f, "\"} %llu\n", n);
+}
+
+/* The start of @w's sample of @name: its interface and hook (and mode). */
+static void where_labels(FILE *f, const char *name, const struct xdp_where *w,
+			 bool mode)
+{
+	fprintf(f, "%s{interface=\"", name);
+	label_value(f, w->ifname);
+	fprintf(f, "\",hook=\"%s\"", w->hook);
+	if (mode)
+		fprintf(f, ",mode=\"%s\"", w->mode);
+	fputs("} ", f);
+}
+
+/* Interfaces running a program: one per interface, XDP and TC alike. */
+static unsigned int interfaces(const struct module_state *m)
+{
+	unsigned int n = 0;
+	size_t i;
+
+	for (i = 0; i < m->nwhere; i++)
+		n += !i || strcmp(m->where[i].ifname, m->where[i - 1].ifname);
+	return n;
+}
+
+/* What an alert on "cfilter filters nothing" reads. */
+static void state_metrics(FILE *f, const struct module_state *m)
+{
+	size_t i;
+
+	family(f, "cfilter_module_loaded", "gauge",
+	       "1 if cfilter.ko is loaded, else 0.");
+	fprintf(f, "cfilter_module_loaded %d\n", m->present);
+	family(f, "cfilter_module_btf", "gauge",
+	       "1 if the loaded module has BTF (/sys/kernel/btf/cfilter), without which no program can call it; else 0.");
+	fprintf(f, "cfilter_module_btf %d\n", m->btf);
+	family(f, "cfilter_attached", "gauge",
+	       "Interfaces running cfilter's XDP or TC program; 0: no packet is filtered.");
+	fprintf(f, "cfilter_attached %u\n", interfaces(m));
+	family(f, "cfilter_attachment_info", "gauge",
+	       "Always 1: an interface running cfilter's program, its hook (xdp or tc) and mode (native, generic, offloaded or tc).");
+	for (i = 0; i < m->nwhere; i++) {
+		where_labels(f, "cfilter_attachment_info", &m->where[i], true);
+		fputs("1\n", f);
+	}
+	family(f, "cfilter_prefilter_enabled", "gauge",
+	       "1 where the module keeps the program's prefilter, 0 where every packet calls the module (no sample: unknown).");
+	for (i = 0; i < m->nwhere; i++) {
+		if (m->where[i].prefilter < 0)
+			continue;
+		where_labels(f, "cfilter_prefilter_enabled", &m->where[i], false);
+		fprintf(f, "%d\n", m->where[i].prefilter);
+	}
 }
 
 static void counter_metrics(FILE *f, const struct cf_stats *st)
@@ -164,20 +225,32 @@ static void build_info(FILE *f, const struct module_state *m)
 }
 
 /*
- * What the module tells, if it is loaded. Returns 0, or a reported
- * negative errno for a module that is there but cannot be read.
+ * What the module tells, if it is loaded, and where its program runs.
+ * Returns 0, or a reported negative errno (or -1) for what is there but
+ * cannot be read.
  */
 static int read_module(struct module_state *m)
 {
+	bool pinned;
 	FILE *vf;
 	int fd, err;
 
-	memset(m, 0, sizeof(*m));
+	m->present = !access(CF_MODULE, F_OK);
+	m->btf = !access(CF_MODULE_BTF, F_OK);
 	vf = fopen(CF_MODULE_VERSION, "r");
 	if (vf) {
 		if (fgets(m->version, sizeof(m->version), vf))
 			m->version[strcspn(m->version, "\n")] = '\0';
 		fclose(vf);
+	}
+	/* No map pinned: no program loaded since boot, nothing counted. */
+	if (xdp_stats_read(&m->stats, &pinned) != CF_OK)
+		return -1;
+	err = xdp_where_all(&m->where, &m->nwhere);
+	if (err) {
+		cf_bpf_err(err, "cannot list the network interfaces: %s",
+			   strerror(-err));
+		return err;
 	}
 	fd = open(CFILTER_DEVICE, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT)
@@ -192,15 +265,15 @@ static int read_module(struct module_state *m)
 		dev_report(err, "cannot read the filter's info");
 		return err;
 	}
-	m->loaded = true;
+	m->answered = true;
 	return 0;
 }
 
-static void write_metrics(FILE *f, const struct cf_stats *st,
-			  const struct module_state *m)
+static void write_metrics(FILE *f, const struct module_state *m)
 {
-	counter_metrics(f, st);
-	if (m->loaded) {
+	state_metrics(f, m);
+	counter_metrics(f, &m->stats);
+	if (m->answered) {
 		source_metrics(f, &m->live.sources);
 		set_metrics(f, m);
 	}
@@ -211,8 +284,7 @@ static void write_metrics(FILE *f, const struct cf_stats *st,
  * Writes through a temporary file in @path's directory renamed over @path,
  * so that node_exporter never reads half a file.
  */
-static int write_textfile(const char *path, const struct cf_stats *st,
-			  const struct module_state *m)
+static int write_textfile(const char *path, const struct module_state *m)
 {
 	size_t len = strlen(path) + sizeof(".XXXXXX");
 	char *tmp = malloc(len);
@@ -239,7 +311,7 @@ static int write_textfile(const char *path, const struct cf_stats *st,
 	if (!f && !err)
 		err = errno;
 	if (f) {
-		write_metrics(f, st, m);
+		write_metrics(f, m);
 		if (fflush(f) || ferror(f) || fsync(fd))
 			err = errno ? errno : EIO;
 		if (fclose(f) && !err)
@@ -259,16 +331,18 @@ static int write_textfile(const char *path, const struct cf_stats *st,
 
 /**
  * stats_prometheus() - print or write the metrics
- * @o:  with @o->textfile, the file to write them to instead of stdout
- * @st: the counters
+ * @o: with @o->textfile, the file to write them to instead of stdout
  *
- * Without the module, the counters and the versions only.
+ * In every state: without the module, or with no program attached, the
+ * gauges say so and the counters are 0 (none has counted since boot) or
+ * what the pinned map kept.
  *
- * Return: enum cf_exit.
+ * Return: enum cf_exit: CF_SYSTEM only if something there cannot be read
+ * (permissions) or the file cannot be written.
  */
-int stats_prometheus(const struct cfctl_opts *o, const struct cf_stats *st)
+int stats_prometheus(const struct cfctl_opts *o)
 {
-	struct module_state *m = malloc(sizeof(*m));
+	struct module_state *m = calloc(1, sizeof(*m));
 	int ret = CF_SYSTEM;
 
 	if (!m) {
@@ -278,12 +352,13 @@ int stats_prometheus(const struct cfctl_opts *o, const struct cf_stats *st)
 	if (read_module(m))
 		goto out;
 	if (o->textfile) {
-		ret = write_textfile(o->textfile, st, m);
+		ret = write_textfile(o->textfile, m);
 	} else {
-		write_metrics(stdout, st, m);
+		write_metrics(stdout, m);
 		ret = CF_OK;
 	}
 out:
+	free(m->where);
 	free(m);
 	return ret;
 }

@@ -228,11 +228,11 @@ int do_stats(const struct cfctl_opts *o)
 
 	if (o->watch)
 		return stats_watch(o);
+	if (o->format == CF_FORMAT_PROMETHEUS)
+		return stats_prometheus(o);
 	ret = xdp_stats(&st);
 	if (ret != CF_OK)
 		return ret;
-	if (o->format == CF_FORMAT_PROMETHEUS)
-		return stats_prometheus(o, &st);
 	print_counters(o, &st, dev_sources_quiet(&src) ? NULL : &src);
 	return ret;
 }

@@ -64,6 +64,56 @@ int timeout_parse(const char *str, __u32 *secs)
 }
 
 /**
+ * timeout_parse_long() - seconds as TIMEOUT_RULE says, but for the bound
+ * @str:  decimal digits only, as many as given
+ * @secs: set on success; TIMEOUT_LONG_MAX if @str is more
+ *
+ * For callers whose timeouts have no bound (fail2ban's bantime.increment)
+ * and who ask (--cap-timeout) to hold such a one for CFILTER_TIMEOUT_MAX.
+ *
+ * Return: 0, or -1 if @str is not all digits (or empty).
+ */
+int timeout_parse_long(const char *str, unsigned long long *secs)
+{
+	size_t n = strlen(str);
+
+	if (!n || strspn(str, "0123456789") != n)
+		return -1;
+	while (n > 1 && *str == '0') {
+		str++;
+		n--;
+	}
+	if (n > 18 || !digits_parse(str, 18, secs) || *secs > TIMEOUT_LONG_MAX)
+		*secs = TIMEOUT_LONG_MAX;
+	return 0;
+}
+
+#define NSEC_PER_SEC	1000000000LL
+
+/**
+ * timeout_left() - what is left at @now_ns of @secs counted from @from_ns
+ * @secs:    at most TIMEOUT_LONG_MAX
+ * @from_ns: the start, nanoseconds since the epoch (as epoch_parse() gives)
+ * @now_ns:  now, likewise
+ *
+ * In whole seconds rounded up, as the kernel rounds its deadline, so that
+ * a holding of that timeout ends within two seconds after @from_ns +
+ * @secs and never before.
+ *
+ * Return: the seconds left, 0 if the time is over.
+ */
+long long timeout_left(unsigned long long secs, long long from_ns,
+		       long long now_ns)
+{
+	long long gone = now_ns - from_ns;
+	/* ceil(secs - gone / 10^9) is secs - floor(gone / 10^9) */
+	long long whole = gone / NSEC_PER_SEC - (gone % NSEC_PER_SEC < 0);
+	long long left = (long long)secs - whole;
+
+	return left > 0 ? left : 0;
+}
+
+/**
  * epoch_parse() - a time as EPOCH_RULE says, in nanoseconds
  * @str: decimal digits, then optionally a point and 1 to 9 digits
  * @ns:  set on success

@@ -22,7 +22,13 @@ bool source_name_ok(const char *name);
 bool source_is_default(const char *name);
 void source_copy(char dst[CFILTER_SOURCE_LEN], const char *name);
 const char *source_shown(const char *name);
+/* Where timeout_parse_long() stops counting: 10^18 s, past any deadline. */
+#define TIMEOUT_LONG_MAX	1000000000000000000ULL
+
 int timeout_parse(const char *str, __u32 *secs);
+int timeout_parse_long(const char *str, unsigned long long *secs);
+long long timeout_left(unsigned long long secs, long long from_ns,
+		       long long now_ns);
 int epoch_parse(const char *str, long long *ns);
 
 #endif /* CFCTL_SOURCE_H */

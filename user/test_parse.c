@@ -4,7 +4,8 @@
  * add, del, test and `load` (prefixes and ranges included; sources,
  * timeouts and expiry times), the checks of -s and -t, the range
  * splitter, the snapshot file format (built, then damaged), the JSON
- * writer of -j and the reader of CrowdSec's decisions. Run by
+ * writer of -j, the reader of CrowdSec's decisions, their --types and the
+ * table cfctl crowdsec keeps of them. Run by
  * `make -C user check`, under valgrind when it is installed. Prints TAP;
  * exits 1 if a case failed.
  */
@@ -17,6 +18,7 @@
 
 #include "addr.h"
 #include "decision.h"
+#include "decision_table.h"
 #include "json.h"
 #include "keyfile.h"
 #include "range.h"
@@ -427,7 +429,7 @@ static void test_ipset(void)
 	char *msgs = NULL;
 	int err;
 
-	err = read_text(saved, 0, &kl, &msgs);
+	err = read_text(saved, KF_NOMATCH_ALLOWS, &kl, &msgs);
 	ok(!err && kl.n == 5 && !kl.bad && kl.holds[0].timed &&
 	   kl.holds[0].timeout == 250 && kl.holds[1].timed &&
 	   !kl.holds[1].timeout && !kl.holds[2].timed && !kl.holds[4].timed,
@@ -438,7 +440,14 @@ static void test_ipset(void)
 					NULL, 0, 0, 0)) &&
 	   is_key6(&kl.keys[3], "2001:db8::66") &&
 	   is_key4(&kl.keys[4], "203.0.113.9"),
-	   "ipset: the entries; nomatch is an allow entry; cfctl's own lines too");
+	   "ipset: the entries; --nomatch-allows: nomatch an allow entry; cfctl's own lines too");
+	free(msgs);
+	key_list_free(&kl);
+
+	err = read_text(saved, 0, &kl, &msgs);
+	ok(!err && kl.n == 4 && kl.bad == 1 &&
+	   strstr(msgs, "f:4: ipset nomatch entry '192.0.2.128/25': in ipset an exception inside its own set alone; cfilter's nearest, an allow entry, would let it through every source's entries, fail2ban's and CrowdSec's bans included: leave the line out, or load with --nomatch-allows to make it an allow entry all the same\n"),
+	   "ipset: nomatch refused by default, the difference said, the option named");
 	free(msgs);
 	key_list_free(&kl);
 
@@ -464,6 +473,139 @@ static void test_ipset(void)
 	   strstr(msgs, "f:4: ipset entry option 'forceadd'") &&
 	   strstr(msgs, "f:5: 192.0.2.4/24: host bits set"),
 	   "ipset: a timeout without seconds or past ipset's, an unknown option, host bits: refused");
+	free(msgs);
+	key_list_free(&kl);
+}
+
+/*
+ * A hash:ip set with netmask N stores networks, ADDR/N, and matches every
+ * address inside one: so must its entries loaded into cfilter.
+ */
+static void test_ipset_netmask(void)
+{
+	struct key_list kl = { 0 };
+	char *msgs = NULL;
+	int err;
+
+	err = read_text("create nets hash:ip family inet hashsize 1024 maxelem 65536 netmask 24 bucketsize 12 initval 0x1d5e7b20\n"
+			"add nets 198.51.100.0\n"
+			"add nets 203.0.113.0 timeout 30\n"
+			"add nets 192.0.2.7\n"
+			"create nets6 hash:ip family inet6 netmask 64\n"
+			"add nets6 2001:db8:1::\n",
+			0, &kl, &msgs);
+	ok(!err && !kl.bad && kl.n == 4 &&
+	   is_prefix4(&kl.keys[0], "198.51.100.0", 24) &&
+	   is_prefix4(&kl.keys[1], "203.0.113.0", 24) && kl.holds[1].timed &&
+	   kl.holds[1].timeout == 30 &&
+	   is_prefix4(&kl.keys[2], "192.0.2.0", 24) &&
+	   is_key(&kl.keys[3], want_key(CFILTER_KEY_SRC6, 64, "2001:db8:1::",
+					NULL, 0, 0, 0)),
+	   "ipset netmask: each address is its network, as ipset matches it (an address masked as ipset adds it)");
+	free(msgs);
+	key_list_free(&kl);
+
+	err = read_text("create b hash:ip family inet bitmask 255.255.0.0\n"
+			"add b 10.1.0.0\n"
+			"create both hash:ip family inet netmask 28 bitmask 255.255.255.240\n"
+			"add both 10.2.0.16\n"
+			"create b6 hash:ip family inet6 bitmask ffff:ffff:ffff::\n"
+			"add b6 2001:db8:2::\n",
+			0, &kl, &msgs);
+	ok(!err && !kl.bad && kl.n == 3 &&
+	   is_prefix4(&kl.keys[0], "10.1.0.0", 16) &&
+	   is_prefix4(&kl.keys[1], "10.2.0.16", 28) &&
+	   is_key(&kl.keys[2], want_key(CFILTER_KEY_SRC6, 48, "2001:db8:2::",
+					NULL, 0, 0, 0)),
+	   "ipset bitmask of leading ones: a netmask, IPv4 and IPv6; with a netmask that agrees");
+	free(msgs);
+	key_list_free(&kl);
+
+	err = read_text("create odd hash:ip family inet bitmask 255.0.255.0\n"
+			"add odd 10.0.1.0\n"
+			"192.0.2.1\n",
+			0, &kl, &msgs);
+	ok(!err && kl.bad == 2 && kl.n == 1 && is_key4(&kl.keys[0], "192.0.2.1") &&
+	   strstr(msgs, "f:1: ipset set 'odd': bitmask 255.0.255.0 is not a netmask (ones, then zeros): the set matches addresses whose masked bits agree, which no prefix can block; move its entries by hand\n") &&
+	   strstr(msgs, "f:2: entry of ipset set 'odd', refused above: nothing of it is loaded\n"),
+	   "ipset bitmask not a prefix: refused clearly, its entries never loaded as hosts");
+	free(msgs);
+	key_list_free(&kl);
+
+	err = read_text("create n hash:ip family inet netmask 33\n"
+			"create m hash:ip family inet netmask 24 bitmask 255.255.0.0\n"
+			"create o hash:ip family inet6 bitmask 255.255.0.0\n"
+			"create p hash:ip netmask\n",
+			0, &kl, &msgs);
+	ok(!err && kl.bad == 4 &&
+	   strstr(msgs, "f:1: ipset set 'n': netmask 33 is no prefix length of its family (1-32 for inet, 1-128 for inet6)\n") &&
+	   strstr(msgs, "f:2: ipset set 'm': netmask 24 and bitmask 255.255.0.0 disagree\n") &&
+	   strstr(msgs, "f:3: ipset set 'o': bitmask 255.255.0.0 is not an address of its family\n") &&
+	   strstr(msgs, "f:4: ipset set 'p': netmask without a value\n"),
+	   "ipset netmask out of range, masks that disagree, a bitmask of another family, no value: refused");
+	free(msgs);
+	key_list_free(&kl);
+}
+
+/*
+ * ::ffff:a.b.c.d is what a dual-stack socket shows of an IPv4 peer: as an
+ * IPv6 key no IPv4 packet would meet it. Every parser takes it for IPv4.
+ */
+static void test_mapped(void)
+{
+	struct key_list kl = { 0 };
+	struct cfilter_key key;
+	char word[128], *msgs = NULL;
+	__u8 addr[16];
+	int err;
+
+	ok(parse("::ffff:192.0.2.1", &key, word, sizeof(word)) == KF_ENTRY &&
+	   is_key4(&key, "192.0.2.1"), "mapped: ::ffff:192.0.2.1 is the source 192.0.2.1");
+	ok(parse("src ::FFFF:c000:201", &key, word, sizeof(word)) == KF_ENTRY &&
+	   is_key4(&key, "192.0.2.1"), "mapped: in hex, upper case: the same");
+	ok(parse("dst ::ffff:198.51.100.7", &key, word, sizeof(word)) == KF_ENTRY &&
+	   is_key(&key, want_key(CFILTER_KEY_DST4, 32, NULL, "198.51.100.7", 0, 0, 0)),
+	   "mapped: a destination");
+	ok(parse("allow ::ffff:192.0.2.0/120", &key, word, sizeof(word)) == KF_ENTRY &&
+	   is_key(&key, want_key(CFILTER_KEY_ALLOW4, 24, "192.0.2.0", NULL, 0, 0, 0)),
+	   "mapped: an allow prefix of 120 bits is the IPv4 /24");
+	ok(parse("::ffff:0.0.0.0/96", &key, word, sizeof(word)) == KF_ENTRY &&
+	   is_key(&key, want_key(CFILTER_KEY_SRC4, 0, "0.0.0.0", NULL, 0, 0, 0)),
+	   "mapped: ::ffff:0.0.0.0/96 is every IPv4 address");
+	ok(parse("::/80", &key, word, sizeof(word)) == KF_ENTRY &&
+	   is_key(&key, want_key(CFILTER_KEY_SRC6, 80, "::", NULL, 0, 0, 0)),
+	   "mapped: a prefix shorter than 96 bits covers more than IPv4: IPv6");
+	ok(parse("::ffff:192.0.2.7/120", &key, word, sizeof(word)) == KF_HOST_BITS,
+	   "mapped: host bits set: refused");
+	check_reasons((const struct reason_case[]) {
+		{ KF_HOST_BITS, "::ffff:192.0.2.7/120",
+		  "::ffff:192.0.2.7/120: host bits set (did you mean 192.0.2.0/24?)\n" },
+	}, 1);
+	ok(parse("tcp [::ffff:192.0.2.1]:40000 [::ffff:198.51.100.1]:80", &key,
+		 word, sizeof(word)) == KF_ENTRY &&
+	   is_key(&key, want_key(CFILTER_KEY_FLOW4, 32, "192.0.2.1", "198.51.100.1",
+				 IPPROTO_TCP, 40000, 80)),
+	   "mapped: a flow, its IPv6 form in brackets, is an IPv4 flow");
+	ok(parse("icmp ::ffff:192.0.2.1 198.51.100.1 8", &key, word,
+		 sizeof(word)) == KF_ENTRY &&
+	   is_key(&key, want_key(CFILTER_KEY_FLOW4, 32, "192.0.2.1", "198.51.100.1",
+				 IPPROTO_ICMP, 8, 0)),
+	   "mapped: an icmp flow");
+	ok(parse("tcp ::ffff:192.0.2.1:1 198.51.100.1:80", &key, word,
+		 sizeof(word)) == KF_BAD_ENDPOINT,
+	   "mapped: a flow's IPv6 form without brackets: refused as any IPv6");
+	ok(addr_parse("::ffff:192.0.2.1", addr) == 4 &&
+	   !memcmp(addr, "\xc0\x00\x02\x01\0\0\0\0\0\0\0\0\0\0\0\0", 16),
+	   "mapped: addr_parse() (match's SRC and DST) gives the IPv4 address");
+
+	err = read_text("::ffff:192.0.2.8-::ffff:192.0.2.9\n"
+			"create bl6 hash:ip family inet6\n"
+			"add bl6 ::ffff:198.51.100.7\n",
+			0, &kl, &msgs);
+	ok(!err && !kl.bad && kl.n == 2 &&
+	   is_prefix4(&kl.keys[0], "192.0.2.8", 31) &&
+	   is_key4(&kl.keys[1], "198.51.100.7"),
+	   "mapped: a range and an ipset entry in a list are IPv4");
 	free(msgs);
 	key_list_free(&kl);
 }
@@ -581,6 +723,66 @@ static void test_epochs(void)
 			 times[i].ret ? "refused" : "taken");
 		ok(epoch_parse(times[i].text, &ns) == times[i].ret &&
 		   ns == (times[i].ret ? 7 : times[i].ns), name);
+	}
+}
+
+/*
+ * -t with --cap-timeout: any number of digits, counted to TIMEOUT_LONG_MAX;
+ * and what is left of it at a time after its start (--from).
+ */
+static void test_long_timeouts(void)
+{
+	static const struct {
+		const char		*text;
+		int			ret;
+		unsigned long long	secs;
+	} longs[] = {
+		{ "0", 0, 0 }, { "600", 0, 600 }, { "2147483648", 0, 2147483648ULL },
+		{ "3774873600", 0, 3774873600ULL },	/* 1 h << 20 */
+		{ "999999999999999999", 0, 999999999999999999ULL },
+		{ "1000000000000000001", 0, TIMEOUT_LONG_MAX },
+		{ "123456789012345678901234567890", 0, TIMEOUT_LONG_MAX },
+		{ "000000000000000000000000000600", 0, 600 },
+		{ "", -1, 7 }, { "-1", -1, 7 }, { "1.5", -1, 7 },
+		{ "1e20", -1, 7 }, { " 5", -1, 7 },
+	};
+	static const struct {
+		unsigned long long	secs;
+		long long		from_ns, now_ns, left;
+		const char		*name;
+	} lefts[] = {
+		{ 600, 1000000000000000000LL, 1000000000000000000LL, 600,
+		  "from now: the whole timeout" },
+		{ 600, 1000000000000000000LL, 1000000000500000000LL, 600,
+		  "half a second on: rounded up, never ending early" },
+		{ 600, 1000000000000000000LL, 1000000001000000000LL, 599,
+		  "one second on: a second less" },
+		{ 600, 1000000000000000000LL, 1000000600000000000LL, 0,
+		  "its end: nothing left" },
+		{ 600, 1000000000000000000LL, 1000000700000000000LL, 0,
+		  "past its end: nothing left" },
+		{ 600, 1000000000500000000LL, 1000000000000000000LL, 601,
+		  "a start half a second ahead: rounded up" },
+		{ 3774873600ULL, 1764300000250000000LL, 1764300010000000000LL,
+		  3774873591LL, "1 h << 20, 9.75 s on: past the kernel's bound" },
+		{ TIMEOUT_LONG_MAX, 4000000000000000000LL, 0, TIMEOUT_LONG_MAX + 4000000000LL,
+		  "the longest, from the latest start: no overflow" },
+	};
+	unsigned long long secs;
+	char name[200];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(longs); i++) {
+		secs = 7;
+		snprintf(name, sizeof(name), "long timeout '%s': %s", longs[i].text,
+			 longs[i].ret ? "refused" : "taken");
+		ok(timeout_parse_long(longs[i].text, &secs) == longs[i].ret &&
+		   secs == longs[i].secs, name);
+	}
+	for (i = 0; i < ARRAY_SIZE(lefts); i++) {
+		snprintf(name, sizeof(name), "timeout left: %s", lefts[i].name);
+		ok(timeout_left(lefts[i].secs, lefts[i].from_ns, lefts[i].now_ns) ==
+		   lefts[i].left, name);
 	}
 }
 
@@ -1394,6 +1596,141 @@ static void test_decisions(void)
 	ok(decision_duration(".s", &s) == -1, "duration: a point alone: refused");
 }
 
+/* Is the --types list @list refused, for the reason @want? */
+static void types_refused(const char *list, const char *want, const char *name)
+{
+	struct decision_types t;
+	const char *why = "";
+
+	ok(decision_types_parse(list, &t, &why) == -1 && !strcmp(why, want),
+	   name);
+	if (strcmp(why, want))
+		printf("# got \"%s\"\n", why);
+}
+
+static void test_decision_types(void)
+{
+	struct decision_types t;
+	const char *why;
+
+	ok(!decision_types_parse("ban", &t, &why) && t.n == 1 &&
+	   decision_type_index(&t, "ban") == 0 &&
+	   decision_type_index(&t, "Ban") == 0 &&
+	   decision_type_index(&t, "captcha") == -1,
+	   "types: ban alone; found without regard to case; captcha is not");
+	ok(!decision_types_parse("ban,captcha,throttle,my-type_2", &t, &why) &&
+	   t.n == 4 && decision_type_index(&t, "throttle") == 2 &&
+	   decision_type_index(&t, "my-type_2") == 3,
+	   "types: four, each at its place");
+	types_refused("", "an empty type: name them separated by commas, such as ban,captcha",
+		      "types: an empty list: refused");
+	types_refused("ban,", "an empty type: name them separated by commas, such as ban,captcha",
+		      "types: a trailing comma: refused");
+	types_refused("ban captcha", "a type has a character other than A-Z a-z 0-9 _ -",
+		      "types: a space: refused");
+	types_refused("a,b,c,d,e", "more than 4 types", "types: five: refused");
+	types_refused("ban,BAN", "a type named twice", "types: one twice: refused");
+	types_refused("abcdefghijklmnop", "a type of more than 15 characters",
+		      "types: 16 characters: refused");
+}
+
+/* The IPv4 source key 10.0.0.0/32 plus @i. */
+static struct cfilter_key table_key(unsigned int i)
+{
+	struct cfilter_key key = { .type = CFILTER_KEY_SRC4, .prefix_len = 32 };
+
+	key.saddr[0] = 10;
+	key.saddr[1] = i >> 16;
+	key.saddr[2] = i >> 8;
+	key.saddr[3] = i;
+	return key;
+}
+
+/* Does @t hold exactly the keys of [@lo, @hi), each once, and @t->n them? */
+static int table_holds(const struct decision_table *t, unsigned int lo,
+		       unsigned int hi)
+{
+	struct cfilter_key key;
+	size_t i, used = 0;
+	unsigned int k;
+
+	for (i = 0; i < t->cap; i++)
+		used += t->slots[i].used;
+	if (used != t->n || t->n != hi - lo)
+		return 0;
+	for (k = lo; k < hi; k++) {
+		key = table_key(k);
+		if (!dt_find(t, &key))
+			return 0;
+	}
+	return 1;
+}
+
+static void test_decision_table(void)
+{
+	struct decision_table t;
+	struct cfilter_key key;
+	struct dt_entry *e;
+	unsigned int i;
+	int ok_all = 1;
+
+	dt_init(&t, 5000);
+	key = table_key(1);
+	ok(!dt_find(&t, &key), "table: empty, nothing found");
+	for (i = 0; i < 3000 && ok_all; i++) {
+		key = table_key(i);
+		e = dt_get(&t, &key, 100);
+		ok_all = e && !memcmp(&e->key, &key, sizeof(key)) && !e->gone &&
+			 !dt_until(e);
+		if (e)
+			e->until[i % 2] = 200 + i;
+	}
+	ok(ok_all && table_holds(&t, 0, 3000) && t.n * 4 <= t.cap * 3,
+	   "table: 3000 keys, grown past its first 64 slots, at most 3/4 full");
+	key = table_key(7);
+	e = dt_get(&t, &key, 100);
+	ok(e && e->until[1] == 207 && dt_until(e) == 207 && t.n == 3000,
+	   "table: a key got again is the one there, with its decisions");
+	e->until[0] = 150;
+	ok(dt_until(e) == 207, "table: a key ends with its last decision");
+	for (i = 0; i < 3000; i += 2) {
+		key = table_key(i);
+		dt_drop(&t, dt_find(&t, &key));
+	}
+	ok_all = t.n == 1500;
+	for (i = 0; i < 3000; i++) {
+		key = table_key(i);
+		ok_all &= !dt_find(&t, &key) == !(i % 2);
+	}
+	ok(ok_all, "table: every other key dropped, the rest all found");
+	/* Odd keys end at 200 + i: at 1200, those of i < 1000 have ended. */
+	key = table_key(1001);
+	dt_find(&t, &key)->gone = true;
+	key = table_key(2001);
+	dt_find(&t, &key)->until[1] = 0;
+	dt_sweep(&t, 1200);
+	ok_all = t.n == 998;
+	for (i = 1; i < 3000; i += 2) {
+		key = table_key(i);
+		ok_all &= !dt_find(&t, &key) == (i < 1000 || i == 1001 || i == 2001);
+	}
+	ok(ok_all, "table: a sweep forgets the ended and the deleted, keeps the rest");
+	dt_free(&t);
+
+	dt_init(&t, 10);
+	for (i = 0; i < 10; i++) {
+		key = table_key(i);
+		dt_get(&t, &key, 0)->until[0] = i < 5 ? 50 : 500;
+	}
+	key = table_key(10);
+	ok(!dt_get(&t, &key, 10) && t.n == 10,
+	   "table: full at its bound, nothing ended: refused");
+	e = dt_get(&t, &key, 100);
+	ok(e && t.n == 6 && table_holds(&t, 5, 11),
+	   "table: full at its bound, the ended ones make room");
+	dt_free(&t);
+}
+
 /* Widens the entry @text to @len bits; true if it reads back as @want. */
 static int widens_to(const char *text, unsigned int len, const char *want)
 {
@@ -1435,6 +1772,8 @@ int main(void)
 	test_read();
 	test_read_many();
 	test_ipset();
+	test_ipset_netmask();
+	test_mapped();
 	test_normalize();
 	test_long_line();
 	test_json();
@@ -1445,8 +1784,11 @@ int main(void)
 	test_prefix_reasons();
 	test_snapshot();
 	test_decisions();
+	test_decision_types();
+	test_decision_table();
 	test_source_rules();
 	test_epochs();
+	test_long_timeouts();
 	test_when_lines();
 	test_when_reasons();
 	test_read_sources();

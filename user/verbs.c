@@ -5,16 +5,16 @@
 #include "xdp.h"
 
 /* load and replace read the same lists, so they take the same options. */
-#define LIST_OPTS	(OPT_DRY_RUN | OPT_SKIP_BAD | OPT_NORMALIZE | OPT_SOURCE | \
-			 OPT_TIMEOUT | OPT_QUIET)
-#define LIST_SYNOPSIS	"[-n] [--skip-bad] [--normalize] [-s NAME] [-t SECS] FILE|-"
+#define LIST_OPTS	(OPT_DRY_RUN | OPT_SKIP_BAD | OPT_NORMALIZE | OPT_NOMATCH | \
+			 OPT_SOURCE | OPT_TIMEOUT | OPT_QUIET)
+#define LIST_SYNOPSIS	"[-n] [--skip-bad] [--normalize] [--nomatch-allows] [-s NAME] [-t SECS] FILE|-"
 
 const struct verb verbs[] = {
 	{
 		.name = "add", .run = do_add, .arg = "ENTRY", .entry = true,
 		.opts = OPT_DRY_RUN | OPT_SOURCE | OPT_TIMEOUT | OPT_FROM |
-			OPT_QUIET,
-		.synopsis = "[-n] [-s NAME] [-t SECS [--from TIME]] ENTRY",
+			OPT_CAP_TIMEOUT | OPT_QUIET,
+		.synopsis = "[-n] [-s NAME] [-t SECS [--from TIME] [--cap-timeout]] ENTRY",
 		.summary = "block what ENTRY names",
 		.help = "ENTRY is one of:\n"
 			"  ADDR | src ADDR                  packets from ADDR (IPv4 or IPv6)\n"
@@ -25,7 +25,9 @@ const struct verb verbs[] = {
 			"The ADDR of src, dst and allow may be a prefix, 203.0.113.0/24 or\n"
 			"2001:db8::/32 (host bits zero: 192.0.2.7/24 is refused), or a range\n"
 			"FIRST-LAST, added as the fewest prefixes covering it, in one call.\n"
-			"A flow names single addresses.\n"
+			"A flow names single addresses. An IPv4-mapped IPv6 address\n"
+			"(::ffff:192.0.2.1, as dual-stack servers log IPv4 peers) is the IPv4\n"
+			"address it maps, as IPv4 packets carry it.\n"
 			"An allow entry wins over every other: a packet from ADDR passes\n"
 			"whichever entry would drop it. Non-first fragments carry no ports and\n"
 			"match no flow (their addresses still match).\n"
@@ -37,6 +39,10 @@ const struct verb verbs[] = {
 			"action passes its ban's own start, so that the kernel ends the ban\n"
 			"when fail2ban does, also after a restart); a holding whose time is\n"
 			"over by now is not added, and cfctl says so (exit 0).\n"
+			"A timeout past 2147483647 s (68 years) from now is refused (exit 2),\n"
+			"unless --cap-timeout: then the holding lasts 2147483647 s, and cfctl\n"
+			"says so (fail2ban's action passes it: bantime.increment without\n"
+			"bantime.maxtime doubles a bantime past that bound).\n"
 			"A full filter is a system error (exit 3): in exact mode the filter\n"
 			"grows by itself up to the module's max_capacity= keys per entry\n"
 			"type; in compact mode it holds capacity= keys. Reload the module\n"
@@ -44,11 +50,11 @@ const struct verb verbs[] = {
 	}, {
 		.name = "allow", .run = do_allow, .arg = "ADDR", .entry = true,
 		.opts = OPT_DRY_RUN | OPT_SOURCE | OPT_TIMEOUT | OPT_FROM |
-			OPT_QUIET,
-		.synopsis = "[-n] [-s NAME] [-t SECS [--from TIME]] ADDR",
+			OPT_CAP_TIMEOUT | OPT_QUIET,
+		.synopsis = "[-n] [-s NAME] [-t SECS [--from TIME] [--cap-timeout]] ADDR",
 		.summary = "never drop packets from ADDR (add allow ADDR)",
-		.help = "ADDR may be a prefix or a range, as for add; -s, -t and --from as\n"
-			"for add.\n"
+		.help = "ADDR may be a prefix or a range, as for add; -s, -t, --from and\n"
+			"--cap-timeout as for add.\n"
 			"Undo with cfctl del allow ADDR.\n",
 	}, {
 		.name = "del", .run = do_del, .arg = "ENTRY", .entry = true,
@@ -113,8 +119,12 @@ const struct verb verbs[] = {
 			"comments from '#' or ';' to the end of the line, surrounding\n"
 			"whitespace and a leading \"add \" are ignored: cfctl save writes this\n"
 			"format. So is what ipset save writes of hash:ip and hash:net sets\n"
-			"(ipset save NAME | cfctl load -): a nomatch entry is an allow entry,\n"
-			"a timeout is kept. -t is the timeout of lines without their own.\n"
+			"(ipset save NAME | cfctl load -): a timeout is kept; each entry of a\n"
+			"hash:ip set with netmask N (or a bitmask of N leading ones) is the\n"
+			"network ADDR/N it stands for there (another bitmask is refused); a\n"
+			"nomatch entry, an exception inside its own set, is refused unless\n"
+			"--nomatch-allows makes it an allow entry, which beats every source.\n"
+			"-t is the timeout of lines without their own.\n"
 			"The whole file is read first; a malformed line is reported as\n"
 			"FILE:LINE: and nothing is loaded (exit 2) unless --skip-bad is given\n"
 			"(which never skips a bad source line).\n"
@@ -189,21 +199,25 @@ const struct verb verbs[] = {
 			"never.\n",
 	}, {
 		.name = "crowdsec", .run = do_crowdsec,
-		.opts = OPT_SOURCE,
-		.synopsis = "[-s NAME]",
+		.opts = OPT_SOURCE | OPT_TYPES,
+		.synopsis = "[-s NAME] [--types LIST]",
 		.summary = "apply CrowdSec decisions read from stdin, until it ends",
 		.help = "For crowdsec-custom-bouncer with feed_via_stdin: true and bin_path\n"
 			"naming a script that runs cfctl crowdsec (see cfctl(8)): it writes each\n"
 			"decision as one line of JSON, action \"add\" when CrowdSec decides a ban\n"
-			"and \"del\" when the decision expires or is deleted. Bans of scope Ip\n"
-			"and Range are held by source \"crowdsec\" (or -s NAME) for the\n"
-			"decision's duration, so they end on time even if the bouncer is gone,\n"
-			"and deleted as they come (a duration of 0 or less deletes too); every\n"
-			"burst of lines in one call. Other remedies (captcha) and scopes\n"
-			"(Country, AS), and simulated decisions, are skipped. A malformed line\n"
-			"is reported with its number and skipped. When stdin ends, prints what\n"
-			"it did and exits 0; exits 3 if the module fails. In compact mode,\n"
-			"without -s, bans go to \"default\" without a timeout (with a note).\n",
+			"and \"del\" when the decision expires or is deleted. Decisions of scope\n"
+			"Ip and Range and of a type in --types (ban) are held by source\n"
+			"\"crowdsec\" (or -s NAME) for the decision's duration, so they end on\n"
+			"time even if the bouncer is gone, and deleted as they come (a duration\n"
+			"of 0 or less deletes too); every burst of lines in one call. A range\n"
+			"with host bits (198.51.100.7/24) bans its network. Other types, scopes\n"
+			"and simulated decisions are skipped, and said so; a malformed line is\n"
+			"reported with its number and skipped. The decisions in force are kept:\n"
+			"when the module is away or loaded anew, they are applied once it is\n"
+			"back (looked for every 5 s at most). /dev/cfilter is open only while\n"
+			"a burst is applied. When stdin ends, prints what it did and exits 0,\n"
+			"or 3 if the module could not take the decisions then. In compact\n"
+			"mode, without -s, bans go to \"default\" without a timeout.\n",
 	}, {
 		.name = "info", .run = do_info,
 		.opts = OPT_JSON,
@@ -256,8 +270,11 @@ const struct verb verbs[] = {
 			"the programs ip(8), tc(8) and bpftool load from cfilter.bpf.o.\n"
 			"With --watch, prints the totals' rates instead; with -j,\n"
 			"one JSON object per line. --format prometheus prints metrics: the\n"
-			"counters per reason and per interface, each source's drops and\n"
-			"entries, each key type's entries and memory, cfilter_build_info.\n",
+			"module loaded (with BTF), where the program runs (cfilter_attached:\n"
+			"0 means nothing is filtered), the counters per reason and per\n"
+			"interface, each source's drops and entries, each key type's entries\n"
+			"and memory, cfilter_build_info; in every state (exit 0), the module\n"
+			"missing or nothing attached included.\n",
 	}, {
 		.name = "status", .run = do_status,
 		.opts = OPT_JSON,

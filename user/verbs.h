@@ -25,6 +25,9 @@ enum {
 	OPT_FORMAT	= 1 << 13,
 	OPT_PRIORITY	= 1 << 14,
 	OPT_FROM	= 1 << 15,
+	OPT_TYPES	= 1 << 16,
+	OPT_NOMATCH	= 1 << 17,
+	OPT_CAP_TIMEOUT	= 1 << 18,
 };
 
 struct verb {

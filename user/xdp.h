@@ -20,6 +20,10 @@
 #define CF_STATS_PIN_XDP	CF_BPFFS "/xdp/globals/cfilter_stats"
 #define CF_STATS_PIN_OLD	CF_BPFFS "/cfilter/stats"
 
+#define CF_MODULE	"/sys/module/cfilter"
+/* Present exactly when cfilter.ko is loaded with the BTF its kfunc needs. */
+#define CF_MODULE_BTF	"/sys/kernel/btf/cfilter"
+
 /* The counters, summed over the CPUs: per interface slot, and in total. */
 struct cf_stats {
 	__u64	total[__CFILTER_STAT_MAX];
@@ -43,11 +47,22 @@ struct xdp_attach_req {
 	bool			dry_run;
 };
 
+/* Where one of cfilter's programs runs (cfctl status, metrics). */
+struct xdp_where {
+	char		ifname[16];	/* IF_NAMESIZE */
+	const char	*hook;		/* "xdp" or "tc" */
+	const char	*mode;		/* native, generic, offloaded or tc */
+	int		match_dst;	/* 1, 0, or a negative errno: unknown */
+	int		prefilter;	/* kept by the module: the same */
+};
+
 /* These print what went wrong and return an enum cf_exit status. */
 int xdp_attach(const char *ifname, const struct xdp_attach_req *r);
 int xdp_detach(const char *ifname, bool verbose, bool dry_run);
 int xdp_stats(struct cf_stats *st);
+int xdp_stats_read(struct cf_stats *st, bool *found);
 int xdp_status(bool json);
+int xdp_where_all(struct xdp_where **list, size_t *n);
 void xdp_warn_dst(const struct cfilter_key *keys, size_t n);
 
 #endif /* CFCTL_XDP_H */

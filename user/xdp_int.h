@@ -19,11 +19,6 @@
 #define CF_PROG_NAME	"cfilter_xdp"
 #define CF_TC_PROG_NAME	"cfilter_tc"
 
-/* Present exactly when cfilter.ko is loaded with the BTF its kfunc needs. */
-#define CF_MODULE_BTF	"/sys/kernel/btf/cfilter"
-
-#define CF_MODULE	"/sys/module/cfilter"
-
 /* The program libxdp attaches to an interface to run several. */
 #define CF_DISPATCHER_NAME	"xdp_dispatcher"
 /* How many programs a dispatcher runs at most (libxdp's own limit). */

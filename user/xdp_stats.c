@@ -246,14 +246,16 @@ out:
 }
 
 /**
- * xdp_stats() - read the pinned counters summed over every CPU
- * @st: set to the sums per interface slot and in total
+ * xdp_stats_read() - read the pinned counters summed over every CPU
+ * @st:    set to the sums per interface slot and in total; all zero if
+ *         no map is pinned (no program loaded since boot)
+ * @found: set if a map was pinned
  *
  * Adds up every distinct counter map pinned where a loader puts one.
  *
- * Return: enum cf_exit.
+ * Return: enum cf_exit: CF_SYSTEM if a map is there but cannot be read.
  */
-int xdp_stats(struct cf_stats *st)
+int xdp_stats_read(struct cf_stats *st, bool *found)
 {
 	static const struct {
 		const char			*path;
@@ -265,28 +267,45 @@ int xdp_stats(struct cf_stats *st)
 		{ CF_STATS_PIN_OLD, &shape_old },
 	};
 	__u32 ids[ARRAY_SIZE(pins)];
-	unsigned int i, j, found = 0;
+	unsigned int i, j, nmaps = 0;
 	int fd, err;
 
 	memset(st, 0, sizeof(*st));
+	*found = false;
 	for (i = 0; i < ARRAY_SIZE(pins); i++) {
-		fd = open_pin(pins[i].path, pins[i].shape, &ids[found]);
+		fd = open_pin(pins[i].path, pins[i].shape, &ids[nmaps]);
 		if (fd == -ENOENT)
 			continue;
 		if (fd < 0)
 			return CF_SYSTEM;
-		for (j = 0; j < found && ids[j] != ids[found]; j++)
+		for (j = 0; j < nmaps && ids[j] != ids[nmaps]; j++)
 			;
-		err = j < found ? 0 : add_map(fd, pins[i].path, pins[i].shape, st);
+		err = j < nmaps ? 0 :
+		      add_map(fd, pins[i].path, pins[i].shape, st);
 		close(fd);
 		if (err)
 			return CF_SYSTEM;
-		if (j == found)
-			found++;
+		if (j == nmaps)
+			nmaps++;
 	}
-	if (!found) {
+	*found = nmaps;
+	return CF_OK;
+}
+
+/**
+ * xdp_stats() - xdp_stats_read(), where a map must be pinned
+ * @st: set to the sums per interface slot and in total
+ *
+ * Return: enum cf_exit: CF_SYSTEM, said, if no map is pinned.
+ */
+int xdp_stats(struct cf_stats *st)
+{
+	bool found;
+	int ret = xdp_stats_read(st, &found);
+
+	if (ret == CF_OK && !found) {
 		cf_err("no XDP program attached: run cfctl attach IFACE");
 		return CF_SYSTEM;
 	}
-	return CF_OK;
+	return ret;
 }

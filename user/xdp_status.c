@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Where cfilter's programs run, and whether they match destinations: for
- * cfctl status, and for the note add gives about destination entries.
+ * cfctl status, the metrics' gauges, and the note add gives about
+ * destination entries.
  */
 #include <errno.h>
 #include <net/if.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -182,21 +184,52 @@ static void print_attachment(const struct attachment *a, struct json *j)
 
 /*
  * What a walk over the interfaces found: cfilter's attachments, and those
- * of them matching destination entries; each printed if @print.
+ * of them matching destination entries; each printed if @print, kept in
+ * @list if @keep.
  */
 struct survey {
 	bool		print;
 	struct json	*j;		/* with @print: JSON, else text */
 	unsigned int	found;
 	unsigned int	match_dst;
+	bool		keep;
+	struct xdp_where *list;
+	size_t		cap;
+	int		err;		/* -ENOMEM if keeping failed */
 };
+
+/* Appends @a to @s->list. */
+static void survey_keep(struct survey *s, const struct attachment *a)
+{
+	struct xdp_where *w;
+
+	if (s->found > s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 8;
+		w = realloc(s->list, s->cap * sizeof(*w));
+		if (!w) {
+			s->err = -ENOMEM;
+			return;
+		}
+		s->list = w;
+	}
+	w = &s->list[s->found - 1];
+	snprintf(w->ifname, sizeof(w->ifname), "%s", a->ifname);
+	w->hook = a->hook;
+	w->mode = a->mode;
+	w->match_dst = a->match_dst;
+	w->prefilter = a->prefilter;
+}
 
 static void survey_add(struct survey *s, const struct attachment *a)
 {
+	if (s->err)
+		return;
 	s->found++;
 	s->match_dst += a->match_dst == 1;
 	if (s->print)
 		print_attachment(a, s->j);
+	if (s->keep)
+		survey_keep(s, a);
 }
 
 /* Adds cfilter_tc if it is on @ifn's ingress. */
@@ -298,7 +331,32 @@ static int survey_all(struct survey *s)
 	for (ifn = ifs; !err && ifn->if_index; ifn++)
 		err = status_iface(ifn, s);
 	if_freenameindex(ifs);
-	return err;
+	return err ? err : s->err;
+}
+
+/**
+ * xdp_where_all() - where cfilter's programs run, for the metrics
+ * @list: set to an array of them, one per program attached (an interface
+ *        may run the XDP and the TC one), in interface order; free() it
+ * @n:    set to its length
+ *
+ * Return: 0, or a negative errno (a missing permission makes the walk
+ * pointless) with *@list NULL; nothing is printed.
+ */
+int xdp_where_all(struct xdp_where **list, size_t *n)
+{
+	struct survey s = { .keep = true };
+	int err = survey_all(&s);
+
+	*list = NULL;
+	*n = 0;
+	if (err) {
+		free(s.list);
+		return err;
+	}
+	*list = s.list;
+	*n = s.found;
+	return 0;
 }
 
 /**

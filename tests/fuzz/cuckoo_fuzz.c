@@ -163,8 +163,10 @@ static void op_list(struct model *m, unsigned int chunk)
 		CHECK(cuckoo_list(m->c, &pos, keys, chunk) == -EOPNOTSUPP);
 		return;
 	}
-	while ((n = cuckoo_list(m->c, &pos, keys, chunk)) > 0) {
-		CHECK(n <= (long)chunk);
+	while ((n = cuckoo_list(m->c, &pos, keys, chunk)) != 0) {
+		if (n == -EAGAIN)
+			continue;
+		CHECK(n > 0 && n <= (long)chunk);
 		for (j = 0; j < n; j++) {
 			const u8 *key = keys + j * m->key_len;
 

@@ -4,7 +4,9 @@
  * (user/decision.c), which takes lines from a feed cfilter does not
  * control. Beyond the sanitizers: a line the reader accepts, written back
  * as the bouncer would write it, reads back the same; a duration it
- * accepts, written in whole seconds, reads back the same seconds.
+ * accepts, written in whole seconds, reads back the same seconds; a
+ * --types list it accepts finds each of its names where it put it, and
+ * reads back the same when written again.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -59,6 +61,31 @@ static void check_round_trip(const struct decision *d)
 	}
 }
 
+static void check_types(const char *list)
+{
+	struct decision_types t, again;
+	char joined[DECISION_TYPES_MAX * 16];
+	const char *why;
+	size_t n = 0;
+	unsigned int i;
+
+	if (decision_types_parse(list, &t, &why)) {
+		if (!why || !*why)
+			abort();
+		return;
+	}
+	if (!t.n || t.n > DECISION_TYPES_MAX)
+		abort();
+	for (i = 0; i < t.n; i++) {
+		if (!*t.name[i] || decision_type_index(&t, t.name[i]) != (int)i)
+			abort();
+		n += sprintf(joined + n, "%s%s", i ? "," : "", t.name[i]);
+	}
+	if (strcmp(joined, list) || decision_types_parse(joined, &again, &why) ||
+	    memcmp(&again, &t, sizeof(t)))
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct decision d;
@@ -81,6 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(text, data, size);
 	text[size] = '\0';
+	check_types(text);
 	/* Whole seconds past INT64_MAX ns (Go's bound) would not read back. */
 	if (!decision_duration(text, &s) && s < 9223372036 && s > -9223372036) {
 		snprintf(again, sizeof(again), "%llds", s);

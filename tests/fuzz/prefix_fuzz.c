@@ -133,8 +133,10 @@ static void op_list(struct fuzz *f, u32 chunk)
 
 	chunk = chunk % 7 + 1;
 	memset(seen, 0, sizeof(seen));
-	while ((n = prefix_set_list(f->s, &pos, out, chunk)) > 0) {
-		CHECK(n <= (long)chunk);
+	while ((n = prefix_set_list(f->s, &pos, out, chunk)) != 0) {
+		if (n == -EAGAIN)
+			continue;
+		CHECK(n > 0 && n <= (long)chunk);
 		for (j = 0; j < n; j++) {
 			memset(a, 0, sizeof(a));
 			memcpy(a, out + j * elen, f->alen);

@@ -1411,6 +1411,64 @@ TEST(list_gives_keys_with_their_values)
 	cuckoo_destroy(c);
 }
 
+/*
+ * A grown table emptied but for a few keys: a call of cuckoo_list() looks
+ * at CUCKOO_LIST_SLOTS slots at most, and is -EAGAIN short of the end if
+ * it found nothing there; calls from where the last one stopped list each
+ * key once, and 0 comes at the table's end only.
+ */
+TEST(list_call_looks_at_a_bounded_number_of_slots)
+{
+	enum { KEYS = 20000, EVERY = 1000 };
+	struct cuckoo *c = make(64, 1 << 20, 16, LEN_IP4, true);
+	u8 k[CUCKOO_KEY_MAX], out[64 * LEN_IP4];
+	u64 i, pos = 0, from, slots, end, calls = 0, found = 0;
+	bool seen[KEYS / EVERY] = { false };
+	long r, j;
+	u32 idx;
+
+	ASSERT_NE(NULL, c);
+	for (i = 0; i < KEYS; i++)
+		ASSERT_EQ(0, add(c, SET_IN, i));
+	for (i = 0; i < KEYS; i++)
+		if (i % EVERY)
+			ASSERT_EQ(0, del(c, SET_IN, i));
+	slots = stats_of(c).buckets * CUCKOO_SLOTS;
+	ASSERT_LT(100ULL * CUCKOO_LIST_SLOTS, slots);
+	for (;;) {
+		from = pos;
+		r = cuckoo_list(c, &pos, out, 64);
+		calls++;
+		ASSERT_GE((u64)CUCKOO_LIST_SLOTS, pos - from)
+			TH_LOG("a call looked at slots %llu to %llu",
+			       (unsigned long long)from,
+			       (unsigned long long)pos - 1);
+		if (r == -EAGAIN) {
+			end = from + CUCKOO_LIST_SLOTS;
+			ASSERT_GT(slots, end);
+			ASSERT_EQ(end, pos);
+			continue;
+		}
+		ASSERT_LE(0, r);
+		if (!r)
+			break;
+		for (j = 0; j < r; j++) {
+			idx = 0;
+			memcpy(&idx, out + j * LEN_IP4 + 1, 3);
+			key_of(k, LEN_IP4, SET_IN, idx);
+			ASSERT_EQ(0, memcmp(k, out + j * LEN_IP4, LEN_IP4));
+			ASSERT_EQ(0U, idx % EVERY);
+			ASSERT_FALSE(seen[idx / EVERY]);
+			seen[idx / EVERY] = true;
+			found++;
+		}
+	}
+	EXPECT_EQ((u64)KEYS / EVERY, found);
+	EXPECT_EQ(slots, pos);
+	EXPECT_LE(slots / CUCKOO_LIST_SLOTS, calls);
+	cuckoo_destroy(c);
+}
+
 TEST(exact_clear_returns_to_the_initial_size)
 {
 	struct cuckoo *c = make(64, 1 << 20, 16, LEN_IP4, true);

@@ -128,6 +128,60 @@ TEST(walk_may_delete_what_it_walks)
 	keymap_free(&m);
 }
 
+/*
+ * A table of tombstones but for a few entries: a call of the walk looks at
+ * KEYMAP_WALK_SLOTS slots at most, and returns NULL short of the end if it
+ * found nothing there; calls from where the last one stopped find each
+ * entry once, and the walk ends where the table does.
+ */
+TEST(walk_call_looks_at_a_bounded_number_of_slots)
+{
+	enum { KEYS = 20000, KEPT = 5 };
+	bool seen[KEPT] = { false };
+	u64 pos, from, calls = 0, found = 0, end;
+	struct keymap m;
+	const u8 *key;
+	u8 k[KLEN];
+	u32 i, id, v;
+
+	keymap_init(&m, KLEN, KEYS, SEED);
+	for (i = 0; i < KEYS; i++) {
+		nth(k, i);
+		ASSERT_EQ(0, keymap_put(&m, k, i));
+	}
+	for (i = KEPT; i < KEYS; i++) {
+		nth(k, i);
+		ASSERT_TRUE(keymap_del(&m, k));
+	}
+	ASSERT_LT(100ULL * KEYMAP_WALK_SLOTS, m.cap);
+	for (pos = 0; !keymap_walked(&m, pos); calls++) {
+		from = pos;
+		key = keymap_next(&m, &pos, &v);
+		ASSERT_LT(from, pos);
+		ASSERT_GE((u64)KEYMAP_WALK_SLOTS, pos - from)
+			TH_LOG("a call looked at slots %llu to %llu",
+			       (unsigned long long)from,
+			       (unsigned long long)pos - 1);
+		if (!key) {
+			end = from + KEYMAP_WALK_SLOTS;
+			ASSERT_EQ(end < m.cap ? end : m.cap, pos);
+			continue;
+		}
+		memcpy(&id, key, sizeof(id));
+		ASSERT_LT(id, (u32)KEPT);
+		ASSERT_EQ(id, v);
+		ASSERT_FALSE(seen[id]);
+		seen[id] = true;
+		found++;
+	}
+	EXPECT_EQ((u64)KEPT, found);
+	EXPECT_EQ(m.cap, pos);
+	EXPECT_LE(m.cap / KEYMAP_WALK_SLOTS, calls);
+	EXPECT_EQ(NULL, keymap_next(&m, &pos, NULL));
+	EXPECT_EQ(m.cap, pos);
+	keymap_free(&m);
+}
+
 /* Emptied, the table goes; mostly emptied, it shrinks, keeping the rest. */
 TEST(shrink_gives_memory_back)
 {

@@ -207,7 +207,11 @@ static struct check_entry *check_entries(const struct prefix_set *s, u64 *n)
 		klen = 4 * prefix_words(m);
 		pos = 0;
 		while ((k = cuckoo_list(prefix_wtab(s, m), &pos, buf,
-					PREFIX_LIST_CHUNK)) > 0) {
+					PREFIX_LIST_CHUNK)) != 0) {
+			if (k == -EAGAIN)
+				continue;
+			if (k < 0)
+				break;
 			for (i = 0; i < k; i++) {
 				if (*n == cap) {
 					cap = cap ? 2 * cap : 1024;
@@ -587,8 +591,11 @@ static u8 *prefix_dump(const struct prefix_set *s, size_t *size)
 	addrs = malloc(rlen * (s->naddrs + 1));
 	if (s->addrs_known)
 		while ((k = cuckoo_list(s->addrs, &pos, buf,
-					PREFIX_LIST_CHUNK)) > 0 &&
-		       na + k <= s->naddrs) {
+					PREFIX_LIST_CHUNK)) != 0) {
+			if (k == -EAGAIN)
+				continue;
+			if (k < 0 || na + k > s->naddrs)
+				break;
 			memcpy(addrs + na * rlen, buf, k * rlen);
 			na += k;
 		}

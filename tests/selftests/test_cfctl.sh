@@ -41,7 +41,7 @@ expect "unknown option of a command: exit 2, named" 2 -e --frobnicate -- \
 	"$CFCTL" add --frobnicate 192.0.2.5
 expect "... then one usage line with the way to more, not the whole help" 0 -- \
 	sh -c '"$0" add --frobnicate 192.0.2.5 2>&1 >/dev/null |
-	       sed -n 2p | grep -qx "Usage: cfctl add \[-n\] \[-s NAME\] \[-t SECS\] ENTRY (cfctl add --help for more)" &&
+	       sed -n 2p | grep -qxF "Usage: cfctl add [-n] [-s NAME] [-t SECS [--from TIME] [--cap-timeout]] ENTRY (cfctl add --help for more)" &&
 	       test "$("$0" add --frobnicate 2>&1 | wc -l)" -eq 2' "$CFCTL"
 for v in -V --version; do
 	expect "$v: cfctl's version and the loaded module's" 0 \
@@ -376,8 +376,8 @@ expect "add 192.0.2.5" 0 -- "$CFCTL" add 192.0.2.5
 expect "test 192.0.2.5: exit 0, blocked" 0 -o blocked -O "not blocked" -- \
 	"$CFCTL" test 192.0.2.5
 expect "add 192.0.2.5 again: exit 0" 0 -- "$CFCTL" add 192.0.2.5
-expect "test ::ffff:192.0.2.5: exit 1, another key" 1 -o "not blocked" -- \
-	"$CFCTL" test ::ffff:192.0.2.5
+expect "test ::ffff:192.0.2.5: exit 0, the IPv4 address it maps" 0 \
+	-o "192.0.2.5: blocked" -- "$CFCTL" test ::ffff:192.0.2.5
 expect "del 192.0.2.5" 0 -- "$CFCTL" del 192.0.2.5
 expect "test 192.0.2.5 after del: exit 1, not blocked" 1 \
 	-o "not blocked" -- "$CFCTL" test 192.0.2.5

@@ -7,9 +7,15 @@
 # there; the three programs hold one map id. Each deployment in turn drops
 # N pings from a blocked source on $VETH, and cfctl stats shows exactly N
 # more in dropped_src, on $VETH's line and in the drops of the source that
-# holds it.
+# holds it. Emptied between two deployments, that source keeps its drops,
+# in cfctl info (0 entries) and in its prometheus series, and counts on
+# once it holds the peer again; CLEAR keeps them too.
 # The same numbers come out of --format prometheus, which Debian's promtool
-# accepts, and --textfile writes the same series. A counter map an older
+# accepts, and --textfile writes the same series. The metrics are written,
+# exit 0, in every state an alert must see: the module without any
+# program (cfilter_attached 0), attached (the interface, its mode and
+# prefilter), the module unloaded (cfilter_module_loaded 0); promtool
+# checks each, and the example alerting rules. A counter map an older
 # cfctl pinned is still read; a bad --format is a usage error.
 
 . "$(dirname "$0")/lib.sh"
@@ -23,8 +29,8 @@ PIN_BPFTOOL=/sys/fs/bpf/cfilter_stats
 PIN_XDP=/sys/fs/bpf/xdp/globals/cfilter_stats
 PIN_OLD=/sys/fs/bpf/cfilter/stats
 N=3
-# The peer's source: its drops go with it at clear, and later tests find
-# default's untouched.
+# The peer's source: later tests find default's drops untouched. Its own
+# last until the module goes (test_rmmod.sh reloads it).
 SOURCE=counters
 
 counters_cleanup()
@@ -93,6 +99,26 @@ drop_n()
 		test "$(source_drops)" = $((drops + N))
 }
 
+# The peer's source, emptied, keeps its drops: cfctl stats and info, and
+# its prometheus series, say the same number as before; then it holds the
+# peer again.
+emptied()
+{
+	drops=$(source_drops)
+	check "emptied: del -s $SOURCE $PEER4" "$CFCTL" del -s "$SOURCE" "$PEER4"
+	expect "emptied: source $SOURCE keeps its $drops drops" 0 -- \
+		test "$(source_drops)" = "$drops"
+	expect "emptied: info lists it with 0 entries and its drops" 0 \
+		-o "source $SOURCE: entries 0, timed 0, drops $drops" -- \
+		"$CFCTL" info
+	"$CFCTL" stats --format prometheus >"$tap_tmp/emptied.prom"
+	expect "emptied: its prometheus series keeps its value" 0 -- \
+		test "$(series "cfilter_source_drops_total{source=\"$SOURCE\"}" \
+			"$tap_tmp/emptied.prom")" = "$drops"
+	check "emptied: block the peer again" \
+		"$CFCTL" add -s "$SOURCE" "$PEER4"
+}
+
 loaders()
 {
 	expect "ip loads cfilter.bpf.o on $VETH" 0 -- \
@@ -125,6 +151,7 @@ loaders()
 	expect "cfctl pinned it where bpftool looks" 0 -- \
 		test "$(pinned_map_id "$PIN_BPFTOOL")" = "$id"
 	drop_n cfctl
+	emptied
 	"$CFCTL" detach "$VETH" >/dev/null
 
 	expect "bpftool loads cfilter.bpf.o" 0 -- \
@@ -143,6 +170,76 @@ loaders()
 series()
 {
 	awk -v s="$1" 'index($0, s " ") == 1 { print substr($0, length(s) + 2) }' "$2"
+}
+
+# metrics_state STATE: stats --format prometheus and --textfile exit 0 in
+# STATE, and promtool accepts what they write, left in $tap_tmp/STATE.
+metrics_state()
+{
+	expect "$1: stats --format prometheus exits 0" 0 -- \
+		"$CFCTL" stats --format prometheus
+	cp "$tap_tmp/out" "$tap_tmp/$1"
+	expect "$1: promtool check metrics accepts it" 0 -- \
+		chroot "$DEBIAN_ROOT" /usr/bin/promtool check metrics <"$tap_tmp/$1"
+	rm -f "$tap_tmp/$1.prom"
+	expect "$1: --textfile writes it, exit 0" 0 -- \
+		"$CFCTL" stats --format prometheus --textfile "$tap_tmp/$1.prom"
+	expect "$1: the textfile has cfilter_attached" 0 -- \
+		grep -q '^cfilter_attached ' "$tap_tmp/$1.prom"
+}
+
+# gauges STATE LOADED BTF ATTACHED: the module and attachment gauges.
+gauges()
+{
+	expect "$1: cfilter_module_loaded $2, cfilter_module_btf $3, cfilter_attached $4" 0 -- \
+		test "$(series cfilter_module_loaded "$tap_tmp/$1")/$(series cfilter_module_btf "$tap_tmp/$1")/$(series cfilter_attached "$tap_tmp/$1")" = "$2/$3/$4"
+}
+
+# The module loaded and no program attached: after a reboot, before
+# cfilter.service attaches, or after it failed to.
+unattached_metrics()
+{
+	metrics_state unattached
+	gauges unattached 1 1 0
+	expect "unattached: no interface listed" 0 -O "cfilter_attachment_info{" -- \
+		cat "$tap_tmp/unattached"
+	expect "unattached: the counters, 0 with no map pinned" 0 -- \
+		test "$(series 'cfilter_packets_total{reason="dropped_src"}' "$tap_tmp/unattached")" = 0
+	# The Debian root sees the guest's /tmp, $tap_tmp's home.
+	cp prometheus-cfilter.rules.yml "$tap_tmp/cfilter.rules.yml"
+	expect "promtool check rules accepts the example alerting rules" 0 \
+		-o "SUCCESS: 4 rules found" -- chroot "$DEBIAN_ROOT" \
+		/usr/bin/promtool check rules "$tap_tmp/cfilter.rules.yml"
+}
+
+attached_metrics()
+{
+	check "attached: cfctl attach -m generic $VETH" \
+		"$CFCTL" attach -m generic "$VETH"
+	metrics_state attached
+	gauges attached 1 1 1
+	expect "attached: $VETH, hook and mode" 0 -- \
+		test "$(series "cfilter_attachment_info{interface=\"$VETH\",hook=\"xdp\",mode=\"generic\"}" "$tap_tmp/attached")" = 1
+	expect "attached: its prefilter on" 0 -- \
+		test "$(series "cfilter_prefilter_enabled{interface=\"$VETH\",hook=\"xdp\"}" "$tap_tmp/attached")" = 1
+	check "attached: cfctl detach $VETH" "$CFCTL" detach "$VETH"
+}
+
+# The module unloaded: the gauges say so, the pinned counters stay.
+unloaded_metrics()
+{
+	if ! unload_module; then
+		tap_not_ok "unloaded: rmmod cfilter"
+		return
+	fi
+	metrics_state unloaded
+	gauges unloaded 0 0 0
+	expect "unloaded: no source or set metrics, an empty module version" 0 \
+		-O "cfilter_set_entries{" -o 'module_version=""} 1' -- \
+		cat "$tap_tmp/unloaded"
+	expect "unloaded: the pinned map's drops still counted" 0 -- \
+		test "$(series 'cfilter_packets_total{reason="dropped_src"}' "$tap_tmp/unloaded")" -gt 0
+	check "unloaded: insmod again" load_module
 }
 
 prometheus()
@@ -223,13 +320,26 @@ if ! veth_setup; then
 	tap_end
 fi
 check "setup: block the peer" "$CFCTL" add -s "$SOURCE" "$PEER4"
+if [ -n "${DEBIAN_ROOT:-}" ]; then
+	unattached_metrics
+else
+	tap_skip "metrics without a program" "no Debian root: run the guest with VM_DEBIAN=1"
+fi
 loaders
 if [ -n "${DEBIAN_ROOT:-}" ]; then
 	prometheus
+	attached_metrics
 else
 	tap_skip "prometheus" "no Debian root: run the guest with VM_DEBIAN=1"
 fi
 old_pin
 "$CFCTL" clear
+expect "clear: source $SOURCE keeps its drops" 0 -- \
+	test "$(source_drops)" = $((3 * N))
+if [ -n "${DEBIAN_ROOT:-}" ]; then
+	unloaded_metrics
+else
+	tap_skip "metrics without the module" "no Debian root: run the guest with VM_DEBIAN=1"
+fi
 
 tap_end

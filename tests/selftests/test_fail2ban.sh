@@ -10,6 +10,9 @@
 # Stopping fail2ban lifts its bans, and only its own: the operator's ban
 # of the same address stays. A jail name too long for a source keeps its
 # action from starting; cfilter[source=NAME] gives it one. IPv4 and IPv6.
+# A bantime past the kernel's longest timeout (2^31 - 1 s) still bans, for
+# that long: set as such (1 h << 20), or grown by bantime.increment without
+# bantime.maxtime on a repeat offender.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -25,6 +28,13 @@ BANTIME=${F2B_BANTIME:-6}
 GONE=198.51.100.7
 FOREVER=198.51.100.8
 RENAMED=198.51.100.9
+HUGE=198.51.100.10
+# A jail of its own whose bantime grows: $BANTIME s, then x 2 x 10^9.
+INCR=cfincr
+INCR_LOG=/var/log/cfincr.log
+REPEAT=203.0.113.20
+# The kernel's longest timeout, less a margin for the seconds a test takes.
+NEAR_MAX=2147483000
 
 f2b_cleanup()
 {
@@ -53,7 +63,33 @@ configure()
 	dbfile = :memory:
 	EOT
 	: >"$d/etc/fail2ban/jail.local" &&
-	add_jail "$JAIL"
+	add_jail "$JAIL" &&
+	add_incr_jail
+}
+
+# A jail on a log of its own, whose bantime bantime.increment grows past
+# the kernel's bound at the second ban.
+add_incr_jail()
+{
+	: >"$DEBIAN_ROOT$INCR_LOG" &&
+	cat >"$DEBIAN_ROOT/etc/fail2ban/filter.d/$INCR.conf" <<-EOT &&
+	[Definition]
+	failregex = ^$INCR: failed login from <HOST>\$
+	datepattern = {NONE}
+	EOT
+	cat >>"$DEBIAN_ROOT/etc/fail2ban/jail.local" <<-EOT
+	[$INCR]
+	enabled = true
+	filter = $INCR
+	logpath = $INCR_LOG
+	backend = polling
+	banaction = cfilter
+	maxretry = 3
+	findtime = 60
+	bantime = $BANTIME
+	bantime.increment = true
+	bantime.factor = 1000000000
+	EOT
 }
 
 # add_jail NAME [LINE]: a jail NAME like $JAIL, with one more LINE.
@@ -93,6 +129,22 @@ fail_logins()
 	for _n in 1 2 3; do
 		echo "$JAIL: failed login from $1" >>"$DEBIAN_ROOT$LOG"
 	done
+}
+
+fail_incr_logins()
+{
+	for _n in 1 2 3; do
+		echo "$INCR: failed login from $1" >>"$DEBIAN_ROOT$INCR_LOG"
+	done
+}
+
+# held_longer SOURCE ENTRY MIN: SOURCE holds ENTRY with MIN seconds left
+# or more.
+held_longer()
+{
+	_left=$("$CFCTL" list -s "$1" |
+		awk -v e="$2" '$1 == "-t" && $3 == e { print $2 }')
+	[ -n "$_left" ] && [ "$_left" -ge "$3" ]
 }
 
 # held_for_ever SOURCE ENTRY: cfctl list prints a permanent holding as
@@ -144,6 +196,23 @@ f2b_start "first start"
 ban_cycle "$PEER4" "$HOST4"
 ban_cycle "$PEER6" "$HOST6"
 
+# bantime.increment without bantime.maxtime: the second ban is longer than
+# the kernel can time; held for its longest, once fail2ban has worked the
+# bantime out (it may pass it on as a prolong, 10 s after the ban). The
+# first ban must end by itself: an unbanip would forgive it.
+fail_incr_logins "$REPEAT"
+expect "increment: $REPEAT banned as f2b-$INCR within 20 s" 0 -- \
+	within 20 "$CFCTL" test -s "f2b-$INCR" "$REPEAT"
+expect "increment: the first ban for the ${BANTIME} s bantime" 0 -- \
+	held_for "f2b-$INCR" "$REPEAT" "$BANTIME"
+expect "increment: unbanned after it (20 s at most)" 0 -- \
+	within 20 not "$CFCTL" test -s "f2b-$INCR" "$REPEAT"
+fail_incr_logins "$REPEAT"
+expect "increment: $REPEAT banned again within 20 s" 0 -- \
+	within 20 "$CFCTL" test -s "f2b-$INCR" "$REPEAT"
+expect "increment: ${BANTIME} s x 2 x 10^9: held for the longest timeout within 30 s" 0 -- \
+	within 30 held_longer "f2b-$INCR" "$REPEAT" "$NEAR_MAX"
+
 # A bantime the kernel would not end during the test: only fail2ban can
 # lift these bans.
 check "long bans: fail2ban-client set $JAIL bantime 600" \
@@ -158,6 +227,13 @@ check "long bans: $GONE's holding goes, as at its deadline" \
 	"$CFCTL" del -s "$SOURCE" "$GONE"
 expect "long bans: fail2ban unbans $GONE all the same" 0 -- \
 	in_debian fail2ban-client set "$JAIL" unbanip "$GONE"
+check "huge bantime: fail2ban-client set $JAIL bantime 3774873600 (1 h << 20)" \
+	in_debian fail2ban-client set "$JAIL" bantime 3774873600
+fail_logins "$HUGE"
+expect "huge bantime: $HUGE banned as $SOURCE within 20 s" 0 -- \
+	within 20 "$CFCTL" test -s "$SOURCE" "$HUGE"
+expect "huge bantime: held for the longest timeout" 0 -- \
+	held_longer "$SOURCE" "$HUGE" "$NEAR_MAX"
 check "for ever: fail2ban-client set $JAIL bantime -1" \
 	in_debian fail2ban-client set "$JAIL" bantime -1
 fail_logins "$FOREVER"

@@ -2,12 +2,15 @@
 /*
  * The /dev/cfilter ioctl contract (include/uapi/linux/cfilter.h): every
  * command's result and exact errno, argument validation, privileges and the
- * device node itself. Needs cfilter.ko loaded; every test starts from an
- * empty filter.
+ * device node itself, and that no command holds the writer lock while it
+ * waits on the caller's memory. Needs cfilter.ko loaded; every test starts
+ * from an empty filter.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -16,9 +19,12 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <linux/cfilter.h>
+#include <linux/userfaultfd.h>
 
 #include "kselftest_harness.h"
 #include "harness_timeout.h"
@@ -1287,6 +1293,124 @@ TEST_F(cf, dump_and_restore_need_compact_mode)
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_STAGE, NULL));
 	EXPECT_EQ(EOPNOTSUPP, cf_ioctl(self->fd, CFILTER_IOC_RESTORE, &t));
 	EXPECT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ABORT, NULL));
+}
+
+/* Compact mode, for DUMP: the module reloaded, the device open. */
+FIXTURE(compact) {
+	int fd;
+};
+
+FIXTURE_SETUP(compact)
+{
+	int err;
+
+	self->fd = -1;
+	RELOAD_SETUP_UNLOAD();
+	err = module_load("mode=compact");
+	ASSERT_EQ(0, err) TH_LOG("loading in compact mode: %s", strerror(err));
+	self->fd = open(CFILTER_DEVICE, O_RDWR);
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(compact)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+	RELOAD_TEARDOWN_DEFAULTS();
+}
+
+/* An ioctl run in a thread of its own, which writes a byte to @done after. */
+struct call {
+	int fd;
+	unsigned long cmd;
+	void *arg;
+	int err;
+	int done;
+};
+
+static void *call_thread(void *p)
+{
+	struct call *c = p;
+
+	c->err = cf_ioctl(c->fd, c->cmd, c->arg);
+	if (write(c->done, "", 1) != 1)
+		c->err = -1;
+	return NULL;
+}
+
+/* Did a call_thread() write to the pipe @done_r within @ms milliseconds? */
+static bool call_returned(int done_r, int ms)
+{
+	struct pollfd p = { .fd = done_r, .events = POLLIN };
+
+	return poll(&p, 1, ms) == 1;
+}
+
+/*
+ * A copy to user space may wait on the caller's memory for as long as the
+ * caller likes (a userfaultfd that serves no fault): DUMP must not hold the
+ * writer lock meanwhile, or expiry and every writer wait with it. Here
+ * DUMP's buffer faults and is not served until an ADD has returned, or
+ * 10 s have passed: a bound far past an ADD, not a measurement.
+ */
+TEST_F(compact, dump_copies_out_without_holding_the_writer_lock)
+{
+	struct cfilter_key_req req = src4("192.0.2.1");
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+	struct call dump = { .fd = self->fd, .cmd = CFILTER_IOC_DUMP };
+	struct call add = { .fd = self->fd, .cmd = CFILTER_IOC_ADD };
+	struct pollfd fault;
+	struct uffd_msg msg;
+	pthread_t dumper, adder;
+	struct cfilter_table t;
+	int uffd, done[2];
+	bool added;
+	size_t len;
+	void *buf;
+
+	ASSERT_EQ(0, cf_add(self->fd, src4("198.51.100.1")));
+	memset(&t, 0, sizeof(t));
+	t.type = CFILTER_KEY_SRC4;
+	t.flags = CFILTER_TABLE_HASH32;
+	ASSERT_EQ(ENOSPC, cf_ioctl(self->fd, CFILTER_IOC_DUMP, &t));
+	len = (t.size + getpagesize() - 1) / getpagesize() * getpagesize();
+	buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	ASSERT_LE(0, uffd) TH_LOG("userfaultfd: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
+	reg.range.start = (uintptr_t)buf;
+	reg.range.len = len;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
+	ASSERT_EQ(0, pipe(done));
+
+	t.data = (uintptr_t)buf;
+	dump.arg = &t;
+	dump.done = done[1];
+	ASSERT_EQ(0, pthread_create(&dumper, NULL, call_thread, &dump));
+	fault = (struct pollfd){ .fd = uffd, .events = POLLIN };
+	ASSERT_EQ(1, poll(&fault, 1, 10000)) TH_LOG("DUMP never touched its buffer");
+	ASSERT_EQ((ssize_t)sizeof(msg), read(uffd, &msg, sizeof(msg)));
+	EXPECT_EQ(UFFD_EVENT_PAGEFAULT, msg.event);
+
+	/* DUMP now waits on its buffer: an ADD must not wait on DUMP. */
+	add.arg = &req;
+	add.done = done[1];
+	ASSERT_EQ(0, pthread_create(&adder, NULL, call_thread, &add));
+	added = call_returned(done[0], 10000);
+	EXPECT_TRUE(added) TH_LOG("ADD still waiting after 10 s: DUMP held the lock while its copy waited");
+	/* Closing the userfaultfd serves the fault: DUMP goes on, either way. */
+	close(uffd);
+	pthread_join(dumper, NULL);
+	pthread_join(adder, NULL);
+	EXPECT_EQ(0, add.err);
+	EXPECT_EQ(0, dump.err);
+	EXPECT_EQ(1ULL, t.count);
+	close(done[0]);
+	close(done[1]);
+	munmap(buf, len);
 }
 
 TEST(device_node_is_char_0600)

@@ -4,7 +4,9 @@
 # cfctl for operators: load (list files, all or nothing unless --skip-bad;
 # their sources, timeouts and expiry times), save (whose output load
 # restores, every source and deadline), --dry-run on every command that
-# changes something, -j/--json, --version. Exit statuses as in
+# changes something, -j/--json, --version; an IPv4-mapped address
+# (::ffff:a.b.c.d) in add, test, match, del and load drops the IPv4
+# peer's real packets. Exit statuses as in
 # test_cfctl.sh: 2 for bad input (named with FILE:LINE:), 3 for system
 # errors.
 
@@ -217,6 +219,23 @@ check "detach -n left it attached" has_xdp "$VETH"
 ping_from_ns_retry "$HOST4" >/dev/null 2>&1
 expect "stats -j: one object of numbers, the sources' drops, the interface's counters" 0 -- sh -c \
 	"\"$CFCTL\" stats -j | grep -qE '^\{\"passed\":[1-9][0-9]*,\"allowed\":[0-9]+,\"dropped_src\":[0-9]+,\"dropped_dst\":[0-9]+,\"dropped_flow\":[0-9]+,\"dropped_prefix\":[0-9]+,\"dropped_tiny_fragment\":[0-9]+,\"dropped_deep_headers\":[0-9]+,\"unparsed\":[0-9]+,\"sources\":\[\{\"name\":\"default\",\"drops\":[0-9]+\}\],\"interfaces\":\[\{\"interface\":\"$VETH\",\"ifindex\":[1-9][0-9]*,\"passed\":[1-9][0-9]*,\"allowed\":[0-9]+,\"dropped_src\":[0-9]+,\"dropped_dst\":[0-9]+,\"dropped_flow\":[0-9]+,\"dropped_prefix\":[0-9]+,\"dropped_tiny_fragment\":[0-9]+,\"dropped_deep_headers\":[0-9]+,\"unparsed\":[0-9]+\}\]\}\$'"
+
+# What a dual-stack daemon logs of an IPv4 peer: its packets are IPv4.
+MAPPED=::ffff:$PEER4
+check "mapped: cfctl add $MAPPED" "$CFCTL" add "$MAPPED"
+expect "mapped: the peer's IPv4 pings are dropped" nonzero -- \
+	ping_from_ns "$HOST4"
+expect "mapped: held as $PEER4" 0 -- test "$("$CFCTL" list)" = "$PEER4"
+expect "mapped: test $MAPPED: blocked" 0 -- "$CFCTL" test "$MAPPED"
+expect "mapped: match $MAPPED: dropped" 0 -o "drop (source address)" -- \
+	"$CFCTL" match "$MAPPED"
+check "mapped: del $MAPPED" "$CFCTL" del "$MAPPED"
+expect "mapped: the pings pass again" 0 -- ping_from_ns_retry "$HOST4"
+printf '%s\n' "$MAPPED" >"$L.mapped"
+expect "mapped: load of a list naming $MAPPED" 0 -o "loaded 1 entries (1 added" -- \
+	"$CFCTL" load "$L.mapped"
+expect "mapped: ... drops the peer's pings" nonzero -- ping_from_ns "$HOST4"
+check "mapped: clear" "$CFCTL" clear
 check "detach" "$CFCTL" detach "$VETH"
 expect "detach -n with nothing attached: exit 3" 3 -- \
 	"$CFCTL" detach -n "$VETH"

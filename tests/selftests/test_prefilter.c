@@ -4,8 +4,9 @@
  * the module keeps a bit per source /16, and one per destination /16, in
  * each map it is handed, set exactly where the live set may drop a
  * packet, through adds, deletes,
- * replaces and clears; it refuses maps of another shape and callers
- * without CAP_NET_ADMIN, and keeps a bounded number of maps, dropping
+ * replaces and clears; it refuses maps of another shape, maps whose value
+ * holds fields the BPF core owns (timers, locks, kptrs), descriptors that
+ * may not write the map and callers without CAP_NET_ADMIN, and keeps a bounded number of maps, dropping
  * those no program holds any more, and lets them all go when unloaded.
  * The programs' use of the bits is tested in test_xdp and pkt_fuzz (their
  * programs read them).
@@ -19,6 +20,7 @@
 #include <arpa/inet.h>
 #include <sys/ioctl.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <linux/cfilter.h>
 
 #include "kselftest_harness.h"
@@ -295,6 +297,177 @@ TEST_F(prefilter, flags_must_be_zero)
 	struct cfilter_prefilter_req r = { .map_fd = self->map, .flags = 1 };
 
 	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_PREFILTER, &r));
+}
+
+/* The bit of IPv4 source /16 10.0/16, where 10.0.0.1 below sets one. */
+#define TEN_ZERO_WORD	(8 + (S4 * CFILTER_PREFILTER_WORDS + (10 << 8) / 64) * 8)
+
+/* Is the map's value all zero: did nobody write it? */
+static bool map_untouched(int map)
+{
+	struct cfilter_prefilter *pf = calloc(1, sizeof(*pf));
+	__u32 zero = 0;
+	bool untouched;
+
+	if (!pf)
+		return false;
+	untouched = !bpf_map_lookup_elem(map, &zero, pf) &&
+		    !pf->ready && !nbits_but(pf, __CFILTER_PREFILTER_BITS);
+	free(pf);
+	return untouched;
+}
+
+/*
+ * A map of the prefilter's size whose value (described in BTF) carries
+ * the struct @special (@special_size bytes) at byte @off: a field the BPF
+ * core owns and frees with the map, which a write over it would corrupt.
+ * @special "kptr": a kptr to a task_struct instead. Returns the map, or
+ * -errno.
+ */
+static int special_map(const char *special, __u32 special_size, __u32 off)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts);
+	__u32 size = sizeof(struct cfilter_prefilter);
+	int u32_id, u8_id, field_id, before_id, after_id, value_id, fd, err;
+	struct btf *btf = btf__new_empty();
+
+	if (!btf)
+		return -errno;
+	/* libbpf adds a field to the type added last: members' types first. */
+	u32_id = btf__add_int(btf, "unsigned int", 4, 0);
+	u8_id = btf__add_int(btf, "unsigned char", 1, 0);
+	before_id = btf__add_array(btf, u32_id, u8_id, off);
+	after_id = btf__add_array(btf, u32_id, u8_id, size - off - special_size);
+	if (!strcmp(special, "kptr")) {
+		field_id = btf__add_struct(btf, "task_struct", 0);
+		field_id = btf__add_type_tag(btf, "kptr", field_id);
+		field_id = btf__add_ptr(btf, field_id);
+	} else {
+		field_id = btf__add_array(btf, u32_id, u8_id, special_size);
+		field_id = btf__add_struct(btf, special, special_size);
+		err = btf__add_field(btf, "opaque", field_id - 1, 0, 0);
+		if (err)
+			goto out;
+	}
+	value_id = btf__add_struct(btf, "value", size);
+	err = btf__add_field(btf, "before", before_id, 0, 0) ?:
+	      btf__add_field(btf, "special", field_id, off * 8, 0) ?:
+	      btf__add_field(btf, "after", after_id, (off + special_size) * 8, 0) ?:
+	      btf__load_into_kernel(btf);
+	if (err)
+		goto out;
+	opts.btf_fd = btf__fd(btf);
+	opts.btf_key_type_id = u32_id;
+	opts.btf_value_type_id = value_id;
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "cf_special", sizeof(__u32),
+			    size, 1, &opts);
+	err = fd < 0 ? -errno : fd;
+out:
+	btf__free(btf);
+	return err;
+}
+
+/*
+ * A bpf_timer, a bpf_spin_lock or a kptr where the module would write (the
+ * source bits of 10.0/16, which 10.0.0.1 sets, or the ready word): the map
+ * is refused and left as it was. Written over, the timer took the kernel
+ * down when the map was freed.
+ */
+TEST_F(prefilter, maps_with_fields_the_bpf_core_owns_are_refused)
+{
+	static const struct {
+		const char *name;
+		__u32 size, off;
+	} special[] = {
+		{ "bpf_timer", 16, TEN_ZERO_WORD },
+		{ "bpf_spin_lock", 4, TEN_ZERO_WORD },
+		{ "kptr", 8, TEN_ZERO_WORD },
+		{ "bpf_spin_lock", 4, 0 },
+	};
+	unsigned int i;
+	int m;
+
+	ADD(SRC4, "10.0.0.1");
+	for (i = 0; i < sizeof(special) / sizeof(special[0]); i++) {
+		m = special_map(special[i].name, special[i].size, special[i].off);
+		ASSERT_LE(0, m) TH_LOG("a map with a %s at byte %u: %s",
+				       special[i].name, special[i].off,
+				       strerror(-m));
+		EXPECT_EQ(EINVAL, hand_over(self->fd, m))
+			TH_LOG("a map with a %s at byte %u", special[i].name,
+			       special[i].off);
+		EXPECT_TRUE(map_untouched(m))
+			TH_LOG("the map with a %s at byte %u was written",
+			       special[i].name, special[i].off);
+		close(m);
+	}
+	read_map(_metadata, self);
+	EXPECT_TRUE(bit(&self->pf, S4, 10 << 8));
+}
+
+/* The map of @fd again, through its id, opened with @flags (BPF_F_RDONLY). */
+static int reopen_by_id(int fd, __u32 flags)
+{
+	LIBBPF_OPTS(bpf_get_fd_by_id_opts, opts, .open_flags = flags);
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -1;
+	return bpf_map_get_fd_by_id_opts(info.id, &opts);
+}
+
+/* The map of @fd pinned at @path, opened again with @flags. */
+static int reopen_pinned(int fd, const char *path, __u32 flags)
+{
+	LIBBPF_OPTS(bpf_obj_get_opts, opts, .file_flags = flags);
+	int ro;
+
+	unlink(path);
+	if (bpf_obj_pin(fd, path))
+		return -1;
+	ro = bpf_obj_get_opts(path, &opts);
+	unlink(path);
+	return ro;
+}
+
+/*
+ * The module writes the map for the caller: only through a descriptor
+ * that the bpf() syscall would let write it (EPERM, as its own update).
+ * One opened read-only (BPF_F_RDONLY by id, or BPF_OBJ_GET as a user who
+ * may only read the pin gets it) may not, nor may any of a frozen map.
+ */
+TEST_F(prefilter, read_only_descriptors_and_frozen_maps_are_refused)
+{
+	int m, ro;
+
+	ADD(SRC4, "10.0.0.1");
+	m = prefilter_map(0);
+	ASSERT_LE(0, m);
+	ro = reopen_by_id(m, BPF_F_RDONLY);
+	ASSERT_LE(0, ro) TH_LOG("BPF_MAP_GET_FD_BY_ID: %s", strerror(errno));
+	EXPECT_EQ(EPERM, hand_over(self->fd, ro));
+	close(ro);
+	ro = reopen_pinned(m, "/sys/fs/bpf/cf_prefilter_ro", BPF_F_RDONLY);
+	ASSERT_LE(0, ro) TH_LOG("BPF_OBJ_GET: %s", strerror(errno));
+	EXPECT_EQ(EPERM, hand_over(self->fd, ro));
+	close(ro);
+	EXPECT_TRUE(map_untouched(m));
+
+	/* Write-only is enough: the module does not read the map. */
+	ro = reopen_by_id(m, BPF_F_WRONLY);
+	ASSERT_LE(0, ro);
+	EXPECT_EQ(0, hand_over(self->fd, ro));
+	close(ro);
+	EXPECT_FALSE(map_untouched(m));
+	close(m);
+
+	m = prefilter_map(0);
+	ASSERT_LE(0, m);
+	ASSERT_EQ(0, bpf_map_freeze(m));
+	EXPECT_EQ(EPERM, hand_over(self->fd, m));
+	EXPECT_TRUE(map_untouched(m));
+	close(m);
 }
 
 static void hand_over_as_nobody(int fd, const void *arg, void *result)

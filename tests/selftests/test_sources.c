@@ -5,16 +5,23 @@
  * and LIST per source, holdings that expire by themselves (every key kind,
  * refreshed, outlived by another source's, across the growth of the
  * holdings), a listing stepped one holding at a time across every kind of
- * write (none lost or listed twice), STAGE_SOURCE's copy and its COMMIT,
- * EUSERS, INFO's timed count, privileges, and every bad argument with its
- * exact errno and no change. Needs cfilter.ko loaded with default
- * parameters; every test starts from an empty filter. The compact mode
- * test, and the full filter's (failed adds leave no source), reload the
- * module. Timeouts are 1 to 3 s, waited for by polling: ~30 s in all.
+ * write (none lost or listed twice), a listing that walks a table of other
+ * holdings letting writers in on its way, STAGE_SOURCE's copy and its
+ * COMMIT (live writes of the source being replaced give way to its new
+ * holdings), EUSERS, INFO's timed count, privileges, and every bad
+ * argument with its exact errno and no change. Needs cfilter.ko loaded
+ * with default parameters; every test starts from an empty filter. The
+ * compact mode test, the full filter's (failed adds leave no source) and
+ * the drop counts' (through the XDP program: they last until the module
+ * goes, and an emptied source keeps its own), reload the module. Timeouts are 1 to 3 s, waited for by polling; the
+ * walks fill a table of 100,000 keys and more: a few minutes in all under
+ * TCG.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,11 +31,19 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <linux/bpf.h>
 #include <linux/cfilter.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
+#include "cfilter.skel.h"
+#include "xdp_stats.h"
 #include "kselftest_harness.h"
 #include "harness_timeout.h"
 #include "helpers.h"
+#include "xdp_packets.h"
 
 #define STAGED		CFILTER_F_STAGED
 #define ALL		CFILTER_F_ALL_SOURCES
@@ -1105,6 +1120,277 @@ TEST_F(src, stepped_list_keeps_the_rest_past_an_expiry)
 	expect_stepped_listing(_metadata, self->fd, wait_expiry);
 }
 
+/*
+ * The long walks: "bulk" holds IPv4 addresses from nth_key4(0) on, at
+ * least BULK_MIN of them, and as many more as fill the SRC4 table to
+ * BRIM_PCT of its slots: a listing that looks at each of them takes many
+ * holds of the writer lock, and most further inserts move keys between
+ * buckets. Closer to the 95% at which it grows, an insert may find no
+ * slot and grow it all the same, to a table where few inserts move keys.
+ */
+#define BULK_MIN	100000
+#define BULK_CHUNK	4096
+#define BRIM_PCT	90
+/* Listings a test starts before it concludes that no write got in. */
+#define WALK_TRIES	20
+
+/* Adds bulk's holdings of nth_key4(@from) to nth_key4(@to - 1). */
+static void add_bulk(struct __test_metadata *_metadata, int fd,
+		     unsigned int from, unsigned int to)
+{
+	static struct cfilter_key keys[BULK_CHUNK];
+	static __s32 results[BULK_CHUNK];
+	struct cfilter_batch b;
+	unsigned int i, n;
+
+	for (; from < to; from += n) {
+		n = to - from < BULK_CHUNK ? to - from : BULK_CHUNK;
+		for (i = 0; i < n; i++)
+			keys[i] = nth_key4(from + i);
+		ASSERT_EQ(0, cf_batch_by(fd, CFILTER_BATCH_ADD, "bulk", 0, keys,
+					 NULL, results, n, &b));
+		ASSERT_EQ(n, b.first_error);
+	}
+}
+
+/* Fills the SRC4 table with bulk's holdings as said above. */
+static void fill_src4(struct __test_metadata *_metadata, int fd)
+{
+	struct cfilter_type_info ti;
+	unsigned long long brim;
+	unsigned int bulk = BULK_MIN;
+
+	add_bulk(_metadata, fd, 0, bulk);
+	for (;;) {
+		ASSERT_EQ(0, cf_type_info(fd, CFILTER_KEY_SRC4, 0, &ti));
+		brim = ti.capacity * BRIM_PCT / 100;
+		ASSERT_GE(brim, ti.count) TH_LOG("%llu keys in %llu slots",
+					 (unsigned long long)ti.count,
+					 (unsigned long long)ti.capacity);
+		if (ti.count == brim)
+			return;
+		/* It may grow meanwhile (no slot found): fill it again. */
+		add_bulk(_metadata, fd, bulk, bulk + (brim - ti.count));
+		bulk += brim - ti.count;
+	}
+}
+
+/* Keeps the caller on CPU @cpu. */
+static void pin_to(struct __test_metadata *_metadata, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+}
+
+/*
+ * Keeps the caller on the CPU it runs on, and returns another CPU it may
+ * run on, for a writer; -1 if there is none. A writer that waits for the
+ * lock on a CPU of its own spins rather than sleeps, watching the owner,
+ * and may lose every race to take it to a listing that lets go and takes
+ * it again (emulated CPUs lose them often), unless the listing makes way.
+ */
+static int cpu_apart(struct __test_metadata *_metadata)
+{
+	int cpu = sched_getcpu(), other;
+	cpu_set_t set;
+
+	ASSERT_LE(0, cpu);
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(set), &set));
+	for (other = 0; other < CPU_SETSIZE; other++)
+		if (other != cpu && CPU_ISSET(other, &set))
+			break;
+	if (other == CPU_SETSIZE)
+		return -1;
+	pin_to(_metadata, cpu);
+	return other;
+}
+
+/* One write of a writer child, the @i-th. */
+typedef void (*writer_fn)(int fd, unsigned int i);
+
+/*
+ * Starts a child on CPU @cpu that makes @write's writes on @fd until it is
+ * killed (or its parent ends); returns its pid once its first write is
+ * done.
+ */
+static pid_t start_writer(struct __test_metadata *_metadata, int fd,
+			  writer_fn write_one, int cpu)
+{
+	unsigned int i;
+	pid_t child;
+	int go[2];
+	char c = 0;
+
+	ASSERT_EQ(0, pipe(go));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		pin_to(_metadata, cpu);
+		write_one(fd, 0);
+		if (write(go[1], &c, 1) != 1)
+			_exit(1);
+		for (i = 1;; i++)
+			write_one(fd, i);
+	}
+	close(go[1]);
+	ASSERT_EQ(1, read(go[0], &c, 1));
+	close(go[0]);
+	return child;
+}
+
+static void stop_writer(pid_t child)
+{
+	int status;
+
+	kill(child, SIGKILL);
+	waitpid(child, &status, 0);
+}
+
+/*
+ * Bulk's holding of key 0 made timed, then permanent again: each moves it
+ * between the records' two parts, which a listing of its type notices.
+ */
+static void retime_bulk(int fd, unsigned int i)
+{
+	struct cfilter_key k = nth_key4(0);
+
+	cf_add(fd, &k, "bulk", i % 2 ? 0 : 600);
+}
+
+/*
+ * "other" adds a key new to the tables, then deletes it: in a table at
+ * the brim, one add in four or five moves keys between buckets, which
+ * changes the tables' layout and not the records'.
+ */
+static void churn_other(int fd, unsigned int i)
+{
+	struct cfilter_key k = nth_key4(i / 2);
+
+	k.saddr[0] = 12;
+	if (i % 2)
+		cf_del(fd, &k, "other");
+	else
+		cf_add(fd, &k, "other", 0);
+}
+
+/*
+ * LIST of @source from cursor @l->cursor (0: the start), one entry at
+ * most, into @e; 0 or the errno.
+ */
+static int list_one(int fd, struct cfilter_list *l, struct cfilter_entry *e,
+		    const char *source)
+{
+	__u64 cursor = l->cursor, gen = l->gen;
+
+	list_req(l, e, 1, source, 0);
+	l->cursor = cursor;
+	l->gen = gen;
+	return cf_ioctl(fd, CFILTER_IOC_LIST, l);
+}
+
+/*
+ * Listing "rare", which holds one IPv6 address, walks bulk's records of
+ * IPv4 ones first and finds none of its own there. A write made while it
+ * walks them makes that call fail with ESTALE, since it moves a holding:
+ * it can only happen if the call lets go of the writer lock on its way.
+ * Held for the whole walk, the lock keeps every write (and expiry) out
+ * for as long as a reader with a read-only descriptor likes. The writer
+ * runs on another CPU, where it spins for the lock (see cpu_apart()).
+ * Without writes, the one call finds rare's holding: no count 0 before
+ * the end.
+ */
+TEST_F_TIMEOUT(src, list_of_a_rare_source_lets_writers_in_as_it_walks, 600)
+{
+	struct cfilter_key rare = nth_key6(1);
+	struct cfilter_list l = { 0 };
+	struct cfilter_entry e;
+	bool stale = false;
+	pid_t writer;
+	int try, err, cpu;
+
+	fill_src4(_metadata, self->fd);
+	ASSERT_EQ(0, cf_add(self->fd, &rare, "rare", 0));
+	ASSERT_EQ(0, list_one(self->fd, &l, &e, "rare"));
+	ASSERT_EQ(1U, l.count);
+	EXPECT_EQ(0, memcmp(&rare, &e.key, sizeof(rare)));
+	ASSERT_EQ(0, list_one(self->fd, &l, &e, "rare"));
+	EXPECT_EQ(0U, l.count);
+
+	cpu = cpu_apart(_metadata);
+	if (cpu < 0)
+		SKIP(return, "one CPU: no writer spins on another");
+	writer = start_writer(_metadata, self->fd, retime_bulk, cpu);
+	for (try = 0; try < WALK_TRIES && !stale; try++) {
+		memset(&l, 0, sizeof(l));
+		err = list_one(self->fd, &l, &e, "rare");
+		stale = err == ESTALE;
+		if (!stale) {
+			EXPECT_EQ(0, err);
+			EXPECT_EQ(1U, l.count);
+		}
+	}
+	stop_writer(writer);
+	if (stale)
+		TH_LOG("a write got in during listing %d", try);
+	EXPECT_TRUE(stale)
+		TH_LOG("no write got in while %d listings walked %lld records",
+		       WALK_TRIES, cf_type_count(self->fd, CFILTER_KEY_SRC4, 0));
+}
+
+/*
+ * Listing "default", which holds one timed IPv4 address and nothing else:
+ * the first call walks bulk's records to find it, the second walks the
+ * tables for default's unrecorded holdings, bulk's there as well. Writes
+ * that move keys in the tables, and not the records, change what only
+ * the second walk checks, and only once it started: a call that fails
+ * with ESTALE let go of the lock on its way through the tables, to a
+ * writer spinning for it on another CPU.
+ */
+TEST_F_TIMEOUT(src, list_of_default_lets_writers_in_as_it_walks_the_tables,
+	       600)
+{
+	struct cfilter_key mine = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_list l = { 0 };
+	struct cfilter_entry e;
+	bool stale = false;
+	pid_t writer;
+	int try, err, cpu;
+
+	ASSERT_EQ(0, cf_add(self->fd, &mine, "", 600));
+	fill_src4(_metadata, self->fd);
+	ASSERT_EQ(0, list_one(self->fd, &l, &e, ""));
+	ASSERT_EQ(1U, l.count);
+	EXPECT_EQ(0, memcmp(&mine, &e.key, sizeof(mine)));
+	ASSERT_EQ(0, list_one(self->fd, &l, &e, ""));
+	EXPECT_EQ(0U, l.count);
+
+	cpu = cpu_apart(_metadata);
+	if (cpu < 0)
+		SKIP(return, "one CPU: no writer spins on another");
+	writer = start_writer(_metadata, self->fd, churn_other, cpu);
+	for (try = 0; try < WALK_TRIES && !stale; try++) {
+		memset(&l, 0, sizeof(l));
+		ASSERT_EQ(0, list_one(self->fd, &l, &e, ""));
+		ASSERT_EQ(1U, l.count);
+		err = list_one(self->fd, &l, &e, "");
+		stale = err == ESTALE;
+		if (!stale) {
+			EXPECT_EQ(0, err);
+			EXPECT_EQ(0U, l.count);
+		}
+	}
+	stop_writer(writer);
+	if (stale)
+		TH_LOG("a write got in during listing %d", try);
+	EXPECT_TRUE(stale)
+		TH_LOG("no write got in while %d listings walked %lld entries",
+		       WALK_TRIES, cf_type_count(self->fd, CFILTER_KEY_SRC4, 0));
+}
+
 /* A timed address drops at once and passes within its timeout + 1 s. */
 TEST_F(src, timed_address_expires_by_itself)
 {
@@ -1521,6 +1807,112 @@ TEST_F(src, live_changes_during_stage_source_survive_commit)
 	ASSERT_EQ(3, list_holdings(self->fd, "admin", held, 8));
 	ASSERT_NE(NULL, entry_in(held, 3, &e, "admin"));
 	EXPECT_LT(590U, entry_in(held, 3, &e, "admin")->timeout);
+	close(fd2);
+}
+
+/* Expects @source to hold exactly the @n keys @keys, permanently. */
+static void expect_holds_exactly(struct __test_metadata *_metadata, int fd,
+				 const char *source,
+				 const struct cfilter_key *keys, int n)
+{
+	struct cfilter_entry held[STATE_MAX];
+	const struct cfilter_entry *e;
+	int got, i;
+
+	got = list_holdings(fd, source, held, STATE_MAX);
+	EXPECT_EQ(n, got) TH_LOG("%s's holdings", source);
+	for (i = 0; i < n; i++) {
+		e = entry_in(held, got, &keys[i], source);
+		EXPECT_NE(NULL, e) TH_LOG("%s lacks %s", source,
+					  addr4(&keys[i]));
+		if (e)
+			EXPECT_EQ(0U, e->timeout) TH_LOG("%s", addr4(&keys[i]));
+	}
+}
+
+/*
+ * A FLUSH of the source being replaced, on the live set, between two
+ * parts of its new holdings staged: it removes the old ones, which the
+ * COMMIT replaces anyway, and the COMMIT publishes the whole new feed, as
+ * if the FLUSH had come first. (Made to the copy as well, it wiped the
+ * part staged so far, and the COMMIT published the rest alone: no order of
+ * the two gives that.) Other sources' holdings stay.
+ */
+TEST_F(src, flush_during_replace_of_that_source_keeps_the_whole_new_feed)
+{
+	struct cfilter_key old = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_key other = key_of(CFILTER_KEY_SRC4, "192.0.2.9");
+	struct cfilter_key feed[4];
+	int fd2 = open(CFILTER_DEVICE, O_RDWR);
+	int i;
+
+	ASSERT_LE(0, fd2);
+	for (i = 0; i < 4; i++)
+		feed[i] = nth_key4(i);
+	ASSERT_EQ(0, cf_add(self->fd, &old, "feed", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &feed[0], "feed", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &other, "admin", 0));
+	ASSERT_EQ(0, cf_stage_source(self->fd, "feed"));
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, hold(self->fd, CFILTER_IOC_ADD, &feed[i], "feed",
+				  STAGED, 0));
+	ASSERT_EQ(0, cf_flush(fd2, "feed"));
+	EXPECT_EQ(ENOENT, cf_held(self->fd, &old, 0));
+	EXPECT_EQ(ENOENT, cf_held(self->fd, &feed[0], 0));
+	for (i = 2; i < 4; i++)
+		ASSERT_EQ(0, hold(self->fd, CFILTER_IOC_ADD, &feed[i], "feed",
+				  STAGED, 0));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
+
+	expect_holds_exactly(_metadata, self->fd, "feed", feed, 4);
+	EXPECT_EQ(ENOENT, cf_held(self->fd, &old, 0));
+	expect_holds_exactly(_metadata, self->fd, "admin", &other, 1);
+	EXPECT_EQ(5, cf_count(self->fd));
+	close(fd2);
+}
+
+/*
+ * Likewise an ADD and a DEL by the source being replaced, on the live
+ * set, and a DEL by every source: what they do to its holdings, the
+ * COMMIT replaces, as if they had come first; what they do to the other
+ * sources' stays. Made to the copy as well, they mixed into the new feed
+ * (an entry the file lacks, a timeout it does not give, a staged entry
+ * deleted), each as if it came after the COMMIT, in an order that the
+ * live set, old feed and all until the COMMIT, never went through.
+ */
+TEST_F(src, live_writes_of_the_source_being_replaced_give_way_to_its_new_feed)
+{
+	struct cfilter_key old = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_key extra = key_of(CFILTER_KEY_SRC4, "192.0.2.2");
+	struct cfilter_key shared = key_of(CFILTER_KEY_SRC4, "192.0.2.3");
+	struct cfilter_key feed[3];
+	int fd2 = open(CFILTER_DEVICE, O_RDWR);
+	int i;
+
+	ASSERT_LE(0, fd2);
+	for (i = 0; i < 3; i++)
+		feed[i] = nth_key4(i);
+	feed[2] = shared;
+	ASSERT_EQ(0, cf_add(self->fd, &old, "feed", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &feed[0], "feed", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &shared, "admin", 0));
+	ASSERT_EQ(0, cf_stage_source(self->fd, "feed"));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, hold(self->fd, CFILTER_IOC_ADD, &feed[i], "feed",
+				  STAGED, 0));
+
+	ASSERT_EQ(0, cf_add(fd2, &extra, "feed", 0));
+	ASSERT_EQ(0, cf_del(fd2, &feed[0], "feed"));
+	ASSERT_EQ(ENOENT, cf_del(fd2, &feed[1], "feed"));
+	ASSERT_EQ(0, cf_add(fd2, &feed[1], "feed", 600));
+	ASSERT_EQ(0, hold(fd2, CFILTER_IOC_DEL, &shared, "", ALL, 0));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
+
+	expect_holds_exactly(_metadata, self->fd, "feed", feed, 3);
+	EXPECT_EQ(ENOENT, cf_held(self->fd, &old, 0));
+	EXPECT_EQ(ENOENT, cf_held(self->fd, &extra, 0));
+	EXPECT_EQ(ENOENT, cf_test(self->fd, &shared, "admin"));
+	EXPECT_EQ(3, cf_count(self->fd));
 	close(fd2);
 }
 
@@ -2249,6 +2641,182 @@ TEST_F(full, failed_adds_by_new_sources_leave_no_source)
 	EXPECT_EQ(0, hold(self->fd, CFILTER_IOC_ADD, &k, "late", flags, 0));
 	ASSERT_EQ(0, cf_sources(self->fd, flags, &after));
 	EXPECT_EQ(3U, after.count);
+}
+
+/*
+ * Drop counts of sources, counted by the XDP program (with counters of its
+ * own, calling the kfunc for every frame): each test on a module loaded
+ * for it, as the counts last until the module goes. The program holds the
+ * module, and goes before the teardown reloads it.
+ */
+FIXTURE(drops) {
+	int fd;
+	struct cfilter_bpf *prog;
+};
+
+FIXTURE_SETUP(drops)
+{
+	int err;
+
+	self->fd = -1;
+	self->prog = NULL;
+	RELOAD_SETUP_UNLOAD();
+	err = module_load("");
+	ASSERT_EQ(0, err) TH_LOG("loading %s: %s", module_file(),
+				 strerror(err));
+	self->fd = open(CFILTER_DEVICE, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	libbpf_set_print(libbpf_print);
+	self->prog = xdp_load_private(false);
+	ASSERT_NE(NULL, self->prog)
+		TH_LOG("loading cfilter_xdp: %s; the kfunc needs cfilter.ko loaded with BTF",
+		       strerror(errno));
+}
+
+FIXTURE_TEARDOWN(drops)
+{
+	cfilter_bpf__destroy(self->prog);
+	if (self->fd >= 0)
+		close(self->fd);
+	RELOAD_TEARDOWN_DEFAULTS();
+}
+
+/* @n frames from IPv4 address @saddr through the program: each dropped. */
+static void drop_from(struct __test_metadata *_metadata,
+		      struct cfilter_bpf *prog, const char *saddr, int n)
+{
+	struct frame f = frame4(saddr, 5);
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		.data_in = f.data,
+		.data_size_in = f.len,
+		.repeat = 1,
+	);
+	int i;
+
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, bpf_prog_test_run_opts(
+				     bpf_program__fd(prog->progs.cfilter_xdp),
+				     &opts));
+		ASSERT_EQ(XDP_DROP, (int)opts.retval) TH_LOG("from %s", saddr);
+	}
+}
+
+/* SOURCES lists @name with @entries entries and @drops drops. */
+static void expect_source(struct __test_metadata *_metadata, int fd,
+			  const char *name, __u64 entries, __u64 drops)
+{
+	const struct cfilter_source_info *si;
+	struct cfilter_sources s;
+
+	ASSERT_EQ(0, cf_sources(fd, 0, &s));
+	si = source_in(&s, name);
+	ASSERT_NE(NULL, si) TH_LOG("SOURCES has no %s", name);
+	EXPECT_EQ(entries, si->entries) TH_LOG("entries of %s", name);
+	EXPECT_EQ(0ULL, si->timed) TH_LOG("timed entries of %s", name);
+	EXPECT_EQ(drops, si->drops) TH_LOG("drops of %s", name);
+}
+
+/*
+ * A jail with no bans keeps its count: emptied by DEL, FLUSH or expiry,
+ * "jail" stays in SOURCES with 0 entries and its drops, and counts on
+ * from there when it holds entries again; a replace of another source,
+ * and CLEAR, keep it too. A source that never dropped goes with its last
+ * holding, as ever.
+ */
+TEST_F(drops, an_emptied_source_keeps_its_drops_until_the_module_goes)
+{
+	struct cfilter_key a = key_of(CFILTER_KEY_SRC4, "192.0.2.1");
+	struct cfilter_key b = key_of(CFILTER_KEY_SRC4, "192.0.2.2");
+	struct cfilter_sources s;
+
+	if (_metadata->skip)
+		return;
+	ASSERT_EQ(0, cf_add(self->fd, &a, "jail", 0));
+	ASSERT_EQ(0, cf_add(self->fd, &b, "quiet", 0));
+	drop_from(_metadata, self->prog, "192.0.2.1", 3);
+	expect_source(_metadata, self->fd, "jail", 1, 3);
+
+	ASSERT_EQ(0, cf_del(self->fd, &a, "jail"));
+	expect_source(_metadata, self->fd, "jail", 0, 3);
+	EXPECT_EQ(ENOENT, cf_test(self->fd, &a, "jail"));
+	ASSERT_EQ(0, cf_del(self->fd, &b, "quiet"));
+	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
+	EXPECT_EQ(2U, s.count);
+	EXPECT_EQ(NULL, source_in(&s, "quiet"));
+
+	ASSERT_EQ(0, cf_add(self->fd, &a, "jail", 0));
+	drop_from(_metadata, self->prog, "192.0.2.1", 2);
+	expect_source(_metadata, self->fd, "jail", 1, 5);
+	ASSERT_EQ(0, cf_flush(self->fd, "jail"));
+	expect_source(_metadata, self->fd, "jail", 0, 5);
+
+	ASSERT_EQ(0, cf_add(self->fd, &b, "jail", 1));
+	drop_from(_metadata, self->prog, "192.0.2.2", 1);
+	ASSERT_LE(0, wait_gone(self->fd, &b, 0, now_ms(),
+			       1000 + EXPIRY_SLACK_MS));
+	expect_source(_metadata, self->fd, "jail", 0, 6);
+
+	ASSERT_EQ(0, cf_stage_source(self->fd, "feed"));
+	ASSERT_EQ(0, hold(self->fd, CFILTER_IOC_ADD, &b, "feed", STAGED, 0));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
+	expect_source(_metadata, self->fd, "jail", 0, 6);
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
+	expect_source(_metadata, self->fd, "jail", 0, 6);
+
+	ASSERT_EQ(0, cf_add(self->fd, &a, "jail", 0));
+	drop_from(_metadata, self->prog, "192.0.2.1", 1);
+	expect_source(_metadata, self->fd, "jail", 1, 7);
+}
+
+/*
+ * Emptied sources that dropped keep their indexes while others are free;
+ * a new source that finds none takes the index of the emptied one that
+ * dropped least, counting from 0, and the other stays. EUSERS only when
+ * every source holds something.
+ */
+TEST_F(drops, a_new_source_takes_the_place_of_the_emptied_one_that_dropped_least)
+{
+	struct cfilter_key k, one = nth_key4(1), two = nth_key4(2);
+	struct cfilter_sources s;
+	char name[CFILTER_SOURCE_LEN], addr[INET_ADDRSTRLEN];
+	unsigned int i;
+
+	if (_metadata->skip)
+		return;
+	for (i = 1; i < CFILTER_SOURCES_MAX; i++) {
+		snprintf(name, sizeof(name), "s%02u", i);
+		k = nth_key4(i);
+		ASSERT_EQ(0, cf_add(self->fd, &k, name, 0));
+	}
+	inet_ntop(AF_INET, one.saddr, addr, sizeof(addr));
+	drop_from(_metadata, self->prog, addr, 2);
+	inet_ntop(AF_INET, two.saddr, addr, sizeof(addr));
+	drop_from(_metadata, self->prog, addr, 1);
+	ASSERT_EQ(0, cf_del(self->fd, &one, "s01"));
+	ASSERT_EQ(0, cf_del(self->fd, &two, "s02"));
+	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
+	EXPECT_EQ((__u32)CFILTER_SOURCES_MAX, s.count);
+	expect_source(_metadata, self->fd, "s01", 0, 2);
+	expect_source(_metadata, self->fd, "s02", 0, 1);
+
+	k = nth_key4(100);
+	ASSERT_EQ(0, cf_add(self->fd, &k, "late", 0));
+	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
+	EXPECT_EQ((__u32)CFILTER_SOURCES_MAX, s.count);
+	EXPECT_EQ(NULL, source_in(&s, "s02"));
+	expect_source(_metadata, self->fd, "s01", 0, 2);
+	expect_source(_metadata, self->fd, "late", 1, 0);
+
+	k = nth_key4(101);
+	ASSERT_EQ(0, cf_add(self->fd, &k, "later", 0));
+	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
+	EXPECT_EQ(NULL, source_in(&s, "s01"));
+	expect_source(_metadata, self->fd, "later", 1, 0);
+	k = nth_key4(102);
+	EXPECT_EQ(EUSERS, cf_add(self->fd, &k, "latest", 0));
+	ASSERT_EQ(0, cf_sources(self->fd, 0, &s));
+	EXPECT_EQ((__u32)CFILTER_SOURCES_MAX, s.count);
+	EXPECT_EQ(NULL, source_in(&s, "latest"));
 }
 
 TEST_HARNESS_MAIN

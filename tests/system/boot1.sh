@@ -10,6 +10,7 @@
 . ./guest.sh
 
 tap_begin
+mark "the script starts"
 expect "running kernel $OLD_ABI" 0 -o "$OLD_ABI" -- uname -r
 check "cfilter.service is enabled" systemctl -q is-enabled cfilter
 check "cfilter.service started at boot" systemctl -q is-active cfilter
@@ -25,6 +26,7 @@ expect "README: its commands on the running system, as written" 0 -- \
 	sh -e readme-use.sh
 check "daemons ready: fail2ban, CrowdSec's LAPI, the bouncer feeding cfctl" \
 	daemons_ready
+mark "the daemons are ready"
 
 check "operator: a ban for ever" cfctl add "$PERM"
 check "operator: a ban for an hour" cfctl add -t 3600 "$TIMED"
@@ -39,6 +41,7 @@ check "every ban drops the attacker's pings" \
 	dropped "$PERM" "$TIMED" "$F2B" "$CS"
 check "and the free address still pings" pings "$FREE"
 
+mark "every ban is in"
 cfctl save >"$STATE/before-reload"
 check "systemctl reload cfilter" systemctl reload cfilter
 cfctl save >"$STATE/after-reload"
@@ -53,4 +56,5 @@ check "operator: a ban of 5 s, to end during the reboot" \
 	cfctl add -t 5 "$SHORT"
 cfctl save >"$STATE/boot1"
 date +%s >"$STATE/boot1-end"
+mark "the script ends"
 tap_end

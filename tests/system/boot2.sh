@@ -35,9 +35,15 @@ same_addresses()
 }
 
 tap_begin
+mark "the script starts"
 expect "running kernel $OLD_ABI again" 0 -o "$OLD_ABI" -- uname -r
 check "cfilter.service started at boot" systemctl -q is-active cfilter
 check "daemons ready" daemons_ready
+mark "the daemons are ready"
+# fail2ban flushed its bans when it stopped, and bans again at start what
+# its database says is not over.
+expect "fail2ban bans again within 60 s" 0 -- \
+	within 60 cfctl test -s f2b-sshd "$F2B"
 cfctl save >"$STATE/boot2"
 check "the operator's ban for ever is back" cfctl test -s default --exact "$PERM"
 expect "the operator's timed ban is back, its deadline kept" 0 -- \
@@ -56,4 +62,5 @@ check "the attacker's namespace" attacker_setup
 check "every ban drops the attacker's pings" \
 	dropped "$PERM" "$TIMED" "$F2B" "$CS"
 check "the free address pings" pings "$FREE"
+mark "the script ends"
 tap_end

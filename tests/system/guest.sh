@@ -23,6 +23,12 @@ CS=10.77.0.15		# a CrowdSec decision
 
 mkdir -p "$STATE"
 
+# A diagnostic of where the time goes, in seconds since boot.
+mark()
+{
+	diag "$(cut -d' ' -f1 /proc/uptime) s since boot: $*"
+}
+
 # eth0p, the peer of the eth0 cfilter runs on, in the attacker's namespace
 # with every address above.
 attacker_setup()
@@ -52,8 +58,11 @@ pings()
 dropped()
 {
 	for _a; do
-		! "$IP" netns exec "$ATTACKER" ping -q -c 2 -i 0.3 -W 1 -I "$_a" \
-			"$HOST" >/dev/null 2>&1 || return 1
+		if "$IP" netns exec "$ATTACKER" ping -q -c 2 -i 0.3 -W 1 -I "$_a" \
+			"$HOST" >/dev/null 2>&1; then
+			echo "$_a: a ping got through"
+			return 1
+		fi
 	done
 }
 

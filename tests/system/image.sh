@@ -97,7 +97,8 @@ upgrade_packages() {
 # update of any of them, or a change here, makes a new image.
 image_key() {
 	{
-		cat "$HERE/packages" "$0"
+		cat "$HERE/packages" "$0" "$HERE/setup-hook" "$HERE"/eth0.net* \
+			"$HERE/boot-runner" "$HERE/cfilter-test.service"
 		cat "$PIN"
 		# shellcheck disable=SC2046 # one word per package
 		apt-cache policy $(packages) 2>/dev/null |
@@ -125,9 +126,12 @@ customize() {
 	cp "$HERE/cfilter-test.service" "$t/etc/systemd/system/"
 	install -m 755 "$HERE/boot-runner" "$t/usr/local/sbin/cfilter-test-boot"
 	chroot "$t" systemctl -q enable systemd-networkd cfilter-test.service
-	# Timers that would only compete with the test for the emulated CPU.
+	# Timers that would only compete with the test for the emulated CPU,
+	# and the login prompt on the serial console, which would hang up the
+	# test's output there (its getty takes the tty when it starts).
 	chroot "$t" systemctl -q mask apt-daily.timer apt-daily-upgrade.timer \
-		man-db.timer e2scrub_all.timer fstrim.timer dpkg-db-backup.timer
+		man-db.timer e2scrub_all.timer fstrim.timer dpkg-db-backup.timer \
+		serial-getty@ttyS0.service
 }
 
 build() {
@@ -138,10 +142,8 @@ build() {
 	trap "rm -rf '$work'" EXIT
 	tree=$work/tree
 	log "building a $SUITE system with kernel $OLD_ABI (mmdebstrap)"
-	# CrowdSec's postinst registers with the Central API unless its
-	# credentials file exists already: this system has no network.
 	mmdebstrap --variant=apt --include="$(packages | tr ' ' ,)" \
-		--setup-hook='mkdir -p "$1/etc/crowdsec" && echo "# offline: no Central API" >"$1/etc/crowdsec/online_api_credentials.yaml"' \
+		--setup-hook="$HERE/setup-hook \"\$1\"" \
 		"$SUITE" "$tree" "${MIRRORS[@]}" >&2 || die "mmdebstrap failed"
 	customize "$tree"
 	mkdir -p "$work/upgrade"

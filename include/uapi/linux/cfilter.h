@@ -94,9 +94,17 @@ struct cfilter_key {
  * removes that holding only. A source name is 1 to CFILTER_SOURCE_LEN - 1
  * characters of [A-Za-z0-9_.:@-], not starting with '-'; the empty name
  * means "default", the source of requests that name none. A set holds at
- * most CFILTER_SOURCES_MAX sources; one exists while it holds entries
- * ("default" always). Compact mode stores fingerprints only, so it knows
- * one source, "default", and no timeouts (EOPNOTSUPP).
+ * most CFILTER_SOURCES_MAX sources, "default" always; another exists while
+ * it holds entries, and after that while it has dropped packets, so that
+ * its count of drops lasts: SOURCES lists such an emptied source with 0
+ * entries and its drops, which go on from there if it holds entries again,
+ * across CLEAR and replaces (each source's count goes to the new set), as
+ * long as the module is loaded. A new source that finds every place taken
+ * takes that of the emptied source that dropped least, whose count is
+ * lost; EUSERS only if every source holds entries. So counts last until
+ * the module is unloaded while no more than CFILTER_SOURCES_MAX sources
+ * hold entries or have dropped packets. Compact mode stores fingerprints
+ * only, so it knows one source, "default", and no timeouts (EOPNOTSUPP).
  *
  * Timeouts are seconds from the request, 1 to CFILTER_TIMEOUT_MAX; 0 means
  * permanent. The module removes an expired holding within a second of its
@@ -158,7 +166,9 @@ struct cfilter_key_req {
  * @prefix_markers:   markers the prefix search keeps (not in @count)
  * @timed:            holdings with a timeout, every source
  * @mem_used:         bytes charged against the module's memory bound:
- *                    every set's tables and records, staged sets included
+ *                    all that every set allocates, staged sets included,
+ *                    and the copies of a table DUMP and RESTORE make, at
+ *                    what the kernel's allocators take for them
  * @mem_limit:        that bound (max_memory=, in bytes): an add, load or
  *                    stage that would pass it fails with EDQUOT
  *
@@ -299,8 +309,10 @@ struct cfilter_entry {
  * Exact mode lists holdings: an entry held by two sources is listed once
  * for each. A listing reports every holding present from its first call
  * to its last exactly once; holdings added or removed meanwhile may or may
- * not be reported. If the tables were laid out anew since the previous
- * call (a table grew, the set was replaced), the call fails with ESTALE
+ * not be reported. A call returns count 0 only at the end, however many
+ * holdings of other sources it passes first, and lets writers in on the
+ * way. If the tables were laid out anew since the previous call, or while
+ * this one ran (a table grew, the set was replaced), it fails with ESTALE
  * and the listing must start over from cursor 0; so it may when a holding
  * became timed or permanent, or an entry "default" held alone gained
  * another source or a timeout. Compact mode lists only prefix keys (kept
@@ -338,10 +350,11 @@ struct cfilter_source_req {
  * @name:    its name
  * @entries: entries it holds
  * @timed:   those of them with a timeout
- * @drops:   packets its entries dropped (bpf_cfilter_match()), since the
- *           source came to be, across replaces; a drop by an entry that
- *           several sources hold counts for one of them (compact mode:
- *           "default" holds everything)
+ * @drops:   packets its entries dropped (bpf_cfilter_match()) since the
+ *           module was loaded, across CLEAR and replaces (a source that
+ *           took the place of an emptied one counts from 0: see Sources);
+ *           a drop by an entry that several sources hold counts for one of
+ *           them (compact mode: "default" holds everything)
  */
 struct cfilter_source_info {
 	char	name[CFILTER_SOURCE_LEN];
@@ -532,7 +545,12 @@ struct cfilter_prefilter {
  * struct cfilter_prefilter_req - argument of CFILTER_IOC_PREFILTER
  * @map_fd: a BPF array map of one struct cfilter_prefilter, without
  *          BPF_F_RDONLY_PROG (a frozen read-only map would let the
- *          verifier fold its bits into the program)
+ *          verifier fold its bits into the program) and without fields
+ *          the BPF core owns in its value's BTF (bpf_spin_lock,
+ *          bpf_timer, kptrs, list or rbtree roots...: the bits would
+ *          overwrite them); a descriptor that may write the map, as the
+ *          bpf() syscall says (not opened with BPF_F_RDONLY, the map not
+ *          frozen), since the module writes it for the caller
  * @flags:  must be zero
  */
 struct cfilter_prefilter_req {
@@ -604,10 +622,12 @@ struct cfilter_table {
  * SOURCES: struct cfilter_sources
  * PREFILTER: struct cfilter_prefilter_req: the module fills the map and
  *        keeps it until the module goes or no program uses it any more;
- *        EBADF for a closed descriptor, EINVAL for one that is no BPF map
- *        or a map of another shape, ENOSPC if CFILTER_PREFILTERS_MAX maps
- *        in use are kept already (the program still works, through the
- *        kfunc)
+ *        EBADF for a closed descriptor, EPERM (as BPF_MAP_UPDATE_ELEM's)
+ *        for a descriptor opened read-only or a frozen map, EINVAL for one
+ *        that is no BPF map or a map of another shape or with fields the
+ *        BPF core owns, ENOSPC if CFILTER_PREFILTERS_MAX maps in use are
+ *        kept already (the program still works, through the kfunc);
+ *        nothing is written on error
  *
  * Atomic replacement, like `ipset swap`: STAGE gives this open file an
  * empty set of tables of its own (EBUSY if it already has one); ADD, DEL,
@@ -619,7 +639,10 @@ struct cfilter_table {
  * STAGE_SOURCE (struct cfilter_source_req) stages instead a copy of the
  * live set without the source's holdings, to be filled with its new ones:
  * until COMMIT, every change made to the live set is made to the copy too
- * (so a ban added meanwhile by another source survives the COMMIT). One
+ * (so a ban added meanwhile by another source survives the COMMIT), but
+ * ADD, DEL and FLUSH of that source itself: they change the old holdings,
+ * which the COMMIT replaces with exactly those staged, as if they came
+ * first (a DEL of every source's holding leaves the staged one). One
  * such copy exists at a time (EBUSY). If the copy cannot follow the live
  * set (memory ran short, or CLEAR, RESTORE's COMMIT or another COMMIT
  * replaced the live set), COMMIT fails with ESTALE and drops it: try again.
@@ -631,19 +654,23 @@ struct cfilter_table {
  * TYPE_INFO: struct cfilter_type_info; EINVAL for a type the module lacks
  * MATCH:     struct cfilter_match_req: the kfunc's verdict for a packet
  * DUMP:      struct cfilter_table: a type's raw table (compact mode; else
- *            EOPNOTSUPP); ENOSPC with @size set if the room is too small
+ *            EOPNOTSUPP); ENOSPC with @size set if the room is too small;
+ *            the module copies the table aside first, then out: EDQUOT if
+ *            the memory bound leaves no room for that copy
  * RESTORE:   struct cfilter_table into the staged set: replaces that type's
  *            address or flow table (compact mode; else EOPNOTSUPP). EINVAL
  *            if anything disagrees with the module (fp_bits, a bucket count
  *            that is not a power of two or over max_capacity, a size that
- *            is not the table's, a count that is not the nonzero slots)
+ *            is not the table's, a count that is not the nonzero slots);
+ *            EDQUOT past the memory bound (the copy of @data counts too)
  *
  * ADD, DEL, CLEAR, BATCH with ADD or DEL, FLUSH, STAGE, STAGE_SOURCE,
  * COMMIT, ABORT, RESTORE and PREFILTER need CAP_NET_ADMIN.
  *
  * Source errors: EINVAL for a malformed name or timeout; ENOENT for DEL,
- * TEST, FLUSH and LIST of a source the set does not have; EUSERS when an
- * ADD would make a source past CFILTER_SOURCES_MAX.
+ * TEST, FLUSH and LIST of a source the set does not have (an emptied
+ * source it has: FLUSH does nothing, LIST lists nothing); EUSERS when an
+ * ADD names a new source and all CFILTER_SOURCES_MAX hold entries.
  */
 #define CFILTER_IOC_MAGIC	0xCF
 
