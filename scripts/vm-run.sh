@@ -9,7 +9,8 @@
 # Environment (paths relative to the current directory):
 #   KERNEL         guest kernel: 6.1 (Debian 12, default), 6.12 (Debian 13),
 #                  7.2, or debug (scripts/debug-kernel.sh's, for make
-#                  check-debug: boot it with VM_MEM=2G VM_APPEND=kmemleak=on)
+#                  check-debug: boot it as check-debug.sh does,
+#                  VM_MEM=2G VM_APPEND='kmemleak=on no5lvl')
 #   CFILTER_KO     module to load         (default: the one make builds for
 #                  KERNEL: <root>/cfilter.ko for 6.1,
 #                  <root>/.cache/build-6.12/cfilter.ko for 6.12)
