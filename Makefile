@@ -12,7 +12,7 @@
 # where the kernel's headers lack what kbuild makes it with (Debian 12's).
 
 # Goals that must work before `make deps` has installed anything.
-NO_KERNEL_GOALS := deps clean help demo check bench fuzz stress \
+NO_KERNEL_GOALS := deps clean help demo check check-debug bench fuzz stress \
 	uninstall install-dkms install-dkms-sources uninstall-dkms bench-load \
 	bench-xdp deb
 ifeq ($(filter-out $(NO_KERNEL_GOALS),$(MAKECMDGOALS)),)
@@ -72,7 +72,7 @@ MODULE_OUTPUTS := core/*.o core/.*.cmd kmod/*.o kmod/.*.cmd *.o .*.cmd *.ko *.mo
 	modules.order Module.symvers .tmp_versions .objtree btf/resolve_btfids
 
 .PHONY: all module module-sources bpf user selftests host-tests check demo \
-	deps kernel vm-run vm-run-script clean help bench fuzz stress \
+	deps kernel vm-run vm-run-script clean help bench fuzz stress check-debug \
 	install install-kdir uninstall install-dkms install-dkms-sources \
 	uninstall-dkms bench-load bench-xdp deb
 
@@ -83,6 +83,8 @@ help:
 	@echo 'make check         run every test: host, guests on 6.1, 6.12 and 7.2,'
 	@echo '                   the packages on a booted Debian 12, demo, install'
 	@echo 'make host-tests    the host tests alone: core, prefix sets, cfctl (no VM)'
+	@echo 'make check-debug   the guest suite on a debug kernel (KASAN, lockdep,'
+	@echo '                   kmemleak, fault injection...); not in make check'
 	@echo 'make deps          install the Debian packages needed'
 	@echo 'make               build cfilter.ko, cfctl and the selftests'
 	@echo '  make module, make user, make bpf, make selftests: one of them'
@@ -240,6 +242,11 @@ vm-run-script:
 
 check:
 	scripts/check.sh
+
+# The guest suite on a 6.12 kernel built with every checker, failing on any
+# kernel report (scripts/check-debug.sh); the first run builds the kernel.
+check-debug:
+	scripts/check-debug.sh
 
 demo:
 	scripts/demo.sh

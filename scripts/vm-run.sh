@@ -7,7 +7,10 @@
 # Usage: scripts/vm-run.sh SCRIPT
 #
 # Environment (paths relative to the current directory):
-#   KERNEL         guest kernel: 6.1 (Debian 12, default) or 6.12 (Debian 13)
+#   KERNEL         guest kernel: 6.1 (Debian 12, default), 6.12 (Debian 13),
+#                  7.2, or debug (scripts/debug-kernel.sh's, for make
+#                  check-debug: boot it as check-debug.sh does,
+#                  VM_MEM=2G VM_APPEND='kmemleak=on no5lvl')
 #   CFILTER_KO     module to load         (default: the one make builds for
 #                  KERNEL: <root>/cfilter.ko for 6.1,
 #                  <root>/.cache/build-6.12/cfilter.ko for 6.12)
@@ -23,7 +26,8 @@
 #   VM_DEBIAN      1: give the guest the Debian root of scripts/guest-root.sh
 #                  (built on first use), mounted at /debian (default: 0)
 # The guest kernel comes from .cache/kernel-$KERNEL.mk (made by
-# scripts/kernel.sh, run here when missing).
+# scripts/kernel.sh, or scripts/debug-kernel.sh for debug, run here when
+# missing).
 #
 # The guest console is streamed to stdout and saved under .cache/vm-logs/.
 #
@@ -96,7 +100,11 @@ read_kernel_mk() {
 	KERNEL=${KERNEL:-6.1}
 	vmlinux=$(kernel_mk_var GUEST_VMLINUX)
 	if [ -z "$vmlinux" ] || [ ! -f "$vmlinux" ]; then
-		"$ROOT/scripts/kernel.sh" "$KERNEL" >&2 || die "scripts/kernel.sh $KERNEL failed"
+		if [ "$KERNEL" = debug ]; then
+			"$ROOT/scripts/debug-kernel.sh" >&2 || die "scripts/debug-kernel.sh failed"
+		else
+			"$ROOT/scripts/kernel.sh" "$KERNEL" >&2 || die "scripts/kernel.sh $KERNEL failed"
+		fi
 	fi
 	GUEST_VMLINUX=$(kernel_mk_var GUEST_VMLINUX)
 	GUEST_MODULES=$(kernel_mk_var GUEST_MODULES)

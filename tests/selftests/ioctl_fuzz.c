@@ -27,6 +27,7 @@
 #include "helpers.h"
 #include "xorshift.h"
 #include "kselftest_harness.h"
+#include "harness_timeout.h"
 
 #define ARG_BYTES	4096
 #define DATA_BYTES	(64 * 1024)

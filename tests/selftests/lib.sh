@@ -269,6 +269,19 @@ held_for()
 	[ -n "$_left" ] && [ "$_left" -ge 1 ] && [ "$_left" -le "$3" ]
 }
 
+# held_set SOURCE ENTRY SET: cfctl list -s SOURCE prints ENTRY on a line of
+# its own as "-t N ENTRY", N being the SET seconds the test gave it, less
+# the whole seconds gone since: 1 at most, or SELFTESTS_CLOCK_SLACK where
+# the kernel is slower (make check-debug).
+held_set()
+{
+	"$CFCTL" list -s "$1" |
+		awk -v e="$2" -v set="$3" -v slack="${SELFTESTS_CLOCK_SLACK:-1}" '
+			$3 == e { n++; ok = NF == 3 && $1 == "-t" &&
+				  $2 <= set && $2 >= set - slack }
+			END { exit !(n == 1 && ok) }'
+}
+
 # same_saves FILE1 FILE2 N: two outputs of cfctl save hold the same N
 # lines, in order, but for their header comments and deadlines a second
 # apart (the clock moved between the saves).

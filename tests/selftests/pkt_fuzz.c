@@ -33,6 +33,7 @@
 #include "cfilter.skel.h"
 #include "xdp_stats.h"
 #include "kselftest_harness.h"
+#include "harness_timeout.h"
 #include "xdp_packets.h"
 #include "ref_parse.h"
 #include "xorshift.h"

@@ -21,6 +21,7 @@
 
 #include "helpers.h"
 #include "kselftest_harness.h"
+#include "harness_timeout.h"
 
 #define N		1000	/* more than one kernel step of 256 keys */
 #define MILLION		1000000

@@ -19,10 +19,12 @@ EXAMPLES=$(dirname "$0")/doc-examples.txt
 # shellcheck disable=SC2317 # called through trap, check or expect
 docs_cleanup()
 {
+	# Detached first: eth0 deleted with libxdp's dispatcher on it would
+	# leave the dispatcher's pins in /sys/fs/bpf/xdp holding cfilter.ko.
+	"$CFCTL" detach eth0 >/dev/null 2>&1
 	"$IP" link del eth0 2>/dev/null
 	in_debian ipset destroy >/dev/null 2>&1
 	if module_loaded && [ "$(cat /sys/module/cfilter/parameters/mode)" != exact ]; then
-		"$CFCTL" detach eth0 >/dev/null 2>&1
 		unload_module
 	fi
 	lib_cleanup

@@ -19,6 +19,7 @@
 
 #include "helpers.h"
 #include "kselftest_harness.h"
+#include "harness_timeout.h"
 
 #define SMALL_CAPACITY	64
 /* Key types, each with its own table: every type but CFILTER_KEY_NONE. */

@@ -27,6 +27,7 @@
 #include <linux/userfaultfd.h>
 
 #include "kselftest_harness.h"
+#include "harness_timeout.h"
 #include "helpers.h"
 
 #define MISC_MAJOR_NR	10U

@@ -21,6 +21,7 @@
 
 #include "helpers.h"
 #include "kselftest_harness.h"
+#include "harness_timeout.h"
 
 #define N	1000
 

@@ -26,6 +26,7 @@
 
 #include "helpers.h"
 #include "kselftest_harness.h"
+#include "harness_timeout.h"
 
 #define FP_ADDED	50000
 #define FP_PROBED	200000

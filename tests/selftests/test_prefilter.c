@@ -24,6 +24,7 @@
 #include <linux/cfilter.h>
 
 #include "kselftest_harness.h"
+#include "harness_timeout.h"
 #include "helpers.h"
 
 #define SLOTS	(CFILTER_PREFILTER_WORDS * 64)

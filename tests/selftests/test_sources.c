@@ -41,6 +41,7 @@
 #include "cfilter.skel.h"
 #include "xdp_stats.h"
 #include "kselftest_harness.h"
+#include "harness_timeout.h"
 #include "helpers.h"
 #include "xdp_packets.h"
 

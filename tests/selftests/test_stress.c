@@ -46,6 +46,7 @@
 #include "xdp_stats.h"
 #include "helpers.h"
 #include "kselftest_harness.h"
+#include "harness_timeout.h"
 
 #define PRESENT		1000		/* always-present sources: keys 0..999 */
 #define CHURN_FIRST	(1U << 16)	/* churn keys: 10.1.0.0 and up, */

@@ -27,6 +27,7 @@
 #include "xdp_stats.h"
 #include "helpers.h"
 #include "kselftest_harness.h"
+#include "harness_timeout.h"
 #include "xdp_packets.h"
 
 #define BLOCKED4	"192.0.2.2"
