@@ -3,7 +3,8 @@
 #
 # First boot of the installed system: cfilter.service came up by itself
 # and filters eth0; the README's commands run as written; the operator,
-# fail2ban and CrowdSec ban; a reload keeps every ban. What the next boot
+# fail2ban and CrowdSec ban; a reload keeps every ban; the drop log reaches
+# the journal and ends with its setting. What the next boot
 # compares against is saved in $STATE, and one ban is made to end during
 # the reboot.
 
@@ -50,6 +51,22 @@ expect "reload: every ban is still there, deadlines kept" 0 -- \
 	"$(grep -vc '^#' "$STATE/before-reload")"
 check "reload: the bans still drop" dropped "$PERM" "$TIMED" "$F2B" "$CS"
 check "reload: eth0 still filtered" sh -c 'cfctl status | grep -q "^eth0: cfilter_xdp"'
+
+# The drop log in the journal, as the unit offers it: CFILTER_DROP_LOG=1 in
+# /etc/default/cfilter, taken up by a reload, and ended by the next one
+# once the setting is gone (nothing of the test's is left for apt purge).
+droplog_has()
+{
+	dropped "$1" &&
+	journalctl -q --no-pager -t cfilter-droplog | grep -qF "$1"
+}
+echo CFILTER_DROP_LOG=1 >/etc/default/cfilter
+check "drop log: systemctl reload with CFILTER_DROP_LOG=1" systemctl reload cfilter
+expect "drop log: a dropped ping's source in the journal as cfilter-droplog" 0 -- \
+	within 30 droplog_has "$PERM"
+rm /etc/default/cfilter
+check "drop log: systemctl reload without it" systemctl reload cfilter
+expect "drop log: its cfctl log has ended" 1 -- pgrep -f 'cfctl log'
 
 # Over well before the next boot can look: it must not come back.
 check "operator: a ban of 5 s, to end during the reboot" \
