@@ -184,10 +184,31 @@ run_lane() {
 	done
 }
 
+# failures: each failing test of every part on one line, with the first
+# two diagnostic lines printed before it (the harness's and the scripts' "# " lines),
+# so that the last lines of a long log say what failed.
+failures() {
+	local log
+
+	for log in "$log_dir"/tap-* "$log_dir"/guest-*; do
+		[ -f "$log" ] || continue
+		awk -v part="${log##*/}" '
+			/^# *(RUN|Starting|PASSED|Totals)[ :]/ { why = ""; n = 0; next }
+			/^# *(FAIL|OK) / { next }
+			/^#/ && n < 2 { sub(/^# */, ""); why = why (n++ ? " | " : " - ") $0 }
+			/^not ok [0-9]+ / {
+				sub(/^not ok [0-9]+ /, "")
+				print "not ok: " part ": " substr($0 why, 1, 240)
+			}
+			/^(not )?ok / { why = ""; n = 0 }' "$log"
+	done
+}
+
 finish() {
 	local part file p f s tp=0 tf=0 ts=0
 
 	echo
+	failures | awk 'NR <= 12 { print } END { if (NR > 12) print "not ok: ... and " NR - 12 " more" }'
 	for part in "${ORDER[@]}"; do
 		file=$log_dir/results/${part// /_}
 		[ -f "$file" ] || continue
