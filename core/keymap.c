@@ -14,15 +14,16 @@
 
 #define KEYMAP_MIN_CAP	16
 
-/* Slot layout: state (1 byte), value (4, little endian), key. */
+/* Slot layout: state (1 byte), value (val_len, little endian), key. */
 #define KEYMAP_VAL	1
-#define KEYMAP_KEY	5
 
-void keymap_init(struct keymap *m, u32 key_len, u64 max, u64 seed)
+void keymap_init(struct keymap *m, u32 key_len, u32 val_len, u64 max,
+		 u64 seed)
 {
 	memset(m, 0, sizeof(*m));
 	m->key_len = key_len;
-	m->stride = KEYMAP_KEY + key_len;
+	m->val_len = val_len == 8 ? 8 : 4;
+	m->stride = KEYMAP_VAL + m->val_len + key_len;
 	m->max = max;
 	m->seed = seed;
 }
@@ -64,6 +65,26 @@ static u8 *keymap_slot(const struct keymap *m, u64 i)
 	return m->slots + i * m->stride;
 }
 
+static u8 *keymap_key(const struct keymap *m, const u8 *slot)
+{
+	return (u8 *)slot + KEYMAP_VAL + m->val_len;
+}
+
+static u64 keymap_val(const struct keymap *m, const u8 *slot)
+{
+	return m->val_len == 8 ? get_unaligned_le64(slot + KEYMAP_VAL) :
+				 get_unaligned_le32(slot + KEYMAP_VAL);
+}
+
+/* Stores @val, which must fit the map's val_len. */
+static void keymap_set_val(const struct keymap *m, u8 *slot, u64 val)
+{
+	if (m->val_len == 8)
+		put_unaligned_le64(val, slot + KEYMAP_VAL);
+	else
+		put_unaligned_le32((u32)val, slot + KEYMAP_VAL);
+}
+
 /*
  * The slot holding @key, or NULL; *@free gets the first reusable slot on
  * its probe path (for an insert), if @free is not NULL.
@@ -89,25 +110,25 @@ static u8 *keymap_find(const struct keymap *m, const u8 *key, u8 **free)
 				*free = slot;
 			continue;
 		}
-		if (!memcmp(slot + KEYMAP_KEY, key, m->key_len))
+		if (!memcmp(keymap_key(m, slot), key, m->key_len))
 			return slot;
 	}
 }
 
-bool keymap_get(const struct keymap *m, const void *key, u32 *val)
+bool keymap_get(const struct keymap *m, const void *key, u64 *val)
 {
 	const u8 *slot = keymap_find(m, key, NULL);
 
 	if (slot && val)
-		*val = get_unaligned_le32(slot + KEYMAP_VAL);
+		*val = keymap_val(m, slot);
 	return slot;
 }
 
-static void keymap_fill(struct keymap *m, u8 *slot, const u8 *key, u32 val)
+static void keymap_fill(struct keymap *m, u8 *slot, const u8 *key, u64 val)
 {
 	slot[0] = KEYMAP_LIVE;
-	put_unaligned_le32(val, slot + KEYMAP_VAL);
-	memcpy(slot + KEYMAP_KEY, key, m->key_len);
+	keymap_set_val(m, slot, val);
+	memcpy(keymap_key(m, slot), key, m->key_len);
 }
 
 /*
@@ -130,9 +151,8 @@ static int keymap_relayout(struct keymap *m, u64 cap)
 
 		if (slot[0] != KEYMAP_LIVE)
 			continue;
-		keymap_find(&n, slot + KEYMAP_KEY, &free);
-		keymap_fill(&n, free, slot + KEYMAP_KEY,
-			    get_unaligned_le32(slot + KEYMAP_VAL));
+		keymap_find(&n, keymap_key(m, slot), &free);
+		keymap_fill(&n, free, keymap_key(m, slot), keymap_val(m, slot));
 		if (!(i & 0xffff))
 			cond_resched();
 	}
@@ -152,14 +172,14 @@ static u64 keymap_cap_for(u64 n)
 	return cap;
 }
 
-int keymap_put(struct keymap *m, const void *key, u32 val)
+int keymap_put(struct keymap *m, const void *key, u64 val)
 {
 	u8 *slot, *free;
 	int err;
 
 	slot = keymap_find(m, key, &free);
 	if (slot) {
-		put_unaligned_le32(val, slot + KEYMAP_VAL);
+		keymap_set_val(m, slot, val);
 		return 0;
 	}
 	if (m->used >= m->max)
@@ -189,7 +209,7 @@ bool keymap_del(struct keymap *m, const void *key)
 	return true;
 }
 
-const void *keymap_next(const struct keymap *m, u64 *pos, u32 *val)
+const void *keymap_next(const struct keymap *m, u64 *pos, u64 *val)
 {
 	u64 end = *pos < m->cap && m->cap - *pos > KEYMAP_WALK_SLOTS ?
 		  *pos + KEYMAP_WALK_SLOTS : m->cap;
@@ -201,8 +221,8 @@ const void *keymap_next(const struct keymap *m, u64 *pos, u32 *val)
 			continue;
 		(*pos)++;
 		if (val)
-			*val = get_unaligned_le32(slot + KEYMAP_VAL);
-		return slot + KEYMAP_KEY;
+			*val = keymap_val(m, slot);
+		return keymap_key(m, slot);
 	}
 	return NULL;
 }

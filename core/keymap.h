@@ -28,6 +28,7 @@
  * @seed:    hash key
  * @gen:     layouts so far
  * @key_len: bytes per key
+ * @val_len: bytes per value: 4 or 8
  * @stride:  bytes per slot
  */
 struct keymap {
@@ -39,19 +40,22 @@ struct keymap {
 	u64	seed;
 	u64	gen;
 	u32	key_len;
+	u32	val_len;
 	u32	stride;
 };
 
-void keymap_init(struct keymap *m, u32 key_len, u64 max, u64 seed);
+/* Values of @val_len bytes: 4 (u32) or 8 (u64); a put keeps those. */
+void keymap_init(struct keymap *m, u32 key_len, u32 val_len, u64 max,
+		 u64 seed);
 void keymap_free(struct keymap *m);
 
 /* Is @key present? Its value into *@val if so (@val may be NULL). */
-bool keymap_get(const struct keymap *m, const void *key, u32 *val);
+bool keymap_get(const struct keymap *m, const void *key, u64 *val);
 /*
  * Inserts @key or sets its value: 0; -ENOSPC (at max); -EDQUOT (the memory
  * bound); -ENOMEM.
  */
-int keymap_put(struct keymap *m, const void *key, u32 val);
+int keymap_put(struct keymap *m, const void *key, u64 val);
 /* Removes @key: true if it was present. */
 bool keymap_del(struct keymap *m, const void *key);
 /*
@@ -62,7 +66,7 @@ bool keymap_del(struct keymap *m, const void *key);
  * whether that is the end. Deletes during a walk are fine; a put may lay
  * the table out anew (see keymap_gen()).
  */
-const void *keymap_next(const struct keymap *m, u64 *pos, u32 *val);
+const void *keymap_next(const struct keymap *m, u64 *pos, u64 *val);
 /* Slots one call of keymap_next() looks at, at most. */
 #define KEYMAP_WALK_SLOTS	256
 

@@ -27,7 +27,7 @@ TEST(empty_map_has_nothing)
 	u8 key[KLEN];
 	u64 pos = 0;
 
-	keymap_init(&m, KLEN, 100, SEED);
+	keymap_init(&m, KLEN, 4, 100, SEED);
 	nth(key, 1);
 	EXPECT_FALSE(keymap_get(&m, key, NULL));
 	EXPECT_FALSE(keymap_del(&m, key));
@@ -40,15 +40,36 @@ TEST(put_updates_the_value_of_a_present_key)
 {
 	struct keymap m;
 	u8 key[KLEN];
-	u32 v = 0;
+	u64 v = 0;
 
-	keymap_init(&m, KLEN, 100, SEED);
+	keymap_init(&m, KLEN, 4, 100, SEED);
 	nth(key, 9);
 	ASSERT_EQ(0, keymap_put(&m, key, 5));
 	ASSERT_EQ(0, keymap_put(&m, key, 7));
 	EXPECT_EQ(1ULL, keymap_count(&m));
 	EXPECT_TRUE(keymap_get(&m, key, &v));
 	EXPECT_EQ(7U, v);
+	keymap_free(&m);
+}
+
+/* A map of 8-byte values keeps all 64 bits, through a re-layout too. */
+TEST(wide_values_keep_every_bit)
+{
+	enum { KEYS = 1000 };
+	struct keymap m;
+	u8 key[KLEN];
+	u64 v, i;
+
+	keymap_init(&m, KLEN, 8, KEYS, SEED);
+	for (i = 0; i < KEYS; i++) {
+		nth(key, i);
+		ASSERT_EQ(0, keymap_put(&m, key, i << 40 | 0xfedcba98ULL));
+	}
+	for (i = 0; i < KEYS; i++) {
+		nth(key, i);
+		ASSERT_TRUE(keymap_get(&m, key, &v));
+		ASSERT_EQ(i << 40 | 0xfedcba98ULL, v);
+	}
 	keymap_free(&m);
 }
 
@@ -60,10 +81,11 @@ TEST(random_ops_match_a_model)
 	struct keymap m;
 	u64 rng = 88172645463325252ULL, gens;
 	u8 key[KLEN];
-	u32 i, k, v;
+	u32 i, k;
+	u64 v = 0;
 	u64 n = 0;
 
-	keymap_init(&m, KLEN, KEYS, SEED);
+	keymap_init(&m, KLEN, 4, KEYS, SEED);
 	gens = keymap_gen(&m);
 	for (i = 0; i < OPS; i++) {
 		rng ^= rng << 13;
@@ -102,10 +124,11 @@ TEST(walk_may_delete_what_it_walks)
 	struct keymap m;
 	const u8 *key;
 	u8 k[KLEN];
-	u32 i, id, v;
+	u32 i, id;
+	u64 v;
 	u64 pos, gen;
 
-	keymap_init(&m, KLEN, KEYS, SEED);
+	keymap_init(&m, KLEN, 4, KEYS, SEED);
 	for (i = 0; i < KEYS; i++) {
 		nth(k, i);
 		ASSERT_EQ(0, keymap_put(&m, k, i));
@@ -142,9 +165,10 @@ TEST(walk_call_looks_at_a_bounded_number_of_slots)
 	struct keymap m;
 	const u8 *key;
 	u8 k[KLEN];
-	u32 i, id, v;
+	u32 i, id;
+	u64 v;
 
-	keymap_init(&m, KLEN, KEYS, SEED);
+	keymap_init(&m, KLEN, 4, KEYS, SEED);
 	for (i = 0; i < KEYS; i++) {
 		nth(k, i);
 		ASSERT_EQ(0, keymap_put(&m, k, i));
@@ -191,7 +215,7 @@ TEST(shrink_gives_memory_back)
 	u8 k[KLEN];
 	u32 i;
 
-	keymap_init(&m, KLEN, KEYS, SEED);
+	keymap_init(&m, KLEN, 4, KEYS, SEED);
 	for (i = 0; i < KEYS; i++) {
 		nth(k, i);
 		ASSERT_EQ(0, keymap_put(&m, k, i));
@@ -220,9 +244,10 @@ TEST(bound_refuses_new_keys_but_updates_old_ones)
 {
 	struct keymap m;
 	u8 k[KLEN];
-	u32 i, v;
+	u32 i;
+	u64 v;
 
-	keymap_init(&m, KLEN, 3, SEED);
+	keymap_init(&m, KLEN, 4, 3, SEED);
 	for (i = 0; i < 3; i++) {
 		nth(k, i);
 		ASSERT_EQ(0, keymap_put(&m, k, i));
@@ -246,7 +271,7 @@ TEST(failed_growth_changes_nothing)
 	u32 i;
 	int err = 0;
 
-	keymap_init(&m, KLEN, 1000, SEED);
+	keymap_init(&m, KLEN, 4, 1000, SEED);
 	nth(k, 0);
 	ASSERT_EQ(0, keymap_put(&m, k, 0));
 	cap = m.cap;
@@ -281,7 +306,7 @@ TEST(growth_past_the_memory_bound_is_edquot)
 	int err = 0;
 
 	cuckoo_host_mem_left = room;
-	keymap_init(&m, KLEN, 100000, SEED);
+	keymap_init(&m, KLEN, 4, 100000, SEED);
 	for (i = 0; i < 1000; i++) {
 		nth(k, i);
 		ASSERT_EQ(0, keymap_put(&m, k, i));
