@@ -29,33 +29,41 @@
  */
 #define CFILTER_CHUNK		256
 
-/* One BATCH step: its keys and timeouts as copied, and their results. */
+/* One BATCH step: its keys, timeouts and ages as copied, and results. */
 struct cfilter_chunk {
 	struct cfilter_key	keys[CFILTER_CHUNK];
 	u32			timeouts[CFILTER_CHUNK];
+	u32			ages[CFILTER_CHUNK];
 	s32			results[CFILTER_CHUNK];
 };
 
+/* Copies @n u32 from @uptr's @start on into @to, or zeros if @uptr is 0. */
+static int cfilter_batch_read_u32(u64 uptr, u32 start, u32 *to, u32 n)
+{
+	const u32 __user *from = u64_to_user_ptr(uptr);
+
+	if (!uptr) {
+		memset(to, 0, n * sizeof(*to));
+		return 0;
+	}
+	return copy_from_user(to, from + start, n * sizeof(*to)) ? -EFAULT : 0;
+}
+
 /*
- * Copies the keys and timeouts of step @start (at most CFILTER_CHUNK);
- * returns how many.
+ * Copies the keys, timeouts and ages of step @start (at most
+ * CFILTER_CHUNK); returns how many.
  */
 static int cfilter_batch_read(const struct cfilter_batch *b, u32 start,
 			      struct cfilter_chunk *c, u32 *n)
 {
 	const void __user *src = u64_to_user_ptr(b->keys);
-	const u32 __user *timeouts = u64_to_user_ptr(b->timeouts);
 
 	*n = min_t(u32, b->count - start, CFILTER_CHUNK);
 	if (copy_from_user(c->keys, src + (u64)start * sizeof(c->keys[0]),
 			   *n * sizeof(c->keys[0])))
 		return -EFAULT;
-	if (!b->timeouts)
-		memset(c->timeouts, 0, *n * sizeof(c->timeouts[0]));
-	else if (copy_from_user(c->timeouts, timeouts + start,
-				*n * sizeof(c->timeouts[0])))
-		return -EFAULT;
-	return 0;
+	return cfilter_batch_read_u32(b->timeouts, start, c->timeouts, *n) ?:
+	       cfilter_batch_read_u32(b->ages, start, c->ages, *n);
 }
 
 /* Between steps: let others run, and stop if the caller is being killed. */
@@ -100,8 +108,10 @@ static int cfilter_batch_check(struct cfilter_batch *b, struct cfilter_chunk *c)
 /* One key of pass 2 into set @s; see cfilter_batch_step() for locking. */
 static int cfilter_batch_one(struct cfilter_set *s,
 			     const struct cfilter_batch *b,
-			     const struct cfilter_key *key, u32 timeout)
+			     const struct cfilter_key *key, u32 timeout, u32 age)
 {
+	struct cfilter_when w;
+
 	const char *source = cfilter_req_source(b->flags, b->source);
 	struct cfilter_packed k;
 	int err;
@@ -112,8 +122,9 @@ static int cfilter_batch_one(struct cfilter_set *s,
 		return -EINVAL;
 	switch (b->op) {
 	case CFILTER_BATCH_ADD:
-		return cfilter_hold_add(s, &k, source,
-					cfilter_deadline(timeout));
+		w.deadline = cfilter_deadline(timeout);
+		w.added = cfilter_added(age);
+		return cfilter_hold_add(s, &k, source, w);
 	case CFILTER_BATCH_DEL:
 		return cfilter_hold_del(s, &k, source);
 	default:
@@ -154,7 +165,7 @@ static int cfilter_batch_step(struct file *file, struct cfilter_batch *b,
 	}
 	for (i = 0; s && i < n; i++) {
 		c->results[i] = cfilter_batch_one(s, b, &c->keys[i],
-						  c->timeouts[i]);
+						  c->timeouts[i], c->ages[i]);
 		if (c->results[i] && b->first_error == b->count)
 			b->first_error = start + i;
 	}
@@ -199,8 +210,8 @@ static int cfilter_batch_args(struct file *file, const struct cfilter_batch *b)
 	unsigned int cmd = b->op == CFILTER_BATCH_ADD ? CFILTER_IOC_ADD :
 			   CFILTER_IOC_DEL;
 
-	if (b->pad || b->reserved[0] || b->reserved[1] ||
-	    (b->timeouts && b->op != CFILTER_BATCH_ADD) ||
+	if (b->pad || b->reserved ||
+	    ((b->timeouts || b->ages) && b->op != CFILTER_BATCH_ADD) ||
 	    cfilter_req_args(cmd, b->flags, 0, b->source))
 		return -EINVAL;
 	switch (b->op) {

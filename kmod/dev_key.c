@@ -36,8 +36,10 @@ static long cfilter_ioc_write(struct file *file, unsigned int cmd,
 	if (!s)
 		err = -EINVAL;
 	else if (cmd == CFILTER_IOC_ADD)
-		err = cfilter_hold_add(s, &k, req.source,
-				       cfilter_deadline(req.timeout));
+		err = cfilter_hold_add(s, &k, req.source, (struct cfilter_when){
+			.deadline = cfilter_deadline(req.timeout),
+			.added = cfilter_added(0),
+		});
 	else
 		err = cfilter_hold_del(s, &k, cfilter_req_source(req.flags,
 								 req.source));

@@ -94,6 +94,7 @@ static long cfilter_list_compact(struct cfilter_set *s,
 
 		memset(&buf->entries[i], 0, sizeof(buf->entries[i]));
 		cfilter_key_unpack(f, in, in[f->addr_len], &buf->entries[i].key);
+		buf->entries[i].age = CFILTER_AGE_UNKNOWN;
 		strscpy(buf->entries[i].source, "default", CFILTER_SOURCE_LEN);
 	}
 	return n;

@@ -35,7 +35,8 @@ static u32 cfilter_hold_expire(struct cfilter_set *s, u32 now)
 	struct cfilter_holds *h = &s->holds;
 	const struct cfilter_ktype *f;
 	u8 hk[KEYMAP_KEY_MAX];
-	u32 next = 0, dl;
+	struct cfilter_when w;
+	u32 next = 0;
 	const u8 *key;
 
 	for (f = cfilter_ktype_first(); f; f = cfilter_ktype_next(f)) {
@@ -44,9 +45,9 @@ static u32 cfilter_hold_expire(struct cfilter_set *s, u32 now)
 		};
 		struct keymap *m = &h->timed[it.t];
 
-		while ((key = cfilter_hold_next(&it, &dl))) {
-			if (dl > now) {
-				next = next ? min(next, dl) : dl;
+		while ((key = cfilter_hold_next(&it, &w))) {
+			if (w.deadline > now) {
+				next = next ? min(next, w.deadline) : w.deadline;
 				continue;
 			}
 			memcpy(hk, key, m->key_len);

@@ -23,8 +23,10 @@ void cfilter_holds_init(struct cfilter_holds *h)
 		u64 max = 2 * max(p->capacity, p->max_capacity);
 		u32 len = CFILTER_HOLD_KEY_LEN(f->key_len);
 
-		keymap_init(&h->held[t], len, max, get_random_u64());
-		keymap_init(&h->timed[t], len, max, get_random_u64());
+		keymap_init(&h->held[t], len, sizeof(u32), max,
+			    get_random_u64());
+		keymap_init(&h->timed[t], len, sizeof(u64), max,
+			    get_random_u64());
 	}
 	strscpy(h->names[0], "default", CFILTER_SOURCE_LEN);
 	h->active = BIT(0);
@@ -48,4 +50,47 @@ u64 cfilter_holds_timed(const struct cfilter_holds *h)
 	for (t = 0; t < __CFILTER_KEY_MAX; t++)
 		n += keymap_count(&h->timed[t]);
 	return n;
+}
+
+/*
+ * A permanent record's value is when it was added; a timed one's, its
+ * deadline and when it was added: a permanent holding costs no more for
+ * knowing when it began.
+ */
+struct cfilter_when cfilter_when_of(bool timed, u64 val)
+{
+	if (!timed)
+		return (struct cfilter_when){ .added = val };
+	return (struct cfilter_when){ .deadline = val, .added = val >> 32 };
+}
+
+/*
+ * Records the holding @hk of key type @t in the map @w.deadline says (it
+ * may be in the other one too: the caller moves it). 0, or keymap_put()'s
+ * error.
+ */
+int cfilter_record_put(struct cfilter_holds *h, unsigned int t, const u8 *hk,
+		       struct cfilter_when w)
+{
+	if (w.deadline)
+		return keymap_put(&h->timed[t], hk,
+				  (u64)w.added << 32 | w.deadline);
+	return keymap_put(&h->held[t], hk, w.added);
+}
+
+/* Is the holding @hk of key type @t recorded? Its times into *@w if so. */
+bool cfilter_record_get(const struct cfilter_holds *h, unsigned int t,
+			const u8 *hk, struct cfilter_when *w)
+{
+	u64 val;
+
+	if (keymap_get(&h->held[t], hk, &val)) {
+		*w = cfilter_when_of(false, val);
+		return true;
+	}
+	if (keymap_get(&h->timed[t], hk, &val)) {
+		*w = cfilter_when_of(true, val);
+		return true;
+	}
+	return false;
 }

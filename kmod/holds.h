@@ -18,9 +18,9 @@
 
 /**
  * struct cfilter_holds - a set's sources and holdings
- * @held:    per key type, permanent holdings
- * @timed:   per key type, holdings with a deadline (the value: seconds of
- *           boot time, see cfilter_deadline())
+ * @held:    per key type, permanent holdings (the value: when added)
+ * @timed:   per key type, holdings with a deadline (the value: the
+ *           deadline, and when added; struct cfilter_when)
  * @names:   the sources by index; index 0 is "default"
  * @entries: holdings per source
  * @ntimed:  timed holdings per source
@@ -42,8 +42,25 @@ struct cfilter_holds {
 	bool		stale;
 };
 
+/**
+ * struct cfilter_when - when a recorded holding began and ends
+ * @deadline: seconds of boot time (cfilter_deadline()); 0: permanent
+ * @added:    seconds since the epoch; 0: not known (a holding "default" had
+ *            unrecorded until another source shared its entry, or one
+ *            restored from a snapshot that did not keep it)
+ */
+struct cfilter_when {
+	u32	deadline;
+	u32	added;
+};
+
 void cfilter_holds_init(struct cfilter_holds *h);
 void cfilter_holds_free(struct cfilter_holds *h);
 u64 cfilter_holds_timed(const struct cfilter_holds *h);
+int cfilter_record_put(struct cfilter_holds *h, unsigned int t, const u8 *hk,
+		       struct cfilter_when w);
+bool cfilter_record_get(const struct cfilter_holds *h, unsigned int t,
+			const u8 *hk, struct cfilter_when *w);
+struct cfilter_when cfilter_when_of(bool timed, u64 val);
 
 #endif /* CFILTER_KMOD_HOLDS_H */

@@ -6,15 +6,17 @@
  * and the requests that change a set and its copy are source_stage.c's.
  *
  * A holding is recorded under the entry's packed bytes, its prefix length
- * and its source's index, in @held (permanent) or @timed (the value is the
- * deadline), never both. "Does anyone else hold this entry?" asks each
+ * and its source's index, in @held (permanent) or @timed (with its
+ * deadline), never both, with when it was added (struct cfilter_when).
+ * "Does anyone else hold this entry?" asks each
  * other source in use: at most CFILTER_SOURCES_MAX - 1 probes of a
  * writer-only map, for the delete that removes a holding.
  *
  * One holding goes unrecorded: an entry in the tables with no record at
  * all is held by "default" alone, permanently. So a set that never names a
  * source or a timeout costs what it did before sources existed; the first
- * other holding of such an entry records default's beside its own.
+ * other holding of such an entry records default's beside its own (not
+ * knowing since when).
  *
  * A source's drop count lasts until the module goes: a source that holds
  * nothing any more keeps its index, name and count while the count is not
@@ -78,6 +80,38 @@ u32 cfilter_deadline(u32 timeout)
 		return 0;
 	return DIV_ROUND_UP_ULL(ktime_get_boottime_ns() +
 				(u64)timeout * NSEC_PER_SEC, NSEC_PER_SEC);
+}
+
+/**
+ * cfilter_added() - when a holding added @age seconds ago began
+ * @age: seconds, or CFILTER_AGE_UNKNOWN
+ *
+ * Return: seconds since the epoch, 0 if not known.
+ */
+u32 cfilter_added(u32 age)
+{
+	time64_t now = ktime_get_real_seconds();
+
+	if (age == CFILTER_AGE_UNKNOWN || now <= age || now > U32_MAX)
+		return 0;
+	return now - age;
+}
+
+/**
+ * cfilter_age() - seconds since a holding began
+ * @added: when (struct cfilter_when)
+ *
+ * Return: the age, 0 if the clock was set back since, or
+ * CFILTER_AGE_UNKNOWN if @added is 0.
+ */
+u32 cfilter_age(u32 added)
+{
+	time64_t now = ktime_get_real_seconds();
+
+	if (!added)
+		return CFILTER_AGE_UNKNOWN;
+	return now > added ? min_t(time64_t, now - added,
+				   CFILTER_AGE_UNKNOWN - 1) : 0;
 }
 
 /* The index of source @name in @h, or -ENOENT. */
@@ -228,29 +262,26 @@ static void cfilter_retag(struct cfilter_set *s, const struct cfilter_ktype *f,
 }
 
 /*
- * Moves the present holding @hk between permanent and timed as @deadline
- * says, or sets its deadline. Nothing changes on error.
+ * Moves the present holding @hk between permanent and timed as @w says,
+ * or sets its deadline; @w.added is the record's. Nothing changes on error.
  */
 static int cfilter_hold_retime(struct cfilter_holds *h, unsigned int t,
-			       const u8 *hk, bool timed, u32 deadline)
+			       const u8 *hk, bool timed, struct cfilter_when w)
 {
 	unsigned int id = hk[h->held[t].key_len - 1];
 	int err;
 
-	if (deadline) {
-		err = keymap_put(&h->timed[t], hk, deadline);
-		if (err || timed)
-			return err;
+	if (!w.deadline && !timed)
+		return 0;
+	err = cfilter_record_put(h, t, hk, w);
+	if (err || (w.deadline && timed))
+		return err;
+	if (w.deadline) {
 		keymap_del(&h->held[t], hk);
 		h->ntimed[id]++;
-	} else if (timed) {
-		err = keymap_put(&h->held[t], hk, 0);
-		if (err)
-			return err;
+	} else {
 		keymap_del(&h->timed[t], hk);
 		h->ntimed[id]--;
-	} else {
-		return 0;
 	}
 	h->moves[t]++;
 	return 0;
@@ -287,16 +318,17 @@ static bool cfilter_unrecorded(const struct cfilter_set *s,
 
 /*
  * Records default's holding of the entry of @hk, which it held unrecorded,
- * permanent or with @deadline.
+ * permanent or with @deadline: since when, nobody knows.
  */
 static int cfilter_record_default(struct cfilter_holds *h, unsigned int t,
 				  u8 *hk, u32 kl, u32 deadline)
 {
+	struct cfilter_when w = { .deadline = deadline };
 	unsigned int id = hk[kl + 1];
 	int err;
 
 	hk[kl + 1] = 0;
-	err = keymap_put(deadline ? &h->timed[t] : &h->held[t], hk, deadline);
+	err = cfilter_record_put(h, t, hk, w);
 	hk[kl + 1] = id;
 	if (err)
 		return err;
@@ -344,16 +376,18 @@ static int cfilter_compact_ok(const char *source, u32 deadline)
  * cfilter_hold_add() on @s alone. A new source takes its index once the
  * holding is made, so that a failed add leaves none behind, and the
  * emptied source whose index it takes (if any) as it was. A holding with
- * @deadline is there on 0 and -EEXIST: the caller tells expiry.
+ * @w.deadline is there on 0 and -EEXIST: the caller tells expiry. A
+ * holding @source had keeps when it was added.
  */
 int cfilter_hold_add_one(struct cfilter_set *s, const struct cfilter_packed *k,
-			 const char *source, u32 deadline)
+			 const char *source, struct cfilter_when w)
 {
 	struct cfilter_holds *h = &s->holds;
 	unsigned int t = cfilter_ktype_type(k->f);
-	u32 kl = k->f->key_len;
+	u32 kl = k->f->key_len, deadline = w.deadline;
 	u8 hk[KEYMAP_KEY_MAX];
-	bool held, timed, inserted, fresh;
+	struct cfilter_when had_w;
+	bool inserted, fresh;
 	int id, err;
 	u64 had;
 
@@ -369,10 +403,9 @@ int cfilter_hold_add_one(struct cfilter_set *s, const struct cfilter_packed *k,
 	if (id < 0)
 		return id;
 	cfilter_hold_key(k, id, hk);
-	held = keymap_get(&h->held[t], hk, NULL);
-	timed = keymap_get(&h->timed[t], hk, NULL);
-	if (held || timed) {
-		err = cfilter_hold_retime(h, t, hk, timed, deadline);
+	if (cfilter_record_get(h, t, hk, &had_w)) {
+		w.added = had_w.added;
+		err = cfilter_hold_retime(h, t, hk, had_w.deadline, w);
 		return err ? err : -EEXIST;
 	}
 
@@ -395,7 +428,7 @@ int cfilter_hold_add_one(struct cfilter_set *s, const struct cfilter_packed *k,
 		if (!id)
 			return -EEXIST;
 	}
-	err = keymap_put(deadline ? &h->timed[t] : &h->held[t], hk, deadline);
+	err = cfilter_record_put(h, t, hk, w);
 	if (err) {
 		if (inserted)
 			WARN_ON_ONCE(cfilter_table_del(s, k->f, k->bytes,
@@ -552,20 +585,25 @@ static int cfilter_flush_unrecorded(struct cfilter_set *s)
 }
 
 /*
- * The next record's holding key, and its deadline into *@deadline (0 for
- * a permanent one); NULL at the end. Records may be deleted meanwhile.
- * May sleep: a walk over many empty slots lets the scheduler in.
+ * The next record's holding key, and its times into *@w (if not NULL);
+ * NULL at the end. Records may be deleted meanwhile. May sleep: a walk
+ * over many empty slots lets the scheduler in.
  */
-const u8 *cfilter_hold_next(struct cfilter_hold_iter *it, u32 *deadline)
+const u8 *cfilter_hold_next(struct cfilter_hold_iter *it,
+			    struct cfilter_when *w)
 {
 	const struct keymap *m;
 	const u8 *key;
+	u64 val;
 
 	for (;;) {
 		m = it->timed ? &it->h->timed[it->t] : &it->h->held[it->t];
-		key = keymap_next(m, &it->pos, deadline);
-		if (key)
+		key = keymap_next(m, &it->pos, &val);
+		if (key) {
+			if (w)
+				*w = cfilter_when_of(it->timed, val);
 			return key;
+		}
 		if (!keymap_walked(m, it->pos)) {
 			cond_resched();
 			continue;

@@ -31,9 +31,11 @@ struct cfilter_set;
 
 int cfilter_source_check(const char name[CFILTER_SOURCE_LEN]);
 u32 cfilter_deadline(u32 timeout);
+u32 cfilter_added(u32 age);
+u32 cfilter_age(u32 added);
 
 int cfilter_hold_add(struct cfilter_set *s, const struct cfilter_packed *k,
-		     const char *source, u32 deadline);
+		     const char *source, struct cfilter_when w);
 int cfilter_hold_del(struct cfilter_set *s, const struct cfilter_packed *k,
 		     const char *source);
 int cfilter_hold_test(struct cfilter_set *s, const struct cfilter_packed *k,

@@ -66,7 +66,7 @@ static inline bool cfilter_same_source(const char *a, const char *b)
 int cfilter_source_find(const struct cfilter_holds *h, const char *name);
 void cfilter_source_keep(struct cfilter_set *s, const char *name, u64 drops);
 int cfilter_hold_add_one(struct cfilter_set *s, const struct cfilter_packed *k,
-			 const char *source, u32 deadline);
+			 const char *source, struct cfilter_when w);
 int cfilter_hold_del_one(struct cfilter_set *s, const struct cfilter_packed *k,
 			 const char *source, const char *keep);
 int cfilter_hold_flush_one(struct cfilter_set *s, const char *source);
@@ -75,6 +75,7 @@ int cfilter_unhold(struct cfilter_set *s, const struct cfilter_ktype *f,
 long cfilter_walk_unrecorded(const struct cfilter_set *s,
 			     const struct cfilter_ktype *f, u64 *pos,
 			     u32 max, struct cfilter_walk_buf *b, u32 *n);
-const u8 *cfilter_hold_next(struct cfilter_hold_iter *it, u32 *deadline);
+const u8 *cfilter_hold_next(struct cfilter_hold_iter *it,
+			    struct cfilter_when *w);
 
 #endif /* CFILTER_KMOD_SOURCE_INT_H */

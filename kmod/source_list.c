@@ -62,14 +62,18 @@ static u32 cfilter_secs_left(u32 deadline, u64 now)
 	return at > now + NSEC_PER_SEC ? div_u64(at - now, NSEC_PER_SEC) : 1;
 }
 
-/* Fills @e with @key's holding by source @name, @left seconds left. */
+/*
+ * Fills @e with @key's holding by source @name, @left seconds left, added
+ * at @added (0: not recorded).
+ */
 static void cfilter_entry(struct cfilter_entry *e,
 			  const struct cfilter_ktype *f, const u8 *bytes,
-			  u32 len, u32 left, const char *name)
+			  u32 len, u32 left, u32 added, const char *name)
 {
 	memset(e, 0, sizeof(*e));
 	cfilter_key_unpack(f, bytes, len, &e->key);
 	e->timeout = left;
+	e->age = cfilter_age(added);
 	strscpy(e->source, name, CFILTER_SOURCE_LEN);
 }
 
@@ -97,7 +101,7 @@ static long cfilter_list_unrecorded(struct cfilter_set *s,
 		*budget -= walked > 0 ? walked : CFILTER_WALK_CHUNK;
 		for (i = 0; i < got; i++, n++)
 			cfilter_entry(&out[n], f, b->keys[i].bytes,
-				      b->keys[i].len, 0, "default");
+				      b->keys[i].len, 0, 0, "default");
 	}
 	*pos = p | CFILTER_HOLD_POS_IMPLICIT;
 	kfree(b);
@@ -117,17 +121,18 @@ static long cfilter_list_records(struct cfilter_set *s,
 {
 	struct cfilter_holds *h = &s->holds;
 	unsigned int t = cfilter_ktype_type(f);
-	u64 now = ktime_get_boottime_ns();
-	u32 kl = f->key_len, dl;
+	u64 now = ktime_get_boottime_ns(), val;
+	u32 kl = f->key_len;
 	long n = 0;
 
 	while (n < max && *budget > 0 && !(*pos & CFILTER_HOLD_POS_IMPLICIT)) {
 		bool timed = *pos & CFILTER_HOLD_POS_TIMED;
 		u64 p = *pos & ~CFILTER_HOLD_POS_PHASE, from = p;
 		const struct keymap *m = timed ? &h->timed[t] : &h->held[t];
+		struct cfilter_when w;
 		const u8 *key;
 
-		key = keymap_next(m, &p, &dl);
+		key = keymap_next(m, &p, &val);
 		*budget -= p - from;
 		if (!key && !keymap_walked(m, p)) {
 			*pos = p | (timed ? CFILTER_HOLD_POS_TIMED : 0);
@@ -146,9 +151,10 @@ static long cfilter_list_records(struct cfilter_set *s,
 		*pos = p | (timed ? CFILTER_HOLD_POS_TIMED : 0);
 		if (id >= 0 && key[kl + 1] != id)
 			continue;
+		w = cfilter_when_of(timed, val);
 		cfilter_entry(&out[n++], f, key, key[kl],
-			      timed ? cfilter_secs_left(dl, now) : 0,
-			      h->names[key[kl + 1]]);
+			      timed ? cfilter_secs_left(w.deadline, now) : 0,
+			      w.added, h->names[key[kl + 1]]);
 	}
 	return n;
 }

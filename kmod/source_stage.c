@@ -64,17 +64,17 @@ static void cfilter_copy_followed(struct cfilter_set *c, int err, int ok)
 }
 
 /*
- * cfilter_hold_add_one(), and expiry set for @deadline if the holding is
+ * cfilter_hold_add_one(), and expiry set for @w.deadline if the holding is
  * there with it (0 or -EEXIST: see cfilter_hold_add_one()).
  */
 static int cfilter_hold_add_timed(struct cfilter_set *s,
 				  const struct cfilter_packed *k,
-				  const char *source, u32 deadline)
+				  const char *source, struct cfilter_when w)
 {
-	int err = cfilter_hold_add_one(s, k, source, deadline);
+	int err = cfilter_hold_add_one(s, k, source, w);
 
 	if (!err || err == -EEXIST)
-		cfilter_expiry_kick(deadline);
+		cfilter_expiry_kick(w.deadline);
 	return err;
 }
 
@@ -83,6 +83,7 @@ static int cfilter_copy_unrecorded(struct cfilter_set *c,
 				   const struct cfilter_set *live)
 {
 	const struct cfilter_ktype *f;
+	struct cfilter_when unknown = {};
 	struct cfilter_walk_buf *b;
 	int err = 0;
 	u32 n, i;
@@ -97,7 +98,8 @@ static int cfilter_copy_unrecorded(struct cfilter_set *c,
 						       CFILTER_WALK_CHUNK, b,
 						       &n) != 0) {
 			for (i = 0; !err && i < n; i++)
-				err = cfilter_hold_add_one(c, &b->keys[i], "", 0);
+				err = cfilter_hold_add_one(c, &b->keys[i], "",
+							   unknown);
 			cond_resched();
 		}
 	}
@@ -115,9 +117,9 @@ static int cfilter_hold_copy_from(struct cfilter_set *c,
 	const struct cfilter_holds *h = &live->holds;
 	const struct cfilter_ktype *f;
 	struct cfilter_packed k;
+	struct cfilter_when w;
 	const u8 *key;
 	int err;
-	u32 dl;
 
 	for (f = cfilter_ktype_first(); f; f = cfilter_ktype_next(f)) {
 		struct cfilter_hold_iter it = {
@@ -125,14 +127,14 @@ static int cfilter_hold_copy_from(struct cfilter_set *c,
 		};
 
 		k.f = f;
-		while ((key = cfilter_hold_next(&it, &dl))) {
+		while ((key = cfilter_hold_next(&it, &w))) {
 			if (key[f->key_len + 1] == skip)
 				continue;
 			memcpy(k.bytes, key, f->key_len);
 			k.len = key[f->key_len];
 			err = cfilter_hold_add_timed(c, &k,
 						     h->names[key[f->key_len + 1]],
-						     it.timed ? dl : 0);
+						     w);
 			if (err)
 				return err == -EEXIST ? -EIO : err;
 			if (!(it.pos & 0x3ff))
@@ -217,21 +219,21 @@ void cfilter_hold_replaced(struct cfilter_set *s)
  * @s:        the set (caller holds cfilter_lock)
  * @k:        the entry
  * @source:   the source's name, checked; "" for "default"
- * @deadline: cfilter_deadline() of its timeout, or 0
+ * @w:        cfilter_deadline() of its timeout, or 0; when it was added
  *
  * Return: 0; -EEXIST if @source held @k already (its deadline is now
- * @deadline); -ENOSPC, -ENOMEM (nothing changed); -EUSERS (a new source,
+ * @w.deadline; when it was added stays); -ENOSPC, -ENOMEM (nothing changed); -EUSERS (a new source,
  * and every source holds something); -EOPNOTSUPP (compact mode, a source
  * other than "default" or a deadline).
  */
 int cfilter_hold_add(struct cfilter_set *s, const struct cfilter_packed *k,
-		     const char *source, u32 deadline)
+		     const char *source, struct cfilter_when w)
 {
-	int err = cfilter_hold_add_timed(s, k, source, deadline), err2;
+	int err = cfilter_hold_add_timed(s, k, source, w), err2;
 	struct cfilter_set *c = cfilter_copy_to_follow(s, source, err, -EEXIST);
 
 	if (c) {
-		err2 = cfilter_hold_add_timed(c, k, source, deadline);
+		err2 = cfilter_hold_add_timed(c, k, source, w);
 		cfilter_copy_followed(c, err2, -EEXIST);
 	}
 	return err;

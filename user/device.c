@@ -330,6 +330,7 @@ int dev_batch(int fd, const struct dev_batch *b, __u32 *done)
 		.keys = (uintptr_t)b->keys,
 		.results = (uintptr_t)b->results,
 		.timeouts = (uintptr_t)b->timeouts,
+		.ages = (uintptr_t)b->ages,
 		.count = b->n,
 	};
 	int err;

@@ -17,6 +17,7 @@ struct dev_batch {
 	const char			*source;	/* NULL: "default" */
 	const struct cfilter_key	*keys;
 	const __u32			*timeouts;	/* ADD: per key; NULL: none */
+	const __u32			*ages;		/* ADD: per key; NULL: now */
 	__s32				*results;	/* room for @n */
 	__u32				n;		/* 0: may the caller? */
 };

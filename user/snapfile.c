@@ -167,7 +167,8 @@ void snap_add_keys(struct snap_buf *b, const struct cfilter_key *keys,
  * @e:      its holdings, as LIST reports them (@source's alone)
  * @n:      how many
  * @now:    seconds since the epoch when they were listed: a holding with
- *          a timeout is saved with its deadline, @now + the timeout
+ *          a timeout is saved with its deadline, @now + the timeout, and
+ *          one of known age with when it was added, @now - the age
  */
 void snap_add_holds(struct snap_buf *b, const char *source,
 		    const struct cfilter_entry *e, size_t n, int64_t now)
@@ -190,6 +191,9 @@ void snap_add_holds(struct snap_buf *b, const char *source,
 		memcpy(p, &e[i].key, sizeof(e[i].key));
 		put_le(p + sizeof(e[i].key),
 		       e[i].timeout ? (uint64_t)now + e[i].timeout : 0, 8);
+		put_le(p + sizeof(e[i].key) + 8,
+		       e[i].age == CFILTER_AGE_UNKNOWN || e[i].age >= now ?
+		       0 : (uint64_t)now - e[i].age, 8);
 	}
 	b->nsect++;
 }
@@ -202,18 +206,19 @@ const char *snap_holds_source(const struct snap_section *sec)
 
 /**
  * snap_hold() - one holding of a SNAP_HOLDS section snap_parse() accepted
- * @sec:      the section
- * @i:        which, below @sec->count
- * @key:      set to its key
- * @deadline: set to when it expires, in seconds since the epoch; 0: never
+ * @sec: the section
+ * @i:   which, below @sec->count
+ * @h:   set to it (added 0 before version 4)
  */
 void snap_hold(const struct snap_section *sec, uint64_t i,
-	       struct cfilter_key *key, uint64_t *deadline)
+	       struct snap_hold *h)
 {
-	const uint8_t *p = sec->data + CFILTER_SOURCE_LEN + i * SNAP_HOLD_LEN;
+	const uint8_t *p = sec->data + CFILTER_SOURCE_LEN + i * sec->hold_len;
 
-	memcpy(key, p, sizeof(*key));
-	*deadline = get_le(p + sizeof(*key), 8);
+	memcpy(&h->key, p, sizeof(h->key));
+	h->deadline = get_le(p + sizeof(h->key), 8);
+	h->added = sec->hold_len == SNAP_HOLD_LEN ?
+		   get_le(p + sizeof(h->key) + 8, 8) : 0;
 }
 
 /**
@@ -246,18 +251,18 @@ static int key_type_ok(unsigned int i, uint64_t j, const uint8_t *p,
 }
 
 /* Checks a SNAP_HOLDS section; false after writing why to @why. */
-static int holds_ok(const struct snap *s, unsigned int i, char *why,
-		    size_t whylen)
+static int holds_ok(struct snap *s, unsigned int i, char *why, size_t whylen)
 {
-	const struct snap_section *sec = &s->sect[i];
+	struct snap_section *sec = &s->sect[i];
 	const char *name = (const char *)sec->data;
 	size_t n;
 	uint64_t j;
 
+	sec->hold_len = s->version >= 4 ? SNAP_HOLD_LEN : SNAP_HOLD_LEN_V3;
 	if (s->mode != CFILTER_MODE_EXACT || sec->type || sec->flags || sec->seed ||
 	    sec->buckets || sec->length < CFILTER_SOURCE_LEN ||
-	    sec->count > (sec->length - CFILTER_SOURCE_LEN) / SNAP_HOLD_LEN ||
-	    sec->length != CFILTER_SOURCE_LEN + sec->count * SNAP_HOLD_LEN) {
+	    sec->count > (sec->length - CFILTER_SOURCE_LEN) / sec->hold_len ||
+	    sec->length != CFILTER_SOURCE_LEN + sec->count * sec->hold_len) {
 		snprintf(why, whylen, "section %u: holdings of %llu bytes for %llu keys, or not in an exact-mode snapshot",
 			 i + 1, (unsigned long long)sec->length,
 			 (unsigned long long)sec->count);
@@ -282,13 +287,13 @@ static int holds_ok(const struct snap *s, unsigned int i, char *why,
 	}
 	for (j = 0; j < sec->count; j++)
 		if (!key_type_ok(i, j, sec->data + CFILTER_SOURCE_LEN +
-				 j * SNAP_HOLD_LEN, why, whylen))
+				 j * sec->hold_len, why, whylen))
 			return 0;
 	return 1;
 }
 
 /* Checks one section's fields; false after writing why to @why. */
-static int section_ok(const struct snap *s, unsigned int i, char *why,
+static int section_ok(struct snap *s, unsigned int i, char *why,
 		      size_t whylen)
 {
 	const struct snap_section *sec = &s->sect[i];

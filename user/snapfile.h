@@ -11,7 +11,8 @@
  *     version u32  SNAP_VERSION; a reader refuses a later one (version 1,
  *                  from before sources, is read: it has no SNAP_HOLDS;
  *                  so is version 2, from before table flags: its tables
- *                  have none, so IPv4's have the general hash)
+ *                  have none, so IPv4's have the general hash; and 3,
+ *                  whose holdings do not say when they were added)
  *     mode u32     enum cfilter_mode of the module snapshotted
  *     fp_bits u32  its bits per fingerprint
  *     nsect u32    sections that follow, at most SNAP_MAX_SECTIONS
@@ -32,9 +33,11 @@
  *                  each, as the UAPI lays them out (bytes and big-endian
  *                  ports: no byte order of the host in them); SNAP_HOLDS:
  *                  the source's name (32 bytes, NUL-padded), then count
- *                  holdings of 48 bytes: the key, as in SNAP_KEYS, and
- *                  deadline u64, the second since the epoch it expires
- *                  at, 0 for never
+ *                  holdings of 56 bytes (48 before version 4): the key,
+ *                  as in SNAP_KEYS, deadline u64, the second since the
+ *                  epoch it expires at, 0 for never, and added u64, the
+ *                  second since the epoch it was added at, 0 if not known
+ *                  (version 4)
  *   crc u32        CRC-32 (IEEE 802.3, as zlib and gzip) of every byte
  *                  before it
  *
@@ -53,10 +56,11 @@
 
 #define SNAP_MAGIC		"\x89" "CFSNAP\n"
 #define SNAP_MAGIC_LEN		8
-#define SNAP_VERSION		3
+#define SNAP_VERSION		4
 #define SNAP_HEADER_LEN		32
 #define SNAP_SECTION_LEN	40
-#define SNAP_HOLD_LEN		48
+#define SNAP_HOLD_LEN		56
+#define SNAP_HOLD_LEN_V3	48
 #define SNAP_MAX_SECTIONS	(2 * __CFILTER_KEY_MAX + CFILTER_SOURCES_MAX)
 
 enum snap_kind {
@@ -74,6 +78,7 @@ struct snap_section {
 	uint64_t	count;
 	uint64_t	length;
 	const uint8_t	*data;		/* into the parsed buffer */
+	uint32_t	hold_len;	/* SNAP_HOLDS: bytes per holding */
 };
 
 /* A snapshot as snap_parse() found it. */
@@ -116,8 +121,16 @@ void snap_add_keys(struct snap_buf *b, const struct cfilter_key *keys,
 void snap_add_holds(struct snap_buf *b, const char *source,
 		    const struct cfilter_entry *e, size_t n, int64_t now);
 const char *snap_holds_source(const struct snap_section *sec);
+
+/* One holding of a SNAP_HOLDS section: seconds since the epoch, 0 if none. */
+struct snap_hold {
+	struct cfilter_key	key;
+	uint64_t		deadline;	/* 0: never expires */
+	uint64_t		added;		/* 0: not known */
+};
+
 void snap_hold(const struct snap_section *sec, uint64_t i,
-	       struct cfilter_key *key, uint64_t *deadline);
+	       struct snap_hold *h);
 int snap_finish(struct snap_buf *b);
 enum snap_err snap_parse(const uint8_t *buf, size_t len, struct snap *s,
 			 char *why, size_t whylen);

@@ -244,6 +244,7 @@ static int read_file(const char *name, uint8_t **buf, size_t *len)
 struct restore_batch {
 	struct cfilter_key	keys[RESTORE_BATCH];
 	__u32			timeouts[RESTORE_BATCH];
+	__u32			ages[RESTORE_BATCH];
 	__s32			results[RESTORE_BATCH];
 	size_t			index[RESTORE_BATCH];	/* in the section */
 	__u32			n;
@@ -262,6 +263,7 @@ static int restore_batch(int fd, const char *source, struct restore_batch *rb,
 		.source = source,
 		.keys = rb->keys,
 		.timeouts = rb->timeouts,
+		.ages = rb->ages,
 		.results = rb->results,
 		.n = rb->n,
 	};
@@ -283,7 +285,8 @@ static int restore_batch(int fd, const char *source, struct restore_batch *rb,
 /*
  * Adds the keys of @sec to the staged set: a key list, as "default"'s for
  * ever; or one source's holdings, each for the time it has left at @now
- * (expired ones counted in @t, not added). Returns 0 or -errno.
+ * and with the age it has then (expired ones counted in @t, not added).
+ * Returns 0 or -errno.
  */
 static int restore_keys(int fd, const struct snap_section *sec, int64_t now,
 			bool compact, struct snap_tally *t, size_t *bad_key)
@@ -292,28 +295,34 @@ static int restore_keys(int fd, const struct snap_section *sec, int64_t now,
 	/* Compact mode's one source holds them all (see compact_check()). */
 	const char *source = holds && !compact ? snap_holds_source(sec) : NULL;
 	struct restore_batch *rb = malloc(sizeof(*rb));
-	uint64_t deadline = 0, i;
+	struct snap_hold h = { .deadline = 0, .added = 0 };
+	uint64_t i;
 	int err = 0;
 
 	if (!rb)
 		return -ENOMEM;
 	rb->n = 0;
 	for (i = 0; !err && i < sec->count; i++) {
-		struct cfilter_key *key = &rb->keys[rb->n];
-
 		/* The file's bytes need not be aligned for the ioctl. */
 		if (holds)
-			snap_hold(sec, i, key, &deadline);
+			snap_hold(sec, i, &h);
 		else
-			memcpy(key, sec->data + i * sizeof(*key), sizeof(*key));
-		if (deadline && (int64_t)deadline <= now) {
+			memcpy(&h.key, sec->data + i * sizeof(h.key),
+			       sizeof(h.key));
+		if (h.deadline && (int64_t)h.deadline <= now) {
 			t->expired++;
 			continue;
 		}
+		rb->keys[rb->n] = h.key;
 		/* Written at most CFILTER_TIMEOUT_MAX ahead, unless the clock went back. */
-		rb->timeouts[rb->n] = !deadline ? 0 :
-				      deadline - now > CFILTER_TIMEOUT_MAX ?
-				      CFILTER_TIMEOUT_MAX : deadline - now;
+		rb->timeouts[rb->n] = !h.deadline ? 0 :
+				      h.deadline - now > CFILTER_TIMEOUT_MAX ?
+				      CFILTER_TIMEOUT_MAX : h.deadline - now;
+		/* A key list's keys, like holdings of no known age: unknown. */
+		rb->ages[rb->n] = !h.added ? CFILTER_AGE_UNKNOWN :
+				  (int64_t)h.added >= now ? 0 :
+				  now - h.added >= CFILTER_AGE_UNKNOWN ?
+				  CFILTER_AGE_UNKNOWN - 1 : now - h.added;
 		rb->index[rb->n++] = i;
 		t->keys++;
 		if (rb->n == RESTORE_BATCH)
@@ -335,9 +344,9 @@ static int compact_check(const char *name, const struct snap *s, int64_t now)
 {
 	const char *timed_source = NULL;
 	unsigned int i, others = 0;
-	struct cfilter_key key;
-	uint64_t deadline, k;
+	struct snap_hold h;
 	size_t timed = 0;
+	uint64_t k;
 
 	for (i = 0; i < s->nsect; i++) {
 		const struct snap_section *sec = &s->sect[i];
@@ -346,8 +355,8 @@ static int compact_check(const char *name, const struct snap *s, int64_t now)
 			continue;
 		others += !source_is_default(snap_holds_source(sec));
 		for (k = 0; k < sec->count; k++) {
-			snap_hold(sec, k, &key, &deadline);
-			if (deadline && (int64_t)deadline > now) {
+			snap_hold(sec, k, &h);
+			if (h.deadline && (int64_t)h.deadline > now) {
 				timed++;
 				timed_source = snap_holds_source(sec);
 			}

@@ -6,9 +6,10 @@
  * an allow entry, and the flows naming it), each with its source and the
  * time it has left, and the drops each of those sources counted.
  *
- * One walk of LIST gives every holding with its timeout; the module
- * counts drops per source, not per entry, and keeps a timed holding's
- * deadline, not when it began: the output says both. In compact mode LIST
+ * One walk of LIST gives every holding with its timeout and its age; the
+ * module counts drops per source, not per entry, and does not record when
+ * "default" took the entries it alone holds for ever (they cost no more
+ * than the tables' bytes): the output says both. In compact mode LIST
  * gives the prefixes only, and the address itself is asked with TEST.
  */
 #include <errno.h>
@@ -145,6 +146,7 @@ static int test_address(int fd, struct why *w)
 
 	for (i = 0; i < ARRAY_SIZE(types); i++) {
 		memset(&e, 0, sizeof(e));
+		e.age = CFILTER_AGE_UNKNOWN;
 		e.key.type = types[i][w->family == 6];
 		e.key.prefix_len = w->family == 6 ? 128 : 32;
 		memcpy(i == 1 ? e.key.daddr : e.key.saddr, w->addr, 16);
@@ -198,7 +200,8 @@ static const char *holder(const struct cfilter_entry *e, char *buf)
 }
 
 /* When @secs from now ends, local ("2026-11-28 10:25:32") or UTC for JSON. */
-static const char *deadline(__u32 secs, bool utc, char *buf, size_t len)
+/* The time @secs from now (before, if negative), local or UTC. */
+static const char *clock_at(long long secs, bool utc, char *buf, size_t len)
 {
 	time_t t = time(NULL) + secs;
 	struct tm tm;
@@ -210,6 +213,17 @@ static const char *deadline(__u32 secs, bool utc, char *buf, size_t len)
 	strftime(buf, len, utc ? "%Y-%m-%dT%H:%M:%SZ" : "%Y-%m-%d %H:%M:%S",
 		 &tm);
 	return buf;
+}
+
+/* Does the module not know when one of @w's holdings was added? */
+static bool any_unrecorded(const struct why *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++)
+		if (w->h[i].age == CFILTER_AGE_UNKNOWN)
+			return true;
+	return false;
 }
 
 /* Is @name among the sources of @w's holdings? */
@@ -248,10 +262,16 @@ static void why_text(const char *text, const struct why *w,
 							    sizeof(entry)),
 		       holder(e, who));
 		if (e->timeout)
-			printf("expires in %u s (%s)\n", e->timeout,
-			       deadline(e->timeout, false, when, sizeof(when)));
+			printf("expires in %u s (%s)", e->timeout,
+			       clock_at(e->timeout, false, when, sizeof(when)));
 		else
-			printf("permanent\n");
+			printf("permanent");
+		if (e->age == CFILTER_AGE_UNKNOWN)
+			printf(", added: not recorded\n");
+		else
+			printf(", added %s (%u s ago)\n",
+			       clock_at(-(long long)e->age, false, when,
+					sizeof(when)), e->age);
 	}
 	printf("drops by all the entries of each source (none are counted per entry):");
 	for (i = 0; i < s->count; i++) {
@@ -262,7 +282,9 @@ static void why_text(const char *text, const struct why *w,
 		       (unsigned long long)s->sources[i].drops);
 		sep = ",";
 	}
-	printf("\nadded: not recorded (the module keeps a timed holding's deadline, not its start)\n");
+	putchar('\n');
+	if (any_unrecorded(w))
+		printf("added: not recorded for \"default\"'s permanent entries that no other source holds\n");
 }
 
 static void why_json(const char *text, const struct why *w,
@@ -294,8 +316,14 @@ static void why_json(const char *text, const struct why *w,
 		json_kv_uint(&j, "timeout", w->h[i].timeout);
 		if (w->h[i].timeout)
 			json_kv_string(&j, "expires",
-				       deadline(w->h[i].timeout, true, when,
+				       clock_at(w->h[i].timeout, true, when,
 						sizeof(when)));
+		if (w->h[i].age != CFILTER_AGE_UNKNOWN) {
+			json_kv_uint(&j, "age", w->h[i].age);
+			json_kv_string(&j, "added",
+				       clock_at(-(long long)w->h[i].age, true,
+						when, sizeof(when)));
+		}
 		json_object_end(&j);
 	}
 	json_array_end(&j);

@@ -1272,7 +1272,7 @@ static void test_snapshot(void)
 	ok(!b.err && b.len == 32 + 40 + 16 + 40 + 80 + 4,
 	   "snapshot: header, two sections and the CRC: 212 bytes");
 	err = snap_parse(b.data, b.len, &s, why, sizeof(why));
-	ok(err == SNAP_OK && s.version == 3 && s.mode == CFILTER_MODE_COMPACT &&
+	ok(err == SNAP_OK && s.version == 4 && s.mode == CFILTER_MODE_COMPACT &&
 	   s.fp_bits == 16 && s.nsect == 2, "snapshot: parses back");
 	ok(err == SNAP_OK && s.sect[0].kind == SNAP_TABLE &&
 	   s.sect[0].type == CFILTER_KEY_SRC4 &&
@@ -1283,7 +1283,7 @@ static void test_snapshot(void)
 	   "snapshot: the table section, fields and slots");
 	ok(err == SNAP_OK && s.sect[1].kind == SNAP_KEYS && s.sect[1].count == 2 &&
 	   s.sect[1].data[40] == CFILTER_KEY_DST6, "snapshot: the key section");
-	ok(!memcmp(b.data, "\x89" "CFSNAP\n\x03\0\0\0\x01\0\0\0\x10\0\0\0\x02\0\0\0\xd4\0\0\0\0\0\0\0", 32),
+	ok(!memcmp(b.data, "\x89" "CFSNAP\n\x04\0\0\0\x01\0\0\0\x10\0\0\0\x02\0\0\0\xd4\0\0\0\0\0\0\0", 32),
 	   "snapshot: header bytes, little endian");
 	ok(!snap_check_module(&s, CFILTER_MODE_COMPACT, 16, why, sizeof(why)),
 	   "snapshot: restorable into a compact module with 16-bit fingerprints");
@@ -1322,11 +1322,16 @@ static void test_snapshot(void)
 	ok(err == SNAP_BAD_MAGIC, "snapshot: wrong magic: not a cfilter snapshot");
 	b.data[0] = 0x89;
 
-	b.data[8] = 4;
+	b.data[8] = 5;
 	err = snap_parse(b.data, b.len, &s, why, sizeof(why));
 	ok(err == SNAP_BAD_VERSION &&
-	   strstr(why, "snapshot format version 4: this cfctl reads versions 1 to 3"),
-	   "snapshot: version 4: refused, named");
+	   strstr(why, "snapshot format version 5: this cfctl reads versions 1 to 4"),
+	   "snapshot: version 5: refused, named");
+	b.data[8] = 3;
+	resum(&b);
+	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_OK &&
+	   s.version == 3 && s.sect[0].flags == CFILTER_TABLE_HASH32,
+	   "snapshot: version 3, from before holdings' ages: read, with flags");
 	b.data[8] = 0;
 	err = snap_parse(b.data, b.len, &s, why, sizeof(why));
 	ok(err == SNAP_BAD_VERSION, "snapshot: version 0: refused");
@@ -1348,7 +1353,7 @@ static void test_snapshot(void)
 	resum(&b);
 	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_OK &&
 	   s.version == 1, "snapshot: version 1, from before sources: still read");
-	b.data[8] = 3;
+	b.data[8] = 4;
 	b.data[32 + 6] = 1;
 	resum(&b);
 
@@ -1415,19 +1420,40 @@ static void add_holds(struct snap_buf *b, const char *source, size_t n,
 		e[i].key.saddr[0] = 10;
 		e[i].key.saddr[3] = i;
 		e[i].timeout = i % 2 ? 100 * i : 0;
+		/* ages 0, 60, 120; the last not recorded */
+		e[i].age = i == 3 ? CFILTER_AGE_UNKNOWN : 60 * i;
 		snprintf(e[i].source, sizeof(e[i].source), "%s", source);
 	}
 	snap_add_holds(b, source, e, n, now);
 }
 
-/* An exact snapshot (version 2): a section of holdings per source. */
+/*
+ * Rewrites the exact snapshot @b (one section, holdings of 56 bytes) as
+ * version 3 wrote it: 48 bytes a holding, no age.
+ */
+static void as_version_3(struct snap_buf *b)
+{
+	uint64_t n = b->data[32 + 24], i;
+	uint8_t *h = b->data + 32 + 40 + 32;
+
+	for (i = 0; i < n; i++)
+		memmove(h + i * 48, h + i * 56, 48);
+	b->data[8] = 3;
+	b->len = 32 + 40 + 32 + n * 48 + 4;
+	for (i = 0; i < 8; i++) {
+		b->data[32 + 32 + i] = (32 + n * 48) >> 8 * i;
+		b->data[24 + i] = (uint64_t)b->len >> 8 * i;
+	}
+	resum(b);
+}
+
+/* An exact snapshot (version 2 on): a section of holdings per source. */
 static void test_holds(void)
 {
 	/* The second source's name: after the header and the first section. */
-	const size_t name = 32 + 40 + 32 + 2 * 48 + 40;
+	const size_t name = 32 + 40 + 32 + 2 * 56 + 40;
 	struct snap_buf b = { .data = NULL };
-	struct cfilter_key key;
-	uint64_t deadline;
+	struct snap_hold h;
 	struct snap s;
 	char why[256];
 	size_t len;
@@ -1436,21 +1462,26 @@ static void test_holds(void)
 	add_holds(&b, "default", 2, 1800000000);
 	add_holds(&b, "f2b-sshd", 4, 1800000000);
 	snap_finish(&b);
-	len = 32 + 40 + 32 + 2 * 48 + 40 + 32 + 4 * 48 + 4;
-	ok(!b.err && b.len == len, "holds: header, two sections of 32 + 48 bytes per key, CRC");
+	len = 32 + 40 + 32 + 2 * 56 + 40 + 32 + 4 * 56 + 4;
+	ok(!b.err && b.len == len, "holds: header, two sections of 32 + 56 bytes per key, CRC");
 	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_OK &&
 	   s.nsect == 2 && s.sect[0].kind == SNAP_HOLDS && s.sect[0].count == 2 &&
 	   s.sect[1].count == 4 && !strcmp(snap_holds_source(&s.sect[0]), "default") &&
 	   !strcmp(snap_holds_source(&s.sect[1]), "f2b-sshd"),
 	   "holds: parse back, a source per section");
-	snap_hold(&s.sect[1], 3, &key, &deadline);
-	ok(key.type == CFILTER_KEY_SRC4 && key.saddr[3] == 3 &&
-	   deadline == 1800000000 + 300, "holds: a timed one: its deadline");
-	snap_hold(&s.sect[1], 2, &key, &deadline);
-	ok(key.saddr[3] == 2 && !deadline, "holds: a permanent one: deadline 0");
+	snap_hold(&s.sect[1], 3, &h);
+	ok(h.key.type == CFILTER_KEY_SRC4 && h.key.saddr[3] == 3 &&
+	   h.deadline == 1800000000 + 300, "holds: a timed one: its deadline");
+	ok(!h.added, "holds: one of unknown age: added 0");
+	snap_hold(&s.sect[1], 2, &h);
+	ok(h.key.saddr[3] == 2 && !h.deadline, "holds: a permanent one: deadline 0");
+	ok(h.added == 1800000000 - 120, "holds: added when listed less its age");
 	/* The second key of the first section: deadline 1800000100. */
-	ok(!memcmp(b.data + 32 + 40 + 32 + 48 + 40, "\x64\xd2\x49\x6b\0\0\0\0", 8),
+	ok(!memcmp(b.data + 32 + 40 + 32 + 56 + 40, "\x64\xd2\x49\x6b\0\0\0\0", 8),
 	   "holds: a deadline's bytes, little endian");
+	/* ... added 1799999940. */
+	ok(!memcmp(b.data + 32 + 40 + 32 + 56 + 48, "\xc4\xd1\x49\x6b\0\0\0\0", 8),
+	   "holds: an added time's bytes, little endian");
 
 	corrupted(&b, name, '-', "section 2: a source name that is not one",
 		  "holds: a source name starting with '-': corrupted");
@@ -1467,7 +1498,7 @@ static void test_holds(void)
 		  "section 1: key 1 of unknown type 0",
 		  "holds: a key of type 0: corrupted");
 	corrupted(&b, 32 + 24, 3,	/* count 3 in 2 keys' bytes */
-		  "section 1: holdings of 128 bytes for 3 keys",
+		  "section 1: holdings of 144 bytes for 3 keys",
 		  "holds: a count the length does not hold: corrupted");
 	corrupted(&b, 12, CFILTER_MODE_COMPACT, "or not in an exact-mode snapshot",
 		  "holds: in a compact-mode snapshot: corrupted");
@@ -1482,6 +1513,24 @@ static void test_holds(void)
 	snap_finish(&b);
 	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_OK && !s.nsect,
 	   "holds: an empty exact filter: no section");
+	free(b.data);
+
+	b = (struct snap_buf){ .data = NULL };
+	snap_begin(&b, CFILTER_MODE_EXACT, 16);
+	add_holds(&b, "f2b-sshd", 4, 1800000000);
+	snap_finish(&b);
+	as_version_3(&b);
+	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_OK &&
+	   s.version == 3 && s.sect[0].count == 4,
+	   "holds: version 3, 48 bytes a holding: read");
+	snap_hold(&s.sect[0], 3, &h);
+	ok(h.key.saddr[3] == 3 && h.deadline == 1800000000 + 300 && !h.added,
+	   "holds: version 3: key and deadline, added not known");
+	b.data[8] = 4;
+	resum(&b);
+	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_BAD_SECTION &&
+	   strstr(why, "holdings of 224 bytes for 4 keys"),
+	   "holds: 48-byte holdings in a version 4 snapshot: corrupted");
 	free(b.data);
 }
 

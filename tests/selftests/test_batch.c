@@ -196,7 +196,7 @@ TEST_F(batch, bad_arguments_are_einval)
 	struct cfilter_batch b;
 	int i;
 
-	for (i = 0; i < 7; i++) {
+	for (i = 0; i < 9; i++) {
 		memset(&b, 0, sizeof(b));
 		b.op = CFILTER_BATCH_ADD;
 		b.keys = (uintptr_t)self->keys;
@@ -207,9 +207,12 @@ TEST_F(batch, bad_arguments_are_einval)
 		case 1: b.op = CFILTER_BATCH_TEST + 1; break;
 		case 2: b.flags = 1; break;
 		case 3: b.pad = 1; break;
-		case 4: b.reserved[0] = 1; break;
-		case 5: b.reserved[1] = 1ULL << 63; break;
+		case 4: b.reserved = 1; break;
+		case 5: b.reserved = 1ULL << 63; break;
 		case 6: b.flags = 0x80000000; break;
+		/* ages: ADD's alone */
+		case 7: b.op = CFILTER_BATCH_DEL; b.ages = b.keys; break;
+		case 8: b.op = CFILTER_BATCH_TEST; b.ages = b.keys; break;
 		}
 		EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_BATCH, &b))
 			TH_LOG("case %d", i);

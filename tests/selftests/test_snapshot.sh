@@ -135,7 +135,7 @@ expect "a text list: exit 2, not a cfilter snapshot" 2 \
 expect "an empty file: exit 2, not a cfilter snapshot" 2 \
 	-e "not a cfilter snapshot" -- "$CFCTL" restore "$S.empty"
 cp "$S" "$S.ver" && flip "$S.ver" 9
-expect "another format version: exit 2, named" 2 -e "format version 259" -- \
+expect "another format version: exit 2, named" 2 -e "format version 260" -- \
 	"$CFCTL" restore "$S.ver"
 cp "$S" "$S.long" && printf 'x' >>"$S.long"
 expect "a byte after the end: exit 2, corrupted" 2 -e "corrupted" -- \

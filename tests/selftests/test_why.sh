@@ -16,19 +16,28 @@
 
 ADDR=192.0.2.5		# a second address of the namespace
 
-# holding_line FILE ENTRY SOURCE WHEN: FILE has the line of that holding;
-# WHEN "permanent" or "timed MAX": expires in 1 to MAX s, with its date.
+# holding_line FILE ENTRY SOURCE WHEN [ADDED]: FILE has the line of that
+# holding; WHEN "permanent" or "timed MAX": expires in 1 to MAX s, with its
+# date; ADDED "unrecorded", or (the default) added 0 to 30 s ago, with its
+# date.
 holding_line()
 {
+	case ${5:-recent} in
+	unrecorded) _added=', added: not recorded' ;;
+	*) _added=', added 20[0-9-]* [0-9:]* (\([0-9]*\) s ago)' ;;
+	esac
 	case $4 in
 	permanent)
-		grep -q "^  $2  *held by $3, permanent\$" "$1"
+		_ago=$(sed -n "s#^  $2  *held by $3, permanent$_added\$#=\1#p" "$1")
 		;;
 	*)
-		_left=$(sed -n "s#^  $2  *held by $3, expires in \([0-9]*\) s (20[0-9-]* [0-9:]*)\$#\1#p" "$1")
-		[ -n "$_left" ] && [ "$_left" -ge 1 ] && [ "$_left" -le "${4#timed }" ]
+		_left=$(sed -n "s#^  $2  *held by $3, expires in \([0-9]*\) s (20[0-9-]* [0-9:]*)$_added\$#\1#p" "$1")
+		[ -n "$_left" ] && [ "$_left" -ge 1 ] && [ "$_left" -le "${4#timed }" ] ||
+			return 1
+		_ago==$(sed -n "s#^  $2  *held by $3, expires in [0-9]* s (20[0-9-]* [0-9:]*)$_added\$#\1#p" "$1")
 		;;
 	esac
+	[ -n "$_ago" ] && { [ "$5" = unrecorded ] || [ "${_ago#=}" -le 30 ]; }
 }
 
 drops_of()
@@ -98,8 +107,8 @@ for said in "jail $((before_jail + sent))" "feed $before_feed" \
 	    "ops $before_ops" "dsts $before_dsts" "flows $before_flows"; do
 	expect "... $said" 0 -- drops_said "$tap_tmp/why" "${said% *}" "${said#* }"
 done
-expect "says the module does not record when a holding was added" 0 \
-	-o "added: not recorded" -- cat "$tap_tmp/why"
+expect "no footnote: the module knows when each was added" 1 -- \
+	grep -q "added: not recorded" "$tap_tmp/why"
 
 expect "why -j: the verdict" 0 \
 	-o "{\"addr\":\"$ADDR\",\"verdict\":\"drop\",\"reason\":\"source address\",\"source\":\"jail\",\"holdings\":[" -- \
@@ -107,11 +116,11 @@ expect "why -j: the verdict" 0 \
 cp "$tap_tmp/out" "$tap_tmp/why.json"
 expect "why -j: five holdings" 0 -- \
 	test "$(grep -o '"entry":' "$tap_tmp/why.json" | wc -l)" = 5
-expect "why -j: feed's /31, permanent" 0 \
-	-o '{"entry":"192.0.2.4/31","source":"feed","timeout":0}' -- \
-	cat "$tap_tmp/why.json"
+expect "why -j: feed's /31, permanent, added seconds ago" 0 -- \
+	grep -q '{"entry":"192.0.2.4/31","source":"feed","timeout":0,"age":[0-9]*,"added":"20[0-9-]*T[0-9:]*Z"}' \
+	"$tap_tmp/why.json"
 expect "why -j: jail's timed holding has its deadline in UTC" 0 -- \
-	grep -q "{\"entry\":\"$ADDR\",\"source\":\"jail\",\"timeout\":[1-9][0-9]*,\"expires\":\"20[0-9-]*T[0-9:]*Z\"}" \
+	grep -q "{\"entry\":\"$ADDR\",\"source\":\"jail\",\"timeout\":[1-9][0-9]*,\"expires\":\"20[0-9-]*T[0-9:]*Z\",\"age\":[0-9]*,\"added\":\"20[0-9-]*T[0-9:]*Z\"}" \
 	"$tap_tmp/why.json"
 expect "why -j: the holders' drops, five" 0 -- \
 	test "$(grep -o '"drops":\[[^]]*\]' "$tap_tmp/why.json" | grep -o '"source":' | wc -l)" = 5
@@ -144,8 +153,36 @@ expect "... and a packet passes" 1 -o "203.0.113.9: pass" -- \
 expect "why 2001:db8::2: feed's /64" 0 \
 	-o "2001:db8::2: drop (source prefix), source feed" -- \
 	"$CFCTL" why 2001:db8::2
-expect "... alone" 0 -- test "$(grep -c ' held by ' "$tap_tmp/out")" = 1 -a \
-	"$(grep -c '^  2001:db8::/64  *held by feed, permanent$' "$tap_tmp/out")" = 1
+cp "$tap_tmp/out" "$tap_tmp/why6"
+expect "... alone" 0 -- test "$(grep -c ' held by ' "$tap_tmp/why6")" = 1
+expect "... permanent, added seconds ago" 0 -- \
+	holding_line "$tap_tmp/why6" 2001:db8::/64 feed permanent
+
+check "default holds 198.51.100.77, permanent" "$CFCTL" add 198.51.100.77
+expect "why 198.51.100.77: default's" 0 -o "drop (source address), source default" -- \
+	"$CFCTL" why 198.51.100.77
+cp "$tap_tmp/out" "$tap_tmp/whyd"
+expect "... not recorded when added" 0 -- \
+	holding_line "$tap_tmp/whyd" 198.51.100.77 default permanent unrecorded
+expect "... and the footnote says whose are not" 0 -- \
+	grep -qx 'added: not recorded for "default"'"'"'s permanent entries that no other source holds' \
+	"$tap_tmp/whyd"
+
+# A snapshot keeps when each holding was added: restored 2 s later, jail's
+# is 2 s older, not new.
+"$CFCTL" why -j "$ADDR" >"$tap_tmp/before.json"
+age_before=$(grep -o "\"entry\":\"$ADDR\",\"source\":\"jail\",[^}]*" "$tap_tmp/before.json" |
+	sed -n 's/.*"age":\([0-9]*\).*/\1/p')
+check "snapshot" "$CFCTL" snapshot "$tap_tmp/snap"
+check "clear" "$CFCTL" clear
+sleep 2
+check "restore" "$CFCTL" restore "$tap_tmp/snap"
+"$CFCTL" why -j "$ADDR" >"$tap_tmp/after.json"
+age_after=$(grep -o "\"entry\":\"$ADDR\",\"source\":\"jail\",[^}]*" "$tap_tmp/after.json" |
+	sed -n 's/.*"age":\([0-9]*\).*/\1/p')
+expect "restored: jail's holding is as old as it was, and 2 s more ($age_before, then $age_after)" 0 -- \
+	test -n "$age_before" -a "${age_after:-0}" -ge "$((${age_before:-0} + 1))" -a \
+	"${age_after:-0}" -le "$((${age_before:-0} + 10))"
 expect "why 192.0.2.0/24: usage error" 2 -e "expected one IPv4 or IPv6 address" -- \
 	"$CFCTL" why 192.0.2.0/24
 expect "why nonsense: usage error" 2 -e "invalid address 'nonsense'" -- \

@@ -194,6 +194,9 @@ enum cfilter_batch_op {
  *               @count if there is none
  * @pad:         must be zero
  * @source:      the source of every key, as in struct cfilter_key_req
+ * @ages:        ADD: user pointer to @count __u32: seconds since each
+ *               holding was added (a snapshot's), CFILTER_AGE_UNKNOWN if
+ *               not known; or 0: added now. Else 0
  * @reserved:    must be zero
  */
 struct cfilter_batch {
@@ -207,20 +210,25 @@ struct cfilter_batch {
 	__u32	first_error;
 	__u32	pad;
 	char	source[CFILTER_SOURCE_LEN];
-	__u64	reserved[2];
+	__u64	ages;
+	__u64	reserved;
 };
+
+/* An age the module does not know (struct cfilter_entry, cfilter_batch). */
+#define CFILTER_AGE_UNKNOWN	0xffffffffU
 
 /**
  * struct cfilter_entry - one holding, as LIST reports it (80 bytes)
  * @key:     the key
  * @timeout: seconds until the holding expires (at least 1), 0: permanent
- * @pad:     zero
+ * @age:     seconds since it was added, or CFILTER_AGE_UNKNOWN: "default"'s
+ *           holdings of entries no other source holds have no record
  * @source:  the source holding it, NUL-terminated and NUL-padded
  */
 struct cfilter_entry {
 	struct cfilter_key key;
 	__u32	timeout;
-	__u32	pad;
+	__u32	age;
 	char	source[CFILTER_SOURCE_LEN];
 };
 
