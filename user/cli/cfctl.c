@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cfctl.h"
 #include "cli/options.h"
 #include "cli/verbs.h"
+#include "verbs/verb.h"
 
 /* cfctl's own options, before the command. */
 static const struct option global_opts[] = {

@@ -5,8 +5,8 @@
 
 #include <stdio.h>
 
-#include "cli/cfctl.h"
 #include "cli/verbs.h"
+#include "verbs/verb.h"
 
 /* Prints the help of the options a verb taking the OPT_* bits @opts takes. */
 void options_help(FILE *out, unsigned int opts);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The table of cfctl's verbs: what each runs and takes, and its help. */
-#include "cli/cfctl.h"
 #include "cli/verbs.h"
+#include "verbs/verb.h"
 #include "xdp/droplog.h"
 #include "xdp/xdp.h"
 

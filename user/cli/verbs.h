@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "cli/cfctl.h"
+#include "verbs/verb.h"
 
 /* Options some verbs take: bits of struct verb's opts. */
 enum {

@@ -18,10 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/cfctl.h"
 #include "device/device.h"
 #include "formats/keyfile.h"
 #include "lib/addr.h"
+#include "verbs/verb.h"
 
 /*
  * Keys per BATCH call: past a few thousand, calls cost a load nothing more

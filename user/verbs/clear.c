@@ -5,9 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cfctl.h"
 #include "device/device.h"
 #include "lib/source_name.h"
+#include "verbs/verb.h"
 
 /* --dry-run of clear: may the caller clear, and how much would go? */
 static int clear_dry_run(int fd)

@@ -46,13 +46,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/cfctl.h"
 #include "device/device.h"
 #include "formats/decision.h"
 #include "formats/decision_table.h"
 #include "formats/entry_words.h"
 #include "lib/addr.h"
 #include "lib/source_name.h"
+#include "verbs/verb.h"
 
 /* The longest line read; a longer one is skipped whole, not buffered. */
 #define LINE_MAX_BYTES	65536

@@ -9,12 +9,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/cfctl.h"
 #include "device/device.h"
 #include "formats/keyfile.h"
 #include "lib/addr.h"
 #include "lib/json.h"
 #include "lib/source_name.h"
+#include "verbs/verb.h"
 #include "xdp/xdp.h"
 
 /*

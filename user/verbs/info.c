@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "cli/cfctl.h"
 #include "device/device.h"
 #include "lib/addr.h"
 #include "lib/json.h"
+#include "verbs/verb.h"
 
 static const char *filter_mode_name(__u32 mode)
 {

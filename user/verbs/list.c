@@ -8,11 +8,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/cfctl.h"
 #include "device/device.h"
 #include "lib/addr.h"
 #include "lib/json.h"
 #include "lib/source_name.h"
+#include "verbs/verb.h"
 
 /*
  * Sources in the order save and list print them: "default" first, then

@@ -13,10 +13,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/cfctl.h"
 #include "lib/addr.h"
 #include "lib/json.h"
 #include "lib/source_name.h"
+#include "verbs/verb.h"
 #include "xdp/counters.h"
 #include "xdp/droplog.h"
 

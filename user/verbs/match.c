@@ -10,11 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cfctl.h"
 #include "device/device.h"
 #include "lib/addr.h"
 #include "lib/json.h"
 #include "lib/source_name.h"
+#include "verbs/verb.h"
 
 /* A decimal number in [0, @max] for match; false if @s is not one. */
 static bool match_number(const char *s, unsigned long max, __be16 *v)

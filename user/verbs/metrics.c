@@ -17,9 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/cfctl.h"
 #include "device/device.h"
 #include "lib/addr.h"
+#include "verbs/verb.h"
 #include "xdp/counters.h"
 
 #define CF_MODULE_VERSION	CF_MODULE "/version"

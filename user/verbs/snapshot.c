@@ -22,11 +22,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/cfctl.h"
 #include "device/device.h"
 #include "formats/snapfile.h"
 #include "lib/addr.h"
 #include "lib/source_name.h"
+#include "verbs/verb.h"
 
 /* Keys per BATCH call of restore, as load. */
 #define RESTORE_BATCH	65536

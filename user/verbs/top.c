@@ -19,9 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/cfctl.h"
 #include "lib/addr.h"
 #include "lib/json.h"
+#include "verbs/verb.h"
 #include "xdp/droplog.h"
 
 #define NS	1000000000ULL

@@ -20,11 +20,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/cfctl.h"
 #include "device/device.h"
 #include "lib/addr.h"
 #include "lib/json.h"
 #include "lib/source_name.h"
+#include "verbs/verb.h"
 #include "xdp/droplog.h"
 
 #define WHY_BATCH	4096

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cfctl.h"
 #include "device/device.h"
 #include "lib/json.h"
+#include "verbs/verb.h"
 #include "xdp/counters.h"
 #include "xdp/xdp.h"
 

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <linux/cfilter.h>
 
-#include "cli/cfctl.h"
+#include "verbs/verb.h"
 
 struct bpf_object;
 struct ring_buffer;

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* What the verbs of cfctl share: the parsed command line, the do_<verb>()s. */
-#ifndef CFCTL_H
-#define CFCTL_H
+/*
+ * What a verb is: the command line it is given, parsed (cli/options.c
+ * fills it), and the do_<verb>() of each, which the table of verbs
+ * (cli/verbs.c) names.
+ */
+#ifndef CFCTL_VERB_H
+#define CFCTL_VERB_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -101,4 +105,4 @@ int do_restore(const struct cfctl_opts *o);
 /* The verb of crowdsec.c. */
 int do_crowdsec(const struct cfctl_opts *o);
 
-#endif /* CFCTL_H */
+#endif /* CFCTL_VERB_H */
