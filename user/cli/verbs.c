@@ -2,7 +2,6 @@
 /* The table of cfctl's verbs: what each runs and takes, and its help. */
 #include "cli/verbs.h"
 #include "verbs/verb.h"
-#include "xdp/droplog.h"
 #include "xdp/xdp.h"
 
 /* load and replace read the same lists, so they take the same options. */

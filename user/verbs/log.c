@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The verb log: a line per dropped packet the programs describe (the drop
- * log, droplog.h), filtered, and a line a second saying how many drops
+ * log, xdp/droplog.h), filtered, and a line a second saying how many drops
  * the rate limit left out meanwhile; and what top shares of it: the
  * filters and how an event is named.
  */
@@ -16,6 +16,7 @@
 #include "lib/addr.h"
 #include "lib/json.h"
 #include "lib/source_name.h"
+#include "verbs/log.h"
 #include "verbs/verb.h"
 #include "xdp/counters.h"
 #include "xdp/droplog.h"
@@ -388,7 +389,7 @@ int do_log(const struct cfctl_opts *o)
 	if (ret != CF_OK)
 		return ret;
 	log_stop_on_signals();
-	ret = log_reader_open(&lr.r, o, on_event, &lr);
+	ret = log_reader_open(&lr.r, o->rate, o->verbose, on_event, &lr);
 	if (ret != CF_OK)
 		return ret;
 	fprintf(stderr, "cfctl log: listening, at most %u events/s per CPU\n",

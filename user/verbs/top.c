@@ -2,7 +2,7 @@
 /*
  * The verb top: the source addresses and the entries that dropped the
  * most over a sliding window, refreshed like top(1), from the drop log's
- * events (droplog.h).
+ * events (xdp/droplog.h).
  *
  * The events are a sample: each CPU sends at most the rate limit's number
  * a second and counts the drops past it as left out. Over the window, E
@@ -21,6 +21,7 @@
 
 #include "lib/addr.h"
 #include "lib/json.h"
+#include "verbs/log.h"
 #include "verbs/verb.h"
 #include "xdp/droplog.h"
 
@@ -422,7 +423,7 @@ int do_top(const struct cfctl_opts *o)
 		return CF_SYSTEM;
 	}
 	log_stop_on_signals();
-	ret = log_reader_open(&t.r, o, on_event, &t);
+	ret = log_reader_open(&t.r, o->rate, o->verbose, on_event, &t);
 	if (ret == CF_OK) {
 		t.start = mono_ns();
 		fprintf(stderr, "cfctl top: listening, at most %u events/s per CPU\n",

@@ -105,4 +105,9 @@ int do_restore(const struct cfctl_opts *o);
 /* The verb of crowdsec.c. */
 int do_crowdsec(const struct cfctl_opts *o);
 
+/* The verbs of the drop log: log.c, top.c, why.c. */
+int do_log(const struct cfctl_opts *o);
+int do_top(const struct cfctl_opts *o);
+int do_why(const struct cfctl_opts *o);
+
 #endif /* CFCTL_VERB_H */

@@ -25,7 +25,6 @@
 #include "lib/json.h"
 #include "lib/source_name.h"
 #include "verbs/verb.h"
-#include "xdp/droplog.h"
 
 #define WHY_BATCH	4096
 /* Walks started over because the filter changed under them (device.c's). */

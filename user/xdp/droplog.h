@@ -2,8 +2,8 @@
 /*
  * The drop log (struct cfilter_log_ctl in the UAPI): where its maps are
  * pinned (log_pins.c), a reader's lease of them and its rings
- * (log_reader.c), and what cfctl log and cfctl top share of reading the
- * events (log.c).
+ * (log_reader.c). What cfctl log and cfctl top make of the events is
+ * theirs (verbs/log.h).
  */
 #ifndef CFCTL_DROPLOG_H
 #define CFCTL_DROPLOG_H
@@ -13,8 +13,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/cfilter.h>
-
-#include "verbs/verb.h"
 
 struct bpf_object;
 struct ring_buffer;
@@ -75,7 +73,7 @@ int log_pins_open(struct log_set *sets, unsigned int *n, bool verbose);
 
 /* log_reader.c */
 __u64 mono_ns(void);
-int log_reader_open(struct log_reader *r, const struct cfctl_opts *o,
+int log_reader_open(struct log_reader *r, unsigned int rate, bool verbose,
 		    log_event_fn fn, void *ctx);
 int log_reader_poll(struct log_reader *r, int timeout_ms);
 int log_reader_drain(struct log_reader *r);
@@ -85,29 +83,5 @@ void log_reader_close(struct log_reader *r);
 /* Set by SIGINT and SIGTERM while a reader runs (log_stop_on_signals()). */
 extern volatile sig_atomic_t log_stop;
 void log_stop_on_signals(void);
-
-/* What log and top show of the events: log's filters (log.c). */
-struct log_filter {
-	const char	*source;	/* -s; NULL: any */
-	unsigned int	ifindex;	/* --iface; 0: any */
-	int		family;		/* the CIDR's: 4 or 6; 0: none */
-	__u8		addr[16];
-	unsigned int	len;
-};
-
-int log_filter_init(struct log_filter *f, const struct cfctl_opts *o,
-		    const char *verb);
-bool log_filter_match(const struct log_filter *f,
-		      const struct cfilter_log_event *ev);
-const char *log_source(const struct cfilter_log_event *ev, char *buf);
-const char *log_entry(const struct cfilter_log_event *ev, char *buf,
-		      size_t len);
-const char *log_addr(int family, const __u8 *addr, char *buf, size_t len);
-const char *log_reason(const struct cfilter_log_event *ev);
-
-/* The verbs. */
-int do_log(const struct cfctl_opts *o);
-int do_top(const struct cfctl_opts *o);
-int do_why(const struct cfctl_opts *o);
 
 #endif /* CFCTL_DROPLOG_H */

@@ -269,15 +269,16 @@ static void set_rate(struct log_reader *r, unsigned int rate, bool others)
 
 /**
  * log_reader_open() - start reading the drop log
- * @r:    the reader
- * @o:    --rate: events per second per CPU for every reader; 0: the limit
- *        in force if another reader runs, else CFILTER_LOG_RATE; -v
- * @fn:   called with each event log_reader_poll() reads, and @ctx
- * @ctx:  for @fn
+ * @r:       the reader
+ * @rate:    events per second per CPU for every reader (--rate); 0: the
+ *           limit in force if another reader runs, else CFILTER_LOG_RATE
+ * @verbose: -v
+ * @fn:      called with each event log_reader_poll() reads, and @ctx
+ * @ctx:     for @fn
  *
  * Return: enum cf_exit; on failure, nothing is left held.
  */
-int log_reader_open(struct log_reader *r, const struct cfctl_opts *o,
+int log_reader_open(struct log_reader *r, unsigned int rate, bool verbose,
 		    log_event_fn fn, void *ctx)
 {
 	__u64 now = mono_ns();
@@ -291,7 +292,7 @@ int log_reader_open(struct log_reader *r, const struct cfctl_opts *o,
 		cf_err("cannot count the CPUs: %s", strerror(-r->ncpus));
 		return CF_SYSTEM;
 	}
-	ret = log_pins_open(r->sets, &r->nsets, o->verbose);
+	ret = log_pins_open(r->sets, &r->nsets, verbose);
 	if (ret != CF_OK)
 		return ret;
 	for (i = 0; i < r->nsets; i++) {
@@ -309,7 +310,7 @@ int log_reader_open(struct log_reader *r, const struct cfctl_opts *o,
 		log_reader_close(r);
 		return ret;
 	}
-	set_rate(r, o->rate, others);
+	set_rate(r, rate, others);
 	r->mono_to_real = real_ns() - (long long)mono_ns();
 	/* last: the programs send nothing before every ring is in place */
 	renew(r, mono_ns());
