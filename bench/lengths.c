@@ -6,7 +6,7 @@
  *
  *	scripts/geoip-ranges.sh CC... | bench/lengths [-6]
  *
- * reads LOW-HIGH ranges, splits them into prefixes (user/range.c) and
+ * reads LOW-HIGH ranges, splits them into prefixes (user/lib/range.c) and
  * prints, for two search trees over the lengths shorter than an address
  * (full-length members stay in the address table, /0 is a flag):
  * - fixed: a balanced tree over every length 1..W-1 (W = 32 or 128); its
@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../user/range.h"
+#include "lib/range.h"
 
 #define VALUE_BYTES	4
 #define FP_BYTES	2

@@ -33,7 +33,7 @@
  * iproute2 (ip link ... obj, tc ... bpf obj) reuses or pins it in
  * /sys/fs/bpf/tc/globals, a place it does not let a user change; cfctl
  * points libbpf at the same place, and pins the map again where bpftool's
- * libbpf looks, /sys/fs/bpf (see user/xdp_stats.c).
+ * libbpf looks, /sys/fs/bpf (see user/xdp/xdp_stats.c).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 
-#include "range.h"
+#include "lib/range.h"
 #include "xdp_bench.h"
 
 static int cmp_range(const void *a, const void *b)
@@ -113,7 +113,7 @@ static int pfx_emit(const uint8_t *addr, unsigned int len, void *arg)
 	return 0;
 }
 
-/* The ranges as CIDR prefixes, as cfctl splits them (user/range.c). */
+/* The ranges as CIDR prefixes, as cfctl splits them (user/lib/range.c). */
 struct pfx *split_ranges(const struct range *r, size_t nr,
 			 unsigned int alen, size_t *count)
 {

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 
-#include "range.h"
+#include "lib/range.h"
 #include "xdp_bench.h"
 
 /* A UDP datagram from @saddr (host order), padded to FRAME4_LEN. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target for cfctl's reader of CrowdSec decisions
- * (user/decision.c), which takes lines from a feed cfilter does not
+ * (user/formats/decision.c), which takes lines from a feed cfilter does not
  * control. Beyond the sanitizers: a line the reader accepts, written back
  * as the bouncer would write it, reads back the same; a duration it
  * accepts, written in whole seconds, reads back the same seconds; a
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decision.h"
+#include "formats/decision.h"
 
 /* One byte string's worth of JSON, escaping what must be. */
 static size_t put_json_string(char *out, const char *s)

@@ -16,15 +16,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "addr.h"
-#include "decision.h"
-#include "decision_table.h"
-#include "json.h"
-#include "keyfile.h"
-#include "range.h"
-#include "snapfile.h"
-#include "source_name.h"
-#include "util.h"
+#include "formats/decision.h"
+#include "formats/decision_table.h"
+#include "formats/keyfile.h"
+#include "formats/snapfile.h"
+#include "lib/addr.h"
+#include "lib/json.h"
+#include "lib/range.h"
+#include "lib/source_name.h"
+#include "lib/util.h"
 
 static int tests, failures;
 

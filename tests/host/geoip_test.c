@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../user/range.h"
+#include "lib/range.h"
 #include "kselftest_harness.h"
 
 #define NOTE(...) do { ksft_print_msg(__VA_ARGS__); fflush(stdout); } while (0)

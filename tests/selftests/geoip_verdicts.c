@@ -38,7 +38,7 @@
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
 
-#include "../../user/range.h"
+#include "lib/range.h"
 #include "cfilter.skel.h"
 #include "xdp_packets.h"
 #include "xdp_stats.h"
