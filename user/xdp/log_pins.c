@@ -21,6 +21,7 @@
 #include "cfilter.skel.h"
 #include "lib/util.h"
 #include "xdp/droplog.h"
+#include "xdp/pin.h"
 #include "xdp/xdp.h"
 #include "xdp/xdp_int.h"
 
@@ -68,17 +69,9 @@ static bool pin_fits(int fd, const struct bpf_map *def, __u32 *id)
  */
 static int open_pin(const char *path, const struct bpf_map *def, __u32 *id)
 {
-	int fd = bpf_obj_get(path);
-	int err;
+	int fd = pin_open(path);
 
-	if (fd < 0) {
-		err = -errno;
-		if (err != -ENOENT)
-			cf_bpf_err(err, "cannot open %s: %s", path,
-				   strerror(-err));
-		return err;
-	}
-	if (!pin_fits(fd, def, id)) {
+	if (fd >= 0 && !pin_fits(fd, def, id)) {
 		cf_err("%s is not the drop log map of this cfilter (an older one's?): remove it while no program of cfilter runs, and attach again",
 		       path);
 		close(fd);
@@ -89,14 +82,7 @@ static int open_pin(const char *path, const struct bpf_map *def, __u32 *id)
 
 static int pin_at(int fd, const char *path)
 {
-	int err;
-
-	if (!bpf_obj_pin(fd, path))
-		return 0;
-	err = -errno;
-	cf_bpf_err(err, "cannot pin the drop log's map at %s: %s", path,
-		   strerror(-err));
-	return err;
+	return pin_map(fd, path, "the drop log's map");
 }
 
 /*
@@ -255,15 +241,12 @@ static int pin_new_set(struct cfilter_bpf *skel)
 	bpf_program__set_autoload(skel->progs.cfilter_tc, false);
 	/* Counters are attach's to pin, with their own rules. */
 	err = bpf_map__set_pin_path(skel->maps.cfilter_stats, NULL);
-	if (!err && (mkdir(CF_BPFFS "/tc", 0700) && errno != EEXIST))
-		err = -errno;
-	if (!err && (mkdir(CF_PIN_ROOT, 0700) && errno != EEXIST))
-		err = -errno;
 	if (err) {
-		cf_err("cannot create %s: %s (is bpffs mounted on %s?)",
-		       CF_PIN_ROOT, strerror(-err), CF_BPFFS);
+		cf_err("cannot load the drop log's maps: %s", strerror(-err));
 		return -1;
 	}
+	if (pin_dir(CF_BPFFS "/tc") || pin_dir(CF_PIN_ROOT))
+		return -1;
 	if (log_pins_prepare(skel->obj, false))
 		return -1;
 	err = cfilter_bpf__load(skel);

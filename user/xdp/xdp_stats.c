@@ -29,6 +29,7 @@
 #include <linux/cfilter.h>
 
 #include "lib/util.h"
+#include "xdp/pin.h"
 #include "xdp/xdp.h"
 #include "xdp/xdp_int.h"
 
@@ -70,17 +71,9 @@ static bool stats_map_ok(int fd, const struct stats_shape *shape, __u32 *id)
 static int open_pin(const char *path, const struct stats_shape *shape,
 		    __u32 *id)
 {
-	int fd = bpf_obj_get(path);
-	int err;
+	int fd = pin_open(path);
 
-	if (fd < 0) {
-		err = -errno;
-		if (err != -ENOENT)
-			cf_bpf_err(err, "cannot open %s: %s", path,
-				   strerror(-err));
-		return err;
-	}
-	if (!stats_map_ok(fd, shape, id)) {
+	if (fd >= 0 && !stats_map_ok(fd, shape, id)) {
 		cf_err("%s is not cfilter's counter map: remove it and run cfctl attach again",
 		       path);
 		close(fd);
@@ -89,30 +82,9 @@ static int open_pin(const char *path, const struct stats_shape *shape,
 	return fd;
 }
 
-/* Creates @dir if it is not there. Returns 0 or a reported negative errno. */
-static int make_dir(const char *dir)
-{
-	int err;
-
-	if (!mkdir(dir, 0700) || errno == EEXIST)
-		return 0;
-	err = -errno;
-	cf_err("cannot create %s: %s (is bpffs mounted on %s?)", dir,
-	       strerror(-err), CF_BPFFS);
-	return err;
-}
-
-/* Pins map @fd at @path. Returns 0 or a reported negative errno. */
 static int pin_at(int fd, const char *path)
 {
-	int err;
-
-	if (!bpf_obj_pin(fd, path))
-		return 0;
-	err = -errno;
-	cf_bpf_err(err, "cannot pin the counter map at %s: %s", path,
-		   strerror(-err));
-	return err;
+	return pin_map(fd, path, "the counter map");
 }
 
 /**
@@ -153,9 +125,9 @@ int stats_map_prepare(void)
 	}
 	if (fd != -ENOENT)
 		return fd;
-	err = make_dir(CF_BPFFS "/tc");
+	err = pin_dir(CF_BPFFS "/tc");
 	if (!err)
-		err = make_dir(CF_PIN_ROOT);
+		err = pin_dir(CF_PIN_ROOT);
 	if (err)
 		return err;
 	stats_bpffs_layout();
@@ -191,7 +163,7 @@ int stats_map_share(struct bpf_map *map)
 	if (lstat(CF_BPFFS "/xdp", &st) || !S_ISDIR(st.st_mode) ||
 	    !access(CF_STATS_PIN_XDP, F_OK))
 		return 0;
-	err = make_dir(CF_BPFFS "/xdp/globals");
+	err = pin_dir(CF_BPFFS "/xdp/globals");
 	return err ? err : pin_at(bpf_map__fd(map), CF_STATS_PIN_XDP);
 }
 
