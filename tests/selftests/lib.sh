@@ -201,6 +201,24 @@ veth_setup()
 	"$IP" -n "$NS" link set lo up
 }
 
+# veth_attached ADDR...: veth_setup with each ADDR (IPv4) a /24 address of
+# the peer too, then one test case, cfilter attached to $VETH in generic
+# mode, and the neighbours resolved. A setup that fails ends the test.
+veth_attached()
+{
+	_ok=true
+	veth_setup || _ok=false
+	for _a; do
+		$_ok && { "$IP" -n "$NS" addr add "$_a/24" dev "$VETH_PEER" || _ok=false; }
+	done
+	if ! $_ok; then
+		tap_not_ok "setup: $NS with its addresses"
+		tap_end
+	fi
+	check "setup: attach to $VETH" "$CFCTL" attach "$VETH" --mode generic
+	ping_from_ns_retry "$HOST4" >/dev/null 2>&1
+}
+
 # Deleting the root side removes both ends at once (and any XDP program on
 # it); deleting the namespace alone would free the pair asynchronously.
 # cfilter's program is detached first, as an operator would: in libxdp's

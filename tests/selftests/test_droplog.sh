@@ -153,16 +153,7 @@ load_module || tap_skip_all "cannot load $CFILTER_KO"
 [ "$(cat /sys/module/cfilter/parameters/mode 2>/dev/null)" = compact ] &&
 	tap_skip_all "compact mode: every entry is default's"
 check "setup: cfctl clear" "$CFCTL" clear
-if ! veth_setup ||
-   ! "$IP" -n "$NS" addr add "$JAIL4/24" dev "$VETH_PEER" ||
-   ! "$IP" -n "$NS" addr add "$IN_NET4/24" dev "$VETH_PEER" ||
-   ! "$IP" -n "$NS" addr add "$FLOW4/24" dev "$VETH_PEER" ||
-   ! "$IP" -n "$NS" addr add "$FLOOD4/24" dev "$VETH_PEER"; then
-	tap_not_ok "setup: $NS with its addresses"
-	tap_end
-fi
-check "setup: attach to $VETH" "$CFCTL" attach "$VETH" --mode generic
-ping_from_ns_retry "$HOST4" >/dev/null 2>&1	# neighbours resolved
+veth_attached "$JAIL4" "$IN_NET4" "$FLOW4" "$FLOOD4"
 check "setup: jail holds $JAIL4" "$CFCTL" add -s jail "$JAIL4"
 check "setup: feed holds $NET4" "$CFCTL" add -s feed "$NET4"
 check "setup: feed holds $NET6" "$CFCTL" add -s feed "$NET6"

@@ -40,16 +40,7 @@ load_module || tap_skip_all "cannot load $CFILTER_KO"
 [ "$(cat /sys/module/cfilter/parameters/mode 2>/dev/null)" = compact ] &&
 	tap_skip_all "compact mode: every entry is default's"
 check "setup: cfctl clear" "$CFCTL" clear
-if ! veth_setup ||
-   ! "$IP" -n "$NS" addr add "$JAIL4/24" dev "$VETH_PEER" ||
-   ! "$IP" -n "$NS" addr add "$IN_NET4/24" dev "$VETH_PEER" ||
-   ! "$IP" -n "$NS" addr add "$FLOW4/24" dev "$VETH_PEER"; then
-	tap_not_ok "setup: $NS with its addresses"
-	tap_end
-	exit
-fi
-check "setup: attach to $VETH" "$CFCTL" attach "$VETH" --mode generic
-ping_from_ns_retry "$HOST4" >/dev/null 2>&1	# neighbours resolved
+veth_attached "$JAIL4" "$IN_NET4" "$FLOW4"
 # default's count survives clear, and an earlier test may have dropped for it
 default0=$(drops_of default)
 

@@ -83,15 +83,7 @@ load_module || tap_skip_all "cannot load $CFILTER_KO"
 [ "$(cat /sys/module/cfilter/parameters/mode 2>/dev/null)" = compact ] &&
 	tap_skip_all "compact mode: every entry is default's"
 check "setup: cfctl clear" "$CFCTL" clear
-if ! veth_setup ||
-   ! "$IP" -n "$NS" addr add "$A4/24" dev "$VETH_PEER" ||
-   ! "$IP" -n "$NS" addr add "$B4/24" dev "$VETH_PEER" ||
-   ! "$IP" -n "$NS" addr add "$C4/24" dev "$VETH_PEER"; then
-	tap_not_ok "setup: $NS with its addresses"
-	tap_end
-fi
-check "setup: attach to $VETH" "$CFCTL" attach "$VETH" --mode generic
-ping_from_ns_retry "$HOST4" >/dev/null 2>&1	# neighbours resolved
+veth_attached "$A4" "$B4" "$C4"
 check "setup: jail holds $A4" "$CFCTL" add -s jail "$A4"
 check "setup: feed holds $NET4" "$CFCTL" add -s feed "$NET4"
 check "setup: flows hold the echo requests of $C4" \

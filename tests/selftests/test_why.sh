@@ -59,12 +59,7 @@ load_module || tap_skip_all "cannot load $CFILTER_KO"
 [ "$(cat /sys/module/cfilter/parameters/mode 2>/dev/null)" = compact ] &&
 	tap_skip_all "compact mode: no sources or timeouts"
 check "setup: cfctl clear" "$CFCTL" clear
-if ! veth_setup || ! "$IP" -n "$NS" addr add "$ADDR/24" dev "$VETH_PEER"; then
-	tap_not_ok "setup: $NS with its addresses"
-	tap_end
-fi
-check "setup: attach to $VETH" "$CFCTL" attach "$VETH" --mode generic
-ping_from_ns_retry "$HOST4" >/dev/null 2>&1	# neighbours resolved
+veth_attached "$ADDR"
 check "setup: jail holds $ADDR for 600 s" "$CFCTL" add -s jail -t 600 "$ADDR"
 check "setup: feed holds 192.0.2.4/31" "$CFCTL" add -s feed 192.0.2.4/31
 check "setup: ops holds 192.0.2.0/24 for 300 s" \
