@@ -9,6 +9,7 @@
 #include <bpf/bpf.h>
 
 #include "xdp_bench.h"
+#include "slab_shrink.h"
 
 /* Kernel memory is read again until two reads this far apart agree. */
 #define SETTLE_US	300000
@@ -48,35 +49,6 @@ static long long kernel_memory_now(void)
 }
 
 /*
- * Gives the slabs that frees left empty back (SLUB's shrink), so that
- * memory a structure freed earlier, still counted in Slab, is not reused
- * unseen by the next one measured.
- */
-static void shrink_slabs(void)
-{
-	char path[320];
-	struct dirent *e;
-	DIR *d = opendir("/sys/kernel/slab");
-	int fd;
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink",
-			 e->d_name);
-		fd = open(path, O_WRONLY);
-		if (fd < 0)
-			continue;
-		if (write(fd, "1", 1) < 0)
-			fprintf(stderr, "xdp_bench: %s: %m\n", path);
-		close(fd);
-	}
-	closedir(d);
-}
-
-/*
  * The same, once frees still under way (a map destroyed a moment ago is
  * freed by a worker, after RCU) have settled, and empty slabs are gone.
  */
@@ -85,13 +57,13 @@ long long kernel_memory(void)
 	long long a, b;
 	unsigned int i;
 
-	shrink_slabs();
+	slab_shrink_all();
 	a = kernel_memory_now();
 	b = a;
 
 	for (i = 0; i < SETTLE_TRIES; i++) {
 		usleep(SETTLE_US);
-		shrink_slabs();
+		slab_shrink_all();
 		b = kernel_memory_now();
 		if (llabs(b - a) < SETTLE_BYTES)
 			break;

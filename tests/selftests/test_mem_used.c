@@ -31,6 +31,7 @@
 #include "kselftest_harness.h"
 #include "harness_timeout.h"
 #include "helpers.h"
+#include "slab_shrink.h"
 
 /* Sets staged at once: their sum stands out of the kernel's own noise. */
 #define NSETS		4
@@ -127,31 +128,6 @@ static long long memory_now(long long v[PARTS])
 	return v[OBJECTS] + v[LARGE] + v[VMALLOC] + v[PERCPU];
 }
 
-/* The objects the CPUs keep at hand given back to their slabs. */
-static void shrink_slabs(void)
-{
-	char path[320];
-	struct dirent *e;
-	DIR *d = opendir("/sys/kernel/slab");
-	int fd;
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink",
-			 e->d_name);
-		fd = open(path, O_WRONLY);
-		if (fd < 0)
-			continue;
-		if (write(fd, "1", 1) < 0)
-			perror(path);
-		close(fd);
-	}
-	closedir(d);
-}
-
 /*
  * The kernel's memory once frees under way (after RCU) have settled; each
  * field's part in @v.
@@ -161,11 +137,11 @@ static long long kernel_memory(long long v[PARTS])
 	long long a, b = -1;
 	unsigned int i;
 
-	shrink_slabs();
+	slab_shrink_all();
 	a = memory_now(v);
 	for (i = 0; a >= 0 && i < SETTLE_TRIES; i++) {
 		sleep_ms(SETTLE_MS);
-		shrink_slabs();
+		slab_shrink_all();
 		b = memory_now(v);
 		if (llabs(b - a) < SETTLE_BYTES)
 			break;
