@@ -13,8 +13,8 @@
 # check that it is there.
 #
 # Everything lands in .cache/:
-#   apt-trixie/                 trixie's package lists (shared with
-#                               scripts/vm/kernel.sh, which writes the same)
+#   apt-trixie/                 trixie's package lists (apt-suite.sh's, the
+#                               same as scripts/vm/kernel.sh's for 6.12)
 #   debug-kernel/pin            the linux-source-6.12 version chosen on first
 #                               use, reused until the file is removed
 #   debug-kernel/linux-<ver>/   the source tree, built in place: KDIR of the
@@ -48,6 +48,9 @@ CACHE=$(cd "$ROOT/.cache" && pwd -P)
 DK=$CACHE/debug-kernel
 APT_DIR=$CACHE/apt-$SUITE
 FRAGMENT=$ROOT/scripts/vm/debug-kernel.config
+# apt_suite, update_suite_lists: the same private apt as kernel.sh's for
+# 6.12, so both share .cache/apt-trixie.
+. "$ROOT/scripts/vm/apt-suite.sh"
 
 need_tools() {
 	missing=
@@ -61,41 +64,9 @@ need_tools() {
 	[ -z "$missing" ] || die "missing:$missing: apt-get install$missing"
 }
 
-apt_suite() {
-	cmd=$1
-	shift
-	"$cmd" -q -o Dir::Etc::SourceList=/dev/null \
-		-o Dir::Etc::SourceParts="$APT_DIR/sources" \
-		-o Dir::State::Lists="$APT_DIR/lists" \
-		-o Dir::State::Status=/dev/null \
-		-o Dir::Cache="$APT_DIR/cache" \
-		-o APT::Sandbox::User=root "$@"
-}
-
-# The same private apt configuration as scripts/vm/kernel.sh's for 6.12: the
-# system's sources and package cache are never touched.
-update_lists() {
-	[ -f "$APT_DIR/updated" ] && return 0
-	keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-	[ -f "$keyring" ] || die "$keyring missing: apt-get install debian-archive-keyring"
-	mkdir -p "$APT_DIR/sources" "$APT_DIR/lists/partial" \
-		"$APT_DIR/cache/archives/partial"
-	{
-		printf 'Types: deb\nURIs: http://deb.debian.org/debian\n'
-		printf 'Suites: %s %s-updates\nComponents: main\nSigned-By: %s\n' \
-			"$SUITE" "$SUITE" "$keyring"
-		printf '\nTypes: deb\nURIs: http://deb.debian.org/debian-security\n'
-		printf 'Suites: %s-security\nComponents: main\nSigned-By: %s\n' \
-			"$SUITE" "$keyring"
-	} >"$APT_DIR/sources/$SUITE.sources"
-	log "reading $SUITE's package lists"
-	apt_suite apt-get update >/dev/null || die "apt-get update for $SUITE failed"
-	touch "$APT_DIR/updated"
-}
-
 read_pin() {
 	if [ ! -f "$DK/pin" ]; then
-		update_lists
+		update_suite_lists
 		version=$(apt_suite apt-cache show --no-all-versions "$PACKAGE" |
 			sed -n 's/^Version: //p')
 		[ -n "$version" ] || die "no $PACKAGE in $SUITE's lists"
@@ -112,7 +83,7 @@ unpack() {
 	[ -d "$SRC" ] && return 0
 	deb=$DK/${PACKAGE}_${VERSION}_all.deb
 	if [ ! -f "$deb" ]; then
-		update_lists
+		update_suite_lists
 		log "downloading $PACKAGE $VERSION (about 150 MB)"
 		rm -rf "$DK/deb.tmp"
 		mkdir -p "$DK/deb.tmp"

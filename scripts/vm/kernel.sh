@@ -51,6 +51,8 @@ CACHE=$(cd "$ROOT/.cache" && pwd -P)
 KSFT=$CACHE/ksft
 SRC_TARBALL=/usr/src/linux-source-6.1.tar.xz
 BZIMAGE=$ROOT/btf/bzimage.sh
+# apt_suite, update_suite_lists
+. "$ROOT/scripts/vm/apt-suite.sh"
 
 # ---- shared steps --------------------------------------------------------
 
@@ -209,42 +211,6 @@ suite_of() {
 	6.12) echo trixie ;;
 	7.2) echo forky ;;
 	esac
-}
-
-apt_suite() {
-	cmd=$1
-	shift
-	"$cmd" -q -o Dir::Etc::SourceList=/dev/null \
-		-o Dir::Etc::SourceParts="$APT_DIR/sources" \
-		-o Dir::State::Lists="$APT_DIR/lists" \
-		-o Dir::State::Status=/dev/null \
-		-o Dir::Cache="$APT_DIR/cache" \
-		-o APT::Sandbox::User=root "$@"
-}
-
-# A stable suite has -updates and -security; testing (forky) has neither
-# that carries kernels.
-update_suite_lists() {
-	[ -f "$APT_DIR/updated" ] && return 0
-	keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-	[ -f "$keyring" ] || die "$keyring missing: apt-get install debian-archive-keyring"
-	mkdir -p "$APT_DIR/sources" "$APT_DIR/lists/partial" \
-		"$APT_DIR/cache/archives/partial"
-	case $SUITE in
-	forky) suites=$SUITE security= ;;
-	*) suites="$SUITE $SUITE-updates" security=$SUITE-security ;;
-	esac
-	{
-		printf 'Types: deb\nURIs: http://deb.debian.org/debian\n'
-		printf 'Suites: %s\nComponents: main\nSigned-By: %s\n' "$suites" "$keyring"
-		[ -z "$security" ] ||
-			printf '\nTypes: deb\nURIs: http://deb.debian.org/debian-security\nSuites: %s\nComponents: main\nSigned-By: %s\n' \
-				"$security" "$keyring"
-	} >"$APT_DIR/sources/$SUITE.sources"
-	log "reading $SUITE's package lists"
-	apt_suite apt-get update >/dev/null ||
-		die "apt-get update for $SUITE failed (network? see the output above)"
-	touch "$APT_DIR/updated"
 }
 
 # The first run resolves the suite's current kernel ABI and version; every
