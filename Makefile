@@ -5,7 +5,7 @@
 #   user/ -> cfctl                   tests/host, tests/selftests -> tests
 #
 # By default the module is built for a guest kernel the tests boot
-# (Debian's, prepared by scripts/kernel.sh): KERNEL=6.1 (Debian 12, the
+# (Debian's, prepared by scripts/vm/kernel.sh): KERNEL=6.1 (Debian 12, the
 # default) or KERNEL=6.12 (Debian 13).
 # KDIR=/lib/modules/$(uname -r)/build builds it for another kernel.
 # btf/build-module.sh builds it, with the module BTF a kfunc needs, also
@@ -38,10 +38,10 @@ export KERNEL
 .DEFAULT_GOAL := all
 
 ifndef SKIP_KERNEL_MK
-# Written by scripts/kernel.sh; make rebuilds it (and restarts) when missing.
+# Written by scripts/vm/kernel.sh; make rebuilds it (and restarts) when missing.
 -include .cache/kernel-$(KERNEL).mk
-.cache/kernel-$(KERNEL).mk: scripts/kernel.sh
-	scripts/kernel.sh $(KERNEL)
+.cache/kernel-$(KERNEL).mk: scripts/vm/kernel.sh
+	scripts/vm/kernel.sh $(KERNEL)
 endif
 
 # The release: the top entry of debian/changelog, the one place the version
@@ -159,12 +159,12 @@ stress:
 # Time filling the filter by cfctl load vs one cfctl add per entry vs a
 # BPF hash map (guest; writes bench/results/load.txt).
 bench-load:
-	scripts/bench-load.sh
+	scripts/bench/bench-load.sh
 
 # ns per packet of the XDP program vs the same parser on BPF maps, exact
 # addresses and geo prefixes (guest; writes bench/results/xdp.txt).
 bench-xdp:
-	scripts/bench-xdp.sh
+	scripts/bench/bench-xdp.sh
 
 # make install: cfctl with its man page and bash completion, cfilter.service
 # with its helper and example configuration, fail2ban's cfilter action, and
@@ -230,26 +230,26 @@ uninstall-dkms:
 # Debian packages (debian/) built in a copy of the tree's tracked files,
 # written to dist/.
 deb:
-	scripts/deb.sh
+	scripts/deb/deb.sh
 
 # Builds what the guest boots first: the module for KERNEL, cfctl and the
 # selftests, each only as far as it changed.
 vm-run: vm-run-script module user selftests
-	scripts/vm-run.sh $(SCRIPT)
+	scripts/vm/vm-run.sh $(SCRIPT)
 
 vm-run-script:
 	@test -n "$(SCRIPT)" || { echo 'usage: make vm-run SCRIPT=path/to/script.sh [KERNEL=6.12] [VM_DEBIAN=1]' >&2; exit 2; }
 
 check:
-	scripts/check.sh
+	scripts/check/check.sh
 
 # The guest suite on a 6.12 kernel built with every checker, failing on any
-# kernel report (scripts/check-debug.sh); the first run builds the kernel.
+# kernel report (scripts/check/check-debug.sh); the first run builds the kernel.
 check-debug:
-	scripts/check-debug.sh
+	scripts/check/check-debug.sh
 
 demo:
-	scripts/demo.sh
+	scripts/demo/demo.sh
 
 clean:
 	$(MAKE) -C bpf clean

@@ -4,7 +4,7 @@
  * Plattner, SIGCOMM 1997) would store for a real prefix set, to choose the
  * prefix sets' structure by measurement:
  *
- *	scripts/geoip-ranges.sh CC... | bench/lengths [-6]
+ *	scripts/geoip/geoip-ranges.sh CC... | bench/lengths [-6]
  *
  * reads LOW-HIGH ranges, splits them into prefixes (user/lib/range.c) and
  * prints, for two search trees over the lengths shorter than an address
@@ -200,7 +200,7 @@ int main(int argc, char *argv[])
 		af = AF_INET6;
 		alen = 16;
 	} else if (argc != 1) {
-		fprintf(stderr, "usage: scripts/geoip-ranges.sh [-6] CC... | lengths [-6]\n");
+		fprintf(stderr, "usage: scripts/geoip/geoip-ranges.sh [-6] CC... | lengths [-6]\n");
 		return 2;
 	}
 	while (fgets(line, sizeof(line), stdin)) {

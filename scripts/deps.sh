@@ -14,7 +14,7 @@
 # (make deb); devscripts is not needed: dpkg-dev has dpkg-buildpackage and
 # dpkg-parsechangelog.
 # linux-image-amd64 is deliberately absent: it pulls initramfs-tools and udev
-# and upgrades systemd. scripts/kernel.sh downloads and unpacks the guest
+# and upgrades systemd. scripts/vm/kernel.sh downloads and unpacks the guest
 # kernel image into .cache instead.
 
 set -eu

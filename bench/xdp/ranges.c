@@ -29,7 +29,7 @@ static unsigned int parse_addr(const char *s, uint8_t *out)
  * Reads "LOW-HIGH" lines, all of one family (its address length into
  * *@alen); returns the ranges sorted, overlaps merged. Ranges that only
  * touch stay apart: a file of several countries' ranges, each merged on
- * its own (scripts/geoip-ranges.sh -s), keeps them as loading the
+ * its own (scripts/geoip/geoip-ranges.sh -s), keeps them as loading the
  * countries one by one would.
  */
 struct range *read_ranges(const char *file, unsigned int *alen,

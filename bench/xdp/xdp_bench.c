@@ -3,13 +3,13 @@
  * xdp_bench: ns per packet of cfilter's XDP program against XDP programs
  * that parse alike and look the source up in a BPF hash map, LPM trie or
  * Bloom filter (baseline.bpf.c), through BPF_PROG_TEST_RUN. Run as root
- * with cfilter.ko loaded (scripts/bench-xdp-guest.sh does, in the guest).
+ * with cfilter.ko loaded (scripts/bench/bench-xdp-guest.sh does, in the guest).
  *
  * Workloads:
  *   exact  KEYS random IPv4 source addresses in the module and in every
  *          map; hit traffic from addresses of the set, miss traffic from
  *          addresses outside it.
- *   geo    the "LOW-HIGH" ranges of a file (scripts/geoip-ranges.sh),
+ *   geo    the "LOW-HIGH" ranges of a file (scripts/geoip/geoip-ranges.sh),
  *          IPv4 or IPv6, split into CIDR prefixes by cfctl's range_split(),
  *          once, and loaded into the module and an LPM trie of the family;
  *          hit traffic from addresses inside the ranges, miss traffic from
@@ -114,7 +114,7 @@ static void usage(int status)
 		"  -p  passes; the median is reported (default 3)\n"
 		"  -k  IPv4 addresses of the exact workload (default 100000)\n"
 		"  -s  seed of the keys and packets (default 1)\n"
-		"  -g  file of LOW-HIGH IPv4 or IPv6 ranges (scripts/geoip-ranges.sh): a geo\n"
+		"  -g  file of LOW-HIGH IPv4 or IPv6 ranges (scripts/geoip/geoip-ranges.sh): a geo\n"
 		"      workload; up to %d\n"
 		"  -l  what the ranges of the -g before are, for the table\n"
 		"  -m  ranges the -g before's miss traffic comes from, as its hit\n"

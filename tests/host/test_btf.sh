@@ -17,7 +17,7 @@
 #   no BTF.
 #
 # Prints TAP lines; exit status 0 when every check passed. Fetches and
-# builds what it needs for both guest kernels (scripts/kernel.sh).
+# builds what it needs for both guest kernels (scripts/vm/kernel.sh).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit
 ROOT=$PWD

@@ -2,7 +2,7 @@
 /*
  * test_geoip.sh's checker: the verdicts of the loaded filter against a
  * ranges file ("LO-HI" lines of IPv4 or IPv6 addresses, '#' comments, as
- * scripts/geoip-ranges.sh prints them) that `cfctl load` put in it.
+ * scripts/geoip/geoip-ranges.sh prints them) that `cfctl load` put in it.
  *
  *   geoip_verdicts FILE info        the source tables hold exactly the
  *                                   file's prefixes; prints their

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# The guest's Debian root (scripts/guest-root.sh, VM_DEBIAN=1) is there for
+# The guest's Debian root (scripts/vm/guest-root.sh, VM_DEBIAN=1) is there for
 # the integration tests: Debian's own python3, fail2ban and CrowdSec run in
 # a chroot of it, and so does cfctl, which reaches the module from there.
 

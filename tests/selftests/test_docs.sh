@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The man page's commands, as written: every example of cfctl(8), extracted
-# by scripts/doc-examples.sh into doc-examples.txt. Each block runs with
+# by scripts/check/doc-examples.sh into doc-examples.txt. Each block runs with
 # sh -e, so each of its commands must succeed, from the state its text
 # presumes: the module loaded as installed (modprobe finds it), cfctl
 # attached to eth0, source feed holding blocklist.txt. (The README's "Using

@@ -22,7 +22,7 @@ trap cleanup EXIT
 NOBTF_KO=${CFILTER_NOBTF_KO:-/lib/modules/cfilter-nobtf.ko}
 
 tap_begin
-[ -f "$NOBTF_KO" ] || tap_skip_all "no $NOBTF_KO (scripts/vm-run.sh makes it)"
+[ -f "$NOBTF_KO" ] || tap_skip_all "no $NOBTF_KO (scripts/vm/vm-run.sh makes it)"
 [ -x "$IP" ] || tap_skip_all "iproute2 not found at $IP"
 if module_loaded; then
 	unload_module || tap_skip_all "cannot unload cfilter.ko"

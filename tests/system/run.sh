@@ -176,7 +176,7 @@ renumber() {
 # (its make lines run here, the others in the disk's chroot), the second
 # is run by boot1.sh in the booted system.
 readme_blocks() {
-	scripts/doc-examples.sh README.md docs/cfctl.8 >"$WORK/examples"
+	scripts/check/doc-examples.sh README.md docs/cfctl.8 >"$WORK/examples"
 	awk -v dir="$WORK" '
 	/^@@ README: / { n++; out = dir "/readme-" n ".sh"; next }
 	/^@@ / { out = ""; next }

@@ -4,7 +4,7 @@
 # `make bench-xdp`: ns per packet of cfilter's XDP program against XDP
 # programs with the same parser and a BPF hash map, LPM trie or Bloom
 # filter, through BPF_PROG_TEST_RUN in the guest (bench/xdp/xdp_bench, run
-# by scripts/bench-xdp-guest.sh): 100k exact IPv4 addresses; as prefixes,
+# by scripts/bench/bench-xdp-guest.sh): 100k exact IPv4 addresses; as prefixes,
 # from tor-geoipdb, the IPv4 ranges of BENCH_COUNTRIES (twice: misses
 # uniform over the address space, then from every other country's ranges)
 # and those of every country (each country's merged on its own, as blocking
@@ -16,7 +16,7 @@
 #
 # The guest is emulated (qemu TCG): only the ratios between programs hold.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 export KERNEL=${KERNEL:-6.1}
 export VM_MEM=${VM_MEM:-2G}
@@ -47,15 +47,15 @@ for v in 4 6; do
 	flag=
 	[ "$v" = 4 ] || { file=geoip6; flag=-6; }
 	# shellcheck disable=SC2086 # one argument per country
-	scripts/geoip-ranges.sh $flag $COUNTRIES >"$STAGE/geo$v.txt"
+	scripts/geoip/geoip-ranges.sh $flag $COUNTRIES >"$STAGE/geo$v.txt"
 	echo "$COUNTRIES" >"$STAGE/geo$v.label"
 	# shellcheck disable=SC2086 # one line per country
 	rest=$(countries_of $file | grep -vxF "$(printf '%s\n' $COUNTRIES)")
 	# shellcheck disable=SC2086 # one argument per country
-	scripts/geoip-ranges.sh $flag $rest >"$STAGE/geo$v-rest.txt"
+	scripts/geoip/geoip-ranges.sh $flag $rest >"$STAGE/geo$v-rest.txt"
 	echo "the $(echo "$rest" | wc -l) other countries" \
 		>"$STAGE/geo$v-rest.label"
-	scripts/geoip-ranges.sh $flag -s all >"$STAGE/geo$v-all.txt"
+	scripts/geoip/geoip-ranges.sh $flag -s all >"$STAGE/geo$v-all.txt"
 	if [ "$v" = 4 ]; then
 		echo "all $(countries_of $file | wc -l) countries, each merged on its own"
 	else
@@ -65,7 +65,7 @@ done
 printf 'PACKETS=%s\nPASSES=%s\n' "${BENCH_PACKETS:-32768}" \
 	"${BENCH_PASSES:-7}" >"$STAGE/params"
 
-SELFTESTS_DIR=$STAGE scripts/vm-run.sh scripts/bench-xdp-guest.sh | tee "$LOG"
+SELFTESTS_DIR=$STAGE scripts/vm/vm-run.sh scripts/bench/bench-xdp-guest.sh | tee "$LOG"
 
 {
 	echo "# make bench-xdp ($(date -u +%Y-%m-%d), $(git describe --always --dirty 2>/dev/null || echo no git))"

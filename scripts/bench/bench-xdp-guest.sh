@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest half of `make bench-xdp` (run by scripts/bench-xdp.sh through
-# scripts/vm-run.sh, which puts xdp_bench, the geo ranges and the
+# Guest half of `make bench-xdp` (run by scripts/bench/bench-xdp.sh through
+# scripts/vm/vm-run.sh, which puts xdp_bench, the geo ranges and the
 # parameters where the selftests usually go). The table goes between
 # @@BENCH-BEGIN and @@BENCH-END for the host to keep.
 #
@@ -32,7 +32,7 @@ reload_module() {
 }
 
 cd /opt/cfilter/selftests
-# shellcheck source=/dev/null # written by scripts/bench-xdp.sh
+# shellcheck source=/dev/null # written by scripts/bench/bench-xdp.sh
 . ./params
 ./xdp_bench -n "$PACKETS" -p "$PASSES" \
 	-g geo4.txt -l "$(cat geo4.label)" \

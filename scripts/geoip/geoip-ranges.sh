@@ -7,7 +7,7 @@
 # one. Used by `make bench-xdp`, and by anything that wants a real-world
 # set of ranges to block.
 #
-# Usage: scripts/geoip-ranges.sh [-6] [-s] CC...|all
+# Usage: scripts/geoip/geoip-ranges.sh [-6] [-s] CC...|all
 #   CC       ISO 3166-1 alpha-2 country codes (case does not matter)
 #   all      every country the database names (not "??", unknown)
 #   -6       the IPv6 ranges instead of the IPv4 ones
@@ -23,7 +23,7 @@ set -eu
 GEOIP_DIR=${GEOIP_DIR:-/usr/share/tor}
 
 usage() {
-	echo "usage: scripts/geoip-ranges.sh [-6] [-s] CC...|all" >&2
+	echo "usage: scripts/geoip/geoip-ranges.sh [-6] [-s] CC...|all" >&2
 	exit 2
 }
 

@@ -1,15 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest half of scripts/test-install.sh: boot-time restore as cfilter.service
-# does it, from what `make install` put in a DESTDIR.
+# Guest half of scripts/install/test-install.sh: boot-time restore as
+# cfilter.service does it, from what `make install` put in a DESTDIR.
 #
-# The staged tree arrives as /opt/cfilter/selftests (scripts/test-install.sh
-# runs make vm-run with SELFTESTS_DIR pointing at it). It is copied to /, the
-# module the init loaded is removed, and the commands of the installed
-# cfilter.service run in order, as systemd would: ExecStartPre (modprobe
-# cfilter, through modules.dep and /etc/modprobe.d), ExecStart (restore the
-# blocklist, attach to the interfaces listed), ExecStop (save, detach).
+# The staged tree arrives as /opt/cfilter/selftests
+# (scripts/install/test-install.sh runs make vm-run with SELFTESTS_DIR
+# pointing at it). It is copied to /, the module the init loaded is
+# removed, and the commands of the installed cfilter.service run in
+# order, as systemd would: ExecStartPre (modprobe cfilter, through
+# modules.dep and /etc/modprobe.d), ExecStart (restore the blocklist,
+# attach to the interfaces listed), ExecStop (save, detach).
 #
 # Prints TAP lines and "install: P passed, F failed"; exit status 1 if a
 # check failed.
@@ -109,7 +110,7 @@ unload() {
 }
 
 [ -f "$STAGE$UNIT" ] || {
-	echo "not ok 1 no staged install at $STAGE: run scripts/test-install.sh"
+	echo "not ok 1 no staged install at $STAGE: run scripts/install/test-install.sh"
 	exit 1
 }
 kver=$(uname -r)

@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of `make check-debug` (scripts/check-debug.sh), on the debug
-# kernel of scripts/debug-kernel.sh booted with kmemleak=on: the whole
+# Guest side of `make check-debug` (scripts/check/check-debug.sh), on the debug
+# kernel of scripts/vm/debug-kernel.sh booted with kmemleak=on: the whole
 # selftest suite, then what the kernel reported meanwhile.
 #
 # Prints, for the host to total:

@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest half of `make bench-load` (run by scripts/bench-load.sh through
-# scripts/vm-run.sh with the Debian root): how long it takes to put 100k
+# Guest half of `make bench-load` (run by scripts/bench/bench-load.sh through
+# scripts/vm/vm-run.sh with the Debian root): how long it takes to put 100k
 # and 1M IPv4 addresses, and as many prefixes, into the filter with one
 # `cfctl load` (the addresses also held by a source of their own with a
 # timeout), with one `cfctl add` per address, into a BPF hash map with one

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
 #
-# /init of the qemu guest built by scripts/vm-run.sh (busybox sh, PID 1).
+# /init of the qemu guest built by scripts/vm/vm-run.sh (busybox sh, PID 1).
 # /bin/sh in the guest is dash, which runs the test script.
 #
 # Sets up the environment the test script expects, runs

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check-debug: the guest suite on a kernel that reports every mistake
-# (scripts/debug-kernel.sh: KASAN, KFENCE, lockdep, RCU and atomic-sleep
+# (scripts/vm/debug-kernel.sh: KASAN, KFENCE, lockdep, RCU and atomic-sleep
 # checks, UBSAN, kmemleak, fault injection), with test_alloc_fail forcing
 # the module's allocations to fail. Not part of make check: the first run
 # builds the kernel (71 minutes on 2 cores here), and every run is
@@ -17,7 +17,7 @@
 #
 # Environment: VM_TIMEOUT (seconds for the guest, default 7200).
 set -u
-cd "$(dirname "$0")/.." || exit
+cd "$(dirname "$0")/../.." || exit
 
 log=$(mktemp /tmp/cfilter-check-debug.XXXXXX)
 trap 'rm -f "$log"' EXIT
@@ -37,7 +37,7 @@ mk_var() {
 }
 
 phase 'debug kernel'
-scripts/debug-kernel.sh || broken 'building the debug kernel failed'
+scripts/vm/debug-kernel.sh || broken 'building the debug kernel failed'
 
 phase 'build'
 kdir=$(mk_var KDIR)
@@ -57,7 +57,7 @@ phase 'guest suite on the debug kernel'
 # from handle_edge_irq over cpu_detect; 6.12's own, timing-dependent).
 KERNEL=debug VM_MEM=2G VM_APPEND='kmemleak=on no5lvl' VM_DEBIAN=1 \
 	VM_TIMEOUT=${VM_TIMEOUT:-7200} \
-	scripts/vm-run.sh scripts/guest-check-debug.sh 2>&1 | tee "$log"
+	scripts/vm/vm-run.sh scripts/check/guest-check-debug.sh 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 
 summary=$(grep -aE '^selftests: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped' "$log" |

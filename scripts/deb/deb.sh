@@ -11,7 +11,7 @@
 # work tree (outside git, of every file but .cache/ and dist/), so that
 # what is built is what a clone has, and builds here are left alone.
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 scripts/deps.sh
 

@@ -4,11 +4,11 @@
 # Run a shell script as root inside a qemu guest booting Debian's kernel,
 # with cfilter.ko loaded (make vm-run SCRIPT=path/to/script.sh).
 #
-# Usage: scripts/vm-run.sh SCRIPT
+# Usage: scripts/vm/vm-run.sh SCRIPT
 #
 # Environment (paths relative to the current directory):
 #   KERNEL         guest kernel: 6.1 (Debian 12, default), 6.12 (Debian 13),
-#                  7.2, or debug (scripts/debug-kernel.sh's, for make
+#                  7.2, or debug (scripts/vm/debug-kernel.sh's, for make
 #                  check-debug: boot it as check-debug.sh does,
 #                  VM_MEM=2G VM_APPEND='kmemleak=on no5lvl')
 #   CFILTER_KO     module to load         (default: the one make builds for
@@ -23,10 +23,10 @@
 #   VM_KERNEL      kernel image to boot   (default: GUEST_VMLINUX, the
 #                  decompressed ELF; GUEST_VMLINUZ also works, 5 s slower)
 #   VM_APPEND      extra kernel command line arguments
-#   VM_DEBIAN      1: give the guest the Debian root of scripts/guest-root.sh
+#   VM_DEBIAN      1: give the guest the Debian root of scripts/vm/guest-root.sh
 #                  (built on first use), mounted at /debian (default: 0)
 # The guest kernel comes from .cache/kernel-$KERNEL.mk (made by
-# scripts/kernel.sh, or scripts/debug-kernel.sh for debug, run here when
+# scripts/vm/kernel.sh, or scripts/vm/debug-kernel.sh for debug, run here when
 # missing).
 #
 # The guest console is streamed to stdout and saved under .cache/vm-logs/.
@@ -37,7 +37,7 @@
 
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CACHE=$ROOT/.cache
 LOG_DIR=$CACHE/vm-logs
 LOGS_KEPT=20
@@ -66,7 +66,7 @@ is_uint() {
 }
 
 read_args() {
-	[ $# -eq 1 ] || die "usage: scripts/vm-run.sh SCRIPT (or make vm-run SCRIPT=...)"
+	[ $# -eq 1 ] || die "usage: scripts/vm/vm-run.sh SCRIPT (or make vm-run SCRIPT=...)"
 	SCRIPT=$(input_file "script" "$1" "pass an existing shell script")
 	CFCTL=$(input_file "cfctl" "${CFCTL:-$ROOT/user/cfctl}" "run make")
 	SELFTESTS_DIR=${SELFTESTS_DIR:-$ROOT/tests/selftests}
@@ -101,18 +101,18 @@ read_kernel_mk() {
 	vmlinux=$(kernel_mk_var GUEST_VMLINUX)
 	if [ -z "$vmlinux" ] || [ ! -f "$vmlinux" ]; then
 		if [ "$KERNEL" = debug ]; then
-			"$ROOT/scripts/debug-kernel.sh" >&2 || die "scripts/debug-kernel.sh failed"
+			"$ROOT/scripts/vm/debug-kernel.sh" >&2 || die "scripts/vm/debug-kernel.sh failed"
 		else
-			"$ROOT/scripts/kernel.sh" "$KERNEL" >&2 || die "scripts/kernel.sh $KERNEL failed"
+			"$ROOT/scripts/vm/kernel.sh" "$KERNEL" >&2 || die "scripts/vm/kernel.sh $KERNEL failed"
 		fi
 	fi
 	GUEST_VMLINUX=$(kernel_mk_var GUEST_VMLINUX)
 	GUEST_MODULES=$(kernel_mk_var GUEST_MODULES)
 	VM_KERNEL=${VM_KERNEL:-$GUEST_VMLINUX}
-	[ -f "$VM_KERNEL" ] || die "kernel image $VM_KERNEL not found: run scripts/kernel.sh $KERNEL"
+	[ -f "$VM_KERNEL" ] || die "kernel image $VM_KERNEL not found: run scripts/vm/kernel.sh $KERNEL"
 	[ -f "$QBOOT" ] || die "$QBOOT not found: run make deps"
 	[ -f "$GUEST_MODULES/modules.order" ] ||
-		die "$GUEST_MODULES/modules.order not found: remove .cache and run scripts/kernel.sh $KERNEL"
+		die "$GUEST_MODULES/modules.order not found: remove .cache and run scripts/vm/kernel.sh $KERNEL"
 
 	if [ -z "${CFILTER_KO:-}" ]; then
 		# kernel-*.mk names it relative to the root of the checkout
@@ -238,7 +238,7 @@ build_initramfs() {
 	cp /bin/busybox "$IMG/bin/busybox"
 	cp -L /bin/dash "$IMG/bin/dash"
 	ln -s dash "$IMG/bin/sh"
-	cp "$ROOT/scripts/guest-init.sh" "$IMG/init"
+	cp "$ROOT/scripts/vm/guest-init.sh" "$IMG/init"
 	chmod 755 "$IMG/init"
 
 	cp -L /usr/sbin/ip "$IMG/usr/sbin/ip"
@@ -337,8 +337,8 @@ read_args "$@"
 read_kernel_mk
 DRIVE=()
 if [ "$VM_DEBIAN" = 1 ]; then
-	DEBIAN_IMG=$("$ROOT/scripts/guest-root.sh" | tail -n 1) ||
-		die "scripts/guest-root.sh failed"
+	DEBIAN_IMG=$("$ROOT/scripts/vm/guest-root.sh" | tail -n 1) ||
+		die "scripts/vm/guest-root.sh failed"
 	# The drive and the file system on it (ext4 asks for crc32c at mount,
 	# not through its module dependencies, up to 6.x; 7.x's calls the
 	# crc32c library, built in); /init mounts it when present. The root's

@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """Where IPv6 misses from other countries meet the blocked countries' prefixes.
 
-Usage: scripts/geoip-miss-paths.py BLOCKED RANGES [N]
+Usage: scripts/geoip/geoip-miss-paths.py BLOCKED RANGES [N]
 
-BLOCKED and RANGES are range files as scripts/geoip-ranges.sh -6 writes them
-(the blocked countries', and the other countries'). Picks N (20000) misses as
+BLOCKED and RANGES are range files as scripts/geoip/geoip-ranges.sh -6 writes
+them (the blocked countries', and the other countries'). Picks N (20000) misses as
 `make bench-xdp` does (a range of RANGES uniformly, then an address in it,
 outside BLOCKED) and counts, for each, what the module's summary (prefix_summary.h)
 leaves to the search over the lengths: the /16 holds no member; it does, and

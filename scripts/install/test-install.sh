@@ -6,14 +6,14 @@
 # On the host: make install into a DESTDIR puts exactly the expected tree
 # there, the unit passes systemd-analyze verify, a second install changes
 # nothing, and make uninstall removes all it put, folders that were there
-# before excepted. In the guest (scripts/test-install-guest.sh, given the
+# before excepted. In the guest (scripts/install/test-install-guest.sh, given the
 # staged tree as its selftests folder): the unit's commands load the
 # module, restore the blocklist, attach, save and detach.
 #
 # Prints TAP lines; exit status 0 when every check passed.
 # KERNEL=6.12 runs the guest half on Debian 13's kernel.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 export KERNEL=${KERNEL:-6.1}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/cfilter-install.XXXXXX")
@@ -155,5 +155,5 @@ check "uninstall keeps what was there before" same_tree "$shared" "$WORK/before"
 
 echo "install (host): $((n - failed)) passed, $failed failed"
 guest=0
-SELFTESTS_DIR=$WORK/guest-root scripts/vm-run.sh scripts/test-install-guest.sh || guest=$?
+SELFTESTS_DIR=$WORK/guest-root scripts/vm/vm-run.sh scripts/install/test-install-guest.sh || guest=$?
 [ "$failed" -eq 0 ] && [ "$guest" -eq 0 ]

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of `make demo` (run by scripts/vm-run.sh, cfilter.ko loaded):
+# Guest side of `make demo` (run by scripts/vm/vm-run.sh, cfilter.ko loaded):
 # a host in namespace "client" (192.0.2.2) pings this machine (192.0.2.1)
 # over a veth pair; blocking its address with cfctl drops its traffic in
 # XDP, unblocking lets it through again. Every claim the demo prints is

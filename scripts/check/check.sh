@@ -4,7 +4,7 @@
 # Runs every test: on the host the unit tests of the filter core, a bounded
 # fuzzing run, the module BTF tests and the Debian packages' tests; then
 # the kselftests inside a qemu guest on every supported kernel (Debian 12's
-# 6.1, Debian 13's 6.12, forky's 7.2: scripts/kernel.sh --list), the
+# 6.1, Debian 13's 6.12, forky's 7.2: scripts/vm/kernel.sh --list), the
 # packages on a booted Debian 12, the demo, the install tests and make
 # vm-run in a fresh clone. Ends with one line
 # "N passed, N failed, N skipped" totalling all of them, after one labelled
@@ -17,7 +17,7 @@
 #
 # KERNELS="6.12" limits the guest runs to the kernels named.
 set -u
-cd "$(dirname "$0")/.." || exit
+cd "$(dirname "$0")/../.." || exit
 
 log_dir=$(mktemp -d /tmp/cfilter-check.XXXXXX)
 mkdir "$log_dir/results"
@@ -89,7 +89,7 @@ part_btf() {
 # their maintainer scripts under dpkg (host).
 part_packages() {
 	phase 'Debian packages (make deb)'
-	tap_part packages scripts/test-deb.sh
+	tap_part packages scripts/deb/test-deb.sh
 }
 
 # The guest suite on kernel $1, its module built already.
@@ -100,7 +100,7 @@ part_guest() {
 	# The suite has taken 10 to 15 minutes in the emulated guest beside
 	# another; 30 minutes still fits CI's 90.
 	KERNEL=$kernel VM_TIMEOUT=${VM_TIMEOUT:-1800} VM_DEBIAN=1 \
-		scripts/vm-run.sh scripts/guest-check.sh 2>&1 | tee "$log"
+		scripts/vm/vm-run.sh scripts/check/guest-check.sh 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	summary=$(grep -aE '^selftests: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped' \
 		"$log" | tail -n 1)
@@ -129,7 +129,7 @@ part_system() {
 # The README's first command, so that it cannot break unnoticed: one test.
 part_demo() {
 	phase 'demo (make demo)'
-	if scripts/demo.sh >"$log_dir/demo" 2>&1; then
+	if scripts/demo/demo.sh >"$log_dir/demo" 2>&1; then
 		result demo 1 0 0
 	else
 		cat "$log_dir/demo"
@@ -141,7 +141,7 @@ part_demo() {
 # in a guest booting the default kernel.
 part_install() {
 	phase 'install, uninstall and cfilter.service'
-	tap_part install scripts/test-install.sh
+	tap_part install scripts/install/test-install.sh
 }
 
 # make vm-run as a new user types it: in a fresh clone, with nothing built
@@ -227,10 +227,10 @@ finish() {
 ORDER=(deps kernel build host fuzz btf packages)
 phase 'dependencies'
 scripts/deps.sh || { broken deps 'make deps failed'; finish; }
-kernels=${KERNELS:-$(scripts/kernel.sh --list)}
+kernels=${KERNELS:-$(scripts/vm/kernel.sh --list)}
 for kernel in $kernels; do
 	ORDER+=("guest $kernel")
-	scripts/kernel.sh "$kernel" ||
+	scripts/vm/kernel.sh "$kernel" ||
 		{ broken kernel "preparing kernel $kernel failed"; finish; }
 done
 ORDER+=(system demo install vm-run)

@@ -6,12 +6,12 @@
 # and prefixes by `cfctl load`, the addresses also by one `cfctl add` per
 # address and, for comparison, a BPF hash map filled by bpftool, and the
 # kernel's ipset and nftables sets filled by Debian's `ipset restore` and
-# `nft -f` (scripts/bench-load-guest.sh). The table goes to
+# `nft -f` (scripts/bench/bench-load-guest.sh). The table goes to
 # bench/results/load.txt. KERNEL=6.12 runs it on Debian 13's kernel.
 #
 # The guest is emulated (qemu TCG): only the ratios between methods hold.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 export KERNEL=${KERNEL:-6.1}
 # Lists of a million addresses and prefixes, a million bpftool commands
@@ -35,7 +35,7 @@ OUT=bench/results/load.txt
 make -s module user
 LOG=$(mktemp "${TMPDIR:-/tmp}/bench-load.XXXXXX")
 trap 'rm -f "$LOG"' EXIT
-scripts/vm-run.sh scripts/bench-load-guest.sh | tee "$LOG"
+scripts/vm/vm-run.sh scripts/bench/bench-load-guest.sh | tee "$LOG"
 
 {
 	echo "# make bench-load ($(date -u +%Y-%m-%d), $(git describe --always --dirty 2>/dev/null || echo no git))"

@@ -17,7 +17,7 @@
 #
 # Prints TAP lines; exit status 0 when every check passed.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 export KERNEL=${KERNEL:-6.1}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/cfilter-deb-test.XXXXXX")
@@ -226,7 +226,7 @@ dkms_build() {
 	}
 	test "$(modinfo -F version "$tree/cfilter/$version/build/cfilter.ko")" = "$version"
 }
-scripts/kernel.sh "$KERNEL" >"$WORK/kernel.log" 2>&1 || sed 's/^/# /' "$WORK/kernel.log"
+scripts/vm/kernel.sh "$KERNEL" >"$WORK/kernel.log" 2>&1 || sed 's/^/# /' "$WORK/kernel.log"
 check "dkms.conf's version is debian/changelog's" \
 	grep -qx "PACKAGE_VERSION=\"$version\"" "$dkms_root/usr/src/cfilter-$version/dkms.conf"
 check "the module dkms.conf's MAKE builds has debian/changelog's version" dkms_build

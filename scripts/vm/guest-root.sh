@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Builds the guest's Debian root once: the packages scripts/guest-root.list
+# Builds the guest's Debian root once: the packages scripts/vm/guest-root.list
 # names and their dependencies, unpacked as Debian ships them (no
 # maintainer script runs) into an ext4 image. vm-run.sh gives it to the
 # guest read-only (VM_DEBIAN=1), and the guest's /init mounts it at /debian
@@ -13,13 +13,13 @@
 # a Debian update builds a new image, and the old one goes. Prints the
 # image's path on its last line of output.
 #
-# Usage: scripts/guest-root.sh
+# Usage: scripts/vm/guest-root.sh
 
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CACHE=$ROOT/.cache
-LIST=$ROOT/scripts/guest-root.list
+LIST=$ROOT/scripts/vm/guest-root.list
 # apt-get download as root warns that it cannot drop privileges.
 APT_OPTS=(-q -o APT::Sandbox::User=root)
 
