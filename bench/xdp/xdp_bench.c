@@ -181,7 +181,13 @@ static void print_header(const struct opts *o)
 	       "loading the keys into the module (plus its own count of the type's tables before, made empty\n"
 	       "at load), filling the LPM trie, or creating a preallocated map (hash, Bloom);\n"
 	       "own count: the module's (TYPE_INFO memory_bytes, its tables) or the map's memlock (on 6.1 an\n"
-	       "estimate, key and value bytes times entries, not what the map allocates)\n\n");
+	       "estimate, key and value bytes times entries, not what the map allocates)\n");
+	printf("TCG models no cache: time here follows the instructions run, and a load costs about the same\n"
+	       "whether real hardware would find it in L1 or in DRAM (a random bit of a 2 MiB bitmap is a\n"
+	       "cache miss there, little more than any load here). The ratios compare instruction paths\n"
+	       "(parsing, the kfunc call, hashing, probes); they cannot rank designs that trade instructions\n"
+	       "for memory reads. For those, `make bench` times the miss path natively\n"
+	       "(bench/results/miss-path.txt).\n\n");
 }
 
 /*
