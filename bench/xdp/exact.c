@@ -267,6 +267,7 @@ void bench_exact(const struct opts *o, int dev, struct cfilter_bpf *cf,
 void bench_exact_compact(const struct opts *o, int dev, int cfilter_fd,
 			 const char *label)
 {
+	struct cfilter_type_info ti;
 	struct baseline_bpf *skel;
 	struct workload w = { 0 };
 	struct exact_keys k;
@@ -284,6 +285,7 @@ void bench_exact_compact(const struct opts *o, int dev, int cfilter_fd,
 	rows[1] = row("hash", bpf_program__fd(skel->progs.xdp_hash), false);
 	rows[2] = row("bloom", bpf_program__fd(skel->progs.xdp_bloom), true);
 	rows[0].mem_kernel = exact_load_module(o, dev, &k);
+	rows[0].mem_own = module_memory(dev, 4, &ti);
 	fill_hash(bpf_map__fd(skel->maps.hash_src4), k.addrs, o->keys);
 	fill_bloom(bpf_map__fd(skel->maps.bloom_src4), k.addrs, o->keys);
 	rows[2].mem_kernel = prealloc_map_memory(BPF_MAP_TYPE_BLOOM_FILTER, 0,
@@ -292,12 +294,13 @@ void bench_exact_compact(const struct opts *o, int dev, int cfilter_fd,
 	w.nrows = 3;
 	measure(&w, o->passes);
 
-	printf("%-22s %7.0f %7.0f %7.0f %7.0f %9.2f %10.2f %8.2f %9.2f %8lu %8lu %8.2f M %8.2f M\n",
+	printf("%-22s %7.0f %7.0f %7.0f %7.0f %9.2f %10.2f %8.2f %9.2f %8lu %8lu %8.2f M %8.2f M %8.2f M\n",
 	       label, cf->ns[HIT], cf->ns[MISS], bloom->ns[HIT],
 	       bloom->ns[MISS], cf->ns[HIT] / bloom->ns[HIT],
 	       cf->ns[MISS] / bloom->ns[MISS], cf->ns[HIT] / hash->ns[HIT],
 	       cf->ns[MISS] / hash->ns[MISS], cf->false_pos, bloom->false_pos,
-	       cf->mem_kernel / 1048576.0, bloom->mem_kernel / 1048576.0);
+	       cf->mem_kernel / 1048576.0, cf->mem_own / 1048576.0,
+	       bloom->mem_kernel / 1048576.0);
 	met = cf->ns[HIT] <= bloom->ns[HIT] && cf->ns[MISS] <= bloom->ns[MISS] &&
 	      cf->false_pos < bloom->false_pos;
 	printf("exact, %u addresses, %s: hit and miss at most the Bloom filter program's, with fewer false drops: cfilter/bloom hit %.2f, miss %.2f, false drops %lu against %lu: %s\n",

@@ -67,10 +67,11 @@ echo "@@BENCH-BEGIN"
 cat /tmp/xdp-bench.out /tmp/xdp-bench.goals
 echo
 echo "== exact: the same $KEYS addresses and frames, cfilter.ko reloaded in compact mode (capacity=$KEYS) =="
-echo "(ns per packet; false drops: misses dropped, of $PACKETS, last pass; kernel mem as above)"
-printf '%-22s %7s %7s %7s %7s %9s %10s %8s %9s %8s %8s %10s %10s\n' module \
-	"cf hit" "cf miss" "bl hit" "bl miss" hit/bloom miss/bloom hit/hash \
-	miss/hash "cf false" "bl false" "cf mem" "bloom mem"
+echo "(ns per packet; cf, bl: cfilter, the Bloom program; false: misses dropped, of $PACKETS, last pass;"
+echo " mem: kernel mem as above; cf own: the module's own count)"
+printf '%-22s %7s %7s %7s %7s %9s %10s %8s %9s %8s %8s %10s %10s %10s\n' \
+	module "cf hit" "cf miss" "bl hit" "bl miss" hit/bloom miss/bloom \
+	hit/hash miss/hash "cf false" "bl false" "cf mem" "cf own" "bloom mem"
 cat /tmp/xdp-bench.exact
 echo
 echo "== geo IPv4 $(cat geo4.label) again, cfilter.ko reloaded in compact mode =="
