@@ -396,13 +396,12 @@ static void bench_keys(u32 keys)
 	}
 
 	prefix_set_get_stats(s.set, &st);
-	printf("\n");
-	print_load("load average after the lookups");
-	print_huge("huge pages");
-	printf("== %u random IPv4 addresses: the core's set %.2f MiB, open addressing %.2f MiB, the chained hash set %.2f MiB ==\n",
+	printf("\n== %u random IPv4 addresses: the core's set %.2f MiB, open addressing %.2f MiB, the chained hash set %.2f MiB ==\n",
 	       keys, st.memory_bytes / 1048576.0,
 	       (s.open.mask + 1.0) * sizeof(u32) / 1048576.0,
 	       hashset_memory_bytes(s.hs) / 1048576.0);
+	print_load("load average after the lookups");
+	print_huge("huge pages");
 	printf("%-22s %10s %9s %7s %7s %7s %7s\n", "subject", "prefilter",
 	       "let pass", "indep", "chained", "indep", "chained");
 	printf("%-22s %10s %9s %7s %7s %7s %7s\n", "", "bytes", "", "ns",
