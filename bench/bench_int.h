@@ -9,6 +9,7 @@
 #include "cuckoo.h"
 #include "cuckoo_copies.h"
 #include "hashset.h"
+#include "host.h"
 #ifdef CFILTER_REF
 #include "ref.h"
 #endif
@@ -244,8 +245,6 @@ void run_size(unsigned int size);
 
 /* print.c */
 const char *verdict(bool met);
-void print_load(const char *when);
-void print_huge(const char *when);
 void print_header(void);
 void print_figures(unsigned int size, unsigned int l, enum subject v,
 		   bool batch);

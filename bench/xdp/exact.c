@@ -105,6 +105,86 @@ static void bench_timed(const struct opts *o, int dev, struct workload *w,
 	free(ns);
 }
 
+/* The exact workload's keys, as the module, the maps and the LPM trie take them. */
+struct exact_keys {
+	uint32_t		*addrs;		/* sorted, host order */
+	struct cfilter_key	*keys;
+	struct pfx		*p;		/* the same as /32s */
+};
+
+/*
+ * KEYS random addresses in @k, and @w's frames: hits from distinct keys
+ * (a partial shuffle), misses from addresses that are not keys. The same
+ * seed makes the same keys and frames in every run and every mode.
+ */
+static void exact_workload(const struct opts *o, struct workload *w,
+			   struct exact_keys *k)
+{
+	uint32_t *pick, a;
+	unsigned int i, j;
+
+	fprintf(stderr, "xdp_bench: exact: generating %u keys\n", o->keys);
+	k->addrs = random_addrs(o->keys);
+	k->keys = xcalloc(o->keys, sizeof(*k->keys));
+	k->p = xcalloc(o->keys, sizeof(*k->p));
+	for (i = 0; i < o->keys; i++) {
+		a = htonl(k->addrs[i]);
+		memcpy(k->p[i].addr, &a, 4);
+		k->p[i].len = 32;
+		src_key(&k->keys[i], &k->p[i], 4);
+	}
+
+	pick = xcalloc(o->keys, sizeof(*pick));
+	memcpy(pick, k->addrs, o->keys * sizeof(*pick));
+	w->title = "exact";
+	w->nframes = o->packets;
+	w->frame_len = FRAME4_LEN;
+	w->frames[HIT] = frames_alloc(w->nframes, w->frame_len);
+	w->frames[MISS] = frames_alloc(w->nframes, w->frame_len);
+	for (i = 0; i < w->nframes; i++) {
+		j = i + rnd() % (o->keys - i);
+		a = pick[j];
+		pick[j] = pick[i];
+		pick[i] = a;
+		build_frame4(w->frames[HIT] + (size_t)i * w->frame_len, a);
+		do
+			a = (uint32_t)rnd();
+		while (in_sorted(k->addrs, o->keys, a));
+		build_frame4(w->frames[MISS] + (size_t)i * w->frame_len, a);
+	}
+	free(pick);
+}
+
+static void exact_workload_free(struct workload *w, struct exact_keys *k)
+{
+	free(w->frames[HIT]);
+	free(w->frames[MISS]);
+	free(k->p);
+	free(k->keys);
+	free(k->addrs);
+}
+
+/*
+ * Adds the exact workload's keys to the (cleared) module: the kernel
+ * memory it grew by, with the empty tables made at load by their count.
+ */
+static long long exact_load_module(const struct opts *o, int dev,
+				   const struct exact_keys *k)
+{
+	struct cfilter_type_info ti;
+	long long before;
+	int err;
+
+	clear_module(dev);
+	before = kernel_memory() - module_memory(dev, 4, &ti);
+	err = batch_add(dev, k->keys, o->keys);
+	if (err) {
+		errno = -err;
+		die("adding %u addresses to the module: %m", o->keys);
+	}
+	return kernel_memory() - before;
+}
+
 void bench_exact(const struct opts *o, int dev, struct cfilter_bpf *cf,
 		 int call_fd, struct result *res)
 {
@@ -112,45 +192,15 @@ void bench_exact(const struct opts *o, int dev, struct cfilter_bpf *cf,
 	static const char *const refs[] = { "hash", "lpm" };
 	struct cfilter_type_info ti;
 	struct baseline_bpf *skel;
-	struct workload w = { .title = "exact", .nframes = o->packets,
-			      .frame_len = FRAME4_LEN };
-	struct cfilter_key *keys;
-	struct pfx *p;
-	uint32_t *addrs, *pick, a;
+	struct workload w = { 0 };
+	struct exact_keys k;
 	struct empty_cost empty;
 	long long before;
-	unsigned int i, j;
+	unsigned int t;
 	struct row rows[5];
 	int err;
 
-	fprintf(stderr, "xdp_bench: exact: generating %u keys\n", o->keys);
-	addrs = random_addrs(o->keys);
-	keys = xcalloc(o->keys, sizeof(*keys));
-	p = xcalloc(o->keys, sizeof(*p));
-	for (i = 0; i < o->keys; i++) {
-		a = htonl(addrs[i]);
-		memcpy(p[i].addr, &a, 4);
-		p[i].len = 32;
-		src_key(&keys[i], &p[i], 4);
-	}
-
-	/* Hit frames: distinct keys (a partial shuffle); misses: not keys. */
-	pick = xcalloc(o->keys, sizeof(*pick));
-	memcpy(pick, addrs, o->keys * sizeof(*pick));
-	w.frames[HIT] = frames_alloc(w.nframes, w.frame_len);
-	w.frames[MISS] = frames_alloc(w.nframes, w.frame_len);
-	for (i = 0; i < w.nframes; i++) {
-		j = i + rnd() % (o->keys - i);
-		a = pick[j];
-		pick[j] = pick[i];
-		pick[i] = a;
-		build_frame4(w.frames[HIT] + (size_t)i * w.frame_len, a);
-		do
-			a = (uint32_t)rnd();
-		while (in_sorted(addrs, o->keys, a));
-		build_frame4(w.frames[MISS] + (size_t)i * w.frame_len, a);
-	}
-
+	exact_workload(o, &w, &k);
 	fprintf(stderr, "xdp_bench: exact: loading the module and the maps\n");
 	clear_module(dev);
 	skel = load_baseline(o->keys, o->keys, 0, o->keys);
@@ -162,19 +212,12 @@ void bench_exact(const struct opts *o, int dev, struct cfilter_bpf *cf,
 	rows[3] = row("lpm", bpf_program__fd(skel->progs.xdp_lpm), false);
 	rows[4] = row("bloom", bpf_program__fd(skel->progs.xdp_bloom), true);
 
-	/* the empty tables, made before the measurement: by their count */
-	before = kernel_memory() - module_memory(dev, 4, &ti);
-	err = batch_add(dev, keys, o->keys);
-	if (err) {
-		errno = -err;
-		die("adding %u addresses to the module: %m", o->keys);
-	}
-	rows[1].mem_kernel = kernel_memory() - before;
-	fill_hash(bpf_map__fd(skel->maps.hash_src4), addrs, o->keys);
+	rows[1].mem_kernel = exact_load_module(o, dev, &k);
+	fill_hash(bpf_map__fd(skel->maps.hash_src4), k.addrs, o->keys);
 	before = kernel_memory();
-	fill_lpm(bpf_map__fd(skel->maps.lpm_src4), p, o->keys, 4);
+	fill_lpm(bpf_map__fd(skel->maps.lpm_src4), k.p, o->keys, 4);
 	rows[3].mem_kernel = kernel_memory() - before;
-	fill_bloom(bpf_map__fd(skel->maps.bloom_src4), addrs, o->keys);
+	fill_bloom(bpf_map__fd(skel->maps.bloom_src4), k.addrs, o->keys);
 	rows[2].mem_kernel = prealloc_map_memory(BPF_MAP_TYPE_HASH, 4, 1,
 						 o->keys);
 	rows[4].mem_kernel = prealloc_map_memory(BPF_MAP_TYPE_BLOOM_FILTER, 0,
@@ -196,10 +239,14 @@ void bench_exact(const struct opts *o, int dev, struct cfilter_bpf *cf,
 	printf("With the module and the hash map empty (the same frames, all passed), net of parsing:\n");
 	printf("cfilter without its prefilter %.0f ns (the kfunc call and the verdict, no probe), hash %.0f ns (hashing, an empty bucket)\n\n",
 	       empty.cfilter, empty.hash);
-	res->exact_miss_ratio = rows[1].ns[MISS] / rows[2].ns[MISS];
-	bench_timed(o, dev, &w, &rows[1], keys, res);
+	for (t = 0; t < NTRAFFIC; t++)
+		res->exact_hash[t] = rows[1].ns[t] / rows[2].ns[t];
+	res->exact_miss_bloom = rows[1].ns[MISS] / rows[4].ns[MISS];
+	res->exact_mem = rows[1].mem_kernel;
+	res->exact_hash_mem = rows[2].mem_kernel;
+	bench_timed(o, dev, &w, &rows[1], k.keys, res);
 	clear_module(dev);
-	err = batch_add(dev, keys, o->keys);
+	err = batch_add(dev, k.keys, o->keys);
 	if (err) {
 		errno = -err;
 		die("adding %u addresses to the module: %m", o->keys);
@@ -208,10 +255,60 @@ void bench_exact(const struct opts *o, int dev, struct cfilter_bpf *cf,
 
 	baseline_bpf__destroy(skel);
 	clear_module(dev);
-	free(w.frames[HIT]);
-	free(w.frames[MISS]);
-	free(pick);
-	free(p);
-	free(keys);
-	free(addrs);
+	exact_workload_free(&w, &k);
+}
+
+/*
+ * The exact workload against a module loaded in compact mode, as one line
+ * of a table of module parameters, then the compact goal's line: cfilter,
+ * whose false positives now drop misses too, against the hash map and the
+ * Bloom filter, the same traffic as the exact workload's (the same seed).
+ */
+void bench_exact_compact(const struct opts *o, int dev, int cfilter_fd,
+			 const char *label)
+{
+	struct cfilter_type_info ti;
+	struct baseline_bpf *skel;
+	struct workload w = { 0 };
+	struct exact_keys k;
+	struct row rows[3];
+	const struct row *cf = &rows[0], *hash = &rows[1], *bloom = &rows[2];
+	bool met;
+
+	if (!module_compact(dev))
+		die("-C: cfilter.ko is in exact mode (load it with mode=compact)");
+	exact_workload(o, &w, &k);
+	fprintf(stderr, "xdp_bench: exact, %s: loading the module and the maps\n",
+		label);
+	skel = load_baseline(o->keys, 0, 0, o->keys);
+	rows[0] = row("cfilter", cfilter_fd, true);
+	rows[1] = row("hash", bpf_program__fd(skel->progs.xdp_hash), false);
+	rows[2] = row("bloom", bpf_program__fd(skel->progs.xdp_bloom), true);
+	rows[0].mem_kernel = exact_load_module(o, dev, &k);
+	rows[0].mem_own = module_memory(dev, 4, &ti);
+	fill_hash(bpf_map__fd(skel->maps.hash_src4), k.addrs, o->keys);
+	fill_bloom(bpf_map__fd(skel->maps.bloom_src4), k.addrs, o->keys);
+	rows[2].mem_kernel = prealloc_map_memory(BPF_MAP_TYPE_BLOOM_FILTER, 0,
+						 4, o->keys);
+	w.rows = rows;
+	w.nrows = 3;
+	measure(&w, o->passes);
+
+	printf("%-22s %7.0f %7.0f %7.0f %7.0f %9.2f %10.2f %8.2f %9.2f %8lu %8lu %8.2f M %8.2f M %8.2f M\n",
+	       label, cf->ns[HIT], cf->ns[MISS], bloom->ns[HIT],
+	       bloom->ns[MISS], cf->ns[HIT] / bloom->ns[HIT],
+	       cf->ns[MISS] / bloom->ns[MISS], cf->ns[HIT] / hash->ns[HIT],
+	       cf->ns[MISS] / hash->ns[MISS], cf->false_pos, bloom->false_pos,
+	       cf->mem_kernel / 1048576.0, cf->mem_own / 1048576.0,
+	       bloom->mem_kernel / 1048576.0);
+	met = cf->ns[HIT] <= bloom->ns[HIT] && cf->ns[MISS] <= bloom->ns[MISS] &&
+	      cf->false_pos < bloom->false_pos;
+	printf("exact, %u addresses, %s: hit and miss at most the Bloom filter program's, with fewer false drops: cfilter/bloom hit %.2f, miss %.2f, false drops %lu against %lu: %s\n",
+	       o->keys, label, cf->ns[HIT] / bloom->ns[HIT],
+	       cf->ns[MISS] / bloom->ns[MISS], cf->false_pos, bloom->false_pos,
+	       met ? "MET" : "NOT MET");
+
+	baseline_bpf__destroy(skel);
+	clear_module(dev);
+	exact_workload_free(&w, &k);
 }

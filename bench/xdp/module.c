@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The module through its device: clear, add in batches, its own account. */
+/*
+ * The module through its device (clear, add in batches, its own account)
+ * and its parameters.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,4 +99,18 @@ bool module_compact(int dev)
 	if (ioctl(dev, CFILTER_IOC_INFO, &info))
 		die("CFILTER_IOC_INFO: %m");
 	return info.mode == CFILTER_MODE_COMPACT;
+}
+
+/* The module parameter @name as sysfs shows it, without its newline. */
+void module_param_read(const char *name, char *buf, size_t size)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/cfilter/parameters/%s", name);
+	f = fopen(path, "r");
+	if (!f || !fgets(buf, size, f))
+		die("%s: %m", path);
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
 }

@@ -53,6 +53,35 @@
 #define GOAL_EXACT_MISS	1.2	/* cfilter miss / hash miss, at most */
 #define GOAL_TIMED	1.1	/* timed / permanent entries, at most */
 #define GOAL_LOG	1.2	/* a drop log reader / none, at most */
+/* the exact workload against the hash map program: cfilter / hash, at most */
+#define GOAL_EXACT_MISS_HASH	0.8
+#define GOAL_EXACT_HIT_HASH	1.0
+
+static const char *met(bool ok)
+{
+	return ok ? "MET" : "NOT MET";
+}
+
+/* The exact workload's goals: against the hash map and the Bloom filter. */
+static void print_exact_goals(const struct opts *o, const struct result *res)
+{
+	printf("exact-address miss path within %.1fx of the hash map program: cfilter/hash = %.2f: %s\n",
+	       GOAL_EXACT_MISS, res->exact_hash[MISS],
+	       met(res->exact_hash[MISS] <= GOAL_EXACT_MISS));
+	printf("exact, %u addresses, miss traffic: at most %.1fx the hash map program: cfilter/hash = %.2f: %s\n",
+	       o->keys, GOAL_EXACT_MISS_HASH, res->exact_hash[MISS],
+	       met(res->exact_hash[MISS] <= GOAL_EXACT_MISS_HASH));
+	printf("exact, %u addresses, miss traffic: at most the Bloom filter program: cfilter/bloom = %.2f: %s\n",
+	       o->keys, res->exact_miss_bloom,
+	       met(res->exact_miss_bloom <= 1.0));
+	printf("exact, %u addresses, hit traffic: at most %.1fx the hash map program: cfilter/hash = %.2f: %s\n",
+	       o->keys, GOAL_EXACT_HIT_HASH, res->exact_hash[HIT],
+	       met(res->exact_hash[HIT] <= GOAL_EXACT_HIT_HASH));
+	printf("exact, %u addresses, kernel mem at most the hash map's: cfilter %.2f M, hash %.2f M: %s\n",
+	       o->keys, res->exact_mem / 1048576.0,
+	       res->exact_hash_mem / 1048576.0,
+	       met(res->exact_mem <= res->exact_hash_mem));
+}
 
 static void print_goals(const struct opts *o, const struct result *res)
 {
@@ -61,17 +90,15 @@ static void print_goals(const struct opts *o, const struct result *res)
 	int t;
 
 	printf("== goals (ratios of ns per packet in this run) ==\n");
-	printf("exact-address miss path within %.1fx of the hash map program: cfilter/hash = %.2f: %s\n",
-	       GOAL_EXACT_MISS, res->exact_miss_ratio,
-	       res->exact_miss_ratio <= GOAL_EXACT_MISS ? "MET" : "NOT MET");
+	print_exact_goals(o, res);
 	for (t = 0; t < NTRAFFIC; t++)
 		printf("timed entries, %s traffic: within %.1fx of permanent ones: timed/permanent = %.2f: %s\n",
 		       tname[t], GOAL_TIMED, res->timed_ratio[t],
-		       res->timed_ratio[t] <= GOAL_TIMED ? "MET" : "NOT MET");
+		       met(res->timed_ratio[t] <= GOAL_TIMED));
 	for (t = 0; t < NTRAFFIC; t++)
 		printf("drop log, %s traffic: a reader at 100 events/s per CPU within %.1fx of none: %.2f: %s; every drop an event: %.2f\n",
 		       tname[t], GOAL_LOG, res->log_ratio[t],
-		       res->log_ratio[t] <= GOAL_LOG ? "MET" : "NOT MET",
+		       met(res->log_ratio[t] <= GOAL_LOG),
 		       res->log_each_ratio[t]);
 	for (g = 0; g < o->ngeo; g++) {
 		const struct geo_result *gr = &res->geo[g];
@@ -84,7 +111,7 @@ static void print_goals(const struct opts *o, const struct result *res)
 			}
 			printf("%s, %s traffic: cfilter faster than the LPM trie: cfilter/lpm = %.2f: %s\n",
 			       gr->title, tname[t], gr->ratio[t],
-			       gr->ratio[t] < 1.0 ? "MET" : "NOT MET");
+			       met(gr->ratio[t] < 1.0));
 		}
 	}
 }
@@ -109,7 +136,7 @@ static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"usage: xdp_bench [-n PACKETS] [-p PASSES] [-k KEYS] [-s SEED]\n"
-		"                 [-g RANGES [-l LABEL] [-m RANGES [-M LABEL]]]... [-S]\n"
+		"                 [-g RANGES [-l LABEL] [-m RANGES [-M LABEL]]]... [-S | -C]\n"
 		"  -n  distinct frames per traffic (default 32768)\n"
 		"  -p  passes; the median is reported (default 3)\n"
 		"  -k  IPv4 addresses of the exact workload (default 100000)\n"
@@ -121,7 +148,10 @@ static void usage(int status)
 		"      traffic comes from its own (default: uniform over the family)\n"
 		"  -M  what the ranges of the -m before are\n"
 		"  -S  the first geo workload alone, as one line of a table of module\n"
-		"      parameters (needs -g)\n", GEO_MAX);
+		"      parameters (needs -g)\n"
+		"  -C  the exact workload alone, cfilter.ko loaded in compact mode, against\n"
+		"      the hash map and the Bloom filter: one line of a table of module\n"
+		"      parameters, then its goal's line\n", GEO_MAX);
 	exit(status);
 }
 
@@ -151,7 +181,13 @@ static void print_header(const struct opts *o)
 	       "loading the keys into the module (plus its own count of the type's tables before, made empty\n"
 	       "at load), filling the LPM trie, or creating a preallocated map (hash, Bloom);\n"
 	       "own count: the module's (TYPE_INFO memory_bytes, its tables) or the map's memlock (on 6.1 an\n"
-	       "estimate, key and value bytes times entries, not what the map allocates)\n\n");
+	       "estimate, key and value bytes times entries, not what the map allocates)\n");
+	printf("TCG models no cache: time here follows the instructions run, and a load costs about the same\n"
+	       "whether real hardware would find it in L1 or in DRAM (a random bit of a 2 MiB bitmap is a\n"
+	       "cache miss there, little more than any load here). The ratios compare instruction paths\n"
+	       "(parsing, the kfunc call, hashing, probes); they cannot rank designs that trade instructions\n"
+	       "for memory reads. For those, `make bench` times the miss path natively\n"
+	       "(bench/results/miss-path.txt).\n\n");
 }
 
 /*
@@ -205,11 +241,12 @@ int main(int argc, char **argv)
 	struct result res;
 	struct cfilter_bpf *cf, *call;
 	struct geo_opt *geo;
+	char fp[16], label[32];
 	unsigned int g;
 	int c, dev;
 
 	memset(&res, 0, sizeof(res));
-	while ((c = getopt(argc, argv, "n:p:k:s:g:l:m:M:Sh")) != -1) {
+	while ((c = getopt(argc, argv, "n:p:k:s:g:l:m:M:SCh")) != -1) {
 		switch (c) {
 		case 'n':
 			o.packets = parse_num("-n", optarg, 1, 1 << 22);
@@ -250,6 +287,9 @@ int main(int argc, char **argv)
 		case 'S':
 			o.sweep = true;
 			break;
+		case 'C':
+			o.compact = true;
+			break;
 		case 'h':
 			usage(0);
 			break;
@@ -261,6 +301,10 @@ int main(int argc, char **argv)
 		usage(2);
 	if (o.sweep && !o.ngeo) {
 		fprintf(stderr, "xdp_bench: -S needs -g RANGES\n");
+		exit(2);
+	}
+	if (o.sweep && o.compact) {
+		fprintf(stderr, "xdp_bench: -S and -C: one at a time\n");
 		exit(2);
 	}
 	if (!o.sweep && o.packets > o.keys) {
@@ -278,7 +322,12 @@ int main(int argc, char **argv)
 	cf = load_cfilter(dev, true);
 	call = load_cfilter(dev, false);
 
-	if (o.sweep) {
+	if (o.compact) {
+		module_param_read("fp_bits", fp, sizeof(fp));
+		snprintf(label, sizeof(label), "compact fp%s", fp);
+		bench_exact_compact(&o, dev,
+				    bpf_program__fd(cf->progs.cfilter_xdp), label);
+	} else if (o.sweep) {
 		bench_geo(&o, &o.geo[0], dev,
 			  bpf_program__fd(cf->progs.cfilter_xdp),
 			  bpf_program__fd(call->progs.cfilter_xdp), &res.geo[0]);

@@ -33,6 +33,7 @@ struct opts {
 	unsigned int	ngeo;
 	uint64_t	seed;
 	bool		sweep;		/* the first geo only, one line */
+	bool		compact;	/* the exact workload in compact mode */
 };
 
 /* One prefix: @alen bytes of address, network byte order, and a length. */
@@ -82,7 +83,10 @@ struct geo_result {
 };
 
 struct result {
-	double	exact_miss_ratio;	/* cfilter / hash */
+	double	exact_hash[NTRAFFIC];	/* exact workload: cfilter / hash */
+	double	exact_miss_bloom;	/* cfilter / bloom, misses */
+	long long exact_mem;		/* kernel mem: cfilter's, bytes */
+	long long exact_hash_mem;	/* the hash map's */
 	double	timed_ratio[NTRAFFIC];	/* timed / permanent entries */
 	double	log_ratio[NTRAFFIC];	/* a drop log reader / none */
 	double	log_each_ratio[NTRAFFIC]; /* the same, every drop an event */
@@ -117,6 +121,7 @@ void src_key(struct cfilter_key *k, const struct pfx *p,
 long long module_memory(int dev, unsigned int alen,
 			struct cfilter_type_info *ti);
 bool module_compact(int dev);
+void module_param_read(const char *name, char *buf, size_t size);
 
 /* traffic.c */
 void build_frame4(unsigned char *f, uint32_t saddr);
@@ -151,6 +156,8 @@ struct row row(const char *name, int fd, bool may_fp);
 /* exact.c */
 void bench_exact(const struct opts *o, int dev, struct cfilter_bpf *cf,
 		 int call_fd, struct result *res);
+void bench_exact_compact(const struct opts *o, int dev, int cfilter_fd,
+			 const char *label);
 
 /* log.c */
 void bench_log(const struct opts *o, struct cfilter_bpf *cf,

@@ -11,9 +11,13 @@
 # summary of its addresses, and is probed for every packet whenever it
 # holds any (here the ranges' single addresses); the length tables stay
 # exact. Compact tables never grow: the capacity is sized for the set.
+# Then the exact workload (the same keys and frames) against compact fp16
+# and fp12, the Bloom filter beside them; each such run ends with its goal's
+# line, which joins the main run's goals.
 set -eu
 
 COMPACT="mode=compact capacity=262144"
+KEYS=100000
 
 die() {
 	echo "bench-xdp: $*" >&2
@@ -34,7 +38,7 @@ reload_module() {
 cd /opt/cfilter/selftests
 # shellcheck source=/dev/null # written by scripts/bench/bench-xdp.sh
 . ./params
-./xdp_bench -n "$PACKETS" -p "$PASSES" \
+./xdp_bench -n "$PACKETS" -p "$PASSES" -k "$KEYS" \
 	-g geo4.txt -l "$(cat geo4.label)" \
 	-g geo4.txt -l "$(cat geo4.label), misses from elsewhere" \
 	-m geo4-rest.txt -M "$(cat geo4-rest.label)" \
@@ -48,10 +52,27 @@ cd /opt/cfilter/selftests
 reload_module $COMPACT
 ./xdp_bench -S -n "$PACKETS" -p "$PASSES" -g geo4.txt -l "$COMPACT" \
 	>/tmp/xdp-bench.compact
+: >/tmp/xdp-bench.exact
+: >/tmp/xdp-bench.goals
+for fp in 16 12; do
+	reload_module mode=compact fp_bits=$fp capacity=$KEYS
+	./xdp_bench -C -n "$PACKETS" -p "$PASSES" -k "$KEYS" \
+		>/tmp/xdp-bench.fp
+	sed '$d' /tmp/xdp-bench.fp >>/tmp/xdp-bench.exact
+	sed -n '$p' /tmp/xdp-bench.fp >>/tmp/xdp-bench.goals
+done
 reload_module
 
 echo "@@BENCH-BEGIN"
-cat /tmp/xdp-bench.out
+cat /tmp/xdp-bench.out /tmp/xdp-bench.goals
+echo
+echo "== exact: the same $KEYS addresses and frames, cfilter.ko reloaded in compact mode (capacity=$KEYS) =="
+echo "(ns per packet; cf, bl: cfilter, the Bloom program; false: misses dropped, of $PACKETS, last pass;"
+echo " mem: kernel mem as above; cf own: the module's own count)"
+printf '%-22s %7s %7s %7s %7s %9s %10s %8s %9s %8s %8s %10s %10s %10s\n' \
+	module "cf hit" "cf miss" "bl hit" "bl miss" hit/bloom miss/bloom \
+	hit/hash miss/hash "cf false" "bl false" "cf mem" "cf own" "bloom mem"
+cat /tmp/xdp-bench.exact
 echo
 echo "== geo IPv4 $(cat geo4.label) again, cfilter.ko reloaded in compact mode =="
 echo "(ns per packet; probes: mean table probes per packet, counted as above)"
