@@ -242,7 +242,7 @@ phase 'build'
 build() {
 	local kernel
 
-	make -s all && make -s -C bench bench || return
+	make -s all && make -s -C bench bench miss_path || return
 	for kernel in $kernels; do
 		make -s module KERNEL="$kernel" || return
 	done
