@@ -22,21 +22,8 @@ cd "$(dirname "$0")/../.."
 export KERNEL=${KERNEL:-6.1}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/cfilter-deb-test.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-n=0
-failed=0
-
-check() {
-	local name=$1
-
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n $name"
-	else
-		echo "not ok $n $name"
-		failed=$((failed + 1))
-	fi
-}
+# shellcheck source=tests/lib/tap.sh
+. tests/lib/tap.sh
 
 # same NAME EXPECTED-FILE ACTUAL-FILE, the difference as TAP comments
 same() {

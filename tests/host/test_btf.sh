@@ -24,27 +24,9 @@ ROOT=$PWD
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/cfilter-btf.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
+# shellcheck source=tests/lib/tap.sh
+. tests/lib/tap.sh
 RESOLVER=$ROOT/btf/resolve_btfids
-n=0
-failed=0
-
-check() {
-	local name=$1
-
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n $name"
-	else
-		echo "not ok $n $name"
-		failed=$((failed + 1))
-	fi
-}
-
-skip() {
-	n=$((n + 1))
-	echo "ok $n $1 # SKIP $2"
-}
 
 # run STATUS TEXT CMD...: CMD exits with STATUS and its stderr holds TEXT.
 run() {

@@ -29,9 +29,9 @@ HERE=$ROOT/tests/system
 VM_TIMEOUT=${VM_TIMEOUT:-420}
 QBOOT=/usr/share/qemu/qboot.rom
 MARKER=@@CFILTER-SYSTEM-EXIT
-n=0
-failed=0
 MNT=
+# shellcheck source=tests/lib/tap.sh
+. "$ROOT/tests/lib/tap.sh"
 
 cd "$ROOT"
 LOGS=$ROOT/.cache/vm-logs/system
@@ -43,19 +43,6 @@ cleanup() {
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
-
-check() {
-	local name=$1
-
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n $name"
-	else
-		echo "not ok $n $name"
-		failed=$((failed + 1))
-	fi
-}
 
 die() {
 	echo "not ok $((n + 1)) system: $*"
