@@ -178,6 +178,14 @@ void prefix_sum_reset(struct prefix_summary *sum)
 	}
 }
 
+/* The bytes of class @c's counts and bits. */
+u64 prefix_sum_class_bytes(const struct prefix_summary *sum, u32 c)
+{
+	return (!!sum->count[c] + !!sum->hcount[c]) *
+	       cuckoo_mem_footprint(PREFIX_SUM_COUNT_BYTES) +
+	       !!sum->hashed[c] * cuckoo_mem_footprint(PREFIX_SUM_HASHED_BYTES);
+}
+
 /* The bytes @sum has allocated. */
 u64 prefix_sum_bytes(const struct prefix_summary *sum)
 {
@@ -186,10 +194,7 @@ u64 prefix_sum_bytes(const struct prefix_summary *sum)
 	u32 c;
 
 	for (c = 0; c < PREFIX_CLASSES; c++)
-		n += (!!sum->count[c] + !!sum->hcount[c]) *
-		     cuckoo_mem_footprint(PREFIX_SUM_COUNT_BYTES) +
-		     !!sum->hashed[c] *
-		     cuckoo_mem_footprint(PREFIX_SUM_HASHED_BYTES);
+		n += prefix_sum_class_bytes(sum, c);
 	return n;
 }
 

@@ -136,6 +136,7 @@ void prefix_sum_put(struct prefix_summary *sum, int c, const u8 *addr,
 void prefix_sum_name(struct prefix_summary *sum, const u8 *addr, u32 len,
 		     u32 name, bool insert);
 void prefix_sum_reset(struct prefix_summary *sum);
+u64 prefix_sum_class_bytes(const struct prefix_summary *sum, u32 c);
 u64 prefix_sum_bytes(const struct prefix_summary *sum);
 void prefix_sum_free(struct prefix_summary *sum);
 
