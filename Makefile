@@ -146,7 +146,7 @@ host-tests:
 	tests/host/test_completion.sh
 
 bench:
-	$(MAKE) -C bench run
+	$(MAKE) -C bench run mem-results
 
 FUZZ_SECONDS ?= 600
 fuzz:

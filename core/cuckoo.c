@@ -196,7 +196,7 @@ void cuckoo_get_stats(const struct cuckoo *c, struct cuckoo_stats *st)
 	st->buckets = buckets;
 	st->max_capacity = c->max_capacity;
 	st->memory_bytes = cuckoo_mem_footprint(sizeof(*c)) +
-			   cuckoo_mem_footprint(CUCKOO_QUEUE_BYTES) +
+			   !!c->queue * cuckoo_mem_footprint(CUCKOO_QUEUE_BYTES) +
 			   t->memory_bytes;
 	st->insert_failures = c->insert_failures;
 	st->grows = c->grows;
@@ -242,10 +242,7 @@ struct cuckoo *cuckoo_create(const struct cuckoo_params *p)
 	c->initial_buckets = buckets;
 	c->max_buckets = max_buckets;
 	c->max_capacity = p->max_capacity ? p->max_capacity : p->capacity;
-	c->queue = cuckoo_mem_zalloc(CUCKOO_QUEUE_BYTES);
-	if (IS_ERR(c->queue))
-		c->queue = NULL;
-	t = c->queue ? cuckoo_table_alloc(c, buckets) : NULL;
+	t = cuckoo_table_alloc(c, buckets);
 	if (IS_ERR(t))
 		t = NULL;
 	RCU_INIT_POINTER(c->table, t);

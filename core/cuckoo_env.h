@@ -232,11 +232,34 @@ static inline void cuckoo_mem_uncharge(u64 bytes)
 		cuckoo_host_mem_left += bytes;
 }
 
+#ifdef CUCKOO_HOST_KMALLOC
+/*
+ * bench/mem.c: the kernel's footprint (x86-64, 4 KiB pages), so that the
+ * host counts what the module would: kmalloc's size classes up to 8 KiB,
+ * a power of two of pages up to KMALLOC_MAX_SIZE (4 MiB), whole pages
+ * past it (vmalloc).
+ */
+static inline u64 cuckoo_mem_footprint(u64 bytes)
+{
+	u64 size = 8;
+
+	if (bytes > (4ULL << 20))
+		return (bytes + 4095) & ~4095ULL;
+	if (bytes > 64 && bytes <= 96)
+		return 96;
+	if (bytes > 128 && bytes <= 192)
+		return 192;
+	while (size < bytes)
+		size *= 2;
+	return bytes ? size : 0;
+}
+#else
 /* The host's allocator is not the kernel's: what was asked for. */
 static inline u64 cuckoo_mem_footprint(u64 bytes)
 {
 	return bytes;
 }
+#endif
 
 static inline void *kvzalloc(size_t size, int flags)
 {

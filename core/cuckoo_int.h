@@ -90,7 +90,8 @@ struct cuckoo_table {
  * @val_off: where in a slot the value starts
  * @exact: keys are stored beside the fingerprints
  * @values: exact mode: each key has a u32 value, after it in its slot
- * @queue: the writer's BFS queue
+ * @queue: the writer's BFS queue, allocated by the first insert that must
+ *	move entries (most of a prefix set's small tables never do)
  * @initial_buckets: table size at creation and after a clear
  * @max_buckets: growth stops at this size
  * @max_capacity: keys the largest table holds at 95% load, as created

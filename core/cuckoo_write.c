@@ -270,15 +270,19 @@ static int cuckoo_search(const struct cuckoo *c, const struct cuckoo_table *t,
  * Frees a slot in @b1 or @b2 by moving entries along a BFS chain, the last
  * one first, so that every fingerprint is always in one of its buckets.
  * Returns the slot and sets *@b to its bucket, or -ENOSPC with nothing
- * moved.
+ * moved; -EAGAIN, nothing moved, if the filter has no queue yet
+ * (cuckoo_queue_alloc()).
  */
 static int cuckoo_make_room(const struct cuckoo *c, struct cuckoo_table *t,
 			    u64 b1, u64 b2, u64 *b)
 {
 	unsigned int to_slot;
-	int i = cuckoo_search(c, t, b1, b2, &to_slot);
 	u64 to;
+	int i;
 
+	if (!c->queue)
+		return -EAGAIN;
+	i = cuckoo_search(c, t, b1, b2, &to_slot);
 	if (i < 0)
 		return i;
 	to = c->queue[i].bucket;
@@ -295,7 +299,10 @@ static int cuckoo_make_room(const struct cuckoo *c, struct cuckoo_table *t,
 	return to_slot;
 }
 
-/* Adds a key known to be absent from @t; -ENOSPC with nothing moved. */
+/*
+ * Adds a key known to be absent from @t; -ENOSPC or -EAGAIN (no queue)
+ * with nothing moved.
+ */
 static int cuckoo_table_add(const struct cuckoo *c, struct cuckoo_table *t,
 			    const void *key, u32 val, u64 h)
 {
@@ -344,7 +351,10 @@ static void cuckoo_swap(struct cuckoo *c, struct cuckoo_table *t)
 	cuckoo_table_free(old);
 }
 
-/* Copies every key of @old into @t; -ENOSPC if one finds no room. */
+/*
+ * Copies every key of @old into @t; -ENOSPC if one finds no room. The
+ * filter has its queue.
+ */
 static int cuckoo_rehash(const struct cuckoo *c,
 			 const struct cuckoo_table *old,
 			 struct cuckoo_table *t)
@@ -365,6 +375,20 @@ static int cuckoo_rehash(const struct cuckoo *c,
 	return 0;
 }
 
+/* The writer's BFS queue, if @c has none yet: 0, -EDQUOT or -ENOMEM. */
+static int cuckoo_queue_alloc(struct cuckoo *c)
+{
+	struct cuckoo_node *q;
+
+	if (c->queue)
+		return 0;
+	q = cuckoo_mem_zalloc(CUCKOO_QUEUE_BYTES);
+	if (IS_ERR(q))
+		return PTR_ERR(q);
+	c->queue = q;
+	return 0;
+}
+
 /*
  * Exact mode: replaces the table with one of twice the buckets holding the
  * same keys, or four times if some key finds no room in that, and so on up
@@ -379,6 +403,9 @@ static int cuckoo_grow(struct cuckoo *c)
 	unsigned int doublings = 0;
 	int err;
 
+	err = cuckoo_queue_alloc(c);
+	if (err)
+		return err;
 	do {
 		buckets *= 2;
 		doublings++;
@@ -426,9 +453,9 @@ static bool cuckoo_should_grow(const struct cuckoo *c,
  *
  * Return: 0; -EEXIST if the key (compact: its fingerprint) is present;
  * -ENOSPC if no free slot is reachable within CUCKOO_MAX_KICKS slots and the
- * table may not grow, -EDQUOT if growing it would pass the memory bound, or
- * -ENOMEM if growing it failed: in each case no key was lost or moved out
- * of its buckets.
+ * table may not grow, -EDQUOT if growing it (or the first move's queue)
+ * would pass the memory bound, or -ENOMEM if allocating either failed: in
+ * each case no key was lost or moved out of its buckets.
  */
 int cuckoo_insert(struct cuckoo *c, const void *key)
 {
@@ -455,9 +482,16 @@ int cuckoo_insert_val(struct cuckoo *c, const void *key, u32 val)
 	if (cuckoo_locate(c, t, key, h, &b) >= 0)
 		return -EEXIST;
 	for (;;) {
-		if (!cuckoo_should_grow(c, t) &&
-		    !cuckoo_table_add(c, t, key, val, h))
+		err = cuckoo_should_grow(c, t) ? -ENOSPC :
+		      cuckoo_table_add(c, t, key, val, h);
+		if (!err)
 			return 0;
+		if (err == -EAGAIN) {
+			err = cuckoo_queue_alloc(c);
+			if (err)
+				return err;
+			continue;
+		}
 		err = cuckoo_can_grow(c, t) ? cuckoo_grow(c) : -ENOSPC;
 		if (err == -ENOSPC)
 			c->insert_failures++;
@@ -561,8 +595,9 @@ int cuckoo_delete(struct cuckoo *c, const void *key)
  *
  * Publishes an empty table of the size the filter was created with and frees
  * the old one after an RCU grace period, so a concurrent reader sees every
- * key or none. Also resets the insert failure count. The caller serialises
- * writers; sleeps.
+ * key or none. Also resets the insert failure count, and frees the BFS
+ * queue (readers never use it), as it was at creation. The caller
+ * serialises writers; sleeps.
  *
  * Return: 0, or -EDQUOT or -ENOMEM with nothing changed.
  */
@@ -574,5 +609,7 @@ int cuckoo_clear(struct cuckoo *c)
 		return PTR_ERR(t);
 	cuckoo_swap(c, t);
 	c->insert_failures = 0;
+	cuckoo_mem_free(c->queue, CUCKOO_QUEUE_BYTES);
+	c->queue = NULL;
 	return 0;
 }

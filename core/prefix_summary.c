@@ -3,15 +3,30 @@
  * A prefix set's summary (see prefix_summary.h): head words per /16, hashed bits
  * per /32 (IPv6), and the writer's counts behind them.
  *
- * Invariant: count[c][k] counts the members of class c in /16 k, and the
- * flag of c in head[k] is set iff it is nonzero (hcount, hashed: the same
- * per hashed block a member covers), except briefly: a flag is set before
+ * Invariant: count[c][k] counts the members of class c in /16 k, or is
+ * stuck at its most (see prefix_summary.h), and the flag of c in head[k]
+ * is set iff it is nonzero (hcount, hashed: the same per hashed block a
+ * member covers), except briefly: a flag is set before
  * the member's entries are published (prefix_sum_get()) and cleared after
  * they are gone (prefix_sum_put(), prefix_sum_reset()), so a reader finding
  * it clear could not have found a member there. The name in head[k] is the
  * longest member of length 1..16 covering k (prefix_sum_name()).
  */
 #include "prefix_summary.h"
+
+/*
+ * Steps a saturating count @n (at most @max) up (@add) or down: true if
+ * its flag or bit is to change (it left or reached zero). A count at
+ * @max stays there.
+ */
+static bool prefix_sum_step(u32 *n, u32 max, bool add)
+{
+	if (*n == max)
+		return false;
+	if (add)
+		return !(*n)++;
+	return !--*n;
+}
 
 /*
  * Counts (@addr, @len) in (@add) or out of @c's counts: its /16's, and
@@ -21,12 +36,13 @@ static void prefix_sum_update(struct prefix_summary *sum, int c,
 			      const u8 *addr, u32 len, bool add)
 {
 	u32 k = prefix_sum_slot(addr), flag = PREFIX_HEAD_FLAG(c), *word;
-	u32 v = prefix_sum_block(c, addr), n = 1, i;
+	u32 v = prefix_sum_block(c, addr), n = 1, i, cnt;
 
-	if (add && !sum->count[c][k]++)
-		WRITE_ONCE(sum->head[k], sum->head[k] | flag);
-	else if (!add && !--sum->count[c][k])
-		WRITE_ONCE(sum->head[k], sum->head[k] & ~flag);
+	cnt = sum->count[c][k];
+	if (prefix_sum_step(&cnt, PREFIX_SUM_COUNT_MAX, add))
+		WRITE_ONCE(sum->head[k], add ? sum->head[k] | flag :
+					       sum->head[k] & ~flag);
+	sum->count[c][k] = cnt;
 	if (!sum->hcount[c])
 		return;
 	/* a MID member shorter than /24 covers 2^(24 - len) of them */
@@ -35,10 +51,11 @@ static void prefix_sum_update(struct prefix_summary *sum, int c,
 	for (i = 0; i < n; i++) {
 		k = prefix_sum_hash(v + i);
 		word = &sum->hashed[c][k / 32];
-		if (add && !sum->hcount[c][k]++)
-			WRITE_ONCE(*word, *word | 1U << (k % 32));
-		else if (!add && !--sum->hcount[c][k])
-			WRITE_ONCE(*word, *word & ~(1U << (k % 32)));
+		cnt = sum->hcount[c][k];
+		if (prefix_sum_step(&cnt, PREFIX_SUM_HCOUNT_MAX, add))
+			WRITE_ONCE(*word, add ? *word | 1U << (k % 32) :
+						*word & ~(1U << (k % 32)));
+		sum->hcount[c][k] = cnt;
 	}
 }
 
@@ -61,8 +78,9 @@ int prefix_sum_prepare(struct prefix_summary *sum, u32 alen, int c, u32 len)
 	bool hashed = alen == 16 || c == PREFIX_CLASS_MID;
 	bool head = sum->head == prefix_sum_none &&
 		    (c >= 0 || (len && len <= PREFIX_SUM_SHIFT));
-	u32 *count, *hcount = NULL, *bits = NULL;
-	u16 *words = NULL;
+	u32 *bits = NULL;
+	u16 *words = NULL, *count;
+	u8 *hcount = NULL;
 	int err;
 
 	if (head) {
@@ -76,7 +94,7 @@ int prefix_sum_prepare(struct prefix_summary *sum, u32 alen, int c, u32 len)
 		if (err)
 			goto out_words;
 		if (hashed) {
-			hcount = cuckoo_mem_zalloc(PREFIX_SUM_COUNT_BYTES);
+			hcount = cuckoo_mem_zalloc(PREFIX_SUM_HCOUNT_BYTES);
 			err = PTR_ERR_OR_ZERO(hcount);
 			if (err)
 				goto out_count;
@@ -99,7 +117,7 @@ int prefix_sum_prepare(struct prefix_summary *sum, u32 alen, int c, u32 len)
 	return 0;
 
 out_hcount:
-	cuckoo_mem_free(hcount, PREFIX_SUM_COUNT_BYTES);
+	cuckoo_mem_free(hcount, PREFIX_SUM_HCOUNT_BYTES);
 out_count:
 	cuckoo_mem_free(count, PREFIX_SUM_COUNT_BYTES);
 out_words:
@@ -174,8 +192,16 @@ void prefix_sum_reset(struct prefix_summary *sum)
 		if (sum->count[c])
 			memset(sum->count[c], 0, PREFIX_SUM_COUNT_BYTES);
 		if (sum->hcount[c])
-			memset(sum->hcount[c], 0, PREFIX_SUM_COUNT_BYTES);
+			memset(sum->hcount[c], 0, PREFIX_SUM_HCOUNT_BYTES);
 	}
+}
+
+/* The bytes of class @c's counts and bits. */
+u64 prefix_sum_class_bytes(const struct prefix_summary *sum, u32 c)
+{
+	return !!sum->count[c] * cuckoo_mem_footprint(PREFIX_SUM_COUNT_BYTES) +
+	       !!sum->hcount[c] * cuckoo_mem_footprint(PREFIX_SUM_HCOUNT_BYTES) +
+	       !!sum->hashed[c] * cuckoo_mem_footprint(PREFIX_SUM_HASHED_BYTES);
 }
 
 /* The bytes @sum has allocated. */
@@ -186,10 +212,7 @@ u64 prefix_sum_bytes(const struct prefix_summary *sum)
 	u32 c;
 
 	for (c = 0; c < PREFIX_CLASSES; c++)
-		n += (!!sum->count[c] + !!sum->hcount[c]) *
-		     cuckoo_mem_footprint(PREFIX_SUM_COUNT_BYTES) +
-		     !!sum->hashed[c] *
-		     cuckoo_mem_footprint(PREFIX_SUM_HASHED_BYTES);
+		n += prefix_sum_class_bytes(sum, c);
 	return n;
 }
 
@@ -202,7 +225,7 @@ void prefix_sum_free(struct prefix_summary *sum)
 	sum->head = prefix_sum_none;
 	for (c = 0; c < PREFIX_CLASSES; c++) {
 		cuckoo_mem_free(sum->count[c], PREFIX_SUM_COUNT_BYTES);
-		cuckoo_mem_free(sum->hcount[c], PREFIX_SUM_COUNT_BYTES);
+		cuckoo_mem_free(sum->hcount[c], PREFIX_SUM_HCOUNT_BYTES);
 		cuckoo_mem_free(sum->hashed[c], PREFIX_SUM_HASHED_BYTES);
 		sum->count[c] = NULL;
 		sum->hcount[c] = NULL;

@@ -35,7 +35,19 @@
 #define PREFIX_SUM_WORDS	(PREFIX_SUM_KEYS / 32)
 /* hash_32()'s multiplier: spreads /32s over the hashed bits */
 #define PREFIX_SUM_HASH		0x61c88647U
-#define PREFIX_SUM_COUNT_BYTES	(PREFIX_SUM_KEYS * sizeof(u32))
+/*
+ * The writer's counts saturate: one that reaches its most sticks there,
+ * neither counting up nor down, so its flag or bit stays set until the
+ * set is emptied (prefix_sum_reset()). A stuck count never clears what a
+ * member needs; it only keeps a probe that a delete could have spared.
+ * A /16's count sticks at 65535 members of one class in it; a hashed
+ * block's at 255: its bit is shared by every block hashed to it anyway,
+ * and a set that large in one block keeps it set as collisions would.
+ */
+#define PREFIX_SUM_COUNT_MAX	0xffffU
+#define PREFIX_SUM_HCOUNT_MAX	0xffU
+#define PREFIX_SUM_COUNT_BYTES	(PREFIX_SUM_KEYS * sizeof(u16))
+#define PREFIX_SUM_HCOUNT_BYTES	(PREFIX_SUM_KEYS * sizeof(u8))
 #define PREFIX_SUM_HEAD_BYTES	(PREFIX_SUM_KEYS * sizeof(u16))
 #define PREFIX_SUM_HASHED_BYTES	(PREFIX_SUM_WORDS * sizeof(u32))
 
@@ -76,8 +88,9 @@ enum prefix_class {
  *	others), set and cleared like a flag; allocated with @hcount, before
  *	the class's first flag
  * @count: the writer's: per class, members in each /16 (allocated at the
- *	class's first member)
- * @hcount: the writer's: per class, members covering each hashed block
+ *	class's first member), saturating (PREFIX_SUM_COUNT_MAX)
+ * @hcount: the writer's: per class, members covering each hashed block,
+ *	saturating (PREFIX_SUM_HCOUNT_MAX)
  * @always: nonzero while a lookup must search whatever its head word says:
  *	the set has a /0 member, or addresses it does not count (a compact
  *	address table). Set before they are published, cleared after they
@@ -87,8 +100,8 @@ struct prefix_summary {
 	u16 *head;
 	u32 always;
 	u32 *hashed[PREFIX_CLASSES];
-	u32 *count[PREFIX_CLASSES];
-	u32 *hcount[PREFIX_CLASSES];
+	u16 *count[PREFIX_CLASSES];
+	u8 *hcount[PREFIX_CLASSES];
 };
 
 /* The /16 of @addr: its head word's index. */
@@ -136,6 +149,7 @@ void prefix_sum_put(struct prefix_summary *sum, int c, const u8 *addr,
 void prefix_sum_name(struct prefix_summary *sum, const u8 *addr, u32 len,
 		     u32 name, bool insert);
 void prefix_sum_reset(struct prefix_summary *sum);
+u64 prefix_sum_class_bytes(const struct prefix_summary *sum, u32 c);
 u64 prefix_sum_bytes(const struct prefix_summary *sum);
 void prefix_sum_free(struct prefix_summary *sum);
 

@@ -13,17 +13,21 @@
 
 /**
  * struct sorted_chunk - keys in order
- * @n: keys held
  * @keys: SORTED_CHUNK keys of the set's key_len bytes, the first @n used
+ * @n: keys held
+ *
+ * @n lives in the array, not with the keys: 64 keys of 4, 8 or 16 bytes
+ * are a size kmalloc serves exactly, which a count beside them would
+ * double.
  */
 struct sorted_chunk {
+	u8 *keys;
 	u32 n;
-	u8 keys[];
 };
 
 static u64 sorted_chunk_bytes(const struct sorted *o)
 {
-	return sizeof(struct sorted_chunk) + (u64)SORTED_CHUNK * o->key_len;
+	return (u64)SORTED_CHUNK * o->key_len;
 }
 
 static u8 *sorted_key(const struct sorted *o, const struct sorted_chunk *ch,
@@ -52,7 +56,7 @@ void sorted_free(struct sorted *o)
 	u32 c;
 
 	for (c = 0; c < o->nchunks; c++)
-		cuckoo_mem_free(o->chunk[c], sorted_chunk_bytes(o));
+		cuckoo_mem_free(o->chunk[c].keys, sorted_chunk_bytes(o));
 	cuckoo_mem_free(o->chunk, (u64)o->cap * sizeof(*o->chunk));
 	sorted_init(o, o->key_len);
 }
@@ -65,7 +69,8 @@ static u32 sorted_find_chunk(const struct sorted *o, const void *key)
 	/* invariant: chunks before lo start at or below @key; from hi, above */
 	while (hi - lo > 1) {
 		mid = lo + (hi - lo) / 2;
-		if (memcmp(sorted_key(o, o->chunk[mid], 0), key, o->key_len) <= 0)
+		if (memcmp(sorted_key(o, &o->chunk[mid], 0), key,
+			   o->key_len) <= 0)
 			lo = mid;
 		else
 			hi = mid;
@@ -92,7 +97,7 @@ static u32 sorted_find_key(const struct sorted *o,
 /* Room for one more chunk pointer: 0, or an error with nothing changed. */
 static int sorted_reserve(struct sorted *o)
 {
-	struct sorted_chunk **chunk;
+	struct sorted_chunk *chunk;
 	u32 cap;
 
 	if (o->nchunks < o->cap)
@@ -109,19 +114,23 @@ static int sorted_reserve(struct sorted *o)
 	return 0;
 }
 
-/* Puts @ch in the array at @c; the caller reserved room. */
-static void sorted_place(struct sorted *o, u32 c, struct sorted_chunk *ch)
+/*
+ * Puts a chunk of the @n keys at @keys in the array at @c; the caller
+ * reserved room. Chunks before @c stay where they are.
+ */
+static void sorted_place(struct sorted *o, u32 c, u8 *keys, u32 n)
 {
 	memmove(&o->chunk[c + 1], &o->chunk[c],
 		(o->nchunks - c) * sizeof(*o->chunk));
-	o->chunk[c] = ch;
+	o->chunk[c].keys = keys;
+	o->chunk[c].n = n;
 	o->nchunks++;
 }
 
 /* Takes chunk @c out of the array and frees it. */
 static void sorted_drop(struct sorted *o, u32 c)
 {
-	cuckoo_mem_free(o->chunk[c], sorted_chunk_bytes(o));
+	cuckoo_mem_free(o->chunk[c].keys, sorted_chunk_bytes(o));
 	memmove(&o->chunk[c], &o->chunk[c + 1],
 		(o->nchunks - c - 1) * sizeof(*o->chunk));
 	o->nchunks--;
@@ -136,21 +145,22 @@ static void sorted_drop(struct sorted *o, u32 c)
  */
 int sorted_insert(struct sorted *o, const void *key)
 {
-	struct sorted_chunk *ch, *half;
+	struct sorted_chunk *ch;
 	u32 c, i, k = o->key_len;
+	u8 *keys;
 	int err;
 
 	if (!o->nchunks) {
 		err = sorted_reserve(o);
 		if (err)
 			return err;
-		ch = cuckoo_mem_zalloc(sorted_chunk_bytes(o));
-		if (IS_ERR(ch))
-			return PTR_ERR(ch);
-		sorted_place(o, 0, ch);
+		keys = cuckoo_mem_zalloc(sorted_chunk_bytes(o));
+		if (IS_ERR(keys))
+			return PTR_ERR(keys);
+		sorted_place(o, 0, keys, 0);
 	}
 	c = sorted_find_chunk(o, key);
-	ch = o->chunk[c];
+	ch = &o->chunk[c];
 	i = sorted_find_key(o, ch, key);
 	if (i < ch->n && !memcmp(sorted_key(o, ch, i), key, k))
 		return -EEXIST;
@@ -158,23 +168,23 @@ int sorted_insert(struct sorted *o, const void *key)
 		err = sorted_reserve(o);
 		if (err)
 			return err;
-		half = cuckoo_mem_zalloc(sorted_chunk_bytes(o));
-		if (IS_ERR(half))
-			return PTR_ERR(half);
+		/* the array may have moved */
+		ch = &o->chunk[c];
+		keys = cuckoo_mem_zalloc(sorted_chunk_bytes(o));
+		if (IS_ERR(keys))
+			return PTR_ERR(keys);
 		if (i == SORTED_CHUNK) {
-			memcpy(half->keys, key, k);
-			half->n = 1;
-			sorted_place(o, c + 1, half);
+			memcpy(keys, key, k);
+			sorted_place(o, c + 1, keys, 1);
 			o->count++;
 			return 0;
 		}
-		half->n = SORTED_CHUNK / 2;
-		memcpy(half->keys, sorted_key(o, ch, SORTED_CHUNK / 2),
-		       (u64)half->n * k);
+		memcpy(keys, sorted_key(o, ch, SORTED_CHUNK / 2),
+		       (u64)SORTED_CHUNK / 2 * k);
 		ch->n = SORTED_CHUNK / 2;
-		sorted_place(o, c + 1, half);
+		sorted_place(o, c + 1, keys, SORTED_CHUNK / 2);
 		if (i > ch->n) {
-			ch = half;
+			ch = &o->chunk[c + 1];
 			i -= SORTED_CHUNK / 2;
 		}
 	}
@@ -201,7 +211,7 @@ bool sorted_delete(struct sorted *o, const void *key)
 	if (!o->nchunks)
 		return false;
 	c = sorted_find_chunk(o, key);
-	ch = o->chunk[c];
+	ch = &o->chunk[c];
 	i = sorted_find_key(o, ch, key);
 	if (i == ch->n || memcmp(sorted_key(o, ch, i), key, k))
 		return false;
@@ -214,13 +224,13 @@ bool sorted_delete(struct sorted *o, const void *key)
 		return true;
 	}
 	/* two neighbours that fit in half a chunk become one */
-	if (c > 0 && o->chunk[c - 1]->n + ch->n <= SORTED_CHUNK / 2)
+	if (c > 0 && o->chunk[c - 1].n + ch->n <= SORTED_CHUNK / 2)
 		c--;
 	else if (c + 1 == o->nchunks ||
-		 ch->n + o->chunk[c + 1]->n > SORTED_CHUNK / 2)
+		 ch->n + o->chunk[c + 1].n > SORTED_CHUNK / 2)
 		return true;
-	ch = o->chunk[c];
-	next = o->chunk[c + 1];
+	ch = &o->chunk[c];
+	next = &o->chunk[c + 1];
 	memcpy(sorted_key(o, ch, ch->n), next->keys, (u64)next->n * k);
 	ch->n += next->n;
 	sorted_drop(o, c + 1);
@@ -241,13 +251,13 @@ const u8 *sorted_seek(const struct sorted *o, const void *key,
 	if (!o->nchunks)
 		return NULL;
 	pos->c = sorted_find_chunk(o, key);
-	pos->i = sorted_find_key(o, o->chunk[pos->c], key);
-	if (pos->i == o->chunk[pos->c]->n) {
+	pos->i = sorted_find_key(o, &o->chunk[pos->c], key);
+	if (pos->i == o->chunk[pos->c].n) {
 		if (++pos->c == o->nchunks)
 			return NULL;
 		pos->i = 0;
 	}
-	return sorted_key(o, o->chunk[pos->c], pos->i);
+	return sorted_key(o, &o->chunk[pos->c], pos->i);
 }
 
 /**
@@ -259,12 +269,12 @@ const u8 *sorted_seek(const struct sorted *o, const void *key,
  */
 const u8 *sorted_next(const struct sorted *o, struct sorted_pos *pos)
 {
-	if (++pos->i == o->chunk[pos->c]->n) {
+	if (++pos->i == o->chunk[pos->c].n) {
 		if (++pos->c == o->nchunks)
 			return NULL;
 		pos->i = 0;
 	}
-	return sorted_key(o, o->chunk[pos->c], pos->i);
+	return sorted_key(o, &o->chunk[pos->c], pos->i);
 }
 
 /**

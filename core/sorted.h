@@ -24,14 +24,15 @@ struct sorted_chunk;
 
 /**
  * struct sorted - the set; all fields private
- * @chunk:   @nchunks chunks in key order, room for @cap
+ * @chunk:   @nchunks chunks in key order (each its keys and their
+ *           number), room for @cap
  * @nchunks: chunks in use
  * @cap:     room in @chunk
  * @key_len: bytes per key
  * @count:   keys
  */
 struct sorted {
-	struct sorted_chunk **chunk;
+	struct sorted_chunk *chunk;
 	u32 nchunks;
 	u32 cap;
 	u32 key_len;

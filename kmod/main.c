@@ -29,7 +29,9 @@
 #include "set.h"
 #include "source.h"
 
+/* capacity= unset: compact tables' fixed size, exact tables' first. */
 #define CFILTER_DEFAULT_CAPACITY	65536UL
+#define CFILTER_DEFAULT_EXACT_START	1024UL
 #define CFILTER_DEFAULT_MAX_CAPACITY	(16UL << 20)
 
 static char *mode = "exact";
@@ -40,9 +42,23 @@ static unsigned int fp_bits = 16;
 module_param(fp_bits, uint, 0444);
 MODULE_PARM_DESC(fp_bits, "Bits per fingerprint: 8, 12, 16 or 32 (default 16); compact mode: false positive rate at most 8/2^fp_bits");
 
-static unsigned long capacity = CFILTER_DEFAULT_CAPACITY;
-module_param(capacity, ulong, 0444);
-MODULE_PARM_DESC(capacity, "Keys of each type (src, dst, flow, allow; IPv4 and IPv6) the filter holds when loaded (default 65536); compact mode never grows, so size it for every key");
+static unsigned long capacity;
+/* capacity= was given: its default depends on the mode (cfilter_params_check()). */
+static bool cfilter_capacity_given;
+
+static int cfilter_capacity_set(const char *val, const struct kernel_param *kp)
+{
+	cfilter_capacity_given = true;
+	return param_set_ulong(val, kp);
+}
+
+static const struct kernel_param_ops cfilter_capacity_ops = {
+	.set	= cfilter_capacity_set,
+	.get	= param_get_ulong,
+};
+
+module_param_cb(capacity, &cfilter_capacity_ops, &capacity, 0444);
+MODULE_PARM_DESC(capacity, "Keys of each type (src, dst, flow, allow; IPv4 and IPv6) the filter holds when loaded. Compact mode never grows, so size it for every key (default 65536). Exact mode grows as keys come (default 1024: an idle key type then takes kilobytes, not megabytes, and a million keys cost six more doublings, which copy about an eighth of the keys the last one copies)");
 
 static unsigned long max_capacity;
 module_param(max_capacity, ulong, 0444);
@@ -154,7 +170,7 @@ static int __init cfilter_parse_mode(void)
 /*
  * Checks every parameter, naming the first bad one with its allowed range
  * (cuckoo_params_check() only says that something is wrong), and settles
- * max_capacity.
+ * capacity (sysfs then shows the value in use) and max_capacity.
  */
 static int __init cfilter_params_check(void)
 {
@@ -165,6 +181,9 @@ static int __init cfilter_params_check(void)
 	if (err)
 		return err;
 	exact = cfilter_config.mode == CFILTER_MODE_EXACT;
+	if (!cfilter_capacity_given)
+		capacity = exact ? CFILTER_DEFAULT_EXACT_START :
+				   CFILTER_DEFAULT_CAPACITY;
 
 	if (!cfilter_params_ok(1, exact ? 1 : 0)) {
 		pr_err("fp_bits=%u is invalid: use 8, 12, 16 or 32\n", fp_bits);

@@ -423,9 +423,8 @@ TEST(stats_are_exact)
 		EXPECT_EQ(modes[m], st.exact);
 		EXPECT_EQ(0U, st.insert_failures);
 		EXPECT_EQ(0U, st.grows);
-		/* handle, BFS queue, table, 512 8-byte buckets, 512 versions, keys */
+		/* handle, table, 512 8-byte buckets, 512 versions, keys */
 		EXPECT_EQ(sizeof(struct cuckoo) +
-			  (CUCKOO_MAX_KICKS + 2) * sizeof(struct cuckoo_node) +
 			  sizeof(struct cuckoo_table) + 4096 + 2048 + keys,
 			  st.memory_bytes);
 		ASSERT_EQ(0, add(c, SET_IN, 1));
@@ -862,9 +861,11 @@ TEST(exact_grows_from_64_to_hold_100k_keys)
 		EXPECT_EQ(32768U, st.buckets);
 		EXPECT_EQ(10U, st.grows);
 		EXPECT_EQ(0U, st.insert_failures);
+		/* the tables' growth, and the BFS queue growing made */
 		EXPECT_EQ(st0.memory_bytes +
 			  (32768 - 32) * (8 + CUCKOO_SLOTS * lens[l]) +
-			  (4096 - 32) * sizeof(u32), st.memory_bytes);
+			  (4096 - 32) * sizeof(u32) + CUCKOO_QUEUE_BYTES,
+			  st.memory_bytes);
 		EXPECT_EQ(1U << 20, st.max_capacity);
 		cuckoo_destroy(c);
 	}
@@ -958,6 +959,43 @@ TEST(exact_growth_past_the_memory_bound_is_edquot_and_loses_nothing)
 	cuckoo_host_mem_left = room;
 	cuckoo_destroy(c);
 	cuckoo_host_mem_left = -1;
+}
+
+/*
+ * The BFS queue comes with the first insert that must move entries: until
+ * then a table takes none. That insert fails, changing nothing, if the
+ * queue cannot be had; clear gives it back.
+ */
+TEST(bfs_queue_made_by_the_first_move_and_freed_by_clear)
+{
+	struct cuckoo *c = make(1945, 0, 16, LEN_IP4, false);
+	struct cuckoo_stats st0, st;
+	u64 i, n;
+	int err = 0;
+
+	ASSERT_NE(NULL, c);
+	st0 = stats_of(c);
+	ASSERT_EQ(2048U, st0.capacity);
+	cuckoo_host_alloc_budget = 0;
+	for (n = 0; n < 1945 && !err; n++)
+		err = add(c, SET_IN, n);
+	cuckoo_host_alloc_budget = -1;
+	/* 95% of the slots are not filled without a move */
+	ASSERT_EQ(-ENOMEM, err);
+	n--;
+	EXPECT_LT(100U, n);
+	st = stats_of(c);
+	EXPECT_EQ(n, st.count);
+	EXPECT_EQ(st0.memory_bytes, st.memory_bytes);
+	for (i = 0; i < n; i++)
+		ASSERT_TRUE(has(c, SET_IN, i));
+	ASSERT_EQ(0, add(c, SET_IN, n));
+	st = stats_of(c);
+	EXPECT_EQ(n + 1, st.count);
+	EXPECT_EQ(st0.memory_bytes + CUCKOO_QUEUE_BYTES, st.memory_bytes);
+	ASSERT_EQ(0, cuckoo_clear(c));
+	EXPECT_EQ(st0.memory_bytes, stats_of(c).memory_bytes);
+	cuckoo_destroy(c);
 }
 
 /* Creating, growing, clearing and destroying give back what they charged. */

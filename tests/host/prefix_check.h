@@ -466,24 +466,21 @@ static inline bool hashed_bit_at(const struct prefix_set *s, u32 c,
 	return hashed_bit_of(s, c, prefix_sum_hash(prefix_sum_block(c, a)));
 }
 
-static inline u32 sum_count_of(const u32 *count, u32 k)
-{
-	return count ? count[k] : 0;
-}
+/* Entry @k of a count array (u16 or u8; NULL: not allocated, zeros). */
+#define sum_count_of(count, k)	((count) ? (u32)(count)[k] : 0U)
 
-/* 0 if @have (NULL: all zero) holds exactly @want. */
-static inline u32 sum_counts_diff(const u32 *have, const u32 *want)
+/* 0 if a count @have is right for @want members: equal, or stuck at @max. */
+static inline u32 sum_count_wrong(u32 have, u32 max, u32 want)
 {
-	static u32 zeros[PREFIX_SUM_KEYS];
-
-	return !!memcmp(have ? have : zeros, want, PREFIX_SUM_COUNT_BYTES);
+	return have != max && have != want;
 }
 
 /*
  * The summary of @s against @r, computed from the members: each /16's
  * name (the longest member up to /16 covering it, with its tag), its
  * flags and counts per class (addresses only if @s knows them), and
- * (IPv6) the hashed bits and counts. 0: exact.
+ * (IPv6) the hashed bits and counts. A count stuck at its most may exceed
+ * the members, and keeps its flag or bit set. 0: exact.
  */
 static inline u32 prefix_check_summary(const struct prefix_set *s,
 					const struct ref *r)
@@ -533,17 +530,25 @@ static inline u32 prefix_check_summary(const struct prefix_set *s,
 				  s->sum.always, s->zero,
 				  (unsigned long long)s->naddrs,
 				  s->addrs_known ? "" : " uncounted");
+	for (c = 0; c < PREFIX_CLASSES; c++) {
+		for (k = 0; k < PREFIX_SUM_KEYS; k++) {
+			u32 n = sum_count_of(s->sum.count[c], k);
+			u32 h = sum_count_of(s->sum.hcount[c], k);
+
+			bad += sum_count_wrong(n, PREFIX_SUM_COUNT_MAX,
+					       want[c][k]);
+			bad += sum_count_wrong(h, PREFIX_SUM_HCOUNT_MAX,
+					       hwant[c][k]);
+			bad += hashed_bit_of(s, c, k) != !!h;
+			if (n == PREFIX_SUM_COUNT_MAX)
+				head[k] |= PREFIX_HEAD_FLAG(c);
+		}
+	}
 	if (memcmp(s->sum.head, head, sizeof(head)))
 		for (k = 0; k < PREFIX_SUM_KEYS; k++)
 			if (s->sum.head[k] != head[k] && bad++ < 4)
 				check_fail("head of /16 %u: %#x, want %#x", k,
 					   s->sum.head[k], head[k]);
-	for (c = 0; c < PREFIX_CLASSES; c++) {
-		bad += sum_counts_diff(s->sum.count[c], want[c]);
-		bad += sum_counts_diff(s->sum.hcount[c], hwant[c]);
-		for (k = 0; k < PREFIX_SUM_KEYS; k++)
-			bad += hashed_bit_of(s, c, k) != !!hwant[c][k];
-	}
 	return bad;
 }
 
@@ -618,12 +623,12 @@ static u8 *prefix_dump(const struct prefix_set *s, size_t *size)
 	if (!zeros)
 		zeros = calloc(1, PREFIX_SUM_COUNT_BYTES);
 	for (c = 0; c < PREFIX_CLASSES; c++) {
-		DUMP(s->sum.hashed[c] ? s->sum.hashed[c] : zeros,
+		DUMP(s->sum.hashed[c] ? (void *)s->sum.hashed[c] : zeros,
 		     PREFIX_SUM_HASHED_BYTES);
-		DUMP(s->sum.count[c] ? s->sum.count[c] : zeros,
+		DUMP(s->sum.count[c] ? (void *)s->sum.count[c] : zeros,
 		     PREFIX_SUM_COUNT_BYTES);
-		DUMP(s->sum.hcount[c] ? s->sum.hcount[c] : zeros,
-		     PREFIX_SUM_COUNT_BYTES);
+		DUMP(s->sum.hcount[c] ? (void *)s->sum.hcount[c] : zeros,
+		     PREFIX_SUM_HCOUNT_BYTES);
 	}
 #undef DUMP
 	*size = at;

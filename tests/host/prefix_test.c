@@ -1043,7 +1043,8 @@ TEST(summary_allocated_at_the_first_member_that_needs_it)
 	struct prefix_set *s = make(4, 64, 1 << 20, true);
 	struct prefix_set *c = make(4, 1024, 0, false);
 	const u64 head = PREFIX_SUM_HEAD_BYTES;
-	const u64 mid = 2 * PREFIX_SUM_COUNT_BYTES + PREFIX_SUM_HASHED_BYTES;
+	const u64 mid = PREFIX_SUM_COUNT_BYTES + PREFIX_SUM_HCOUNT_BYTES +
+			PREFIX_SUM_HASHED_BYTES;
 	int budget;
 
 	ASSERT_NE(NULL, s);
@@ -1206,6 +1207,87 @@ TEST(summary_ipv6_flags_slash16s_and_hashes_long_members)
 	ASSERT_EQ(0U, sum_bits_set(s));
 	b[0] = 0x26;
 	ASSERT_EQ(PREFIX_MISS, match(s, b));
+	prefix_set_destroy(s);
+}
+
+/*
+ * A hashed block's count sticks at 255 members: their deletes then leave
+ * its bit set (one probe more, never a miss) until the set is emptied.
+ * The /16's count, far from its most, comes down and takes its flag.
+ */
+TEST(summary_hashed_counts_stick_at_255_and_keep_their_bit)
+{
+	struct prefix_set *s = make(16, 64, 1 << 20, true);
+	u8 a[16] = { 0x20, 0x01, 0x0d, 0xb8 };
+	u32 k = prefix_sum_hash(prefix_sum_block(PREFIX_CLASS_DEEP, a));
+	const u32 n = PREFIX_SUM_HCOUNT_MAX + 45;
+	struct ref r;
+	u32 i;
+
+	ASSERT_NE(NULL, s);
+	ref_init(&r, 16);
+	/* n /48s in 2001:db8::/32: one /16, one hashed /32 */
+	for (i = 0; i < n; i++) {
+		a[4] = i >> 8;
+		a[5] = i;
+		ASSERT_EQ(0, prefix_set_insert(s, a, 48, 0));
+		ref_add(&r, a, 48, 0);
+	}
+	ASSERT_EQ(PREFIX_SUM_HCOUNT_MAX,
+		  sum_count_of(s->sum.hcount[PREFIX_CLASS_DEEP], k));
+	ASSERT_EQ(n, sum_count_of(s->sum.count[PREFIX_CLASS_DEEP], 0x2001));
+	ASSERT_EQ(0U, check_set(s, &r));
+	for (i = 0; i < n; i++) {
+		a[4] = i >> 8;
+		a[5] = i;
+		ASSERT_EQ(0, prefix_set_delete(s, a, 48));
+		ref_del_at(&r, ref_find(&r, a, 48));
+	}
+	ASSERT_EQ(0U, check_set(s, &r));
+	ASSERT_EQ(PREFIX_SUM_HCOUNT_MAX,
+		  sum_count_of(s->sum.hcount[PREFIX_CLASS_DEEP], k));
+	ASSERT_TRUE(hashed_bit_of(s, PREFIX_CLASS_DEEP, k));
+	ASSERT_EQ(0U, head_of(s, 0x2001));
+	a[15] = 1;
+	ASSERT_EQ(PREFIX_MISS, match(s, a));
+	/* a member there again is found; emptying the set unsticks it */
+	a[15] = 0;
+	ASSERT_EQ(0, prefix_set_insert(s, a, 48, 2));
+	a[15] = 1;
+	ASSERT_EQ(PREFIX_PREFIX, match(s, a));
+	ASSERT_EQ(0, prefix_set_clear(s));
+	ASSERT_EQ(0U, sum_count_of(s->sum.hcount[PREFIX_CLASS_DEEP], k));
+	ASSERT_FALSE(hashed_bit_of(s, PREFIX_CLASS_DEEP, k));
+	ASSERT_EQ(PREFIX_MISS, match(s, a));
+	ref_free(&r);
+	prefix_set_destroy(s);
+}
+
+/*
+ * A /16's count sticks at 65535 members of a class: a whole IPv4 /16 of
+ * addresses. Deleting them all leaves its flag: the address table is
+ * probed, and misses.
+ */
+TEST(summary_slash16_counts_stick_at_65535_and_keep_their_flag)
+{
+	struct prefix_set *s = make(4, 64, 1 << 20, true);
+	u32 i;
+
+	ASSERT_NE(NULL, s);
+	for (i = 0; i <= PREFIX_SUM_COUNT_MAX; i++)
+		ASSERT_EQ(0, add4(s, 0x0a000000 | i, 32));
+	ASSERT_EQ(PREFIX_SUM_COUNT_MAX,
+		  sum_count_of(s->sum.count[PREFIX_CLASS_ADDRS], 0x0a00));
+	ASSERT_EQ(PREFIX_ADDR, match4(s, 0x0a00ffff));
+	for (i = 0; i <= PREFIX_SUM_COUNT_MAX; i++)
+		ASSERT_EQ(0, del4(s, 0x0a000000 | i, 32));
+	ASSERT_EQ(PREFIX_HEAD_ADDRS, head_of(s, 0x0a00));
+	ASSERT_EQ(PREFIX_MISS, match4(s, 0x0a000102));
+	ASSERT_EQ(0, add4(s, 0x0a000102, 32));
+	ASSERT_EQ(PREFIX_ADDR, match4(s, 0x0a000102));
+	ASSERT_EQ(0, prefix_set_clear(s));
+	ASSERT_EQ(0U, head_of(s, 0x0a00));
+	ASSERT_EQ(PREFIX_MISS, match4(s, 0x0a000102));
 	prefix_set_destroy(s);
 }
 

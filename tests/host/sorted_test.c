@@ -62,9 +62,9 @@ static bool consistent(const struct sorted *o)
 			nth(want[n++], i);
 	qsort(want, n, KLEN, key_cmp);
 	for (c = 0; c < o->nchunks; c++) {
-		if (!o->chunk[c]->n || o->chunk[c]->n > SORTED_CHUNK)
+		if (!o->chunk[c].n || o->chunk[c].n > SORTED_CHUNK)
 			return false;
-		total += o->chunk[c]->n;
+		total += o->chunk[c].n;
 	}
 	if (total != n || o->count != n)
 		return false;

@@ -313,7 +313,7 @@ static double elapsed_ms(const struct timespec *t0)
 	return (t1.tv_sec - t0->tv_sec) * 1e3 + (t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
-/* Growing from the default 65536 keys per family on the way. */
+/* Growing from the default 1024 keys per family on the way. */
 TEST_F(batch, million_ipv4_adds_in_one_call)
 {
 	struct cfilter_key *keys = calloc(MILLION, sizeof(*keys));

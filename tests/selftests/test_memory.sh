@@ -89,8 +89,14 @@ if module_loaded; then
 	unload_module || tap_skip_all "cannot unload cfilter.ko"
 fi
 
-expect "max_memory=1: the empty tables do not fit, insmod refused" nonzero -- \
+# Exact tables start at 1024 keys of each type: the empty ones fit in a
+# MiB; at 65536 they do not.
+check "max_memory=1 loads: the empty exact tables start small" \
 	insmod "$CFILTER_KO" max_memory=1
+check "... and are within it" within_bound
+check "... and unload" unload_module
+expect "max_memory=1 capacity=65536: the empty tables do not fit, insmod refused" \
+	nonzero -- insmod "$CFILTER_KO" max_memory=1 capacity=65536
 check "... and the kernel log says to raise it" \
 	sh -c 'dmesg | tail -n 5 | grep -q "need more than max_memory=1 MiB"'
 # Small empty tables leave most of a small bound to the keys, which then
