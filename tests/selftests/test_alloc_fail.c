@@ -144,9 +144,14 @@ struct model {
 	int n;
 };
 
+/*
+ * A holding as the model has it: timed or not, and of no age (seconds go
+ * by between listings; test_sources checks ages).
+ */
 static void hold_norm(struct cfilter_entry *e)
 {
 	e->timeout = !!e->timeout;
+	e->age = 0;
 }
 
 static int hold_cmp(const void *a, const void *b)

@@ -312,8 +312,11 @@ static void get_state(struct __test_metadata *_metadata, int fd,
 	st->nheld = list_holdings(fd, NULL, st->held, STATE_MAX);
 	ASSERT_LE(0, st->nheld);
 	/* Seconds left tick on; whether a holding is timed must not change. */
-	for (i = 0; i < st->nheld; i++)
+	/* Timed or not, recorded or not: seconds go by between two states. */
+	for (i = 0; i < st->nheld; i++) {
 		st->held[i].timeout = !!st->held[i].timeout;
+		st->held[i].age = st->held[i].age != CFILTER_AGE_UNKNOWN;
+	}
 }
 
 static void expect_unchanged(struct __test_metadata *_metadata, int fd,
