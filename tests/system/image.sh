@@ -85,12 +85,15 @@ packages() {
 }
 
 # The upgrade: what `apt install linux-image-amd64 linux-headers-amd64`
-# would bring for the newer ABI.
+# would bring for the newer ABI. linux-kbuild-6.1 is shared by every ABI
+# and the headers ask for it at least at their version: apt keeps the
+# newest, which the image may already have (a later upload's), so it is
+# the candidate here too, never a downgrade.
 upgrade_packages() {
 	echo "linux-image-$NEW_ABI-amd64=$NEW_VERSION" \
 		"linux-headers-$NEW_ABI-amd64=$NEW_VERSION" \
 		"linux-headers-$NEW_ABI-common=$NEW_VERSION" \
-		"linux-kbuild-${NEW_ABI%%.0-*}=$NEW_VERSION"
+		"linux-kbuild-${NEW_ABI%%.0-*}"
 }
 
 # Candidate versions of the packages named, and this script: a Debian
