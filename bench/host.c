@@ -1,9 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
-/* What the host was doing around a measurement: its load, huge pages. */
+/* The host a measurement ran on (CPU, kernel), and what else it was doing. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/utsname.h>
 
 #include "host.h"
+
+/* "@prog: CPU model, kernel" with no newline, for the caller to go on. */
+void print_host(const char *prog)
+{
+	char line[256], model[200] = "unknown CPU";
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	struct utsname u;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "model name : %199[^\n]", model) == 1)
+			break;
+	if (f)
+		fclose(f);
+	uname(&u);
+	printf("%s: %s, %s %s", prog, model, u.sysname, u.release);
+}
 
 /*
  * Other work on the machine (a qemu guest, a build) skews the figures even

@@ -33,7 +33,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
-#include <sys/utsname.h>
 
 #include "cuckoo_hash.h"
 #include "hashset.h"
@@ -422,18 +421,8 @@ static void bench_keys(u32 keys)
 
 static void print_header(void)
 {
-	char line[256], model[200] = "unknown CPU";
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	struct utsname u;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "model name : %199[^\n]", model) == 1)
-			break;
-	if (f)
-		fclose(f);
-	uname(&u);
-	printf("miss_path: %s, %s %s; L2 %ld KiB, L3 %ld KiB\n", model,
-	       u.sysname, u.release, sysconf(_SC_LEVEL2_CACHE_SIZE) >> 10,
+	print_host("miss_path");
+	printf("; L2 %ld KiB, L3 %ld KiB\n", sysconf(_SC_LEVEL2_CACHE_SIZE) >> 10,
 	       sysconf(_SC_LEVEL3_CACHE_SIZE) >> 10);
 	printf("absent IPv4 addresses against an exact set of random ones: a prefilter bit, then, if set,\n"
 	       "prefix_set_match() as the kfunc calls it (the program's call into the kfunc, which every set bit\n"

@@ -2,9 +2,9 @@
 /* The tables and goals: the filters, versions, placement, tags, hash set. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/utsname.h>
 
 #include "bench_int.h"
+#include "host.h"
 
 /* The rows of the ns/op table. */
 static const enum subject table_rows[] = { S_EXACT, S_EXACT_TAGS, S_COMPACT };
@@ -17,18 +17,8 @@ const char *verdict(bool met)
 
 void print_header(void)
 {
-	char line[256], model[200] = "unknown CPU";
-	struct utsname u;
-	FILE *f = fopen("/proc/cpuinfo", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "model name : %199[^\n]", model) == 1)
-			break;
-	if (f)
-		fclose(f);
-	uname(&u);
-	printf("cfilter bench: %s, %s %s, %ld CPUs\n", model, u.sysname,
-	       u.release, sysconf(_SC_NPROCESSORS_ONLN));
+	print_host("cfilter bench");
+	printf(", %ld CPUs\n", sysconf(_SC_NPROCESSORS_ONLN));
 	printf("IPv4 keys (key_len %d); tables of 2^20 (1M) and 2^24 (16M) slots; load = keys / slots\n",
 	       KEY_LEN);
 	printf("median of %d repetitions, in thread CPU time; %u lookups per measurement, random keys; insert = last %d%% of slots before the load point\n",
