@@ -44,19 +44,25 @@ struct {
 } cfilter_stats SEC(".maps");
 
 /*
- * The prefilter (struct cfilter_prefilter): a bit per /16 of sources, kept
- * by the module once the loader hands the map over (cfctl does). Not
- * pinned: each program has its own, and one the module does not keep
- * reads as not ready. Only the module writes it, yet the loader's
- * descriptor may write: the module writes for the caller, and takes no
- * descriptor the bpf() syscall would not let write (BPF_F_RDONLY here
- * made the loader's so).
+ * The prefilter (struct cfilter_prefilter): a bit per /16 of sources and
+ * destinations and hashed bits of addresses, kept by the module once the
+ * loader hands the map over (cfctl does). Its value is the struct and
+ * prefilter_hbits / 64 hashed words: a loader that expects more keys sets
+ * both larger. Not pinned: each program has its own, and one the module
+ * does not keep reads as not ready. Only the module writes it, yet the
+ * loader's descriptor may write: the module writes for the caller, and
+ * takes no descriptor the bpf() syscall would not let write (BPF_F_RDONLY
+ * here made the loader's so). No BTF value type: the size is the loader's.
  */
+#define PREFILTER_HBITS	4096
+
+const volatile __u32 prefilter_hbits = PREFILTER_HBITS;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct cfilter_prefilter);
+	__uint(value_size, sizeof(struct cfilter_prefilter) + PREFILTER_HBITS / 8);
 } cfilter_prefilter SEC(".maps");
 
 /*
@@ -165,16 +171,33 @@ static __always_inline bool prefilter_bit(const __u64 *words, const __u8 *addr,
 	       (slot & 63) & 1;
 }
 
+/* Is the hashed bit of address @addr, of key type @type, set in @pf? */
+static __always_inline bool prefilter_hashed(const struct cfilter_prefilter *pf,
+					     __u64 hshift, __u32 type,
+					     const __u8 *addr, bool v6, __u64 dep)
+{
+	__u32 h;
+
+	if (v6)
+		h = cfilter_prefilter_hash6(type, *(const __u64 *)addr,
+					    *(const __u64 *)(addr + 8));
+	else
+		h = cfilter_prefilter_hash4(type, *(const __u32 *)addr);
+	h = ((h >> hshift) + dep - 1) & (prefilter_hbits - 1);
+	return pf->hashed[h / 64] >> (h % 64) & 1;
+}
+
 /*
  * Would the module pass @pkt without a look? True when no entry may drop a
- * packet from its source's /16 (nor, where destinations are matched, to
- * its destination's): the call is skipped.
+ * packet from its source (nor, where destinations are matched, to its
+ * destination): neither the address's /16 bit nor its hashed bit is set.
+ * The call is skipped.
  */
 static __always_inline bool prefilter_passes(const struct packet *pkt)
 {
 	const struct cfilter_prefilter *pf;
 	bool v6 = pkt->family == PKT_IPV6;
-	__u64 ready, dep;
+	__u64 ready, dep, hshift;
 	__u32 zero = 0;
 
 	pf = bpf_map_lookup_elem(&cfilter_prefilter, &zero);
@@ -190,12 +213,24 @@ static __always_inline bool prefilter_passes(const struct packet *pkt)
 	barrier_var(dep);
 	if (ready != 1)
 		return false;
+	/*
+	 * Written once, before @ready: 0 if read early, which calls, as a map
+	 * of another size than this program was loaded for does.
+	 */
+	hshift = pf->hshift;
+	if (!hshift || hshift > 31 || 0xffffffffU >> hshift != prefilter_hbits - 1)
+		return false;
 	if (prefilter_bit(pf->bits[v6 ? CFILTER_PREFILTER_SRC6 :
-				   CFILTER_PREFILTER_SRC4], pkt->saddr, dep))
+				   CFILTER_PREFILTER_SRC4], pkt->saddr, dep) ||
+	    prefilter_hashed(pf, hshift, v6 ? CFILTER_KEY_SRC6 : CFILTER_KEY_SRC4,
+			     pkt->saddr, v6, dep))
 		return false;
 	return !match_dst ||
-	       !prefilter_bit(pf->bits[v6 ? CFILTER_PREFILTER_DST6 :
-				       CFILTER_PREFILTER_DST4], pkt->daddr, dep);
+	       !(prefilter_bit(pf->bits[v6 ? CFILTER_PREFILTER_DST6 :
+					CFILTER_PREFILTER_DST4], pkt->daddr, dep) ||
+		 prefilter_hashed(pf, hshift,
+				  v6 ? CFILTER_KEY_DST6 : CFILTER_KEY_DST4,
+				  pkt->daddr, v6, dep));
 }
 
 /* The counter of a verdict the module gave: its kind's. */

@@ -126,7 +126,8 @@ struct packet {
 			__u8	icmp_code;
 		};
 	};
-	__u8	saddr[16];
+	/* aligned for the prefilter's 8-byte reads */
+	__u8	saddr[16] __attribute__((aligned(8)));
 	__u8	daddr[16];
 };
 

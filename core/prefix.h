@@ -150,14 +150,17 @@ prefix_set_match(const struct prefix_set *s, const u8 *addr, u32 *tag)
 }
 
 /*
- * Writer side: might a member cover an address of the /16 @slot? False
- * only where prefix_set_match() misses with no probe.
+ * Writer side: might a member other than an exact table's address cover
+ * an address of the /16 @slot? False only where prefix_set_match() misses
+ * with no probe, or would probe the address table alone (whose members
+ * the programs' prefilter hashes: kmod/prefilter.c).
  */
-static inline bool prefix_set_slot_used(const struct prefix_set *s, u32 slot)
+static inline bool prefix_set_slot_unhashed(const struct prefix_set *s,
+					    u32 slot)
 {
 	const struct prefix_summary *sum = (const struct prefix_summary *)s;
 
-	return sum->head[slot] || sum->always;
+	return (sum->head[slot] & ~PREFIX_HEAD_ADDRS) || sum->always;
 }
 
 /* Writer side: must every lookup search, whatever its head word says? */

@@ -1,21 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The programs' prefilter (struct cfilter_prefilter in the UAPI): per
- * family a bit per /16 of source addresses, and one per /16 of destination
- * addresses, in BPF maps the programs read before they call the kfunc.
- * Most traffic comes from address space no key touches, and a bit test in
- * the program costs a fraction of the call.
- *
- * A bit is the head word test of the source (or destination) prefix set
- * (prefix.h) for the /16: zero exactly where prefix_set_match() misses
- * with no probe. Any flow key of a family sets every source bit of that
- * family: flows are looked up by the whole 5-tuple, and the bits keep no
- * count of their sources. Allow entries set none; they only lift a drop.
+ * The programs' prefilter (struct cfilter_prefilter in the UAPI), in BPF
+ * maps the programs read before they call the kfunc: most traffic comes
+ * from address space no key touches, and a bit test in the program costs
+ * a fraction of the call. Per family:
+ * - a bit per /16 of source addresses, and one per /16 of destination
+ *   addresses: the head word test of the source (or destination) prefix
+ *   set (prefix.h) for the /16, leaving out its exact table's addresses;
+ * - hashed bits, one set per address of an exact table (either family,
+ *   source or destination), sized by the loader to the set it expects.
+ * A packet calls the kfunc if its address's /16 bit or hashed bit is set.
+ * Any flow key of a family sets every source /16 bit of that family: flows
+ * are looked up by the whole 5-tuple, and the bits keep no count of their
+ * sources. Allow entries set none; they only lift a drop. A compact table
+ * keeps no addresses to hash: its set's lookups search whatever the head
+ * word says (prefix_set_always()), and so all its /16 bits are set.
  *
  * The maps are written under cfilter_lock, after every change to the live
  * set (source.c calls in), word by word with WRITE_ONCE(). What a packet sees:
  * - an add sets its bits after the key is published, before the ioctl
- *   returns; a delete clears them after the key is gone;
+ *   returns; a delete clears the /16 bits after the key is gone;
+ * - a hashed bit is shared by the addresses hashed to it: a delete leaves
+ *   it, and once deletes have left enough such bits behind, the hashed bits
+ *   are made again from the live set's addresses (cfilter_pf_rehash());
  * - a swap ORs the new set's bits in before the pointer moves, and makes
  *   them exact once the old set's readers are done (cfilter_live_retire);
  * so a bit is never clear while the set a packet would meet may drop it.
@@ -29,6 +36,8 @@
 #include <linux/errno.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
@@ -43,17 +52,27 @@
 CFILTER_IMPORT_NS(BPF_INTERNAL);
 
 #define CFILTER_PREFILTER_SLOTS	(CFILTER_PREFILTER_WORDS * 64)
+/* Deletes a small set may leave behind before its hashed bits are made again. */
+#define CFILTER_PREFILTER_STALE_MIN	256
 
 /* Maps written, under cfilter_lock; the first cfilter_npf are in use. */
 static struct bpf_map *cfilter_pf[CFILTER_PREFILTERS_MAX];
 static unsigned int cfilter_npf;
 /* Per bitmap, the prefix_set_always() of its set the bits were made with. */
 static bool cfilter_pf_always[__CFILTER_PREFILTER_BITS];
+/* Deletes of hashed addresses since the hashed bits were last made. */
+static u64 cfilter_pf_stale;
 
 static struct cfilter_prefilter *cfilter_pf_value(struct bpf_map *map)
 {
 	return (struct cfilter_prefilter *)container_of(map, struct bpf_array,
 							map)->value;
+}
+
+/* The hashed words of @map: a power of two (cfilter_pf_shape_ok()). */
+static u32 cfilter_pf_hwords(const struct bpf_map *map)
+{
+	return (map->value_size - sizeof(struct cfilter_prefilter)) / sizeof(u64);
 }
 
 /* The address type bitmap @b (enum cfilter_prefilter_bits) follows. */
@@ -79,7 +98,98 @@ static bool cfilter_pf_bit(const struct cfilter_set *s, unsigned int b,
 	if ((b == CFILTER_PREFILTER_SRC4 && s->types & BIT(CFILTER_KEY_FLOW4)) ||
 	    (b == CFILTER_PREFILTER_SRC6 && s->types & BIT(CFILTER_KEY_FLOW6)))
 		return true;
-	return (s->types & BIT(t)) && prefix_set_slot_used(s->pfx[t], slot);
+	return (s->types & BIT(t)) && prefix_set_slot_unhashed(s->pfx[t], slot);
+}
+
+/* Sets in @words (@n of them) the hashed bit of address @addr of type @t. */
+static void cfilter_pf_hset(u64 *words, u32 n, unsigned int t, const u8 *addr)
+{
+	u64 a, b, *w;
+	u32 a4, h;
+
+	if (cfilter_ktypes[t].addr_len == 4) {
+		memcpy(&a4, addr, sizeof(a4));
+		h = cfilter_prefilter_hash4(t, a4);
+	} else {
+		memcpy(&a, addr, sizeof(a));
+		memcpy(&b, addr + sizeof(a), sizeof(b));
+		h = cfilter_prefilter_hash6(t, a, b);
+	}
+	h >>= 32 - ilog2(n * 64);
+	w = &words[h / 64];
+	WRITE_ONCE(*w, *w | BIT_ULL(h % 64));
+}
+
+/*
+ * Sets in @words (@n of them) the hashed bit of every address of the exact
+ * tables of @s. A compact table lists none: its /16 bits are all set.
+ */
+static void cfilter_pf_hash_set(const struct cfilter_set *s, u64 *words, u32 n)
+{
+	/* 16 records of the longest address and its tag */
+	u8 buf[16 * (16 + sizeof(u32))];
+	unsigned int b;
+
+	for (b = 0; b < __CFILTER_PREFILTER_BITS; b++) {
+		unsigned int t = cfilter_pf_type(b);
+		u32 rec = cfilter_ktypes[t].addr_len + sizeof(u32);
+		struct cuckoo *c;
+		u64 pos = 0;
+		long got, i;
+
+		if (!(s->types & BIT(t)))
+			continue;
+		c = prefix_set_addrs(s->pfx[t]);
+		while ((got = cuckoo_list(c, &pos, buf, sizeof(buf) / rec))) {
+			if (got == -EAGAIN) {
+				cond_resched();
+				continue;
+			}
+			if (got < 0)
+				break;
+			for (i = 0; i < got; i++)
+				cfilter_pf_hset(words, n, t, buf + i * rec);
+			cond_resched();
+		}
+	}
+}
+
+/*
+ * Makes the hashed bits of maps @m0 on exactly those of @s's addresses;
+ * with @or, only adds them. A map no program reads yet (@ready 0) is
+ * written in place; a read one through a copy, so that no bit a packet
+ * needs is ever clear. Without memory for the copy its bits stay as they
+ * are, a superset: the next rehash tries again.
+ */
+static void cfilter_pf_hash_fill(const struct cfilter_set *s, bool or,
+				 unsigned int m0)
+{
+	unsigned int m;
+
+	for (m = m0; m < cfilter_npf; m++) {
+		struct cfilter_prefilter *pf = cfilter_pf_value(cfilter_pf[m]);
+		u32 n = cfilter_pf_hwords(cfilter_pf[m]), i;
+		u64 *words;
+
+		if (or) {
+			cfilter_pf_hash_set(s, pf->hashed, n);
+			continue;
+		}
+		if (!READ_ONCE(pf->ready)) {
+			memset(pf->hashed, 0, n * sizeof(u64));
+			cfilter_pf_hash_set(s, pf->hashed, n);
+			continue;
+		}
+		words = kvcalloc(n, sizeof(u64), GFP_KERNEL_ACCOUNT);
+		if (!words)
+			return;
+		cfilter_pf_hash_set(s, words, n);
+		for (i = 0; i < n; i++)
+			WRITE_ONCE(pf->hashed[i], words[i]);
+		kvfree(words);
+	}
+	if (!or && m0 == 0)
+		cfilter_pf_stale = 0;
 }
 
 /*
@@ -122,6 +232,18 @@ static void cfilter_pf_fill(const struct cfilter_set *s, bool or,
 
 	for (b = 0; b < __CFILTER_PREFILTER_BITS; b++)
 		cfilter_pf_fill_bits(s, b, or, m0);
+	cfilter_pf_hash_fill(s, or, m0);
+}
+
+/* Addresses the live set's hashed bits hold, about (prefixes counted too). */
+static u64 cfilter_pf_hashed_keys(const struct cfilter_set *s)
+{
+	u64 n = 0;
+	unsigned int b;
+
+	for (b = 0; b < __CFILTER_PREFILTER_BITS; b++)
+		n += s->nkeys[cfilter_pf_type(b)];
+	return n;
 }
 
 /**
@@ -130,11 +252,12 @@ static void cfilter_pf_fill(const struct cfilter_set *s, bool or,
  * @t:    enum cfilter_key_type
  * @addr: the member's address (address types)
  * @len:  its prefix length in bits (address types)
+ * @add:  the member came (true) or went
  */
 void cfilter_prefilter_changed(const struct cfilter_set *s, unsigned int t,
-			       const u8 *addr, u32 len)
+			       const u8 *addr, u32 len, bool add)
 {
-	unsigned int b;
+	unsigned int b, m;
 	u32 first, span;
 
 	lockdep_assert_held(&cfilter_lock);
@@ -153,6 +276,22 @@ void cfilter_prefilter_changed(const struct cfilter_set *s, unsigned int t,
 		;
 	if (b == __CFILTER_PREFILTER_BITS)
 		return;
+	if (len == 8 * cfilter_ktypes[t].addr_len) {
+		if (add) {
+			for (m = 0; m < cfilter_npf; m++)
+				cfilter_pf_hset(cfilter_pf_value(cfilter_pf[m])->hashed,
+						cfilter_pf_hwords(cfilter_pf[m]),
+						t, addr);
+		} else if (++cfilter_pf_stale > cfilter_pf_hashed_keys(s) / 2 +
+			   CFILTER_PREFILTER_STALE_MIN) {
+			/*
+			 * Enough hashed bits may be left set by deletes alone that
+			 * misses call for nothing: the bits again, each delete
+			 * paying a part of it.
+			 */
+			cfilter_pf_hash_fill(s, false, 0);
+		}
+	}
 	/*
 	 * Every bit when the set's lookups start or stop searching whatever
 	 * the head word says (a compact address table, a /0).
@@ -198,9 +337,15 @@ static void cfilter_pf_drop(unsigned int m)
  */
 static bool cfilter_pf_shape_ok(const struct bpf_map *map)
 {
+	u32 n;
+
+	if (map->value_size <= sizeof(struct cfilter_prefilter) ||
+	    map->value_size % sizeof(u64))
+		return false;
+	n = cfilter_pf_hwords(map);
 	return map->map_type == BPF_MAP_TYPE_ARRAY &&
 	       map->key_size == sizeof(u32) &&
-	       map->value_size == sizeof(struct cfilter_prefilter) &&
+	       is_power_of_2(n) && n <= CFILTER_PREFILTER_HASHED_MAX &&
 	       map->max_entries == 1 &&
 	       !(map->map_flags & (BPF_F_RDONLY_PROG | BPF_F_INNER_MAP)) &&
 	       !cfilter_map_has_special_fields(map);
@@ -275,6 +420,7 @@ int cfilter_prefilter_add(int fd)
 		goto out;
 	}
 	cfilter_pf[cfilter_npf++] = map;
+	WRITE_ONCE(pf->hshift, 32 - ilog2(cfilter_pf_hwords(map) * 64));
 	map = NULL;
 	cfilter_pf_fill(cfilter_live_locked(), false, cfilter_npf - 1);
 	/*

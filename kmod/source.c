@@ -350,7 +350,8 @@ static int cfilter_table_add(struct cfilter_set *s,
 	int err = cfilter_set_insert(s, f, packed, len, tag);
 
 	if (!err && s == cfilter_live_locked())
-		cfilter_prefilter_changed(s, cfilter_ktype_type(f), packed, len);
+		cfilter_prefilter_changed(s, cfilter_ktype_type(f), packed, len,
+					  true);
 	return err;
 }
 
@@ -361,7 +362,8 @@ static int cfilter_table_del(struct cfilter_set *s,
 	int err = cfilter_set_delete(s, f, packed, len);
 
 	if (!err && s == cfilter_live_locked())
-		cfilter_prefilter_changed(s, cfilter_ktype_type(f), packed, len);
+		cfilter_prefilter_changed(s, cfilter_ktype_type(f), packed, len,
+					  false);
 	return err;
 }
 

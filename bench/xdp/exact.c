@@ -223,7 +223,8 @@ void bench_exact(const struct opts *o, int dev, struct cfilter_bpf *cf,
 	rows[4].mem_kernel = prealloc_map_memory(BPF_MAP_TYPE_BLOOM_FILTER, 0,
 						 4, o->keys);
 
-	rows[1].mem_own = module_memory(dev, 4, &ti);
+	rows[1].mem_own = module_memory(dev, 4, &ti) + prefilter_mem;
+	rows[1].mem_kernel += prefilter_mem;
 	rows[2].mem_own = map_memory(bpf_map__fd(skel->maps.hash_src4));
 	rows[3].mem_own = map_memory(bpf_map__fd(skel->maps.lpm_src4));
 	rows[4].mem_own = map_memory(bpf_map__fd(skel->maps.bloom_src4));
@@ -284,8 +285,8 @@ void bench_exact_compact(const struct opts *o, int dev, int cfilter_fd,
 	rows[0] = row("cfilter", cfilter_fd, true);
 	rows[1] = row("hash", bpf_program__fd(skel->progs.xdp_hash), false);
 	rows[2] = row("bloom", bpf_program__fd(skel->progs.xdp_bloom), true);
-	rows[0].mem_kernel = exact_load_module(o, dev, &k);
-	rows[0].mem_own = module_memory(dev, 4, &ti);
+	rows[0].mem_kernel = exact_load_module(o, dev, &k) + prefilter_mem;
+	rows[0].mem_own = module_memory(dev, 4, &ti) + prefilter_mem;
 	fill_hash(bpf_map__fd(skel->maps.hash_src4), k.addrs, o->keys);
 	fill_bloom(bpf_map__fd(skel->maps.bloom_src4), k.addrs, o->keys);
 	rows[2].mem_kernel = prealloc_map_memory(BPF_MAP_TYPE_BLOOM_FILTER, 0,

@@ -183,8 +183,8 @@ void bench_geo(const struct opts *o, const struct geo_opt *g, int dev,
 		res->skipped = "the module refused the prefixes";
 		goto out;
 	}
-	rows[1].mem_kernel = kernel_memory() - before;
-	rows[1].mem_own = module_memory(dev, alen, &ti);
+	rows[1].mem_kernel = kernel_memory() - before + prefilter_mem;
+	rows[1].mem_own = module_memory(dev, alen, &ti) + prefilter_mem;
 
 	fprintf(stderr, "xdp_bench: %s: counting probes\n", w.title);
 	count_probes(p, np, alen, compact, &t, w.nframes, pc);

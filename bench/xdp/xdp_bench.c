@@ -48,6 +48,7 @@
 #include <bpf/libbpf.h>
 
 #include "cfilter.skel.h"
+#include "xdp/prefilter_size.h"
 #include "xdp_bench.h"
 
 #define GOAL_EXACT_MISS	1.2	/* cfilter miss / hash miss, at most */
@@ -181,7 +182,10 @@ static void print_header(const struct opts *o)
 	       "loading the keys into the module (plus its own count of the type's tables before, made empty\n"
 	       "at load), filling the LPM trie, or creating a preallocated map (hash, Bloom);\n"
 	       "own count: the module's (TYPE_INFO memory_bytes, its tables) or the map's memlock (on 6.1 an\n"
-	       "estimate, key and value bytes times entries, not what the map allocates)\n");
+	       "estimate, key and value bytes times entries, not what the map allocates);\n"
+	       "cfilter's rows add its program's prefilter map to both (%.0f KiB kernel mem: a bit per /16\n"
+	       "and %u hashed bits, as cfctl attach sizes them for %u addresses)\n",
+	       prefilter_mem / 1024.0, cf_prefilter_hbits(o->keys), o->keys);
 	printf("TCG models no cache: time here follows the instructions run, and a load costs about the same\n"
 	       "whether real hardware would find it in L1 or in DRAM (a random bit of a 2 MiB bitmap is a\n"
 	       "cache miss there, little more than any load here). The ratios compare instruction paths\n"
@@ -209,16 +213,20 @@ static struct geo_opt *last_geo(struct opts *o, bool need_misses,
 /*
  * Loads cfilter's program, with counters and a drop log of its own (the
  * object pins those maps by name); with @prefilter, its prefilter map
- * handed to the module.
+ * handed to the module. The map is sized for @keys addresses, as cfctl
+ * attach sizes it once they are loaded.
  */
-static struct cfilter_bpf *load_cfilter(int dev, bool prefilter)
+static struct cfilter_bpf *load_cfilter(int dev, bool prefilter,
+					unsigned int keys)
 {
 	struct cfilter_bpf *cf = cfilter_bpf__open();
 	struct cfilter_prefilter_req r = { 0 };
 
 	if (!cf)
 		die("opening cfilter's XDP program: %m");
-	errno = -bpf_map__set_pin_path(cf->maps.cfilter_stats, NULL);
+	errno = -cf_prefilter_size(cf, keys);
+	if (!errno)
+		errno = -bpf_map__set_pin_path(cf->maps.cfilter_stats, NULL);
 	/* and a drop log of its own, which log.c switches on */
 	if (!errno)
 		errno = -bpf_map__set_pin_path(cf->maps.cfilter_log_ctl, NULL);
@@ -319,8 +327,10 @@ int main(int argc, char **argv)
 	if (dev < 0)
 		die("%s: %m (is cfilter.ko loaded?)", CFILTER_DEVICE);
 	/* As cfctl attaches it, and a copy whose prefilter the module lacks. */
-	cf = load_cfilter(dev, true);
-	call = load_cfilter(dev, false);
+	cf = load_cfilter(dev, true, o.keys);
+	call = load_cfilter(dev, false, o.keys);
+	prefilter_mem = prealloc_map_memory(BPF_MAP_TYPE_ARRAY, 4,
+			bpf_map__value_size(cf->maps.cfilter_prefilter), 1);
 
 	if (o.compact) {
 		module_param_read("fp_bits", fp, sizeof(fp));

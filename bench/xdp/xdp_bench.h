@@ -99,6 +99,8 @@ struct geo_traffic {
 };
 
 extern uint64_t rng_state;
+/* The kernel memory of cfilter's program's prefilter map, in its rows. */
+extern long long prefilter_mem;
 
 struct baseline_bpf;
 struct cfilter_bpf;

@@ -884,25 +884,28 @@ static void finish_prefilter(struct __test_metadata *_metadata, struct ctx *c,
 			     int err)
 {
 	int map = bpf_map__fd(c->skel->maps.cfilter_prefilter);
-	static struct cfilter_prefilter pf;
+	struct cfilter_prefilter *pf =
+		calloc(1, bpf_map__value_size(c->skel->maps.cfilter_prefilter));
 	__u32 zero = 0;
 	unsigned int i;
 	bool any = false;
 
-	/* A new /16 after the call: a map the module keeps follows it. */
-	c->e = holding(key_of(CFILTER_KEY_SRC4, "10.123.4.5"), "", false);
+	ASSERT_NE(NULL, pf);
+	/* A prefix in a new /16 after the call: a map the module keeps follows it. */
+	c->e = holding(key_of(CFILTER_KEY_SRC4, "10.123.4.0/24"), "", false);
 	ASSERT_EQ(0, call_add(c));
-	ASSERT_EQ(0, bpf_map_lookup_elem(map, &zero, &pf));
+	ASSERT_EQ(0, bpf_map_lookup_elem(map, &zero, pf));
 	for (i = 0; i < CFILTER_PREFILTER_WORDS; i++)
-		any |= pf.bits[CFILTER_PREFILTER_SRC4][i] != 0;
+		any |= pf->bits[CFILTER_PREFILTER_SRC4][i] != 0;
 	if (err) {
-		EXPECT_EQ(0ULL, pf.ready);
+		EXPECT_EQ(0ULL, pf->ready);
 		EXPECT_FALSE(any) TH_LOG("a map handed over in vain has bits");
 	} else {
-		EXPECT_EQ(1ULL, pf.ready);
-		EXPECT_EQ(1ULL, pf.bits[CFILTER_PREFILTER_SRC4][(10 << 8 | 123) / 64] >>
+		EXPECT_EQ(1ULL, pf->ready);
+		EXPECT_EQ(1ULL, pf->bits[CFILTER_PREFILTER_SRC4][(10 << 8 | 123) / 64] >>
 			  ((10 << 8 | 123) % 64) & 1);
 	}
+	free(pf);
 	cfilter_bpf__destroy(c->skel);
 	c->skel = NULL;
 }

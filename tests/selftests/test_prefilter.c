@@ -2,9 +2,10 @@
 /*
  * The programs' prefilter (CFILTER_IOC_PREFILTER, struct cfilter_prefilter):
  * the module keeps a bit per source /16, and one per destination /16, in
- * each map it is handed, set exactly where the live set may drop a
- * packet, through adds, deletes,
- * replaces and clears; it refuses maps of another shape, maps whose value
+ * each map it is handed, set exactly where a member other than an exact
+ * address may drop a packet, and a hashed bit for each exact address, set
+ * whenever it is held and cleared once deletes left enough behind, through
+ * adds, deletes, replaces and clears; it refuses maps of another shape, maps whose value
  * holds fields the BPF core owns (timers, locks, kptrs), descriptors that
  * may not write the map and callers without CAP_NET_ADMIN, and keeps a bounded number of maps, dropping
  * those no program holds any more, and lets them all go when unloaded.
@@ -28,14 +29,24 @@
 #include "helpers.h"
 
 #define SLOTS	(CFILTER_PREFILTER_WORDS * 64)
+/* The hashed words of this test's maps: the program's own default. */
+#define HWORDS	64
+#define PF_SIZE	(sizeof(struct cfilter_prefilter) + HWORDS * 8)
 
-/* A map of the prefilter's shape, made as a program's would be. */
-static int prefilter_map(__u32 flags)
+/* A map of the prefilter's shape with @hwords hashed words. */
+static int prefilter_map_of(__u32 flags, __u32 hwords)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = flags);
 
 	return bpf_map_create(BPF_MAP_TYPE_ARRAY, "cf_prefilter", sizeof(__u32),
-			      sizeof(struct cfilter_prefilter), 1, &opts);
+			      sizeof(struct cfilter_prefilter) + hwords * 8, 1,
+			      &opts);
+}
+
+/* A map of the prefilter's shape, made as a program's would be. */
+static int prefilter_map(__u32 flags)
+{
+	return prefilter_map_of(flags, HWORDS);
 }
 
 static int hand_over(int dev, int map)
@@ -48,11 +59,14 @@ static int hand_over(int dev, int map)
 FIXTURE(prefilter) {
 	int fd;
 	int map;
-	struct cfilter_prefilter pf;
+	struct cfilter_prefilter *pf;	/* PF_SIZE bytes */
 };
 
 FIXTURE_SETUP(prefilter)
 {
+	self->map = -1;
+	self->pf = calloc(1, PF_SIZE);
+	ASSERT_NE(NULL, self->pf);
 	SETUP_OPEN_EMPTY(self->fd);
 	self->map = prefilter_map(0);
 	ASSERT_LE(0, self->map) TH_LOG("bpf_map_create: %s", strerror(errno));
@@ -61,6 +75,7 @@ FIXTURE_SETUP(prefilter)
 
 FIXTURE_TEARDOWN(prefilter)
 {
+	free(self->pf);
 	if (self->map >= 0)
 		close(self->map);
 	teardown_close_empty(self->fd);
@@ -72,9 +87,10 @@ static void read_map(struct __test_metadata *_metadata,
 {
 	__u32 zero = 0;
 
-	ASSERT_EQ(0, bpf_map_lookup_elem(self->map, &zero, &self->pf))
+	ASSERT_EQ(0, bpf_map_lookup_elem(self->map, &zero, self->pf))
 		TH_LOG("reading the prefilter map: %s", strerror(errno));
-	ASSERT_EQ(1ULL, self->pf.ready);
+	ASSERT_EQ(1ULL, self->pf->ready);
+	ASSERT_EQ(32 - 12ULL, self->pf->hshift);
 }
 
 /* The bitmaps by name: S4, S6, D4, D6. */
@@ -110,6 +126,44 @@ static int nbits_but(const struct cfilter_prefilter *pf, unsigned int b)
 	return n;
 }
 
+/* The hashed bit of exact address @addr of type @type, as the programs find it. */
+static unsigned int hashed_bit(__u8 type, const char *addr)
+{
+	struct cfilter_key k = key_of(type, addr);
+	const __u8 *a = type == CFILTER_KEY_DST4 || type == CFILTER_KEY_DST6 ?
+			k.daddr : k.saddr;
+	__u64 a8, b8;
+	__u32 a4, h;
+
+	if (type == CFILTER_KEY_SRC4 || type == CFILTER_KEY_DST4) {
+		memcpy(&a4, a, 4);
+		h = cfilter_prefilter_hash4(type, a4);
+	} else {
+		memcpy(&a8, a, 8);
+		memcpy(&b8, a + 8, 8);
+		h = cfilter_prefilter_hash6(type, a8, b8);
+	}
+	return h >> (32 - 12);	/* HWORDS * 64 is 2^12 */
+}
+
+static bool hbit(const struct cfilter_prefilter *pf, __u8 type,
+		 const char *addr)
+{
+	unsigned int h = hashed_bit(type, addr);
+
+	return pf->hashed[h / 64] >> (h % 64) & 1;
+}
+
+static int nhashed(const struct cfilter_prefilter *pf)
+{
+	unsigned int i;
+	int n = 0;
+
+	for (i = 0; i < HWORDS; i++)
+		n += __builtin_popcountll(pf->hashed[i]);
+	return n;
+}
+
 static int key(int fd, unsigned long cmd, __u8 type, const char *cidr)
 {
 	struct cfilter_key_req req = { .key = key_of(type, cidr) };
@@ -125,29 +179,77 @@ static int key(int fd, unsigned long cmd, __u8 type, const char *cidr)
 TEST_F(prefilter, starts_empty_and_ready)
 {
 	read_map(_metadata, self);
-	EXPECT_EQ(0, nbits_but(&self->pf, __CFILTER_PREFILTER_BITS));
+	EXPECT_EQ(0, nbits_but(self->pf, __CFILTER_PREFILTER_BITS));
+	EXPECT_EQ(0, nhashed(self->pf));
 }
 
-TEST_F(prefilter, source_addresses_mark_their_slash_16)
+/*
+ * An exact address sets its hashed bit, not its /16's, which a lookup
+ * finds only through a prefix: a /16 bit would send every packet of the
+ * /16 to the kfunc.
+ */
+TEST_F(prefilter, source_addresses_set_their_hashed_bit)
 {
 	ADD(SRC4, "10.1.2.3");
 	ADD(SRC6, "2001:db8::1");
 	read_map(_metadata, self);
-	EXPECT_EQ(1, nbits(&self->pf, S4));
-	EXPECT_TRUE(bit(&self->pf, S4, 10 << 8 | 1));
-	EXPECT_EQ(1, nbits(&self->pf, S6));
-	EXPECT_TRUE(bit(&self->pf, S6, 0x2001));
+	EXPECT_EQ(0, nbits_but(self->pf, __CFILTER_PREFILTER_BITS));
+	EXPECT_TRUE(hbit(self->pf, CFILTER_KEY_SRC4, "10.1.2.3"));
+	EXPECT_TRUE(hbit(self->pf, CFILTER_KEY_SRC6, "2001:db8::1"));
+	EXPECT_GE(2, nhashed(self->pf));
 
-	/* A second key in the same /16: the bit stays until both are gone. */
+	/* A prefix in the same /16 sets the /16's bit. */
 	ADD(SRC4, "10.1.200.0/24");
 	DEL(SRC4, "10.1.2.3");
 	read_map(_metadata, self);
-	EXPECT_TRUE(bit(&self->pf, S4, 10 << 8 | 1));
+	EXPECT_TRUE(bit(self->pf, S4, 10 << 8 | 1));
+	EXPECT_TRUE(hbit(self->pf, CFILTER_KEY_SRC6, "2001:db8::1"));
 	DEL(SRC4, "10.1.200.0/24");
 	DEL(SRC6, "2001:db8::1");
 	read_map(_metadata, self);
-	EXPECT_EQ(0, nbits(&self->pf, S4));
-	EXPECT_EQ(0, nbits(&self->pf, S6));
+	EXPECT_EQ(0, nbits(self->pf, S4));
+	EXPECT_EQ(0, nbits(self->pf, S6));
+}
+
+/*
+ * A hashed bit is shared: a delete leaves it. Once deletes have left
+ * enough behind, the bits are made again from the addresses held, and a
+ * held address's bit is set at every step on the way.
+ */
+TEST_F(prefilter, hashed_bits_follow_deletes_and_never_miss_a_held_address)
+{
+	char a[32];
+	int i, before, cleaned = 0;
+
+	for (i = 0; i < 1000; i++) {
+		snprintf(a, sizeof(a), "10.%d.%d.1", i / 250, i % 250);
+		ADD(SRC4, a);
+	}
+	read_map(_metadata, self);
+	before = nhashed(self->pf);
+	EXPECT_LT(500, before);
+	for (i = 0; i < 1000; i++) {
+		snprintf(a, sizeof(a), "10.%d.%d.1", i / 250, i % 250);
+		DEL(SRC4, a);
+		if (i % 50 && i != 999)
+			continue;
+		read_map(_metadata, self);
+		/* every address still held has its bit */
+		for (int j = i + 1; j < 1000; j++) {
+			snprintf(a, sizeof(a), "10.%d.%d.1", j / 250, j % 250);
+			ASSERT_TRUE(hbit(self->pf, CFILTER_KEY_SRC4, a))
+				TH_LOG("%s held after %d deletes, its bit clear",
+				       a, i + 1);
+		}
+		cleaned |= nhashed(self->pf) < before;
+	}
+	EXPECT_TRUE(cleaned) TH_LOG("%d bits, and 1000 deletes cleared none",
+				    before);
+	/* A clear leaves none. */
+	ADD(SRC6, "2001:db8::1");
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
+	read_map(_metadata, self);
+	EXPECT_EQ(0, nhashed(self->pf));
 }
 
 TEST_F(prefilter, short_prefixes_mark_every_slash_16_they_cover)
@@ -156,46 +258,49 @@ TEST_F(prefilter, short_prefixes_mark_every_slash_16_they_cover)
 	ADD(SRC4, "64.0.0.0/6");
 	ADD(SRC6, "2400::/12");
 	read_map(_metadata, self);
-	EXPECT_EQ(2 + 1024, nbits(&self->pf, S4));
-	EXPECT_TRUE(bit(&self->pf, S4, 192 << 8 | 168));
-	EXPECT_TRUE(bit(&self->pf, S4, 192 << 8 | 169));
-	EXPECT_FALSE(bit(&self->pf, S4, 192 << 8 | 170));
-	EXPECT_TRUE(bit(&self->pf, S4, 64 << 8));
-	EXPECT_TRUE(bit(&self->pf, S4, 67 << 8 | 255));
-	EXPECT_FALSE(bit(&self->pf, S4, 68 << 8));
-	EXPECT_EQ(16, nbits(&self->pf, S6));
-	EXPECT_TRUE(bit(&self->pf, S6, 0x240f));
+	EXPECT_EQ(2 + 1024, nbits(self->pf, S4));
+	EXPECT_TRUE(bit(self->pf, S4, 192 << 8 | 168));
+	EXPECT_TRUE(bit(self->pf, S4, 192 << 8 | 169));
+	EXPECT_FALSE(bit(self->pf, S4, 192 << 8 | 170));
+	EXPECT_TRUE(bit(self->pf, S4, 64 << 8));
+	EXPECT_TRUE(bit(self->pf, S4, 67 << 8 | 255));
+	EXPECT_FALSE(bit(self->pf, S4, 68 << 8));
+	EXPECT_EQ(16, nbits(self->pf, S6));
+	EXPECT_TRUE(bit(self->pf, S6, 0x240f));
 	DEL(SRC4, "64.0.0.0/6");
 	read_map(_metadata, self);
-	EXPECT_EQ(2, nbits(&self->pf, S4));
+	EXPECT_EQ(2, nbits(self->pf, S4));
 
 	/* /0 covers everything. */
 	ADD(SRC6, "::/0");
 	read_map(_metadata, self);
-	EXPECT_EQ(SLOTS, nbits(&self->pf, S6));
+	EXPECT_EQ(SLOTS, nbits(self->pf, S6));
 	DEL(SRC6, "::/0");
 	read_map(_metadata, self);
-	EXPECT_EQ(16, nbits(&self->pf, S6));
+	EXPECT_EQ(16, nbits(self->pf, S6));
 }
 
 /* Destination entries mark bitmaps of their own. */
 TEST_F(prefilter, destination_keys_mark_the_destination_bits)
 {
 	ADD(DST4, "10.0.0.1");
+	ADD(DST4, "10.0.0.0/24");
 	ADD(DST6, "2001:db8::/48");
 	ADD(DST6, "2400::/12");
 	read_map(_metadata, self);
-	EXPECT_EQ(1, nbits(&self->pf, D4));
-	EXPECT_TRUE(bit(&self->pf, D4, 10 << 8));
-	EXPECT_EQ(17, nbits(&self->pf, D6));
-	EXPECT_TRUE(bit(&self->pf, D6, 0x2001));
-	EXPECT_TRUE(bit(&self->pf, D6, 0x240f));
-	EXPECT_EQ(0, nbits(&self->pf, S4) + nbits(&self->pf, S6));
-	DEL(DST4, "10.0.0.1");
+	EXPECT_TRUE(hbit(self->pf, CFILTER_KEY_DST4, "10.0.0.1"));
+	EXPECT_EQ(1, nhashed(self->pf));
+	EXPECT_EQ(1, nbits(self->pf, D4));
+	EXPECT_TRUE(bit(self->pf, D4, 10 << 8));
+	EXPECT_EQ(17, nbits(self->pf, D6));
+	EXPECT_TRUE(bit(self->pf, D6, 0x2001));
+	EXPECT_TRUE(bit(self->pf, D6, 0x240f));
+	EXPECT_EQ(0, nbits(self->pf, S4) + nbits(self->pf, S6));
+	DEL(DST4, "10.0.0.0/24");
 	DEL(DST6, "2400::/12");
 	read_map(_metadata, self);
-	EXPECT_EQ(0, nbits(&self->pf, D4));
-	EXPECT_EQ(1, nbits(&self->pf, D6));
+	EXPECT_EQ(0, nbits(self->pf, D4));
+	EXPECT_EQ(1, nbits(self->pf, D6));
 }
 
 /* A flow is looked up by its whole 5-tuple: every source bit of its family. */
@@ -208,11 +313,11 @@ TEST_F(prefilter, flow_keys_mark_every_source_bit_of_their_family)
 
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &flow));
 	read_map(_metadata, self);
-	EXPECT_EQ(SLOTS, nbits(&self->pf, S6));
-	EXPECT_EQ(0, nbits_but(&self->pf, S6));
+	EXPECT_EQ(SLOTS, nbits(self->pf, S6));
+	EXPECT_EQ(0, nbits_but(self->pf, S6));
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_DEL, &flow));
 	read_map(_metadata, self);
-	EXPECT_EQ(0, nbits(&self->pf, S6));
+	EXPECT_EQ(0, nbits(self->pf, S6));
 }
 
 /* An allow entry only lifts a drop: it marks nothing. */
@@ -221,7 +326,7 @@ TEST_F(prefilter, allow_keys_mark_nothing)
 	ADD(ALLOW4, "10.1.2.3");
 	ADD(ALLOW6, "2001:db8::/32");
 	read_map(_metadata, self);
-	EXPECT_EQ(0, nbits_but(&self->pf, __CFILTER_PREFILTER_BITS));
+	EXPECT_EQ(0, nbits_but(self->pf, __CFILTER_PREFILTER_BITS));
 }
 
 TEST_F(prefilter, a_replace_brings_the_new_sets_bits_only)
@@ -231,18 +336,26 @@ TEST_F(prefilter, a_replace_brings_the_new_sets_bits_only)
 		.flags = CFILTER_F_STAGED,
 	};
 
-	ADD(SRC4, "10.1.2.3");
+	ADD(SRC4, "10.1.2.0/24");
+	ADD(SRC4, "10.9.9.9");
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_STAGE, NULL));
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req));
+	req.key = key_of(CFILTER_KEY_SRC4, "172.17.0.0/16");
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req));
 	read_map(_metadata, self);
-	EXPECT_EQ(1, nbits(&self->pf, S4));	/* staged: not yet */
+	EXPECT_EQ(1, nbits(self->pf, S4));	/* staged: not yet */
+	EXPECT_TRUE(hbit(self->pf, CFILTER_KEY_SRC4, "10.9.9.9"));
+	EXPECT_EQ(1, nhashed(self->pf));
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
 	read_map(_metadata, self);
-	EXPECT_EQ(1, nbits(&self->pf, S4));
-	EXPECT_TRUE(bit(&self->pf, S4, 172 << 8 | 16));
+	EXPECT_EQ(1, nbits(self->pf, S4));
+	EXPECT_TRUE(bit(self->pf, S4, 172 << 8 | 17));
+	EXPECT_TRUE(hbit(self->pf, CFILTER_KEY_SRC4, "172.16.0.1"));
+	EXPECT_EQ(1, nhashed(self->pf));	/* the old set's are gone */
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
 	read_map(_metadata, self);
-	EXPECT_EQ(0, nbits(&self->pf, S4));
+	EXPECT_EQ(0, nbits(self->pf, S4));
+	EXPECT_EQ(0, nhashed(self->pf));
 }
 
 /* A map handed over after the keys: filled at once. */
@@ -251,16 +364,21 @@ TEST_F(prefilter, a_late_map_is_filled)
 	int late;
 
 	ADD(SRC4, "10.1.2.3");
+	ADD(SRC4, "10.1.0.0/16");
 	ADD(SRC6, "2a00:1450::/29");
+	ADD(DST6, "2a00:1450::99");
 	late = prefilter_map(0);
 	ASSERT_LE(0, late);
 	ASSERT_EQ(0, hand_over(self->fd, late));
 	close(self->map);
 	self->map = late;
 	read_map(_metadata, self);
-	EXPECT_EQ(1, nbits(&self->pf, S4));
-	EXPECT_EQ(1, nbits(&self->pf, S6));
-	EXPECT_TRUE(bit(&self->pf, S6, 0x2a00));
+	EXPECT_EQ(1, nbits(self->pf, S4));
+	EXPECT_EQ(1, nbits(self->pf, S6));
+	EXPECT_TRUE(bit(self->pf, S6, 0x2a00));
+	EXPECT_TRUE(hbit(self->pf, CFILTER_KEY_SRC4, "10.1.2.3"));
+	EXPECT_TRUE(hbit(self->pf, CFILTER_KEY_DST6, "2a00:1450::99"));
+	EXPECT_GE(2, nhashed(self->pf));
 }
 
 TEST_F(prefilter, maps_of_another_shape_are_refused)
@@ -272,13 +390,24 @@ TEST_F(prefilter, maps_of_another_shape_are_refused)
 	ASSERT_LE(0, m);
 	EXPECT_EQ(EINVAL, hand_over(self->fd, m));
 	close(m);
-	m = bpf_map_create(BPF_MAP_TYPE_ARRAY, "two", 4,
-			   sizeof(struct cfilter_prefilter), 2, &opts);
+	/* the struct alone, without hashed words, and hashed words not a power of two */
+	m = prefilter_map_of(0, 0);
 	ASSERT_LE(0, m);
 	EXPECT_EQ(EINVAL, hand_over(self->fd, m));
 	close(m);
-	m = bpf_map_create(BPF_MAP_TYPE_HASH, "hash", 4,
-			   sizeof(struct cfilter_prefilter), 1, &opts);
+	m = prefilter_map_of(0, 3);
+	ASSERT_LE(0, m);
+	EXPECT_EQ(EINVAL, hand_over(self->fd, m));
+	close(m);
+	m = bpf_map_create(BPF_MAP_TYPE_ARRAY, "odd", 4, PF_SIZE + 4, 1, &opts);
+	ASSERT_LE(0, m);
+	EXPECT_EQ(EINVAL, hand_over(self->fd, m));
+	close(m);
+	m = bpf_map_create(BPF_MAP_TYPE_ARRAY, "two", 4, PF_SIZE, 2, &opts);
+	ASSERT_LE(0, m);
+	EXPECT_EQ(EINVAL, hand_over(self->fd, m));
+	close(m);
+	m = bpf_map_create(BPF_MAP_TYPE_HASH, "hash", 4, PF_SIZE, 1, &opts);
 	ASSERT_LE(0, m);
 	EXPECT_EQ(EINVAL, hand_over(self->fd, m));
 	close(m);
@@ -299,20 +428,21 @@ TEST_F(prefilter, flags_must_be_zero)
 	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_PREFILTER, &r));
 }
 
-/* The bit of IPv4 source /16 10.0/16, where 10.0.0.1 below sets one. */
-#define TEN_ZERO_WORD	(8 + (S4 * CFILTER_PREFILTER_WORDS + (10 << 8) / 64) * 8)
+/* The bit of IPv4 source /16 10.0/16, where 10.0.0.0/24 below sets one. */
+#define TEN_ZERO_WORD	(16 + (S4 * CFILTER_PREFILTER_WORDS + (10 << 8) / 64) * 8)
 
 /* Is the map's value all zero: did nobody write it? */
 static bool map_untouched(int map)
 {
-	struct cfilter_prefilter *pf = calloc(1, sizeof(*pf));
+	struct cfilter_prefilter *pf = calloc(1, PF_SIZE);
 	__u32 zero = 0;
 	bool untouched;
 
 	if (!pf)
 		return false;
 	untouched = !bpf_map_lookup_elem(map, &zero, pf) &&
-		    !pf->ready && !nbits_but(pf, __CFILTER_PREFILTER_BITS);
+		    !pf->ready && !pf->hshift &&
+		    !nbits_but(pf, __CFILTER_PREFILTER_BITS) && !nhashed(pf);
 	free(pf);
 	return untouched;
 }
@@ -327,7 +457,7 @@ static bool map_untouched(int map)
 static int special_map(const char *special, __u32 special_size, __u32 off)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts);
-	__u32 size = sizeof(struct cfilter_prefilter);
+	__u32 size = PF_SIZE;
 	int u32_id, u8_id, field_id, before_id, after_id, value_id, fd, err;
 	struct btf *btf = btf__new_empty();
 
@@ -383,11 +513,12 @@ TEST_F(prefilter, maps_with_fields_the_bpf_core_owns_are_refused)
 		{ "bpf_spin_lock", 4, TEN_ZERO_WORD },
 		{ "kptr", 8, TEN_ZERO_WORD },
 		{ "bpf_spin_lock", 4, 0 },
+		{ "bpf_spin_lock", 4, sizeof(struct cfilter_prefilter) },
 	};
 	unsigned int i;
 	int m;
 
-	ADD(SRC4, "10.0.0.1");
+	ADD(SRC4, "10.0.0.0/24");
 	for (i = 0; i < sizeof(special) / sizeof(special[0]); i++) {
 		m = special_map(special[i].name, special[i].size, special[i].off);
 		ASSERT_LE(0, m) TH_LOG("a map with a %s at byte %u: %s",
@@ -402,7 +533,7 @@ TEST_F(prefilter, maps_with_fields_the_bpf_core_owns_are_refused)
 		close(m);
 	}
 	read_map(_metadata, self);
-	EXPECT_TRUE(bit(&self->pf, S4, 10 << 8));
+	EXPECT_TRUE(bit(self->pf, S4, 10 << 8));
 }
 
 /* The map of @fd again, through its id, opened with @flags (BPF_F_RDONLY). */
@@ -547,7 +678,7 @@ TEST_F(prefilter_reload, compact_addresses_set_every_bit_and_unload_clears_ready
 	__u32 zero = 0;
 	int err;
 
-	pf = calloc(1, sizeof(*pf));
+	pf = calloc(1, PF_SIZE);
 	ASSERT_NE(NULL, pf);
 	err = module_load("mode=compact");
 	ASSERT_EQ(0, err) TH_LOG("loading in compact mode: %s", strerror(err));

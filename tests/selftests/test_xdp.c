@@ -73,6 +73,10 @@ static int cf_key(int fd, unsigned long cmd, int family, const char *addr)
  */
 static struct cfilter_bpf *programs[4];
 static int programs_err, prefilter_fd = -1;
+/* The program's own prefilter size: no loader here sizes it. */
+#define PF_HBITS	4096
+#define PF_HSHIFT	(32 - 12)
+#define PF_SIZE		(sizeof(struct cfilter_prefilter) + PF_HBITS / 8)
 
 /*
  * The program, matching destinations if @match_dst, reading @prefilter_fd
@@ -84,8 +88,7 @@ static int load_own_prefilter(bool match_dst)
 	int err;
 
 	prefilter_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "own_prefilter",
-				      sizeof(__u32),
-				      sizeof(struct cfilter_prefilter), 1, NULL);
+				      sizeof(__u32), PF_SIZE, 1, NULL);
 	if (!skel || prefilter_fd < 0)
 		return errno;
 	skel->rodata->match_dst = match_dst;
@@ -266,31 +269,61 @@ TEST_F(xdp, without_its_prefilter_the_program_calls_the_kfunc)
 }
 
 /*
- * Writes the test's prefilter: @ready, and the bit of @addr's /16 in
- * bitmap @b (enum cfilter_prefilter_bits), or none.
+ * Writes the test's prefilter: @ready, @hshift, and the bit of @addr's /16
+ * in bitmap @b (enum cfilter_prefilter_bits), or if @hashed its hashed bit
+ * as an address of the bitmap's key type; or none.
  */
-static int set_prefilter(__u64 ready, unsigned int b, const char *addr)
+static int write_prefilter(__u64 ready, __u64 hshift, unsigned int b,
+			   const char *addr, bool hashed)
 {
-	static struct cfilter_prefilter pf;
+	static const __u8 type[__CFILTER_PREFILTER_BITS] = {
+		[CFILTER_PREFILTER_SRC4] = CFILTER_KEY_SRC4,
+		[CFILTER_PREFILTER_SRC6] = CFILTER_KEY_SRC6,
+		[CFILTER_PREFILTER_DST4] = CFILTER_KEY_DST4,
+		[CFILTER_PREFILTER_DST6] = CFILTER_KEY_DST6,
+	};
+	static __u64 value[PF_SIZE / 8];
+	struct cfilter_prefilter *pf = (struct cfilter_prefilter *)value;
 	bool v6 = b == CFILTER_PREFILTER_SRC6 || b == CFILTER_PREFILTER_DST6;
-	__u32 zero = 0, slot;
+	__u32 zero = 0, slot, a4, h;
+	__u64 a8[2];
 	__u8 a[16];
 
-	memset(&pf, 0, sizeof(pf));
-	pf.ready = ready;
-	if (addr) {
+	memset(value, 0, sizeof(value));
+	pf->ready = ready;
+	pf->hshift = hshift;
+	if (addr && hashed) {
+		inet_pton(v6 ? AF_INET6 : AF_INET, addr, a);
+		memcpy(&a4, a, 4);
+		memcpy(a8, a, 16);
+		h = v6 ? cfilter_prefilter_hash6(type[b], a8[0], a8[1]) :
+			 cfilter_prefilter_hash4(type[b], a4);
+		h >>= hshift;
+		pf->hashed[h / 64] |= 1ULL << h % 64;
+	} else if (addr) {
 		inet_pton(v6 ? AF_INET6 : AF_INET, addr, a);
 		slot = a[0] << 8 | a[1];
-		pf.bits[b][slot / 64] |= 1ULL << slot % 64;
+		pf->bits[b][slot / 64] |= 1ULL << slot % 64;
 	}
-	return bpf_map_update_elem(prefilter_fd, &zero, &pf, 0) ? errno : 0;
+	return bpf_map_update_elem(prefilter_fd, &zero, pf, 0) ? errno : 0;
+}
+
+static int set_prefilter(__u64 ready, unsigned int b, const char *addr)
+{
+	return write_prefilter(ready, PF_HSHIFT, b, addr, false);
+}
+
+static int set_hashed(__u64 hshift, unsigned int b, const char *addr)
+{
+	return write_prefilter(1, hshift, b, addr, true);
 }
 
 /*
- * Where the bits of its source's and its destination's /16 are clear, the
- * program (programs[3] matches destinations) passes a packet without asking
- * the module, which would drop it here; where one is set, or while the map
- * is not ready, the module decides.
+ * Where the bits of its source's and its destination's /16 are clear, and
+ * their hashed bits too, the program (programs[3] matches destinations)
+ * passes a packet without asking the module, which would drop it here;
+ * where one is set, or while the map is not ready or its hshift is not
+ * this program's, the module decides.
  */
 TEST_F(xdp, the_prefilter_bits_decide_the_call)
 {
@@ -333,6 +366,19 @@ TEST_F(xdp, the_prefilter_bits_decide_the_call)
 		EXPECT_DROP(&f, f.len, "the bit of its destination's /16 set");
 		ASSERT_EQ(0, set_prefilter(1, fam[i].dst, fam[i].elsewhere));
 		EXPECT_PASS(&f, f.len, "another destination /16's bit set");
+		/* the hashed bits, of the address itself */
+		ASSERT_EQ(0, set_hashed(PF_HSHIFT, fam[i].src, fam[i].blocked));
+		EXPECT_DROP(&f, f.len, "the hashed bit of its source set");
+		ASSERT_EQ(0, set_hashed(PF_HSHIFT, fam[i].src, fam[i].same16));
+		EXPECT_PASS(&f, f.len, "another source's hashed bit set");
+		ASSERT_EQ(0, set_hashed(PF_HSHIFT, fam[i].dst,
+					fam[i].af == AF_INET ? IPV4_DADDR :
+					IPV6_DADDR));
+		EXPECT_DROP(&f, f.len, "the hashed bit of its destination set");
+		ASSERT_EQ(0, set_hashed(0, fam[i].src, NULL));
+		EXPECT_DROP(&f, f.len, "hshift not yet seen: the module decides");
+		ASSERT_EQ(0, set_hashed(PF_HSHIFT - 1, fam[i].src, NULL));
+		EXPECT_DROP(&f, f.len, "hshift of a larger map: the module decides");
 	}
 }
 

@@ -31,8 +31,10 @@
 #include <linux/cfilter.h>
 
 #include "cfilter.skel.h"
+#include "device/device.h"
 #include "lib/util.h"
 #include "xdp/droplog.h"
+#include "xdp/prefilter_size.h"
 #include "xdp/xdp.h"
 #include "xdp/xdp_int.h"
 
@@ -434,6 +436,29 @@ static int attach_dry_run(const char *ifname, enum cf_xdp_mode mode,
 }
 
 /*
+ * The exact addresses the live set holds, which the prefilter's hashed bits
+ * are sized for: 0 if the module does not say (it hands the map over
+ * anyway, or not at all, and says so then).
+ */
+static __u64 module_addresses(void)
+{
+	static const __u8 types[] = { CFILTER_KEY_SRC4, CFILTER_KEY_SRC6,
+				      CFILTER_KEY_DST4, CFILTER_KEY_DST6 };
+	struct cfilter_type_info ti;
+	__u64 n = 0;
+	unsigned int i;
+	int fd = open(CFILTER_DEVICE, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	for (i = 0; i < sizeof(types); i++)
+		if (!dev_type_info(fd, types[i], false, &ti))
+			n += ti.count - ti.prefixes;
+	close(fd);
+	return n;
+}
+
+/*
  * Opens the embedded object for @mode's program, set up as @r asks, its
  * counters the pinned map's if there is one (*@pinned_map: whether).
  * Returns the skeleton, or NULL (reported).
@@ -456,6 +481,11 @@ static struct cfilter_bpf *open_program(const struct xdp_attach_req *r,
 	bpf_program__set_autoload(skel->progs.cfilter_xdp, mode != CF_TC);
 	/* Read-only data, fixed at load: the verifier prunes the other path. */
 	skel->rodata->match_dst = r->match_dst;
+	err = cf_prefilter_size(skel, module_addresses());
+	if (err) {
+		cf_err("cannot size the program's prefilter: %s", strerror(-err));
+		goto err;
+	}
 
 	/*
 	 * libbpf reuses the map pinned at CF_STATS_PIN, or pins the one it

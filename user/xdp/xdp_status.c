@@ -22,6 +22,23 @@
 #include "xdp/xdp_int.h"
 
 /*
+ * Is the prefilter map @fd (of values of @size bytes: the struct and its
+ * hashed bits) kept by the module? 1, 0 or a negative errno.
+ */
+static int prefilter_ready(int fd, __u32 size)
+{
+	struct cfilter_prefilter *pf = malloc(size);
+	__u32 key = 0;
+	int ret;
+
+	if (!pf)
+		return -ENOMEM;
+	ret = bpf_map_lookup_elem(fd, &key, pf) ? -errno : pf->ready == 1;
+	free(pf);
+	return ret;
+}
+
+/*
  * What the program @prog_fd was set up with, from its maps: whether it was
  * loaded with match_dst set (in its read-only data, which libbpf names
  * "<obj>.rodata"), and whether the module keeps its prefilter (the map's
@@ -30,7 +47,6 @@
 static void prog_settings(int prog_fd, int *match_dst, int *prefilter)
 {
 	struct cfilter_bpf__rodata rodata;
-	struct cfilter_prefilter pf;
 	struct bpf_prog_info info = {};
 	__u32 len = sizeof(info);
 	__u32 ids[8], i, key = 0;
@@ -58,9 +74,8 @@ static void prog_settings(int prog_fd, int *match_dst, int *prefilter)
 		    !bpf_map_lookup_elem(fd, &key, &rodata))
 			*match_dst = rodata.match_dst;
 		if (!strncmp(m.name, "cfilter_prefil", 14) &&
-		    m.value_size == sizeof(pf) &&
-		    !bpf_map_lookup_elem(fd, &key, &pf))
-			*prefilter = pf.ready == 1;
+		    m.value_size > sizeof(struct cfilter_prefilter))
+			*prefilter = prefilter_ready(fd, m.value_size);
 		close(fd);
 	}
 }

@@ -416,8 +416,11 @@ struct cfilter_match_req {
 /*
  * The programs' prefilter (docs/uapi.md, "The prefilter maps"): per family
  * a bit per /16 of source addresses and one per /16 of destination
- * addresses, set while the live set may drop a packet there; the module
- * writes them from CFILTER_IOC_PREFILTER on, and @ready says it does.
+ * addresses, set while the live set may drop a packet there through a
+ * member other than an exact table's address; and hashed bits, one set
+ * for each such address (cfilter_prefilter_hash4/6() of its key type and
+ * bytes). The module writes them from CFILTER_IOC_PREFILTER on, and
+ * @ready says it does.
  */
 #define CFILTER_PREFILTER_WORDS	(65536 / 64)
 
@@ -430,10 +433,40 @@ enum cfilter_prefilter_bits {
 	__CFILTER_PREFILTER_BITS,
 };
 
+/*
+ * The map's value is the struct and @hashed: a power of two of 64-bit
+ * words, from 1 to CFILTER_PREFILTER_HASHED_MAX; the loader picks the
+ * count (value_size), the module writes @hshift: 32 less the log2 of the
+ * bit count.
+ */
+#define CFILTER_PREFILTER_HASHED_MAX	(1U << 18)
+
 struct cfilter_prefilter {
 	__u64	ready;
+	__u64	hshift;
 	__u64	bits[__CFILTER_PREFILTER_BITS][CFILTER_PREFILTER_WORDS];
+	__u64	hashed[];
 };
+
+/*
+ * The hashed bit of an address of key type @type (CFILTER_KEY_SRC4 ...):
+ * bit (hash >> hshift) of @hashed: the hash's top bits, the best mixed. @a is the address's 4 bytes, or @a and @b
+ * its first and last 8, each read in the host's byte order. The multiplier
+ * is 2^64 divided by the golden ratio; the high half of a product mixes
+ * every bit of the multiplicand.
+ */
+#define CFILTER_PREFILTER_MUL	0x9e3779b97f4a7c15ULL
+
+static __inline__ __u32 cfilter_prefilter_hash4(__u32 type, __u32 a)
+{
+	return (__u32)((((__u64)type << 32 | a) * CFILTER_PREFILTER_MUL) >> 32);
+}
+
+static __inline__ __u32 cfilter_prefilter_hash6(__u32 type, __u64 a, __u64 b)
+{
+	return (__u32)((((a ^ type) * CFILTER_PREFILTER_MUL ^ b) *
+			CFILTER_PREFILTER_MUL) >> 32);
+}
 
 /**
  * struct cfilter_prefilter_req - argument of CFILTER_IOC_PREFILTER
