@@ -47,22 +47,24 @@ struct {
  * The prefilter (struct cfilter_prefilter): a bit per /16 of sources and
  * destinations and hashed bits of addresses, kept by the module once the
  * loader hands the map over (cfctl does). Its value is the struct and
- * prefilter_hbits / 64 hashed words: a loader that expects more keys sets
- * both larger. Not pinned: each program has its own, and one the module
- * does not keep reads as not ready. Only the module writes it, yet the
- * loader's descriptor may write: the module writes for the caller, and
- * takes no descriptor the bpf() syscall would not let write (BPF_F_RDONLY
- * here made the loader's so). No BTF value type: the size is the loader's.
+ * 2^(32 - prefilter_hshift) hashed bits: a loader that expects more keys
+ * sets both larger. Not pinned: each program has its own, and one the
+ * module does not keep reads as not ready. Only the module writes it, yet
+ * the loader's descriptor may write: the module writes for the caller,
+ * and takes no descriptor the bpf() syscall would not let write
+ * (BPF_F_RDONLY here made the loader's so). No BTF types: the value's
+ * size is the loader's, and the kernel wants none or both.
  */
-#define PREFILTER_HBITS	4096
+#define PREFILTER_HSHIFT	(32 - 12)
 
-const volatile __u32 prefilter_hbits = PREFILTER_HBITS;
+const volatile __u32 prefilter_hshift = PREFILTER_HSHIFT;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
-	__type(key, __u32);
-	__uint(value_size, sizeof(struct cfilter_prefilter) + PREFILTER_HBITS / 8);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct cfilter_prefilter) +
+			   (1U << (32 - PREFILTER_HSHIFT)) / 8);
 } cfilter_prefilter SEC(".maps");
 
 /*
@@ -161,76 +163,71 @@ static __always_inline void count(__u32 ifindex, enum cfilter_stat stat)
 		s->packets[stat] += 1;
 }
 
-/* Is the bit of @addr's /16 set in @words (a bitmap of the prefilter)? */
-static __always_inline bool prefilter_bit(const __u64 *words, const __u8 *addr,
-					  __u64 dep)
+/*
+ * May an entry of the bitmap @b (and key type @type) drop a packet with
+ * address @addr? Its /16's bit, then its hashed bit. The bits are read at
+ * addresses computed from the ready word @dep (1), so that a CPU that
+ * reorders loads still reads them after it: the module writes them first.
+ */
+static __always_inline bool prefilter_may(const struct cfilter_prefilter *pf,
+					  unsigned int b, __u32 type,
+					  const __u8 *addr, bool v6, __u64 dep)
 {
 	__u32 slot = ((__u32)addr[0] << 8 | addr[1]) & 0xffff;
+	__u64 h;
 
-	return words[((slot >> 6) + dep - 1) & (CFILTER_PREFILTER_WORDS - 1)] >>
-	       (slot & 63) & 1;
-}
-
-/* Is the hashed bit of address @addr, of key type @type, set in @pf? */
-static __always_inline bool prefilter_hashed(const struct cfilter_prefilter *pf,
-					     __u64 hshift, __u32 type,
-					     const __u8 *addr, bool v6, __u64 dep)
-{
-	__u32 h;
-
+	if (pf->bits[b][((slot >> 6) + dep - 1) & (CFILTER_PREFILTER_WORDS - 1)] >>
+	    (slot & 63) & 1)
+		return true;
 	if (v6)
 		h = cfilter_prefilter_hash6(type, *(const __u64 *)addr,
 					    *(const __u64 *)(addr + 8));
 	else
 		h = cfilter_prefilter_hash4(type, *(const __u32 *)addr);
-	h = ((h >> hshift) + dep - 1) & (prefilter_hbits - 1);
+	h = (h >> prefilter_hshift) + dep - 1;
 	return pf->hashed[h / 64] >> (h % 64) & 1;
 }
 
 /*
- * Would the module pass @pkt without a look? True when no entry may drop a
- * packet from its source (nor, where destinations are matched, to its
- * destination): neither the address's /16 bit nor its hashed bit is set.
- * The call is skipped.
+ * Would the module pass @pkt (of family @v6) without a look? True when no
+ * entry may drop a packet from its source (nor, where destinations are
+ * matched, to its destination): the call is skipped.
  */
-static __always_inline bool prefilter_passes(const struct packet *pkt)
+static __always_inline bool prefilter_passes_of(const struct packet *pkt,
+						bool v6)
 {
 	const struct cfilter_prefilter *pf;
-	bool v6 = pkt->family == PKT_IPV6;
-	__u64 ready, dep, hshift;
+	__u64 ready, dep;
 	__u32 zero = 0;
 
 	pf = bpf_map_lookup_elem(&cfilter_prefilter, &zero);
 	if (!pf)
 		return false;
 	ready = *(volatile const __u64 *)&pf->ready;
-	/*
-	 * The bits are read at an address computed from @ready (a copy the
-	 * compiler cannot fold), so that a CPU that reorders loads still
-	 * reads them after it: the module writes them before it.
-	 */
-	dep = ready;
+	dep = ready;	/* a copy the compiler cannot fold */
 	barrier_var(dep);
-	if (ready != 1)
-		return false;
 	/*
-	 * Written once, before @ready: 0 if read early, which calls, as a map
-	 * of another size than this program was loaded for does.
+	 * hshift is written once, before ready: 0 if read early, which calls,
+	 * as a map of another size than this program was loaded for does.
 	 */
-	hshift = pf->hshift;
-	if (!hshift || hshift > 31 || 0xffffffffU >> hshift != prefilter_hbits - 1)
+	if (ready != 1 || pf->hshift != prefilter_hshift)
 		return false;
-	if (prefilter_bit(pf->bits[v6 ? CFILTER_PREFILTER_SRC6 :
-				   CFILTER_PREFILTER_SRC4], pkt->saddr, dep) ||
-	    prefilter_hashed(pf, hshift, v6 ? CFILTER_KEY_SRC6 : CFILTER_KEY_SRC4,
-			     pkt->saddr, v6, dep))
+	if (prefilter_may(pf, v6 ? CFILTER_PREFILTER_SRC6 : CFILTER_PREFILTER_SRC4,
+			  v6 ? CFILTER_KEY_SRC6 : CFILTER_KEY_SRC4, pkt->saddr,
+			  v6, dep))
 		return false;
 	return !match_dst ||
-	       !(prefilter_bit(pf->bits[v6 ? CFILTER_PREFILTER_DST6 :
-					CFILTER_PREFILTER_DST4], pkt->daddr, dep) ||
-		 prefilter_hashed(pf, hshift,
-				  v6 ? CFILTER_KEY_DST6 : CFILTER_KEY_DST4,
-				  pkt->daddr, v6, dep));
+	       !prefilter_may(pf, v6 ? CFILTER_PREFILTER_DST6 :
+			      CFILTER_PREFILTER_DST4,
+			      v6 ? CFILTER_KEY_DST6 : CFILTER_KEY_DST4,
+			      pkt->daddr, v6, dep);
+}
+
+/* One copy per family, each with its lengths and types constant. */
+static __always_inline bool prefilter_passes(const struct packet *pkt)
+{
+	return pkt->family == PKT_IPV6 ? prefilter_passes_of(pkt, true) :
+					 prefilter_passes_of(pkt, false);
 }
 
 /* The counter of a verdict the module gave: its kind's. */

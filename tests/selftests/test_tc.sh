@@ -90,9 +90,21 @@ expect "status -j: prefilter true" 0 -o '"prefilter":true,' -- \
 	"$CFCTL" status -j
 expect "attach tc while XDP runs: exit 3, says detach" 3 -e "detach" -- \
 	"$CFCTL" attach "$VETH" --mode tc
+expect "status -j: the fewest hashed bits for a filter with few addresses" 0 \
+	-o '"prefilter_hashed_bits":4096,' -- "$CFCTL" status -j
+# The hashed bits are sized at attach: 16 per exact address held then.
+SIZING=$(mktemp)
+awk 'BEGIN { for (i = 0; i < 1000; i++) printf "10.77.%d.%d\n", i / 250, i % 250 }' >"$SIZING"
+check "load 1000 addresses of a source of their own" \
+	"$CFCTL" load -s sizing "$SIZING"
 expect "attach --match-dst where it runs: replaced in one step" 0 \
 	-o "$VETH: replaced cfilter_xdp in generic mode" -- \
 	"$CFCTL" attach --match-dst "$VETH"
+expect "status: the replacement's hashed bits, sized for 1000 more addresses" 0 \
+	-o "  prefilter hashed bits: 16384 (16 per exact address at attach; attach again to size anew)" -- \
+	"$CFCTL" status
+check "flush the 1000 addresses" "$CFCTL" flush -s sizing
+rm -f "$SIZING"
 expect "status: destination matching on" 0 -o "destination matching on" -- \
 	"$CFCTL" status
 expect "status -j: match_dst true" 0 -o '"match_dst":true}' -- \

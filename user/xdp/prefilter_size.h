@@ -32,7 +32,7 @@ static inline int cf_prefilter_size(struct cfilter_bpf *skel, __u64 addresses)
 {
 	__u32 n = cf_prefilter_hbits(addresses);
 
-	skel->rodata->prefilter_hbits = n;
+	skel->rodata->prefilter_hshift = 32 - __builtin_ctz(n);
 	return bpf_map__set_value_size(skel->maps.cfilter_prefilter,
 				       sizeof(struct cfilter_prefilter) + n / 8);
 }

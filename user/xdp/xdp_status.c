@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <net/if.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,8 @@ static int prefilter_ready(int fd, __u32 size)
  * "<obj>.rodata"), and whether the module keeps its prefilter (the map's
  * ready word). Each is 1 or 0, or a negative errno if unreadable.
  */
-static void prog_settings(int prog_fd, int *match_dst, int *prefilter)
+static void prog_settings(int prog_fd, int *match_dst, int *prefilter,
+			  __u64 *hbits)
 {
 	struct cfilter_bpf__rodata rodata;
 	struct bpf_prog_info info = {};
@@ -69,13 +71,19 @@ static void prog_settings(int prog_fd, int *match_dst, int *prefilter)
 			close(fd);
 			continue;
 		}
+		/* the section's size: the struct's, less its tail padding */
+		memset(&rodata, 0, sizeof(rodata));
 		if (strstr(m.name, ".rodata") &&
-		    m.value_size == sizeof(rodata) &&
+		    m.value_size <= sizeof(rodata) &&
+		    m.value_size > offsetof(struct cfilter_bpf__rodata, match_dst) &&
 		    !bpf_map_lookup_elem(fd, &key, &rodata))
 			*match_dst = rodata.match_dst;
 		if (!strncmp(m.name, "cfilter_prefil", 14) &&
-		    m.value_size > sizeof(struct cfilter_prefilter))
+		    m.value_size > sizeof(struct cfilter_prefilter)) {
 			*prefilter = prefilter_ready(fd, m.value_size);
+			*hbits = (m.value_size -
+				  sizeof(struct cfilter_prefilter)) * 8ULL;
+		}
 		close(fd);
 	}
 }
@@ -88,6 +96,7 @@ struct attachment {
 	__u32		prog_id;
 	int		match_dst;	/* 1, 0, or a negative errno: unknown */
 	int		prefilter;	/* kept by the module: the same */
+	__u64		hbits;		/* the prefilter's hashed bits */
 	const struct dispatch_info *disp;	/* XDP: its dispatcher, or NULL */
 };
 
@@ -177,6 +186,7 @@ static void print_attachment(const struct attachment *a, struct json *j)
 		if (a->disp)
 			json_chain(a->disp, j);
 		json_kv_known(j, "prefilter", a->prefilter);
+		json_kv_uint(j, "prefilter_hashed_bits", a->hbits);
 		json_kv_known(j, "match_dst", a->match_dst);
 		json_object_end(j);
 		return;
@@ -193,6 +203,9 @@ static void print_attachment(const struct attachment *a, struct json *j)
 	/* A line of its own: scripts read the line above to its end. */
 	printf("  prefilter: %s\n", a->prefilter < 0 ? "unknown" :
 	       a->prefilter ? "on" : "off (every packet calls the module)");
+	if (a->prefilter > 0)
+		printf("  prefilter hashed bits: %llu (16 per exact address at attach; attach again to size anew)\n",
+		       (unsigned long long)a->hbits);
 	if (a->disp)
 		print_chain(a->disp);
 }
@@ -267,7 +280,7 @@ static void status_tc(const struct if_nameindex *ifn, struct survey *s)
 		close(fd);
 		return;
 	}
-	prog_settings(fd, &a.match_dst, &a.prefilter);
+	prog_settings(fd, &a.match_dst, &a.prefilter, &a.hbits);
 	close(fd);
 	survey_add(s, &a);
 }
@@ -325,7 +338,7 @@ static int status_iface(const struct if_nameindex *ifn, struct survey *s)
 				close(fd);
 			continue;
 		}
-		prog_settings(fd, &a.match_dst, &a.prefilter);
+		prog_settings(fd, &a.match_dst, &a.prefilter, &a.hbits);
 		close(fd);
 		survey_add(s, &a);
 	}
