@@ -271,20 +271,26 @@ static __always_inline int cuckoo_read_once(const struct cuckoo_table *t,
 
 /*
  * Rare, so out of line: inlined, this loop (and on the host its cpu_relax(),
- * a call) gave every lookup a stack frame and more registers to save.
+ * a call) gave every lookup a stack frame and more registers to save. The
+ * answer comes back in bit 0, a hit's value (with @want_val) in the high
+ * half: a value read through a pointer to the caller's local would make
+ * the local's address escape, and the kernel guards such frames with a
+ * stack canary on every lookup.
  */
-static noinline bool cuckoo_read_retry(const struct cuckoo_table *t,
-				       const struct cuckoo *c, u64 b1, u64 b2,
-				       u32 fp, const void *key, u32 *val)
+static noinline u64 cuckoo_read_retry(const struct cuckoo_table *t,
+				      const struct cuckoo *c, u64 b1, u64 b2,
+				      u32 fp, const void *key, bool want_val)
 {
 	struct cuckoo_shape sh = cuckoo_shape_of(c);
+	u32 v = 0;
 	int ret;
 
 	for (;;) {
 		cpu_relax();
-		ret = cuckoo_read_once(t, c, sh, b1, b2, fp, key, val);
+		ret = cuckoo_read_once(t, c, sh, b1, b2, fp, key,
+				       want_val ? &v : NULL);
 		if (ret >= 0)
-			return ret;
+			return ret | (u64)v << 32;
 	}
 }
 
@@ -301,10 +307,14 @@ static __always_inline bool cuckoo_read(const struct cuckoo_table *t,
 					u32 fp, const void *key, u32 *val)
 {
 	int ret = cuckoo_read_once(t, c, sh, b1, b2, fp, key, val);
+	u64 r;
 
 	if (likely(ret >= 0))
 		return ret;
-	return cuckoo_read_retry(home_t, home_c, b1, b2, fp, key, val);
+	r = cuckoo_read_retry(home_t, home_c, b1, b2, fp, key, val);
+	if ((r & 1) && val)
+		*val = r >> 32;
+	return r & 1;
 }
 #endif
 

@@ -229,8 +229,12 @@ void bench_geo(const struct opts *o, const struct geo_opt *g, int dev,
 		       empty[HIT], empty[MISS], rows[2].ns[HIT] - rows[0].ns[HIT],
 		       rows[2].ns[MISS] - rows[0].ns[MISS]);
 	}
-	for (i = 0; i < NTRAFFIC; i++)
+	for (i = 0; i < NTRAFFIC; i++) {
 		res->ratio[i] = rows[1].ns[i] / rows[2].ns[i];
+		res->parse[i] = rows[0].ns[i] / rows[2].ns[i];
+	}
+	res->mem = rows[1].mem_kernel;
+	res->lpm_mem = rows[2].mem_kernel;
 out:
 	baseline_bpf__destroy(skel);
 	clear_module(dev);

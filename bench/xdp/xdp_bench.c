@@ -57,6 +57,7 @@
 /* the exact workload against the hash map program: cfilter / hash, at most */
 #define GOAL_EXACT_MISS_HASH	0.8
 #define GOAL_EXACT_HIT_HASH	1.0
+#define GOAL_GEO_LPM		0.8	/* cfilter / lpm, each geo row */
 
 static const char *met(bool ok)
 {
@@ -110,10 +111,15 @@ static void print_goals(const struct opts *o, const struct result *res)
 				       gr->title, tname[t], gr->skipped);
 				continue;
 			}
-			printf("%s, %s traffic: cfilter faster than the LPM trie: cfilter/lpm = %.2f: %s\n",
-			       gr->title, tname[t], gr->ratio[t],
-			       met(gr->ratio[t] < 1.0));
+			printf("%s, %s traffic: at most %.1fx the LPM trie: cfilter/lpm = %.2f (the parser alone %.2f): %s\n",
+			       gr->title, tname[t], GOAL_GEO_LPM, gr->ratio[t],
+			       gr->parse[t], met(gr->ratio[t] <= GOAL_GEO_LPM));
 		}
+		if (!gr->skipped)
+			printf("%s, kernel mem at most the LPM trie's: cfilter %.2f M, lpm %.2f M: %s\n",
+			       gr->title, gr->mem / 1048576.0,
+			       gr->lpm_mem / 1048576.0,
+			       met(gr->mem <= gr->lpm_mem));
 	}
 }
 

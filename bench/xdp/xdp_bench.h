@@ -79,6 +79,8 @@ struct workload {
 struct geo_result {
 	char	title[128];
 	double	ratio[NTRAFFIC];	/* cfilter / lpm */
+	double	parse[NTRAFFIC];	/* the parser alone / lpm: a floor */
+	long long mem, lpm_mem;		/* kernel mem: cfilter's, the trie's */
 	const char *skipped;		/* why, if not measured */
 };
 
