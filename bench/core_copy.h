@@ -21,6 +21,7 @@
 #define cuckoo_list_gen		CUCKOO_COPY(list_gen)
 #define cuckoo_contains		CUCKOO_COPY(contains)
 #define cuckoo_lookup		CUCKOO_COPY(lookup)
+#define cuckoo_lookup_word	CUCKOO_COPY(lookup_word)
 #define cuckoo_contains_batch	CUCKOO_COPY(contains_batch)
 #define cuckoo_lookup_batch	CUCKOO_COPY(lookup_batch)
 #define cuckoo_get_stats	CUCKOO_COPY(get_stats)

@@ -165,7 +165,8 @@ static __always_inline void count(__u32 ifindex, enum cfilter_stat stat)
 
 /*
  * May an entry of the bitmap @b (and key type @type) drop a packet with
- * address @addr? Its /16's bit, then its hashed bit. The bits are read at
+ * address @addr? Its /16's bit, then its hashed bit if the type has any
+ * (a set of prefixes alone has none: no hash). The bits are read at
  * addresses computed from the ready word @dep (1), so that a CPU that
  * reorders loads still reads them after it: the module writes them first.
  */
@@ -179,6 +180,8 @@ static __always_inline bool prefilter_may(const struct cfilter_prefilter *pf,
 	if (pf->bits[b][((slot >> 6) + dep - 1) & (CFILTER_PREFILTER_WORDS - 1)] >>
 	    (slot & 63) & 1)
 		return true;
+	if (!((&pf->hused)[dep - 1] >> b & 1))
+		return false;
 	if (v6)
 		h = cfilter_prefilter_hash6(type, *(const __u64 *)addr,
 					    *(const __u64 *)(addr + 8));

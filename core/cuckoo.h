@@ -105,8 +105,25 @@ u64 cuckoo_list_gen(const struct cuckoo *c);
 
 /* Readers: lock-free, inside rcu_read_lock(). */
 bool cuckoo_contains(const struct cuckoo *c, const void *key);
+/*
+ * With values: a hit and its value in one word, which no caller's local
+ * is passed by address to get (the kernel would guard the caller's frame
+ * with a stack canary).
+ */
+#define CUCKOO_WORD_HIT		1ULL
+u64 cuckoo_lookup_word(const struct cuckoo *c, const void *key);
+
 /* With values: on a hit, *@val is a value the key had during the call. */
-bool cuckoo_lookup(const struct cuckoo *c, const void *key, u32 *val);
+static inline bool cuckoo_lookup(const struct cuckoo *c, const void *key,
+				 u32 *val)
+{
+	u64 r = cuckoo_lookup_word(c, key);
+
+	if (r & CUCKOO_WORD_HIT)
+		*val = r >> 32;
+	return r & CUCKOO_WORD_HIT;
+}
+
 /*
  * The same for @n keys packed key_len bytes apart, their cache misses
  * overlapped: @hits[i] answers key i; returns the number found.

@@ -341,7 +341,8 @@ static __always_inline bool cuckoo_find_as(const struct cuckoo *c,
  * Both readers of one shape, out of line: each saves only the registers
  * its own shape needs, where one function holding every shape saved, on
  * every lookup, what the largest needs. The lookup keeps its value in a
- * local, never NULL, so that the inlined reader needs no test of it.
+ * local, never NULL, so that the inlined reader needs no test of it, and
+ * answers in one word (cuckoo_lookup_word()).
  */
 static __always_inline bool cuckoo_contains_as(const struct cuckoo *c,
 					       struct cuckoo_shape sh,
@@ -350,16 +351,15 @@ static __always_inline bool cuckoo_contains_as(const struct cuckoo *c,
 	return cuckoo_find_as(c, sh, key, NULL);
 }
 
-static __always_inline bool cuckoo_lookup_as(const struct cuckoo *c,
-					     struct cuckoo_shape sh,
-					     const void *key, u32 *val)
+static __always_inline u64 cuckoo_lookup_as(const struct cuckoo *c,
+					    struct cuckoo_shape sh,
+					    const void *key)
 {
-	u32 v = *val;
+	u32 v = 0;
 
 	if (!cuckoo_find_as(c, sh, key, &v))
-		return false;
-	*val = v;
-	return true;
+		return 0;
+	return CUCKOO_WORD_HIT | (u64)v << 32;
 }
 
 /*
@@ -380,10 +380,10 @@ static noinline bool cuckoo_contains_##name(const struct cuckoo *c,	\
 	return cuckoo_contains_as(c, cuckoo_##name, key);		\
 }									\
 									\
-static noinline bool cuckoo_lookup_##name(const struct cuckoo *c,	\
-					  const void *key, u32 *val)	\
+static noinline u64 cuckoo_lookup_##name(const struct cuckoo *c,	\
+					 const void *key)		\
 {									\
-	return cuckoo_lookup_as(c, cuckoo_##name, key, val);		\
+	return cuckoo_lookup_as(c, cuckoo_##name, key);			\
 }
 
 CUCKOO_READERS(4c, 4, false, false)
@@ -400,10 +400,10 @@ static noinline bool cuckoo_contains_any(const struct cuckoo *c,
 	return cuckoo_contains_as(c, cuckoo_shape_of(c), key);
 }
 
-static noinline bool cuckoo_lookup_any(const struct cuckoo *c,
-				       const void *key, u32 *val)
+static noinline u64 cuckoo_lookup_any(const struct cuckoo *c,
+				      const void *key)
 {
-	return cuckoo_lookup_as(c, cuckoo_shape_of(c), key, val);
+	return cuckoo_lookup_as(c, cuckoo_shape_of(c), key);
 }
 
 /* The shapes with readers of their own, as CUCKOO_READERS() names them. */
@@ -441,12 +441,13 @@ cuckoo_reader_of(const struct cuckoo *c)
 	return CUCKOO_ANY;
 }
 
+/* With @val, cuckoo_lookup_word()'s answer; else cuckoo_contains()'s. */
 #define CUCKOO_FIND(name)						\
-	(val ? cuckoo_lookup_##name(c, key, val) :			\
-	       cuckoo_contains_##name(c, key))
+	(val ? cuckoo_lookup_##name(c, key) :				\
+	       (u64)cuckoo_contains_##name(c, key))
 
-static __always_inline bool cuckoo_find(const struct cuckoo *c,
-					const void *key, u32 *val)
+static __always_inline u64 cuckoo_find(const struct cuckoo *c,
+				       const void *key, bool val)
 {
 	switch (cuckoo_reader_of(c)) {
 	case CUCKOO_4C:
@@ -484,22 +485,23 @@ static __always_inline bool cuckoo_find(const struct cuckoo *c,
  */
 bool cuckoo_contains(const struct cuckoo *c, const void *key)
 {
-	return cuckoo_find(c, key, NULL);
+	return cuckoo_find(c, key, false);
 }
 
 /**
- * cuckoo_lookup() - test a key and read its value, without locking
+ * cuckoo_lookup_word() - test a key and read its value, without locking
  * @c: the filter, made with values
  * @key: key_len bytes
- * @val: set to the key's value if it is found
  *
  * As cuckoo_contains(); the value read is one the key had during the call.
+ * cuckoo_lookup() (cuckoo.h) is the form to call.
  *
- * Return: true if the key is in the filter.
+ * Return: CUCKOO_WORD_HIT if the key is in the filter, with its value in
+ * the high half; 0 if not.
  */
-bool cuckoo_lookup(const struct cuckoo *c, const void *key, u32 *val)
+u64 cuckoo_lookup_word(const struct cuckoo *c, const void *key)
 {
-	return cuckoo_find(c, key, val);
+	return cuckoo_find(c, key, true);
 }
 
 /*

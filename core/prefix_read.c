@@ -20,7 +20,7 @@
 bool prefix_set_contains(const struct prefix_set *s, const u8 *addr, u32 len)
 {
 	const struct cuckoo *t;
-	u32 key[4], v;
+	u32 key[4], v = 0;
 
 	if (prefix_check(s, addr, len))
 		return false;
@@ -35,16 +35,20 @@ bool prefix_set_contains(const struct prefix_set *s, const u8 *addr, u32 len)
 	return cuckoo_lookup(t, key, &v) && PREFIX_BEST(v) == len + 1;
 }
 
+/* prefix_set_match_head()'s answer of @hit by the member tagged @tag. */
+#define PREFIX_ANSWER(hit, tag)	((u32)(hit) | (u32)(tag) << PREFIX_MATCH_TAG_SHIFT)
+
 /*
  * The search over the lengths from node @m, where the head word sent it
- * (see the top of this file). Out of line: the lookups the head word
- * answers, most of them, need none of its frame.
+ * (see the top of this file), answered as prefix_set_match_head(). Out of
+ * line: the lookups the head word answers, most of them, need none of its
+ * frame.
  */
-static noinline enum prefix_hit prefix_search(const struct prefix_set *s,
-					      const u8 *addr, u32 m, u32 *tag)
+static noinline u32 prefix_search(const struct prefix_set *s, const u8 *addr,
+				  u32 m)
 {
 	const struct cuckoo *t;
-	u32 key[4], half, v;
+	u32 key[4], half, v = 0;
 	u64 used[2];
 
 	used[0] = READ_ONCE(s->used[0]);
@@ -60,10 +64,8 @@ static noinline enum prefix_hit prefix_search(const struct prefix_set *s,
 		if (t) {
 			prefix_key(s, m, addr, key);
 			hit = cuckoo_lookup(t, key, &v);
-			if (hit && PREFIX_BEST(v)) {
-				*tag = PREFIX_TAG(v);
-				return PREFIX_PREFIX;
-			}
+			if (hit && PREFIX_BEST(v))
+				return PREFIX_ANSWER(PREFIX_PREFIX, PREFIX_TAG(v));
 		}
 		if (!half)
 			return PREFIX_MISS;
@@ -99,37 +101,6 @@ static __always_inline bool prefix_level(const struct prefix_set *s,
 	return (h & PREFIX_HEAD_FLAG(c)) && prefix_hashed(s, c, addr);
 }
 
-/* prefix_set_match_head()'s answer; on a hit, the member's tag in *@tag. */
-static enum prefix_hit prefix_match_from(const struct prefix_set *s,
-					 const u8 *addr, u32 h, u32 *tag)
-{
-	u32 zero;
-
-	if (READ_ONCE(s->addrs_any) &&
-	    (s->addrs_known ?
-	     (h & PREFIX_HEAD_ADDRS) &&
-	     (s->addr_len == 4 || prefix_hashed(s, PREFIX_CLASS_ADDRS, addr)) &&
-	     cuckoo_lookup(s->addrs, addr, tag) :
-	     cuckoo_contains(s->addrs, addr)))
-		return PREFIX_ADDR;
-	zero = READ_ONCE(s->zero);
-	if (zero) {
-		*tag = zero - 1;
-		return PREFIX_PREFIX;
-	}
-	if (h & PREFIX_HEAD_BEST) {
-		*tag = PREFIX_HEAD_TAG(h);
-		return PREFIX_PREFIX;
-	}
-	if (prefix_level(s, addr, h, PREFIX_CLASS_SUBNET))
-		return prefix_search(s, addr, s->bits / 2, tag);
-	if (prefix_level(s, addr, h, PREFIX_CLASS_DEEP))
-		return prefix_search(s, addr, PREFIX_DEEP_ROOT, tag);
-	if (prefix_level(s, addr, h, PREFIX_CLASS_MID))
-		return prefix_search(s, addr, PREFIX_MID_ROOT, tag);
-	return PREFIX_MISS;
-}
-
 /**
  * prefix_set_match_head() - does a member cover an address?
  * @s: the set
@@ -155,8 +126,26 @@ static enum prefix_hit prefix_match_from(const struct prefix_set *s,
  */
 u32 prefix_set_match_head(const struct prefix_set *s, const u8 *addr, u32 h)
 {
-	u32 tag = 0;
-	enum prefix_hit hit = prefix_match_from(s, addr, h, &tag);
+	u32 tag = 0, zero;
 
-	return hit | tag << PREFIX_MATCH_TAG_SHIFT;
+	/* a compact table keeps no tags: its hits are "default"'s, 0 */
+	if (READ_ONCE(s->addrs_any) &&
+	    (s->addrs_known ?
+	     (h & PREFIX_HEAD_ADDRS) &&
+	     (s->addr_len == 4 || prefix_hashed(s, PREFIX_CLASS_ADDRS, addr)) &&
+	     cuckoo_lookup(s->addrs, addr, &tag) :
+	     cuckoo_contains(s->addrs, addr)))
+		return PREFIX_ANSWER(PREFIX_ADDR, tag);
+	zero = READ_ONCE(s->zero);
+	if (zero)
+		return PREFIX_ANSWER(PREFIX_PREFIX, zero - 1);
+	if (h & PREFIX_HEAD_BEST)
+		return PREFIX_ANSWER(PREFIX_PREFIX, PREFIX_HEAD_TAG(h));
+	if (prefix_level(s, addr, h, PREFIX_CLASS_SUBNET))
+		return prefix_search(s, addr, s->bits / 2);
+	if (prefix_level(s, addr, h, PREFIX_CLASS_DEEP))
+		return prefix_search(s, addr, PREFIX_DEEP_ROOT);
+	if (prefix_level(s, addr, h, PREFIX_CLASS_MID))
+		return prefix_search(s, addr, PREFIX_MID_ROOT);
+	return PREFIX_MISS;
 }

@@ -123,9 +123,11 @@ static void cfilter_pf_hset(u64 *words, u32 n, unsigned int t, const u8 *addr)
 /*
  * Sets in @words (@n of them) the hashed bit of every address of the exact
  * tables of @s. A compact table lists none: its /16 bits are all set.
+ * Returns the bitmaps (enum cfilter_prefilter_bits) with an address.
  */
-static void cfilter_pf_hash_set(const struct cfilter_set *s, u64 *words, u32 n)
+static u64 cfilter_pf_hash_set(const struct cfilter_set *s, u64 *words, u32 n)
 {
+	u64 used = 0;
 	/* 16 records of the longest address and its tag */
 	u8 buf[16 * (16 + sizeof(u32))];
 	unsigned int b;
@@ -149,9 +151,11 @@ static void cfilter_pf_hash_set(const struct cfilter_set *s, u64 *words, u32 n)
 				break;
 			for (i = 0; i < got; i++)
 				cfilter_pf_hset(words, n, t, buf + i * rec);
+			used |= got ? BIT_ULL(b) : 0;
 			cond_resched();
 		}
 	}
+	return used;
 }
 
 /*
@@ -169,23 +173,27 @@ static void cfilter_pf_hash_fill(const struct cfilter_set *s, bool or,
 	for (m = m0; m < cfilter_npf; m++) {
 		struct cfilter_prefilter *pf = cfilter_pf_value(cfilter_pf[m]);
 		u32 n = cfilter_pf_hwords(cfilter_pf[m]), i;
-		u64 *words;
+		u64 *words, used;
 
 		if (or) {
-			cfilter_pf_hash_set(s, pf->hashed, n);
+			used = cfilter_pf_hash_set(s, pf->hashed, n);
+			WRITE_ONCE(pf->hused, pf->hused | used);
 			continue;
 		}
 		if (!READ_ONCE(pf->ready)) {
 			memset(pf->hashed, 0, n * sizeof(u64));
-			cfilter_pf_hash_set(s, pf->hashed, n);
+			WRITE_ONCE(pf->hused, cfilter_pf_hash_set(s, pf->hashed, n));
 			continue;
 		}
 		words = kvcalloc(n, sizeof(u64), GFP_KERNEL_ACCOUNT);
 		if (!words)
 			return;
-		cfilter_pf_hash_set(s, words, n);
+		used = cfilter_pf_hash_set(s, words, n);
+		/* the types that keep addresses first, their bits after */
+		WRITE_ONCE(pf->hused, pf->hused | used);
 		for (i = 0; i < n; i++)
 			WRITE_ONCE(pf->hashed[i], words[i]);
+		WRITE_ONCE(pf->hused, used);
 		kvfree(words);
 	}
 	if (!or && m0 == 0)
@@ -278,10 +286,15 @@ void cfilter_prefilter_changed(const struct cfilter_set *s, unsigned int t,
 		return;
 	if (len == 8 * cfilter_ktypes[t].addr_len) {
 		if (add) {
-			for (m = 0; m < cfilter_npf; m++)
-				cfilter_pf_hset(cfilter_pf_value(cfilter_pf[m])->hashed,
+			for (m = 0; m < cfilter_npf; m++) {
+				struct cfilter_prefilter *pf =
+					cfilter_pf_value(cfilter_pf[m]);
+
+				cfilter_pf_hset(pf->hashed,
 						cfilter_pf_hwords(cfilter_pf[m]),
 						t, addr);
+				WRITE_ONCE(pf->hused, pf->hused | BIT_ULL(b));
+			}
 		} else if (++cfilter_pf_stale > cfilter_pf_hashed_keys(s) / 2 +
 			   CFILTER_PREFILTER_STALE_MIN) {
 			/*

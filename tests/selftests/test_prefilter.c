@@ -181,6 +181,7 @@ TEST_F(prefilter, starts_empty_and_ready)
 	read_map(_metadata, self);
 	EXPECT_EQ(0, nbits_but(self->pf, __CFILTER_PREFILTER_BITS));
 	EXPECT_EQ(0, nhashed(self->pf));
+	EXPECT_EQ(0ULL, self->pf->hused);
 }
 
 /*
@@ -197,6 +198,7 @@ TEST_F(prefilter, source_addresses_set_their_hashed_bit)
 	EXPECT_TRUE(hbit(self->pf, CFILTER_KEY_SRC4, "10.1.2.3"));
 	EXPECT_TRUE(hbit(self->pf, CFILTER_KEY_SRC6, "2001:db8::1"));
 	EXPECT_GE(2, nhashed(self->pf));
+	EXPECT_EQ(1ULL << S4 | 1ULL << S6, self->pf->hused);
 
 	/* A prefix in the same /16 sets the /16's bit. */
 	ADD(SRC4, "10.1.200.0/24");
@@ -250,6 +252,7 @@ TEST_F(prefilter, hashed_bits_follow_deletes_and_never_miss_a_held_address)
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
 	read_map(_metadata, self);
 	EXPECT_EQ(0, nhashed(self->pf));
+	EXPECT_EQ(0ULL, self->pf->hused);
 }
 
 TEST_F(prefilter, short_prefixes_mark_every_slash_16_they_cover)
@@ -258,6 +261,7 @@ TEST_F(prefilter, short_prefixes_mark_every_slash_16_they_cover)
 	ADD(SRC4, "64.0.0.0/6");
 	ADD(SRC6, "2400::/12");
 	read_map(_metadata, self);
+	EXPECT_EQ(0ULL, self->pf->hused);	/* no address: the programs hash nothing */
 	EXPECT_EQ(2 + 1024, nbits(self->pf, S4));
 	EXPECT_TRUE(bit(self->pf, S4, 192 << 8 | 168));
 	EXPECT_TRUE(bit(self->pf, S4, 192 << 8 | 169));
@@ -352,6 +356,7 @@ TEST_F(prefilter, a_replace_brings_the_new_sets_bits_only)
 	EXPECT_TRUE(bit(self->pf, S4, 172 << 8 | 17));
 	EXPECT_TRUE(hbit(self->pf, CFILTER_KEY_SRC4, "172.16.0.1"));
 	EXPECT_EQ(1, nhashed(self->pf));	/* the old set's are gone */
+	EXPECT_EQ(1ULL << S4, self->pf->hused);
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
 	read_map(_metadata, self);
 	EXPECT_EQ(0, nbits(self->pf, S4));
@@ -379,6 +384,7 @@ TEST_F(prefilter, a_late_map_is_filled)
 	EXPECT_TRUE(hbit(self->pf, CFILTER_KEY_SRC4, "10.1.2.3"));
 	EXPECT_TRUE(hbit(self->pf, CFILTER_KEY_DST6, "2a00:1450::99"));
 	EXPECT_GE(2, nhashed(self->pf));
+	EXPECT_EQ(1ULL << S4 | 1ULL << D6, self->pf->hused);
 }
 
 TEST_F(prefilter, maps_of_another_shape_are_refused)
@@ -441,7 +447,7 @@ static bool map_untouched(int map)
 	if (!pf)
 		return false;
 	untouched = !bpf_map_lookup_elem(map, &zero, pf) &&
-		    !pf->ready && !pf->hshift &&
+		    !pf->ready && !pf->hshift && !pf->hused &&
 		    !nbits_but(pf, __CFILTER_PREFILTER_BITS) && !nhashed(pf);
 	free(pf);
 	return untouched;

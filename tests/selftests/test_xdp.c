@@ -271,10 +271,10 @@ TEST_F(xdp, without_its_prefilter_the_program_calls_the_kfunc)
 /*
  * Writes the test's prefilter: @ready, @hshift, and the bit of @addr's /16
  * in bitmap @b (enum cfilter_prefilter_bits), or if @hashed its hashed bit
- * as an address of the bitmap's key type; or none.
+ * as an address of the bitmap's key type, with @hused; or none.
  */
 static int write_prefilter(__u64 ready, __u64 hshift, unsigned int b,
-			   const char *addr, bool hashed)
+			   const char *addr, bool hashed, __u64 hused)
 {
 	static const __u8 type[__CFILTER_PREFILTER_BITS] = {
 		[CFILTER_PREFILTER_SRC4] = CFILTER_KEY_SRC4,
@@ -292,6 +292,7 @@ static int write_prefilter(__u64 ready, __u64 hshift, unsigned int b,
 	memset(value, 0, sizeof(value));
 	pf->ready = ready;
 	pf->hshift = hshift;
+	pf->hused = hused;
 	if (addr && hashed) {
 		inet_pton(v6 ? AF_INET6 : AF_INET, addr, a);
 		memcpy(&a4, a, 4);
@@ -310,12 +311,12 @@ static int write_prefilter(__u64 ready, __u64 hshift, unsigned int b,
 
 static int set_prefilter(__u64 ready, unsigned int b, const char *addr)
 {
-	return write_prefilter(ready, PF_HSHIFT, b, addr, false);
+	return write_prefilter(ready, PF_HSHIFT, b, addr, false, 0);
 }
 
 static int set_hashed(__u64 hshift, unsigned int b, const char *addr)
 {
-	return write_prefilter(1, hshift, b, addr, true);
+	return write_prefilter(1, hshift, b, addr, true, 1ULL << b);
 }
 
 /*
@@ -369,6 +370,10 @@ TEST_F(xdp, the_prefilter_bits_decide_the_call)
 		/* the hashed bits, of the address itself */
 		ASSERT_EQ(0, set_hashed(PF_HSHIFT, fam[i].src, fam[i].blocked));
 		EXPECT_DROP(&f, f.len, "the hashed bit of its source set");
+		ASSERT_EQ(0, write_prefilter(1, PF_HSHIFT, fam[i].src,
+					     fam[i].blocked, true,
+					     ~(1ULL << fam[i].src)));
+		EXPECT_PASS(&f, f.len, "its hashed bit set, but hused says none of its type");
 		ASSERT_EQ(0, set_hashed(PF_HSHIFT, fam[i].src, fam[i].same16));
 		EXPECT_PASS(&f, f.len, "another source's hashed bit set");
 		ASSERT_EQ(0, set_hashed(PF_HSHIFT, fam[i].dst,

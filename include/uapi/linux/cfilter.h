@@ -437,13 +437,16 @@ enum cfilter_prefilter_bits {
  * The map's value is the struct and @hashed: a power of two of 64-bit
  * words, from 1 to CFILTER_PREFILTER_HASHED_MAX; the loader picks the
  * count (value_size), the module writes @hshift: 32 less the log2 of the
- * bit count.
+ * bit count. @hused: bit b (enum cfilter_prefilter_bits) set while the
+ * hashed bits may hold an address of that bitmap's key type; a program
+ * skips the hash where it is clear.
  */
 #define CFILTER_PREFILTER_HASHED_MAX	(1U << 18)
 
 struct cfilter_prefilter {
 	__u64	ready;
 	__u64	hshift;
+	__u64	hused;
 	__u64	bits[__CFILTER_PREFILTER_BITS][CFILTER_PREFILTER_WORDS];
 	__u64	hashed[];
 };
