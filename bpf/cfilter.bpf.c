@@ -165,8 +165,9 @@ static __always_inline void count(__u32 ifindex, enum cfilter_stat stat)
 
 /*
  * May an entry of the bitmap @b (and key type @type) drop a packet with
- * address @addr? Its /16's bit, then its hashed bit if the type has any
- * (a set of prefixes alone has none: no hash). The bits are read at
+ * address @addr? Its /16's bit; then, if exact addresses lie in the /16
+ * (and only then: a set of prefixes hashes nothing), its hashed bit. The
+ * bits are read at
  * addresses computed from the ready word @dep (1), so that a CPU that
  * reorders loads still reads them after it: the module writes them first.
  */
@@ -177,10 +178,11 @@ static __always_inline bool prefilter_may(const struct cfilter_prefilter *pf,
 	__u32 slot = ((__u32)addr[0] << 8 | addr[1]) & 0xffff;
 	__u64 h;
 
-	if (pf->bits[b][((slot >> 6) + dep - 1) & (CFILTER_PREFILTER_WORDS - 1)] >>
-	    (slot & 63) & 1)
+	__u32 w = ((slot >> 6) + dep - 1) & (CFILTER_PREFILTER_WORDS - 1);
+
+	if (pf->bits[b][w] >> (slot & 63) & 1)
 		return true;
-	if (!((&pf->hused)[dep - 1] >> b & 1))
+	if (!(pf->addrs[b][w] >> (slot & 63) & 1))
 		return false;
 	if (v6)
 		h = cfilter_prefilter_hash6(type, *(const __u64 *)addr,

@@ -163,6 +163,17 @@ static inline bool prefix_set_slot_unhashed(const struct prefix_set *s,
 	return (sum->head[slot] & ~PREFIX_HEAD_ADDRS) || sum->always;
 }
 
+/*
+ * Writer side: might an exact table's address lie in the /16 @slot? (A
+ * compact table's are not counted: prefix_set_always() says so instead.)
+ */
+static inline bool prefix_set_slot_addrs(const struct prefix_set *s, u32 slot)
+{
+	const struct prefix_summary *sum = (const struct prefix_summary *)s;
+
+	return sum->head[slot] & PREFIX_HEAD_ADDRS;
+}
+
 /* Writer side: must every lookup search, whatever its head word says? */
 static inline bool prefix_set_always(const struct prefix_set *s)
 {

@@ -7,9 +7,11 @@
  * - a bit per /16 of source addresses, and one per /16 of destination
  *   addresses: the head word test of the source (or destination) prefix
  *   set (prefix.h) for the /16, leaving out its exact table's addresses;
+ * - the same two for those addresses (the head word's address flag);
  * - hashed bits, one set per address of an exact table (either family,
  *   source or destination), sized by the loader to the set it expects.
- * A packet calls the kfunc if its address's /16 bit or hashed bit is set.
+ * A packet calls the kfunc if its address's /16 bit is set, or both its
+ * /16's address bit and its hashed bit are: most packets hash nothing.
  * Any flow key of a family sets every source /16 bit of that family: flows
  * are looked up by the whole 5-tuple, and the bits keep no count of their
  * sources. Allow entries set none; they only lift a drop. A compact table
@@ -88,12 +90,18 @@ static unsigned int cfilter_pf_type(unsigned int b)
 	return types[b];
 }
 
-/* May @s drop a packet whose address in bitmap @b lies in /16 @slot? */
+/*
+ * May @s drop a packet whose address in bitmap @b lies in /16 @slot, other
+ * than by an exact address (@addrs false) or by one (@addrs true)?
+ */
 static bool cfilter_pf_bit(const struct cfilter_set *s, unsigned int b,
-			   u32 slot)
+			   u32 slot, bool addrs)
 {
 	unsigned int t = cfilter_pf_type(b);
 
+	if (addrs)
+		return (s->types & BIT(t)) &&
+		       prefix_set_slot_addrs(s->pfx[t], slot);
 	/* A flow holds a source, but the bits keep no count of them. */
 	if ((b == CFILTER_PREFILTER_SRC4 && s->types & BIT(CFILTER_KEY_FLOW4)) ||
 	    (b == CFILTER_PREFILTER_SRC6 && s->types & BIT(CFILTER_KEY_FLOW6)))
@@ -123,11 +131,9 @@ static void cfilter_pf_hset(u64 *words, u32 n, unsigned int t, const u8 *addr)
 /*
  * Sets in @words (@n of them) the hashed bit of every address of the exact
  * tables of @s. A compact table lists none: its /16 bits are all set.
- * Returns the bitmaps (enum cfilter_prefilter_bits) with an address.
  */
-static u64 cfilter_pf_hash_set(const struct cfilter_set *s, u64 *words, u32 n)
+static void cfilter_pf_hash_set(const struct cfilter_set *s, u64 *words, u32 n)
 {
-	u64 used = 0;
 	/* 16 records of the longest address and its tag */
 	u8 buf[16 * (16 + sizeof(u32))];
 	unsigned int b;
@@ -151,11 +157,9 @@ static u64 cfilter_pf_hash_set(const struct cfilter_set *s, u64 *words, u32 n)
 				break;
 			for (i = 0; i < got; i++)
 				cfilter_pf_hset(words, n, t, buf + i * rec);
-			used |= got ? BIT_ULL(b) : 0;
 			cond_resched();
 		}
 	}
-	return used;
 }
 
 /*
@@ -173,27 +177,23 @@ static void cfilter_pf_hash_fill(const struct cfilter_set *s, bool or,
 	for (m = m0; m < cfilter_npf; m++) {
 		struct cfilter_prefilter *pf = cfilter_pf_value(cfilter_pf[m]);
 		u32 n = cfilter_pf_hwords(cfilter_pf[m]), i;
-		u64 *words, used;
+		u64 *words;
 
 		if (or) {
-			used = cfilter_pf_hash_set(s, pf->hashed, n);
-			WRITE_ONCE(pf->hused, pf->hused | used);
+			cfilter_pf_hash_set(s, pf->hashed, n);
 			continue;
 		}
 		if (!READ_ONCE(pf->ready)) {
 			memset(pf->hashed, 0, n * sizeof(u64));
-			WRITE_ONCE(pf->hused, cfilter_pf_hash_set(s, pf->hashed, n));
+			cfilter_pf_hash_set(s, pf->hashed, n);
 			continue;
 		}
 		words = kvcalloc(n, sizeof(u64), GFP_KERNEL_ACCOUNT);
 		if (!words)
 			return;
-		used = cfilter_pf_hash_set(s, words, n);
-		/* the types that keep addresses first, their bits after */
-		WRITE_ONCE(pf->hused, pf->hused | used);
+		cfilter_pf_hash_set(s, words, n);
 		for (i = 0; i < n; i++)
 			WRITE_ONCE(pf->hashed[i], words[i]);
-		WRITE_ONCE(pf->hused, used);
 		kvfree(words);
 	}
 	if (!or && m0 == 0)
@@ -201,24 +201,31 @@ static void cfilter_pf_hash_fill(const struct cfilter_set *s, bool or,
 }
 
 /*
- * Writes the bits of slots @first..@first+@n-1 of bitmap @b in maps @m0
- * on; @or keeps the bits there.
+ * Writes the bits of slots @first..@first+@n-1 of bitmap @b, and of its
+ * addresses' bitmap, in maps @m0 on; @or keeps the bits there.
  */
 static void cfilter_pf_store(const struct cfilter_set *s, unsigned int b,
 			     u32 first, u32 n, bool or, unsigned int m0)
 {
 	while (n) {
 		u32 at = first % 64, k = min(n, 64 - at), i;
-		u64 mask = (k == 64 ? ~0ULL : BIT_ULL(k) - 1) << at, bits = 0;
+		u64 mask = (k == 64 ? ~0ULL : BIT_ULL(k) - 1) << at;
+		u64 bits = 0, addrs = 0;
 		unsigned int m;
 
-		for (i = 0; i < k; i++)
-			if (cfilter_pf_bit(s, b, first + i))
+		for (i = 0; i < k; i++) {
+			if (cfilter_pf_bit(s, b, first + i, false))
 				bits |= BIT_ULL(at + i);
+			if (cfilter_pf_bit(s, b, first + i, true))
+				addrs |= BIT_ULL(at + i);
+		}
 		for (m = m0; m < cfilter_npf; m++) {
-			__u64 *w = &cfilter_pf_value(cfilter_pf[m])->bits[b][first / 64];
+			struct cfilter_prefilter *pf = cfilter_pf_value(cfilter_pf[m]);
+			__u64 *w = &pf->bits[b][first / 64];
+			__u64 *a = &pf->addrs[b][first / 64];
 
 			WRITE_ONCE(*w, (or ? *w : *w & ~mask) | bits);
+			WRITE_ONCE(*a, (or ? *a : *a & ~mask) | addrs);
 		}
 		first += k;
 		n -= k;
@@ -286,15 +293,10 @@ void cfilter_prefilter_changed(const struct cfilter_set *s, unsigned int t,
 		return;
 	if (len == 8 * cfilter_ktypes[t].addr_len) {
 		if (add) {
-			for (m = 0; m < cfilter_npf; m++) {
-				struct cfilter_prefilter *pf =
-					cfilter_pf_value(cfilter_pf[m]);
-
-				cfilter_pf_hset(pf->hashed,
+			for (m = 0; m < cfilter_npf; m++)
+				cfilter_pf_hset(cfilter_pf_value(cfilter_pf[m])->hashed,
 						cfilter_pf_hwords(cfilter_pf[m]),
 						t, addr);
-				WRITE_ONCE(pf->hused, pf->hused | BIT_ULL(b));
-			}
 		} else if (++cfilter_pf_stale > cfilter_pf_hashed_keys(s) / 2 +
 			   CFILTER_PREFILTER_STALE_MIN) {
 			/*

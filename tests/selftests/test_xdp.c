@@ -271,10 +271,11 @@ TEST_F(xdp, without_its_prefilter_the_program_calls_the_kfunc)
 /*
  * Writes the test's prefilter: @ready, @hshift, and the bit of @addr's /16
  * in bitmap @b (enum cfilter_prefilter_bits), or if @hashed its hashed bit
- * as an address of the bitmap's key type, with @hused; or none.
+ * as an address of the bitmap's key type, with its /16's address bit if
+ * @abit; or none.
  */
 static int write_prefilter(__u64 ready, __u64 hshift, unsigned int b,
-			   const char *addr, bool hashed, __u64 hused)
+			   const char *addr, bool hashed, bool abit)
 {
 	static const __u8 type[__CFILTER_PREFILTER_BITS] = {
 		[CFILTER_PREFILTER_SRC4] = CFILTER_KEY_SRC4,
@@ -292,7 +293,6 @@ static int write_prefilter(__u64 ready, __u64 hshift, unsigned int b,
 	memset(value, 0, sizeof(value));
 	pf->ready = ready;
 	pf->hshift = hshift;
-	pf->hused = hused;
 	if (addr && hashed) {
 		inet_pton(v6 ? AF_INET6 : AF_INET, addr, a);
 		memcpy(&a4, a, 4);
@@ -301,6 +301,9 @@ static int write_prefilter(__u64 ready, __u64 hshift, unsigned int b,
 			 cfilter_prefilter_hash4(type[b], a4);
 		h >>= hshift;
 		pf->hashed[h / 64] |= 1ULL << h % 64;
+		slot = a[0] << 8 | a[1];
+		if (abit)
+			pf->addrs[b][slot / 64] |= 1ULL << slot % 64;
 	} else if (addr) {
 		inet_pton(v6 ? AF_INET6 : AF_INET, addr, a);
 		slot = a[0] << 8 | a[1];
@@ -316,7 +319,7 @@ static int set_prefilter(__u64 ready, unsigned int b, const char *addr)
 
 static int set_hashed(__u64 hshift, unsigned int b, const char *addr)
 {
-	return write_prefilter(1, hshift, b, addr, true, 1ULL << b);
+	return write_prefilter(1, hshift, b, addr, true, true);
 }
 
 /*
@@ -371,9 +374,8 @@ TEST_F(xdp, the_prefilter_bits_decide_the_call)
 		ASSERT_EQ(0, set_hashed(PF_HSHIFT, fam[i].src, fam[i].blocked));
 		EXPECT_DROP(&f, f.len, "the hashed bit of its source set");
 		ASSERT_EQ(0, write_prefilter(1, PF_HSHIFT, fam[i].src,
-					     fam[i].blocked, true,
-					     ~(1ULL << fam[i].src)));
-		EXPECT_PASS(&f, f.len, "its hashed bit set, but hused says none of its type");
+					     fam[i].blocked, true, false));
+		EXPECT_PASS(&f, f.len, "its hashed bit set, its /16's address bit clear");
 		ASSERT_EQ(0, set_hashed(PF_HSHIFT, fam[i].src, fam[i].same16));
 		EXPECT_PASS(&f, f.len, "another source's hashed bit set");
 		ASSERT_EQ(0, set_hashed(PF_HSHIFT, fam[i].dst,

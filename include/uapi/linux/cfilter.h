@@ -416,10 +416,10 @@ struct cfilter_match_req {
 /*
  * The programs' prefilter (docs/uapi.md, "The prefilter maps"): per family
  * a bit per /16 of source addresses and one per /16 of destination
- * addresses, set while the live set may drop a packet there through a
- * member other than an exact table's address; and hashed bits, one set
- * for each such address (cfilter_prefilter_hash4/6() of its key type and
- * bytes). The module writes them from CFILTER_IOC_PREFILTER on, and
+ * addresses (@bits), set while the live set may drop a packet there through
+ * a member other than an exact table's address; the same for those
+ * addresses (@addrs); and hashed bits, one set for each such address
+ * (cfilter_prefilter_hash4/6() of its key type and bytes). The module writes them from CFILTER_IOC_PREFILTER on, and
  * @ready says it does.
  */
 #define CFILTER_PREFILTER_WORDS	(65536 / 64)
@@ -437,17 +437,15 @@ enum cfilter_prefilter_bits {
  * The map's value is the struct and @hashed: a power of two of 64-bit
  * words, from 1 to CFILTER_PREFILTER_HASHED_MAX; the loader picks the
  * count (value_size), the module writes @hshift: 32 less the log2 of the
- * bit count. @hused: bit b (enum cfilter_prefilter_bits) set while the
- * hashed bits may hold an address of that bitmap's key type; a program
- * skips the hash where it is clear.
+ * bit count.
  */
 #define CFILTER_PREFILTER_HASHED_MAX	(1U << 18)
 
 struct cfilter_prefilter {
 	__u64	ready;
 	__u64	hshift;
-	__u64	hused;
 	__u64	bits[__CFILTER_PREFILTER_BITS][CFILTER_PREFILTER_WORDS];
+	__u64	addrs[__CFILTER_PREFILTER_BITS][CFILTER_PREFILTER_WORDS];
 	__u64	hashed[];
 };
 
