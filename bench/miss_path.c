@@ -34,6 +34,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 
+#include "uapi/linux/cfilter.h"
 #include "cuckoo_hash.h"
 #include "hashset.h"
 #include "host.h"
@@ -64,12 +65,14 @@ enum subject {
 	S_P24,
 	S_H8,
 	S_H16,
+	S_H16X2,	/* the programs' (struct cfilter_prefilter's hashed bits) */
 	NSUBJECTS,
 };
 
 static const char *const sname[NSUBJECTS] = {
 	"open addressing", "chained hash set", "core, no prefilter", "/16 bit + core",
 	"/24 bit + core", "hash 8 b/key + core", "hash 16 b/key + core",
+	"2 bits/16 b/key + core",
 };
 
 /* A bitmap of 2^order bits. */
@@ -182,11 +185,25 @@ static __always_inline u32 bit_of(enum subject subj, unsigned int order,
 	}
 }
 
+/* The programs' hash of an IPv4 source address (host order). */
+static __always_inline u32 prog_hash(u32 a)
+{
+	return cfilter_prefilter_hash4(CFILTER_KEY_SRC4, htonl(a));
+}
+
 static __always_inline bool bit_test(const struct bitmap *bm,
 				     enum subject subj, u32 a)
 {
-	u32 b = bit_of(subj, bm->order, a);
+	u32 b, h;
+	u64 w;
 
+	if (subj == S_H16X2) {
+		h = prog_hash(a);
+		b = h >> (32 - bm->order);
+		w = bm->words[b / 64];
+		return w >> (b % 64) & w >> (h % 64) & 1;
+	}
+	b = bit_of(subj, bm->order, a);
 	return bm->words[b / 64] >> (b % 64) & 1;
 }
 
@@ -274,8 +291,15 @@ static void bitmap_init(struct bitmap *bm, unsigned int order)
 
 static void bitmap_set(struct bitmap *bm, enum subject subj, u32 a)
 {
-	u32 b = bit_of(subj, bm->order, a);
+	u32 b, h;
 
+	if (subj == S_H16X2) {
+		h = prog_hash(a);
+		b = h >> (32 - bm->order);
+		bm->words[b / 64] |= 1ULL << (b % 64) | 1ULL << (h % 64);
+		return;
+	}
+	b = bit_of(subj, bm->order, a);
 	bm->words[b / 64] |= 1ULL << (b % 64);
 }
 
@@ -304,6 +328,7 @@ static void build(struct subjects *s, u32 keys)
 	bitmap_init(&s->bm[S_P24], 24);
 	bitmap_init(&s->bm[S_H8], order_for(8ULL * keys));
 	bitmap_init(&s->bm[S_H16], order_for(16ULL * keys));
+	bitmap_init(&s->bm[S_H16X2], order_for(16ULL * keys));
 	for (i = 0; i < keys; i++) {
 		a = htonl(key_of(i));
 		if (prefix_set_insert(s->set, (const u8 *)&a, 32, 0) ||

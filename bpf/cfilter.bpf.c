@@ -166,7 +166,7 @@ static __always_inline void count(__u32 ifindex, enum cfilter_stat stat)
 /*
  * May an entry of the bitmap @b (and key type @type) drop a packet with
  * address @addr? Its /16's bit; then, if exact addresses lie in the /16
- * (and only then: a set of prefixes hashes nothing), its hashed bit. The
+ * (and only then: a set of prefixes hashes nothing), its hashed bits. The
  * bits are read at
  * addresses computed from the ready word @dep (1), so that a CPU that
  * reorders loads still reads them after it: the module writes them first.
@@ -176,21 +176,21 @@ static __always_inline bool prefilter_may(const struct cfilter_prefilter *pf,
 					  const __u8 *addr, bool v6, __u64 dep)
 {
 	__u32 slot = ((__u32)addr[0] << 8 | addr[1]) & 0xffff;
-	__u64 h;
+	__u32 sw = ((slot >> 6) + dep - 1) & (CFILTER_PREFILTER_WORDS - 1);
+	__u64 h, i, w;
 
-	__u32 w = ((slot >> 6) + dep - 1) & (CFILTER_PREFILTER_WORDS - 1);
-
-	if (pf->bits[b][w] >> (slot & 63) & 1)
+	if (pf->bits[b][sw] >> (slot & 63) & 1)
 		return true;
-	if (!(pf->addrs[b][w] >> (slot & 63) & 1))
+	if (!(pf->addrs[b][sw] >> (slot & 63) & 1))
 		return false;
 	if (v6)
 		h = cfilter_prefilter_hash6(type, *(const __u64 *)addr,
 					    *(const __u64 *)(addr + 8));
 	else
 		h = cfilter_prefilter_hash4(type, *(const __u32 *)addr);
-	h = (h >> prefilter_hshift) + dep - 1;
-	return pf->hashed[h / 64] >> (h % 64) & 1;
+	i = (h >> prefilter_hshift) + dep - 1;
+	w = pf->hashed[i / 64];
+	return w >> (i % 64) & w >> (h % 64) & 1;
 }
 
 /*

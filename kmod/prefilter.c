@@ -109,11 +109,11 @@ static bool cfilter_pf_bit(const struct cfilter_set *s, unsigned int b,
 	return (s->types & BIT(t)) && prefix_set_slot_unhashed(s->pfx[t], slot);
 }
 
-/* Sets in @words (@n of them) the hashed bit of address @addr of type @t. */
+/* Sets in @words (@n of them) the hashed bits of address @addr of type @t. */
 static void cfilter_pf_hset(u64 *words, u32 n, unsigned int t, const u8 *addr)
 {
 	u64 a, b, *w;
-	u32 a4, h;
+	u32 a4, h, i;
 
 	if (cfilter_ktypes[t].addr_len == 4) {
 		memcpy(&a4, addr, sizeof(a4));
@@ -123,9 +123,9 @@ static void cfilter_pf_hset(u64 *words, u32 n, unsigned int t, const u8 *addr)
 		memcpy(&b, addr + sizeof(a), sizeof(b));
 		h = cfilter_prefilter_hash6(t, a, b);
 	}
-	h >>= 32 - ilog2(n * 64);
-	w = &words[h / 64];
-	WRITE_ONCE(*w, *w | BIT_ULL(h % 64));
+	i = h >> (32 - ilog2(n * 64));
+	w = &words[i / 64];
+	WRITE_ONCE(*w, *w | BIT_ULL(i % 64) | BIT_ULL(h % 64));
 }
 
 /*

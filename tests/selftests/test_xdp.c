@@ -299,8 +299,8 @@ static int write_prefilter(__u64 ready, __u64 hshift, unsigned int b,
 		memcpy(a8, a, 16);
 		h = v6 ? cfilter_prefilter_hash6(type[b], a8[0], a8[1]) :
 			 cfilter_prefilter_hash4(type[b], a4);
-		h >>= hshift;
-		pf->hashed[h / 64] |= 1ULL << h % 64;
+		slot = h >> hshift;
+		pf->hashed[slot / 64] |= 1ULL << slot % 64 | 1ULL << h % 64;
 		slot = a[0] << 8 | a[1];
 		if (abit)
 			pf->addrs[b][slot / 64] |= 1ULL << slot % 64;

@@ -450,8 +450,11 @@ struct cfilter_prefilter {
 };
 
 /*
- * The hashed bit of an address of key type @type (CFILTER_KEY_SRC4 ...):
- * bit (hash >> hshift) of @hashed: the hash's top bits, the best mixed. @a is the address's 4 bytes, or @a and @b
+ * The hashed bits of an address of key type @type (CFILTER_KEY_SRC4 ...):
+ * with i = hash >> hshift (the hash's top bits, the best mixed), bits
+ * i % 64 and hash % 64 of word i / 64 of @hashed; two bits in one word, so
+ * that a miss finds both set about as seldom as the square of the fill,
+ * for one read. @a is the address's 4 bytes, or @a and @b
  * its first and last 8, each read in the host's byte order. The multiplier
  * is 2^64 divided by the golden ratio; the high half of a product mixes
  * every bit of the multiplicand.
