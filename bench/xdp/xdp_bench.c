@@ -333,8 +333,9 @@ int main(int argc, char **argv)
 	if (dev < 0)
 		die("%s: %m (is cfilter.ko loaded?)", CFILTER_DEVICE);
 	/* As cfctl attaches it, and a copy whose prefilter the module lacks. */
-	cf = load_cfilter(dev, true, o.keys);
-	call = load_cfilter(dev, false, o.keys);
+	/* in compact mode cfctl sizes the hashed bits for none: no address to hash */
+	cf = load_cfilter(dev, true, o.compact ? 0 : o.keys);
+	call = load_cfilter(dev, false, o.compact ? 0 : o.keys);
 	prefilter_mem = prealloc_map_memory(BPF_MAP_TYPE_ARRAY, 4,
 			bpf_map__value_size(cf->maps.cfilter_prefilter), 1);
 

@@ -2,7 +2,7 @@
 /*
  * How many hashed bits a loader gives the program's prefilter (struct
  * cfilter_prefilter): 16 per exact address the module holds when the
- * program is loaded, a power of two, at least the object's own 4096 and
+ * program is loaded (none in compact mode), a power of two, at least the object's own 4096 and
  * at most CFILTER_PREFILTER_HASHED_MAX words. A miss then finds its bit
  * set about one time in 16 or fewer; a set that grows past its size only
  * calls the kfunc more often (`cfctl attach` again sizes anew).

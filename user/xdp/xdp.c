@@ -438,19 +438,25 @@ static int attach_dry_run(const char *ifname, enum cf_xdp_mode mode,
 /*
  * The exact addresses the live set holds, which the prefilter's hashed bits
  * are sized for: 0 if the module does not say (it hands the map over
- * anyway, or not at all, and says so then).
+ * anyway, or not at all, and says so then), or is in compact mode, whose
+ * tables keep no addresses to hash.
  */
 static __u64 module_addresses(void)
 {
 	static const __u8 types[] = { CFILTER_KEY_SRC4, CFILTER_KEY_SRC6,
 				      CFILTER_KEY_DST4, CFILTER_KEY_DST6 };
 	struct cfilter_type_info ti;
+	struct cfilter_info info;
 	__u64 n = 0;
 	unsigned int i;
 	int fd = open(CFILTER_DEVICE, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return 0;
+	if (dev_info(fd, &info) || info.mode != CFILTER_MODE_EXACT) {
+		close(fd);
+		return 0;
+	}
 	for (i = 0; i < sizeof(types); i++)
 		if (!dev_type_info(fd, types[i], false, &ti))
 			n += ti.count - ti.prefixes;
