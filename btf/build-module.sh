@@ -183,6 +183,15 @@ else
 	make_objtree
 	objtree=$OBJTREE
 fi
+# Kbuild asks pahole 1.22 and later for threads (-j), whose types pahole
+# 1.24 (Debian 12's) writes in the order they finish: the module's .BTF
+# differs from one build to the next. One thread writes the same bytes each
+# time. Kernels whose flags come from scripts/pahole-flags.sh (6.1) only;
+# later ones ship vmlinux in their headers and their own pahole flags.
+if [ -f "$KDIR/scripts/pahole-flags.sh" ]; then
+	set -- PAHOLE_FLAGS="$(PAHOLE=pahole sh "$KDIR/scripts/pahole-flags.sh" |
+		sed 's/\(^\| \)-j\( \|$\)/ /')" "$@"
+fi
 make -C "$objtree" M="$PWD" "$@" modules || exit 1
 "$BTF_DIR/resolve_btfids" --check "$KO" ||
 	die 1 "$KO has no usable BTF (see above): it would load, but no BPF program could call its kfunc"
