@@ -38,6 +38,7 @@
 #include "cuckoo_hash.h"
 #include "hashset.h"
 #include "host.h"
+#include "mix.h"
 #include "prefix.h"
 
 #define REPS		7
@@ -100,14 +101,7 @@ struct subjects {
 
 static u32 key_of(u32 i)
 {
-	u32 x = i;
-
-	x ^= x >> 16;
-	x *= 0x7feb352dU;
-	x ^= x >> 15;
-	x *= 0x846ca68bU;
-	x ^= x >> 16;
-	return x;
+	return bench_mix32(i);
 }
 
 static void die(const char *msg)

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "bench_int.h"
+#include "mix.h"
 
 /* The bench's state, which its files share (bench_int.h). */
 double samples[NSIZES][NLOADS][NSUBJECTS][NMETRICS][REPS];
@@ -57,14 +58,7 @@ u64 rng(void)
 /* Key number @i: a bijection of 32-bit numbers, so distinct i, distinct keys. */
 u32 key_at(u64 i)
 {
-	u32 x = (u32)i ^ key_salt;
-
-	x ^= x >> 16;
-	x *= 0x7feb352dU;
-	x ^= x >> 15;
-	x *= 0x846ca68bU;
-	x ^= x >> 16;
-	return x;
+	return bench_mix32((u32)i ^ key_salt);
 }
 
 u64 slots_of(unsigned int size)
