@@ -191,6 +191,7 @@ static __always_inline bool bit_test(const struct bitmap *bm,
 	u32 b, h;
 	u64 w;
 
+	/* as the programs test them (bpf/cfilter.bpf.c) */
 	if (subj == S_H16X2) {
 		h = prog_hash(a);
 		b = h >> (32 - bm->order);
@@ -289,8 +290,8 @@ static void bitmap_set(struct bitmap *bm, enum subject subj, u32 a)
 
 	if (subj == S_H16X2) {
 		h = prog_hash(a);
-		b = h >> (32 - bm->order);
-		bm->words[b / 64] |= 1ULL << (b % 64) | 1ULL << (h % 64);
+		bm->words[(h >> (32 - bm->order)) / 64] |=
+			cfilter_prefilter_hbits(h, 32 - bm->order);
 		return;
 	}
 	b = bit_of(subj, bm->order, a);

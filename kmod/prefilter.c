@@ -24,7 +24,7 @@
  *   returns; a delete clears the /16 bits after the key is gone;
  * - a hashed bit is shared by the addresses hashed to it: a delete leaves
  *   it, and once deletes have left enough such bits behind, the hashed bits
- *   are made again from the live set's addresses (cfilter_pf_rehash());
+ *   are made again from the live set's addresses (cfilter_pf_hash_fill());
  * - a swap ORs the new set's bits in before the pointer moves, and makes
  *   them exact once the old set's readers are done (cfilter_live_retire);
  * so a bit is never clear while the set a packet would meet may drop it.
@@ -112,20 +112,11 @@ static bool cfilter_pf_bit(const struct cfilter_set *s, unsigned int b,
 /* Sets in @words (@n of them) the hashed bits of address @addr of type @t. */
 static void cfilter_pf_hset(u64 *words, u32 n, unsigned int t, const u8 *addr)
 {
-	u64 a, b, *w;
-	u32 a4, h, i;
+	u32 h = cfilter_prefilter_hash(t, addr, cfilter_ktypes[t].addr_len == 16);
+	u32 hshift = 32 - ilog2(n * 64);
+	u64 *w = &words[(h >> hshift) / 64];
 
-	if (cfilter_ktypes[t].addr_len == 4) {
-		memcpy(&a4, addr, sizeof(a4));
-		h = cfilter_prefilter_hash4(t, a4);
-	} else {
-		memcpy(&a, addr, sizeof(a));
-		memcpy(&b, addr + sizeof(a), sizeof(b));
-		h = cfilter_prefilter_hash6(t, a, b);
-	}
-	i = h >> (32 - ilog2(n * 64));
-	w = &words[i / 64];
-	WRITE_ONCE(*w, *w | BIT_ULL(i % 64) | BIT_ULL(h % 64));
+	WRITE_ONCE(*w, *w | cfilter_prefilter_hbits(h, hshift));
 }
 
 /*

@@ -148,30 +148,21 @@ static int nbits_but(const struct cfilter_prefilter *pf, unsigned int b)
 static __u32 hash_of(__u8 type, const char *addr)
 {
 	struct cfilter_key k = key_of(type, addr);
-	const __u8 *a = type == CFILTER_KEY_DST4 || type == CFILTER_KEY_DST6 ?
-			k.daddr : k.saddr;
-	__u64 a8, b8;
-	__u32 a4, h;
+	bool dst = type == CFILTER_KEY_DST4 || type == CFILTER_KEY_DST6;
 
-	if (type == CFILTER_KEY_SRC4 || type == CFILTER_KEY_DST4) {
-		memcpy(&a4, a, 4);
-		h = cfilter_prefilter_hash4(type, a4);
-	} else {
-		memcpy(&a8, a, 8);
-		memcpy(&b8, a + 8, 8);
-		h = cfilter_prefilter_hash6(type, a8, b8);
-	}
-	return h;
+	return cfilter_prefilter_hash(type, dst ? k.daddr : k.saddr,
+				      type == CFILTER_KEY_SRC6 ||
+				      type == CFILTER_KEY_DST6);
 }
 
 /* Are both hashed bits of @addr set? */
 static bool hbit(const struct cfilter_prefilter *pf, __u8 type,
 		 const char *addr)
 {
-	__u32 h = hash_of(type, addr), i = h >> (32 - 12);	/* 2^12 bits */
-	__u64 w = pf->hashed[i / 64];
+	__u32 h = hash_of(type, addr), hshift = 32 - 12;	/* 2^12 bits */
+	__u64 mask = cfilter_prefilter_hbits(h, hshift);
 
-	return w >> (i % 64) & w >> (h % 64) & 1;
+	return (pf->hashed[(h >> hshift) / 64] & mask) == mask;
 }
 
 static int nhashed(const struct cfilter_prefilter *pf)

@@ -286,8 +286,7 @@ static int write_prefilter(__u64 ready, __u64 hshift, unsigned int b,
 	static __u64 value[PF_SIZE / 8];
 	struct cfilter_prefilter *pf = (struct cfilter_prefilter *)value;
 	bool v6 = b == CFILTER_PREFILTER_SRC6 || b == CFILTER_PREFILTER_DST6;
-	__u32 zero = 0, slot, a4, h;
-	__u64 a8[2];
+	__u32 zero = 0, slot, h;
 	__u8 a[16];
 
 	memset(value, 0, sizeof(value));
@@ -295,12 +294,8 @@ static int write_prefilter(__u64 ready, __u64 hshift, unsigned int b,
 	pf->hshift = hshift;
 	if (addr && hashed) {
 		inet_pton(v6 ? AF_INET6 : AF_INET, addr, a);
-		memcpy(&a4, a, 4);
-		memcpy(a8, a, 16);
-		h = v6 ? cfilter_prefilter_hash6(type[b], a8[0], a8[1]) :
-			 cfilter_prefilter_hash4(type[b], a4);
-		slot = h >> hshift;
-		pf->hashed[slot / 64] |= 1ULL << slot % 64 | 1ULL << h % 64;
+		h = cfilter_prefilter_hash(type[b], a, v6);
+		pf->hashed[(h >> hshift) / 64] |= cfilter_prefilter_hbits(h, hshift);
 		slot = a[0] << 8 | a[1];
 		if (abit)
 			pf->addrs[b][slot / 64] |= 1ULL << slot % 64;

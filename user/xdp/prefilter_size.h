@@ -2,10 +2,11 @@
 /*
  * How many hashed bits a loader gives the program's prefilter (struct
  * cfilter_prefilter): 16 per exact address the module holds when the
- * program is loaded (none in compact mode), a power of two, at least the object's own 4096 and
- * at most CFILTER_PREFILTER_HASHED_MAX words. A miss then finds its bit
- * set about one time in 16 or fewer; a set that grows past its size only
- * calls the kfunc more often (`cfctl attach` again sizes anew).
+ * program is loaded (none in compact mode), a power of two, at least the
+ * object's own 4096 and at most CFILTER_PREFILTER_HASHED_MAX words. A
+ * random miss then finds both its bits set about once in 100; a set that
+ * grows past its size only calls the kfunc more often (`cfctl attach`
+ * again sizes anew).
  * cfctl and bench/xdp size it alike. Include after cfilter.skel.h.
  */
 #ifndef CFILTER_USER_PREFILTER_SIZE_H

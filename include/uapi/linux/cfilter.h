@@ -418,9 +418,9 @@ struct cfilter_match_req {
  * a bit per /16 of source addresses and one per /16 of destination
  * addresses (@bits), set while the live set may drop a packet there through
  * a member other than an exact table's address; the same for those
- * addresses (@addrs); and hashed bits, one set for each such address
- * (cfilter_prefilter_hash4/6() of its key type and bytes). The module writes them from CFILTER_IOC_PREFILTER on, and
- * @ready says it does.
+ * addresses (@addrs); and hashed bits, two set for each such address
+ * (cfilter_prefilter_hash() and cfilter_prefilter_hbits()). The module
+ * writes them from CFILTER_IOC_PREFILTER on, and @ready says it does.
  */
 #define CFILTER_PREFILTER_WORDS	(65536 / 64)
 
@@ -450,14 +450,10 @@ struct cfilter_prefilter {
 };
 
 /*
- * The hashed bits of an address of key type @type (CFILTER_KEY_SRC4 ...):
- * with i = hash >> hshift (the hash's top bits, the best mixed), bits
- * i % 64 and hash % 64 of word i / 64 of @hashed; two bits in one word, so
- * that a miss finds both set about as seldom as the square of the fill,
- * for one read. @a is the address's 4 bytes, or @a and @b
- * its first and last 8, each read in the host's byte order. The multiplier
- * is 2^64 divided by the golden ratio; the high half of a product mixes
- * every bit of the multiplicand.
+ * The hash of an address of key type @type (CFILTER_KEY_SRC4 ...): @a is
+ * its 4 bytes, or @a and @b its first and last 8, each read in the host's
+ * byte order. The multiplier is 2^64 divided by the golden ratio; the high
+ * half of a product mixes every bit of the multiplicand.
  */
 #define CFILTER_PREFILTER_MUL	0x9e3779b97f4a7c15ULL
 
@@ -470,6 +466,33 @@ static __inline__ __u32 cfilter_prefilter_hash6(__u32 type, __u64 a, __u64 b)
 {
 	return (__u32)((((a ^ type) * CFILTER_PREFILTER_MUL ^ b) *
 			CFILTER_PREFILTER_MUL) >> 32);
+}
+
+/* The same of the address at @addr: 16 bytes if @v6, else 4. */
+static __inline__ __u32 cfilter_prefilter_hash(__u32 type, const __u8 *addr,
+					       int v6)
+{
+	__u64 a, b;
+	__u32 a4;
+
+	if (!v6) {
+		__builtin_memcpy(&a4, addr, sizeof(a4));
+		return cfilter_prefilter_hash4(type, a4);
+	}
+	__builtin_memcpy(&a, addr, sizeof(a));
+	__builtin_memcpy(&b, addr + sizeof(a), sizeof(b));
+	return cfilter_prefilter_hash6(type, a, b);
+}
+
+/*
+ * The hashed bits of hash @h, all in word (h >> hshift) / 64 of @hashed:
+ * with i = h >> hshift (the hash's top bits, the best mixed), bits i % 64
+ * and h % 64. Two bits in one word: a miss finds both set about as seldom
+ * as the square of the fill, for one read.
+ */
+static __inline__ __u64 cfilter_prefilter_hbits(__u32 h, __u32 hshift)
+{
+	return 1ULL << ((h >> hshift) % 64) | 1ULL << (h % 64);
 }
 
 /**
