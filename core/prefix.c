@@ -74,6 +74,23 @@ void prefix_set_get_stats(const struct prefix_set *s, struct prefix_stats *st)
 	}
 }
 
+/*
+ * Writer side: prefix_set_match() misses with no probe but maybe the
+ * address table's unless the /16's head word names something else, or a
+ * /0 member is held.
+ */
+bool prefix_set_slot_unhashed(const struct prefix_set *s, u32 slot)
+{
+	return (s->sum.head[slot] & ~PREFIX_HEAD_ADDRS) || s->zero;
+}
+
+/* Writer side: a compact table's addresses are not counted: any /16 may. */
+bool prefix_set_slot_addrs(const struct prefix_set *s, u32 slot)
+{
+	return (s->sum.head[slot] & PREFIX_HEAD_ADDRS) ||
+	       (s->naddrs && !s->addrs_known);
+}
+
 /**
  * prefix_set_addrs() - the address table
  * @s: the set

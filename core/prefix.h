@@ -150,29 +150,12 @@ prefix_set_match(const struct prefix_set *s, const u8 *addr, u32 *tag)
 }
 
 /*
- * Writer side: might a member other than an exact table's address cover
- * an address of the /16 @slot? False only where prefix_set_match() misses
- * with no probe, or would probe the address table alone (whose members
- * the programs' prefilter hashes: kmod/prefilter.c).
+ * Writer side, for the programs' prefilter (kmod/prefilter.c), which
+ * hashes the address table's members: might a member other than those
+ * cover an address of the /16 @slot; might one of those lie in it?
  */
-static inline bool prefix_set_slot_unhashed(const struct prefix_set *s,
-					    u32 slot)
-{
-	const struct prefix_summary *sum = (const struct prefix_summary *)s;
-
-	return (sum->head[slot] & ~PREFIX_HEAD_ADDRS) || sum->always;
-}
-
-/*
- * Writer side: might an exact table's address lie in the /16 @slot? (A
- * compact table's are not counted: prefix_set_always() says so instead.)
- */
-static inline bool prefix_set_slot_addrs(const struct prefix_set *s, u32 slot)
-{
-	const struct prefix_summary *sum = (const struct prefix_summary *)s;
-
-	return sum->head[slot] & PREFIX_HEAD_ADDRS;
-}
+bool prefix_set_slot_unhashed(const struct prefix_set *s, u32 slot);
+bool prefix_set_slot_addrs(const struct prefix_set *s, u32 slot);
 
 /* Writer side: must every lookup search, whatever its head word says? */
 static inline bool prefix_set_always(const struct prefix_set *s)

@@ -130,6 +130,8 @@ struct cfilter_config {
 	u32			mode;
 	u32			fp_bits;
 	u64			max_capacity;
+	/* compact mode: each set's record of its addresses (set.h); else 0 */
+	u32			prefilter_bits;
 	struct cuckoo_params	params[__CFILTER_KEY_MAX];
 };
 

@@ -42,6 +42,9 @@ static void cfilter_fill_info(struct cfilter_info *info)
 		info->prefix_markers += st.prefix_markers;
 	}
 	info->timed = cfilter_holds_timed(&s->holds);
+	if (s->hashed)
+		info->memory_bytes +=
+			cuckoo_mem_footprint(cfilter_config.prefilter_bits / 8);
 	mutex_unlock(&cfilter_lock);
 
 	info->fp_bits = cfilter_config.fp_bits;
@@ -50,6 +53,7 @@ static void cfilter_fill_info(struct cfilter_info *info)
 					     info->capacity);
 	info->max_kicks = CUCKOO_MAX_KICKS;
 	info->mode = cfilter_config.mode;
+	info->prefilter_bits = cfilter_config.prefilter_bits;
 	info->max_capacity = cfilter_config.max_capacity;
 	cfilter_mem(&info->mem_used, &info->mem_limit);
 }

@@ -203,6 +203,7 @@ static int __init cfilter_params_check(void)
 			return -EINVAL;
 		}
 		cfilter_config.max_capacity = capacity;
+		cfilter_config.prefilter_bits = cfilter_prefilter_bits_for(capacity);
 		return 0;
 	}
 

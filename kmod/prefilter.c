@@ -15,8 +15,11 @@
  * Any flow key of a family sets every source /16 bit of that family: flows
  * are looked up by the whole 5-tuple, and the bits keep no count of their
  * sources. Allow entries set none; they only lift a drop. A compact table
- * keeps no addresses to hash: its set's lookups search whatever the head
- * word says (prefix_set_always()), and so all its /16 bits are set.
+ * keeps no addresses to hash: its set records the hashed bits of those
+ * added (set.h), for maps of their size (cfilter_config.prefilter_bits,
+ * which cfctl asks for); in a map of another size, or once a RESTORE
+ * brought addresses no add recorded, a compact table's /16 bits are all
+ * set.
  *
  * The maps are written under cfilter_lock, after every change to the live
  * set (source.c calls in), word by word with WRITE_ONCE(). What a packet sees:
@@ -90,9 +93,18 @@ static unsigned int cfilter_pf_type(unsigned int b)
 	return types[b];
 }
 
+/* Are the addresses of @s, all of them, in hashed bits of @n words? */
+static bool cfilter_pf_hashable(const struct cfilter_set *s, u32 n)
+{
+	return cfilter_config.mode == CFILTER_MODE_EXACT ||
+	       (s->hashed && !s->hashed_lost &&
+		n * 64 == cfilter_config.prefilter_bits);
+}
+
 /*
  * May @s drop a packet whose address in bitmap @b lies in /16 @slot, other
- * than by an exact address (@addrs false) or by one (@addrs true)?
+ * than by an address of an address table (@addrs false) or by one (@addrs
+ * true)?
  */
 static bool cfilter_pf_bit(const struct cfilter_set *s, unsigned int b,
 			   u32 slot, bool addrs)
@@ -120,15 +132,23 @@ static void cfilter_pf_hset(u64 *words, u32 n, unsigned int t, const u8 *addr)
 }
 
 /*
- * Sets in @words (@n of them) the hashed bit of every address of the exact
- * tables of @s. A compact table lists none: its /16 bits are all set.
+ * Sets in @words (@n of them) the hashed bits of every address of @s: of
+ * an exact table, from its addresses; of a compact one, its set's record,
+ * if of that size (cfilter_pf_hashable()).
  */
 static void cfilter_pf_hash_set(const struct cfilter_set *s, u64 *words, u32 n)
 {
 	/* 16 records of the longest address and its tag */
 	u8 buf[16 * (16 + sizeof(u32))];
 	unsigned int b;
+	u32 i;
 
+	if (cfilter_config.mode != CFILTER_MODE_EXACT) {
+		if (cfilter_pf_hashable(s, n))
+			for (i = 0; i < n; i++)
+				words[i] |= s->hashed[i];
+		return;
+	}
 	for (b = 0; b < __CFILTER_PREFILTER_BITS; b++) {
 		unsigned int t = cfilter_pf_type(b);
 		u32 rec = cfilter_ktypes[t].addr_len + sizeof(u32);
@@ -201,7 +221,7 @@ static void cfilter_pf_store(const struct cfilter_set *s, unsigned int b,
 	while (n) {
 		u32 at = first % 64, k = min(n, 64 - at), i;
 		u64 mask = (k == 64 ? ~0ULL : BIT_ULL(k) - 1) << at;
-		u64 bits = 0, addrs = 0;
+		u64 bits = 0, addrs = 0, v;
 		unsigned int m;
 
 		for (i = 0; i < k; i++) {
@@ -215,7 +235,10 @@ static void cfilter_pf_store(const struct cfilter_set *s, unsigned int b,
 			__u64 *w = &pf->bits[b][first / 64];
 			__u64 *a = &pf->addrs[b][first / 64];
 
-			WRITE_ONCE(*w, (or ? *w : *w & ~mask) | bits);
+			/* addresses the map's hashed bits lack: any may drop */
+			v = cfilter_pf_hashable(s, cfilter_pf_hwords(cfilter_pf[m])) ?
+			    bits : bits | addrs;
+			WRITE_ONCE(*w, (or ? *w : *w & ~mask) | v);
 			WRITE_ONCE(*a, (or ? *a : *a & ~mask) | addrs);
 		}
 		first += k;
@@ -288,12 +311,14 @@ void cfilter_prefilter_changed(const struct cfilter_set *s, unsigned int t,
 				cfilter_pf_hset(cfilter_pf_value(cfilter_pf[m])->hashed,
 						cfilter_pf_hwords(cfilter_pf[m]),
 						t, addr);
-		} else if (++cfilter_pf_stale > cfilter_pf_hashed_keys(s) / 2 +
+		} else if (cfilter_config.mode == CFILTER_MODE_EXACT &&
+			   ++cfilter_pf_stale > cfilter_pf_hashed_keys(s) / 2 +
 			   CFILTER_PREFILTER_STALE_MIN) {
 			/*
 			 * Enough hashed bits may be left set by deletes alone that
 			 * misses call for nothing: the bits again, each delete
-			 * paying a part of it.
+			 * paying a part of it. (A compact set's record keeps
+			 * them: there is nothing to make them again from.)
 			 */
 			cfilter_pf_hash_fill(s, false, 0);
 		}
@@ -310,6 +335,26 @@ void cfilter_prefilter_changed(const struct cfilter_set *s, unsigned int t,
 	span = len >= 16 ? 1 : 1U << (16 - len);
 	first = ((u32)addr[0] << 8 | addr[1]) & ~(span - 1);
 	cfilter_pf_store(s, b, first, span, false, 0);
+}
+
+/**
+ * cfilter_prefilter_record() - compact mode: note an address added to @s
+ * @s:    a set with a record (set.h), live or staged; caller holds
+ *        cfilter_lock
+ * @t:    its key type
+ * @addr: the address
+ */
+void cfilter_prefilter_record(struct cfilter_set *s, unsigned int t,
+			      const u8 *addr)
+{
+	unsigned int b;
+
+	lockdep_assert_held(&cfilter_lock);
+	/* allow entries, which only lift a drop, have no bits */
+	for (b = 0; b < __CFILTER_PREFILTER_BITS; b++)
+		if (cfilter_pf_type(b) == t)
+			cfilter_pf_hset(s->hashed,
+					cfilter_config.prefilter_bits / 64, t, addr);
 }
 
 /* A new live set (@s, before it is published): its bits join the old. */

@@ -14,6 +14,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "prefilter.h"
 #include "set.h"
 
 struct cfilter_set __rcu *cfilter_live;
@@ -44,6 +45,7 @@ void cfilter_set_destroy(struct cfilter_set *s)
 			cuckoo_destroy(s->flow[t]);
 	}
 	cfilter_holds_free(&s->holds);
+	cuckoo_mem_free(s->hashed, cfilter_config.prefilter_bits / 8);
 	if (s->drops)
 		cuckoo_mem_uncharge(cfilter_set_drops_bytes());
 	free_percpu(s->drops);
@@ -84,6 +86,16 @@ struct cfilter_set *cfilter_set_create(void)
 	}
 	cfilter_holds_init(&s->holds);
 	INIT_LIST_HEAD(&s->staged);
+	if (cfilter_config.prefilter_bits) {
+		s->hashed = cuckoo_mem_zalloc(cfilter_config.prefilter_bits / 8);
+		if (IS_ERR(s->hashed)) {
+			long err = PTR_ERR(s->hashed);
+
+			s->hashed = NULL;
+			cfilter_set_destroy(s);
+			return ERR_PTR(err);
+		}
+	}
 	for (f = cfilter_ktype_first(); f; f = cfilter_ktype_next(f)) {
 		unsigned int t = cfilter_ktype_type(f);
 		struct prefix_params pp = {
@@ -145,9 +157,10 @@ static void cfilter_set_count(struct cfilter_set *s, unsigned int t,
  * @tag:    its tag (see struct cfilter_set)
  *
  * A change of the live set is the caller's to pass on to the programs'
- * prefilter (source.c does).
+ * prefilter (source.c does). In compact mode an address that shares
+ * another's fingerprint is -EEXIST, and matches from then on: that too.
  *
- * Return: 0, -EEXIST, -ENOSPC, -ENOMEM (nothing changed for the last three).
+ * Return: 0, -EEXIST, -ENOSPC, -ENOMEM (the tables unchanged for the last three).
  */
 int cfilter_set_insert(struct cfilter_set *s, const struct cfilter_ktype *f,
 		       const u8 *packed, u32 len, u32 tag)
@@ -159,6 +172,9 @@ int cfilter_set_insert(struct cfilter_set *s, const struct cfilter_ktype *f,
 		err = prefix_set_insert(s->pfx[t], packed, len, tag);
 	else
 		err = cuckoo_insert_val(s->flow[t], packed, tag);
+	/* compact: -EEXIST for a fingerprint another key has, which matches */
+	if (s->hashed && (!err || err == -EEXIST) && len == 8 * f->addr_len)
+		cfilter_prefilter_record(s, t, packed);
 	if (!err)
 		cfilter_set_count(s, t, s->nkeys[t] + 1);
 	return err;
@@ -272,6 +288,9 @@ struct cuckoo *cfilter_set_replace_table(struct cfilter_set *s,
 	}
 	cfilter_set_type_stats(s, f, &st);
 	cfilter_set_count(s, t, st.count);
+	/* addresses no add recorded: the prefilter can hash none of them */
+	if (f->addr_len && st.count > st.prefixes)
+		s->hashed_lost = true;
 	/* A staged set's table (RESTORE): its prefilter bits come at COMMIT. */
 	WARN_ON_ONCE(s == cfilter_live_locked());
 	return old;

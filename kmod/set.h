@@ -58,6 +58,11 @@ struct cfilter_drops {
  * @drops_base: per source index, added to the sum of @drops: what sets
  *         this one replaced counted (by name), less what the source's
  *         previous owner of the index counted
+ * @hashed: compact mode: the prefilter's hashed bits
+ *         (cfilter_config.prefilter_bits of them) of every source and
+ *         destination address added, which a compact table cannot list
+ *         again; a delete leaves them (prefilter.c reads them)
+ * @hashed_lost: a RESTORE brought addresses @hashed does not hold
  * @nkeys: per key type, members stored (addresses, prefixes or flows): on
  *         a cache line of its own, as every add and delete writes it
  *
@@ -73,6 +78,8 @@ struct cfilter_set {
 	struct list_head	staged;
 	struct cfilter_drops __percpu *drops;
 	u64			drops_base[CFILTER_SOURCES_MAX];
+	u64			*hashed;
+	bool			hashed_lost;
 	unsigned long		nkeys[__CFILTER_KEY_MAX] ____cacheline_aligned;
 };
 

@@ -349,7 +349,9 @@ static int cfilter_table_add(struct cfilter_set *s,
 {
 	int err = cfilter_set_insert(s, f, packed, len, tag);
 
-	if (!err && s == cfilter_live_locked())
+	/* compact: -EEXIST may be another key's fingerprint (set.c) */
+	if ((!err || (err == -EEXIST && !cfilter_exact())) &&
+	    s == cfilter_live_locked())
 		cfilter_prefilter_changed(s, cfilter_ktype_type(f), packed, len,
 					  true);
 	return err;

@@ -91,13 +91,21 @@ long long module_memory(int dev, unsigned int alen,
 	return info.memory_bytes;
 }
 
+/* The module's geometry (CFILTER_IOC_INFO) into @info. */
+void module_info(int dev, struct cfilter_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	if (ioctl(dev, CFILTER_IOC_INFO, info))
+		die("CFILTER_IOC_INFO: %m");
+}
+
 /* Is the module in compact mode? */
 bool module_compact(int dev)
 {
-	struct cfilter_info info = { .size = sizeof(info) };
+	struct cfilter_info info;
 
-	if (ioctl(dev, CFILTER_IOC_INFO, &info))
-		die("CFILTER_IOC_INFO: %m");
+	module_info(dev, &info);
 	return info.mode == CFILTER_MODE_COMPACT;
 }
 

@@ -171,7 +171,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, ap);
 }
 
-static void print_header(const struct opts *o)
+static void print_header(const struct opts *o, __u32 hbits)
 {
 	struct utsname u;
 
@@ -191,7 +191,7 @@ static void print_header(const struct opts *o)
 	       "estimate, key and value bytes times entries, not what the map allocates);\n"
 	       "cfilter's rows add its program's prefilter map to both (%.0f KiB kernel mem: a bit per /16\n"
 	       "and %u hashed bits, as cfctl attach sizes them for %u addresses)\n",
-	       prefilter_mem / 1024.0, cf_prefilter_hbits(o->keys), o->keys);
+	       prefilter_mem / 1024.0, hbits, o->keys);
 	printf("TCG models no cache: time here follows the instructions run, and a load costs about the same\n"
 	       "whether real hardware would find it in L1 or in DRAM (a random bit of a 2 MiB bitmap is a\n"
 	       "cache miss there, little more than any load here). The ratios compare instruction paths\n"
@@ -219,18 +219,16 @@ static struct geo_opt *last_geo(struct opts *o, bool need_misses,
 /*
  * Loads cfilter's program, with counters and a drop log of its own (the
  * object pins those maps by name); with @prefilter, its prefilter map
- * handed to the module. The map is sized for @keys addresses, as cfctl
- * attach sizes it once they are loaded.
+ * handed to the module. The map has @hbits hashed bits.
  */
-static struct cfilter_bpf *load_cfilter(int dev, bool prefilter,
-					unsigned int keys)
+static struct cfilter_bpf *load_cfilter(int dev, bool prefilter, __u32 hbits)
 {
 	struct cfilter_bpf *cf = cfilter_bpf__open();
 	struct cfilter_prefilter_req r = { 0 };
 
 	if (!cf)
 		die("opening cfilter's XDP program: %m");
-	errno = -cf_prefilter_size(cf, keys);
+	errno = -cf_prefilter_size(cf, hbits);
 	if (!errno)
 		errno = -bpf_map__set_pin_path(cf->maps.cfilter_stats, NULL);
 	/* and a drop log of its own, which log.c switches on */
@@ -254,6 +252,8 @@ int main(int argc, char **argv)
 			  .seed = 1 };
 	struct result res;
 	struct cfilter_bpf *cf, *call;
+	struct cfilter_info info;
+	__u32 hbits;
 	struct geo_opt *geo;
 	char fp[16], label[32];
 	unsigned int g;
@@ -332,12 +332,19 @@ int main(int argc, char **argv)
 	dev = open(CFILTER_DEVICE, O_RDWR);
 	if (dev < 0)
 		die("%s: %m (is cfilter.ko loaded?)", CFILTER_DEVICE);
-	/* As cfctl attaches it, and a copy whose prefilter the module lacks. */
-	/* in compact mode cfctl sizes the hashed bits for none: no address to hash */
-	cf = load_cfilter(dev, true, o.compact ? 0 : o.keys);
-	call = load_cfilter(dev, false, o.compact ? 0 : o.keys);
+	/*
+	 * As cfctl attaches it once the keys are loaded, and a copy whose
+	 * prefilter the module lacks.
+	 */
+	module_info(dev, &info);
+	hbits = cf_prefilter_bits(&info, o.keys);
+	cf = load_cfilter(dev, true, hbits);
+	call = load_cfilter(dev, false, hbits);
 	prefilter_mem = prealloc_map_memory(BPF_MAP_TYPE_ARRAY, 4,
 			bpf_map__value_size(cf->maps.cfilter_prefilter), 1);
+	/* and in compact mode the set's record of its addresses (kmod/set.h) */
+	if (info.mode == CFILTER_MODE_COMPACT)
+		prefilter_mem += info.prefilter_bits / 8;
 
 	if (o.compact) {
 		module_param_read("fp_bits", fp, sizeof(fp));
@@ -349,7 +356,7 @@ int main(int argc, char **argv)
 			  bpf_program__fd(cf->progs.cfilter_xdp),
 			  bpf_program__fd(call->progs.cfilter_xdp), &res.geo[0]);
 	} else {
-		print_header(&o);
+		print_header(&o, hbits);
 		bench_exact(&o, dev, cf,
 			    bpf_program__fd(call->progs.cfilter_xdp), &res);
 		for (g = 0; g < o.ngeo; g++)

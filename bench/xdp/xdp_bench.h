@@ -124,6 +124,7 @@ void src_key(struct cfilter_key *k, const struct pfx *p,
 	     unsigned int alen);
 long long module_memory(int dev, unsigned int alen,
 			struct cfilter_type_info *ti);
+void module_info(int dev, struct cfilter_info *info);
 bool module_compact(int dev);
 void module_param_read(const char *name, char *buf, size_t size);
 

@@ -8,9 +8,9 @@
 #
 # After the main run, the IPv4 geo workload again with cfilter.ko reloaded
 # in compact mode: its address table keeps fingerprints only, and so no
-# summary of its addresses, and is probed for every packet whenever it
-# holds any (here the ranges' single addresses); the length tables stay
-# exact. Compact tables never grow: the capacity is sized for the set.
+# summary of its addresses, and is probed for every packet that the
+# prefilter's hashed bits let through whenever it holds any (here the
+# ranges' single addresses); the length tables stay exact. Compact tables never grow: the capacity is sized for the set.
 # Then the exact workload (the same keys and frames) against compact fp16
 # and fp12, the Bloom filter beside them; each such run ends with its goal's
 # line, which joins the main run's goals.
@@ -68,14 +68,16 @@ cat /tmp/xdp-bench.out /tmp/xdp-bench.goals
 echo
 echo "== exact: the same $KEYS addresses and frames, cfilter.ko reloaded in compact mode (capacity=$KEYS) =="
 echo "(ns per packet; cf, bl: cfilter, the Bloom program; false: misses dropped, of $PACKETS, last pass;"
-echo " mem: kernel mem as above; cf own: the module's own count)"
+echo " mem: kernel mem as above, with the set's record of the addresses the prefilter's hashed bits"
+echo " are made from, as large as they are; cf own: the module's own count)"
 printf '%-22s %7s %7s %7s %7s %9s %10s %8s %9s %8s %8s %10s %10s %10s\n' \
 	module "cf hit" "cf miss" "bl hit" "bl miss" hit/bloom miss/bloom \
 	hit/hash miss/hash "cf false" "bl false" "cf mem" "cf own" "bloom mem"
 cat /tmp/xdp-bench.exact
 echo
 echo "== geo IPv4 $(cat geo4.label) again, cfilter.ko reloaded in compact mode =="
-echo "(ns per packet; probes: mean table probes per packet, counted as above)"
+echo "(ns per packet; probes: mean table probes per packet, counted as above; own count: with the"
+echo " prefilter map and the set's record of the addresses)"
 printf '%-28s %4s %9s %10s %6s %6s %8s %8s %8s %8s %9s %9s\n' module lengths \
 	markers "own count" "p hit" "p miss" "cf hit" "cf miss" "lpm hit" \
 	"lpm miss" "hit/lpm" "miss/lpm"

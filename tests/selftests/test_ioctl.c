@@ -192,7 +192,8 @@ TEST_F(cf, info_reports_geometry_and_count)
 	EXPECT_EQ(0ULL, info.insert_failures);
 	EXPECT_LT(0U, info.max_kicks);
 	EXPECT_EQ((__u32)CFILTER_MODE_EXACT, info.mode);
-	EXPECT_EQ(0U, info.pad);
+	/* exact mode: a prefilter map of any size gets its hashed bits */
+	EXPECT_EQ(0U, info.prefilter_bits);
 	/* The default bound, which sysfs shows once settled at load. */
 	EXPECT_EQ(16ULL << 20, info.max_capacity);
 	EXPECT_EQ(read_param("max_capacity"), info.max_capacity);

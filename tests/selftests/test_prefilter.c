@@ -133,6 +133,17 @@ static int nabits(const struct cfilter_prefilter *pf)
 	return n;
 }
 
+/* The set address bits of bitmap @b. */
+static int nabits_of(const struct cfilter_prefilter *pf, unsigned int b)
+{
+	unsigned int i;
+	int n = 0;
+
+	for (i = 0; i < CFILTER_PREFILTER_WORDS; i++)
+		n += __builtin_popcountll(pf->addrs[b][i]);
+	return n;
+}
+
 /* Set bits in every bitmap but @b. */
 static int nbits_but(const struct cfilter_prefilter *pf, unsigned int b)
 {
@@ -694,7 +705,9 @@ FIXTURE_TEARDOWN(prefilter_reload)
 
 /*
  * A compact table keeps no summary of its addresses: while it holds any,
- * every bit of the family is set. Unloaded, the module lets its maps go.
+ * every bit of the family is set in a map whose hashed bits are not the
+ * size of the module's record of them (here 64 words, against 2^20 bits
+ * for the default capacity). Unloaded, the module lets its maps go.
  */
 TEST_F(prefilter_reload, compact_addresses_set_every_bit_and_unload_clears_ready)
 {
@@ -729,6 +742,144 @@ TEST_F(prefilter_reload, compact_addresses_set_every_bit_and_unload_clears_ready
 	ASSERT_EQ(0, module_unload());
 	ASSERT_EQ(0, bpf_map_lookup_elem(self->map, &zero, pf));
 	EXPECT_EQ(0ULL, pf->ready);
+	free(pf);
+}
+
+/* Are both hashed bits of address @a (@alen bytes) of @type set in @words? */
+static bool hbit_in(const __u64 *words, __u32 bits, __u8 type, const __u8 *a)
+{
+	__u32 h = cfilter_prefilter_hash(type, a, type_is_v6(type));
+	__u32 hshift = 32 - __builtin_ctz(bits);
+	__u64 mask = cfilter_prefilter_hbits(h, hshift);
+
+	return (words[(h >> hshift) / 64] & mask) == mask;
+}
+
+#define COMPACT_ADDRS	3000
+
+/*
+ * Compact mode records the hashed bits of every address added, those whose
+ * add was EEXIST too (8-bit fingerprints make many: another address's
+ * fingerprint, which now matches this one), and keeps them through
+ * deletes; a map of the record's size (struct cfilter_info's
+ * prefilter_bits) gets them, and no /16 bit for the addresses, while one
+ * of another size gets every /16 bit of the family.
+ */
+TEST_F(prefilter_reload, compact_records_every_address_added)
+{
+	struct cfilter_key *keys = calloc(COMPACT_ADDRS, sizeof(*keys));
+	__s32 *res = calloc(COMPACT_ADDRS, sizeof(*res));
+	struct cfilter_prefilter *pf = NULL, *other;
+	unsigned int i, exist = 0;
+	struct cfilter_info info;
+	struct cfilter_batch b;
+	__u32 zero = 0, bits;
+	int map2, err;
+
+	ASSERT_NE(NULL, keys);
+	ASSERT_NE(NULL, res);
+	err = module_load("mode=compact fp_bits=8 capacity=4096");
+	ASSERT_EQ(0, err) TH_LOG("loading in compact mode: %s", strerror(err));
+	self->fd = open(CFILTER_DEVICE, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, cf_info(self->fd, &info));
+	bits = info.prefilter_bits;
+	ASSERT_EQ(cfilter_prefilter_bits_for(4096), bits);
+	self->map = prefilter_map_of(0, bits / 64);
+	ASSERT_LE(0, self->map);
+	ASSERT_EQ(0, hand_over(self->fd, self->map));
+	map2 = prefilter_map(0);
+	ASSERT_LE(0, map2);
+	ASSERT_EQ(0, hand_over(self->fd, map2));
+
+	for (i = 0; i < COMPACT_ADDRS; i++)
+		keys[i] = i % 10 ? nth_key4(i) : nth_key6(i);
+	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_ADD, keys, res,
+			      COMPACT_ADDRS, &b));
+	for (i = 0; i < COMPACT_ADDRS; i++) {
+		ASSERT_TRUE(!res[i] || res[i] == -EEXIST) TH_LOG("key %u: %d", i, res[i]);
+		exist += res[i] == -EEXIST;
+	}
+	TH_LOG("%u of %u adds EEXIST", exist, COMPACT_ADDRS);
+	EXPECT_LT(0U, exist);
+	/* and the other half again, deleted: their bits stay */
+	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_DEL, keys, res,
+			      COMPACT_ADDRS / 2, &b));
+
+	pf = calloc(1, sizeof(*pf) + bits / 8);
+	other = calloc(1, PF_SIZE);
+	ASSERT_NE(NULL, pf);
+	ASSERT_NE(NULL, other);
+	ASSERT_EQ(0, bpf_map_lookup_elem(self->map, &zero, pf));
+	ASSERT_EQ(1ULL, pf->ready);
+	EXPECT_EQ((__u64)(32 - __builtin_ctz(bits)), pf->hshift);
+	for (i = 0; i < COMPACT_ADDRS; i++)
+		ASSERT_TRUE(hbit_in(pf->hashed, bits, keys[i].type,
+				    keys[i].saddr)) TH_LOG("key %u", i);
+	EXPECT_EQ(0, nbits(pf, S4));
+	EXPECT_EQ(0, nbits(pf, S6));
+	EXPECT_EQ(SLOTS, nabits_of(pf, S4));
+	EXPECT_EQ(SLOTS, nabits_of(pf, S6));
+	EXPECT_EQ(0, nabits_of(pf, D4));
+
+	ASSERT_EQ(0, bpf_map_lookup_elem(map2, &zero, other));
+	EXPECT_EQ(SLOTS, nbits(other, S4));
+	EXPECT_EQ(SLOTS, nbits(other, S6));
+	EXPECT_EQ(0, nbits(other, D4));
+	close(map2);
+	free(other);
+	free(pf);
+	free(res);
+	free(keys);
+}
+
+/*
+ * A RESTORE brings addresses no add recorded: once it is committed, every
+ * /16 bit of the family is set, even in a map of the record's size; a
+ * CLEAR starts a record again.
+ */
+TEST_F(prefilter_reload, compact_restore_sets_every_bit)
+{
+	struct cfilter_key_req req = { .key = key_of(CFILTER_KEY_SRC4, "10.1.2.3") };
+	struct cfilter_table t = { .type = CFILTER_KEY_SRC4,
+				   .flags = CFILTER_TABLE_HASH32 };
+	struct cfilter_prefilter *pf;
+	struct cfilter_info info;
+	__u32 zero = 0;
+	int err;
+
+	err = module_load("mode=compact capacity=1000");
+	ASSERT_EQ(0, err) TH_LOG("loading in compact mode: %s", strerror(err));
+	self->fd = open(CFILTER_DEVICE, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, cf_info(self->fd, &info));
+	self->map = prefilter_map_of(0, info.prefilter_bits / 64);
+	ASSERT_LE(0, self->map);
+	ASSERT_EQ(0, hand_over(self->fd, self->map));
+	pf = calloc(1, sizeof(*pf) + info.prefilter_bits / 8);
+	ASSERT_NE(NULL, pf);
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req));
+
+	ASSERT_EQ(ENOSPC, cf_ioctl(self->fd, CFILTER_IOC_DUMP, &t));
+	t.data = (uintptr_t)malloc(t.size);
+	ASSERT_NE(0ULL, t.data);
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_DUMP, &t));
+	ASSERT_EQ(0, bpf_map_lookup_elem(self->map, &zero, pf));
+	EXPECT_EQ(0, nbits(pf, S4));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_STAGE, NULL));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_RESTORE, &t));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
+	ASSERT_EQ(0, bpf_map_lookup_elem(self->map, &zero, pf));
+	EXPECT_EQ(SLOTS, nbits(pf, S4));
+	EXPECT_EQ(0, nbits(pf, S6));
+
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req));
+	ASSERT_EQ(0, bpf_map_lookup_elem(self->map, &zero, pf));
+	EXPECT_EQ(0, nbits(pf, S4));
+	EXPECT_TRUE(hbit_in(pf->hashed, info.prefilter_bits, CFILTER_KEY_SRC4,
+			    req.key.saddr));
+	free((void *)(uintptr_t)t.data);
 	free(pf);
 }
 

@@ -101,7 +101,7 @@ expect "attach --match-dst where it runs: replaced in one step" 0 \
 	-o "$VETH: replaced cfilter_xdp in generic mode" -- \
 	"$CFCTL" attach --match-dst "$VETH"
 expect "status: the replacement's hashed bits, sized for 1000 more addresses" 0 \
-	-o "  prefilter hashed bits: 16384 (16 per exact address at attach; attach again to size anew)" -- \
+	-o "  prefilter hashed bits: 16384 (16 per address at attach, or of capacity in compact mode; attach again to size anew)" -- \
 	"$CFCTL" status
 check "flush the 1000 addresses" "$CFCTL" flush -s sizing
 rm -f "$SIZING"

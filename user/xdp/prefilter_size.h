@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * How many hashed bits a loader gives the program's prefilter (struct
- * cfilter_prefilter): 16 per exact address the module holds when the
- * program is loaded (none in compact mode), a power of two, at least the
- * object's own 4096 and at most CFILTER_PREFILTER_HASHED_MAX words. A
- * random miss then finds both its bits set about once in 100; a set that
- * grows past its size only calls the kfunc more often (`cfctl attach`
- * again sizes anew).
+ * cfilter_prefilter): in exact mode cfilter_prefilter_bits_for() the
+ * addresses the module holds when the program is loaded (a set that grows
+ * past them only calls the kfunc more often, and `cfctl attach` again
+ * sizes anew); in compact mode the count the module keeps a record of
+ * (struct cfilter_info's prefilter_bits), the only size it fills there.
  * cfctl and bench/xdp size it alike. Include after cfilter.skel.h.
  */
 #ifndef CFILTER_USER_PREFILTER_SIZE_H
@@ -15,27 +14,21 @@
 #include <bpf/libbpf.h>
 #include <linux/cfilter.h>
 
-#define CF_PREFILTER_BITS_PER_KEY	16
-#define CF_PREFILTER_MIN_BITS		4096U
-
-static inline __u32 cf_prefilter_hbits(__u64 addresses)
+/* The bits for a module that says @info and holds @addresses addresses. */
+static inline __u32 cf_prefilter_bits(const struct cfilter_info *info,
+				      __u64 addresses)
 {
-	__u64 want = addresses * CF_PREFILTER_BITS_PER_KEY;
-	__u32 n = CF_PREFILTER_MIN_BITS;
-
-	while (n < want && n < CFILTER_PREFILTER_HASHED_MAX * 64)
-		n *= 2;
-	return n;
+	if (info->mode == CFILTER_MODE_COMPACT && info->prefilter_bits)
+		return info->prefilter_bits;
+	return cfilter_prefilter_bits_for(addresses);
 }
 
-/* Sizes the prefilter of @skel, not yet loaded, for @addresses. */
-static inline int cf_prefilter_size(struct cfilter_bpf *skel, __u64 addresses)
+/* Sizes the prefilter of @skel, not yet loaded, to @bits hashed bits. */
+static inline int cf_prefilter_size(struct cfilter_bpf *skel, __u32 bits)
 {
-	__u32 n = cf_prefilter_hbits(addresses);
-
-	skel->rodata->prefilter_hshift = 32 - __builtin_ctz(n);
+	skel->rodata->prefilter_hshift = 32 - __builtin_ctz(bits);
 	return bpf_map__set_value_size(skel->maps.cfilter_prefilter,
-				       sizeof(struct cfilter_prefilter) + n / 8);
+				       sizeof(struct cfilter_prefilter) + bits / 8);
 }
 
 #endif /* CFILTER_USER_PREFILTER_SIZE_H */

@@ -436,12 +436,12 @@ static int attach_dry_run(const char *ifname, enum cf_xdp_mode mode,
 }
 
 /*
- * The exact addresses the live set holds, which the prefilter's hashed bits
- * are sized for: 0 if the module does not say (it hands the map over
- * anyway, or not at all, and says so then), or is in compact mode, whose
- * tables keep no addresses to hash.
+ * The prefilter's hashed bits for the module as it is (prefilter_size.h):
+ * for the addresses the live set holds, or what compact mode records; the
+ * fewest if the module does not say (it hands the map over anyway, or not
+ * at all, and says so then).
  */
-static __u64 module_addresses(void)
+static __u32 module_prefilter_bits(void)
 {
 	static const __u8 types[] = { CFILTER_KEY_SRC4, CFILTER_KEY_SRC6,
 				      CFILTER_KEY_DST4, CFILTER_KEY_DST6 };
@@ -452,16 +452,16 @@ static __u64 module_addresses(void)
 	int fd = open(CFILTER_DEVICE, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
-		return 0;
-	if (dev_info(fd, &info) || info.mode != CFILTER_MODE_EXACT) {
+		return cfilter_prefilter_bits_for(0);
+	if (dev_info(fd, &info)) {
 		close(fd);
-		return 0;
+		return cfilter_prefilter_bits_for(0);
 	}
 	for (i = 0; i < sizeof(types); i++)
 		if (!dev_type_info(fd, types[i], false, &ti))
 			n += ti.count - ti.prefixes;
 	close(fd);
-	return n;
+	return cf_prefilter_bits(&info, n);
 }
 
 /*
@@ -487,7 +487,7 @@ static struct cfilter_bpf *open_program(const struct xdp_attach_req *r,
 	bpf_program__set_autoload(skel->progs.cfilter_xdp, mode != CF_TC);
 	/* Read-only data, fixed at load: the verifier prunes the other path. */
 	skel->rodata->match_dst = r->match_dst;
-	err = cf_prefilter_size(skel, module_addresses());
+	err = cf_prefilter_size(skel, module_prefilter_bits());
 	if (err) {
 		cf_err("cannot size the program's prefilter: %s", strerror(-err));
 		goto err;

@@ -104,7 +104,10 @@ struct cfilter_key_req {
  * @load_ppm:         @count / @capacity in parts per million
  * @max_kicks:        bound on the slots searched for a free one per insert
  * @mode:             enum cfilter_mode
- * @pad:              zero
+ * @prefilter_bits:   compact mode: the hashed bits a program's prefilter
+ *                    map needs for the module to fill them (struct
+ *                    cfilter_prefilter); 0 in exact mode, whose maps may
+ *                    have any size
  * @max_capacity:     exact mode: the keys the filter may grow to hold
  * @grows:            table doublings since the module was loaded
  * @prefixes:         prefix keys stored (included in @count)
@@ -128,7 +131,7 @@ struct cfilter_info {
 	__u32	load_ppm;
 	__u32	max_kicks;
 	__u32	mode;
-	__u32	pad;
+	__u32	prefilter_bits;
 	__u64	max_capacity;
 	__u64	grows;
 	__u64	prefixes;
@@ -440,6 +443,22 @@ enum cfilter_prefilter_bits {
  * bit count.
  */
 #define CFILTER_PREFILTER_HASHED_MAX	(1U << 18)
+
+/*
+ * The hashed bits for @addresses exact addresses, as cfctl sizes a map and
+ * the module, in compact mode, its own record of the addresses added: 16
+ * each, a power of two, at least 4096 and at most the map's maximum. A
+ * random miss then finds both its bits set about once in 100.
+ */
+static __inline__ __u32 cfilter_prefilter_bits_for(__u64 addresses)
+{
+	__u64 want = addresses * 16;
+	__u32 n = 4096;
+
+	while (n < want && n < CFILTER_PREFILTER_HASHED_MAX * 64)
+		n *= 2;
+	return n;
+}
 
 struct cfilter_prefilter {
 	__u64	ready;
