@@ -189,6 +189,8 @@ static __always_inline bool cuckoo_confirm(const struct cuckoo *c,
 {
 	unsigned int s;
 
+	/* unrolled: each lane's shift a constant, no count to keep */
+#pragma GCC unroll 4
 	for (s = 0; s < CUCKOO_SLOTS; s++) {
 		if (cuckoo_lane(sh.fp_bits, w, s) != fp)
 			continue;
@@ -210,7 +212,8 @@ static __always_inline bool cuckoo_probe(const struct cuckoo *c,
 					 u64 b1, u64 b2, u32 fp,
 					 const void *key, u32 *val)
 {
-	u64 w1[2], w2[2], m1, m2;
+	/* a bucket of 8- or 16-bit lanes fills only [0]: the rest is 0 */
+	u64 w1[2] = { 0 }, w2[2] = { 0 }, m1, m2;
 
 	m1 = cuckoo_bucket_read(sh.fp_bits, t, b1, fp, w1);
 	m2 = cuckoo_bucket_read(sh.fp_bits, t, b2, fp, w2);
@@ -275,14 +278,18 @@ static __always_inline int cuckoo_read_once(const struct cuckoo_table *t,
  * answer comes back in bit 0, a hit's value (with @want_val) in the high
  * half: a value read through a pointer to the caller's local would make
  * the local's address escape, and the kernel guards such frames with a
- * stack canary on every lookup.
+ * stack canary on every lookup. The key's buckets are hashed again here,
+ * so that every caller passes its arguments in registers: a seventh on
+ * the stack gave each lookup a frame pointer and more to save.
  */
 static noinline u64 cuckoo_read_retry(const struct cuckoo_table *t,
-				      const struct cuckoo *c, u64 b1, u64 b2,
-				      u32 fp, const void *key, bool want_val)
+				      const struct cuckoo *c, const void *key,
+				      bool want_val)
 {
 	struct cuckoo_shape sh = cuckoo_shape_of(c);
-	u32 v = 0;
+	u64 h = cuckoo_hash_as(sh, c->hash_a, c->hash_b, key);
+	u32 fp = cuckoo_fp(c, h), v = 0;
+	u64 b1 = h & t->bucket_mask, b2 = cuckoo_alt(t, b1, fp);
 	int ret;
 
 	for (;;) {
@@ -311,7 +318,7 @@ static __always_inline bool cuckoo_read(const struct cuckoo_table *t,
 
 	if (likely(ret >= 0))
 		return ret;
-	r = cuckoo_read_retry(home_t, home_c, b1, b2, fp, key, val);
+	r = cuckoo_read_retry(home_t, home_c, key, val);
 	if ((r & 1) && val)
 		*val = r >> 32;
 	return r & 1;
