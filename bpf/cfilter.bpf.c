@@ -173,9 +173,10 @@ static __always_inline void count(__u32 ifindex, enum cfilter_stat stat)
  */
 static __always_inline bool prefilter_may(const struct cfilter_prefilter *pf,
 					  unsigned int b, __u32 type,
-					  const __u8 *addr, bool v6, __u64 dep)
+					  const __u8 *addr, bool v6, __u64 dep,
+					  __u32 hshift)
 {
-	__u32 slot = ((__u32)addr[0] << 8 | addr[1]) & 0xffff;
+	__u32 slot = bpf_ntohs(*(const __u16 *)addr);
 	__u32 sw = ((slot >> 6) + dep - 1) & (CFILTER_PREFILTER_WORDS - 1);
 	__u64 h, i, w;
 
@@ -188,7 +189,7 @@ static __always_inline bool prefilter_may(const struct cfilter_prefilter *pf,
 					    *(const __u64 *)(addr + 8));
 	else
 		h = cfilter_prefilter_hash4(type, *(const __u32 *)addr);
-	i = (h >> prefilter_hshift) + dep - 1;
+	i = (h >> hshift) + dep - 1;
 	w = pf->hashed[i / 64];
 	return w >> (i % 64) & w >> (h % 64) & 1;
 }
@@ -202,8 +203,8 @@ static __always_inline bool prefilter_passes_of(const struct packet *pkt,
 						bool v6)
 {
 	const struct cfilter_prefilter *pf;
+	__u32 zero = 0, hshift;
 	__u64 ready, dep;
-	__u32 zero = 0;
 
 	pf = bpf_map_lookup_elem(&cfilter_prefilter, &zero);
 	if (!pf)
@@ -215,17 +216,18 @@ static __always_inline bool prefilter_passes_of(const struct packet *pkt,
 	 * hshift is written once, before ready: 0 if read early, which calls,
 	 * as a map of another size than this program was loaded for does.
 	 */
-	if (ready != 1 || pf->hshift != prefilter_hshift)
+	hshift = prefilter_hshift;	/* read once: rodata is volatile */
+	if (ready != 1 || pf->hshift != hshift)
 		return false;
 	if (prefilter_may(pf, v6 ? CFILTER_PREFILTER_SRC6 : CFILTER_PREFILTER_SRC4,
 			  v6 ? CFILTER_KEY_SRC6 : CFILTER_KEY_SRC4, pkt->saddr,
-			  v6, dep))
+			  v6, dep, hshift))
 		return false;
 	return !match_dst ||
 	       !prefilter_may(pf, v6 ? CFILTER_PREFILTER_DST6 :
 			      CFILTER_PREFILTER_DST4,
 			      v6 ? CFILTER_KEY_DST6 : CFILTER_KEY_DST4,
-			      pkt->daddr, v6, dep);
+			      pkt->daddr, v6, dep, hshift);
 }
 
 /* One copy per family, each with its lengths and types constant. */

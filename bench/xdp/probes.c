@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The prefix set of the module, its core compiled for the host with every
- * table lookup counted: a probe is one cuckoo_lookup() or
- * cuckoo_contains() of a table, as the module makes it (a bucket pair
+ * table lookup counted: a probe is one cuckoo_lookup_word() (under
+ * cuckoo_lookup(), inline) or cuckoo_contains() of a table, as the module makes it (a bucket pair
  * and, on a fingerprint match, a key compare). Summary bits and the bits
  * of empty lengths cost no probe, as in the module.
  */
@@ -12,13 +12,13 @@
 static unsigned int probes;
 
 /* prefix_set_match() calls these instead (the Makefile renames its calls). */
-bool counted_lookup(const struct cuckoo *c, const void *key, u32 *val);
+u64 counted_lookup_word(const struct cuckoo *c, const void *key);
 bool counted_contains(const struct cuckoo *c, const void *key);
 
-bool counted_lookup(const struct cuckoo *c, const void *key, u32 *val)
+u64 counted_lookup_word(const struct cuckoo *c, const void *key)
 {
 	probes++;
-	return cuckoo_lookup(c, key, val);
+	return cuckoo_lookup_word(c, key);
 }
 
 bool counted_contains(const struct cuckoo *c, const void *key)
