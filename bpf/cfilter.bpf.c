@@ -163,11 +163,41 @@ static __always_inline void count(__u32 ifindex, enum cfilter_stat stat)
 		s->packets[stat] += 1;
 }
 
+/* Are both hashed bits of address @addr of key type @type set? */
+static __always_inline bool prefilter_hashed(const struct cfilter_prefilter *pf,
+					     __u32 type, const __u8 *addr,
+					     bool v6, __u64 dep, __u32 hshift)
+{
+	__u64 h, i, w;
+
+	if (v6)
+		h = cfilter_prefilter_hash6(type, *(const __u64 *)addr,
+					    *(const __u64 *)(addr + 8));
+	else
+		h = cfilter_prefilter_hash4(type, *(const __u32 *)addr);
+	/* masked, so that a @dep the verifier does not know stays in bounds */
+	i = ((h >> hshift) + dep - 1) & (0xffffffffU >> hshift);
+	w = pf->hashed[i / 64];
+	return w >> (i % 64) & w >> (h % 64) & 1;
+}
+
+/* Is the bit of @addr's block (IPv4: its /24; IPv6: its /32) set? */
+static __always_inline bool prefilter_block(const __u32 *words,
+					    const __u8 *addr, bool v6,
+					    __u64 dep)
+{
+	__u32 a = bpf_ntohl(*(const __u32 *)addr);
+	__u32 k = cfilter_prefilter_block(v6 ? a : a >> 8);
+
+	return words[(k / 32 + dep - 1) & (CFILTER_PREFILTER_BLOCK_WORDS - 1)] >>
+	       (k % 32) & 1;
+}
+
 /*
  * May an entry of the bitmap @b (and key type @type) drop a packet with
- * address @addr? Its /16's bit; then, if exact addresses lie in the /16
- * (and only then: a set of prefixes hashes nothing), its hashed bits. The
- * bits are read at
+ * address @addr? Its /16's bit; then, for what lies in the /16 (and only
+ * for that: a set of prefixes hashes no address), the hashed bits of the
+ * address and the bit of its block. The bits are read at
  * addresses computed from the ready word @dep (1), so that a CPU that
  * reorders loads still reads them after it: the module writes them first.
  */
@@ -178,20 +208,15 @@ static __always_inline bool prefilter_may(const struct cfilter_prefilter *pf,
 {
 	__u32 slot = bpf_ntohs(*(const __u16 *)addr);
 	__u32 sw = ((slot >> 6) + dep - 1) & (CFILTER_PREFILTER_WORDS - 1);
-	__u64 h, i, w;
+	__u32 bit = slot & 63;
 
-	if (pf->bits[b][sw] >> (slot & 63) & 1)
+	if (pf->bits[b][sw] >> bit & 1)
 		return true;
-	if (!(pf->addrs[b][sw] >> (slot & 63) & 1))
-		return false;
-	if (v6)
-		h = cfilter_prefilter_hash6(type, *(const __u64 *)addr,
-					    *(const __u64 *)(addr + 8));
-	else
-		h = cfilter_prefilter_hash4(type, *(const __u32 *)addr);
-	i = (h >> hshift) + dep - 1;
-	w = pf->hashed[i / 64];
-	return w >> (i % 64) & w >> (h % 64) & 1;
+	if (pf->addrs[b][sw] >> bit & 1 &&
+	    prefilter_hashed(pf, type, addr, v6, dep, hshift))
+		return true;
+	return pf->longer[b][sw] >> bit & 1 &&
+	       prefilter_block(pf->blocks[b], addr, v6, dep);
 }
 
 /*
@@ -219,6 +244,11 @@ static __always_inline bool prefilter_passes_of(const struct packet *pkt,
 	hshift = prefilter_hshift;	/* read once: rodata is volatile */
 	if (ready != 1 || pf->hshift != hshift)
 		return false;
+	/*
+	 * The shift as the verifier knows it, a constant: else the compiler
+	 * may shift by the map's copy, equal but unbounded to the verifier.
+	 */
+	barrier_var(hshift);
 	if (prefilter_may(pf, v6 ? CFILTER_PREFILTER_SRC6 : CFILTER_PREFILTER_SRC4,
 			  v6 ? CFILTER_KEY_SRC6 : CFILTER_KEY_SRC4, pkt->saddr,
 			  v6, dep, hshift))

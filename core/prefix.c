@@ -75,13 +75,57 @@ void prefix_set_get_stats(const struct prefix_set *s, struct prefix_stats *st)
 }
 
 /*
- * Writer side: prefix_set_match() misses with no probe but maybe the
- * address table's unless the /16's head word names something else, or a
+ * Writer side: prefix_set_match() misses with no probe but those its head
+ * word's flags send it to unless the word names a member up to /16, or a
  * /0 member is held.
  */
 bool prefix_set_slot_unhashed(const struct prefix_set *s, u32 slot)
 {
-	return (s->sum.head[slot] & ~PREFIX_HEAD_ADDRS) || s->zero;
+	return (s->sum.head[slot] & PREFIX_HEAD_BEST) || s->zero;
+}
+
+/* Writer side: the head word's flag of class @c for /16 @slot. */
+bool prefix_set_slot_class(const struct prefix_set *s, u32 slot, u32 c)
+{
+	return s->sum.head[slot] & PREFIX_HEAD_FLAG(c);
+}
+
+/* Writer side: word @w of class @c's hashed bits; 0 while it has none. */
+u32 prefix_set_class_word(const struct prefix_set *s, u32 c, u32 w)
+{
+	return s->sum.hashed[c] ? s->sum.hashed[c][w] : 0;
+}
+
+/**
+ * prefix_set_member_words() - where a member's hashed bits lie
+ * @s:    the set
+ * @addr: a prefix longer than /16 and shorter than an address, present or
+ *        just gone
+ * @len:  its length
+ * @c:    out: its class (prefix_summary.h)
+ * @w:    out: the words of @c's hashed bits its blocks set, some maybe
+ *        more than once: PREFIX_SUM_BLOCKS_MAX at most
+ *
+ * Writer side.
+ *
+ * Return: how many words; 0 for a member whose class hashes nothing.
+ */
+u32 prefix_set_member_words(const struct prefix_set *s, const u8 *addr,
+			    u32 len, u32 *c, u32 *w)
+{
+	int cl = prefix_class(s, len);
+	u32 n = 1, i, v;
+
+	if (cl < 0 || cl == PREFIX_CLASS_ADDRS)
+		return 0;
+	*c = cl;
+	v = prefix_sum_block(cl, addr);
+	/* a MID member shorter than /24 covers 2^(24 - len) of them */
+	if (cl == PREFIX_CLASS_MID && len < 24)
+		n = 1U << (24 - len);
+	for (i = 0; i < n; i++)
+		w[i] = prefix_sum_hash(v + i) / 32;
+	return n;
 }
 
 /* Writer side: a compact table's addresses are not counted: any /16 may. */

@@ -156,6 +156,15 @@ prefix_set_match(const struct prefix_set *s, const u8 *addr, u32 *tag)
  */
 bool prefix_set_slot_unhashed(const struct prefix_set *s, u32 slot);
 bool prefix_set_slot_addrs(const struct prefix_set *s, u32 slot);
+/*
+ * ... and the summary's flags and hashed bits of the longer prefixes
+ * (prefix_summary.h), which the prefilter copies.
+ */
+bool prefix_set_slot_class(const struct prefix_set *s, u32 slot, u32 c);
+u32 prefix_set_class_word(const struct prefix_set *s, u32 c, u32 w);
+#define PREFIX_SUM_BLOCKS_MAX	128	/* the /24s of a /17 */
+u32 prefix_set_member_words(const struct prefix_set *s, const u8 *addr,
+			    u32 len, u32 *c, u32 *w);
 
 /* Writer side: must every lookup search, whatever its head word says? */
 static inline bool prefix_set_always(const struct prefix_set *s)

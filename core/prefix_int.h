@@ -155,4 +155,20 @@ static __always_inline void prefix_key(const struct prefix_set *s, u32 m,
 /* prefix_write.c */
 void prefix_always(struct prefix_set *s, bool coming);
 
+/*
+ * The summary class that counts a member of length @len; -1 if none does:
+ * members up to /16 are named in the head words instead, and a compact
+ * address table's addresses are unknown.
+ */
+static inline int prefix_class(const struct prefix_set *s, u32 len)
+{
+	if (len <= PREFIX_SUM_SHIFT)
+		return -1;
+	if (len == s->bits)
+		return s->addrs_known ? PREFIX_CLASS_ADDRS : -1;
+	if (len < 32)
+		return PREFIX_CLASS_MID;
+	return len < 64 ? PREFIX_CLASS_DEEP : PREFIX_CLASS_SUBNET;
+}
+
 #endif /* CFILTER_PREFIX_INT_H */

@@ -13,22 +13,6 @@ static bool prefix_same_bits(const u8 *a, const u8 *b, u32 len)
 	return !(len % 8) || !((a[len / 8] ^ b[len / 8]) & (0xff00 >> (len % 8)));
 }
 
-/*
- * The summary class that counts a member of length @len; -1 if none does:
- * members up to /16 are named in the head words instead, and a compact
- * address table's addresses are unknown.
- */
-static int prefix_class(const struct prefix_set *s, u32 len)
-{
-	if (len <= PREFIX_SUM_SHIFT)
-		return -1;
-	if (len == s->bits)
-		return s->addrs_known ? PREFIX_CLASS_ADDRS : -1;
-	if (len < 32)
-		return PREFIX_CLASS_MID;
-	return len < 64 ? PREFIX_CLASS_DEEP : PREFIX_CLASS_SUBNET;
-}
-
 /* Writer side: @addr's entry of length @m, its value into *@val. */
 static int prefix_get(const struct prefix_set *s, u32 m, const u8 *addr,
 		      u32 *val)

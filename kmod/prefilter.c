@@ -37,6 +37,7 @@
  * handover. Before a handover, or once the module lets a map go, its ready
  * word is 0 and the program calls the kfunc for every packet.
  */
+#include <linux/bitops.h>
 #include <linux/bpf.h>
 #include <linux/errno.h>
 #include <linux/file.h>
@@ -67,6 +68,15 @@ static unsigned int cfilter_npf;
 static bool cfilter_pf_always[__CFILTER_PREFILTER_BITS];
 /* Deletes of hashed addresses since the hashed bits were last made. */
 static u64 cfilter_pf_stale;
+/*
+ * Per bitmap: more than half of the bits of its blocks set, as a set of
+ * many blocks fills them, so that a test would spare a packet few calls:
+ * the /16s' flags then set their @bits instead. Counted again with every
+ * bitmap filled, and every CFILTER_PREFILTER_RECOUNT block words written.
+ */
+static bool cfilter_pf_full[__CFILTER_PREFILTER_BITS];
+static u32 cfilter_pf_bwritten[__CFILTER_PREFILTER_BITS];
+#define CFILTER_PREFILTER_RECOUNT	1024
 
 static struct cfilter_prefilter *cfilter_pf_value(struct bpf_map *map)
 {
@@ -101,24 +111,100 @@ static bool cfilter_pf_hashable(const struct cfilter_set *s, u32 n)
 		n * 64 == cfilter_config.prefilter_bits);
 }
 
-/*
- * May @s drop a packet whose address in bitmap @b lies in /16 @slot, other
- * than by an address of an address table (@addrs false) or by one (@addrs
- * true)?
- */
-static bool cfilter_pf_bit(const struct cfilter_set *s, unsigned int b,
-			   u32 slot, bool addrs)
-{
-	unsigned int t = cfilter_pf_type(b);
+/* Which members of a /16 may drop a packet: its bits in each bitmap. */
+enum {
+	CFILTER_PF_ANY		= BIT(0),	/* @bits: any packet of it calls */
+	CFILTER_PF_ADDR		= BIT(1),	/* @addrs: an address */
+	CFILTER_PF_LONGER	= BIT(2),	/* @longer: a prefix with blocks */
+};
 
-	if (addrs)
-		return (s->types & BIT(t)) &&
-		       prefix_set_slot_addrs(s->pfx[t], slot);
+/* Is bitmap @b of IPv6 addresses? Its blocks are /32s, IPv4's /24s. */
+static bool cfilter_pf_v6(unsigned int b)
+{
+	return b == CFILTER_PREFILTER_SRC6 || b == CFILTER_PREFILTER_DST6;
+}
+
+/* What of @s may drop a packet whose address in bitmap @b lies in /16 @slot. */
+static unsigned int cfilter_pf_slot(const struct cfilter_set *s,
+				    unsigned int b, u32 slot)
+{
+	unsigned int t = cfilter_pf_type(b), k = 0;
+	const struct prefix_set *p = s->pfx[t];
+
 	/* A flow holds a source, but the bits keep no count of them. */
 	if ((b == CFILTER_PREFILTER_SRC4 && s->types & BIT(CFILTER_KEY_FLOW4)) ||
 	    (b == CFILTER_PREFILTER_SRC6 && s->types & BIT(CFILTER_KEY_FLOW6)))
-		return true;
-	return (s->types & BIT(t)) && prefix_set_slot_unhashed(s->pfx[t], slot);
+		k |= CFILTER_PF_ANY;
+	if (!(s->types & BIT(t)))
+		return k;
+	if (prefix_set_slot_unhashed(p, slot))
+		k |= CFILTER_PF_ANY;
+	if (prefix_set_slot_addrs(p, slot))
+		k |= CFILTER_PF_ADDR;
+	/*
+	 * IPv6 prefixes of /17 to /31 hash /24s, each with many networks of
+	 * their own: they call.
+	 */
+	if (prefix_set_slot_class(p, slot, PREFIX_CLASS_MID))
+		k |= cfilter_pf_v6(b) || cfilter_pf_full[b] ? CFILTER_PF_ANY :
+							      CFILTER_PF_LONGER;
+	if (prefix_set_slot_class(p, slot, PREFIX_CLASS_DEEP) ||
+	    prefix_set_slot_class(p, slot, PREFIX_CLASS_SUBNET))
+		k |= cfilter_pf_full[b] ? CFILTER_PF_ANY : CFILTER_PF_LONGER;
+	return k;
+}
+
+/*
+ * Word @w of the blocks of bitmap @b as the summary of @s has them: IPv4
+ * /24s, IPv6 /32s (of /32 to /63 and of /64 and longer, in one).
+ */
+static u32 cfilter_pf_block_word(const struct cfilter_set *s, unsigned int b,
+				 u32 w)
+{
+	const struct prefix_set *p = s->pfx[cfilter_pf_type(b)];
+
+	if (!cfilter_pf_v6(b))
+		return prefix_set_class_word(p, PREFIX_CLASS_MID, w);
+	return prefix_set_class_word(p, PREFIX_CLASS_DEEP, w) |
+	       prefix_set_class_word(p, PREFIX_CLASS_SUBNET, w);
+}
+
+/* The maps copy the summary's hashed bits: the same hash, the same words. */
+static_assert(CFILTER_PREFILTER_BLOCK_MUL == PREFIX_SUM_HASH &&
+	      CFILTER_PREFILTER_BLOCK_WORDS == PREFIX_SUM_WORDS);
+
+/* Counts cfilter_pf_full[@b] from @s: true if it changed. */
+static bool cfilter_pf_count_full(const struct cfilter_set *s, unsigned int b)
+{
+	bool full;
+	u32 w, n = 0;
+
+	cfilter_pf_bwritten[b] = 0;
+	for (w = 0; w < CFILTER_PREFILTER_BLOCK_WORDS; w++)
+		n += hweight32(cfilter_pf_block_word(s, b, w));
+	full = n > CFILTER_PREFILTER_BLOCK_WORDS * 32 / 2;
+	if (full == cfilter_pf_full[b])
+		return false;
+	cfilter_pf_full[b] = full;
+	return true;
+}
+
+/* Words @w (@n of them) of the blocks of bitmap @b in maps @m0 on; @or: added. */
+static void cfilter_pf_store_blocks(const struct cfilter_set *s, unsigned int b,
+				    const u32 *w, u32 n, bool or,
+				    unsigned int m0)
+{
+	unsigned int m;
+	u32 i, v;
+
+	for (i = 0; i < n; i++) {
+		v = cfilter_pf_block_word(s, b, w[i]);
+		for (m = m0; m < cfilter_npf; m++) {
+			u32 *word = &cfilter_pf_value(cfilter_pf[m])->blocks[b][w[i]];
+
+			WRITE_ONCE(*word, or ? *word | v : v);
+		}
+	}
 }
 
 /* Sets in @words (@n of them) the hashed bits of address @addr of type @t. */
@@ -211,46 +297,63 @@ static void cfilter_pf_hash_fill(const struct cfilter_set *s, bool or,
 		cfilter_pf_stale = 0;
 }
 
+/* @v into the bits @mask of word @w; @or keeps the bits there. */
+static void cfilter_pf_put(__u64 *w, u64 mask, u64 v, bool or)
+{
+	WRITE_ONCE(*w, (or ? *w : *w & ~mask) | v);
+}
+
 /*
  * Writes the bits of slots @first..@first+@n-1 of bitmap @b, and of its
- * addresses' bitmap, in maps @m0 on; @or keeps the bits there.
+ * addresses' and its longer prefixes' bitmaps, in maps @m0 on; @or keeps
+ * the bits there.
  */
 static void cfilter_pf_store(const struct cfilter_set *s, unsigned int b,
 			     u32 first, u32 n, bool or, unsigned int m0)
 {
 	while (n) {
-		u32 at = first % 64, k = min(n, 64 - at), i;
+		u32 at = first % 64, k = min(n, 64 - at), i, w = first / 64;
 		u64 mask = (k == 64 ? ~0ULL : BIT_ULL(k) - 1) << at;
-		u64 bits = 0, addrs = 0, v;
-		unsigned int m;
+		u64 bits = 0, addrs = 0, longer = 0, v;
+		unsigned int m, kinds;
 
 		for (i = 0; i < k; i++) {
-			if (cfilter_pf_bit(s, b, first + i, false))
+			kinds = cfilter_pf_slot(s, b, first + i);
+			if (kinds & CFILTER_PF_ANY)
 				bits |= BIT_ULL(at + i);
-			if (cfilter_pf_bit(s, b, first + i, true))
+			if (kinds & CFILTER_PF_ADDR)
 				addrs |= BIT_ULL(at + i);
+			if (kinds & CFILTER_PF_LONGER)
+				longer |= BIT_ULL(at + i);
 		}
 		for (m = m0; m < cfilter_npf; m++) {
 			struct cfilter_prefilter *pf = cfilter_pf_value(cfilter_pf[m]);
-			__u64 *w = &pf->bits[b][first / 64];
-			__u64 *a = &pf->addrs[b][first / 64];
 
 			/* addresses the map's hashed bits lack: any may drop */
 			v = cfilter_pf_hashable(s, cfilter_pf_hwords(cfilter_pf[m])) ?
 			    bits : bits | addrs;
-			WRITE_ONCE(*w, (or ? *w : *w & ~mask) | v);
-			WRITE_ONCE(*a, (or ? *a : *a & ~mask) | addrs);
+			cfilter_pf_put(&pf->bits[b][w], mask, v, or);
+			cfilter_pf_put(&pf->addrs[b][w], mask, addrs, or);
+			cfilter_pf_put(&pf->longer[b][w], mask, longer, or);
 		}
 		first += k;
 		n -= k;
 	}
 }
 
-/* Every bit of bitmap @b in maps @m0 on. */
+/* Every bit of bitmap @b in maps @m0 on: its blocks, then its /16s. */
 static void cfilter_pf_fill_bits(const struct cfilter_set *s, unsigned int b,
 				 bool or, unsigned int m0)
 {
+	u32 w[64], i;
+
 	cfilter_pf_always[b] = prefix_set_always(s->pfx[cfilter_pf_type(b)]);
+	cfilter_pf_count_full(s, b);
+	for (i = 0; i < CFILTER_PREFILTER_BLOCK_WORDS; i++) {
+		w[i % 64] = i;
+		if (i % 64 == 63)
+			cfilter_pf_store_blocks(s, b, w, 64, or, m0);
+	}
 	cfilter_pf_store(s, b, 0, CFILTER_PREFILTER_SLOTS, or, m0);
 }
 
@@ -330,6 +433,26 @@ void cfilter_prefilter_changed(const struct cfilter_set *s, unsigned int t,
 	if (prefix_set_always(s->pfx[t]) != cfilter_pf_always[b]) {
 		cfilter_pf_fill_bits(s, b, false, 0);
 		return;
+	}
+	/*
+	 * A longer prefix's blocks before its /16's flags: a packet that sees
+	 * the flag then finds an added prefix's bits; after a delete, a flag
+	 * not yet cleared leads to bits where no member is left.
+	 */
+	if (len > 16 && len < 8 * cfilter_ktypes[t].addr_len) {
+		u32 w[PREFIX_SUM_BLOCKS_MAX], c, n;
+
+		n = prefix_set_member_words(s->pfx[t], addr, len, &c, w);
+		/* IPv6 /17 to /31: the /16's bits alone (cfilter_pf_slot()) */
+		if (cfilter_pf_v6(b) && c == PREFIX_CLASS_MID)
+			n = 0;
+		cfilter_pf_store_blocks(s, b, w, n, false, 0);
+		cfilter_pf_bwritten[b] += n;
+		if (cfilter_pf_bwritten[b] >= CFILTER_PREFILTER_RECOUNT &&
+		    cfilter_pf_count_full(s, b)) {
+			cfilter_pf_fill_bits(s, b, false, 0);
+			return;
+		}
 	}
 	/* The /16s the member spans: one, or all those under a short prefix. */
 	span = len >= 16 ? 1 : 1U << (16 - len);

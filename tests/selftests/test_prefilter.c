@@ -2,13 +2,16 @@
 /*
  * The programs' prefilter (CFILTER_IOC_PREFILTER, struct cfilter_prefilter):
  * the module keeps a bit per source /16, and one per destination /16, in
- * each map it is handed, set exactly where a member other than an exact
- * address may drop a packet, and a hashed bit for each exact address, set
- * whenever it is held and cleared once deletes left enough behind, through
- * adds, deletes, replaces and clears; it refuses maps of another shape, maps whose value
- * holds fields the BPF core owns (timers, locks, kptrs), descriptors that
- * may not write the map and callers without CAP_NET_ADMIN, and keeps a bounded number of maps, dropping
- * those no program holds any more, and lets them all go when unloaded.
+ * each map it is handed, set exactly where a member up to /16 (or a flow)
+ * may drop a packet; a hashed bit for each address, set whenever it is
+ * held and cleared once deletes left enough behind; and the /16 flags and
+ * block bits of longer prefixes as the prefix set's summary has them,
+ * through adds, deletes, replaces and clears (and in compact mode a
+ * record of the addresses added). It refuses maps of another shape, maps
+ * whose value holds fields the BPF core owns (timers, locks, kptrs),
+ * descriptors that may not write the map and callers without
+ * CAP_NET_ADMIN, and keeps a bounded number of maps, dropping those no
+ * program holds any more, and lets them all go when unloaded.
  * The programs' use of the bits is tested in test_xdp and pkt_fuzz (their
  * programs read them).
  */
@@ -133,6 +136,36 @@ static int nabits(const struct cfilter_prefilter *pf)
 	return n;
 }
 
+/* The /16 flag of longer prefixes (IPv4 /17 to /31, IPv6 /32 on). */
+static bool lbit(const struct cfilter_prefilter *pf, unsigned int b,
+		 unsigned int slot)
+{
+	return pf->longer[b][slot / 64] >> (slot % 64) & 1;
+}
+
+/* The bit of block @v: a /24's first 24 bits (IPv4), a /32's (IPv6). */
+static bool blk(const struct cfilter_prefilter *pf, unsigned int b, __u32 v)
+{
+	__u32 k = cfilter_prefilter_block(v);
+
+	return pf->blocks[b][k / 32] >> (k % 32) & 1;
+}
+
+/* The set /16 flags and block bits of longer prefixes, every bitmap. */
+static int nlonger(const struct cfilter_prefilter *pf)
+{
+	unsigned int b, i;
+	int n = 0;
+
+	for (b = 0; b < __CFILTER_PREFILTER_BITS; b++) {
+		for (i = 0; i < CFILTER_PREFILTER_WORDS; i++)
+			n += __builtin_popcountll(pf->longer[b][i]);
+		for (i = 0; i < CFILTER_PREFILTER_BLOCK_WORDS; i++)
+			n += __builtin_popcount(pf->blocks[b][i]);
+	}
+	return n;
+}
+
 /* The set address bits of bitmap @b. */
 static int nabits_of(const struct cfilter_prefilter *pf, unsigned int b)
 {
@@ -223,17 +256,66 @@ TEST_F(prefilter, source_addresses_set_their_hashed_bit)
 	EXPECT_TRUE(abit(self->pf, S4, 10 << 8 | 1));
 	EXPECT_TRUE(abit(self->pf, S6, 0x2001));
 
-	/* A prefix in the same /16 sets the /16's bit. */
+	/*
+	 * A /24 in the same /16 sets the /16's flag of /17 to /31 and its
+	 * block's bit, not the /16's bit.
+	 */
 	ADD(SRC4, "10.1.200.0/24");
 	DEL(SRC4, "10.1.2.3");
 	read_map(_metadata, self);
-	EXPECT_TRUE(bit(self->pf, S4, 10 << 8 | 1));
+	EXPECT_FALSE(bit(self->pf, S4, 10 << 8 | 1));
+	EXPECT_TRUE(lbit(self->pf, S4, 10 << 8 | 1));
+	EXPECT_TRUE(blk(self->pf, S4, 10 << 16 | 1 << 8 | 200));
+	EXPECT_EQ(2, nlonger(self->pf));
 	EXPECT_FALSE(abit(self->pf, S4, 10 << 8 | 1));	/* the last address went */
 	EXPECT_TRUE(hbit(self->pf, CFILTER_KEY_SRC6, "2001:db8::1"));
 	DEL(SRC4, "10.1.200.0/24");
 	DEL(SRC6, "2001:db8::1");
 	read_map(_metadata, self);
 	EXPECT_EQ(0, nbits(self->pf, S4));
+	EXPECT_EQ(0, nbits(self->pf, S6));
+	EXPECT_EQ(0, nlonger(self->pf));
+}
+
+/*
+ * Longer prefixes set their /16's flag and the bits of their blocks: an
+ * IPv4 /17 its 128 /24s, IPv6 /32 and longer their /32; the flag and a
+ * block's bit go with the last prefix there. IPv6 /17 to /31 set their
+ * /16's bit.
+ */
+TEST_F(prefilter, longer_prefixes_set_their_blocks)
+{
+	unsigned int i;
+
+	ADD(SRC4, "10.2.128.0/17");
+	ADD(SRC6, "2001:db8:1::/48");
+	ADD(SRC6, "2001:db8:2::/64");
+	ADD(SRC6, "2001:db9:7::/48");
+	ADD(SRC6, "2400:c000::/20");
+	read_map(_metadata, self);
+	EXPECT_EQ(0, nbits(self->pf, S4));
+	EXPECT_EQ(1, nbits(self->pf, S6));
+	EXPECT_TRUE(bit(self->pf, S6, 0x2400));
+	EXPECT_FALSE(lbit(self->pf, S6, 0x2400));
+	EXPECT_TRUE(lbit(self->pf, S4, 10 << 8 | 2));
+	for (i = 0; i < 256; i++)
+		EXPECT_EQ(i >= 128, blk(self->pf, S4, 10 << 16 | 2 << 8 | i))
+			TH_LOG("10.2.%u.0/24", i);
+	EXPECT_TRUE(lbit(self->pf, S6, 0x2001));
+	EXPECT_TRUE(blk(self->pf, S6, 0x20010db8));
+	EXPECT_TRUE(blk(self->pf, S6, 0x20010db9));
+	DEL(SRC6, "2001:db8:1::/48");
+	read_map(_metadata, self);
+	EXPECT_TRUE(blk(self->pf, S6, 0x20010db8));	/* the /64 is there */
+	DEL(SRC6, "2001:db8:2::/64");
+	read_map(_metadata, self);
+	EXPECT_FALSE(blk(self->pf, S6, 0x20010db8));
+	EXPECT_TRUE(lbit(self->pf, S6, 0x2001));
+	DEL(SRC6, "2001:db9:7::/48");
+	DEL(SRC4, "10.2.128.0/17");
+	DEL(SRC6, "2400:c000::/20");
+	read_map(_metadata, self);
+	EXPECT_EQ(0, nlonger(self->pf));
 	EXPECT_EQ(0, nbits(self->pf, S6));
 }
 
@@ -311,6 +393,50 @@ TEST_F(prefilter, short_prefixes_mark_every_slash_16_they_cover)
 	EXPECT_EQ(16, nbits(self->pf, S6));
 }
 
+#define FULL_BLOCKS	50000
+
+/*
+ * Blocks that set more than half their bits would spare few calls: their
+ * /16s' bits are set instead of their flags, and their flags again once
+ * deletes bring the bits under half.
+ */
+TEST_F(prefilter, full_blocks_set_the_bits_of_their_slash_16s)
+{
+	struct cfilter_key *keys = calloc(FULL_BLOCKS, sizeof(*keys));
+	__s32 *res = calloc(FULL_BLOCKS, sizeof(*res));
+	struct cfilter_batch bt;
+	unsigned int i;
+	int n = 0;
+
+	ASSERT_NE(NULL, keys);
+	ASSERT_NE(NULL, res);
+	for (i = 0; i < FULL_BLOCKS; i++) {	/* 10.0.0.0/24 on, one /24 each */
+		keys[i] = key_of(CFILTER_KEY_SRC4, "10.0.0.0/24");
+		keys[i].saddr[1] = i >> 8;
+		keys[i].saddr[2] = i;
+	}
+	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_ADD, keys, res,
+			      FULL_BLOCKS, &bt));
+	ASSERT_EQ((__u32)FULL_BLOCKS, bt.first_error);
+	read_map(_metadata, self);
+	EXPECT_EQ((FULL_BLOCKS + 255) / 256, nbits(self->pf, S4));
+	EXPECT_TRUE(bit(self->pf, S4, 10 << 8 | 100));
+	for (i = 0; i < SLOTS; i++)
+		n += lbit(self->pf, S4, i);
+	EXPECT_EQ(0, n);
+
+	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_DEL, keys, res,
+			      FULL_BLOCKS - 5000, &bt));
+	read_map(_metadata, self);
+	EXPECT_EQ(0, nbits(self->pf, S4));
+	EXPECT_TRUE(lbit(self->pf, S4, 10 << 8 | (FULL_BLOCKS - 1) >> 8));
+	EXPECT_FALSE(lbit(self->pf, S4, 10 << 8 | 100));
+	EXPECT_TRUE(blk(self->pf, S4, 10 << 16 | (FULL_BLOCKS - 1)));
+	EXPECT_FALSE(blk(self->pf, S4, 10 << 16 | 100 << 8));
+	free(res);
+	free(keys);
+}
+
 /* Destination entries mark bitmaps of their own. */
 TEST_F(prefilter, destination_keys_mark_the_destination_bits)
 {
@@ -321,17 +447,23 @@ TEST_F(prefilter, destination_keys_mark_the_destination_bits)
 	read_map(_metadata, self);
 	EXPECT_TRUE(hbit(self->pf, CFILTER_KEY_DST4, "10.0.0.1"));
 	EXPECT_GE(2, nhashed(self->pf));
-	EXPECT_EQ(1, nbits(self->pf, D4));
-	EXPECT_TRUE(bit(self->pf, D4, 10 << 8));
-	EXPECT_EQ(17, nbits(self->pf, D6));
-	EXPECT_TRUE(bit(self->pf, D6, 0x2001));
+	EXPECT_EQ(0, nbits(self->pf, D4));
+	EXPECT_TRUE(lbit(self->pf, D4, 10 << 8));
+	EXPECT_TRUE(blk(self->pf, D4, 10 << 16));
+	EXPECT_EQ(16, nbits(self->pf, D6));
+	EXPECT_TRUE(lbit(self->pf, D6, 0x2001));
+	EXPECT_TRUE(blk(self->pf, D6, 0x20010db8));
 	EXPECT_TRUE(bit(self->pf, D6, 0x240f));
 	EXPECT_EQ(0, nbits(self->pf, S4) + nbits(self->pf, S6));
+	EXPECT_FALSE(lbit(self->pf, S4, 10 << 8));
 	DEL(DST4, "10.0.0.0/24");
 	DEL(DST6, "2400::/12");
 	read_map(_metadata, self);
 	EXPECT_EQ(0, nbits(self->pf, D4));
-	EXPECT_EQ(1, nbits(self->pf, D6));
+	EXPECT_FALSE(lbit(self->pf, D4, 10 << 8));
+	EXPECT_FALSE(blk(self->pf, D4, 10 << 16));
+	EXPECT_EQ(0, nbits(self->pf, D6));
+	EXPECT_TRUE(lbit(self->pf, D6, 0x2001));
 }
 
 /* A flow is looked up by its whole 5-tuple: every source bit of its family. */
@@ -358,6 +490,7 @@ TEST_F(prefilter, allow_keys_mark_nothing)
 	ADD(ALLOW6, "2001:db8::/32");
 	read_map(_metadata, self);
 	EXPECT_EQ(0, nbits_but(self->pf, __CFILTER_PREFILTER_BITS));
+	EXPECT_EQ(0, nlonger(self->pf));
 }
 
 TEST_F(prefilter, a_replace_brings_the_new_sets_bits_only)
@@ -374,13 +507,15 @@ TEST_F(prefilter, a_replace_brings_the_new_sets_bits_only)
 	req.key = key_of(CFILTER_KEY_SRC4, "172.17.0.0/16");
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req));
 	read_map(_metadata, self);
-	EXPECT_EQ(1, nbits(self->pf, S4));	/* staged: not yet */
+	EXPECT_EQ(0, nbits(self->pf, S4));	/* staged: not yet */
+	EXPECT_TRUE(lbit(self->pf, S4, 10 << 8 | 1));
 	EXPECT_TRUE(hbit(self->pf, CFILTER_KEY_SRC4, "10.9.9.9"));
 	EXPECT_GE(2, nhashed(self->pf));
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
 	read_map(_metadata, self);
 	EXPECT_EQ(1, nbits(self->pf, S4));
 	EXPECT_TRUE(bit(self->pf, S4, 172 << 8 | 17));
+	EXPECT_EQ(0, nlonger(self->pf));	/* the old set's /24 went */
 	EXPECT_TRUE(hbit(self->pf, CFILTER_KEY_SRC4, "172.16.0.1"));
 	EXPECT_GE(2, nhashed(self->pf));	/* the old set's are gone */
 	EXPECT_FALSE(hbit(self->pf, CFILTER_KEY_SRC4, "10.9.9.9"));
@@ -408,7 +543,7 @@ TEST_F(prefilter, a_late_map_is_filled)
 	self->map = late;
 	read_map(_metadata, self);
 	EXPECT_EQ(1, nbits(self->pf, S4));
-	EXPECT_EQ(1, nbits(self->pf, S6));
+	EXPECT_EQ(1, nbits(self->pf, S6));	/* an IPv6 /29: its /16's bit */
 	EXPECT_TRUE(bit(self->pf, S6, 0x2a00));
 	EXPECT_TRUE(hbit(self->pf, CFILTER_KEY_SRC4, "10.1.2.3"));
 	EXPECT_TRUE(hbit(self->pf, CFILTER_KEY_DST6, "2a00:1450::99"));
@@ -569,7 +704,7 @@ TEST_F(prefilter, maps_with_fields_the_bpf_core_owns_are_refused)
 		close(m);
 	}
 	read_map(_metadata, self);
-	EXPECT_TRUE(bit(self->pf, S4, 10 << 8));
+	EXPECT_TRUE(lbit(self->pf, S4, 10 << 8));
 }
 
 /* The map of @fd again, through its id, opened with @flags (BPF_F_RDONLY). */

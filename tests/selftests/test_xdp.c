@@ -307,6 +307,32 @@ static int write_prefilter(__u64 ready, __u64 hshift, unsigned int b,
 	return bpf_map_update_elem(prefilter_fd, &zero, pf, 0) ? errno : 0;
 }
 
+/*
+ * The test's prefilter with, for @addr in bitmap @b, the bit of its block
+ * (IPv4: its /24, IPv6: its /32), and its /16's flag of longer prefixes
+ * if @flag.
+ */
+static int set_block(unsigned int b, const char *addr, bool flag)
+{
+	static __u64 value[PF_SIZE / 8];
+	struct cfilter_prefilter *pf = (struct cfilter_prefilter *)value;
+	bool v6 = b == CFILTER_PREFILTER_SRC6 || b == CFILTER_PREFILTER_DST6;
+	__u32 zero = 0, slot, v, k;
+	__u8 a[16];
+
+	memset(value, 0, sizeof(value));
+	pf->ready = 1;
+	pf->hshift = PF_HSHIFT;
+	inet_pton(v6 ? AF_INET6 : AF_INET, addr, a);
+	slot = a[0] << 8 | a[1];
+	v = (__u32)a[0] << 24 | a[1] << 16 | a[2] << 8 | a[3];
+	k = cfilter_prefilter_block(v6 ? v : v >> 8);
+	pf->blocks[b][k / 32] |= 1U << k % 32;
+	if (flag)
+		pf->longer[b][slot / 64] |= 1ULL << slot % 64;
+	return bpf_map_update_elem(prefilter_fd, &zero, pf, 0) ? errno : 0;
+}
+
 static int set_prefilter(__u64 ready, unsigned int b, const char *addr)
 {
 	return write_prefilter(ready, PF_HSHIFT, b, addr, false, 0);
@@ -381,6 +407,16 @@ TEST_F(xdp, the_prefilter_bits_decide_the_call)
 		EXPECT_DROP(&f, f.len, "hshift not yet seen: the module decides");
 		ASSERT_EQ(0, set_hashed(PF_HSHIFT - 1, fam[i].src, NULL));
 		EXPECT_DROP(&f, f.len, "hshift of a larger map: the module decides");
+		/* the blocks of longer prefixes: IPv4 /24s, IPv6 /32s */
+		ASSERT_EQ(0, set_block(fam[i].src, fam[i].blocked, true));
+		EXPECT_DROP(&f, f.len, "its block's bit set, and its /16's flag");
+		ASSERT_EQ(0, set_block(fam[i].src, fam[i].blocked, false));
+		EXPECT_PASS(&f, f.len, "its block's bit set, its /16's flag clear");
+		ASSERT_EQ(0, set_block(fam[i].src, fam[i].same16, true));
+		EXPECT_PASS(&f, f.len, "another block's bit set in its /16");
+		ASSERT_EQ(0, set_block(fam[i].dst, fam[i].af == AF_INET ?
+				       IPV4_DADDR : IPV6_DADDR, true));
+		EXPECT_DROP(&f, f.len, "its destination's block bit and flag set");
 	}
 }
 

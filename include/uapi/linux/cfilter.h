@@ -420,12 +420,17 @@ struct cfilter_match_req {
  * The programs' prefilter (docs/uapi.md, "The prefilter maps"): per family
  * a bit per /16 of source addresses and one per /16 of destination
  * addresses (@bits), set while the live set may drop a packet there through
- * a member other than an exact table's address; the same for those
- * addresses (@addrs); and hashed bits, two set for each such address
- * (cfilter_prefilter_hash() and cfilter_prefilter_hbits()). The module
- * writes them from CFILTER_IOC_PREFILTER on, and @ready says it does.
+ * a member up to /16 (IPv6: up to /31) or any flow; the same for
+ * addresses (@addrs), and for longer prefixes (@longer: IPv4 /17 to /31,
+ * IPv6 /32 and longer); hashed bits, two set for each address
+ * (cfilter_prefilter_hash() and cfilter_prefilter_hbits()); and a bit per
+ * hashed block, an IPv4 /24 or an IPv6 /32, with a longer prefix in or
+ * over it (@blocks, cfilter_prefilter_block()). The module writes them
+ * from CFILTER_IOC_PREFILTER on, and @ready says it does.
  */
 #define CFILTER_PREFILTER_WORDS	(65536 / 64)
+/* The 32-bit words of a kind of hashed blocks: 65536 bits. */
+#define CFILTER_PREFILTER_BLOCK_WORDS	(65536 / 32)
 
 /* The bitmaps of struct cfilter_prefilter. */
 enum cfilter_prefilter_bits {
@@ -465,8 +470,23 @@ struct cfilter_prefilter {
 	__u64	hshift;
 	__u64	bits[__CFILTER_PREFILTER_BITS][CFILTER_PREFILTER_WORDS];
 	__u64	addrs[__CFILTER_PREFILTER_BITS][CFILTER_PREFILTER_WORDS];
+	__u64	longer[__CFILTER_PREFILTER_BITS][CFILTER_PREFILTER_WORDS];
+	__u32	blocks[__CFILTER_PREFILTER_BITS][CFILTER_PREFILTER_BLOCK_WORDS];
 	__u64	hashed[];
 };
+
+/*
+ * The bit of @blocks for block @v: an IPv4 address's first 24 bits (its
+ * /24) or an IPv6 address's first 32 (its /32) as a number. The module's
+ * prefix sets hash their blocks alike (core/prefix_summary.h), and the
+ * map copies them.
+ */
+#define CFILTER_PREFILTER_BLOCK_MUL	0x61c88647U
+
+static __inline__ __u32 cfilter_prefilter_block(__u32 v)
+{
+	return (__u32)(v * CFILTER_PREFILTER_BLOCK_MUL) >> 16;
+}
 
 /*
  * The hash of an address of key type @type (CFILTER_KEY_SRC4 ...): @a is
