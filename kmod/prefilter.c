@@ -6,12 +6,16 @@
  * a fraction of the call. Per family:
  * - a bit per /16 of source addresses, and one per /16 of destination
  *   addresses: the head word test of the source (or destination) prefix
- *   set (prefix.h) for the /16, leaving out its exact table's addresses;
- * - the same two for those addresses (the head word's address flag);
- * - hashed bits, one set per address of an exact table (either family,
+ *   set (prefix.h) for the /16, leaving out its addresses and its longer
+ *   prefixes (IPv4 /17 to /31, IPv6 /32 on);
+ * - the same two for those addresses (the head word's address flag), and
+ *   for those longer prefixes (its class flags), with a copy of the
+ *   summary's hashed bits of their blocks (IPv4 /24s, IPv6 /32s);
+ * - hashed bits, two set per address of an exact table (either family,
  *   source or destination), sized by the loader to the set it expects.
  * A packet calls the kfunc if its address's /16 bit is set, or both its
- * /16's address bit and its hashed bit are: most packets hash nothing.
+ * /16's address bit and its hashed bits are, or its /16's bit of longer
+ * prefixes and its block's bit: most packets hash nothing.
  * Any flow key of a family sets every source /16 bit of that family: flows
  * are looked up by the whole 5-tuple, and the bits keep no count of their
  * sources. Allow entries set none; they only lift a drop. A compact table
