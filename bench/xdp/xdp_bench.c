@@ -189,8 +189,8 @@ static void print_header(const struct opts *o, __u32 hbits)
 	       "at load), filling the LPM trie, or creating a preallocated map (hash, Bloom);\n"
 	       "own count: the module's (TYPE_INFO memory_bytes, its tables) or the map's memlock (on 6.1 an\n"
 	       "estimate, key and value bytes times entries, not what the map allocates);\n"
-	       "cfilter's rows add its program's prefilter map to both (%.0f KiB kernel mem: a bit per /16\n"
-	       "and %u hashed bits, as cfctl attach sizes them for %u addresses)\n",
+	       "cfilter's rows add its program's prefilter map to both (%.0f KiB kernel mem: bits per /16,\n"
+	       "the blocks of longer prefixes, and %u hashed bits, as cfctl attach sizes them for %u addresses)\n",
 	       prefilter_mem / 1024.0, hbits, o->keys);
 	printf("TCG models no cache: time here follows the instructions run, and a load costs about the same\n"
 	       "whether real hardware would find it in L1 or in DRAM (a random bit of a 2 MiB bitmap is a\n"
