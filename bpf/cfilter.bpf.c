@@ -44,9 +44,10 @@ struct {
 } cfilter_stats SEC(".maps");
 
 /*
- * The prefilter (struct cfilter_prefilter): a bit per /16 of sources and
- * destinations and hashed bits of addresses, kept by the module once the
- * loader hands the map over (cfctl does). Its value is the struct and
+ * The prefilter (struct cfilter_prefilter): bits per /16 of sources and
+ * destinations, the blocks of longer prefixes and hashed bits of
+ * addresses, kept by the module once the loader hands the map over (cfctl
+ * does). Its value is the struct and
  * 2^(32 - prefilter_hshift) hashed bits: a loader that expects more keys
  * sets both larger. Not pinned: each program has its own, and one the
  * module does not keep reads as not ready. Only the module writes it, yet

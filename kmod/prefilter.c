@@ -11,8 +11,8 @@
  * - the same two for those addresses (the head word's address flag), and
  *   for those longer prefixes (its class flags), with a copy of the
  *   summary's hashed bits of their blocks (IPv4 /24s, IPv6 /32s);
- * - hashed bits, two set per address of an exact table (either family,
- *   source or destination), sized by the loader to the set it expects.
+ * - hashed bits, two set per address (either family, source or
+ *   destination), sized by the loader to the set it expects.
  * A packet calls the kfunc if its address's /16 bit is set, or both its
  * /16's address bit and its hashed bits are, or its /16's bit of longer
  * prefixes and its block's bit: most packets hash nothing.
@@ -211,16 +211,6 @@ static void cfilter_pf_store_blocks(const struct cfilter_set *s, unsigned int b,
 	}
 }
 
-/* Sets in @words (@n of them) the hashed bits of address @addr of type @t. */
-static void cfilter_pf_hset(u64 *words, u32 n, unsigned int t, const u8 *addr)
-{
-	u32 h = cfilter_prefilter_hash(t, addr, cfilter_ktypes[t].addr_len == 16);
-	u32 hshift = 32 - ilog2(n * 64);
-	u64 *w = &words[(h >> hshift) / 64];
-
-	WRITE_ONCE(*w, *w | cfilter_prefilter_hbits(h, hshift));
-}
-
 /*
  * Sets in @words (@n of them) the hashed bits of every address of @s: of
  * an exact table, from its addresses; of a compact one, its set's record,
@@ -257,7 +247,7 @@ static void cfilter_pf_hash_set(const struct cfilter_set *s, u64 *words, u32 n)
 			if (got < 0)
 				break;
 			for (i = 0; i < got; i++)
-				cfilter_pf_hset(words, n, t, buf + i * rec);
+				cfilter_hashed_set(words, n, t, buf + i * rec);
 			cond_resched();
 		}
 	}
@@ -415,9 +405,9 @@ void cfilter_prefilter_changed(const struct cfilter_set *s, unsigned int t,
 	if (len == 8 * cfilter_ktypes[t].addr_len) {
 		if (add) {
 			for (m = 0; m < cfilter_npf; m++)
-				cfilter_pf_hset(cfilter_pf_value(cfilter_pf[m])->hashed,
-						cfilter_pf_hwords(cfilter_pf[m]),
-						t, addr);
+				cfilter_hashed_set(cfilter_pf_value(cfilter_pf[m])->hashed,
+						   cfilter_pf_hwords(cfilter_pf[m]),
+						   t, addr);
 		} else if (cfilter_config.mode == CFILTER_MODE_EXACT &&
 			   ++cfilter_pf_stale > cfilter_pf_hashed_keys(s) / 2 +
 			   CFILTER_PREFILTER_STALE_MIN) {
@@ -462,26 +452,6 @@ void cfilter_prefilter_changed(const struct cfilter_set *s, unsigned int t,
 	span = len >= 16 ? 1 : 1U << (16 - len);
 	first = ((u32)addr[0] << 8 | addr[1]) & ~(span - 1);
 	cfilter_pf_store(s, b, first, span, false, 0);
-}
-
-/**
- * cfilter_prefilter_record() - compact mode: note an address added to @s
- * @s:    a set with a record (set.h), live or staged; caller holds
- *        cfilter_lock
- * @t:    its key type
- * @addr: the address
- */
-void cfilter_prefilter_record(struct cfilter_set *s, unsigned int t,
-			      const u8 *addr)
-{
-	unsigned int b;
-
-	lockdep_assert_held(&cfilter_lock);
-	/* allow entries, which only lift a drop, have no bits */
-	for (b = 0; b < __CFILTER_PREFILTER_BITS; b++)
-		if (cfilter_pf_type(b) == t)
-			cfilter_pf_hset(s->hashed,
-					cfilter_config.prefilter_bits / 64, t, addr);
 }
 
 /* A new live set (@s, before it is published): its bits join the old. */

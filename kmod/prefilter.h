@@ -10,8 +10,6 @@ struct cfilter_set;
 int cfilter_prefilter_add(int fd);
 void cfilter_prefilter_changed(const struct cfilter_set *s, unsigned int t,
 			       const u8 *addr, u32 len, bool add);
-void cfilter_prefilter_record(struct cfilter_set *s, unsigned int t,
-			      const u8 *addr);
 void cfilter_prefilter_swap(const struct cfilter_set *s);
 void cfilter_prefilter_settle(void);
 void cfilter_prefilter_release(void);

@@ -14,7 +14,6 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "prefilter.h"
 #include "set.h"
 
 struct cfilter_set __rcu *cfilter_live;
@@ -172,9 +171,15 @@ int cfilter_set_insert(struct cfilter_set *s, const struct cfilter_ktype *f,
 		err = prefix_set_insert(s->pfx[t], packed, len, tag);
 	else
 		err = cuckoo_insert_val(s->flow[t], packed, tag);
-	/* compact: -EEXIST for a fingerprint another key has, which matches */
-	if (s->hashed && (!err || err == -EEXIST) && len == 8 * f->addr_len)
-		cfilter_prefilter_record(s, t, packed);
+	/*
+	 * The record of compact mode's addresses, for the prefilter: -EEXIST
+	 * too, for a fingerprint another key has, which now matches. Allow
+	 * entries only lift a drop: the prefilter keeps no bits of theirs.
+	 */
+	if (s->hashed && (!err || err == -EEXIST) && len == 8 * f->addr_len &&
+	    t != CFILTER_KEY_ALLOW4 && t != CFILTER_KEY_ALLOW6)
+		cfilter_hashed_set(s->hashed, cfilter_config.prefilter_bits / 64,
+				   t, packed);
 	if (!err)
 		cfilter_set_count(s, t, s->nkeys[t] + 1);
 	return err;

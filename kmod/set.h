@@ -21,6 +21,7 @@
 
 #include <linux/compiler.h>
 #include <linux/list.h>
+#include <linux/log2.h>
 #include <linux/rcupdate.h>
 #include <linux/types.h>
 
@@ -82,6 +83,21 @@ struct cfilter_set {
 	bool			hashed_lost;
 	unsigned long		nkeys[__CFILTER_KEY_MAX] ____cacheline_aligned;
 };
+
+/*
+ * Sets in @words (@n of them, a power of two) the two hashed bits of
+ * address @addr of type @t (struct cfilter_prefilter's @hashed): in a
+ * program's prefilter map (prefilter.c), or in compact mode's record.
+ */
+static inline void cfilter_hashed_set(u64 *words, u32 n, unsigned int t,
+				      const u8 *addr)
+{
+	u32 h = cfilter_prefilter_hash(t, addr, cfilter_ktypes[t].addr_len == 16);
+	u32 hshift = 32 - ilog2(n * 64);
+	u64 *w = &words[(h >> hshift) / 64];
+
+	WRITE_ONCE(*w, *w | cfilter_prefilter_hbits(h, hshift));
+}
 
 /* The set packets are filtered with; see the locking rules above. */
 extern struct cfilter_set __rcu *cfilter_live;
