@@ -114,15 +114,13 @@ u32 prefix_set_member_words(const struct prefix_set *s, const u8 *addr,
 			    u32 len, u32 *c, u32 *w)
 {
 	int cl = prefix_class(s, len);
-	u32 n = 1, i, v;
+	u32 n, i, v;
 
 	if (cl < 0 || cl == PREFIX_CLASS_ADDRS)
 		return 0;
 	*c = cl;
 	v = prefix_sum_block(cl, addr);
-	/* a MID member shorter than /24 covers 2^(24 - len) of them */
-	if (cl == PREFIX_CLASS_MID && len < 24)
-		n = 1U << (24 - len);
+	n = prefix_sum_blocks(cl, len);
 	for (i = 0; i < n; i++)
 		w[i] = prefix_sum_hash(v + i) / 32;
 	return n;

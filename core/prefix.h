@@ -162,7 +162,6 @@ bool prefix_set_slot_addrs(const struct prefix_set *s, u32 slot);
  */
 bool prefix_set_slot_class(const struct prefix_set *s, u32 slot, u32 c);
 u32 prefix_set_class_word(const struct prefix_set *s, u32 c, u32 w);
-#define PREFIX_SUM_BLOCKS_MAX	128	/* the /24s of a /17 */
 u32 prefix_set_member_words(const struct prefix_set *s, const u8 *addr,
 			    u32 len, u32 *c, u32 *w);
 

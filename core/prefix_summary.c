@@ -36,7 +36,7 @@ static void prefix_sum_update(struct prefix_summary *sum, int c,
 			      const u8 *addr, u32 len, bool add)
 {
 	u32 k = prefix_sum_slot(addr), flag = PREFIX_HEAD_FLAG(c), *word;
-	u32 v = prefix_sum_block(c, addr), n = 1, i, cnt;
+	u32 v = prefix_sum_block(c, addr), n = prefix_sum_blocks(c, len), i, cnt;
 
 	cnt = sum->count[c][k];
 	if (prefix_sum_step(&cnt, PREFIX_SUM_COUNT_MAX, add))
@@ -45,9 +45,6 @@ static void prefix_sum_update(struct prefix_summary *sum, int c,
 	sum->count[c][k] = cnt;
 	if (!sum->hcount[c])
 		return;
-	/* a MID member shorter than /24 covers 2^(24 - len) of them */
-	if (c == PREFIX_CLASS_MID && len < 24)
-		n = 1U << (24 - len);
 	for (i = 0; i < n; i++) {
 		k = prefix_sum_hash(v + i);
 		word = &sum->hashed[c][k / 32];

@@ -116,6 +116,18 @@ static __always_inline u32 prefix_sum_hash(u32 v)
 	return (v * PREFIX_SUM_HASH) >> (32 - PREFIX_SUM_SHIFT);
 }
 
+/*
+ * The blocks a member of class @c and length @len covers, from its own
+ * (prefix_sum_block()) on: a MID member shorter than /24 covers
+ * 2^(24 - len) /24s, at most PREFIX_SUM_BLOCKS_MAX; any other, one.
+ */
+#define PREFIX_SUM_BLOCKS_MAX	128	/* the /24s of a /17 */
+
+static __always_inline u32 prefix_sum_blocks(u32 c, u32 len)
+{
+	return c == PREFIX_CLASS_MID && len < 24 ? 1U << (24 - len) : 1;
+}
+
 /* The block of @addr that class @c hashes: its /24 (MID), else its /32. */
 static __always_inline u32 prefix_sum_block(u32 c, const u8 *addr)
 {

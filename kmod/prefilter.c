@@ -125,7 +125,7 @@ enum {
 /* Is bitmap @b of IPv6 addresses? Its blocks are /32s, IPv4's /24s. */
 static bool cfilter_pf_v6(unsigned int b)
 {
-	return b == CFILTER_PREFILTER_SRC6 || b == CFILTER_PREFILTER_DST6;
+	return cfilter_ktypes[cfilter_pf_type(b)].addr_len == 16;
 }
 
 /* What of @s may drop a packet whose address in bitmap @b lies in /16 @slot. */

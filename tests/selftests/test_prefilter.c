@@ -118,21 +118,30 @@ static int nbits(const struct cfilter_prefilter *pf, unsigned int b)
 	return n;
 }
 
-/* The address bit of /16 @slot in bitmap @b, and the set ones of all four. */
+/* The address bit of /16 @slot in bitmap @b; the set ones of one bitmap or all. */
 static bool abit(const struct cfilter_prefilter *pf, unsigned int b,
 		 unsigned int slot)
 {
 	return pf->addrs[b][slot / 64] >> (slot % 64) & 1;
 }
 
+static int nabits_of(const struct cfilter_prefilter *pf, unsigned int b)
+{
+	unsigned int i;
+	int n = 0;
+
+	for (i = 0; i < CFILTER_PREFILTER_WORDS; i++)
+		n += __builtin_popcountll(pf->addrs[b][i]);
+	return n;
+}
+
 static int nabits(const struct cfilter_prefilter *pf)
 {
-	unsigned int b, i;
+	unsigned int b;
 	int n = 0;
 
 	for (b = 0; b < __CFILTER_PREFILTER_BITS; b++)
-		for (i = 0; i < CFILTER_PREFILTER_WORDS; i++)
-			n += __builtin_popcountll(pf->addrs[b][i]);
+		n += nabits_of(pf, b);
 	return n;
 }
 
@@ -163,17 +172,6 @@ static int nlonger(const struct cfilter_prefilter *pf)
 		for (i = 0; i < CFILTER_PREFILTER_BLOCK_WORDS; i++)
 			n += __builtin_popcount(pf->blocks[b][i]);
 	}
-	return n;
-}
-
-/* The set address bits of bitmap @b. */
-static int nabits_of(const struct cfilter_prefilter *pf, unsigned int b)
-{
-	unsigned int i;
-	int n = 0;
-
-	for (i = 0; i < CFILTER_PREFILTER_WORDS; i++)
-		n += __builtin_popcountll(pf->addrs[b][i]);
 	return n;
 }
 
