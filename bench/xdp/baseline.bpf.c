@@ -12,6 +12,12 @@
  *   xdp_lpm6:  BPF_MAP_TYPE_LPM_TRIE of IPv6 prefixes
  *   xdp_bloom: BPF_MAP_TYPE_BLOOM_FILTER of IPv4 addresses (false
  *              positives)
+ *   xdp_word_one, xdp_word_any: a control, not a lookup. Each hashes the
+ *              source address as the prefilter hashes it, then loads one
+ *              64-bit word of an array the size of the prefilter's hashed
+ *              bits: always the first (one), or the hashed one (any). The
+ *              same instructions; only how many pages the loads touch
+ *              differs, which is what the emulator's TLB charges for.
  *
  * A program looks up sources of its own family only; others pass. The
  * loader sizes the maps before loading.
@@ -77,13 +83,38 @@ struct {
 	__uint(value_size, sizeof(__u32));
 } bloom_src4 SEC(".maps");
 
+/* The control's words; the loader sizes it, a power of two. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} words SEC(".maps");
+
+/* Index masks of xdp_word_one and xdp_word_any; the loader sets [1]. */
+const volatile __u32 word_mask[2] = { 0, 0 };
+
 enum lookup {
 	LOOKUP_NONE,
 	LOOKUP_HASH,
 	LOOKUP_LPM,
 	LOOKUP_LPM6,
 	LOOKUP_BLOOM,
+	LOOKUP_WORD_ONE,
+	LOOKUP_WORD_ANY,
 };
+
+/* Never true (the words stay 0), but the load must be made to know it. */
+static __always_inline bool load_word(const struct packet *pkt, int which)
+{
+	__u32 a, i;
+	__u64 *v;
+
+	__builtin_memcpy(&a, pkt->saddr, sizeof(a));
+	i = cfilter_prefilter_hash4(CFILTER_KEY_SRC4, a) & word_mask[which];
+	v = bpf_map_lookup_elem(&words, &i);
+	return v && *v == 1;
+}
 
 static __always_inline bool lookup_src6(const struct packet *pkt)
 {
@@ -108,6 +139,10 @@ static __always_inline bool lookup_src4(const struct packet *pkt,
 		return bpf_map_lookup_elem(&lpm_src4, &lk);
 	case LOOKUP_BLOOM:
 		return bpf_map_peek_elem(&bloom_src4, &addr) == 0;
+	case LOOKUP_WORD_ONE:
+		return load_word(pkt, 0);
+	case LOOKUP_WORD_ANY:
+		return load_word(pkt, 1);
 	default:
 		return false;
 	}
@@ -159,5 +194,7 @@ BASELINE_PROG(xdp_hash, LOOKUP_HASH)
 BASELINE_PROG(xdp_lpm, LOOKUP_LPM)
 BASELINE_PROG(xdp_lpm6, LOOKUP_LPM6)
 BASELINE_PROG(xdp_bloom, LOOKUP_BLOOM)
+BASELINE_PROG(xdp_word_one, LOOKUP_WORD_ONE)
+BASELINE_PROG(xdp_word_any, LOOKUP_WORD_ANY)
 
 char LICENSE[] SEC("license") = "GPL";

@@ -11,10 +11,14 @@
 #include "cfilter.skel.h"
 #include "xdp_bench.h"
 
-/* Net ns per packet of programs whose lookups find nothing to probe. */
+/*
+ * Net ns per packet of programs whose lookups find nothing to probe, and
+ * the page control: a random word of the control's array over the first.
+ */
 struct empty_cost {
 	double	cfilter;
 	double	hash;
+	double	page;
 };
 
 /*
@@ -29,27 +33,32 @@ static struct empty_cost measure_empty(const struct workload *exact,
 {
 	struct workload w = *exact;
 	struct empty_cost cost;
-	struct row rows[3];
+	struct row rows[5];
 	unsigned int i, t;
-	double ns[3];
+	double ns[5];
 
 	w.title = "empty";
 	rows[0] = row(PARSE_ONLY, bpf_program__fd(skel->progs.xdp_parse),
 		      false);
 	rows[1] = row("cfilter", cfilter_fd, false);
 	rows[2] = row("hash", bpf_program__fd(skel->progs.xdp_hash), false);
-	for (i = 0; i < 3; i++)
+	rows[3] = row("one word", bpf_program__fd(skel->progs.xdp_word_one),
+		      false);
+	rows[4] = row("any word", bpf_program__fd(skel->progs.xdp_word_any),
+		      false);
+	for (i = 0; i < 5; i++)
 		rows[i].passes_all = true;
 	w.rows = rows;
-	w.nrows = 3;
+	w.nrows = 5;
 	measure(&w, o->passes);
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 5; i++) {
 		ns[i] = 0;
 		for (t = 0; t < NTRAFFIC; t++)
 			ns[i] += rows[i].ns[t] / NTRAFFIC;
 	}
 	cost.cfilter = ns[1] - ns[0];
 	cost.hash = ns[2] - ns[0];
+	cost.page = ns[4] - ns[3];
 	return cost;
 }
 
@@ -238,8 +247,11 @@ void bench_exact(const struct opts *o, int dev, struct cfilter_bpf *cf,
 	if (ti.type == CFILTER_KEY_NONE)
 		printf("(cfilter's memory: every key type's tables; the module has no TYPE_INFO)\n\n");
 	printf("With the module and the hash map empty (the same frames, all passed), net of parsing:\n");
-	printf("cfilter without its prefilter %.0f ns (the kfunc call and the verdict, no probe), hash %.0f ns (hashing, an empty bucket)\n\n",
+	printf("cfilter without its prefilter %.0f ns (the kfunc call and the verdict, no probe), hash %.0f ns (hashing, an empty bucket)\n",
 	       empty.cfilter, empty.hash);
+	printf("The page control: a load at the hashed word of an array of %u KiB (the prefilter's hashed bits)\n"
+	       "costs %.0f ns more than the same load always at its first word\n\n",
+	       prefilter_words / 128, empty.page);
 	for (t = 0; t < NTRAFFIC; t++)
 		res->exact_hash[t] = rows[1].ns[t] / rows[2].ns[t];
 	res->exact_miss_bloom = rows[1].ns[MISS] / rows[4].ns[MISS];

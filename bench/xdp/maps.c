@@ -87,6 +87,9 @@ struct baseline_bpf *load_baseline(unsigned int hash, unsigned int lpm,
 	bpf_map__set_max_entries(skel->maps.lpm_src4, lpm ? lpm : 1);
 	bpf_map__set_max_entries(skel->maps.lpm_src6, lpm6 ? lpm6 : 1);
 	bpf_map__set_max_entries(skel->maps.bloom_src4, bloom ? bloom : 1);
+	/* the control's words: as many as the prefilter's hashed bits have */
+	bpf_map__set_max_entries(skel->maps.words, prefilter_words);
+	skel->rodata->word_mask[1] = prefilter_words - 1;
 	if (baseline_bpf__load(skel))
 		die("loading the baseline programs: %m");
 	return skel;

@@ -103,6 +103,8 @@ struct geo_traffic {
 extern uint64_t rng_state;
 /* The kernel memory of cfilter's program's prefilter map, in its rows. */
 extern long long prefilter_mem;
+/* The hashed words of cfilter's prefilter map (a power of two). */
+extern unsigned int prefilter_words;
 
 struct baseline_bpf;
 struct cfilter_bpf;
