@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <bpf/libbpf.h>
 
 #include "baseline.skel.h"
@@ -35,6 +36,7 @@ struct probe_count {
 	double		mean;
 	unsigned int	max;
 	unsigned int	false_pos;	/* misses matched (compact mode) */
+	unsigned int	level[PROBE_LEVELS];	/* packets by enum probe_level */
 };
 
 /*
@@ -50,6 +52,7 @@ static void count_probes(const struct pfx *p, size_t np, unsigned int alen,
 	struct probe_set *s = probe_set_new(alen, compact);
 	unsigned long long sum;
 	unsigned int i, tr, k;
+	enum probe_level level;
 	size_t j;
 	bool hit;
 	int err;
@@ -67,9 +70,11 @@ static void count_probes(const struct pfx *p, size_t np, unsigned int alen,
 		sum = 0;
 		pc[tr].max = 0;
 		pc[tr].false_pos = 0;
+		memset(pc[tr].level, 0, sizeof(pc[tr].level));
 		for (i = 0; i < n; i++) {
 			k = probe_set_match(s, t->addr[tr] + (size_t)i * alen,
-					    &hit);
+					    &hit, &level);
+			pc[tr].level[level]++;
 			if (compact && tr == MISS && hit)
 				pc[tr].false_pos++;
 			else if (hit != (tr == HIT))
@@ -83,6 +88,28 @@ static void count_probes(const struct pfx *p, size_t np, unsigned int alen,
 		pc[tr].mean = (double)sum / n;
 	}
 	probe_set_free(s);
+}
+
+/*
+ * Where the searches of @pc's packets began (enum probe_level), as shares
+ * of @n; IPv4 (@alen 4) has the level of /17 to /31 only.
+ */
+static void print_levels(const struct probe_count *pc, unsigned int n,
+			 unsigned int alen)
+{
+	double share[PROBE_LEVELS];
+	unsigned int i;
+
+	for (i = 0; i < PROBE_LEVELS; i++)
+		share[i] = 100.0 * pc->level[i] / n;
+	printf("  misses searched ");
+	if (alen == 16)
+		printf("from /64 %.1f%%, from /32 %.1f%%, ",
+		       share[PROBE_LEVEL_SUBNET], share[PROBE_LEVEL_DEEP]);
+	printf("from /24 %.1f%%; turned away by the hashed blocks of a class in their /16 %.1f%%,\n"
+	       "  by the head word alone %.1f%% (the search from /64 covers every length, from /32 /1 to /63)\n",
+	       share[PROBE_LEVEL_MID], share[PROBE_LEVEL_HASHED_OUT],
+	       share[PROBE_LEVEL_NONE]);
 }
 
 static unsigned int count_lengths(const struct pfx *p, size_t np,
@@ -223,6 +250,7 @@ void bench_geo(const struct opts *o, const struct geo_opt *g, int dev,
 		       ti.type != CFILTER_KEY_NONE ? ti.probes : 0);
 		printf("  hit traffic: mean %.2f, max %u; miss traffic: mean %.2f, max %u\n",
 		       pc[HIT].mean, pc[HIT].max, pc[MISS].mean, pc[MISS].max);
+		print_levels(&pc[MISS], w.nframes, alen);
 		print_workload(&w, refs, 1);
 		printf("With the set empty (the same frames, all passed), net of parsing: cfilter without its prefilter hit %.0f ns, miss %.0f ns\n"
 		       "(the kfunc call and the verdict, before any lookup); the LPM trie's whole lookup: hit %.0f ns, miss %.0f ns\n",

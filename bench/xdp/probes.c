@@ -6,7 +6,7 @@
  * and, on a fingerprint match, a key compare). Summary bits and the bits
  * of empty lengths cost no probe, as in the module.
  */
-#include "prefix.h"
+#include "prefix_int.h"
 #include "probes.h"
 
 static unsigned int probes;
@@ -76,12 +76,46 @@ int probe_set_add(struct probe_set *s, const uint8_t *addr, unsigned int len)
 	return prefix_set_insert(s->set, addr, len, 0);
 }
 
+/* May a member of class @c cover @addr, as the lookup's level test says? */
+static bool probe_level(const struct prefix_set *p, const u8 *addr, u32 h,
+			u32 c)
+{
+	u32 k = prefix_sum_hash(prefix_sum_block(c, addr));
+
+	return (h & PREFIX_HEAD_FLAG(c)) && (p->sum.hashed[c][k / 32] >> (k % 32) & 1);
+}
+
+/*
+ * Where prefix_set_match_head() starts the search over the lengths for
+ * @addr (the first level whose flag and hashed bit admit it), read from
+ * the set as the lookup reads it: what sends a miss to the tables.
+ */
+static enum probe_level probe_search_level(const struct prefix_set *p,
+					   const u8 *addr)
+{
+	static const u32 order[] = {
+		PREFIX_CLASS_SUBNET, PREFIX_CLASS_DEEP, PREFIX_CLASS_MID,
+	};
+	u32 h = prefix_sum_head(&p->sum, addr), i;
+	bool flagged = false;
+
+	if (p->zero || (h & PREFIX_HEAD_BEST))
+		return PROBE_LEVEL_NONE;
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		if (probe_level(p, addr, h, order[i]))
+			return PROBE_LEVEL_SUBNET + i;
+		flagged |= h & PREFIX_HEAD_FLAG(order[i]);
+	}
+	return flagged ? PROBE_LEVEL_HASHED_OUT : PROBE_LEVEL_NONE;
+}
+
 unsigned int probe_set_match(const struct probe_set *s, const uint8_t *addr,
-			     bool *hit)
+			     bool *hit, enum probe_level *level)
 {
 	u32 tag;
 
 	probes = 0;
 	*hit = prefix_set_match(s->set, addr, &tag) != PREFIX_MISS;
+	*level = probe_search_level(s->set, addr);
 	return probes;
 }
