@@ -74,23 +74,6 @@ static noinline u32 prefix_search(const struct prefix_set *s, const u8 *addr,
 }
 
 /*
- * Once the head word @h has class @c's flag (for the hashed classes: MID,
- * and any in IPv6), may a member of class @c cover @addr? False only if
- * none covers a block (/24 or /32) with the hashed bit of @addr's.
- */
-static __always_inline bool prefix_hashed(const struct prefix_set *s, u32 c,
-					  const u8 *addr)
-{
-	u32 k = prefix_sum_hash(prefix_sum_block(c, addr));
-	const u32 *hashed = READ_ONCE(s->sum.hashed[c]);
-	u32 w = READ_ONCE(hashed[k / 32]);
-
-	/* as for the head word: pairs with prefix_sum_get()'s smp_wmb() */
-	smp_rmb();
-	return (w >> (k % 32)) & 1;
-}
-
-/*
  * A level of the search: may a member of class @c cover @addr, by its
  * flag in the head word @h and its hashed bit? If so, the search from
  * that level's root decides: it passes every shorter length too.
@@ -98,7 +81,7 @@ static __always_inline bool prefix_hashed(const struct prefix_set *s, u32 c,
 static __always_inline bool prefix_level(const struct prefix_set *s,
 					 const u8 *addr, u32 h, u32 c)
 {
-	return (h & PREFIX_HEAD_FLAG(c)) && prefix_hashed(s, c, addr);
+	return (h & PREFIX_HEAD_FLAG(c)) && prefix_sum_admits(&s->sum, c, addr);
 }
 
 /**
@@ -132,7 +115,8 @@ u32 prefix_set_match_head(const struct prefix_set *s, const u8 *addr, u32 h)
 	if (READ_ONCE(s->addrs_any) &&
 	    (s->addrs_known ?
 	     (h & PREFIX_HEAD_ADDRS) &&
-	     (s->addr_len == 4 || prefix_hashed(s, PREFIX_CLASS_ADDRS, addr)) &&
+	     (s->addr_len == 4 ||
+	      prefix_sum_admits(&s->sum, PREFIX_CLASS_ADDRS, addr)) &&
 	     cuckoo_lookup(s->addrs, addr, &tag) :
 	     cuckoo_contains(s->addrs, addr)))
 		return PREFIX_ANSWER(PREFIX_ADDR, tag);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A prefix set's summary (see prefix_summary.h): head words per /16, hashed bits
- * per /32 (IPv6), and the writer's counts behind them.
+ * per /24 or /32 and fine ones (IPv6), and the writer's counts behind them.
  *
  * Invariant: count[c][k] counts the members of class c in /16 k, or is
  * stuck at its most (see prefix_summary.h), and the flag of c in head[k]
@@ -28,14 +28,25 @@ static bool prefix_sum_step(u32 *n, u32 max, bool add)
 	return !--*n;
 }
 
+/* Counts bit @k of @words in (@add) or out with @counts; the bit follows zero. */
+static void prefix_sum_step_bit(u32 *words, u8 *counts, u32 k, bool add)
+{
+	u32 *word = &words[k / 32], cnt = counts[k];
+
+	if (prefix_sum_step(&cnt, PREFIX_SUM_HCOUNT_MAX, add))
+		WRITE_ONCE(*word, add ? *word | 1U << (k % 32) :
+					*word & ~(1U << (k % 32)));
+	counts[k] = cnt;
+}
+
 /*
- * Counts (@addr, @len) in (@add) or out of @c's counts: its /16's, and
- * each hashed block it covers; flags and bits follow zero.
+ * Counts (@addr, @len) in (@add) or out of @c's counts: its /16's, each
+ * hashed block it covers, and its fine block; flags and bits follow zero.
  */
 static void prefix_sum_update(struct prefix_summary *sum, int c,
 			      const u8 *addr, u32 len, bool add)
 {
-	u32 k = prefix_sum_slot(addr), flag = PREFIX_HEAD_FLAG(c), *word;
+	u32 k = prefix_sum_slot(addr), flag = PREFIX_HEAD_FLAG(c);
 	u32 v = prefix_sum_block(c, addr), n = prefix_sum_blocks(c, len), i, cnt;
 
 	cnt = sum->count[c][k];
@@ -45,15 +56,13 @@ static void prefix_sum_update(struct prefix_summary *sum, int c,
 	sum->count[c][k] = cnt;
 	if (!sum->hcount[c])
 		return;
-	for (i = 0; i < n; i++) {
-		k = prefix_sum_hash(v + i);
-		word = &sum->hashed[c][k / 32];
-		cnt = sum->hcount[c][k];
-		if (prefix_sum_step(&cnt, PREFIX_SUM_HCOUNT_MAX, add))
-			WRITE_ONCE(*word, add ? *word | 1U << (k % 32) :
-						*word & ~(1U << (k % 32)));
-		sum->hcount[c][k] = cnt;
-	}
+	for (i = 0; i < n; i++)
+		prefix_sum_step_bit(sum->hashed[c], sum->hcount[c],
+				    prefix_sum_hash(v + i), add);
+	if (sum->fcount[c])
+		prefix_sum_step_bit(sum->fine[c], sum->fcount[c],
+				    prefix_sum_fine_hash(prefix_sum_fine_block(addr, len)),
+				    add);
 }
 
 /* The head words of a set with none of its own yet: read only. */
@@ -73,11 +82,12 @@ void prefix_sum_init(struct prefix_summary *sum)
 int prefix_sum_prepare(struct prefix_summary *sum, u32 alen, int c, u32 len)
 {
 	bool hashed = alen == 16 || c == PREFIX_CLASS_MID;
+	bool fine = alen == 16 && c != PREFIX_CLASS_MID;
 	bool head = sum->head == prefix_sum_none &&
 		    (c >= 0 || (len && len <= PREFIX_SUM_SHIFT));
-	u32 *bits = NULL;
+	u32 *bits = NULL, *fbits = NULL;
 	u16 *words = NULL, *count;
-	u8 *hcount = NULL;
+	u8 *hcount = NULL, *fcount = NULL;
 	int err;
 
 	if (head) {
@@ -100,10 +110,22 @@ int prefix_sum_prepare(struct prefix_summary *sum, u32 alen, int c, u32 len)
 			if (err)
 				goto out_hcount;
 		}
+		if (fine) {
+			fcount = cuckoo_mem_zalloc(PREFIX_SUM_HCOUNT_BYTES);
+			err = PTR_ERR_OR_ZERO(fcount);
+			if (err)
+				goto out_bits;
+			fbits = cuckoo_mem_zalloc(PREFIX_SUM_HASHED_BYTES);
+			err = PTR_ERR_OR_ZERO(fbits);
+			if (err)
+				goto out_fcount;
+		}
 		sum->count[c] = count;
 		sum->hcount[c] = hcount;
+		sum->fcount[c] = fcount;
 		/* the words before any flag that sends a reader to them */
 		smp_wmb();
+		WRITE_ONCE(sum->fine[c], fbits);
 		WRITE_ONCE(sum->hashed[c], bits);
 	}
 	if (head) {
@@ -113,6 +135,10 @@ int prefix_sum_prepare(struct prefix_summary *sum, u32 alen, int c, u32 len)
 	}
 	return 0;
 
+out_fcount:
+	cuckoo_mem_free(fcount, PREFIX_SUM_HCOUNT_BYTES);
+out_bits:
+	cuckoo_mem_free(bits, PREFIX_SUM_HASHED_BYTES);
 out_hcount:
 	cuckoo_mem_free(hcount, PREFIX_SUM_HCOUNT_BYTES);
 out_count:
@@ -190,6 +216,11 @@ void prefix_sum_reset(struct prefix_summary *sum)
 			memset(sum->count[c], 0, PREFIX_SUM_COUNT_BYTES);
 		if (sum->hcount[c])
 			memset(sum->hcount[c], 0, PREFIX_SUM_HCOUNT_BYTES);
+		if (sum->fine[c])
+			for (k = 0; k < PREFIX_SUM_WORDS; k++)
+				WRITE_ONCE(sum->fine[c][k], 0);
+		if (sum->fcount[c])
+			memset(sum->fcount[c], 0, PREFIX_SUM_HCOUNT_BYTES);
 	}
 }
 
@@ -197,8 +228,10 @@ void prefix_sum_reset(struct prefix_summary *sum)
 u64 prefix_sum_class_bytes(const struct prefix_summary *sum, u32 c)
 {
 	return !!sum->count[c] * cuckoo_mem_footprint(PREFIX_SUM_COUNT_BYTES) +
-	       !!sum->hcount[c] * cuckoo_mem_footprint(PREFIX_SUM_HCOUNT_BYTES) +
-	       !!sum->hashed[c] * cuckoo_mem_footprint(PREFIX_SUM_HASHED_BYTES);
+	       (!!sum->hcount[c] + !!sum->fcount[c]) *
+	       cuckoo_mem_footprint(PREFIX_SUM_HCOUNT_BYTES) +
+	       (!!sum->hashed[c] + !!sum->fine[c]) *
+	       cuckoo_mem_footprint(PREFIX_SUM_HASHED_BYTES);
 }
 
 /* The bytes @sum has allocated. */
@@ -224,8 +257,12 @@ void prefix_sum_free(struct prefix_summary *sum)
 		cuckoo_mem_free(sum->count[c], PREFIX_SUM_COUNT_BYTES);
 		cuckoo_mem_free(sum->hcount[c], PREFIX_SUM_HCOUNT_BYTES);
 		cuckoo_mem_free(sum->hashed[c], PREFIX_SUM_HASHED_BYTES);
+		cuckoo_mem_free(sum->fcount[c], PREFIX_SUM_HCOUNT_BYTES);
+		cuckoo_mem_free(sum->fine[c], PREFIX_SUM_HASHED_BYTES);
 		sum->count[c] = NULL;
 		sum->hcount[c] = NULL;
 		sum->hashed[c] = NULL;
+		sum->fcount[c] = NULL;
+		sum->fine[c] = NULL;
 	}
 }

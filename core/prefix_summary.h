@@ -29,6 +29,11 @@
  * A member never sets bits for blocks longer than itself: a few short ones
  * cannot fill them. IPv6 prefixes of /64 and longer are a class apart, so
  * that a search need not start above /63 where none of them lies.
+ * IPv6 classes but MID have finer bits behind their /32s': a member of
+ * /48 or longer sets the one of its /48, a shorter one the one of its /32
+ * (keyed apart), and a lookup its /32 bit admits needs either of its own
+ * two. Geo databases split a /32 among countries at /40 or /48: the
+ * traffic of the others' /48s stops here.
  */
 #define PREFIX_SUM_SHIFT	16
 #define PREFIX_SUM_KEYS		BIT_ULL(PREFIX_SUM_SHIFT)
@@ -50,6 +55,11 @@
 #define PREFIX_SUM_HCOUNT_BYTES	(PREFIX_SUM_KEYS * sizeof(u8))
 #define PREFIX_SUM_HEAD_BYTES	(PREFIX_SUM_KEYS * sizeof(u16))
 #define PREFIX_SUM_HASHED_BYTES	(PREFIX_SUM_WORDS * sizeof(u32))
+
+/* The fine blocks: /48s, and /32s of members shorter than /48, keyed apart. */
+#define PREFIX_SUM_FINE_LEN	48
+#define PREFIX_SUM_FINE_SHORT	BIT_ULL(63)
+#define PREFIX_SUM_FINE_HASH	0x9e3779b97f4a7c15ULL
 
 /* What a head word holds. */
 #define PREFIX_HEAD_BEST	0x1fU
@@ -91,6 +101,11 @@ enum prefix_class {
  *	class's first member), saturating (PREFIX_SUM_COUNT_MAX)
  * @hcount: the writer's: per class, members covering each hashed block,
  *	saturating (PREFIX_SUM_HCOUNT_MAX)
+ * @fine: IPv6, per class but MID: a bit per hashed fine block
+ *	(prefix_sum_fine_block()), set and cleared like @hashed, allocated
+ *	with it
+ * @fcount: the writer's: per class, members in each hashed fine block,
+ *	saturating as @hcount
  * @always: nonzero while a lookup must search whatever its head word says:
  *	the set has a /0 member, or addresses it does not count (a compact
  *	address table). Set before they are published, cleared after they
@@ -102,6 +117,8 @@ struct prefix_summary {
 	u32 *hashed[PREFIX_CLASSES];
 	u16 *count[PREFIX_CLASSES];
 	u8 *hcount[PREFIX_CLASSES];
+	u32 *fine[PREFIX_CLASSES];
+	u8 *fcount[PREFIX_CLASSES];
 };
 
 /* The /16 of @addr: its head word's index. */
@@ -134,6 +151,60 @@ static __always_inline u32 prefix_sum_block(u32 c, const u8 *addr)
 	u32 v = (u32)addr[0] << 16 | (u32)addr[1] << 8 | addr[2];
 
 	return c == PREFIX_CLASS_MID ? v : v << 8 | addr[3];
+}
+
+/*
+ * The fine block of an IPv6 member @addr of length @len, or of an address
+ * (@len its 128): its /48 as a number, or for a member shorter than /48
+ * its /32, marked apart.
+ */
+static __always_inline u64 prefix_sum_fine_block(const u8 *addr, u32 len)
+{
+	u64 v = (u64)addr[0] << 24 | (u64)addr[1] << 16 | (u64)addr[2] << 8 |
+		addr[3];
+
+	if (len < PREFIX_SUM_FINE_LEN)
+		return v | PREFIX_SUM_FINE_SHORT;
+	return v << 16 | (u64)addr[4] << 8 | addr[5];
+}
+
+/* The bit of fine block @v in the fine bits. */
+static __always_inline u32 prefix_sum_fine_hash(u64 v)
+{
+	return (v * PREFIX_SUM_FINE_HASH) >> (64 - PREFIX_SUM_SHIFT);
+}
+
+/* Reader: is bit @k of the hashed words @w set? */
+static __always_inline u32 prefix_sum_bit(const u32 *w, u32 k)
+{
+	return READ_ONCE(w[k / 32]) >> (k % 32) & 1;
+}
+
+/*
+ * Reader: once the head word has class @c's flag, may a member of class
+ * @c cover @addr? False only if none covers a block (/24 or /32) with the
+ * hashed bit of @addr's, or (IPv6 but MID) none lies in a fine block with
+ * the bit of either of @addr's.
+ */
+static __always_inline bool prefix_sum_admits(const struct prefix_summary *sum,
+					      u32 c, const u8 *addr)
+{
+	const u32 *hashed = READ_ONCE(sum->hashed[c]);
+	const u32 *fine = READ_ONCE(sum->fine[c]);
+	u32 k48, k32;
+	bool in;
+
+	in = prefix_sum_bit(hashed, prefix_sum_hash(prefix_sum_block(c, addr)));
+	if (in && fine) {
+		/* its /48's bit, or (DEEP) that of its /32 as a short member's */
+		k48 = prefix_sum_fine_hash(prefix_sum_fine_block(addr, 128));
+		k32 = prefix_sum_fine_hash(prefix_sum_fine_block(addr, 0));
+		in = prefix_sum_bit(fine, k48) ||
+		     (c == PREFIX_CLASS_DEEP && prefix_sum_bit(fine, k32));
+	}
+	/* as for the head word: pairs with prefix_sum_get()'s smp_wmb() */
+	smp_rmb();
+	return in;
 }
 
 /* Reader: the head word of @addr's /16. */

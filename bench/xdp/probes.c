@@ -80,9 +80,7 @@ int probe_set_add(struct probe_set *s, const uint8_t *addr, unsigned int len)
 static bool probe_level(const struct prefix_set *p, const u8 *addr, u32 h,
 			u32 c)
 {
-	u32 k = prefix_sum_hash(prefix_sum_block(c, addr));
-
-	return (h & PREFIX_HEAD_FLAG(c)) && (p->sum.hashed[c][k / 32] >> (k % 32) & 1);
+	return (h & PREFIX_HEAD_FLAG(c)) && prefix_sum_admits(&p->sum, c, addr);
 }
 
 /*

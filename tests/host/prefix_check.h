@@ -466,6 +466,19 @@ static inline bool hashed_bit_at(const struct prefix_set *s, u32 c,
 	return hashed_bit_of(s, c, prefix_sum_hash(prefix_sum_block(c, a)));
 }
 
+/* Is fine bit @k of class @c set? */
+static inline bool fine_bit_of(const struct prefix_set *s, u32 c, u32 k)
+{
+	return s->sum.fine[c] && (s->sum.fine[c][k / 32] >> (k % 32)) & 1;
+}
+
+/* Is the fine bit of @a as a member of length @len set (class @c)? */
+static inline bool fine_bit_at(const struct prefix_set *s, u32 c,
+			       const u8 *a, u32 len)
+{
+	return fine_bit_of(s, c, prefix_sum_fine_hash(prefix_sum_fine_block(a, len)));
+}
+
 /* Entry @k of a count array (u16 or u8; NULL: not allocated, zeros). */
 #define sum_count_of(count, k)	((count) ? (u32)(count)[k] : 0U)
 
@@ -479,19 +492,21 @@ static inline u32 sum_count_wrong(u32 have, u32 max, u32 want)
  * The summary of @s against @r, computed from the members: each /16's
  * name (the longest member up to /16 covering it, with its tag), its
  * flags and counts per class (addresses only if @s knows them), and
- * (IPv6) the hashed bits and counts. A count stuck at its most may exceed
- * the members, and keeps its flag or bit set. 0: exact.
+ * (IPv6) the hashed and fine bits and counts. A count stuck at its most
+ * may exceed the members, and keeps its flag or bit set. 0: exact.
  */
 static inline u32 prefix_check_summary(const struct prefix_set *s,
 					const struct ref *r)
 {
 	static u32 want[PREFIX_CLASSES][PREFIX_SUM_KEYS];
 	static u32 hwant[PREFIX_CLASSES][PREFIX_SUM_KEYS];
+	static u32 fwant[PREFIX_CLASSES][PREFIX_SUM_KEYS];
 	static u16 head[PREFIX_SUM_KEYS];
 	u32 i, c, k, first, bad = 0;
 
 	memset(want, 0, sizeof(want));
 	memset(hwant, 0, sizeof(hwant));
+	memset(fwant, 0, sizeof(fwant));
 	memset(head, 0, sizeof(head));
 	for (i = 0; i < r->n; i++) {
 		const struct ref_member *m = &r->m[i];
@@ -523,6 +538,9 @@ static inline u32 prefix_check_summary(const struct prefix_set *s,
 			for (j = 0; j < n; j++)
 				hwant[c][prefix_sum_hash(v + j)]++;
 		}
+		if (r->alen == 16 && c != PREFIX_CLASS_MID)
+			fwant[c][prefix_sum_fine_hash(prefix_sum_fine_block(m->a,
+									    m->len))]++;
 	}
 	/* a /0 or uncounted addresses: no head word may answer a miss */
 	if (s->sum.always != (s->zero || (s->naddrs && !s->addrs_known)))
@@ -534,12 +552,16 @@ static inline u32 prefix_check_summary(const struct prefix_set *s,
 		for (k = 0; k < PREFIX_SUM_KEYS; k++) {
 			u32 n = sum_count_of(s->sum.count[c], k);
 			u32 h = sum_count_of(s->sum.hcount[c], k);
+			u32 f = sum_count_of(s->sum.fcount[c], k);
 
 			bad += sum_count_wrong(n, PREFIX_SUM_COUNT_MAX,
 					       want[c][k]);
 			bad += sum_count_wrong(h, PREFIX_SUM_HCOUNT_MAX,
 					       hwant[c][k]);
 			bad += hashed_bit_of(s, c, k) != !!h;
+			bad += sum_count_wrong(f, PREFIX_SUM_HCOUNT_MAX,
+					       fwant[c][k]);
+			bad += fine_bit_of(s, c, k) != !!f;
 			if (n == PREFIX_SUM_COUNT_MAX)
 				head[k] |= PREFIX_HEAD_FLAG(c);
 		}

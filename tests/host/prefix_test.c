@@ -1211,6 +1211,72 @@ TEST(summary_ipv6_flags_slash16s_and_hashes_long_members)
 }
 
 /*
+ * Inside a /32 that holds a /48, a /64 and an address, the other /48s are
+ * turned away by the fine bits with no probe, until a member shorter than
+ * /48 comes into that /32 (it sets the /32's own fine bit) and after it
+ * goes; the members are found throughout.
+ */
+TEST(summary_ipv6_fine_bits_split_a_slash32)
+{
+	struct prefix_set *s = make(16, 64, 1 << 20, true);
+	u8 m48[16] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x01 };
+	u8 m64[16] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x02, 0x00, 0x03 };
+	u8 m128[16] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x04, [15] = 0x07 };
+	u8 m40[16] = { 0x20, 0x01, 0x0d, 0xb8, 0x01 };
+	u8 out[16] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x09, [15] = 0x01 };
+	u8 in[16];
+	u32 tag, probes, c;
+	struct ref r;
+
+	ASSERT_NE(NULL, s);
+	ref_init(&r, 16);
+	ASSERT_EQ(0, prefix_set_insert(s, m48, 48, 1));
+	ASSERT_EQ(0, prefix_set_insert(s, m64, 64, 2));
+	ASSERT_EQ(0, prefix_set_insert(s, m128, 128, 3));
+	ref_add(&r, m48, 48, 1);
+	ref_add(&r, m64, 64, 2);
+	ref_add(&r, m128, 128, 3);
+	ASSERT_EQ(0U, check_set(s, &r));
+	/* the /32 bits of every class admit @out; the fine ones do not */
+	for (c = PREFIX_CLASS_ADDRS; c < PREFIX_CLASSES; c++) {
+		if (c == PREFIX_CLASS_MID)
+			continue;
+		ASSERT_TRUE(hashed_bit_at(s, c, out));
+		ASSERT_FALSE(fine_bit_at(s, c, out, 128));
+		ASSERT_FALSE(fine_bit_at(s, c, out, 0));
+	}
+	ASSERT_EQ(PREFIX_MISS, (int)prefix_match_counted(s, out, &tag, &probes));
+	ASSERT_EQ(0U, probes);
+	memcpy(in, m48, 16);
+	in[15] = 9;
+	ASSERT_EQ(PREFIX_PREFIX, (int)prefix_match_counted(s, in, &tag, &probes));
+	ASSERT_EQ(1U, tag);
+	memcpy(in, m64, 16);
+	in[9] = 0x42;
+	ASSERT_EQ(PREFIX_PREFIX, (int)prefix_match_counted(s, in, &tag, &probes));
+	ASSERT_EQ(2U, tag);
+	ASSERT_EQ(PREFIX_ADDR, (int)prefix_match_counted(s, m128, &tag, &probes));
+	ASSERT_EQ(3U, tag);
+	/* a /40 in the same /32: its /32's fine bit admits the /32 again */
+	ASSERT_EQ(0, prefix_set_insert(s, m40, 40, 4));
+	ref_add(&r, m40, 40, 4);
+	ASSERT_EQ(0U, check_set(s, &r));
+	ASSERT_TRUE(fine_bit_at(s, PREFIX_CLASS_DEEP, out, 0));
+	ASSERT_EQ(PREFIX_MISS, match(s, out));
+	memcpy(in, m40, 16);
+	in[5] = 0x77;
+	ASSERT_EQ(PREFIX_PREFIX, (int)prefix_match_counted(s, in, &tag, &probes));
+	ASSERT_EQ(4U, tag);
+	ASSERT_EQ(0, prefix_set_delete(s, m40, 40));
+	ref_del_at(&r, ref_find(&r, m40, 40));
+	ASSERT_EQ(0U, check_set(s, &r));
+	ASSERT_EQ(PREFIX_MISS, (int)prefix_match_counted(s, out, &tag, &probes));
+	ASSERT_EQ(0U, probes);
+	ref_free(&r);
+	prefix_set_destroy(s);
+}
+
+/*
  * A hashed block's count sticks at 255 members: their deletes then leave
  * its bit set (one probe more, never a miss) until the set is emptied.
  * The /16's count, far from its most, comes down and takes its flag.
