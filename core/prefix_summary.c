@@ -46,8 +46,9 @@ static void prefix_sum_step_bit(u32 *words, u8 *counts, u32 k, bool add)
 static void prefix_sum_update(struct prefix_summary *sum, int c,
 			      const u8 *addr, u32 len, bool add)
 {
-	u32 k = prefix_sum_slot(addr), flag = PREFIX_HEAD_FLAG(c);
+	u32 k = prefix_sum_slot(addr), flag = PREFIX_HEAD_FLAG(c), g;
 	u32 v = prefix_sum_block(c, addr), n = prefix_sum_blocks(c, len), i, cnt;
+	u64 f;
 
 	cnt = sum->count[c][k];
 	if (prefix_sum_step(&cnt, PREFIX_SUM_COUNT_MAX, add))
@@ -59,10 +60,14 @@ static void prefix_sum_update(struct prefix_summary *sum, int c,
 	for (i = 0; i < n; i++)
 		prefix_sum_step_bit(sum->hashed[c], sum->hcount[c],
 				    prefix_sum_hash(v + i), add);
-	if (sum->fcount[c])
+	if (!sum->fcount[c])
+		return;
+	g = prefix_sum_grain(c, len);
+	f = prefix_sum_fine_block(addr, g);
+	/* a /17../23 member's /24s, as its hashed blocks */
+	for (i = 0; i < n; i++)
 		prefix_sum_step_bit(sum->fine[c], sum->fcount[c],
-				    prefix_sum_fine_hash(prefix_sum_fine_block(addr, len)),
-				    add);
+				    prefix_sum_fine_hash(f + i, g), add);
 }
 
 /* The head words of a set with none of its own yet: read only. */
@@ -82,7 +87,7 @@ void prefix_sum_init(struct prefix_summary *sum)
 int prefix_sum_prepare(struct prefix_summary *sum, u32 alen, int c, u32 len)
 {
 	bool hashed = alen == 16 || c == PREFIX_CLASS_MID;
-	bool fine = alen == 16 && c != PREFIX_CLASS_MID;
+	bool fine = alen == 16;
 	bool head = sum->head == prefix_sum_none &&
 		    (c >= 0 || (len && len <= PREFIX_SUM_SHIFT));
 	u32 *bits = NULL, *fbits = NULL;

@@ -29,11 +29,12 @@
  * A member never sets bits for blocks longer than itself: a few short ones
  * cannot fill them. IPv6 prefixes of /64 and longer are a class apart, so
  * that a search need not start above /63 where none of them lies.
- * IPv6 classes but MID have finer bits behind their /32s': a member of
- * /48 or longer sets the one of its /48, a shorter one the one of its /32
- * (keyed apart), and a lookup its /32 bit admits needs either of its own
- * two. Geo databases split a /32 among countries at /40 or /48: the
- * traffic of the others' /48s stops here.
+ * IPv6 classes have finer bits behind those: a member sets the bit of its
+ * block at the longest grain of its class not past its length (/24 or
+ * /28; /32, /40 or /48; /64), and a lookup the hashed bits admit needs
+ * the bit of its own block at one of its class's grains. Geo databases
+ * split /24s and /32s among countries at /29, /40 and /48: the others'
+ * traffic stops here.
  */
 #define PREFIX_SUM_SHIFT	16
 #define PREFIX_SUM_KEYS		BIT_ULL(PREFIX_SUM_SHIFT)
@@ -56,9 +57,7 @@
 #define PREFIX_SUM_HEAD_BYTES	(PREFIX_SUM_KEYS * sizeof(u16))
 #define PREFIX_SUM_HASHED_BYTES	(PREFIX_SUM_WORDS * sizeof(u32))
 
-/* The fine blocks: /48s, and /32s of members shorter than /48, keyed apart. */
-#define PREFIX_SUM_FINE_LEN	48
-#define PREFIX_SUM_FINE_SHORT	BIT_ULL(63)
+/* Spreads the fine blocks (of every grain) over the fine bits. */
 #define PREFIX_SUM_FINE_HASH	0x9e3779b97f4a7c15ULL
 
 /* What a head word holds. */
@@ -101,9 +100,9 @@ enum prefix_class {
  *	class's first member), saturating (PREFIX_SUM_COUNT_MAX)
  * @hcount: the writer's: per class, members covering each hashed block,
  *	saturating (PREFIX_SUM_HCOUNT_MAX)
- * @fine: IPv6, per class but MID: a bit per hashed fine block
- *	(prefix_sum_fine_block()), set and cleared like @hashed, allocated
- *	with it
+ * @fine: IPv6, per class: a bit per hashed fine block
+ *	(prefix_sum_grain()), set and cleared like @hashed, allocated with
+ *	it
  * @fcount: the writer's: per class, members in each hashed fine block,
  *	saturating as @hcount
  * @always: nonzero while a lookup must search whatever its head word says:
@@ -154,24 +153,38 @@ static __always_inline u32 prefix_sum_block(u32 c, const u8 *addr)
 }
 
 /*
- * The fine block of an IPv6 member @addr of length @len, or of an address
- * (@len its 128): its /48 as a number, or for a member shorter than /48
- * its /32, marked apart.
+ * The grain of the fine block of a member of class @c and length @len:
+ * the longest of its class's grains not past @len. A /17../23 member sets
+ * the bit of each /24 it covers, as it sets their hashed bits.
  */
-static __always_inline u64 prefix_sum_fine_block(const u8 *addr, u32 len)
+static __always_inline u32 prefix_sum_grain(u32 c, u32 len)
 {
-	u64 v = (u64)addr[0] << 24 | (u64)addr[1] << 16 | (u64)addr[2] << 8 |
-		addr[3];
-
-	if (len < PREFIX_SUM_FINE_LEN)
-		return v | PREFIX_SUM_FINE_SHORT;
-	return v << 16 | (u64)addr[4] << 8 | addr[5];
+	switch (c) {
+	case PREFIX_CLASS_MID:
+		return len >= 28 ? 28 : 24;
+	case PREFIX_CLASS_DEEP:
+		return len >= 48 ? 48 : len >= 40 ? 40 : 32;
+	default:
+		return 64;
+	}
 }
 
-/* The bit of fine block @v in the fine bits. */
-static __always_inline u32 prefix_sum_fine_hash(u64 v)
+/* The first @g bits of @addr (at most 64) as a number. */
+static __always_inline u64 prefix_sum_fine_block(const u8 *addr, u32 g)
 {
-	return (v * PREFIX_SUM_FINE_HASH) >> (64 - PREFIX_SUM_SHIFT);
+	u64 v = 0;
+	u32 i;
+
+	for (i = 0; i < 8; i++)
+		v = v << 8 | addr[i];
+	return v >> (64 - g);
+}
+
+/* The fine bit of block @v of grain @g: grains hashed apart. */
+static __always_inline u32 prefix_sum_fine_hash(u64 v, u32 g)
+{
+	return ((v ^ (u64)g << 56) * PREFIX_SUM_FINE_HASH) >>
+	       (64 - PREFIX_SUM_SHIFT);
 }
 
 /* Reader: is bit @k of the hashed words @w set? */
@@ -180,27 +193,41 @@ static __always_inline u32 prefix_sum_bit(const u32 *w, u32 k)
 	return READ_ONCE(w[k / 32]) >> (k % 32) & 1;
 }
 
+/* Reader: is the fine bit of @addr's block of grain @g set? */
+static __always_inline u32 prefix_sum_fine_at(const u32 *fine, const u8 *addr,
+					      u32 g)
+{
+	return prefix_sum_bit(fine, prefix_sum_fine_hash(prefix_sum_fine_block(addr, g), g));
+}
+
 /*
  * Reader: once the head word has class @c's flag, may a member of class
  * @c cover @addr? False only if none covers a block (/24 or /32) with the
- * hashed bit of @addr's, or (IPv6 but MID) none lies in a fine block with
- * the bit of either of @addr's.
+ * hashed bit of @addr's, or (IPv6) none lies in a fine block with the bit
+ * of one of @addr's.
  */
 static __always_inline bool prefix_sum_admits(const struct prefix_summary *sum,
 					      u32 c, const u8 *addr)
 {
 	const u32 *hashed = READ_ONCE(sum->hashed[c]);
 	const u32 *fine = READ_ONCE(sum->fine[c]);
-	u32 k48, k32;
 	bool in;
 
 	in = prefix_sum_bit(hashed, prefix_sum_hash(prefix_sum_block(c, addr)));
 	if (in && fine) {
-		/* its /48's bit, or (DEEP) that of its /32 as a short member's */
-		k48 = prefix_sum_fine_hash(prefix_sum_fine_block(addr, 128));
-		k32 = prefix_sum_fine_hash(prefix_sum_fine_block(addr, 0));
-		in = prefix_sum_bit(fine, k48) ||
-		     (c == PREFIX_CLASS_DEEP && prefix_sum_bit(fine, k32));
+		switch (c) {
+		case PREFIX_CLASS_MID:
+			in = prefix_sum_fine_at(fine, addr, 24) ||
+			     prefix_sum_fine_at(fine, addr, 28);
+			break;
+		case PREFIX_CLASS_DEEP:
+			in = prefix_sum_fine_at(fine, addr, 32) ||
+			     prefix_sum_fine_at(fine, addr, 40) ||
+			     prefix_sum_fine_at(fine, addr, 48);
+			break;
+		default:
+			in = prefix_sum_fine_at(fine, addr, 64);
+		}
 	}
 	/* as for the head word: pairs with prefix_sum_get()'s smp_wmb() */
 	smp_rmb();

@@ -472,11 +472,11 @@ static inline bool fine_bit_of(const struct prefix_set *s, u32 c, u32 k)
 	return s->sum.fine[c] && (s->sum.fine[c][k / 32] >> (k % 32)) & 1;
 }
 
-/* Is the fine bit of @a as a member of length @len set (class @c)? */
+/* Is the fine bit of @a's block of grain @g set (class @c)? */
 static inline bool fine_bit_at(const struct prefix_set *s, u32 c,
-			       const u8 *a, u32 len)
+			       const u8 *a, u32 g)
 {
-	return fine_bit_of(s, c, prefix_sum_fine_hash(prefix_sum_fine_block(a, len)));
+	return fine_bit_of(s, c, prefix_sum_fine_hash(prefix_sum_fine_block(a, g), g));
 }
 
 /* Entry @k of a count array (u16 or u8; NULL: not allocated, zeros). */
@@ -532,15 +532,19 @@ static inline u32 prefix_check_summary(const struct prefix_set *s,
 		head[first] |= PREFIX_HEAD_FLAG(c);
 		if (r->alen == 16 || c == PREFIX_CLASS_MID) {
 			u32 v = prefix_sum_block(c, m->a), j, n = 1;
+			u32 g = c == PREFIX_CLASS_MID ? (m->len >= 28 ? 28 : 24) :
+				c == PREFIX_CLASS_DEEP ?
+				(m->len >= 48 ? 48 : m->len >= 40 ? 40 : 32) : 64;
+			u64 f = prefix_sum_fine_block(m->a, g);
 
 			if (c == PREFIX_CLASS_MID && m->len < 24)
 				n = 1U << (24 - m->len);
-			for (j = 0; j < n; j++)
+			for (j = 0; j < n; j++) {
 				hwant[c][prefix_sum_hash(v + j)]++;
+				if (r->alen == 16)
+					fwant[c][prefix_sum_fine_hash(f + j, g)]++;
+			}
 		}
-		if (r->alen == 16 && c != PREFIX_CLASS_MID)
-			fwant[c][prefix_sum_fine_hash(prefix_sum_fine_block(m->a,
-									    m->len))]++;
 	}
 	/* a /0 or uncounted addresses: no head word may answer a miss */
 	if (s->sum.always != (s->zero || (s->naddrs && !s->addrs_known)))

@@ -1212,18 +1212,21 @@ TEST(summary_ipv6_flags_slash16s_and_hashes_long_members)
 
 /*
  * Inside a /32 that holds a /48, a /64 and an address, the other /48s are
- * turned away by the fine bits with no probe, until a member shorter than
- * /48 comes into that /32 (it sets the /32's own fine bit) and after it
- * goes; the members are found throughout.
+ * turned away by the fine bits with no probe; so are the other /40s once
+ * a /40 comes, but not once a /36 does (its grain is the /32); a /29 of
+ * a /24 turns away the other /29s. The members are found throughout.
  */
-TEST(summary_ipv6_fine_bits_split_a_slash32)
+TEST(summary_ipv6_fine_bits_split_blocks)
 {
 	struct prefix_set *s = make(16, 64, 1 << 20, true);
 	u8 m48[16] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x01 };
 	u8 m64[16] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x02, 0x00, 0x03 };
 	u8 m128[16] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x04, [15] = 0x07 };
 	u8 m40[16] = { 0x20, 0x01, 0x0d, 0xb8, 0x01 };
+	u8 m36[16] = { 0x20, 0x01, 0x0d, 0xb8, 0x10 };
+	u8 m29[16] = { 0x2a, 0x02, 0x08, 0x18 };
 	u8 out[16] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x09, [15] = 0x01 };
+	u8 out29[16] = { 0x2a, 0x02, 0x08, 0x20, [15] = 0x01 };
 	u8 in[16];
 	u32 tag, probes, c;
 	struct ref r;
@@ -1238,13 +1241,12 @@ TEST(summary_ipv6_fine_bits_split_a_slash32)
 	ref_add(&r, m128, 128, 3);
 	ASSERT_EQ(0U, check_set(s, &r));
 	/* the /32 bits of every class admit @out; the fine ones do not */
-	for (c = PREFIX_CLASS_ADDRS; c < PREFIX_CLASSES; c++) {
-		if (c == PREFIX_CLASS_MID)
-			continue;
+	for (c = PREFIX_CLASS_DEEP; c < PREFIX_CLASSES; c++)
 		ASSERT_TRUE(hashed_bit_at(s, c, out));
-		ASSERT_FALSE(fine_bit_at(s, c, out, 128));
-		ASSERT_FALSE(fine_bit_at(s, c, out, 0));
-	}
+	ASSERT_TRUE(hashed_bit_at(s, PREFIX_CLASS_ADDRS, out));
+	ASSERT_FALSE(fine_bit_at(s, PREFIX_CLASS_DEEP, out, 48));
+	ASSERT_FALSE(fine_bit_at(s, PREFIX_CLASS_SUBNET, out, 64));
+	ASSERT_FALSE(fine_bit_at(s, PREFIX_CLASS_ADDRS, out, 64));
 	ASSERT_EQ(PREFIX_MISS, (int)prefix_match_counted(s, out, &tag, &probes));
 	ASSERT_EQ(0U, probes);
 	memcpy(in, m48, 16);
@@ -1257,21 +1259,45 @@ TEST(summary_ipv6_fine_bits_split_a_slash32)
 	ASSERT_EQ(2U, tag);
 	ASSERT_EQ(PREFIX_ADDR, (int)prefix_match_counted(s, m128, &tag, &probes));
 	ASSERT_EQ(3U, tag);
-	/* a /40 in the same /32: its /32's fine bit admits the /32 again */
+	/* a /40 elsewhere in the /32 sets its /40's bit, not @out's */
 	ASSERT_EQ(0, prefix_set_insert(s, m40, 40, 4));
 	ref_add(&r, m40, 40, 4);
 	ASSERT_EQ(0U, check_set(s, &r));
-	ASSERT_TRUE(fine_bit_at(s, PREFIX_CLASS_DEEP, out, 0));
-	ASSERT_EQ(PREFIX_MISS, match(s, out));
+	ASSERT_FALSE(fine_bit_at(s, PREFIX_CLASS_DEEP, out, 40));
+	ASSERT_EQ(PREFIX_MISS, (int)prefix_match_counted(s, out, &tag, &probes));
+	ASSERT_EQ(0U, probes);
 	memcpy(in, m40, 16);
 	in[5] = 0x77;
 	ASSERT_EQ(PREFIX_PREFIX, (int)prefix_match_counted(s, in, &tag, &probes));
 	ASSERT_EQ(4U, tag);
-	ASSERT_EQ(0, prefix_set_delete(s, m40, 40));
-	ref_del_at(&r, ref_find(&r, m40, 40));
+	/* a /36 sets its /32's: @out is searched, and missed */
+	ASSERT_EQ(0, prefix_set_insert(s, m36, 36, 5));
+	ref_add(&r, m36, 36, 5);
+	ASSERT_EQ(0U, check_set(s, &r));
+	ASSERT_TRUE(fine_bit_at(s, PREFIX_CLASS_DEEP, out, 32));
+	ASSERT_EQ(PREFIX_MISS, match(s, out));
+	memcpy(in, m36, 16);
+	in[4] = 0x1f;
+	ASSERT_EQ(PREFIX_PREFIX, (int)prefix_match_counted(s, in, &tag, &probes));
+	ASSERT_EQ(5U, tag);
+	ASSERT_EQ(0, prefix_set_delete(s, m36, 36));
+	ref_del_at(&r, ref_find(&r, m36, 36));
 	ASSERT_EQ(0U, check_set(s, &r));
 	ASSERT_EQ(PREFIX_MISS, (int)prefix_match_counted(s, out, &tag, &probes));
 	ASSERT_EQ(0U, probes);
+	/* a /29 turns away the /29 after it, in the same /24 */
+	ASSERT_EQ(0, prefix_set_insert(s, m29, 29, 6));
+	ref_add(&r, m29, 29, 6);
+	ASSERT_EQ(0U, check_set(s, &r));
+	ASSERT_TRUE(hashed_bit_at(s, PREFIX_CLASS_MID, out29));
+	ASSERT_FALSE(fine_bit_at(s, PREFIX_CLASS_MID, out29, 28));
+	ASSERT_FALSE(fine_bit_at(s, PREFIX_CLASS_MID, out29, 24));
+	ASSERT_EQ(PREFIX_MISS, (int)prefix_match_counted(s, out29, &tag, &probes));
+	ASSERT_EQ(0U, probes);
+	memcpy(in, m29, 16);
+	in[3] = 0x1f;
+	ASSERT_EQ(PREFIX_PREFIX, (int)prefix_match_counted(s, in, &tag, &probes));
+	ASSERT_EQ(6U, tag);
 	ref_free(&r);
 	prefix_set_destroy(s);
 }
