@@ -78,6 +78,27 @@ void prefix_sum_init(struct prefix_summary *sum)
 	sum->head = prefix_sum_none;
 }
 
+/* Frees a bitmap and its counts (either may be NULL). */
+static void prefix_sum_bits_free(u32 *bits, u8 *counts)
+{
+	cuckoo_mem_free(bits, PREFIX_SUM_HASHED_BYTES);
+	cuckoo_mem_free(counts, PREFIX_SUM_HCOUNT_BYTES);
+}
+
+/* A bitmap of hashed blocks and its counts, zeroed, into @bits and @counts. */
+static int prefix_sum_bits_alloc(u32 **bits, u8 **counts)
+{
+	*counts = cuckoo_mem_zalloc(PREFIX_SUM_HCOUNT_BYTES);
+	if (IS_ERR(*counts))
+		return PTR_ERR(*counts);
+	*bits = cuckoo_mem_zalloc(PREFIX_SUM_HASHED_BYTES);
+	if (IS_ERR(*bits)) {
+		cuckoo_mem_free(*counts, PREFIX_SUM_HCOUNT_BYTES);
+		return PTR_ERR(*bits);
+	}
+	return 0;
+}
+
 /*
  * Allocates what a member of length @len and class @c (negative: none)
  * needs: the head words, for any member but the /0 and compact addresses,
@@ -106,24 +127,14 @@ int prefix_sum_prepare(struct prefix_summary *sum, u32 alen, int c, u32 len)
 		if (err)
 			goto out_words;
 		if (hashed) {
-			hcount = cuckoo_mem_zalloc(PREFIX_SUM_HCOUNT_BYTES);
-			err = PTR_ERR_OR_ZERO(hcount);
+			err = prefix_sum_bits_alloc(&bits, &hcount);
 			if (err)
 				goto out_count;
-			bits = cuckoo_mem_zalloc(PREFIX_SUM_HASHED_BYTES);
-			err = PTR_ERR_OR_ZERO(bits);
-			if (err)
-				goto out_hcount;
 		}
 		if (fine) {
-			fcount = cuckoo_mem_zalloc(PREFIX_SUM_HCOUNT_BYTES);
-			err = PTR_ERR_OR_ZERO(fcount);
+			err = prefix_sum_bits_alloc(&fbits, &fcount);
 			if (err)
-				goto out_bits;
-			fbits = cuckoo_mem_zalloc(PREFIX_SUM_HASHED_BYTES);
-			err = PTR_ERR_OR_ZERO(fbits);
-			if (err)
-				goto out_fcount;
+				goto out_hashed;
 		}
 		sum->count[c] = count;
 		sum->hcount[c] = hcount;
@@ -140,12 +151,8 @@ int prefix_sum_prepare(struct prefix_summary *sum, u32 alen, int c, u32 len)
 	}
 	return 0;
 
-out_fcount:
-	cuckoo_mem_free(fcount, PREFIX_SUM_HCOUNT_BYTES);
-out_bits:
-	cuckoo_mem_free(bits, PREFIX_SUM_HASHED_BYTES);
-out_hcount:
-	cuckoo_mem_free(hcount, PREFIX_SUM_HCOUNT_BYTES);
+out_hashed:
+	prefix_sum_bits_free(bits, hcount);
 out_count:
 	cuckoo_mem_free(count, PREFIX_SUM_COUNT_BYTES);
 out_words:
@@ -260,10 +267,8 @@ void prefix_sum_free(struct prefix_summary *sum)
 	sum->head = prefix_sum_none;
 	for (c = 0; c < PREFIX_CLASSES; c++) {
 		cuckoo_mem_free(sum->count[c], PREFIX_SUM_COUNT_BYTES);
-		cuckoo_mem_free(sum->hcount[c], PREFIX_SUM_HCOUNT_BYTES);
-		cuckoo_mem_free(sum->hashed[c], PREFIX_SUM_HASHED_BYTES);
-		cuckoo_mem_free(sum->fcount[c], PREFIX_SUM_HCOUNT_BYTES);
-		cuckoo_mem_free(sum->fine[c], PREFIX_SUM_HASHED_BYTES);
+		prefix_sum_bits_free(sum->hashed[c], sum->hcount[c]);
+		prefix_sum_bits_free(sum->fine[c], sum->fcount[c]);
 		sum->count[c] = NULL;
 		sum->hcount[c] = NULL;
 		sum->hashed[c] = NULL;
