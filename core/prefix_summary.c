@@ -67,7 +67,7 @@ static void prefix_sum_update(struct prefix_summary *sum, int c,
 	/* a /17../23 member's /24s, as its hashed blocks */
 	for (i = 0; i < n; i++)
 		prefix_sum_step_bit(sum->fine[c], sum->fcount[c],
-				    prefix_sum_fine_hash(f + i, g), add);
+				    prefix_sum_fine_hash(c, f + i, g), add);
 }
 
 /* The head words of a set with none of its own yet: read only. */
@@ -78,25 +78,32 @@ void prefix_sum_init(struct prefix_summary *sum)
 	sum->head = prefix_sum_none;
 }
 
-/* Frees a bitmap and its counts (either may be NULL). */
-static void prefix_sum_bits_free(u32 *bits, u8 *counts)
+/* Frees a bitmap of 2^@shift bits and its counts (either may be NULL). */
+static void prefix_sum_bits_free(u32 *bits, u8 *counts, u32 shift)
 {
-	cuckoo_mem_free(bits, PREFIX_SUM_HASHED_BYTES);
-	cuckoo_mem_free(counts, PREFIX_SUM_HCOUNT_BYTES);
+	cuckoo_mem_free(bits, (1U << shift) / 8);
+	cuckoo_mem_free(counts, 1U << shift);
 }
 
-/* A bitmap of hashed blocks and its counts, zeroed, into @bits and @counts. */
-static int prefix_sum_bits_alloc(u32 **bits, u8 **counts)
+/* A bitmap of 2^@shift hashed blocks and its u8 counts, zeroed. */
+static int prefix_sum_bits_alloc(u32 **bits, u8 **counts, u32 shift)
 {
-	*counts = cuckoo_mem_zalloc(PREFIX_SUM_HCOUNT_BYTES);
+	*counts = cuckoo_mem_zalloc(1U << shift);
 	if (IS_ERR(*counts))
 		return PTR_ERR(*counts);
-	*bits = cuckoo_mem_zalloc(PREFIX_SUM_HASHED_BYTES);
+	*bits = cuckoo_mem_zalloc((1U << shift) / 8);
 	if (IS_ERR(*bits)) {
-		cuckoo_mem_free(*counts, PREFIX_SUM_HCOUNT_BYTES);
+		cuckoo_mem_free(*counts, 1U << shift);
 		return PTR_ERR(*bits);
 	}
 	return 0;
+}
+
+/* The bytes of a bitmap of 2^@shift bits and its counts, if allocated. */
+static u64 prefix_sum_bits_bytes(const u32 *bits, const u8 *counts, u32 shift)
+{
+	return !!counts * cuckoo_mem_footprint(1U << shift) +
+	       !!bits * cuckoo_mem_footprint((1U << shift) / 8);
 }
 
 /*
@@ -127,12 +134,14 @@ int prefix_sum_prepare(struct prefix_summary *sum, u32 alen, int c, u32 len)
 		if (err)
 			goto out_words;
 		if (hashed) {
-			err = prefix_sum_bits_alloc(&bits, &hcount);
+			err = prefix_sum_bits_alloc(&bits, &hcount,
+						    PREFIX_SUM_SHIFT);
 			if (err)
 				goto out_count;
 		}
 		if (fine) {
-			err = prefix_sum_bits_alloc(&fbits, &fcount);
+			err = prefix_sum_bits_alloc(&fbits, &fcount,
+						    prefix_sum_fine_shift(c));
 			if (err)
 				goto out_hashed;
 		}
@@ -152,7 +161,7 @@ int prefix_sum_prepare(struct prefix_summary *sum, u32 alen, int c, u32 len)
 	return 0;
 
 out_hashed:
-	prefix_sum_bits_free(bits, hcount);
+	prefix_sum_bits_free(bits, hcount, PREFIX_SUM_SHIFT);
 out_count:
 	cuckoo_mem_free(count, PREFIX_SUM_COUNT_BYTES);
 out_words:
@@ -229,10 +238,10 @@ void prefix_sum_reset(struct prefix_summary *sum)
 		if (sum->hcount[c])
 			memset(sum->hcount[c], 0, PREFIX_SUM_HCOUNT_BYTES);
 		if (sum->fine[c])
-			for (k = 0; k < PREFIX_SUM_WORDS; k++)
+			for (k = 0; k < (1U << prefix_sum_fine_shift(c)) / 32; k++)
 				WRITE_ONCE(sum->fine[c][k], 0);
 		if (sum->fcount[c])
-			memset(sum->fcount[c], 0, PREFIX_SUM_HCOUNT_BYTES);
+			memset(sum->fcount[c], 0, 1U << prefix_sum_fine_shift(c));
 	}
 }
 
@@ -240,10 +249,10 @@ void prefix_sum_reset(struct prefix_summary *sum)
 u64 prefix_sum_class_bytes(const struct prefix_summary *sum, u32 c)
 {
 	return !!sum->count[c] * cuckoo_mem_footprint(PREFIX_SUM_COUNT_BYTES) +
-	       (!!sum->hcount[c] + !!sum->fcount[c]) *
-	       cuckoo_mem_footprint(PREFIX_SUM_HCOUNT_BYTES) +
-	       (!!sum->hashed[c] + !!sum->fine[c]) *
-	       cuckoo_mem_footprint(PREFIX_SUM_HASHED_BYTES);
+	       prefix_sum_bits_bytes(sum->hashed[c], sum->hcount[c],
+				     PREFIX_SUM_SHIFT) +
+	       prefix_sum_bits_bytes(sum->fine[c], sum->fcount[c],
+				     prefix_sum_fine_shift(c));
 }
 
 /* The bytes @sum has allocated. */
@@ -267,8 +276,10 @@ void prefix_sum_free(struct prefix_summary *sum)
 	sum->head = prefix_sum_none;
 	for (c = 0; c < PREFIX_CLASSES; c++) {
 		cuckoo_mem_free(sum->count[c], PREFIX_SUM_COUNT_BYTES);
-		prefix_sum_bits_free(sum->hashed[c], sum->hcount[c]);
-		prefix_sum_bits_free(sum->fine[c], sum->fcount[c]);
+		prefix_sum_bits_free(sum->hashed[c], sum->hcount[c],
+				     PREFIX_SUM_SHIFT);
+		prefix_sum_bits_free(sum->fine[c], sum->fcount[c],
+				     prefix_sum_fine_shift(c));
 		sum->count[c] = NULL;
 		sum->hcount[c] = NULL;
 		sum->hashed[c] = NULL;

@@ -34,7 +34,9 @@
  * /28; /32, /40 or /48; /64), and a lookup the hashed bits admit needs
  * the bit of its own block at one of its class's grains. Geo databases
  * split /24s and /32s among countries at /29, /40 and /48: the others'
- * traffic stops here.
+ * traffic stops here. The /32../63 class, where such sets crowd and a
+ * lookup tests three grains, has four times the fine bits of the others,
+ * so that fewer of its misses find a bit another block set.
  */
 #define PREFIX_SUM_SHIFT	16
 #define PREFIX_SUM_KEYS		BIT_ULL(PREFIX_SUM_SHIFT)
@@ -59,6 +61,7 @@
 
 /* Spreads the fine blocks (of every grain) over the fine bits. */
 #define PREFIX_SUM_FINE_HASH	0x9e3779b97f4a7c15ULL
+#define PREFIX_SUM_FINE_DEEP_SHIFT	(PREFIX_SUM_SHIFT + 2)
 
 /* What a head word holds. */
 #define PREFIX_HEAD_BEST	0x1fU
@@ -180,11 +183,18 @@ static __always_inline u64 prefix_sum_fine_block(const u8 *addr, u32 g)
 	return v >> (64 - g);
 }
 
-/* The fine bit of block @v of grain @g: grains hashed apart. */
-static __always_inline u32 prefix_sum_fine_hash(u64 v, u32 g)
+/* log2 of the fine bits of class @c */
+static __always_inline u32 prefix_sum_fine_shift(u32 c)
+{
+	return c == PREFIX_CLASS_DEEP ? PREFIX_SUM_FINE_DEEP_SHIFT :
+					PREFIX_SUM_SHIFT;
+}
+
+/* The fine bit of block @v of grain @g in class @c: grains hashed apart. */
+static __always_inline u32 prefix_sum_fine_hash(u32 c, u64 v, u32 g)
 {
 	return ((v ^ (u64)g << 56) * PREFIX_SUM_FINE_HASH) >>
-	       (64 - PREFIX_SUM_SHIFT);
+	       (64 - prefix_sum_fine_shift(c));
 }
 
 /* Reader: is bit @k of the hashed words @w set? */
@@ -193,11 +203,11 @@ static __always_inline u32 prefix_sum_bit(const u32 *w, u32 k)
 	return READ_ONCE(w[k / 32]) >> (k % 32) & 1;
 }
 
-/* Reader: is the fine bit of @addr's block of grain @g set? */
-static __always_inline u32 prefix_sum_fine_at(const u32 *fine, const u8 *addr,
-					      u32 g)
+/* Reader: is the fine bit of @addr's block of grain @g (class @c) set? */
+static __always_inline u32 prefix_sum_fine_at(const u32 *fine, u32 c,
+					      const u8 *addr, u32 g)
 {
-	return prefix_sum_bit(fine, prefix_sum_fine_hash(prefix_sum_fine_block(addr, g), g));
+	return prefix_sum_bit(fine, prefix_sum_fine_hash(c, prefix_sum_fine_block(addr, g), g));
 }
 
 /*
@@ -217,16 +227,16 @@ static __always_inline bool prefix_sum_admits(const struct prefix_summary *sum,
 	if (in && fine) {
 		switch (c) {
 		case PREFIX_CLASS_MID:
-			in = prefix_sum_fine_at(fine, addr, 24) ||
-			     prefix_sum_fine_at(fine, addr, 28);
+			in = prefix_sum_fine_at(fine, c, addr, 24) ||
+			     prefix_sum_fine_at(fine, c, addr, 28);
 			break;
 		case PREFIX_CLASS_DEEP:
-			in = prefix_sum_fine_at(fine, addr, 32) ||
-			     prefix_sum_fine_at(fine, addr, 40) ||
-			     prefix_sum_fine_at(fine, addr, 48);
+			in = prefix_sum_fine_at(fine, c, addr, 32) ||
+			     prefix_sum_fine_at(fine, c, addr, 40) ||
+			     prefix_sum_fine_at(fine, c, addr, 48);
 			break;
 		default:
-			in = prefix_sum_fine_at(fine, addr, 64);
+			in = prefix_sum_fine_at(fine, c, addr, 64);
 		}
 	}
 	/* as for the head word: pairs with prefix_sum_get()'s smp_wmb() */

@@ -476,7 +476,7 @@ static inline bool fine_bit_of(const struct prefix_set *s, u32 c, u32 k)
 static inline bool fine_bit_at(const struct prefix_set *s, u32 c,
 			       const u8 *a, u32 g)
 {
-	return fine_bit_of(s, c, prefix_sum_fine_hash(prefix_sum_fine_block(a, g), g));
+	return fine_bit_of(s, c, prefix_sum_fine_hash(c, prefix_sum_fine_block(a, g), g));
 }
 
 /* Entry @k of a count array (u16 or u8; NULL: not allocated, zeros). */
@@ -500,7 +500,7 @@ static inline u32 prefix_check_summary(const struct prefix_set *s,
 {
 	static u32 want[PREFIX_CLASSES][PREFIX_SUM_KEYS];
 	static u32 hwant[PREFIX_CLASSES][PREFIX_SUM_KEYS];
-	static u32 fwant[PREFIX_CLASSES][PREFIX_SUM_KEYS];
+	static u32 fwant[PREFIX_CLASSES][1U << PREFIX_SUM_FINE_DEEP_SHIFT];
 	static u16 head[PREFIX_SUM_KEYS];
 	u32 i, c, k, first, bad = 0;
 
@@ -542,7 +542,7 @@ static inline u32 prefix_check_summary(const struct prefix_set *s,
 			for (j = 0; j < n; j++) {
 				hwant[c][prefix_sum_hash(v + j)]++;
 				if (r->alen == 16)
-					fwant[c][prefix_sum_fine_hash(f + j, g)]++;
+					fwant[c][prefix_sum_fine_hash(c, f + j, g)]++;
 			}
 		}
 	}
@@ -556,18 +556,22 @@ static inline u32 prefix_check_summary(const struct prefix_set *s,
 		for (k = 0; k < PREFIX_SUM_KEYS; k++) {
 			u32 n = sum_count_of(s->sum.count[c], k);
 			u32 h = sum_count_of(s->sum.hcount[c], k);
-			u32 f = sum_count_of(s->sum.fcount[c], k);
 
 			bad += sum_count_wrong(n, PREFIX_SUM_COUNT_MAX,
 					       want[c][k]);
 			bad += sum_count_wrong(h, PREFIX_SUM_HCOUNT_MAX,
 					       hwant[c][k]);
 			bad += hashed_bit_of(s, c, k) != !!h;
+			if (n == PREFIX_SUM_COUNT_MAX)
+				head[k] |= PREFIX_HEAD_FLAG(c);
+		}
+		/* class @c's fine bits, as many as its shift says */
+		for (k = 0; k < 1U << prefix_sum_fine_shift(c); k++) {
+			u32 f = sum_count_of(s->sum.fcount[c], k);
+
 			bad += sum_count_wrong(f, PREFIX_SUM_HCOUNT_MAX,
 					       fwant[c][k]);
 			bad += fine_bit_of(s, c, k) != !!f;
-			if (n == PREFIX_SUM_COUNT_MAX)
-				head[k] |= PREFIX_HEAD_FLAG(c);
 		}
 	}
 	if (memcmp(s->sum.head, head, sizeof(head)))
