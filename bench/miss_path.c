@@ -66,6 +66,7 @@ enum subject {
 	S_P24,
 	S_H8,
 	S_H16,
+	S_H8X2,
 	S_H16X2,	/* the programs' (struct cfilter_prefilter's hashed bits) */
 	NSUBJECTS,
 };
@@ -73,7 +74,7 @@ enum subject {
 static const char *const sname[NSUBJECTS] = {
 	"open addressing", "chained hash set", "core, no prefilter", "/16 bit + core",
 	"/24 bit + core", "hash 8 b/key + core", "hash 16 b/key + core",
-	"2 bits/16 b/key + core",
+	"2 bits/8 b/key + core", "2 bits/16 b/key + core",
 };
 
 /* A bitmap of 2^order bits. */
@@ -192,7 +193,7 @@ static __always_inline bool bit_test(const struct bitmap *bm,
 	u64 w;
 
 	/* as the programs test them (bpf/cfilter.bpf.c) */
-	if (subj == S_H16X2) {
+	if (subj == S_H8X2 || subj == S_H16X2) {
 		h = prog_hash(a);
 		b = h >> (32 - bm->order);
 		w = bm->words[b / 64];
@@ -261,8 +262,12 @@ static double run_subject(const struct subjects *s, enum subject subj,
 		return run(s, S_P24, chained);
 	case S_H8:
 		return run(s, S_H8, chained);
-	default:
+	case S_H16:
 		return run(s, S_H16, chained);
+	case S_H8X2:
+		return run(s, S_H8X2, chained);
+	default:
+		return run(s, S_H16X2, chained);
 	}
 }
 
@@ -288,7 +293,7 @@ static void bitmap_set(struct bitmap *bm, enum subject subj, u32 a)
 {
 	u32 b, h;
 
-	if (subj == S_H16X2) {
+	if (subj == S_H8X2 || subj == S_H16X2) {
 		h = prog_hash(a);
 		bm->words[(h >> (32 - bm->order)) / 64] |=
 			cfilter_prefilter_hbits(h, 32 - bm->order);
@@ -323,6 +328,7 @@ static void build(struct subjects *s, u32 keys)
 	bitmap_init(&s->bm[S_P24], 24);
 	bitmap_init(&s->bm[S_H8], order_for(8ULL * keys));
 	bitmap_init(&s->bm[S_H16], order_for(16ULL * keys));
+	bitmap_init(&s->bm[S_H8X2], order_for(8ULL * keys));
 	bitmap_init(&s->bm[S_H16X2], order_for(16ULL * keys));
 	for (i = 0; i < keys; i++) {
 		a = htonl(key_of(i));
