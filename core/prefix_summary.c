@@ -99,6 +99,18 @@ static int prefix_sum_bits_alloc(u32 **bits, u8 **counts, u32 shift)
 	return 0;
 }
 
+/* Zeroes a bitmap of 2^@shift bits, word by word for readers, and its counts. */
+static void prefix_sum_bits_clear(u32 *bits, u8 *counts, u32 shift)
+{
+	u32 k;
+
+	if (bits)
+		for (k = 0; k < (1U << shift) / 32; k++)
+			WRITE_ONCE(bits[k], 0);
+	if (counts)
+		memset(counts, 0, 1U << shift);
+}
+
 /* The bytes of a bitmap of 2^@shift bits and its counts, if allocated. */
 static u64 prefix_sum_bits_bytes(const u32 *bits, const u8 *counts, u32 shift)
 {
@@ -230,18 +242,12 @@ void prefix_sum_reset(struct prefix_summary *sum)
 		for (k = 0; k < PREFIX_SUM_KEYS; k++)
 			WRITE_ONCE(sum->head[k], 0);
 	for (c = 0; c < PREFIX_CLASSES; c++) {
-		if (sum->hashed[c])
-			for (k = 0; k < PREFIX_SUM_WORDS; k++)
-				WRITE_ONCE(sum->hashed[c][k], 0);
 		if (sum->count[c])
 			memset(sum->count[c], 0, PREFIX_SUM_COUNT_BYTES);
-		if (sum->hcount[c])
-			memset(sum->hcount[c], 0, PREFIX_SUM_HCOUNT_BYTES);
-		if (sum->fine[c])
-			for (k = 0; k < (1U << prefix_sum_fine_shift(c)) / 32; k++)
-				WRITE_ONCE(sum->fine[c][k], 0);
-		if (sum->fcount[c])
-			memset(sum->fcount[c], 0, 1U << prefix_sum_fine_shift(c));
+		prefix_sum_bits_clear(sum->hashed[c], sum->hcount[c],
+				      PREFIX_SUM_SHIFT);
+		prefix_sum_bits_clear(sum->fine[c], sum->fcount[c],
+				      prefix_sum_fine_shift(c));
 	}
 }
 
