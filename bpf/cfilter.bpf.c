@@ -177,7 +177,7 @@ static __always_inline bool prefilter_hashed(const struct cfilter_prefilter *pf,
 	else
 		h = cfilter_prefilter_hash4(type, *(const __u32 *)addr);
 	/* masked, so that a @dep the verifier does not know stays in bounds */
-	i = ((h >> hshift) + dep - 1) & (0xffffffffU >> hshift);
+	i = ((h >> hshift) + dep) & (0xffffffffU >> hshift);
 	w = pf->hashed[i / 64];
 	return w >> (i % 64) & w >> (h % 64) & 1;
 }
@@ -190,16 +190,17 @@ static __always_inline bool prefilter_block(const __u32 *words,
 	__u32 a = bpf_ntohl(*(const __u32 *)addr);
 	__u32 k = cfilter_prefilter_block(v6 ? a : a >> 8);
 
-	return words[(k / 32 + dep - 1) & (CFILTER_PREFILTER_BLOCK_WORDS - 1)] >>
+	return words[(k / 32 + dep) & (CFILTER_PREFILTER_BLOCK_WORDS - 1)] >>
 	       (k % 32) & 1;
 }
 
 /*
  * May an entry of the bitmap @b (and key type @type) drop a packet with
- * address @addr? Its /16's bit; then, for what lies in the /16 (and only
+ * address @addr? Not if its /16's bit of @any is clear, as for most
+ * packets. Else its /16's bit; then, for what lies in the /16 (and only
  * for that: a set of prefixes hashes no address), the hashed bits of the
- * address and the bit of its block. The bits are read at
- * addresses computed from the ready word @dep (1), so that a CPU that
+ * address and the bit of its block. The bits are read at addresses
+ * offset by @dep, 0 computed from the ready word, so that a CPU that
  * reorders loads still reads them after it: the module writes them first.
  */
 static __always_inline bool prefilter_may(const struct cfilter_prefilter *pf,
@@ -208,9 +209,11 @@ static __always_inline bool prefilter_may(const struct cfilter_prefilter *pf,
 					  __u32 hshift)
 {
 	__u32 slot = bpf_ntohs(*(const __u16 *)addr);
-	__u32 sw = ((slot >> 6) + dep - 1) & (CFILTER_PREFILTER_WORDS - 1);
+	__u32 sw = ((slot >> 6) + dep) & (CFILTER_PREFILTER_WORDS - 1);
 	__u32 bit = slot & 63;
 
+	if (!(pf->any[b][sw] >> bit & 1))
+		return false;
 	if (pf->bits[b][sw] >> bit & 1)
 		return true;
 	if (pf->addrs[b][sw] >> bit & 1 &&
@@ -238,12 +241,13 @@ static __always_inline bool prefilter_passes_of(const struct packet *pkt,
 	ready = *(volatile const __u64 *)&pf->ready;
 	dep = ready;	/* a copy the compiler cannot fold */
 	barrier_var(dep);
+	dep -= CFILTER_PREFILTER_READY;
 	/*
 	 * hshift is written once, before ready: 0 if read early, which calls,
 	 * as a map of another size than this program was loaded for does.
 	 */
 	hshift = prefilter_hshift;	/* read once: rodata is volatile */
-	if (ready != 1 || pf->hshift != hshift)
+	if (ready != CFILTER_PREFILTER_READY || pf->hshift != hshift)
 		return false;
 	/*
 	 * The shift as the verifier knows it, a constant: else the compiler

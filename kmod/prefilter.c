@@ -15,7 +15,8 @@
  *   destination), sized by the loader to the set it expects.
  * A packet calls the kfunc if its address's /16 bit is set, or both its
  * /16's address bit and its hashed bits are, or its /16's bit of longer
- * prefixes and its block's bit: most packets hash nothing.
+ * prefixes and its block's bit: most packets hash nothing. A fourth bitmap
+ * per family, their union, lets most read one word.
  * Any flow key of a family sets every source /16 bit of that family: flows
  * are looked up by the whole 5-tuple, and the bits keep no count of their
  * sources. Allow entries set none; they only lift a drop. A compact table
@@ -298,9 +299,9 @@ static void cfilter_pf_put(__u64 *w, u64 mask, u64 v, bool or)
 }
 
 /*
- * Writes the bits of slots @first..@first+@n-1 of bitmap @b, and of its
- * addresses' and its longer prefixes' bitmaps, in maps @m0 on; @or keeps
- * the bits there.
+ * Writes the bits of slots @first..@first+@n-1 of bitmap @b, of its
+ * addresses' and its longer prefixes' bitmaps, and of their union, in
+ * maps @m0 on; @or keeps the bits there.
  */
 static void cfilter_pf_store(const struct cfilter_set *s, unsigned int b,
 			     u32 first, u32 n, bool or, unsigned int m0)
@@ -329,6 +330,9 @@ static void cfilter_pf_store(const struct cfilter_set *s, unsigned int b,
 			cfilter_pf_put(&pf->bits[b][w], mask, v, or);
 			cfilter_pf_put(&pf->addrs[b][w], mask, addrs, or);
 			cfilter_pf_put(&pf->longer[b][w], mask, longer, or);
+			/* last: a packet it lets on finds the bits above */
+			cfilter_pf_put(&pf->any[b][w], mask,
+				       v | addrs | longer, or);
 		}
 		first += k;
 		n -= k;
@@ -577,7 +581,7 @@ int cfilter_prefilter_add(int fd)
 	 * that reorders loads still reads them after it.
 	 */
 	smp_wmb();
-	WRITE_ONCE(pf->ready, 1);
+	WRITE_ONCE(pf->ready, CFILTER_PREFILTER_READY);
 out:
 	mutex_unlock(&cfilter_lock);
 	if (map)

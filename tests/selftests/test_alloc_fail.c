@@ -901,7 +901,7 @@ static void finish_prefilter(struct __test_metadata *_metadata, struct ctx *c,
 		EXPECT_EQ(0ULL, pf->ready);
 		EXPECT_FALSE(any) TH_LOG("a map handed over in vain has bits");
 	} else {
-		EXPECT_EQ(1ULL, pf->ready);
+		EXPECT_EQ(CFILTER_PREFILTER_READY, pf->ready);
 		EXPECT_EQ(1ULL, pf->bits[CFILTER_PREFILTER_SRC4][(10 << 8 | 123) / 64] >>
 			  ((10 << 8 | 123) % 64) & 1);
 	}

@@ -84,16 +84,26 @@ FIXTURE_TEARDOWN(prefilter)
 	teardown_close_empty(self->fd);
 }
 
-/* Reads the map into self->pf. */
+/*
+ * Reads the map into self->pf, whose union of a /16's bits is exactly
+ * that: the programs pass a packet on a clear bit of @any alone.
+ */
 static void read_map(struct __test_metadata *_metadata,
 		     FIXTURE_DATA(prefilter) *self)
 {
-	__u32 zero = 0;
+	const struct cfilter_prefilter *pf = self->pf;
+	__u32 zero = 0, b, i;
 
 	ASSERT_EQ(0, bpf_map_lookup_elem(self->map, &zero, self->pf))
 		TH_LOG("reading the prefilter map: %s", strerror(errno));
-	ASSERT_EQ(1ULL, self->pf->ready);
-	ASSERT_EQ(32 - 12ULL, self->pf->hshift);
+	ASSERT_EQ(CFILTER_PREFILTER_READY, pf->ready);
+	ASSERT_EQ(32 - 12ULL, pf->hshift);
+	for (b = 0; b < __CFILTER_PREFILTER_BITS; b++)
+		for (i = 0; i < CFILTER_PREFILTER_WORDS; i++)
+			ASSERT_EQ(pf->bits[b][i] | pf->addrs[b][i] |
+				  pf->longer[b][i], pf->any[b][i])
+				TH_LOG("bitmap %u, /16s %u to %u: any is not the union",
+				       b, i * 64, i * 64 + 63);
 }
 
 /* The bitmaps by name: S4, S6, D4, D6. */
@@ -861,7 +871,7 @@ TEST_F(prefilter_reload, compact_addresses_set_every_bit_and_unload_clears_ready
 
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req));
 	ASSERT_EQ(0, bpf_map_lookup_elem(self->map, &zero, pf));
-	EXPECT_EQ(1ULL, pf->ready);
+	EXPECT_EQ(CFILTER_PREFILTER_READY, pf->ready);
 	EXPECT_EQ(SLOTS, nbits(pf, S4));
 	EXPECT_EQ(0, nbits(pf, S6));
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_DEL, &req));
@@ -958,7 +968,7 @@ TEST_F(prefilter_reload, compact_records_every_address_added)
 	ASSERT_NE(NULL, pf);
 	ASSERT_NE(NULL, other);
 	ASSERT_EQ(0, bpf_map_lookup_elem(self->map, &zero, pf));
-	ASSERT_EQ(1ULL, pf->ready);
+	ASSERT_EQ(CFILTER_PREFILTER_READY, pf->ready);
 	EXPECT_EQ((__u64)(32 - __builtin_ctz(bits)), pf->hshift);
 	for (i = 0; i < COMPACT_ADDRS; i++)
 		ASSERT_TRUE(hbit_in(pf->hashed, bits, keys[i].type,

@@ -76,6 +76,7 @@ static int programs_err, prefilter_fd = -1;
 /* The program's own prefilter size: no loader here sizes it. */
 #define PF_HBITS	4096
 #define PF_HSHIFT	(32 - 12)
+#define READY		CFILTER_PREFILTER_READY
 #define PF_SIZE		(sizeof(struct cfilter_prefilter) + PF_HBITS / 8)
 
 /*
@@ -269,6 +270,21 @@ TEST_F(xdp, without_its_prefilter_the_program_calls_the_kfunc)
 }
 
 /*
+ * @pf into the test's prefilter map, each /16's bit of @any the union of
+ * its others as the module writes it, unless @ungated.
+ */
+static int store_prefilter(struct cfilter_prefilter *pf, bool ungated)
+{
+	__u32 zero = 0, b, i;
+
+	for (b = 0; b < __CFILTER_PREFILTER_BITS && !ungated; b++)
+		for (i = 0; i < CFILTER_PREFILTER_WORDS; i++)
+			pf->any[b][i] = pf->bits[b][i] | pf->addrs[b][i] |
+					pf->longer[b][i];
+	return bpf_map_update_elem(prefilter_fd, &zero, pf, 0) ? errno : 0;
+}
+
+/*
  * Writes the test's prefilter: @ready, @hshift, and the bit of @addr's /16
  * in bitmap @b (enum cfilter_prefilter_bits), or if @hashed its hashed bit
  * as an address of the bitmap's key type, with its /16's address bit if
@@ -286,7 +302,7 @@ static int write_prefilter(__u64 ready, __u64 hshift, unsigned int b,
 	static __u64 value[PF_SIZE / 8];
 	struct cfilter_prefilter *pf = (struct cfilter_prefilter *)value;
 	bool v6 = b == CFILTER_PREFILTER_SRC6 || b == CFILTER_PREFILTER_DST6;
-	__u32 zero = 0, slot, h;
+	__u32 slot, h;
 	__u8 a[16];
 
 	memset(value, 0, sizeof(value));
@@ -304,24 +320,25 @@ static int write_prefilter(__u64 ready, __u64 hshift, unsigned int b,
 		slot = a[0] << 8 | a[1];
 		pf->bits[b][slot / 64] |= 1ULL << slot % 64;
 	}
-	return bpf_map_update_elem(prefilter_fd, &zero, pf, 0) ? errno : 0;
+	return store_prefilter(pf, false);
 }
 
 /*
  * The test's prefilter with, for @addr in bitmap @b, the bit of its block
  * (IPv4: its /24, IPv6: its /32), and its /16's flag of longer prefixes
- * if @flag.
+ * if @flag; that flag's bit of @any clear if @ungated.
  */
-static int set_block(unsigned int b, const char *addr, bool flag)
+static int set_block(unsigned int b, const char *addr, bool flag,
+		     bool ungated)
 {
 	static __u64 value[PF_SIZE / 8];
 	struct cfilter_prefilter *pf = (struct cfilter_prefilter *)value;
 	bool v6 = b == CFILTER_PREFILTER_SRC6 || b == CFILTER_PREFILTER_DST6;
-	__u32 zero = 0, slot, v, k;
+	__u32 slot, v, k;
 	__u8 a[16];
 
 	memset(value, 0, sizeof(value));
-	pf->ready = 1;
+	pf->ready = READY;
 	pf->hshift = PF_HSHIFT;
 	inet_pton(v6 ? AF_INET6 : AF_INET, addr, a);
 	slot = a[0] << 8 | a[1];
@@ -330,7 +347,7 @@ static int set_block(unsigned int b, const char *addr, bool flag)
 	pf->blocks[b][k / 32] |= 1U << k % 32;
 	if (flag)
 		pf->longer[b][slot / 64] |= 1ULL << slot % 64;
-	return bpf_map_update_elem(prefilter_fd, &zero, pf, 0) ? errno : 0;
+	return store_prefilter(pf, ungated);
 }
 
 static int set_prefilter(__u64 ready, unsigned int b, const char *addr)
@@ -340,7 +357,7 @@ static int set_prefilter(__u64 ready, unsigned int b, const char *addr)
 
 static int set_hashed(__u64 hshift, unsigned int b, const char *addr)
 {
-	return write_prefilter(1, hshift, b, addr, true, true);
+	return write_prefilter(READY, hshift, b, addr, true, true);
 }
 
 /*
@@ -348,7 +365,8 @@ static int set_hashed(__u64 hshift, unsigned int b, const char *addr)
  * their hashed bits too, the program (programs[3] matches destinations)
  * passes a packet without asking the module, which would drop it here;
  * where one is set, or while the map is not ready or its hshift is not
- * this program's, the module decides.
+ * this program's, the module decides; where their /16's bit of the union
+ * (@any) is clear, no other is read.
  */
 TEST_F(xdp, the_prefilter_bits_decide_the_call)
 {
@@ -374,27 +392,29 @@ TEST_F(xdp, the_prefilter_bits_decide_the_call)
 
 		ASSERT_EQ(0, cf_key(self->dev, CFILTER_IOC_ADD, fam[i].af,
 				    fam[i].blocked));
-		ASSERT_EQ(0, set_prefilter(1, fam[i].src, NULL));
+		ASSERT_EQ(0, set_prefilter(READY, fam[i].src, NULL));
 		EXPECT_PASS(&f, f.len, "bits clear: no call");
-		ASSERT_EQ(0, set_prefilter(1, fam[i].other_src,
+		ASSERT_EQ(0, set_prefilter(READY, fam[i].other_src,
 					   fam[i].other_family));
 		EXPECT_PASS(&f, f.len, "only the other family's bit set");
-		ASSERT_EQ(0, set_prefilter(1, fam[i].src, fam[i].same16));
+		ASSERT_EQ(0, set_prefilter(READY, fam[i].src, fam[i].same16));
 		EXPECT_DROP(&f, f.len, "the bit of its source's /16 set");
 		ASSERT_EQ(0, set_prefilter(0, fam[i].src, NULL));
 		EXPECT_DROP(&f, f.len, "not ready: the module decides");
-		ASSERT_EQ(0, set_prefilter(2, fam[i].src, NULL));
+		ASSERT_EQ(0, set_prefilter(1, fam[i].src, NULL));
+		EXPECT_DROP(&f, f.len, "ready of an older layout: the module decides");
+		ASSERT_EQ(0, set_prefilter(READY + 1, fam[i].src, NULL));
 		EXPECT_DROP(&f, f.len, "ready holds another value");
 		/* the destination's bit, looked at where destinations are */
-		ASSERT_EQ(0, set_prefilter(1, fam[i].dst, fam[i].af == AF_INET ?
+		ASSERT_EQ(0, set_prefilter(READY, fam[i].dst, fam[i].af == AF_INET ?
 					   IPV4_DADDR : IPV6_DADDR));
 		EXPECT_DROP(&f, f.len, "the bit of its destination's /16 set");
-		ASSERT_EQ(0, set_prefilter(1, fam[i].dst, fam[i].elsewhere));
+		ASSERT_EQ(0, set_prefilter(READY, fam[i].dst, fam[i].elsewhere));
 		EXPECT_PASS(&f, f.len, "another destination /16's bit set");
 		/* the hashed bits, of the address itself */
 		ASSERT_EQ(0, set_hashed(PF_HSHIFT, fam[i].src, fam[i].blocked));
 		EXPECT_DROP(&f, f.len, "the hashed bit of its source set");
-		ASSERT_EQ(0, write_prefilter(1, PF_HSHIFT, fam[i].src,
+		ASSERT_EQ(0, write_prefilter(READY, PF_HSHIFT, fam[i].src,
 					     fam[i].blocked, true, false));
 		EXPECT_PASS(&f, f.len, "its hashed bit set, its /16's address bit clear");
 		ASSERT_EQ(0, set_hashed(PF_HSHIFT, fam[i].src, fam[i].same16));
@@ -408,14 +428,19 @@ TEST_F(xdp, the_prefilter_bits_decide_the_call)
 		ASSERT_EQ(0, set_hashed(PF_HSHIFT - 1, fam[i].src, NULL));
 		EXPECT_DROP(&f, f.len, "hshift of a larger map: the module decides");
 		/* the blocks of longer prefixes: IPv4 /24s, IPv6 /32s */
-		ASSERT_EQ(0, set_block(fam[i].src, fam[i].blocked, true));
+		ASSERT_EQ(0, set_block(fam[i].src, fam[i].blocked, true,
+				       false));
 		EXPECT_DROP(&f, f.len, "its block's bit set, and its /16's flag");
-		ASSERT_EQ(0, set_block(fam[i].src, fam[i].blocked, false));
+		ASSERT_EQ(0, set_block(fam[i].src, fam[i].blocked, true, true));
+		EXPECT_PASS(&f, f.len, "block bit and flag set, any's bit clear: no call");
+		ASSERT_EQ(0, set_block(fam[i].src, fam[i].blocked, false,
+				       false));
 		EXPECT_PASS(&f, f.len, "its block's bit set, its /16's flag clear");
-		ASSERT_EQ(0, set_block(fam[i].src, fam[i].same16, true));
+		ASSERT_EQ(0, set_block(fam[i].src, fam[i].same16, true,
+				       false));
 		EXPECT_PASS(&f, f.len, "another block's bit set in its /16");
 		ASSERT_EQ(0, set_block(fam[i].dst, fam[i].af == AF_INET ?
-				       IPV4_DADDR : IPV6_DADDR, true));
+				       IPV4_DADDR : IPV6_DADDR, true, false));
 		EXPECT_DROP(&f, f.len, "its destination's block bit and flag set");
 	}
 }

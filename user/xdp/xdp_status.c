@@ -34,7 +34,8 @@ static int prefilter_ready(int fd, __u32 size)
 
 	if (!pf)
 		return -ENOMEM;
-	ret = bpf_map_lookup_elem(fd, &key, pf) ? -errno : pf->ready == 1;
+	ret = bpf_map_lookup_elem(fd, &key, pf) ? -errno :
+	      pf->ready == CFILTER_PREFILTER_READY;
 	free(pf);
 	return ret;
 }

@@ -425,8 +425,10 @@ struct cfilter_match_req {
  * IPv6 /32 and longer); hashed bits, two set for each address
  * (cfilter_prefilter_hash() and cfilter_prefilter_hbits()); and a bit per
  * hashed block, an IPv4 /24 or an IPv6 /32, with a longer prefix in or
- * over it (@blocks, cfilter_prefilter_block()). The module writes them
- * from CFILTER_IOC_PREFILTER on, and @ready says it does.
+ * over it (@blocks, cfilter_prefilter_block()). @any has a /16's bit set
+ * where any of @bits, @addrs or @longer has it, so that most packets read
+ * one word. The module writes them from CFILTER_IOC_PREFILTER on, and
+ * @ready (CFILTER_PREFILTER_READY) says it does.
  */
 #define CFILTER_PREFILTER_WORDS	(65536 / 64)
 /* The 32-bit words of a kind of hashed blocks: 65536 bits. */
@@ -465,9 +467,17 @@ static __inline__ __u32 cfilter_prefilter_bits_for(__u64 addresses)
 	return n;
 }
 
+/*
+ * @ready once the module keeps the map: the layout's number, so that a
+ * program of another layout, which waits for another value, calls for
+ * every packet instead of misreading the map.
+ */
+#define CFILTER_PREFILTER_READY	2ULL
+
 struct cfilter_prefilter {
 	__u64	ready;
 	__u64	hshift;
+	__u64	any[__CFILTER_PREFILTER_BITS][CFILTER_PREFILTER_WORDS];
 	__u64	bits[__CFILTER_PREFILTER_BITS][CFILTER_PREFILTER_WORDS];
 	__u64	addrs[__CFILTER_PREFILTER_BITS][CFILTER_PREFILTER_WORDS];
 	__u64	longer[__CFILTER_PREFILTER_BITS][CFILTER_PREFILTER_WORDS];
