@@ -277,10 +277,12 @@ static int store_prefilter(struct cfilter_prefilter *pf, bool ungated)
 {
 	__u32 zero = 0, b, i;
 
-	for (b = 0; b < __CFILTER_PREFILTER_BITS && !ungated; b++)
-		for (i = 0; i < CFILTER_PREFILTER_WORDS; i++)
-			pf->any[b][i] = pf->bits[b][i] | pf->addrs[b][i] |
-					pf->longer[b][i];
+	if (!ungated)
+		for (b = 0; b < __CFILTER_PREFILTER_BITS; b++)
+			for (i = 0; i < CFILTER_PREFILTER_WORDS; i++)
+				pf->any[b][i] = pf->bits[b][i] |
+						pf->addrs[b][i] |
+						pf->longer[b][i];
 	return bpf_map_update_elem(prefilter_fd, &zero, pf, 0) ? errno : 0;
 }
 
