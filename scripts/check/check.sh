@@ -92,6 +92,19 @@ part_packages() {
 	tap_part packages scripts/deb/test-deb.sh
 }
 
+# guest_end LOG: how a guest that gave no summary ended, for the one line
+# that the end of a long CI log keeps: the test it was in, the kernel's
+# panic or oops line, and what vm-run saw.
+guest_end() {
+	local test oops why
+
+	test=$(grep -a '^# selftests: cfilter: ' "$1" | tail -n 1 | sed 's/.*: //')
+	oops=$(grep -aoE '(Kernel panic - not syncing|BUG|Oops|general protection fault)[: ].*' "$1" |
+		head -n 1 | cut -c 1-120)
+	why=$(grep -a '^vm-run: guest did not report' "$1" | tail -n 1 | sed 's/^vm-run: //')
+	echo "${test:+; in $test}${oops:+; $oops}${why:+; $why}"
+}
+
 # The guest suite on kernel $1, its module built already.
 part_guest() {
 	local kernel=$1 log=$log_dir/guest-$1 start=$SECONDS rc summary p f s
@@ -105,7 +118,7 @@ part_guest() {
 	summary=$(grep -aE '^selftests: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped' \
 		"$log" | tail -n 1)
 	if [ -z "$summary" ]; then
-		broken "guest $kernel" "the $kernel guest gave no selftests summary (vm-run exit $rc)"
+		broken "guest $kernel" "the $kernel guest gave no selftests summary (vm-run exit $rc$(guest_end "$log"))"
 		return
 	fi
 	read -r p f s <<<"$(echo "$summary" | tr -cs '0-9' ' ')"
