@@ -7,11 +7,11 @@
  * between them and cfilter_xdp is the lookup, and only that.
  *
  *   xdp_parse: no lookup at all (the floor every program pays)
- *   xdp_hash:  BPF_MAP_TYPE_HASH of IPv4 addresses
+ *   xdp_hash:  BPF_MAP_TYPE_HASH of IPv4 addresses (xdp_hash6: IPv6)
  *   xdp_lpm:   BPF_MAP_TYPE_LPM_TRIE of IPv4 prefixes (/32 for an address)
  *   xdp_lpm6:  BPF_MAP_TYPE_LPM_TRIE of IPv6 prefixes
  *   xdp_bloom: BPF_MAP_TYPE_BLOOM_FILTER of IPv4 addresses (false
- *              positives)
+ *              positives; xdp_bloom6: IPv6)
  *   xdp_word_one, xdp_word_any: a control, not a lookup. Each hashes the
  *              source address as the prefilter hashes it, then loads one
  *              64-bit word of an array the size of the prefilter's hashed
@@ -62,6 +62,13 @@ struct {
 } hash_src4 SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__uint(key_size, 16);
+	__type(value, __u8);
+} hash_src6 SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
 	__uint(max_entries, 1);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -83,6 +90,12 @@ struct {
 	__uint(value_size, sizeof(__u32));
 } bloom_src4 SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_BLOOM_FILTER);
+	__uint(max_entries, 1);
+	__uint(value_size, 16);
+} bloom_src6 SEC(".maps");
+
 /* The control's words; the loader sizes it, a power of two. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -98,8 +111,10 @@ enum lookup {
 	LOOKUP_NONE,
 	LOOKUP_HASH,
 	LOOKUP_LPM,
-	LOOKUP_LPM6,
 	LOOKUP_BLOOM,
+	LOOKUP_HASH6,
+	LOOKUP_LPM6,
+	LOOKUP_BLOOM6,
 	LOOKUP_WORD_ONE,
 	LOOKUP_WORD_ANY,
 };
@@ -116,12 +131,24 @@ static __always_inline bool load_word(const struct packet *pkt, int which)
 	return v && *v == 1;
 }
 
-static __always_inline bool lookup_src6(const struct packet *pkt)
+static __always_inline bool lookup_src6(const struct packet *pkt,
+					enum lookup how)
 {
 	struct lpm_key6 lk = { .prefixlen = 128 };
+	__u8 addr[16];
 
-	__builtin_memcpy(lk.addr, pkt->saddr, sizeof(lk.addr));
-	return bpf_map_lookup_elem(&lpm_src6, &lk);
+	__builtin_memcpy(addr, pkt->saddr, sizeof(addr));
+	switch (how) {
+	case LOOKUP_HASH6:
+		return bpf_map_lookup_elem(&hash_src6, addr);
+	case LOOKUP_LPM6:
+		__builtin_memcpy(lk.addr, pkt->saddr, sizeof(lk.addr));
+		return bpf_map_lookup_elem(&lpm_src6, &lk);
+	case LOOKUP_BLOOM6:
+		return bpf_map_peek_elem(&bloom_src6, addr) == 0;
+	default:
+		return false;
+	}
 }
 
 static __always_inline bool lookup_src4(const struct packet *pkt,
@@ -169,8 +196,8 @@ static __always_inline int run(struct xdp_md *ctx, enum lookup how)
 	asm volatile("" : : "r"(&pkt) : "memory");
 	if (res < PARSE_OK)
 		stat = STAT_UNPARSED;
-	else if (how == LOOKUP_LPM6 ? pkt.family == PKT_IPV6 &&
-					lookup_src6(&pkt) :
+	else if (how >= LOOKUP_HASH6 && how <= LOOKUP_BLOOM6 ?
+		 pkt.family == PKT_IPV6 && lookup_src6(&pkt, how) :
 		 pkt.family == PKT_IPV4 && lookup_src4(&pkt, how))
 		stat = STAT_DROP;
 	else
@@ -192,8 +219,10 @@ static __always_inline int run(struct xdp_md *ctx, enum lookup how)
 BASELINE_PROG(xdp_parse, LOOKUP_NONE)
 BASELINE_PROG(xdp_hash, LOOKUP_HASH)
 BASELINE_PROG(xdp_lpm, LOOKUP_LPM)
-BASELINE_PROG(xdp_lpm6, LOOKUP_LPM6)
 BASELINE_PROG(xdp_bloom, LOOKUP_BLOOM)
+BASELINE_PROG(xdp_hash6, LOOKUP_HASH6)
+BASELINE_PROG(xdp_lpm6, LOOKUP_LPM6)
+BASELINE_PROG(xdp_bloom6, LOOKUP_BLOOM6)
 BASELINE_PROG(xdp_word_one, LOOKUP_WORD_ONE)
 BASELINE_PROG(xdp_word_any, LOOKUP_WORD_ANY)
 

@@ -8,6 +8,7 @@
 #include <bpf/libbpf.h>
 
 #include "baseline.skel.h"
+#include "lib/range.h"
 #include "cfilter.skel.h"
 #include "xdp_bench.h"
 
@@ -114,52 +115,77 @@ static void bench_timed(const struct opts *o, int dev, struct workload *w,
 	free(ns);
 }
 
-/* The exact workload's keys, as the module, the maps and the LPM trie take them. */
+/* An exact workload's keys, as the module, the maps and the LPM trie take them. */
 struct exact_keys {
-	uint32_t		*addrs;		/* sorted, host order */
+	unsigned int		alen;
+	unsigned int		n;
+	uint32_t		*addrs4;	/* IPv4: sorted, host order */
+	u128			*addrs6;	/* IPv6: sorted */
 	struct cfilter_key	*keys;
-	struct pfx		*p;		/* the same as /32s */
+	struct pfx		*p;		/* the same as /32s or /128s */
 };
 
+/* Is @a (host order, @k->alen bytes used) one of @k's addresses? */
+static bool is_key(const struct exact_keys *k, u128 a)
+{
+	return k->alen == 4 ? in_sorted(k->addrs4, k->n, (uint32_t)a) :
+			      in_sorted128(k->addrs6, k->n, a);
+}
+
 /*
- * KEYS random addresses in @k, and @w's frames: hits from distinct keys
- * (a partial shuffle), misses from addresses that are not keys. The same
- * seed makes the same keys and frames in every run and every mode.
+ * @n random addresses of @alen bytes in @k (IPv6: in 2000::/3, where
+ * unicast is given out), and @w's frames: hits from distinct keys (a
+ * partial shuffle), misses from addresses of the same space that are not
+ * keys. The same seed makes the same keys and frames in every run and
+ * every mode.
  */
 static void exact_workload(const struct opts *o, struct workload *w,
-			   struct exact_keys *k)
+			   struct exact_keys *k, unsigned int alen,
+			   unsigned int n)
 {
-	uint32_t *pick, a;
-	unsigned int i, j;
+	unsigned int i, j, h, *pick;
+	uint8_t b[16];
+	u128 a;
 
-	fprintf(stderr, "xdp_bench: exact: generating %u keys\n", o->keys);
-	k->addrs = random_addrs(o->keys);
-	k->keys = xcalloc(o->keys, sizeof(*k->keys));
-	k->p = xcalloc(o->keys, sizeof(*k->p));
-	for (i = 0; i < o->keys; i++) {
-		a = htonl(k->addrs[i]);
-		memcpy(k->p[i].addr, &a, 4);
-		k->p[i].len = 32;
-		src_key(&k->keys[i], &k->p[i], 4);
+	fprintf(stderr, "xdp_bench: exact: generating %u IPv%c keys\n", n,
+		alen == 4 ? '4' : '6');
+	memset(k, 0, sizeof(*k));
+	k->alen = alen;
+	k->n = n;
+	if (alen == 4)
+		k->addrs4 = random_addrs(n);
+	else
+		k->addrs6 = random_addrs6(n);
+	k->keys = xcalloc(n, sizeof(*k->keys));
+	k->p = xcalloc(n, sizeof(*k->p));
+	for (i = 0; i < n; i++) {
+		a = alen == 4 ? k->addrs4[i] : k->addrs6[i];
+		range_addr_bytes(a, k->p[i].addr, alen);
+		k->p[i].len = alen * 8;
+		src_key(&k->keys[i], &k->p[i], alen);
 	}
 
-	pick = xcalloc(o->keys, sizeof(*pick));
-	memcpy(pick, k->addrs, o->keys * sizeof(*pick));
+	pick = xcalloc(n, sizeof(*pick));
+	for (i = 0; i < n; i++)
+		pick[i] = i;
 	w->title = "exact";
 	w->nframes = o->packets;
-	w->frame_len = FRAME4_LEN;
+	w->frame_len = alen == 4 ? FRAME4_LEN : FRAME6_LEN;
 	w->frames[HIT] = frames_alloc(w->nframes, w->frame_len);
 	w->frames[MISS] = frames_alloc(w->nframes, w->frame_len);
 	for (i = 0; i < w->nframes; i++) {
-		j = i + rnd() % (o->keys - i);
-		a = pick[j];
+		j = i + rnd() % (n - i);
+		h = pick[j];
 		pick[j] = pick[i];
-		pick[i] = a;
-		build_frame4(w->frames[HIT] + (size_t)i * w->frame_len, a);
+		pick[i] = h;
+		build_frame(w->frames[HIT] + (size_t)i * w->frame_len,
+			    k->p[h].addr, alen);
 		do
-			a = (uint32_t)rnd();
-		while (in_sorted(k->addrs, o->keys, a));
-		build_frame4(w->frames[MISS] + (size_t)i * w->frame_len, a);
+			a = alen == 4 ? (u128)(uint32_t)rnd() : rnd_unicast6();
+		while (is_key(k, a));
+		range_addr_bytes(a, b, alen);
+		build_frame(w->frames[MISS] + (size_t)i * w->frame_len, b,
+			    alen);
 	}
 	free(pick);
 }
@@ -170,93 +196,124 @@ static void exact_workload_free(struct workload *w, struct exact_keys *k)
 	free(w->frames[MISS]);
 	free(k->p);
 	free(k->keys);
-	free(k->addrs);
+	free(k->addrs4);
+	free(k->addrs6);
 }
 
 /*
  * Adds the exact workload's keys to the (cleared) module: the kernel
  * memory it grew by, with the empty tables made at load by their count.
  */
-static long long exact_load_module(const struct opts *o, int dev,
-				   const struct exact_keys *k)
+static long long exact_load_module(int dev, const struct exact_keys *k)
 {
 	struct cfilter_type_info ti;
 	long long before;
 	int err;
 
 	clear_module(dev);
-	before = kernel_memory() - module_memory(dev, 4, &ti);
-	err = batch_add(dev, k->keys, o->keys);
+	before = kernel_memory() - module_memory(dev, k->alen, &ti);
+	err = batch_add(dev, k->keys, k->n);
 	if (err) {
 		errno = -err;
-		die("adding %u addresses to the module: %m", o->keys);
+		die("adding %u addresses to the module: %m", k->n);
 	}
 	return kernel_memory() - before;
+}
+
+/*
+ * The exact table of @k against the programs of @skel, whose maps are
+ * empty: cfilter (@cfilter_fd, its prefilter map taking @pf_mem of kernel
+ * memory) and the maps filled, measured, printed; its ratios into @res.
+ * Leaves the keys in the module.
+ */
+static void exact_table(const struct opts *o, int dev, int cfilter_fd,
+			long long pf_mem, struct baseline_bpf *skel,
+			struct workload *w, const struct exact_keys *k,
+			struct row rows[5], struct exact_result *res)
+{
+	static const char *const refs[] = { "hash", "lpm" };
+	bool v4 = k->alen == 4;
+	struct cfilter_type_info ti;
+	long long before;
+	int hash_fd, lpm_fd, bloom_fd;
+
+	hash_fd = bpf_map__fd(v4 ? skel->maps.hash_src4 : skel->maps.hash_src6);
+	lpm_fd = bpf_map__fd(v4 ? skel->maps.lpm_src4 : skel->maps.lpm_src6);
+	bloom_fd = bpf_map__fd(v4 ? skel->maps.bloom_src4 :
+				    skel->maps.bloom_src6);
+	rows[0] = row(PARSE_ONLY,
+		      bpf_program__fd(skel->progs.xdp_parse), false);
+	rows[1] = row("cfilter", cfilter_fd, false);
+	rows[2] = row("hash", bpf_program__fd(v4 ? skel->progs.xdp_hash :
+						   skel->progs.xdp_hash6),
+		      false);
+	rows[3] = row("lpm", bpf_program__fd(v4 ? skel->progs.xdp_lpm :
+						  skel->progs.xdp_lpm6),
+		      false);
+	rows[4] = row("bloom", bpf_program__fd(v4 ? skel->progs.xdp_bloom :
+						    skel->progs.xdp_bloom6),
+		      true);
+
+	rows[1].mem_kernel = exact_load_module(dev, k);
+	fill_hash(hash_fd, k->p, k->n);
+	before = kernel_memory();
+	fill_lpm(lpm_fd, k->p, k->n, k->alen);
+	rows[3].mem_kernel = kernel_memory() - before;
+	fill_bloom(bloom_fd, k->p, k->n);
+	rows[2].mem_kernel = prealloc_map_memory(BPF_MAP_TYPE_HASH, k->alen,
+						 1, k->n);
+	rows[4].mem_kernel = prealloc_map_memory(BPF_MAP_TYPE_BLOOM_FILTER, 0,
+						 k->alen, k->n);
+
+	rows[1].mem_own = module_memory(dev, k->alen, &ti) + pf_mem;
+	rows[1].mem_kernel += pf_mem;
+	rows[2].mem_own = map_memory(hash_fd);
+	rows[3].mem_own = map_memory(lpm_fd);
+	rows[4].mem_own = map_memory(bloom_fd);
+	w->rows = rows;
+	w->nrows = 5;
+	measure(w, o->passes);
+
+	printf("== exact: %u random IPv%c source addresses%s ==\n", k->n,
+	       v4 ? '4' : '6', v4 ? "" : " in 2000::/3");
+	printf("(hash: BPF_MAP_TYPE_HASH, lpm: BPF_MAP_TYPE_LPM_TRIE of /%u, bloom: BPF_MAP_TYPE_BLOOM_FILTER, 5 hashes)\n",
+	       k->alen * 8);
+	print_workload(w, refs, 2);
+	if (ti.type == CFILTER_KEY_NONE)
+		printf("(cfilter's memory: every key type's tables; the module has no TYPE_INFO)\n\n");
+	res->alen = k->alen;
+	res->keys = k->n;
+	res->hash[HIT] = rows[1].ns[HIT] / rows[2].ns[HIT];
+	res->hash[MISS] = rows[1].ns[MISS] / rows[2].ns[MISS];
+	res->miss_bloom = rows[1].ns[MISS] / rows[4].ns[MISS];
+	res->mem = rows[1].mem_kernel;
+	res->hash_mem = rows[2].mem_kernel;
 }
 
 void bench_exact(const struct opts *o, int dev, struct cfilter_bpf *cf,
 		 int call_fd, struct result *res)
 {
 	int cfilter_fd = bpf_program__fd(cf->progs.cfilter_xdp);
-	static const char *const refs[] = { "hash", "lpm" };
-	struct cfilter_type_info ti;
 	struct baseline_bpf *skel;
 	struct workload w = { 0 };
 	struct exact_keys k;
 	struct empty_cost empty;
-	long long before;
-	unsigned int t;
 	struct row rows[5];
 	int err;
 
-	exact_workload(o, &w, &k);
+	exact_workload(o, &w, &k, 4, o->keys);
 	fprintf(stderr, "xdp_bench: exact: loading the module and the maps\n");
 	clear_module(dev);
-	skel = load_baseline(o->keys, o->keys, 0, o->keys);
+	skel = load_baseline(4, o->keys, o->keys, o->keys);
 	empty = measure_empty(&w, o, skel, call_fd);
-	rows[0] = row(PARSE_ONLY,
-		      bpf_program__fd(skel->progs.xdp_parse), false);
-	rows[1] = row("cfilter", cfilter_fd, false);
-	rows[2] = row("hash", bpf_program__fd(skel->progs.xdp_hash), false);
-	rows[3] = row("lpm", bpf_program__fd(skel->progs.xdp_lpm), false);
-	rows[4] = row("bloom", bpf_program__fd(skel->progs.xdp_bloom), true);
-
-	rows[1].mem_kernel = exact_load_module(o, dev, &k);
-	fill_hash(bpf_map__fd(skel->maps.hash_src4), k.addrs, o->keys);
-	before = kernel_memory();
-	fill_lpm(bpf_map__fd(skel->maps.lpm_src4), k.p, o->keys, 4);
-	rows[3].mem_kernel = kernel_memory() - before;
-	fill_bloom(bpf_map__fd(skel->maps.bloom_src4), k.addrs, o->keys);
-	rows[2].mem_kernel = prealloc_map_memory(BPF_MAP_TYPE_HASH, 4, 1,
-						 o->keys);
-	rows[4].mem_kernel = prealloc_map_memory(BPF_MAP_TYPE_BLOOM_FILTER, 0,
-						 4, o->keys);
-
-	rows[1].mem_own = module_memory(dev, 4, &ti) + prefilter_mem;
-	rows[1].mem_kernel += prefilter_mem;
-	rows[2].mem_own = map_memory(bpf_map__fd(skel->maps.hash_src4));
-	rows[3].mem_own = map_memory(bpf_map__fd(skel->maps.lpm_src4));
-	rows[4].mem_own = map_memory(bpf_map__fd(skel->maps.bloom_src4));
-	w.rows = rows;
-	w.nrows = 5;
-	measure(&w, o->passes);
-
-	printf("== exact: %u random IPv4 source addresses ==\n", o->keys);
-	printf("(hash: BPF_MAP_TYPE_HASH, lpm: BPF_MAP_TYPE_LPM_TRIE of /32s, bloom: BPF_MAP_TYPE_BLOOM_FILTER, 5 hashes)\n");
-	print_workload(&w, refs, 2);
-	if (ti.type == CFILTER_KEY_NONE)
-		printf("(cfilter's memory: every key type's tables; the module has no TYPE_INFO)\n\n");
+	exact_table(o, dev, cfilter_fd, prefilter_mem, skel, &w, &k, rows,
+		    &res->exact);
 	printf("With the module and the hash map empty (the same frames, all passed), net of parsing:\n");
 	printf("cfilter without its prefilter %.0f ns (the kfunc call and the verdict, no probe), hash %.0f ns (hashing, an empty bucket)\n",
 	       empty.cfilter, empty.hash);
 	printf("The page control: a load at the hashed word of an array of %u KiB (the prefilter's hashed bits)\n"
 	       "costs %.0f ns more than the same load always at its first word\n\n",
 	       prefilter_words / 128, empty.page);
-	for (t = 0; t < NTRAFFIC; t++)
-		res->exact_hash[t] = rows[1].ns[t] / rows[2].ns[t];
-	res->exact_miss_bloom = rows[1].ns[MISS] / rows[4].ns[MISS];
-	res->exact_mem = rows[1].mem_kernel;
-	res->exact_hash_mem = rows[2].mem_kernel;
 	bench_timed(o, dev, &w, &rows[1], k.keys, res);
 	clear_module(dev);
 	err = batch_add(dev, k.keys, o->keys);
@@ -266,6 +323,32 @@ void bench_exact(const struct opts *o, int dev, struct cfilter_bpf *cf,
 	}
 	bench_log(o, cf, &w, &rows[1], res);
 
+	baseline_bpf__destroy(skel);
+	clear_module(dev);
+	exact_workload_free(&w, &k);
+}
+
+/*
+ * Another exact workload (-e): @e's keys against the same maps, through
+ * cfilter's program @cfilter_fd, whose prefilter map takes @pf_mem.
+ */
+void bench_exact_more(const struct opts *o, const struct exact_opt *e,
+		      int dev, int cfilter_fd, long long pf_mem,
+		      struct exact_result *res)
+{
+	struct baseline_bpf *skel;
+	struct workload w = { 0 };
+	struct exact_keys k;
+	struct row rows[5];
+
+	exact_workload(o, &w, &k, e->alen, e->keys);
+	fprintf(stderr, "xdp_bench: exact, %u IPv%c: loading the module and the maps\n",
+		e->keys, e->alen == 4 ? '4' : '6');
+	clear_module(dev);
+	skel = load_baseline(e->alen, e->keys, e->keys, e->keys);
+	exact_table(o, dev, cfilter_fd, pf_mem, skel, &w, &k, rows, res);
+	printf("(cfilter's rows include its prefilter map, its hashed bits sized for %u addresses: %.0f KiB)\n\n",
+	       e->keys, pf_mem / 1024.0);
 	baseline_bpf__destroy(skel);
 	clear_module(dev);
 	exact_workload_free(&w, &k);
@@ -290,17 +373,17 @@ void bench_exact_compact(const struct opts *o, int dev, int cfilter_fd,
 
 	if (!module_compact(dev))
 		die("-C: cfilter.ko is in exact mode (load it with mode=compact)");
-	exact_workload(o, &w, &k);
+	exact_workload(o, &w, &k, 4, o->keys);
 	fprintf(stderr, "xdp_bench: exact, %s: loading the module and the maps\n",
 		label);
-	skel = load_baseline(o->keys, 0, 0, o->keys);
+	skel = load_baseline(4, o->keys, 0, o->keys);
 	rows[0] = row("cfilter", cfilter_fd, true);
 	rows[1] = row("hash", bpf_program__fd(skel->progs.xdp_hash), false);
 	rows[2] = row("bloom", bpf_program__fd(skel->progs.xdp_bloom), true);
-	rows[0].mem_kernel = exact_load_module(o, dev, &k) + prefilter_mem;
+	rows[0].mem_kernel = exact_load_module(dev, &k) + prefilter_mem;
 	rows[0].mem_own = module_memory(dev, 4, &ti) + prefilter_mem;
-	fill_hash(bpf_map__fd(skel->maps.hash_src4), k.addrs, o->keys);
-	fill_bloom(bpf_map__fd(skel->maps.bloom_src4), k.addrs, o->keys);
+	fill_hash(bpf_map__fd(skel->maps.hash_src4), k.p, o->keys);
+	fill_bloom(bpf_map__fd(skel->maps.bloom_src4), k.p, o->keys);
 	rows[2].mem_kernel = prealloc_map_memory(BPF_MAP_TYPE_BLOOM_FILTER, 0,
 						 4, o->keys);
 	w.rows = rows;

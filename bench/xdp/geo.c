@@ -188,7 +188,7 @@ void bench_geo(const struct opts *o, const struct geo_opt *g, int dev,
 			       alen == 4 ? "IPv4" : "2000::/3");
 	}
 	clear_module(dev);
-	skel = load_baseline(0, alen == 4 ? np : 0, alen == 16 ? np : 0, 0);
+	skel = load_baseline(alen, 0, np, 0);
 	if (!o->sweep) {
 		fprintf(stderr, "xdp_bench: %s: the set empty\n", w.title);
 		empty_geo(&w, o, bpf_program__fd(skel->progs.xdp_parse),

@@ -2,7 +2,6 @@
 /* The baseline programs and their BPF maps: load, fill, their own account. */
 #include <stdio.h>
 #include <string.h>
-#include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -31,29 +30,28 @@ long long map_memory(int fd)
 	return bytes;
 }
 
-void fill_hash(int fd, const uint32_t *addrs, size_t n)
+/*
+ * Fills a hash map with the addresses of @p (/32s or /128s): the map's key
+ * size says how many bytes of each it reads.
+ */
+void fill_hash(int fd, const struct pfx *p, size_t n)
 {
 	uint8_t one = 1;
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		uint32_t be = htonl(addrs[i]);
-
-		if (bpf_map_update_elem(fd, &be, &one, BPF_NOEXIST))
+	for (i = 0; i < n; i++)
+		if (bpf_map_update_elem(fd, p[i].addr, &one, BPF_NOEXIST))
 			die("hash map update %zu: %m", i);
-	}
 }
 
-void fill_bloom(int fd, const uint32_t *addrs, size_t n)
+/* The same for a Bloom filter, whose value size says it. */
+void fill_bloom(int fd, const struct pfx *p, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		uint32_t be = htonl(addrs[i]);
-
-		if (bpf_map_update_elem(fd, NULL, &be, BPF_ANY))
+	for (i = 0; i < n; i++)
+		if (bpf_map_update_elem(fd, NULL, p[i].addr, BPF_ANY))
 			die("bloom filter update %zu: %m", i);
-	}
 }
 
 /* Fills an LPM trie of @alen-byte addresses (its key: length, address). */
@@ -75,18 +73,25 @@ void fill_lpm(int fd, const struct pfx *p, size_t n, unsigned int alen)
 	}
 }
 
-struct baseline_bpf *load_baseline(unsigned int hash, unsigned int lpm,
-				   unsigned int lpm6, unsigned int bloom)
+/*
+ * The baseline programs, the maps of @alen-byte addresses sized for @hash,
+ * @lpm and @bloom entries, the other family's for one.
+ */
+struct baseline_bpf *load_baseline(unsigned int alen, unsigned int hash,
+				   unsigned int lpm, unsigned int bloom)
 {
 	struct baseline_bpf *skel = baseline_bpf__open();
+	unsigned int v4 = alen == 4;
 
 	if (!skel)
 		die("opening the baseline programs: %m");
 	/* A map needs one entry at least, whether it is used or not. */
-	bpf_map__set_max_entries(skel->maps.hash_src4, hash ? hash : 1);
-	bpf_map__set_max_entries(skel->maps.lpm_src4, lpm ? lpm : 1);
-	bpf_map__set_max_entries(skel->maps.lpm_src6, lpm6 ? lpm6 : 1);
-	bpf_map__set_max_entries(skel->maps.bloom_src4, bloom ? bloom : 1);
+	bpf_map__set_max_entries(skel->maps.hash_src4, v4 && hash ? hash : 1);
+	bpf_map__set_max_entries(skel->maps.lpm_src4, v4 && lpm ? lpm : 1);
+	bpf_map__set_max_entries(skel->maps.bloom_src4, v4 && bloom ? bloom : 1);
+	bpf_map__set_max_entries(skel->maps.hash_src6, !v4 && hash ? hash : 1);
+	bpf_map__set_max_entries(skel->maps.lpm_src6, !v4 && lpm ? lpm : 1);
+	bpf_map__set_max_entries(skel->maps.bloom_src6, !v4 && bloom ? bloom : 1);
 	/* the control's words: as many as the prefilter's hashed bits have */
 	bpf_map__set_max_entries(skel->maps.words, prefilter_words);
 	skel->rodata->word_mask[1] = prefilter_words - 1;

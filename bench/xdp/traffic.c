@@ -7,18 +7,18 @@
 #include "lib/range.h"
 #include "xdp_bench.h"
 
-/* A UDP datagram from @saddr (host order), padded to FRAME4_LEN. */
-void build_frame4(unsigned char *f, uint32_t saddr)
+/* A UDP datagram from @saddr (4 bytes, network order), padded to FRAME4_LEN. */
+static void build_frame4(unsigned char *f, const uint8_t *saddr)
 {
 	static const unsigned char head[] = {
 		0x02, 0, 0, 0, 0, 0x01, 0x02, 0, 0, 0, 0, 0x02, 0x08, 0x00,
 		0x45, 0, 0, 28, 0, 0, 0, 0, 64, 17, 0, 0,
 	};
-	uint32_t s = htonl(saddr), d = htonl(0xc0000201);	/* 192.0.2.1 */
+	uint32_t d = htonl(0xc0000201);	/* 192.0.2.1 */
 
 	memset(f, 0, FRAME4_LEN);
 	memcpy(f, head, sizeof(head));
-	memcpy(f + 26, &s, 4);
+	memcpy(f + 26, saddr, 4);
 	memcpy(f + 30, &d, 4);
 	f[34] = 40000 >> 8;
 	f[35] = 40000 & 0xff;
@@ -47,6 +47,15 @@ static void build_frame6(unsigned char *f, const uint8_t *saddr)
 	f[59] = 8;	/* UDP length */
 }
 
+/* A UDP datagram from @saddr, @alen bytes in network order. */
+void build_frame(unsigned char *f, const uint8_t *saddr, unsigned int alen)
+{
+	if (alen == 4)
+		build_frame4(f, saddr);
+	else
+		build_frame6(f, saddr);
+}
+
 /* @n distinct random addresses, sorted, none of them 0. */
 uint32_t *random_addrs(size_t n)
 {
@@ -63,6 +72,42 @@ uint32_t *random_addrs(size_t n)
 		have = j;
 	}
 	return v;
+}
+
+/* A random address of 2000::/3, where IPv6 unicast is given out. */
+u128 rnd_unicast6(void)
+{
+	return rnd128() >> 3 | (u128)1 << 125;
+}
+
+static int cmp_u128(const void *a, const void *b)
+{
+	u128 x = *(const u128 *)a, y = *(const u128 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* @n distinct random addresses of 2000::/3, sorted. */
+u128 *random_addrs6(size_t n)
+{
+	u128 *v = xcalloc(n, sizeof(*v));
+	size_t have = 0, i, j;
+
+	while (have < n) {
+		for (i = have; i < n; i++)
+			v[i] = rnd_unicast6();
+		qsort(v, n, sizeof(*v), cmp_u128);
+		for (i = j = 0; i < n; i++)
+			if (!j || v[i] != v[j - 1])
+				v[j++] = v[i];
+		have = j;
+	}
+	return v;
+}
+
+bool in_sorted128(const u128 *v, size_t n, u128 x)
+{
+	return bsearch(&x, v, n, sizeof(*v), cmp_u128) != NULL;
 }
 
 unsigned char *frames_alloc(unsigned int n, unsigned int len)
@@ -168,17 +213,12 @@ void geo_traffic(struct workload *w, struct geo_traffic *t,
 					a = pick(&misses);
 				else
 					a = alen == 4 ? (u128)(uint32_t)rnd() :
-					    rnd128() >> 3 | (u128)1 << 125;
+					    rnd_unicast6();
 			} while (tr == MISS && in_ranges(r, nr, a));
 			b = t->addr[tr] + (size_t)i * alen;
 			range_addr_bytes(a, b, alen);
-			if (alen == 4)
-				build_frame4(w->frames[tr] +
-					     (size_t)i * w->frame_len,
-					     (uint32_t)a);
-			else
-				build_frame6(w->frames[tr] +
-					     (size_t)i * w->frame_len, b);
+			build_frame(w->frames[tr] + (size_t)i * w->frame_len,
+				    b, alen);
 		}
 	}
 	free(hits.cum);

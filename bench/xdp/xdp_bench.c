@@ -64,25 +64,24 @@ static const char *met(bool ok)
 	return ok ? "MET" : "NOT MET";
 }
 
-/* The exact workload's goals: against the hash map and the Bloom filter. */
-static void print_exact_goals(const struct opts *o, const struct result *res)
+/* An exact workload's goals: against the hash map and the Bloom filter. */
+static void print_exact_goals(const struct exact_result *e)
 {
-	printf("exact-address miss path within %.1fx of the hash map program: cfilter/hash = %.2f: %s\n",
-	       GOAL_EXACT_MISS, res->exact_hash[MISS],
-	       met(res->exact_hash[MISS] <= GOAL_EXACT_MISS));
-	printf("exact, %u addresses, miss traffic: at most %.1fx the hash map program: cfilter/hash = %.2f: %s\n",
-	       o->keys, GOAL_EXACT_MISS_HASH, res->exact_hash[MISS],
-	       met(res->exact_hash[MISS] <= GOAL_EXACT_MISS_HASH));
-	printf("exact, %u addresses, miss traffic: at most the Bloom filter program: cfilter/bloom = %.2f: %s\n",
-	       o->keys, res->exact_miss_bloom,
-	       met(res->exact_miss_bloom <= 1.0));
-	printf("exact, %u addresses, hit traffic: at most %.1fx the hash map program: cfilter/hash = %.2f: %s\n",
-	       o->keys, GOAL_EXACT_HIT_HASH, res->exact_hash[HIT],
-	       met(res->exact_hash[HIT] <= GOAL_EXACT_HIT_HASH));
-	printf("exact, %u addresses, kernel mem at most the hash map's: cfilter %.2f M, hash %.2f M: %s\n",
-	       o->keys, res->exact_mem / 1048576.0,
-	       res->exact_hash_mem / 1048576.0,
-	       met(res->exact_mem <= res->exact_hash_mem));
+	char what[64];
+
+	snprintf(what, sizeof(what), "exact, %u%s addresses", e->keys,
+		 e->alen == 4 ? "" : " IPv6");
+	printf("%s, miss traffic: at most %.1fx the hash map program: cfilter/hash = %.2f: %s\n",
+	       what, GOAL_EXACT_MISS_HASH, e->hash[MISS],
+	       met(e->hash[MISS] <= GOAL_EXACT_MISS_HASH));
+	printf("%s, miss traffic: at most the Bloom filter program: cfilter/bloom = %.2f: %s\n",
+	       what, e->miss_bloom, met(e->miss_bloom <= 1.0));
+	printf("%s, hit traffic: at most %.1fx the hash map program: cfilter/hash = %.2f: %s\n",
+	       what, GOAL_EXACT_HIT_HASH, e->hash[HIT],
+	       met(e->hash[HIT] <= GOAL_EXACT_HIT_HASH));
+	printf("%s, kernel mem at most the hash map's: cfilter %.2f M, hash %.2f M: %s\n",
+	       what, e->mem / 1048576.0, e->hash_mem / 1048576.0,
+	       met(e->mem <= e->hash_mem));
 }
 
 static void print_goals(const struct opts *o, const struct result *res)
@@ -92,7 +91,12 @@ static void print_goals(const struct opts *o, const struct result *res)
 	int t;
 
 	printf("== goals (ratios of ns per packet in this run) ==\n");
-	print_exact_goals(o, res);
+	printf("exact-address miss path within %.1fx of the hash map program: cfilter/hash = %.2f: %s\n",
+	       GOAL_EXACT_MISS, res->exact.hash[MISS],
+	       met(res->exact.hash[MISS] <= GOAL_EXACT_MISS));
+	print_exact_goals(&res->exact);
+	for (g = 0; g < o->nmore; g++)
+		print_exact_goals(&res->more[g]);
 	for (t = 0; t < NTRAFFIC; t++)
 		printf("timed entries, %s traffic: within %.1fx of permanent ones: timed/permanent = %.2f: %s\n",
 		       tname[t], GOAL_TIMED, res->timed_ratio[t],
@@ -139,14 +143,30 @@ static unsigned long parse_num(const char *opt, const char *s,
 	return v;
 }
 
+/* -e's FAMILY:KEYS, as 4:1000000 or 6:100000. */
+static struct exact_opt parse_exact(const char *s)
+{
+	struct exact_opt e;
+
+	if ((s[0] != '4' && s[0] != '6') || s[1] != ':') {
+		fprintf(stderr, "xdp_bench: -e '%s': want 4:KEYS or 6:KEYS\n", s);
+		exit(2);
+	}
+	e.alen = s[0] == '4' ? 4 : 16;
+	e.keys = parse_num("-e", s + 2, 1, 1 << 24);
+	return e;
+}
+
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-		"usage: xdp_bench [-n PACKETS] [-p PASSES] [-k KEYS] [-s SEED]\n"
+		"usage: xdp_bench [-n PACKETS] [-p PASSES] [-k KEYS] [-e 4|6:KEYS]... [-s SEED]\n"
 		"                 [-g RANGES [-l LABEL] [-m RANGES [-M LABEL]]]... [-S | -C]\n"
 		"  -n  distinct frames per traffic (default 32768)\n"
 		"  -p  passes; the median is reported (default 3)\n"
 		"  -k  IPv4 addresses of the exact workload (default 100000)\n"
+		"  -e  another exact workload, of KEYS IPv4 (4:) or IPv6 (6:) addresses,\n"
+		"      against the same maps; up to %d\n"
 		"  -s  seed of the keys and packets (default 1)\n"
 		"  -g  file of LOW-HIGH IPv4 or IPv6 ranges (scripts/geoip/geoip-ranges.sh): a geo\n"
 		"      workload; up to %d\n"
@@ -158,7 +178,7 @@ static void usage(int status)
 		"      parameters (needs -g)\n"
 		"  -C  the exact workload alone, cfilter.ko loaded in compact mode, against\n"
 		"      the hash map and the Bloom filter: one line of a table of module\n"
-		"      parameters, then its goal's line\n", GEO_MAX);
+		"      parameters, then its goal's line\n", EXACT_MAX, GEO_MAX);
 	exit(status);
 }
 
@@ -250,6 +270,27 @@ static struct cfilter_bpf *load_cfilter(int dev, bool prefilter, __u32 hbits)
 	return cf;
 }
 
+/*
+ * An -e workload through a program of its own, whose prefilter's hashed
+ * bits are sized as cfctl attach sizes them for its keys.
+ */
+static void bench_more(const struct opts *o, const struct exact_opt *e,
+		       int dev, const struct cfilter_info *info,
+		       struct exact_result *res)
+{
+	struct cfilter_bpf *cf = load_cfilter(dev, true,
+					      cf_prefilter_bits(info, e->keys));
+	long long mem = prealloc_map_memory(BPF_MAP_TYPE_ARRAY, 4,
+			bpf_map__value_size(cf->maps.cfilter_prefilter), 1);
+	uint64_t rng = rng_state;
+
+	bench_exact_more(o, e, dev, bpf_program__fd(cf->progs.cfilter_xdp),
+			 mem, res);
+	/* the workloads after it get the frames they got without it */
+	rng_state = rng;
+	cfilter_bpf__destroy(cf);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { .packets = 32768, .passes = 3, .keys = 100000,
@@ -264,7 +305,7 @@ int main(int argc, char **argv)
 	int c, dev;
 
 	memset(&res, 0, sizeof(res));
-	while ((c = getopt(argc, argv, "n:p:k:s:g:l:m:M:SCh")) != -1) {
+	while ((c = getopt(argc, argv, "n:p:k:e:s:g:l:m:M:SCh")) != -1) {
 		switch (c) {
 		case 'n':
 			o.packets = parse_num("-n", optarg, 1, 1 << 22);
@@ -274,6 +315,14 @@ int main(int argc, char **argv)
 			break;
 		case 'k':
 			o.keys = parse_num("-k", optarg, 1, 1 << 24);
+			break;
+		case 'e':
+			if (o.nmore == EXACT_MAX) {
+				fprintf(stderr, "xdp_bench: at most %d -e\n",
+					EXACT_MAX);
+				exit(2);
+			}
+			o.more[o.nmore++] = parse_exact(optarg);
 			break;
 		case 's':
 			o.seed = parse_num("-s", optarg, 0, ~0UL);
@@ -330,6 +379,13 @@ int main(int argc, char **argv)
 			o.packets, o.keys);
 		exit(2);
 	}
+	for (g = 0; g < o.nmore; g++) {
+		if (o.more[g].keys >= o.packets)
+			continue;
+		fprintf(stderr, "xdp_bench: -n %u: the hit traffic needs that many distinct keys, and an -e has %u\n",
+			o.packets, o.more[g].keys);
+		exit(2);
+	}
 	rng_state = o.seed;
 	libbpf_set_print(libbpf_print);
 
@@ -364,6 +420,8 @@ int main(int argc, char **argv)
 		print_header(&o, hbits);
 		bench_exact(&o, dev, cf,
 			    bpf_program__fd(call->progs.cfilter_xdp), &res);
+		for (g = 0; g < o.nmore; g++)
+			bench_more(&o, &o.more[g], dev, &info, &res.more[g]);
 		for (g = 0; g < o.ngeo; g++)
 			bench_geo(&o, &o.geo[g], dev,
 				  bpf_program__fd(cf->progs.cfilter_xdp),

@@ -14,6 +14,7 @@
 #define FRAME6_LEN	62
 #define PARSE_ONLY	"parse only (no lookup)"
 #define GEO_MAX		8
+#define EXACT_MAX	4
 
 typedef unsigned __int128 u128;
 
@@ -25,10 +26,18 @@ struct geo_opt {
 	const char	*miss_label;	/* what they are */
 };
 
+/* One more exact workload (-e): random addresses of a family. */
+struct exact_opt {
+	unsigned int	alen;		/* 4 or 16 */
+	unsigned int	keys;
+};
+
 struct opts {
 	unsigned int	packets;
 	unsigned int	passes;
-	unsigned int	keys;
+	unsigned int	keys;		/* of the first exact workload, IPv4 */
+	struct exact_opt more[EXACT_MAX];
+	unsigned int	nmore;
 	struct geo_opt	geo[GEO_MAX];
 	unsigned int	ngeo;
 	uint64_t	seed;
@@ -84,11 +93,19 @@ struct geo_result {
 	const char *skipped;		/* why, if not measured */
 };
 
+/* What one exact workload's goals need. */
+struct exact_result {
+	unsigned int	alen;
+	unsigned int	keys;
+	double	hash[NTRAFFIC];		/* cfilter / hash */
+	double	miss_bloom;		/* cfilter / bloom, misses */
+	long long mem;			/* kernel mem: cfilter's, bytes */
+	long long hash_mem;		/* the hash map's */
+};
+
 struct result {
-	double	exact_hash[NTRAFFIC];	/* exact workload: cfilter / hash */
-	double	exact_miss_bloom;	/* cfilter / bloom, misses */
-	long long exact_mem;		/* kernel mem: cfilter's, bytes */
-	long long exact_hash_mem;	/* the hash map's */
+	struct exact_result exact;	/* the first exact workload */
+	struct exact_result more[EXACT_MAX];
 	double	timed_ratio[NTRAFFIC];	/* timed / permanent entries */
 	double	log_ratio[NTRAFFIC];	/* a drop log reader / none */
 	double	log_each_ratio[NTRAFFIC]; /* the same, every drop an event */
@@ -131,8 +148,11 @@ bool module_compact(int dev);
 void module_param_read(const char *name, char *buf, size_t size);
 
 /* traffic.c */
-void build_frame4(unsigned char *f, uint32_t saddr);
+void build_frame(unsigned char *f, const uint8_t *saddr, unsigned int alen);
 uint32_t *random_addrs(size_t n);
+u128 rnd_unicast6(void);
+u128 *random_addrs6(size_t n);
+bool in_sorted128(const u128 *v, size_t n, u128 x);
 unsigned char *frames_alloc(unsigned int n, unsigned int len);
 void geo_traffic(struct workload *w, struct geo_traffic *t,
 		 const struct range *r, size_t nr,
@@ -145,11 +165,11 @@ long long prealloc_map_memory(enum bpf_map_type type, __u32 key_size,
 
 /* maps.c */
 long long map_memory(int fd);
-void fill_hash(int fd, const uint32_t *addrs, size_t n);
-void fill_bloom(int fd, const uint32_t *addrs, size_t n);
+void fill_hash(int fd, const struct pfx *p, size_t n);
+void fill_bloom(int fd, const struct pfx *p, size_t n);
 void fill_lpm(int fd, const struct pfx *p, size_t n, unsigned int alen);
-struct baseline_bpf *load_baseline(unsigned int hash, unsigned int lpm,
-				   unsigned int lpm6, unsigned int bloom);
+struct baseline_bpf *load_baseline(unsigned int alen, unsigned int hash,
+				   unsigned int lpm, unsigned int bloom);
 
 /* measure.c */
 double run_series(const struct workload *w, struct row *r,
@@ -163,6 +183,9 @@ struct row row(const char *name, int fd, bool may_fp);
 /* exact.c */
 void bench_exact(const struct opts *o, int dev, struct cfilter_bpf *cf,
 		 int call_fd, struct result *res);
+void bench_exact_more(const struct opts *o, const struct exact_opt *e,
+		      int dev, int cfilter_fd, long long pf_mem,
+		      struct exact_result *res);
 void bench_exact_compact(const struct opts *o, int dev, int cfilter_fd,
 			 const char *label);
 

@@ -39,6 +39,7 @@ cd /opt/cfilter/selftests
 # shellcheck source=/dev/null # written by scripts/bench/bench-xdp.sh
 . ./params
 ./xdp_bench -n "$PACKETS" -p "$PASSES" -k "$KEYS" \
+	-e "6:$KEYS" -e 4:1000000 -e 6:1000000 \
 	-g geo4.txt -l "$(cat geo4.label)" \
 	-g geo4.txt -l "$(cat geo4.label), misses from elsewhere" \
 	-m geo4-rest.txt -M "$(cat geo4-rest.label)" \

@@ -4,12 +4,13 @@
 # `make bench-xdp`: ns per packet of cfilter's XDP program against XDP
 # programs with the same parser and a BPF hash map, LPM trie or Bloom
 # filter, through BPF_PROG_TEST_RUN in the guest (bench/xdp/xdp_bench, run
-# by scripts/bench/bench-xdp-guest.sh): 100k exact IPv4 addresses; as prefixes,
-# from tor-geoipdb, the IPv4 ranges of BENCH_COUNTRIES (twice: misses
-# uniform over the address space, then from every other country's ranges)
-# and those of every country (each country's merged on its own, as blocking
-# the countries one by one stores them), and the same three for IPv6. The table goes to
-# bench/results/xdp.txt. KERNEL=6.12 runs it on Debian 13's kernel.
+# by scripts/bench/bench-xdp-guest.sh): 100k and 1M random IPv4 and IPv6
+# addresses; as prefixes, from tor-geoipdb, the IPv4 ranges of
+# BENCH_COUNTRIES (twice: misses uniform over the address space, then from
+# every other country's ranges) and those of every country (each country's
+# merged on its own, as blocking the countries one by one stores them), and
+# the same three for IPv6. The table goes to bench/results/xdp.txt.
+# KERNEL=6.12 runs it on Debian 13's kernel.
 #
 # Environment: BENCH_COUNTRIES (default "CN RU KR BR IR"), BENCH_PACKETS
 # (distinct frames per traffic, default 32768), BENCH_PASSES (default 7).

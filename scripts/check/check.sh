@@ -251,11 +251,13 @@ ORDER+=(system demo install vm-run)
 phase 'build'
 # Every kernel's module first: the lanes then run what is built. The
 # benchmarks are built (not run: they measure, they do not test) so that a
-# change to the core cannot break `make bench` unnoticed.
+# change to the core or the UAPI cannot break `make bench` or `make
+# bench-xdp` unnoticed.
 build() {
 	local kernel
 
-	make -s all && make -s -C bench bench miss_path || return
+	make -s all && make -s -C bench bench miss_path && make -s -C bench/xdp ||
+		return
 	for kernel in $kernels; do
 		make -s module KERNEL="$kernel" || return
 	done
