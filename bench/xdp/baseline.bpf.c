@@ -47,6 +47,11 @@ struct lpm_key6 {
 	__u8	addr[16];
 };
 
+/* A key type, not a key size: libbpf gives a map both types or none. */
+struct addr6 {
+	__u8	b[16];
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, STAT_MAX);
@@ -64,7 +69,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1);
-	__uint(key_size, 16);
+	__type(key, struct addr6);
 	__type(value, __u8);
 } hash_src6 SEC(".maps");
 
@@ -135,17 +140,17 @@ static __always_inline bool lookup_src6(const struct packet *pkt,
 					enum lookup how)
 {
 	struct lpm_key6 lk = { .prefixlen = 128 };
-	__u8 addr[16];
+	struct addr6 a;
 
-	__builtin_memcpy(addr, pkt->saddr, sizeof(addr));
+	__builtin_memcpy(a.b, pkt->saddr, sizeof(a.b));
 	switch (how) {
 	case LOOKUP_HASH6:
-		return bpf_map_lookup_elem(&hash_src6, addr);
+		return bpf_map_lookup_elem(&hash_src6, &a);
 	case LOOKUP_LPM6:
 		__builtin_memcpy(lk.addr, pkt->saddr, sizeof(lk.addr));
 		return bpf_map_lookup_elem(&lpm_src6, &lk);
 	case LOOKUP_BLOOM6:
-		return bpf_map_peek_elem(&bloom_src6, addr) == 0;
+		return bpf_map_peek_elem(&bloom_src6, &a) == 0;
 	default:
 		return false;
 	}
