@@ -374,6 +374,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "xdp_bench: -S and -C: one at a time\n");
 		exit(2);
 	}
+	if ((o.sweep || o.compact) && o.nmore) {
+		fprintf(stderr, "xdp_bench: -e runs with the whole table, not with -S or -C\n");
+		exit(2);
+	}
 	if (!o.sweep && o.packets > o.keys) {
 		fprintf(stderr, "xdp_bench: -n %u: the hit traffic needs that many distinct keys, and -k is %u\n",
 			o.packets, o.keys);
