@@ -119,18 +119,10 @@ static void bench_timed(const struct opts *o, int dev, struct workload *w,
 struct exact_keys {
 	unsigned int		alen;
 	unsigned int		n;
-	uint32_t		*addrs4;	/* IPv4: sorted, host order */
-	u128			*addrs6;	/* IPv6: sorted */
+	u128			*addrs;		/* sorted, host order */
 	struct cfilter_key	*keys;
 	struct pfx		*p;		/* the same as /32s or /128s */
 };
-
-/* Is @a (host order, @k->alen bytes used) one of @k's addresses? */
-static bool is_key(const struct exact_keys *k, u128 a)
-{
-	return k->alen == 4 ? in_sorted(k->addrs4, k->n, (uint32_t)a) :
-			      in_sorted128(k->addrs6, k->n, a);
-}
 
 /*
  * @n random addresses of @alen bytes in @k (IPv6: in 2000::/3, where
@@ -152,15 +144,11 @@ static void exact_workload(const struct opts *o, struct workload *w,
 	memset(k, 0, sizeof(*k));
 	k->alen = alen;
 	k->n = n;
-	if (alen == 4)
-		k->addrs4 = random_addrs(n);
-	else
-		k->addrs6 = random_addrs6(n);
+	k->addrs = random_addrs(n, alen);
 	k->keys = xcalloc(n, sizeof(*k->keys));
 	k->p = xcalloc(n, sizeof(*k->p));
 	for (i = 0; i < n; i++) {
-		a = alen == 4 ? k->addrs4[i] : k->addrs6[i];
-		range_addr_bytes(a, k->p[i].addr, alen);
+		range_addr_bytes(k->addrs[i], k->p[i].addr, alen);
 		k->p[i].len = alen * 8;
 		src_key(&k->keys[i], &k->p[i], alen);
 	}
@@ -182,7 +170,7 @@ static void exact_workload(const struct opts *o, struct workload *w,
 			    k->p[h].addr, alen);
 		do
 			a = alen == 4 ? (u128)(uint32_t)rnd() : rnd_unicast6();
-		while (is_key(k, a));
+		while (in_sorted(k->addrs, n, a));
 		range_addr_bytes(a, b, alen);
 		build_frame(w->frames[MISS] + (size_t)i * w->frame_len, b,
 			    alen);
@@ -196,8 +184,7 @@ static void exact_workload_free(struct workload *w, struct exact_keys *k)
 	free(w->frames[MISS]);
 	free(k->p);
 	free(k->keys);
-	free(k->addrs4);
-	free(k->addrs6);
+	free(k->addrs);
 }
 
 /*

@@ -56,58 +56,31 @@ void build_frame(unsigned char *f, const uint8_t *saddr, unsigned int alen)
 		build_frame6(f, saddr);
 }
 
-/* @n distinct random addresses, sorted, none of them 0. */
-uint32_t *random_addrs(size_t n)
-{
-	uint32_t *v = xcalloc(n, sizeof(*v));
-	size_t have = 0, i, j;
-
-	while (have < n) {
-		for (i = have; i < n; i++)
-			v[i] = (uint32_t)rnd() | 1;
-		qsort(v, n, sizeof(*v), cmp_u32);
-		for (i = j = 0; i < n; i++)
-			if (!j || v[i] != v[j - 1])
-				v[j++] = v[i];
-		have = j;
-	}
-	return v;
-}
-
 /* A random address of 2000::/3, where IPv6 unicast is given out. */
 u128 rnd_unicast6(void)
 {
 	return rnd128() >> 3 | (u128)1 << 125;
 }
 
-static int cmp_u128(const void *a, const void *b)
-{
-	u128 x = *(const u128 *)a, y = *(const u128 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* @n distinct random addresses of 2000::/3, sorted. */
-u128 *random_addrs6(size_t n)
+/*
+ * @n distinct random addresses of @alen bytes, sorted: IPv4 ones none of
+ * them 0, IPv6 ones in 2000::/3.
+ */
+u128 *random_addrs(size_t n, unsigned int alen)
 {
 	u128 *v = xcalloc(n, sizeof(*v));
 	size_t have = 0, i, j;
 
 	while (have < n) {
 		for (i = have; i < n; i++)
-			v[i] = rnd_unicast6();
-		qsort(v, n, sizeof(*v), cmp_u128);
+			v[i] = alen == 4 ? (uint32_t)rnd() | 1 : rnd_unicast6();
+		sort_u128(v, n);
 		for (i = j = 0; i < n; i++)
 			if (!j || v[i] != v[j - 1])
 				v[j++] = v[i];
 		have = j;
 	}
 	return v;
-}
-
-bool in_sorted128(const u128 *v, size_t n, u128 x)
-{
-	return bsearch(&x, v, n, sizeof(*v), cmp_u128) != NULL;
 }
 
 unsigned char *frames_alloc(unsigned int n, unsigned int len)

@@ -41,16 +41,21 @@ uint64_t rnd(void)
 	return z ^ (z >> 31);
 }
 
-int cmp_u32(const void *a, const void *b)
+static int cmp_u128(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	u128 x = *(const u128 *)a, y = *(const u128 *)b;
 
 	return x < y ? -1 : x > y;
 }
 
-bool in_sorted(const uint32_t *v, size_t n, uint32_t x)
+void sort_u128(u128 *v, size_t n)
 {
-	return bsearch(&x, v, n, sizeof(*v), cmp_u32) != NULL;
+	qsort(v, n, sizeof(*v), cmp_u128);
+}
+
+bool in_sorted(const u128 *v, size_t n, u128 x)
+{
+	return bsearch(&x, v, n, sizeof(*v), cmp_u128) != NULL;
 }
 
 u128 rnd128(void)

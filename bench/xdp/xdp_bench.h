@@ -130,8 +130,8 @@ struct cfilter_bpf;
 void die(const char *fmt, ...);
 void *xcalloc(size_t n, size_t size);
 uint64_t rnd(void);
-int cmp_u32(const void *a, const void *b);
-bool in_sorted(const uint32_t *v, size_t n, uint32_t x);
+void sort_u128(u128 *v, size_t n);
+bool in_sorted(const u128 *v, size_t n, u128 x);
 u128 rnd128(void);
 
 /* module.c */
@@ -149,10 +149,8 @@ void module_param_read(const char *name, char *buf, size_t size);
 
 /* traffic.c */
 void build_frame(unsigned char *f, const uint8_t *saddr, unsigned int alen);
-uint32_t *random_addrs(size_t n);
 u128 rnd_unicast6(void);
-u128 *random_addrs6(size_t n);
-bool in_sorted128(const u128 *v, size_t n, u128 x);
+u128 *random_addrs(size_t n, unsigned int alen);
 unsigned char *frames_alloc(unsigned int n, unsigned int len);
 void geo_traffic(struct workload *w, struct geo_traffic *t,
 		 const struct range *r, size_t nr,
