@@ -303,7 +303,7 @@ run_qemu() {
 }
 
 report() {
-	local status
+	local status oops
 
 	status=$(grep -ao "$MARKER [0-9]*@@" "$LOG" | tail -n 1 | tr -dc 0-9) || true
 	if [ -n "$status" ] && [ -z "$INTERRUPTED" ]; then
@@ -314,11 +314,14 @@ report() {
 		echo "vm-run: interrupted; log $LOG" >&2
 		exit 130
 	fi
+	# The kernel's first report, if any, on the line that says so.
+	oops=$(grep -aoE '(Kernel panic - not syncing|BUG|Oops|general protection fault)[: ].*' \
+		"$LOG" | head -n 1 | cut -c 1-120) || true
 	if [ "$QEMU_STATUS" -eq 124 ] || [ "$QEMU_STATUS" -eq 137 ]; then
-		echo "vm-run: guest did not report (timeout after $VM_TIMEOUT s)" >&2
+		echo "vm-run: guest did not report (timeout after $VM_TIMEOUT s)${oops:+; $oops}" >&2
 	else
 		echo "vm-run: guest did not report (qemu exit status $QEMU_STATUS;" \
-			"a kernel panic also ends qemu)" >&2
+			"a kernel panic also ends qemu)${oops:+; $oops}" >&2
 	fi
 	echo "vm-run: last 60 lines of the guest console:" >&2
 	tail -n 60 "$LOG" >&2
