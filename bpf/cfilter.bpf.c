@@ -114,7 +114,7 @@ struct {
  */
 static __always_inline bool is_neigh_discovery(const struct packet *pkt)
 {
-	return pkt->family == PKT_IPV6 && (pkt->flags & PKT_ICMP) &&
+	return pkt->m.family == PKT_IPV6 && (pkt->flags & PKT_ICMP) &&
 	       !(pkt->flags & PKT_FRAGMENT) &&
 	       pkt->icmp_type >= ND_FIRST_TYPE &&
 	       pkt->icmp_type <= ND_LAST_TYPE &&
@@ -129,28 +129,15 @@ static __always_inline bool is_neigh_discovery(const struct packet *pkt)
 const volatile bool match_dst;
 
 /*
- * The module matches bytewise: every unused byte must be 0. A flow of ICMP
- * or ICMPv6 is its type, held where a flow key holds it: sport. A non-first
- * fragment has neither ports nor type, so it matches no flow.
+ * The packet as the module matches it: the parser's, with the loader's
+ * choice of destinations. The module matches bytewise: the parser leaves
+ * every byte it gives no value zero.
  */
-static __always_inline void match_pkt(const struct packet *pkt,
-				      struct cfilter_pkt *m)
+static __always_inline const struct cfilter_pkt *match_pkt(struct packet *pkt)
 {
-	__builtin_memset(m, 0, sizeof(*m));
-	m->family = pkt->family;
-	m->proto = pkt->l4_proto;
 	if (match_dst)
-		m->flags |= CFILTER_PKT_MATCH_DST;
-	if (pkt->flags & PKT_PORTS) {
-		m->flags |= CFILTER_PKT_PORTS;
-		m->sport = pkt->sport;
-		m->dport = pkt->dport;
-	} else if (pkt->flags & PKT_ICMP) {
-		m->flags |= CFILTER_PKT_PORTS;
-		m->sport = bpf_htons(pkt->icmp_type);
-	}
-	__builtin_memcpy(m->saddr, pkt->saddr, 16);
-	__builtin_memcpy(m->daddr, pkt->daddr, 16);
+		pkt->m.flags |= CFILTER_PKT_MATCH_DST;
+	return &pkt->m;
 }
 
 static __always_inline void count(__u32 ifindex, enum cfilter_stat stat)
@@ -255,20 +242,20 @@ static __always_inline bool prefilter_passes_of(const struct packet *pkt,
 	 */
 	barrier_var(hshift);
 	if (prefilter_may(pf, v6 ? CFILTER_PREFILTER_SRC6 : CFILTER_PREFILTER_SRC4,
-			  v6 ? CFILTER_KEY_SRC6 : CFILTER_KEY_SRC4, pkt->saddr,
+			  v6 ? CFILTER_KEY_SRC6 : CFILTER_KEY_SRC4, pkt->m.saddr,
 			  v6, dep, hshift))
 		return false;
 	return !match_dst ||
 	       !prefilter_may(pf, v6 ? CFILTER_PREFILTER_DST6 :
 			      CFILTER_PREFILTER_DST4,
 			      v6 ? CFILTER_KEY_DST6 : CFILTER_KEY_DST4,
-			      pkt->daddr, v6, dep, hshift);
+			      pkt->m.daddr, v6, dep, hshift);
 }
 
 /* One copy per family, each with its lengths and types constant. */
 static __always_inline bool prefilter_passes(const struct packet *pkt)
 {
-	return pkt->family == PKT_IPV6 ? prefilter_passes_of(pkt, true) :
+	return pkt->m.family == PKT_IPV6 ? prefilter_passes_of(pkt, true) :
 					 prefilter_passes_of(pkt, false);
 }
 
@@ -307,10 +294,9 @@ static __always_inline enum cfilter_stat verdict_stat(int verdict)
  * An allow entry wins over every entry; the policy drops are not entries.
  */
 static __always_inline enum cfilter_stat classify(enum parse_result res,
-						  const struct packet *pkt)
+						  struct packet *pkt)
 {
 	enum cfilter_stat stat;
-	struct cfilter_pkt m;
 
 	if (res == PARSE_NOT_IP)
 		return CFILTER_STAT_UNPARSED;
@@ -319,12 +305,11 @@ static __always_inline enum cfilter_stat classify(enum parse_result res,
 	if (res == PARSE_OK && is_neigh_discovery(pkt))
 		return CFILTER_STAT_PASS;
 
-	if (prefilter_passes(pkt)) {
+	if (prefilter_passes(pkt))
 		stat = CFILTER_STAT_PASS;
-	} else {
-		match_pkt(pkt, &m);
-		stat = verdict_stat(bpf_cfilter_match(&m, sizeof(m)));
-	}
+	else
+		stat = verdict_stat(bpf_cfilter_match(match_pkt(pkt),
+						      sizeof(pkt->m)));
 	if (stat != CFILTER_STAT_PASS)
 		return stat;
 	switch (res) {
@@ -405,7 +390,7 @@ static __always_inline void log_output(const struct cfilter_log_ctl *ctl,
  * no more than log_drop()'s test while no one reads. @how: @stat, and the
  * enum cfilter_log_hook shifted by 8.
  */
-static __noinline int log_send(const struct packet *pkt, __u32 ifindex,
+static __noinline int log_send(struct packet *pkt, __u32 ifindex,
 			       __u32 how, struct cfilter_log_ctl *ctl,
 			       __u64 until)
 {
@@ -436,7 +421,7 @@ static __noinline int log_send(const struct packet *pkt, __u32 ifindex,
 	ev.cpu = bpf_get_smp_processor_id();
 	ev.kind = stat;
 	ev.hook = how >> 8;
-	match_pkt(pkt, &ev.pkt);
+	ev.pkt = *match_pkt(pkt);
 	/* The policy's drops (tiny fragments, deep headers) have no entry. */
 	if (CFILTER_VERDICT_DROPS(stat) && stat != CFILTER_STAT_DROP_DEEP &&
 	    stat != CFILTER_STAT_DROP_FRAG) {
@@ -453,7 +438,7 @@ static __noinline int log_send(const struct packet *pkt, __u32 ifindex,
  * load of its switch and one branch, after an array lookup of a constant
  * key, which the verifier inlines (a bounds check, no call).
  */
-static __always_inline void log_drop(const struct packet *pkt, __u32 ifindex,
+static __always_inline void log_drop(struct packet *pkt, __u32 ifindex,
 				     enum cfilter_stat stat,
 				     enum cfilter_log_hook hook)
 {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The packet parser of cfilter's XDP program: from the Ethernet header to
- * the L4 ports or ICMP type, into one struct packet that every lookup key is
- * built from.
+ * the L4 ports or ICMP type, into one struct packet, which holds what
+ * bpf_cfilter_match() takes as it will take it.
  *
  * Every read is bounds-checked against the end of the linear frame before
  * it is made; every loop has a constant bound. What follows the IP header
@@ -89,46 +89,39 @@ enum packet_family {
 
 enum packet_flags {
 	PKT_FRAGMENT	= 1 << 0,	/* one fragment of a larger datagram */
-	PKT_PORTS	= 1 << 1,	/* sport and dport are valid */
-	PKT_ICMP	= 1 << 2,	/* icmp_type and icmp_code are valid */
+	PKT_ICMP	= 1 << 1,	/* icmp_type and icmp_code are valid */
 };
 
 /**
  * struct packet - what the parser found
- * @family:    enum packet_family
- * @l4_proto:  IPPROTO_* of the header after the IP headers: the L4
- *             protocol, or AH, ESP, IPPROTO_NONE or one the parser does not
- *             know, where it stopped
- * @flags:     enum packet_flags; neither PKT_PORTS nor PKT_ICMP for a
- *             non-first fragment or a protocol without ports
+ * @m:         the packet as bpf_cfilter_match() takes it, filled in place,
+ *             so that the call needs no copy:
+ *             @m.family: enum packet_family;
+ *             @m.proto: IPPROTO_* of the header after the IP headers: the
+ *             L4 protocol, or AH, ESP, IPPROTO_NONE or one the parser does
+ *             not know, where it stopped;
+ *             @m.flags: CFILTER_PKT_PORTS with TCP or UDP ports or an ICMP
+ *             or ICMPv6 type, which @m.sport and @m.dport then hold as a
+ *             flow key does (network byte order; ICMP: the type in
+ *             @m.sport, @m.dport 0); not for a non-first fragment or a
+ *             protocol without them. The program adds
+ *             CFILTER_PKT_MATCH_DST itself;
+ *             @m.saddr: source address, network byte order; IPv4 in the
+ *             first 4 bytes; @m.daddr: destination address, laid out alike
+ * @flags:     enum packet_flags
  * @hop_limit: IPv4 TTL or IPv6 hop limit
- * @sport:     TCP or UDP source port, network byte order (PKT_PORTS)
- * @dport:     TCP or UDP destination port, network byte order (PKT_PORTS)
  * @icmp_type: ICMP or ICMPv6 type (PKT_ICMP)
  * @icmp_code: ICMP or ICMPv6 code (PKT_ICMP)
- * @saddr:     source address, network byte order; IPv4 in the first 4 bytes
- * @daddr:     destination address, laid out as @saddr
  *
- * Bytes the packet does not give a value are zero.
+ * Bytes the packet does not give a value are zero, as the kfunc wants.
  */
 struct packet {
-	__u8	family;
-	__u8	l4_proto;
+	/* aligned for the prefilter's 8-byte reads of the addresses */
+	struct cfilter_pkt m __attribute__((aligned(8)));
 	__u8	flags;
 	__u8	hop_limit;
-	union {
-		struct {
-			__be16	sport;
-			__be16	dport;
-		};
-		struct {
-			__u8	icmp_type;
-			__u8	icmp_code;
-		};
-	};
-	/* aligned for the prefilter's 8-byte reads */
-	__u8	saddr[16] __attribute__((aligned(8)));
-	__u8	daddr[16];
+	__u8	icmp_type;
+	__u8	icmp_code;
 };
 
 /*
@@ -246,11 +239,11 @@ static __always_inline enum parse_result parse_ipv4(struct cursor *c,
 	if (tot_len < hdr_len)
 		return PARSE_NOT_IP;
 
-	pkt->family = PKT_IPV4;
-	pkt->l4_proto = iph->protocol;
+	pkt->m.family = PKT_IPV4;
+	pkt->m.proto = iph->protocol;
 	pkt->hop_limit = iph->ttl;
-	__builtin_memcpy(pkt->saddr, &iph->saddr, sizeof(iph->saddr));
-	__builtin_memcpy(pkt->daddr, &iph->daddr, sizeof(iph->daddr));
+	__builtin_memcpy(pkt->m.saddr, &iph->saddr, sizeof(iph->saddr));
+	__builtin_memcpy(pkt->m.daddr, &iph->daddr, sizeof(iph->daddr));
 	frag = bpf_ntohs(iph->frag_off);
 	if (frag & (IP_MF | IP_OFFSET))
 		pkt->flags |= PKT_FRAGMENT;
@@ -272,7 +265,7 @@ static __always_inline bool is_ipv6_ext_hdr(__u8 nexthdr)
 
 /*
  * Step over the extension header at the cursor, one is_ipv6_ext_hdr()
- * accepts, and set @pkt->l4_proto to the header that follows it; *@l4
+ * accepts, and set @pkt->m.proto to the header that follows it; *@l4
  * goes false after the header of a later fragment.
  */
 static __always_inline enum parse_result skip_ipv6_ext_hdr(struct cursor *c,
@@ -285,7 +278,7 @@ static __always_inline enum parse_result skip_ipv6_ext_hdr(struct cursor *c,
 	__u32 len;
 	__u16 frag;
 
-	if (pkt->l4_proto == IPPROTO_FRAGMENT) {
+	if (pkt->m.proto == IPPROTO_FRAGMENT) {
 		fh = c->pos;
 		ret = need(c, pkt, sizeof(*fh));
 		if (ret != PARSE_OK)
@@ -294,7 +287,7 @@ static __always_inline enum parse_result skip_ipv6_ext_hdr(struct cursor *c,
 			return PARSE_FRAME_END;
 		c->pos = fh + 1;
 		consume(c, sizeof(*fh));
-		pkt->l4_proto = fh->nexthdr;
+		pkt->m.proto = fh->nexthdr;
 		frag = bpf_ntohs(fh->frag_off);
 		/* Offset 0 without M is an atomic fragment: whole (RFC 6946). */
 		if (frag & (IP6_MF | IP6_OFFSET))
@@ -317,13 +310,13 @@ static __always_inline enum parse_result skip_ipv6_ext_hdr(struct cursor *c,
 		return PARSE_FRAME_END;
 	c->pos += len;
 	consume(c, len);
-	pkt->l4_proto = oh->nexthdr;
+	pkt->m.proto = oh->nexthdr;
 	return PARSE_OK;
 }
 
 /*
  * The IPv6 header at the cursor and its extension headers. PARSE_OK leaves
- * the cursor at the @pkt->l4_proto header, which is the L4 one unless this
+ * the cursor at the @pkt->m.proto header, which is the L4 one unless this
  * is a later fragment (*@l4 false).
  */
 static __always_inline enum parse_result parse_ipv6(struct cursor *c,
@@ -343,13 +336,13 @@ static __always_inline enum parse_result parse_ipv6(struct cursor *c,
 	if (!c->ip_left && ip6h->nexthdr == IPPROTO_HOPOPTS)
 		c->ip_left = IP_LEFT_FRAME;
 
-	pkt->family = PKT_IPV6;
-	pkt->l4_proto = ip6h->nexthdr;
+	pkt->m.family = PKT_IPV6;
+	pkt->m.proto = ip6h->nexthdr;
 	pkt->hop_limit = ip6h->hop_limit;
-	__builtin_memcpy(pkt->saddr, &ip6h->saddr, sizeof(ip6h->saddr));
-	__builtin_memcpy(pkt->daddr, &ip6h->daddr, sizeof(ip6h->daddr));
+	__builtin_memcpy(pkt->m.saddr, &ip6h->saddr, sizeof(ip6h->saddr));
+	__builtin_memcpy(pkt->m.daddr, &ip6h->daddr, sizeof(ip6h->daddr));
 
-	for (i = 0; i < MAX_EXT_HDRS && *l4 && is_ipv6_ext_hdr(pkt->l4_proto);
+	for (i = 0; i < MAX_EXT_HDRS && *l4 && is_ipv6_ext_hdr(pkt->m.proto);
 	     i++) {
 		ret = skip_ipv6_ext_hdr(c, pkt, l4);
 		if (ret != PARSE_OK)
@@ -359,7 +352,7 @@ static __always_inline enum parse_result parse_ipv6(struct cursor *c,
 	 * AH, ESP, no-next-header and unknown protocols end the chain here;
 	 * a chain still going after MAX_EXT_HDRS is not followed.
 	 */
-	return *l4 && is_ipv6_ext_hdr(pkt->l4_proto) ? PARSE_DEEP : PARSE_OK;
+	return *l4 && is_ipv6_ext_hdr(pkt->m.proto) ? PARSE_DEEP : PARSE_OK;
 }
 
 /*
@@ -374,7 +367,7 @@ static __always_inline enum parse_result parse_l4(struct cursor *c,
 	struct udphdr *udph;
 	enum parse_result ret;
 
-	switch (pkt->l4_proto) {
+	switch (pkt->m.proto) {
 	case IPPROTO_TCP:
 	case IPPROTO_UDP:
 		/* TCP's and UDP's first 4 bytes are the same two ports. */
@@ -384,16 +377,16 @@ static __always_inline enum parse_result parse_l4(struct cursor *c,
 			return ret;
 		if ((void *)&udph->dest + sizeof(udph->dest) > c->end)
 			return PARSE_FRAME_END;
-		pkt->sport = udph->source;
-		pkt->dport = udph->dest;
-		pkt->flags |= PKT_PORTS;
+		pkt->m.sport = udph->source;
+		pkt->m.dport = udph->dest;
+		pkt->m.flags |= CFILTER_PKT_PORTS;
 		return PARSE_OK;
 	case IPPROTO_ICMP:
-		if (pkt->family != PKT_IPV4)
+		if (pkt->m.family != PKT_IPV4)
 			return PARSE_OK;
 		break;
 	case IPPROTO_ICMPV6:
-		if (pkt->family != PKT_IPV6)
+		if (pkt->m.family != PKT_IPV6)
 			return PARSE_OK;
 		break;
 	default:
@@ -407,6 +400,8 @@ static __always_inline enum parse_result parse_l4(struct cursor *c,
 		return PARSE_FRAME_END;
 	pkt->icmp_type = icmph->type;
 	pkt->icmp_code = icmph->code;
+	pkt->m.sport = bpf_htons(icmph->type);
+	pkt->m.flags |= CFILTER_PKT_PORTS;
 	pkt->flags |= PKT_ICMP;
 	return PARSE_OK;
 }

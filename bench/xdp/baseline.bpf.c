@@ -130,7 +130,7 @@ static __always_inline bool load_word(const struct packet *pkt, int which)
 	__u32 a, i;
 	__u64 *v;
 
-	__builtin_memcpy(&a, pkt->saddr, sizeof(a));
+	__builtin_memcpy(&a, pkt->m.saddr, sizeof(a));
 	i = cfilter_prefilter_hash4(CFILTER_KEY_SRC4, a) & word_mask[which];
 	v = bpf_map_lookup_elem(&words, &i);
 	return v && *v == 1;
@@ -142,12 +142,12 @@ static __always_inline bool lookup_src6(const struct packet *pkt,
 	struct lpm_key6 lk = { .prefixlen = 128 };
 	struct addr6 a;
 
-	__builtin_memcpy(a.b, pkt->saddr, sizeof(a.b));
+	__builtin_memcpy(a.b, pkt->m.saddr, sizeof(a.b));
 	switch (how) {
 	case LOOKUP_HASH6:
 		return bpf_map_lookup_elem(&hash_src6, &a);
 	case LOOKUP_LPM6:
-		__builtin_memcpy(lk.addr, pkt->saddr, sizeof(lk.addr));
+		__builtin_memcpy(lk.addr, pkt->m.saddr, sizeof(lk.addr));
 		return bpf_map_lookup_elem(&lpm_src6, &lk);
 	case LOOKUP_BLOOM6:
 		return bpf_map_peek_elem(&bloom_src6, &a) == 0;
@@ -162,12 +162,12 @@ static __always_inline bool lookup_src4(const struct packet *pkt,
 	struct lpm_key4 lk = { .prefixlen = 32 };
 	__u32 addr;
 
-	__builtin_memcpy(&addr, pkt->saddr, sizeof(addr));
+	__builtin_memcpy(&addr, pkt->m.saddr, sizeof(addr));
 	switch (how) {
 	case LOOKUP_HASH:
 		return bpf_map_lookup_elem(&hash_src4, &addr);
 	case LOOKUP_LPM:
-		__builtin_memcpy(lk.addr, pkt->saddr, sizeof(lk.addr));
+		__builtin_memcpy(lk.addr, pkt->m.saddr, sizeof(lk.addr));
 		return bpf_map_lookup_elem(&lpm_src4, &lk);
 	case LOOKUP_BLOOM:
 		return bpf_map_peek_elem(&bloom_src4, &addr) == 0;
@@ -202,8 +202,8 @@ static __always_inline int run(struct xdp_md *ctx, enum lookup how)
 	if (res < PARSE_OK)
 		stat = STAT_UNPARSED;
 	else if (how >= LOOKUP_HASH6 && how <= LOOKUP_BLOOM6 ?
-		 pkt.family == PKT_IPV6 && lookup_src6(&pkt, how) :
-		 pkt.family == PKT_IPV4 && lookup_src4(&pkt, how))
+		 pkt.m.family == PKT_IPV6 && lookup_src6(&pkt, how) :
+		 pkt.m.family == PKT_IPV4 && lookup_src4(&pkt, how))
 		stat = STAT_DROP;
 	else
 		stat = STAT_PASS;
