@@ -412,19 +412,16 @@ load_module()
 	module_loaded || insmod "$CFILTER_KO"
 }
 
-# Loads the module again with the parameters it has, for a test that needs
-# its sources new: a source's drops last until the module goes (cfctl(8)),
-# and an earlier test may have dropped for a source of the same name.
-# Parameters left unset read 0: those are left unset again.
+# Loads the module again, in the mode and with the fingerprints it has, for
+# a test that needs its sources new: a source's drops last until the
+# module goes (cfctl(8)), and an earlier test may have dropped for a source
+# of the same name. The sizes are left to their defaults: sysfs shows them
+# as the module settled them, which may not be given back.
 reload_module()
 {
-	_params=
-	for _p in mode fp_bits capacity max_capacity max_memory; do
-		_v=$(cat "/sys/module/cfilter/parameters/$_p") || return 1
-		[ "$_v" = 0 ] || _params="$_params $_p=$_v"
-	done
-	# shellcheck disable=SC2086 # one argument per parameter
-	unload_module && insmod "$CFILTER_KO" $_params
+	_mode=$(cat /sys/module/cfilter/parameters/mode) &&
+	_fp=$(cat /sys/module/cfilter/parameters/fp_bits) &&
+	unload_module && insmod "$CFILTER_KO" mode="$_mode" fp_bits="$_fp"
 }
 
 # For EXIT traps: leave the module loaded and nothing behind.
