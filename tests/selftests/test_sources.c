@@ -1152,7 +1152,9 @@ static void add_bulk(struct __test_metadata *_metadata, int fd,
 			keys[i] = nth_key4(from + i);
 		ASSERT_EQ(0, cf_batch_by(fd, CFILTER_BATCH_ADD, "bulk", 0, keys,
 					 NULL, results, n, &b));
-		ASSERT_EQ(n, b.first_error);
+		ASSERT_EQ(n, b.first_error)
+			TH_LOG("bulk's holding %u of %u: %s", from + b.first_error,
+			       to, strerror(-results[b.first_error]));
 	}
 }
 
