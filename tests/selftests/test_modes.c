@@ -380,7 +380,7 @@ TEST_F(reload, compact_bad_restore_is_einval_and_changes_nothing)
 	};
 	struct cfilter_batch b;
 	unsigned char *data, *copy;
-	__u64 i;
+	__u64 i, added;
 	int c;
 
 	if (_metadata->skip)
@@ -390,7 +390,15 @@ TEST_F(reload, compact_bad_restore_is_einval_and_changes_nothing)
 		self->keys[i] = nth_key4(100 + i);
 	ASSERT_EQ(0, cf_batch(self->fd, CFILTER_BATCH_ADD, self->keys,
 			      self->results, 500, &b));
+	/* An address on another's fingerprint is EEXIST, and not counted. */
+	for (i = 0, added = 0; i < 500; i++) {
+		ASSERT_TRUE(!self->results[i] || self->results[i] == -EEXIST)
+			TH_LOG("key %llu: %d", (unsigned long long)i,
+			       self->results[i]);
+		added += !self->results[i];
+	}
 	ASSERT_EQ(0, dump(self->fd, CFILTER_KEY_SRC4, &good));
+	ASSERT_EQ(added, good.count);
 	data = (unsigned char *)(uintptr_t)good.data;
 	copy = malloc(good.size * 2);
 	ASSERT_NE(NULL, copy);
@@ -437,11 +445,12 @@ TEST_F(reload, compact_bad_restore_is_einval_and_changes_nothing)
 					   CFILTER_F_STAGED)) TH_LOG("case %d", c);
 	}
 	/* The live set was never touched; the good table still restores. */
-	EXPECT_EQ(500, cf_type_count(self->fd, CFILTER_KEY_SRC4, 0));
+	EXPECT_EQ((long long)added, cf_type_count(self->fd, CFILTER_KEY_SRC4, 0));
 	bad = good;
 	bad.data = (uintptr_t)copy;
 	EXPECT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_RESTORE, &bad));
-	EXPECT_EQ(500, cf_type_count(self->fd, CFILTER_KEY_SRC4, CFILTER_F_STAGED));
+	EXPECT_EQ((long long)added,
+		  cf_type_count(self->fd, CFILTER_KEY_SRC4, CFILTER_F_STAGED));
 
 	/* The short hash is for 4-byte keys: not for an IPv6 table. */
 	free(data);
