@@ -371,7 +371,8 @@ static __always_inline u64 cuckoo_lookup_as(const struct cuckoo *c,
 
 /*
  * The module's key lengths (addresses 4 and 16, prefix tables 4 to 16)
- * with 16-bit fingerprints, its default, each get readers of their own, in
+ * with 16-bit fingerprints, its default (or 12-bit ones, in the same
+ * lanes), each get readers of their own, in
  * compact mode and in exact mode with values (the module's exact tables
  * all have them); so do exact tables of 4-byte keys without values, the
  * bench's. Any other shape gets the general ones, as do compact tables of
@@ -425,11 +426,15 @@ enum cuckoo_reader {
 	CUCKOO_16XV,
 };
 
-/* @c's readers: the same for every lookup of a table, so predicted. */
+/*
+ * @c's readers: the same for every lookup of a table, so predicted.
+ * 12-bit fingerprints sit in 16-bit lanes, as 16-bit ones do, and every
+ * reader masks with the filter's own fp_mask: they share the readers.
+ */
 static __always_inline enum cuckoo_reader
 cuckoo_reader_of(const struct cuckoo *c)
 {
-	if (c->fp_bits != 16)
+	if (c->fp_bits != 16 && c->fp_bits != 12)
 		return CUCKOO_ANY;
 	switch (c->key_len) {
 	case 4:

@@ -470,7 +470,9 @@ TEST(keys_of_zero_fingerprint_bits_are_found_in_either_bucket)
 		{ LEN_IP4, 16, false, false }, { LEN_IP4, 16, true, false },
 		{ LEN_IP4, 16, true, true }, { 8, 16, false, false },
 		{ 8, 16, true, true }, { LEN_IP6, 16, false, false },
-		{ LEN_IP6, 16, true, true }, { LEN_IP4, 8, true, true },
+		{ LEN_IP6, 16, true, true }, { LEN_IP4, 12, false, false },
+		{ LEN_IP4, 12, true, true }, { LEN_IP6, 12, false, false },
+		{ LEN_IP4, 8, true, true },
 	};
 	enum { ZEROS = 24U, FILL = 3000U };
 	static u8 keys[ZEROS * CUCKOO_KEY_MAX];
@@ -1282,6 +1284,71 @@ TEST(whole_records_open_windows_only_for_moves)
 		}
 		rcu_read_unlock();
 		cuckoo_destroy(c);
+	}
+}
+
+/*
+ * 12-bit fingerprints take the readers of 16-bit ones (the same lanes):
+ * they answer every key, present or not, as the general reader does.
+ */
+TEST(shaped_readers_answer_as_the_general_one)
+{
+	static const struct {
+		u32 len;
+		bool exact;
+	} shapes[] = {
+		{ LEN_IP4, false }, { LEN_IP4, true }, { 8, false }, { 8, true },
+		{ LEN_IP6, false }, { LEN_IP6, true },
+	};
+	static const u32 fps[] = { 12, 16 };
+	enum { FILL = 3800U, PROBES = 40000U };
+	u8 k[CUCKOO_KEY_MAX];
+	unsigned int z, f;
+	u64 i, w;
+
+	for (f = 0; f < ARRAY_SIZE(fps); f++) {
+		for (z = 0; z < ARRAY_SIZE(shapes); z++) {
+			struct cuckoo_params p = params(FILL, FILL, fps[f],
+							shapes[z].len,
+							shapes[z].exact);
+			struct cuckoo *c;
+			u64 hits = 0;
+
+			p.values = shapes[z].exact;
+			c = cuckoo_create(&p);
+			ASSERT_NE(NULL, c);
+			ASSERT_NE((int)CUCKOO_ANY, (int)cuckoo_reader_of(c))
+				TH_LOG("fp%u, %u-byte keys", fps[f], p.key_len);
+			for (i = 0; i < FILL; i++) {
+				int rc;
+
+				key_of(k, c->key_len, SET_IN, i);
+				rc = cuckoo_insert_val(c, k, value_for(i));
+				ASSERT_TRUE(!rc || (rc == -EEXIST && !c->exact));
+			}
+			rcu_read_lock();
+			for (i = 0; i < FILL + PROBES; i++) {
+				u32 v = 0;
+
+				key_of(k, c->key_len, i < FILL ? SET_IN : SET_OUT,
+				       i);
+				w = cuckoo_lookup_any(c, k);
+				ASSERT_EQ(!!(w & CUCKOO_WORD_HIT),
+					  cuckoo_contains(c, k))
+					TH_LOG("fp%u, %u-byte keys, key %llu",
+					       fps[f], c->key_len,
+					       (unsigned long long)i);
+				ASSERT_EQ(!!(w & CUCKOO_WORD_HIT),
+					  cuckoo_lookup(c, k, &v));
+				ASSERT_EQ((u32)(w >> 32), v);
+				ASSERT_TRUE(i >= FILL || (w & CUCKOO_WORD_HIT));
+				hits += i >= FILL && (w & CUCKOO_WORD_HIT);
+			}
+			rcu_read_unlock();
+			if (c->exact)
+				EXPECT_EQ(0U, hits);
+			cuckoo_destroy(c);
+		}
 	}
 }
 
