@@ -132,18 +132,23 @@ u32 prefix_set_match_head(const struct prefix_set *s, const u8 *addr, u32 h);
  * address table, which keeps none).
  *
  * Inline up to the head word of @addr's /16, which answers most misses:
- * they make no call.
+ * they make no call. While the summary says to search always, the head
+ * word answers nothing by itself: prefix_set_match_head() reads it when
+ * it needs it, which a hit in a compact address table does not.
  */
 static __always_inline enum prefix_hit
 prefix_set_match(const struct prefix_set *s, const u8 *addr, u32 *tag)
 {
 	/* the summary is the set's first member (prefix_int.h) */
 	const struct prefix_summary *sum = (const struct prefix_summary *)s;
-	u32 h = prefix_sum_head(sum, addr), r;
+	u32 h = 0, r;
 
 	*tag = 0;
-	if (!h && !READ_ONCE(sum->always))
-		return PREFIX_MISS;
+	if (!READ_ONCE(sum->always)) {
+		h = prefix_sum_head(sum, addr);
+		if (!h)
+			return PREFIX_MISS;
+	}
 	r = prefix_set_match_head(s, addr, h);
 	*tag = PREFIX_MATCH_TAG(r);
 	return PREFIX_MATCH_HIT(r);
