@@ -236,7 +236,7 @@ struct cuckoo *cuckoo_create(const struct cuckoo_params *p)
 	c->key_len = p->key_len;
 	c->exact = p->exact;
 	c->values = p->values;
-	c->hash32 = CUCKOO_HASH32_FOR(p->key_len);
+	c->hash = CUCKOO_HASH_FOR(p->key_len);
 	c->stride = cuckoo_stride(p);
 	c->val_off = cuckoo_val_off(p);
 	c->initial_buckets = buckets;

@@ -141,16 +141,19 @@ void cuckoo_get_stats(const struct cuckoo *c, struct cuckoo_stats *st);
  * listed): the fingerprint slots as they are in memory, and the hash seed
  * without which they mean nothing.
  */
+/* The hash that placed a table's keys (cuckoo_hash.h). */
+enum cuckoo_hash_kind {
+	CUCKOO_HASH_LANES,	/* the general hash, of any key length */
+	CUCKOO_HASH_SHORT32,	/* 4-byte keys: the short hash, restored only */
+	CUCKOO_HASH_MIX32,	/* 4-byte keys: every such table the core makes */
+};
+
 struct cuckoo_raw {
 	u64 seed;
 	u64 buckets;
 	u64 count;		/* nonzero slots */
 	u32 fp_bits;
-	/*
-	 * 4-byte keys placed by cuckoo_hash32(), as every such table the
-	 * core makes; false: by the general hash, as before it was chosen.
-	 */
-	bool hash32;
+	enum cuckoo_hash_kind hash;
 };
 
 /* Bytes of @c's current slot array. Writer side. */

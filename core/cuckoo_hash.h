@@ -77,13 +77,14 @@ static __always_inline u64 cuckoo_hash_lanes(const void *key, size_t len,
 }
 
 /*
- * The hash of 4-byte keys in exact tables (IPv4 addresses and prefixes):
- * two seeded multiply-adds side by side (Dietzfelbinger's
- * multiply-add-shift), whose top 32 bits each depend on every bit of the
- * key: the low half of the result picks buckets, the high half makes the
- * fingerprint. One multiply's latency before a bucket's address is known,
- * where cuckoo_hash() makes three in a row. Compact tables restored from
- * raw slots of the latter keep it (struct cuckoo_raw).
+ * The short hash, which placed the 4-byte keys of the tables made before
+ * cuckoo_hash_mix32(): two seeded multiply-adds side by side (Dietzfelbinger's
+ * multiply-add-shift), the low half of the result picking buckets, the
+ * high half making the fingerprint. Only pairwise independent, which a
+ * cuckoo table cannot live on: addresses in arithmetic progression (a
+ * /24 added address by address) landed on few bucket pairs for some seeds,
+ * and inserts failed far below the load the table was sized for. Kept
+ * for the compact tables that raw snapshots hold (struct cuckoo_raw).
  */
 static __always_inline u64 cuckoo_hash32(const void *key, u64 a, u64 b)
 {
@@ -94,20 +95,31 @@ static __always_inline u64 cuckoo_hash32(const void *key, u64 a, u64 b)
 }
 
 /*
- * Whether the tables the core makes of @len-byte keys take the short hash;
- * a constant expression, for the readers' shapes.
+ * The hash of 4-byte keys (IPv4 addresses and prefixes): the seeded key
+ * through two multiplies with a xor-shift between and after (murmur3's
+ * finaliser, one multiplier the table's), so that every bit of the result
+ * depends on every bit of the key, buckets (low half) and fingerprint
+ * (high half) alike. Two multiplies' latency before a bucket's address is
+ * known, where cuckoo_hash() makes three in a row.
  */
-#define CUCKOO_HASH32_FOR(len)	((len) == sizeof(u32))
+static __always_inline u64 cuckoo_hash_mix32(const void *key, u64 a, u64 b)
+{
+	u64 h = (get_unaligned((const u32 *)key) ^ a) * CUCKOO_K1;
+
+	h ^= h >> 32;
+	h *= b | 1;
+	return h ^ h >> 29;
+}
 
 /*
  * The hash of the tables the core makes, and of bench/hashset.c's: the
- * short one for 4-byte keys, else the general one, from lanes @a and @b.
+ * mixed one for 4-byte keys, else the general one, from lanes @a and @b.
  */
 static __always_inline u64 cuckoo_hash_default(const void *key, size_t len,
 					       u64 a, u64 b)
 {
-	if (CUCKOO_HASH32_FOR(len))
-		return cuckoo_hash32(key, a, b);
+	if (len == sizeof(u32))
+		return cuckoo_hash_mix32(key, a, b);
 	return cuckoo_hash_lanes(key, len, a, b);
 }
 

@@ -90,6 +90,7 @@ struct cuckoo_table {
  * @val_off: where in a slot the value starts
  * @exact: keys are stored beside the fingerprints
  * @values: exact mode: each key has a u32 value, after it in its slot
+ * @hash: enum cuckoo_hash_kind, the hash that places the keys
  * @queue: the writer's BFS queue, allocated by the first insert that must
  *	move entries (most of a prefix set's small tables never do)
  * @initial_buckets: table size at creation and after a clear
@@ -115,7 +116,7 @@ struct cuckoo {
 	u32 val_off;
 	bool exact;
 	bool values;
-	bool hash32;
+	u8 hash;
 
 	____cacheline_aligned struct cuckoo_node *queue;
 	u64 initial_buckets;
@@ -151,7 +152,7 @@ struct cuckoo_shape {
 	u32 key_len;
 	u32 fp_bits;
 	bool exact;
-	bool hash32;
+	u8 hash;
 	bool values;
 };
 
@@ -160,7 +161,7 @@ static __always_inline struct cuckoo_shape
 cuckoo_shape_of(const struct cuckoo *c)
 {
 	return (struct cuckoo_shape){ c->key_len, c->fp_bits, c->exact,
-				      c->hash32, c->values };
+				      c->hash, c->values };
 }
 
 /*
@@ -204,17 +205,29 @@ static __always_inline bool cuckoo_hit_final(struct cuckoo_shape sh,
 }
 
 /*
+ * The hash the core gives a table of @len-byte keys; a constant
+ * expression, for the readers' shapes.
+ */
+#define CUCKOO_HASH_FOR(len)						\
+	((len) == sizeof(u32) ? CUCKOO_HASH_MIX32 : CUCKOO_HASH_LANES)
+
+/*
  * The hash that places a key: buckets from its low bits, the fingerprint
- * from its high 32. Tables of 4-byte keys take the short one (c->hash32),
- * but for compact tables restored from raw slots that the general one
- * placed, before there was a choice.
+ * from its high 32. Tables of 4-byte keys take the mixed one, but for
+ * compact tables restored from raw slots that an older hash placed
+ * (c->hash says which).
  */
 static __always_inline u64 cuckoo_hash_as(struct cuckoo_shape sh, u64 a,
 					  u64 b, const void *key)
 {
-	if (sh.hash32)
+	switch (sh.hash) {
+	case CUCKOO_HASH_MIX32:
+		return cuckoo_hash_mix32(key, a, b);
+	case CUCKOO_HASH_SHORT32:
 		return cuckoo_hash32(key, a, b);
-	return cuckoo_hash_lanes(key, sh.key_len, a, b);
+	default:
+		return cuckoo_hash_lanes(key, sh.key_len, a, b);
+	}
 }
 
 /* The writer's cuckoo_hash_as(). */

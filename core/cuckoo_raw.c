@@ -78,7 +78,7 @@ int cuckoo_raw_read(const struct cuckoo *c, struct cuckoo_raw *r, void *data,
 	r->buckets = t->bucket_mask + 1;
 	r->count = t->count;
 	r->fp_bits = c->fp_bits;
-	r->hash32 = c->hash32;
+	r->hash = c->hash;
 	return 0;
 }
 
@@ -149,8 +149,8 @@ u64 cuckoo_raw_max_bytes(const struct cuckoo_params *p)
  * @r->fp_bits must equal @p->fp_bits, @r->buckets must be a power of two
  * no larger than the table for @p->max_capacity keys, @size must be that
  * many buckets' bytes, every slot must be a fingerprint of @r->fp_bits
- * bits, @r->count must equal the nonzero slots and @r->hash32 needs 4-byte
- * keys. A clear returns the
+ * bits, @r->count must equal the nonzero slots and @r->hash must be a
+ * hash of the key length. A clear returns the
  * filter to the size @p gives, as for cuckoo_create(). May sleep.
  *
  * Return: the filter, or ERR_PTR(-EINVAL) if a rule is broken,
@@ -168,7 +168,8 @@ struct cuckoo *cuckoo_raw_create(const struct cuckoo_params *p,
 	if (p->exact || cuckoo_geometry(p, &buckets, &max_buckets) ||
 	    r->fp_bits != p->fp_bits || !r->buckets ||
 	    (r->buckets & (r->buckets - 1)) || r->buckets > max_buckets ||
-	    (r->hash32 && p->key_len != sizeof(u32)))
+	    (r->hash != CUCKOO_HASH_LANES &&
+	     (r->hash > CUCKOO_HASH_MIX32 || p->key_len != sizeof(u32))))
 		return ERR_PTR(-EINVAL);
 
 	c = cuckoo_create(p);
@@ -196,6 +197,6 @@ struct cuckoo *cuckoo_raw_create(const struct cuckoo_params *p,
 	c->seed = r->seed;
 	c->hash_a = cuckoo_hash_a(c->seed);
 	c->hash_b = cuckoo_hash_b(c->seed);
-	c->hash32 = r->hash32;
+	c->hash = r->hash;
 	return c;
 }

@@ -376,11 +376,11 @@ static __always_inline u64 cuckoo_lookup_as(const struct cuckoo *c,
  * compact mode and in exact mode with values (the module's exact tables
  * all have them); so do exact tables of 4-byte keys without values, the
  * bench's. Any other shape gets the general ones, as do compact tables of
- * 4-byte keys restored with the general hash (struct cuckoo_raw).
+ * 4-byte keys restored with an older hash (struct cuckoo_raw).
  */
 #define CUCKOO_READERS(name, len, x, v)					\
 static const struct cuckoo_shape cuckoo_##name =			\
-	{ len, 16, x, CUCKOO_HASH32_FOR(len), v };			\
+	{ len, 16, x, CUCKOO_HASH_FOR(len), v };			\
 									\
 static noinline bool cuckoo_contains_##name(const struct cuckoo *c,	\
 					    const void *key)		\
@@ -438,8 +438,10 @@ cuckoo_reader_of(const struct cuckoo *c)
 		return CUCKOO_ANY;
 	switch (c->key_len) {
 	case 4:
+		if (c->hash != CUCKOO_HASH_MIX32)
+			return CUCKOO_ANY;
 		if (!c->exact)
-			return c->hash32 ? CUCKOO_4C : CUCKOO_ANY;
+			return CUCKOO_4C;
 		return c->values ? CUCKOO_4XV : CUCKOO_4X;
 	case 8:
 		if (!c->exact)

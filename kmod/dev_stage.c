@@ -134,11 +134,25 @@ static int cfilter_table_args(const struct cfilter_table *t,
 	if (cfilter_config.mode != CFILTER_MODE_COMPACT)
 		return -EOPNOTSUPP;
 	*f = cfilter_ktype(t->type);
-	if (!*f || t->flags & ~CFILTER_TABLE_HASH32 || t->pad2 ||
+	if (!*f || t->flags & ~(CFILTER_TABLE_HASH32 | CFILTER_TABLE_MIX32) ||
+	    t->pad2 ||
 	    memchr_inv(t->pad, 0, sizeof(t->pad)) || t->reserved[0] ||
 	    t->reserved[1])
 		return -EINVAL;
 	return 0;
+}
+
+/* The flag of struct cfilter_table that names hash @h: 0 for the general one. */
+static u32 cfilter_table_flag(enum cuckoo_hash_kind h)
+{
+	switch (h) {
+	case CUCKOO_HASH_SHORT32:
+		return CFILTER_TABLE_HASH32;
+	case CUCKOO_HASH_MIX32:
+		return CFILTER_TABLE_MIX32;
+	default:
+		return 0;
+	}
 }
 
 /* Bytes DUMP copies per step, between checks for a fatal signal. */
@@ -166,7 +180,7 @@ static int cfilter_dump_snapshot(const struct cfilter_ktype *f,
 	size = cuckoo_raw_bytes(c);
 	/* Its description, which the copy below repeats. */
 	err = cuckoo_raw_read(c, &r, NULL, 0, 0);
-	if (!err && r.hash32 && !(t->flags & CFILTER_TABLE_HASH32))
+	if (!err && cfilter_table_flag(r.hash) & ~t->flags)
 		err = -EPROTO;
 	if (!err && t->size < size)
 		err = -ENOSPC;
@@ -186,7 +200,7 @@ static int cfilter_dump_snapshot(const struct cfilter_ktype *f,
 		return err;
 	t->size = size;
 	if (!err) {
-		t->flags = r.hash32 ? CFILTER_TABLE_HASH32 : 0;
+		t->flags = cfilter_table_flag(r.hash);
 		t->fp_bits = r.fp_bits;
 		t->seed = r.seed;
 		t->buckets = r.buckets;
@@ -288,8 +302,12 @@ long cfilter_ioc_restore(struct file *file, void __user *ut)
 	err = cfilter_table_args(&t, &f);
 	if (err)
 		return err;
-	/* Bounds the copy; cuckoo_raw_create() checks the size exactly. */
-	if (!t.size ||
+	/*
+	 * A table has one hash. The size bounds the copy;
+	 * cuckoo_raw_create() checks it exactly.
+	 */
+	if (t.flags == (CFILTER_TABLE_HASH32 | CFILTER_TABLE_MIX32) ||
+	    !t.size ||
 	    t.size > cuckoo_raw_max_bytes(&cfilter_config.params[cfilter_ktype_type(f)]))
 		return -EINVAL;
 	if (!cfilter_has_staged(file))
@@ -308,8 +326,11 @@ long cfilter_ioc_restore(struct file *file, void __user *ut)
 		.buckets = t.buckets,
 		.count = t.count,
 		.fp_bits = t.fp_bits,
-		.hash32 = t.flags & CFILTER_TABLE_HASH32,
 	};
+	if (t.flags & CFILTER_TABLE_HASH32)
+		r.hash = CUCKOO_HASH_SHORT32;
+	else if (t.flags & CFILTER_TABLE_MIX32)
+		r.hash = CUCKOO_HASH_MIX32;
 	c = cuckoo_raw_create(&cfilter_config.params[cfilter_ktype_type(f)],
 			      &r, data, t.size);
 	cuckoo_mem_free(data, t.size);

@@ -1377,8 +1377,17 @@ static void test_snapshot(void)
 	resum(&b);
 	corrupted(&b, 32 + 4, 9, "unknown key type 9",
 		  "snapshot: a table of an unknown key type: corrupted");
-	corrupted(&b, 32 + 6, 3, "section 1: table flags 0x3 this cfctl does not know",
+	corrupted(&b, 32 + 6, 4, "section 1: table flags 0x4 this cfctl does not know",
 		  "snapshot: a table flag this cfctl does not know: corrupted");
+	corrupted(&b, 32 + 6, 3, "section 1: table flags 0x3 this cfctl does not know",
+		  "snapshot: both hashes' flags on one table: corrupted");
+	b.data[32 + 6] = CFILTER_TABLE_MIX32;
+	resum(&b);
+	ok(snap_parse(b.data, b.len, &s, why, sizeof(why)) == SNAP_OK &&
+	   s.sect[0].flags == CFILTER_TABLE_MIX32,
+	   "snapshot: a table of the mixed hash: read, with its flag");
+	b.data[32 + 6] = CFILTER_TABLE_HASH32;
+	resum(&b);
 	corrupted(&b, 32 + 40 + 16 + 6, 1, "section 2: a key list",
 		  "snapshot: flags on a key list: corrupted");
 	corrupted(&b, 32 + 40 + 16 + 40, 0,	/* first key: type NONE */

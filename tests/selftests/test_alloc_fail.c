@@ -393,7 +393,7 @@ static int dump(int fd, __u8 type, struct cfilter_table *t, void *data)
 {
 	memset(t, 0, sizeof(*t));
 	t->type = type;
-	t->flags = CFILTER_TABLE_HASH32;
+	t->flags = CFILTER_TABLE_MIX32;
 	t->data = (uintptr_t)data;
 	t->size = TABLE_BYTES;
 	return cf_ioctl(fd, CFILTER_IOC_DUMP, t);

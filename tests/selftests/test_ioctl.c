@@ -1373,7 +1373,7 @@ TEST_F(compact, dump_copies_out_without_holding_the_writer_lock)
 	ASSERT_EQ(0, cf_add(self->fd, src4("198.51.100.1")));
 	memset(&t, 0, sizeof(t));
 	t.type = CFILTER_KEY_SRC4;
-	t.flags = CFILTER_TABLE_HASH32;
+	t.flags = CFILTER_TABLE_MIX32;
 	ASSERT_EQ(ENOSPC, cf_ioctl(self->fd, CFILTER_IOC_DUMP, &t));
 	len = (t.size + getpagesize() - 1) / getpagesize() * getpagesize();
 	buf = mmap(NULL, len, PROT_READ | PROT_WRITE,

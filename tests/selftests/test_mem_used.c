@@ -408,7 +408,7 @@ TEST_F(compact, the_copies_dump_and_restore_make_are_counted)
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req));
 	memset(&t, 0, sizeof(t));
 	t.type = CFILTER_KEY_SRC4;
-	t.flags = CFILTER_TABLE_HASH32;
+	t.flags = CFILTER_TABLE_MIX32;
 	ASSERT_EQ(ENOSPC, cf_ioctl(self->fd, CFILTER_IOC_DUMP, &t));
 	len = (t.size + getpagesize() - 1) / getpagesize() * getpagesize();
 	table = aligned_alloc(getpagesize(), len);

@@ -272,7 +272,7 @@ static int dump(int fd, __u8 type, struct cfilter_table *t)
 
 	memset(t, 0, sizeof(*t));
 	t->type = type;
-	t->flags = CFILTER_TABLE_HASH32;
+	t->flags = CFILTER_TABLE_MIX32;
 	err = cf_ioctl(fd, CFILTER_IOC_DUMP, t);
 	if (err != ENOSPC)
 		return err ? err : EPROTO;	/* size 0 cannot hold a table */
@@ -335,9 +335,9 @@ TEST_F(reload, compact_dump_restore_gives_the_same_answers)
 		ASSERT_EQ(0, dump(self->fd, snap_types[i], &t[i]));
 		EXPECT_EQ(8U, t[i].fp_bits);
 		EXPECT_LT(0U, t[i].count);
-		/* IPv4 addresses' tables alone take the short hash. */
+		/* IPv4 addresses' tables alone take the mixed hash. */
 		EXPECT_EQ(snap_types[i] == CFILTER_KEY_SRC4 ?
-			  CFILTER_TABLE_HASH32 : 0, t[i].flags);
+			  CFILTER_TABLE_MIX32 : 0, t[i].flags);
 	}
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_LIST, &l));
 	ASSERT_EQ(2U, l.count);
@@ -410,14 +410,14 @@ TEST_F(reload, compact_bad_restore_is_einval_and_changes_nothing)
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_STAGE, NULL));
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req));
 
-	for (c = 0; c < 16; c++) {
+	for (c = 0; c < 17; c++) {
 		bad = good;
 		bad.data = (uintptr_t)copy;
 		switch (c) {
 		case 0: bad.type = CFILTER_KEY_NONE; break;
 		case 1: bad.type = __CFILTER_KEY_MAX; break;
 		case 2: bad.pad[1] = 1; break;
-		case 3: bad.flags = CFILTER_TABLE_HASH32 << 1; break;
+		case 3: bad.flags = CFILTER_TABLE_MIX32 << 1; break;
 		case 4: bad.pad2 = 1; break;
 		case 5: bad.reserved[1] = 1; break;
 		case 6: bad.fp_bits = 8; break;
@@ -437,6 +437,7 @@ TEST_F(reload, compact_bad_restore_is_einval_and_changes_nothing)
 			copy[i | 1] = 0;
 			break;
 		case 15: bad.flags |= 1U << 31; break;
+		case 16: bad.flags |= CFILTER_TABLE_HASH32; break; /* two hashes */
 		}
 		EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_RESTORE, &bad))
 			TH_LOG("case %d", c);
@@ -452,13 +453,15 @@ TEST_F(reload, compact_bad_restore_is_einval_and_changes_nothing)
 	EXPECT_EQ((long long)added,
 		  cf_type_count(self->fd, CFILTER_KEY_SRC4, CFILTER_F_STAGED));
 
-	/* The short hash is for 4-byte keys: not for an IPv6 table. */
+	/* The 4-byte keys' hashes are not for an IPv6 table. */
 	free(data);
 	ASSERT_EQ(0, dump(self->fd, CFILTER_KEY_SRC6, &good));
 	data = (unsigned char *)(uintptr_t)good.data;
 	EXPECT_EQ(0U, good.flags);
 	bad = good;
 	bad.flags = CFILTER_TABLE_HASH32;
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_RESTORE, &bad));
+	bad.flags = CFILTER_TABLE_MIX32;
 	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_RESTORE, &bad));
 	EXPECT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_RESTORE, &good));
 	EXPECT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ABORT, NULL));
@@ -470,6 +473,7 @@ TEST_F(reload, compact_dump_arguments)
 {
 	struct cfilter_table t;
 	unsigned char small[16];
+	unsigned int i;
 
 	if (_metadata->skip)
 		return;
@@ -494,23 +498,29 @@ TEST_F(reload, compact_dump_arguments)
 	t.pad[0] = 1;
 	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_DUMP, &t));
 	t.pad[0] = 0;
-	t.flags = CFILTER_TABLE_HASH32 << 1;	/* no such flag */
+	t.flags = CFILTER_TABLE_MIX32 << 1;	/* no such flag */
 	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_DUMP, &t));
 
 	/*
-	 * A caller that cannot keep the short hash (cfctl before it: flags
-	 * zero) gets no IPv4 table, whose fingerprints it would restore
-	 * under the general hash: EPROTO, nothing written. Passed in, the
-	 * flag only permits: any other table is given as before.
+	 * A caller that cannot keep the mixed hash (cfctl before it: flags
+	 * CFILTER_TABLE_HASH32 or none) gets no IPv4 table, whose
+	 * fingerprints it would restore under another hash: EPROTO, nothing
+	 * written. Passed in, a flag only permits: any other table is given
+	 * as before.
 	 */
-	t.flags = 0;
 	t.type = CFILTER_KEY_SRC4;
 	t.size = sizeof(small);
-	EXPECT_EQ(EPROTO, cf_ioctl(self->fd, CFILTER_IOC_DUMP, &t));
-	EXPECT_EQ(sizeof(small), t.size);
-	EXPECT_EQ(0xa5, small[0]);
+	for (i = 0; i < 2; i++) {
+		t.flags = i ? CFILTER_TABLE_HASH32 : 0;
+		EXPECT_EQ(EPROTO, cf_ioctl(self->fd, CFILTER_IOC_DUMP, &t));
+		EXPECT_EQ(sizeof(small), t.size);
+		EXPECT_EQ(0xa5, small[0]);
+	}
+	t.flags = CFILTER_TABLE_HASH32 | CFILTER_TABLE_MIX32;
+	EXPECT_EQ(ENOSPC, cf_ioctl(self->fd, CFILTER_IOC_DUMP, &t));
 	t.type = CFILTER_KEY_SRC6;
-	t.flags = CFILTER_TABLE_HASH32;
+	t.size = sizeof(small);
+	t.flags = CFILTER_TABLE_MIX32;
 	EXPECT_EQ(ENOSPC, cf_ioctl(self->fd, CFILTER_IOC_DUMP, &t));
 }
 

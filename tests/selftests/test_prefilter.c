@@ -1000,7 +1000,7 @@ TEST_F(prefilter_reload, compact_restore_sets_every_bit)
 {
 	struct cfilter_key_req req = { .key = key_of(CFILTER_KEY_SRC4, "10.1.2.3") };
 	struct cfilter_table t = { .type = CFILTER_KEY_SRC4,
-				   .flags = CFILTER_TABLE_HASH32 };
+				   .flags = CFILTER_TABLE_MIX32 };
 	struct cfilter_prefilter *pf;
 	struct cfilter_info info;
 	__u32 zero = 0;

@@ -62,6 +62,44 @@ snapshot_v2()
 	printf '\301\31'
 }
 
+# A compact snapshot of format version 4 whose IPv4 table the short hash
+# placed (CFILTER_TABLE_HASH32), as cfctl and the module wrote them before
+# the mixed hash: 192.0.2.77, 198.51.100.7 and 192.0.2.78 in 2 buckets
+# (mode=compact capacity=4).
+snapshot_v4_short()
+{
+	printf '\211\103\106\123\116\101\120\12\4\0\0\0\1\0\0\0\20\0\0\0\2\0\0\0'
+	printf '\204\0\0\0\0\0\0\0\1\0\0\0\1\0\1\0\324\336\224\244\22\136\372\164'
+	printf '\2\0\0\0\0\0\0\0\3\0\0\0\0\0\0\0\20\0\0\0\0\0\0\0\111\270\0\0\0\0'
+	printf '\0\0\224\211\350\274\0\0\0\0\2\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0'
+	printf '\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\340\12\202\154'
+}
+
+# older_hash_kept NAME WHAT: the compact snapshot $S.NAME (WHAT) of
+# 192.0.2.77, 198.51.100.7 and 192.0.2.78 restores, and its IPv4 table
+# keeps its hash through an add and a snapshot of its own.
+older_hash_kept()
+{
+	_f=$S.$1
+	expect "$2: exit 0, its table" 0 \
+		-o "restored $_f: 1 tables of 3 fingerprints, 0 keys" -- \
+		"$CFCTL" restore "$_f"
+	for a in 192.0.2.77 198.51.100.7 192.0.2.78; do
+		expect "... $a blocked" 0 -o blocked -- "$CFCTL" test "$a"
+	done
+	expect "... 203.0.113.1 not" 1 -- "$CFCTL" test 203.0.113.1
+	check "... add 203.0.113.50" "$CFCTL" add 203.0.113.50
+	expect "... which is blocked" 0 -o blocked -- "$CFCTL" test 203.0.113.50
+	check "... a snapshot of it" "$CFCTL" snapshot "${_f}b"
+	check "... clear" "$CFCTL" clear
+	expect "... restored: its 4 fingerprints" 0 \
+		-o "restored ${_f}b: 1 tables of 4 fingerprints, 0 keys" -- \
+		"$CFCTL" restore "${_f}b"
+	for a in 192.0.2.77 203.0.113.50; do
+		expect "... $a blocked again" 0 -o blocked -- "$CFCTL" test "$a"
+	done
+}
+
 # shellcheck disable=SC2317 # called through check
 count_is()
 {
@@ -246,25 +284,11 @@ if unload_module; then
 
 	# Its IPv4 table keeps the general hash that placed it, through
 	# adds and a snapshot of its own (tables of this cfctl take the
-	# short hash).
+	# mixed hash); so does one of the short hash.
 	snapshot_v2 >"$S.v2"
-	expect "a version 2 compact snapshot: exit 0, its table" 0 \
-		-o "restored $S.v2: 1 tables of 3 fingerprints, 0 keys" -- \
-		"$CFCTL" restore "$S.v2"
-	for a in 192.0.2.77 198.51.100.7 192.0.2.78; do
-		expect "... $a blocked" 0 -o blocked -- "$CFCTL" test "$a"
-	done
-	expect "... 203.0.113.1 not" 1 -- "$CFCTL" test 203.0.113.1
-	check "... add 203.0.113.50" "$CFCTL" add 203.0.113.50
-	expect "... which is blocked" 0 -o blocked -- "$CFCTL" test 203.0.113.50
-	check "... a snapshot of it" "$CFCTL" snapshot "$S.v2b"
-	check "... clear" "$CFCTL" clear
-	expect "... restored: its 4 fingerprints" 0 \
-		-o "restored $S.v2b: 1 tables of 4 fingerprints, 0 keys" -- \
-		"$CFCTL" restore "$S.v2b"
-	for a in 192.0.2.77 203.0.113.50; do
-		expect "... $a blocked again" 0 -o blocked -- "$CFCTL" test "$a"
-	done
+	older_hash_kept v2 "a version 2 compact snapshot"
+	snapshot_v4_short >"$S.v4s"
+	older_hash_kept v4s "a compact snapshot of the short hash"
 	cp "$S.c" "$S.cflip" && flip "$S.cflip" 200
 	expect "compact, a flipped bit in a table: exit 2, checksum mismatch" 2 \
 		-e "corrupted: checksum mismatch" -- "$CFCTL" restore "$S.cflip"

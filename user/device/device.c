@@ -176,16 +176,17 @@ int dev_match(int fd, const struct cfilter_pkt *pkt,
  * @data: set to a buffer of @t->size bytes the caller frees
  *
  * Asks for the size first; should the table grow in between, asks again.
- * A module from before table flags refuses any (EINVAL): its tables have
- * none, so it is asked again without them; without that, an upgraded
- * cfctl beside a module still loaded would take every table for a key
- * type the module lacks and save none.
+ * A module from before a flag refuses it (EINVAL): its tables do not
+ * have it, so it is asked again without it (before CFILTER_TABLE_MIX32,
+ * with CFILTER_TABLE_HASH32 alone; before that, with none); without
+ * that, an upgraded cfctl beside a module still loaded would take every
+ * table for a key type the module lacks and save none.
  *
  * Return: 0 or a negative errno (-EOPNOTSUPP in exact mode).
  */
 int dev_dump(int fd, struct cfilter_table *t, void **data)
 {
-	__u32 flags = CFILTER_TABLE_HASH32;
+	__u32 flags = CFILTER_TABLE_HASH32 | CFILTER_TABLE_MIX32;
 	__u8 type = t->type;
 	void *buf = NULL, *bigger;
 	__u64 room = 0;
@@ -201,7 +202,8 @@ int dev_dump(int fd, struct cfilter_table *t, void **data)
 			return 0;
 		}
 		if (errno == EINVAL && flags) {
-			flags = 0;
+			/* the newest flag first: a module before it has the others */
+			flags = flags & CFILTER_TABLE_MIX32 ? CFILTER_TABLE_HASH32 : 0;
 			continue;
 		}
 		if (errno != ENOSPC || t->size <= room || t->size > SIZE_MAX) {

@@ -339,8 +339,13 @@ static int section_ok(struct snap *s, unsigned int i, char *why,
 			 i + 1, sec->type);
 		return 0;
 	}
-	/* Before version 3, the flags' bytes were the type's upper half. */
-	if (sec->flags & ~CFILTER_TABLE_HASH32 || (sec->flags && s->version < 3)) {
+	/*
+	 * A table has one hash. Before version 3, the flags' bytes were the
+	 * type's upper half.
+	 */
+	if (sec->flags & ~(CFILTER_TABLE_HASH32 | CFILTER_TABLE_MIX32) ||
+	    sec->flags == (CFILTER_TABLE_HASH32 | CFILTER_TABLE_MIX32) ||
+	    (sec->flags && s->version < 3)) {
 		snprintf(why, whylen, "section %u: table flags %#x this cfctl does not know",
 			 i + 1, sec->flags);
 		return 0;

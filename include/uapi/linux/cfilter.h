@@ -557,11 +557,15 @@ struct cfilter_prefilter_req {
 };
 
 /*
- * struct cfilter_table's flags. CFILTER_TABLE_HASH32: the table's 4-byte
- * keys were placed by the short hash (every such table of this module);
- * DUMP refuses with EPROTO a caller that does not pass it in.
+ * struct cfilter_table's flags: the hash that placed a table of 4-byte
+ * keys (IPv4 addresses), none for the general hash of longer keys and of
+ * tables dumped before the flags. CFILTER_TABLE_HASH32: the short hash,
+ * of tables dumped before CFILTER_TABLE_MIX32; CFILTER_TABLE_MIX32: the
+ * mixed hash, of every such table this module makes. DUMP refuses with
+ * EPROTO a caller that does not pass in its table's flag.
  */
 #define CFILTER_TABLE_HASH32	(1U << 0)
+#define CFILTER_TABLE_MIX32	(1U << 1)
 
 /**
  * struct cfilter_table - one key type's raw table (DUMP and RESTORE)
