@@ -136,11 +136,6 @@ u32 cuckoo_lookup_batch(const struct cuckoo *c, const void *keys, u32 n,
 /* Writer side (consistent snapshot under the writer lock). */
 void cuckoo_get_stats(const struct cuckoo *c, struct cuckoo_stats *st);
 
-/*
- * Raw tables, for snapshots of compact filters (whose keys cannot be
- * listed): the fingerprint slots as they are in memory, and the hash seed
- * without which they mean nothing.
- */
 /* The hash that placed a table's keys (cuckoo_hash.h). */
 enum cuckoo_hash_kind {
 	CUCKOO_HASH_LANES,	/* the general hash, of any key length */
@@ -148,6 +143,11 @@ enum cuckoo_hash_kind {
 	CUCKOO_HASH_MIX32,	/* 4-byte keys: every such table the core makes */
 };
 
+/*
+ * Raw tables, for snapshots of compact filters (whose keys cannot be
+ * listed): the fingerprint slots as they are in memory, and the hash seed
+ * without which they mean nothing.
+ */
 struct cuckoo_raw {
 	u64 seed;
 	u64 buckets;

@@ -142,7 +142,7 @@ static int cfilter_table_args(const struct cfilter_table *t,
 	return 0;
 }
 
-/* The flag of struct cfilter_table that names hash @h: 0 for the general one. */
+/* The flag of struct cfilter_table naming hash @h; 0 for the general one. */
 static u32 cfilter_table_flag(enum cuckoo_hash_kind h)
 {
 	switch (h) {
