@@ -126,6 +126,11 @@ u32 prefix_set_member_words(const struct prefix_set *s, const u8 *addr,
 	return n;
 }
 
+bool prefix_set_always(const struct prefix_set *s)
+{
+	return s->zero || (s->naddrs && !s->addrs_known);
+}
+
 /* Writer side: a compact table's addresses are not counted: any /16 may. */
 bool prefix_set_slot_addrs(const struct prefix_set *s, u32 slot)
 {

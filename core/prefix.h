@@ -134,7 +134,8 @@ u32 prefix_set_match_head(const struct prefix_set *s, const u8 *addr, u32 h);
  * Inline up to the head word of @addr's /16, which answers most misses:
  * they make no call. While the summary says to search always, the head
  * word answers nothing by itself: prefix_set_match_head() reads it when
- * it needs it, which a hit in a compact address table does not.
+ * it needs it, which a hit in the address table, probed first then, does
+ * not.
  */
 static __always_inline enum prefix_hit
 prefix_set_match(const struct prefix_set *s, const u8 *addr, u32 *tag)
@@ -170,11 +171,11 @@ u32 prefix_set_class_word(const struct prefix_set *s, u32 c, u32 w);
 u32 prefix_set_member_words(const struct prefix_set *s, const u8 *addr,
 			    u32 len, u32 *c, u32 *w);
 
-/* Writer side: must every lookup search, whatever its head word says? */
-static inline bool prefix_set_always(const struct prefix_set *s)
-{
-	return ((const struct prefix_summary *)s)->always;
-}
+/*
+ * Writer side: must every lookup search, whatever its head word says? (A /0
+ * member, or a compact address table, whose addresses no head word counts.)
+ */
+bool prefix_set_always(const struct prefix_set *s);
 
 /* Writer side. */
 void prefix_set_get_stats(const struct prefix_set *s, struct prefix_stats *st);

@@ -93,9 +93,9 @@ static __always_inline bool prefix_level(const struct prefix_set *s,
  *
  * prefix_set_match() after its head word, when that does not answer a
  * miss by itself. Probes the address table, whose hit is PREFIX_ADDR,
- * unless it is empty or (exact mode) no address lies in @addr's /16
- * (IPv6: in a /32 with its hashed bit); a compact one before the head
- * word is read, which its hit does not need. Then a /0, or the member up to /16
+ * unless it is empty; with @h unread, first, as its hit needs no head
+ * word; else only where an address lies in @addr's /16 (IPv6: in a /32
+ * with its hashed bit). Then a /0, or the member up to /16
  * that the head word names, answers; else the search over the lengths
  * starts where the head word allows: at the root of their tree if a member
  * of /64 or longer may cover @addr (IPv6), at /32 if one of /32 to /63 may,
@@ -114,17 +114,21 @@ u32 prefix_set_match_head(const struct prefix_set *s, const u8 *addr, u32 h)
 	bool addrs = READ_ONCE(s->addrs_any);
 	u32 tag = 0, zero;
 
-	/* a compact table keeps no tags: its hits are "default"'s, 0 */
-	if (addrs && !s->addrs_known && cuckoo_contains(s->addrs, addr))
-		return PREFIX_ANSWER(PREFIX_ADDR, tag);
-	/* unread, or read as 0, which a second read of the word only confirms */
-	if (!h)
+	/*
+	 * Unread: the summary says to search always, and the address table
+	 * comes first (prefix_summary.h). A compact table keeps no tags: its
+	 * hits are "default"'s, 0.
+	 */
+	if (!h) {
+		if (addrs && cuckoo_lookup(s->addrs, addr, &tag))
+			return PREFIX_ANSWER(PREFIX_ADDR, tag);
 		h = prefix_sum_head(&s->sum, addr);
-	if (addrs && s->addrs_known && (h & PREFIX_HEAD_ADDRS) &&
-	    (s->addr_len == 4 ||
-	     prefix_sum_admits(&s->sum, PREFIX_CLASS_ADDRS, addr)) &&
-	    cuckoo_lookup(s->addrs, addr, &tag))
+	} else if (addrs && s->addrs_known && (h & PREFIX_HEAD_ADDRS) &&
+		   (s->addr_len == 4 ||
+		    prefix_sum_admits(&s->sum, PREFIX_CLASS_ADDRS, addr)) &&
+		   cuckoo_lookup(s->addrs, addr, &tag)) {
 		return PREFIX_ANSWER(PREFIX_ADDR, tag);
+	}
 	zero = READ_ONCE(s->zero);
 	if (zero)
 		return PREFIX_ANSWER(PREFIX_PREFIX, zero - 1);

@@ -110,8 +110,10 @@ enum prefix_class {
  *	saturating as @hcount
  * @always: nonzero while a lookup must search whatever its head word says:
  *	the set has a /0 member, or addresses it does not count (a compact
- *	address table). Set before they are published, cleared after they
- *	are gone
+ *	address table), set before they are published, cleared after they
+ *	are gone; or addresses and no prefix, when a head word would only
+ *	repeat what the programs' hashed bits of addresses said. A lookup
+ *	then probes the address table before it reads the head word
  */
 struct prefix_summary {
 	u16 *head;

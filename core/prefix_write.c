@@ -109,13 +109,16 @@ static void prefix_del(struct prefix_set *s, u32 m, const u8 *addr)
 }
 
 /*
- * Keeps the summary's always word (prefix_summary.h): on while a /0 member or
- * uncounted (compact) addresses exist, or @coming (one is about to be
- * published); off only once they are gone.
+ * Keeps the summary's always word (prefix_summary.h): on while
+ * prefix_set_always(), or @coming (a /0 or a compact address is about to
+ * be published); off only once they are gone. On too while the set holds
+ * addresses and no prefix, which the head words count: set and cleared
+ * at any time, as a lookup finds them either way.
  */
 void prefix_always(struct prefix_set *s, bool coming)
 {
-	u32 on = coming || s->zero || (s->naddrs && !s->addrs_known);
+	u32 on = coming || prefix_set_always(s) ||
+		 (s->naddrs && !s->nprefixes);
 
 	if (on == s->sum.always)
 		return;
@@ -369,6 +372,7 @@ int prefix_set_insert(struct prefix_set *s, const u8 *addr, u32 len, u32 tag)
 	}
 	s->hist[len]++;
 	s->nprefixes++;
+	prefix_always(s, false);
 	return 0;
 }
 
@@ -448,7 +452,6 @@ int prefix_set_delete(struct prefix_set *s, const u8 *addr, u32 len)
 		return -ENOENT;
 	if (!len) {
 		WRITE_ONCE(s->zero, 0);
-		prefix_always(s, false);
 	} else {
 		/* no head word names it once its entry goes */
 		if (len <= PREFIX_SUM_SHIFT)
@@ -461,6 +464,7 @@ int prefix_set_delete(struct prefix_set *s, const u8 *addr, u32 len)
 	s->nprefixes--;
 	/* its entries are out of every table a new reader can reach */
 	prefix_sum_put(&s->sum, prefix_class(s, len), addr, len);
+	prefix_always(s, false);
 	return 0;
 }
 

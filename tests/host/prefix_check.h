@@ -546,12 +546,17 @@ static inline u32 prefix_check_summary(const struct prefix_set *s,
 			}
 		}
 	}
-	/* a /0 or uncounted addresses: no head word may answer a miss */
-	if (s->sum.always != (s->zero || (s->naddrs && !s->addrs_known)))
-		bad += check_fail("always %u, /0 %u, addresses %llu%s",
+	/*
+	 * A /0 or uncounted addresses: no head word may answer a miss;
+	 * addresses and no prefix: the address table first.
+	 */
+	if (s->sum.always != (s->zero || (s->naddrs && !s->addrs_known) ||
+			      (s->naddrs && !s->nprefixes)))
+		bad += check_fail("always %u, /0 %u, addresses %llu%s, prefixes %llu",
 				  s->sum.always, s->zero,
 				  (unsigned long long)s->naddrs,
-				  s->addrs_known ? "" : " uncounted");
+				  s->addrs_known ? "" : " uncounted",
+				  (unsigned long long)s->nprefixes);
 	for (c = 0; c < PREFIX_CLASSES; c++) {
 		for (k = 0; k < PREFIX_SUM_KEYS; k++) {
 			u32 n = sum_count_of(s->sum.count[c], k);

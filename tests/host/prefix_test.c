@@ -899,6 +899,45 @@ TEST(compact_address_table)
 	prefix_set_destroy(s);
 }
 
+/*
+ * Exact addresses with no prefix beside them: the address table is probed
+ * before the head word, which a hit then never reads (a cleared word shows
+ * it); with a prefix in the set, the head word is read first again.
+ */
+TEST(addresses_alone_are_probed_before_the_head_word)
+{
+	struct prefix_set *s = make(4, 1000, 0, true);
+	u32 slot = 0xc0a8, a = 0xc0a80102;
+	u16 h;
+
+	ASSERT_NE(NULL, s);
+	ASSERT_EQ(0U, s->sum.always);
+	ASSERT_EQ(0, add4t(s, a, 32, 5));
+	ASSERT_EQ(1U, s->sum.always);
+	h = s->sum.head[slot];
+	ASSERT_NE(0U, h & PREFIX_HEAD_ADDRS);
+	s->sum.head[slot] = 0;
+	ASSERT_EQ(PREFIX_ADDR, match4(s, a));
+	ASSERT_EQ(5U, tag4(s, a));
+	ASSERT_EQ(PREFIX_MISS, match4(s, a + 1));
+	s->sum.head[slot] = h;
+
+	ASSERT_EQ(0, add4(s, 0x0a000000, 8));
+	ASSERT_EQ(0U, s->sum.always);
+	ASSERT_EQ(PREFIX_PREFIX, match4(s, 0x0a010203));
+	s->sum.head[slot] = 0;
+	ASSERT_EQ(PREFIX_MISS, match4(s, a));
+	s->sum.head[slot] = h;
+	ASSERT_EQ(PREFIX_ADDR, match4(s, a));
+
+	ASSERT_EQ(0, del4(s, 0x0a000000, 8));
+	ASSERT_EQ(1U, s->sum.always);
+	ASSERT_EQ(0, del4(s, a, 32));
+	ASSERT_EQ(0U, s->sum.always);
+	ASSERT_EQ(PREFIX_MISS, match4(s, a));
+	prefix_set_destroy(s);
+}
+
 /* Head words: exactly the /16s some member intersects, in any order. */
 static const struct {
 	u32 v, len;
