@@ -206,10 +206,13 @@ static __always_inline bool cuckoo_hit_final(struct cuckoo_shape sh,
 
 /*
  * The hash the core gives a table of @len-byte keys; a constant
- * expression, for the readers' shapes.
+ * expression, for the readers' shapes. The benchmark's copy of the core
+ * with the older hash (bench/cuckoo_short.c) defines its own.
  */
+#ifndef CUCKOO_HASH_FOR
 #define CUCKOO_HASH_FOR(len)						\
 	((len) == sizeof(u32) ? CUCKOO_HASH_MIX32 : CUCKOO_HASH_LANES)
+#endif
 
 /*
  * The hash that places a key: buckets from its low bits, the fingerprint
