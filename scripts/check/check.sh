@@ -254,7 +254,8 @@ phase 'build'
 build() {
 	local kernel
 
-	make -s all && make -s -C bench bench miss_path && make -s -C bench/xdp ||
+	make -s all && make -s -C bench bench miss_path fill mem &&
+		make -s -C bench/xdp ||
 		return
 	for kernel in $kernels; do
 		make -s module KERNEL="$kernel" || return
