@@ -160,10 +160,13 @@ static struct exact_opt parse_exact(const char *s)
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-		"usage: xdp_bench [-n PACKETS] [-p PASSES] [-k KEYS] [-e 4|6:KEYS]... [-s SEED]\n"
+		"usage: xdp_bench [-n PACKETS] [-p PASSES] [-P PLACEMENTS] [-k KEYS] [-e 4|6:KEYS]...\n"
+		"                 [-s SEED]\n"
 		"                 [-g RANGES [-l LABEL] [-m RANGES [-M LABEL]]]... [-S | -C]\n"
 		"  -n  distinct frames per traffic (default 32768)\n"
 		"  -p  passes; the median is reported (default 3)\n"
+		"  -P  exact workloads: measured with the module's tables, the hash map and the\n"
+		"      Bloom filter made anew this many times; each the median (default 1)\n"
 		"  -k  IPv4 addresses of the exact workload (default 100000)\n"
 		"  -e  another exact workload, of KEYS IPv4 (4:) or IPv6 (6:) addresses,\n"
 		"      against the same maps; up to %d\n"
@@ -204,6 +207,10 @@ static void print_header(const struct opts *o, __u32 hbits)
 	       FRAME6_LEN);
 	printf("mean over the frames, median of %u passes; \"net\": minus the parse-only program\n",
 	       o->passes);
+	if (o->placements > 1)
+		printf("exact workloads: measured %u times, the module's set, the hash map and the Bloom filter\n"
+		       "made anew each time (where tables land moves a row here); each row the median\n",
+		       o->placements);
 	printf("kernel mem: growth of Slab + VmallocUsed + Percpu (/proc/meminfo, empty slabs shrunk) across\n"
 	       "loading the keys into the module (plus its own count of the type's tables before, made empty\n"
 	       "at load), filling the LPM trie, or creating a preallocated map (hash, Bloom);\n"
@@ -294,7 +301,7 @@ static void bench_more(const struct opts *o, const struct exact_opt *e,
 int main(int argc, char **argv)
 {
 	struct opts o = { .packets = 32768, .passes = 3, .keys = 100000,
-			  .seed = 1 };
+			  .placements = 1, .seed = 1 };
 	struct result res;
 	struct cfilter_bpf *cf, *call;
 	struct cfilter_info info;
@@ -305,13 +312,16 @@ int main(int argc, char **argv)
 	int c, dev;
 
 	memset(&res, 0, sizeof(res));
-	while ((c = getopt(argc, argv, "n:p:k:e:s:g:l:m:M:SCh")) != -1) {
+	while ((c = getopt(argc, argv, "n:p:P:k:e:s:g:l:m:M:SCh")) != -1) {
 		switch (c) {
 		case 'n':
 			o.packets = parse_num("-n", optarg, 1, 1 << 22);
 			break;
 		case 'p':
 			o.passes = parse_num("-p", optarg, 1, 99);
+			break;
+		case 'P':
+			o.placements = parse_num("-P", optarg, 1, 9);
 			break;
 		case 'k':
 			o.keys = parse_num("-k", optarg, 1, 1 << 24);

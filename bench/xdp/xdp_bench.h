@@ -36,6 +36,7 @@ struct opts {
 	unsigned int	packets;
 	unsigned int	passes;
 	unsigned int	keys;		/* of the first exact workload, IPv4 */
+	unsigned int	placements;	/* exact workloads: tables made anew */
 	struct exact_opt more[EXACT_MAX];
 	unsigned int	nmore;
 	struct geo_opt	geo[GEO_MAX];

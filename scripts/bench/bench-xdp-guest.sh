@@ -38,7 +38,7 @@ reload_module() {
 cd /opt/cfilter/selftests
 # shellcheck source=/dev/null # written by scripts/bench/bench-xdp.sh
 . ./params
-./xdp_bench -n "$PACKETS" -p "$PASSES" -k "$KEYS" \
+./xdp_bench -n "$PACKETS" -p "$PASSES" -P "$PLACEMENTS" -k "$KEYS" \
 	-e "6:$KEYS" -e 4:1000000 -e 6:1000000 \
 	-g geo4.txt -l "$(cat geo4.label)" \
 	-g geo4.txt -l "$(cat geo4.label), misses from elsewhere" \
@@ -57,7 +57,7 @@ reload_module $COMPACT
 : >/tmp/xdp-bench.goals
 for fp in 16 12; do
 	reload_module mode=compact fp_bits=$fp capacity=$KEYS
-	./xdp_bench -C -n "$PACKETS" -p "$PASSES" -k "$KEYS" \
+	./xdp_bench -C -n "$PACKETS" -p "$PASSES" -P "$PLACEMENTS" -k "$KEYS" \
 		>/tmp/xdp-bench.fp
 	sed '$d' /tmp/xdp-bench.fp >>/tmp/xdp-bench.exact
 	sed -n '$p' /tmp/xdp-bench.fp >>/tmp/xdp-bench.goals

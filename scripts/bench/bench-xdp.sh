@@ -13,7 +13,8 @@
 # KERNEL=6.12 runs it on Debian 13's kernel.
 #
 # Environment: BENCH_COUNTRIES (default "CN RU KR BR IR"), BENCH_PACKETS
-# (distinct frames per traffic, default 32768), BENCH_PASSES (default 7).
+# (distinct frames per traffic, default 32768), BENCH_PASSES (default 7),
+# BENCH_PLACEMENTS (the exact workloads' tables made anew, default 3).
 #
 # The guest is emulated (qemu TCG): only the ratios between programs hold.
 set -euo pipefail
@@ -63,8 +64,8 @@ for v in 4 6; do
 		echo "all $(countries_of $file | wc -l) countries"
 	fi >"$STAGE/geo$v-all.label"
 done
-printf 'PACKETS=%s\nPASSES=%s\n' "${BENCH_PACKETS:-32768}" \
-	"${BENCH_PASSES:-7}" >"$STAGE/params"
+printf 'PACKETS=%s\nPASSES=%s\nPLACEMENTS=%s\n' "${BENCH_PACKETS:-32768}" \
+	"${BENCH_PASSES:-7}" "${BENCH_PLACEMENTS:-3}" >"$STAGE/params"
 
 SELFTESTS_DIR=$STAGE scripts/vm/vm-run.sh scripts/bench/bench-xdp-guest.sh | tee "$LOG"
 
