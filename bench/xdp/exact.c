@@ -97,10 +97,8 @@ static void bench_timed(const struct opts *o, int dev, struct workload *w,
 	}
 	for (m = 0; m < 2; m++) {
 		for (t = 0; t < NTRAFFIC; t++) {
-			double *v = ns + ((size_t)m * NTRAFFIC + t) * o->passes;
-
-			qsort(v, o->passes, sizeof(*v), cmp_double);
-			med[m][t] = v[o->passes / 2];
+			med[m][t] = median(ns + ((size_t)m * NTRAFFIC + t) *
+					   o->passes, o->passes);
 		}
 	}
 	printf("== timeouts: the same %u addresses, permanent or timed ==\n",
@@ -187,6 +185,17 @@ static void exact_workload_free(struct workload *w, struct exact_keys *k)
 	free(k->addrs);
 }
 
+/* Adds the exact workload's keys to the module, or dies. */
+static void exact_add(int dev, const struct exact_keys *k)
+{
+	int err = batch_add(dev, k->keys, k->n);
+
+	if (err) {
+		errno = -err;
+		die("adding %u addresses to the module: %m", k->n);
+	}
+}
+
 /*
  * Adds the exact workload's keys to the (cleared) module: the kernel
  * memory it grew by, with the empty tables made at load by their count.
@@ -195,15 +204,10 @@ static long long exact_load_module(int dev, const struct exact_keys *k)
 {
 	struct cfilter_type_info ti;
 	long long before;
-	int err;
 
 	clear_module(dev);
 	before = kernel_memory() - module_memory(dev, k->alen, &ti);
-	err = batch_add(dev, k->keys, k->n);
-	if (err) {
-		errno = -err;
-		die("adding %u addresses to the module: %m", k->n);
-	}
+	exact_add(dev, k);
 	return kernel_memory() - before;
 }
 
@@ -230,7 +234,9 @@ static void measure_placed(const struct opts *o, int dev, struct workload *w,
 			if (skel)
 				baseline_bpf__destroy(skel);
 			skel = load_baseline(k->alen, k->n, 0, k->n);
-			exact_load_module(dev, k);
+			/* a new set: its tables are allocated again */
+			clear_module(dev);
+			exact_add(dev, k);
 			fill_hash(bpf_map__fd(v4 ? skel->maps.hash_src4 :
 					      skel->maps.hash_src6), k->p, k->n);
 			fill_bloom(bpf_map__fd(v4 ? skel->maps.bloom_src4 :
@@ -244,10 +250,9 @@ static void measure_placed(const struct opts *o, int dev, struct workload *w,
 		for (i = 0; i < n; i++)
 			ns[(size_t)i * np + p] = w->rows[i / NTRAFFIC].ns[i % NTRAFFIC];
 	}
-	for (i = 0; i < n; i++) {
-		qsort(ns + (size_t)i * np, np, sizeof(*ns), cmp_double);
-		w->rows[i / NTRAFFIC].ns[i % NTRAFFIC] = ns[(size_t)i * np + np / 2];
-	}
+	for (i = 0; i < n; i++)
+		w->rows[i / NTRAFFIC].ns[i % NTRAFFIC] =
+			median(ns + (size_t)i * np, np);
 	w->rows[hash_row].prog_fd = fds[0];
 	w->rows[bloom_row].prog_fd = fds[1];
 	if (skel)
@@ -334,7 +339,6 @@ void bench_exact(const struct opts *o, int dev, struct cfilter_bpf *cf,
 	struct exact_keys k;
 	struct empty_cost empty;
 	struct row rows[5];
-	int err;
 
 	exact_workload(o, &w, &k, 4, o->keys);
 	fprintf(stderr, "xdp_bench: exact: loading the module and the maps\n");
@@ -351,11 +355,7 @@ void bench_exact(const struct opts *o, int dev, struct cfilter_bpf *cf,
 	       prefilter_words / 128, empty.page);
 	bench_timed(o, dev, &w, &rows[1], k.keys, res);
 	clear_module(dev);
-	err = batch_add(dev, k.keys, o->keys);
-	if (err) {
-		errno = -err;
-		die("adding %u addresses to the module: %m", o->keys);
-	}
+	exact_add(dev, &k);
 	bench_log(o, cf, &w, &rows[1], res);
 
 	baseline_bpf__destroy(skel);

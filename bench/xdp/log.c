@@ -170,10 +170,8 @@ void bench_log(const struct opts *o, struct cfilter_bpf *cf,
 	log_close(&lb);
 	for (m = 0; m < NLOG; m++)
 		for (t = 0; t < NTRAFFIC; t++) {
-			double *v = ns + ((size_t)m * NTRAFFIC + t) * o->passes;
-
-			qsort(v, o->passes, sizeof(*v), cmp_double);
-			med[m][t] = v[o->passes / 2];
+			med[m][t] = median(ns + ((size_t)m * NTRAFFIC + t) *
+					   o->passes, o->passes);
 		}
 	printf("== the drop log: the same %u addresses, hit traffic dropped, no reader or one ==\n",
 	       o->keys);

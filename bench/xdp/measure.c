@@ -40,11 +40,18 @@ double run_series(const struct workload *w, struct row *r,
 	return (double)total / w->nframes;
 }
 
-int cmp_double(const void *a, const void *b)
+static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/* The median of @v's @n values; sorts them. */
+double median(double *v, unsigned int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[n / 2];
 }
 
 void measure(struct workload *w, unsigned int passes)
@@ -65,9 +72,8 @@ void measure(struct workload *w, unsigned int passes)
 			w->title, pass + 1, passes);
 	}
 	for (i = 0; i < nseries; i++) {
-		qsort(ns + (size_t)i * passes, passes, sizeof(*ns), cmp_double);
 		w->rows[i / NTRAFFIC].ns[i % NTRAFFIC] =
-			ns[(size_t)i * passes + passes / 2];
+			median(ns + (size_t)i * passes, passes);
 	}
 	free(ns);
 }

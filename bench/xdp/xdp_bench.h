@@ -173,7 +173,7 @@ struct baseline_bpf *load_baseline(unsigned int alen, unsigned int hash,
 /* measure.c */
 double run_series(const struct workload *w, struct row *r,
 		  enum traffic t);
-int cmp_double(const void *a, const void *b);
+double median(double *v, unsigned int n);
 void measure(struct workload *w, unsigned int passes);
 void print_workload(const struct workload *w, const char *const *refs,
 		    unsigned int nrefs);
