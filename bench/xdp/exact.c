@@ -211,53 +211,56 @@ static long long exact_load_module(int dev, const struct exact_keys *k)
 	return kernel_memory() - before;
 }
 
+/* What a placement of an exact workload makes anew (place_exact()). */
+struct exact_place {
+	int dev;
+	const struct exact_keys *k;
+	struct workload *w;
+	unsigned int hash_row, bloom_row;
+	struct baseline_bpf *skel;	/* this placement's maps, or NULL */
+};
+
 /*
- * Measures @w once per placement (-P): the first with the tables as they
- * are, each further one with the module's set of @k (tables and all), the
- * hash map (row @hash_row) and the Bloom filter (row @bloom_row) made
- * anew, as TCG prices a row by where its tables landed (its software TLB
- * charges for pages). Each row's ns: the median over the placements.
+ * The module's set of the keys (tables and all), the hash map (row
+ * @hash_row) and the Bloom filter (row @bloom_row) made anew.
  */
-static void measure_placed(const struct opts *o, int dev, struct workload *w,
-			   const struct exact_keys *k, unsigned int hash_row,
-			   unsigned int bloom_row)
+static void place_exact(void *ctx, unsigned int p)
 {
-	unsigned int n = w->nrows * NTRAFFIC, np = o->placements, p, i;
-	int fds[2] = { w->rows[hash_row].prog_fd, w->rows[bloom_row].prog_fd };
-	double *ns = xcalloc((size_t)n * np, sizeof(*ns));
-	struct baseline_bpf *skel = NULL;
+	struct exact_place *e = ctx;
+	const struct exact_keys *k = e->k;
 	bool v4 = k->alen == 4;
 
-	for (p = 0; p < np; p++) {
-		if (p) {
-			/* one copy at a time: the caller's maps stay too */
-			if (skel)
-				baseline_bpf__destroy(skel);
-			skel = load_baseline(k->alen, k->n, 0, k->n);
-			/* a new set: its tables are allocated again */
-			clear_module(dev);
-			exact_add(dev, k);
-			fill_hash(bpf_map__fd(v4 ? skel->maps.hash_src4 :
-					      skel->maps.hash_src6), k->p, k->n);
-			fill_bloom(bpf_map__fd(v4 ? skel->maps.bloom_src4 :
-					       skel->maps.bloom_src6), k->p, k->n);
-			w->rows[hash_row].prog_fd = bpf_program__fd(
-				v4 ? skel->progs.xdp_hash : skel->progs.xdp_hash6);
-			w->rows[bloom_row].prog_fd = bpf_program__fd(
-				v4 ? skel->progs.xdp_bloom : skel->progs.xdp_bloom6);
-		}
-		measure(w, o->passes);
-		for (i = 0; i < n; i++)
-			ns[(size_t)i * np + p] = w->rows[i / NTRAFFIC].ns[i % NTRAFFIC];
-	}
-	for (i = 0; i < n; i++)
-		w->rows[i / NTRAFFIC].ns[i % NTRAFFIC] =
-			median(ns + (size_t)i * np, np);
+	(void)p;
+	/* one copy at a time: the caller's maps stay too */
+	if (e->skel)
+		baseline_bpf__destroy(e->skel);
+	e->skel = load_baseline(k->alen, k->n, 0, k->n);
+	/* a new set: its tables are allocated again */
+	clear_module(e->dev);
+	exact_add(e->dev, k);
+	fill_hash(bpf_map__fd(v4 ? e->skel->maps.hash_src4 :
+			      e->skel->maps.hash_src6), k->p, k->n);
+	fill_bloom(bpf_map__fd(v4 ? e->skel->maps.bloom_src4 :
+			       e->skel->maps.bloom_src6), k->p, k->n);
+	e->w->rows[e->hash_row].prog_fd = bpf_program__fd(
+		v4 ? e->skel->progs.xdp_hash : e->skel->progs.xdp_hash6);
+	e->w->rows[e->bloom_row].prog_fd = bpf_program__fd(
+		v4 ? e->skel->progs.xdp_bloom : e->skel->progs.xdp_bloom6);
+}
+
+/* @w over the placements (-P) of place_exact(); the caller's maps after. */
+static void measure_exact(const struct opts *o, int dev, struct workload *w,
+			  const struct exact_keys *k, unsigned int hash_row,
+			  unsigned int bloom_row)
+{
+	struct exact_place e = { dev, k, w, hash_row, bloom_row, NULL };
+	int fds[2] = { w->rows[hash_row].prog_fd, w->rows[bloom_row].prog_fd };
+
+	measure_placed(w, o->passes, o->placements, place_exact, &e);
 	w->rows[hash_row].prog_fd = fds[0];
 	w->rows[bloom_row].prog_fd = fds[1];
-	if (skel)
-		baseline_bpf__destroy(skel);
-	free(ns);
+	if (e.skel)
+		baseline_bpf__destroy(e.skel);
 }
 
 /*
@@ -312,7 +315,7 @@ static void exact_table(const struct opts *o, int dev, int cfilter_fd,
 	rows[4].mem_own = map_memory(bloom_fd);
 	w->rows = rows;
 	w->nrows = 5;
-	measure_placed(o, dev, w, k, 2, 4);
+	measure_exact(o, dev, w, k, 2, 4);
 
 	printf("== exact: %u random IPv%c source addresses%s ==\n", k->n,
 	       v4 ? '4' : '6', v4 ? "" : " in 2000::/3");
@@ -423,7 +426,7 @@ void bench_exact_compact(const struct opts *o, int dev, int cfilter_fd,
 						 4, o->keys);
 	w.rows = rows;
 	w.nrows = 3;
-	measure_placed(o, dev, &w, &k, 1, 2);
+	measure_exact(o, dev, &w, &k, 1, 2);
 
 	printf("%-22s %7.0f %7.0f %7.0f %7.0f %9.2f %10.2f %8.2f %9.2f %8lu %8lu %8.2f M %8.2f M %8.2f M\n",
 	       label, cf->ns[HIT], cf->ns[MISS], bloom->ns[HIT],

@@ -130,6 +130,40 @@ static unsigned int count_lengths(const struct pfx *p, size_t np,
 	return n;
 }
 
+/* What a placement of a geo workload makes anew (place_geo()). */
+struct geo_place {
+	int dev;
+	struct cfilter_key *keys;
+	const struct pfx *p;
+	size_t np;
+	unsigned int alen;
+	struct row *lpm;		/* its row */
+	struct baseline_bpf *skel;	/* this placement's trie, or NULL */
+};
+
+/* The module's set of the prefixes (tables and all) and the trie anew. */
+static void place_geo(void *ctx, unsigned int p)
+{
+	struct geo_place *g = ctx;
+	bool v4 = g->alen == 4;
+	int err;
+
+	(void)p;
+	if (g->skel)
+		baseline_bpf__destroy(g->skel);
+	g->skel = load_baseline(g->alen, 0, g->np, 0);
+	clear_module(g->dev);
+	err = batch_add(g->dev, g->keys, g->np);
+	if (err) {
+		errno = -err;
+		die("adding the prefixes again: %m");
+	}
+	fill_lpm(bpf_map__fd(v4 ? g->skel->maps.lpm_src4 :
+			     g->skel->maps.lpm_src6), g->p, g->np, g->alen);
+	g->lpm->prog_fd = bpf_program__fd(v4 ? g->skel->progs.xdp_lpm :
+					  g->skel->progs.xdp_lpm6);
+}
+
 void bench_geo(const struct opts *o, const struct geo_opt *g, int dev,
 	       int cfilter_fd, int call_fd, struct geo_result *res)
 {
@@ -144,6 +178,7 @@ void bench_geo(const struct opts *o, const struct geo_opt *g, int dev,
 	struct range *r, *miss = NULL;
 	struct pfx *p;
 	struct row rows[4];
+	struct geo_place place;
 	double empty[NTRAFFIC] = { 0 };
 	long long before;
 	size_t nr, np, k, nm = 0;
@@ -230,7 +265,11 @@ void bench_geo(const struct opts *o, const struct geo_opt *g, int dev,
 	rows[3] = row("cfilter, no prefilter", call_fd, compact);
 	w.rows = rows;
 	w.nrows = o->sweep ? 3 : 4;
-	measure(&w, o->passes);
+	place = (struct geo_place){ dev, keys, p, np, alen, &rows[2], NULL };
+	measure_placed(&w, o->passes, o->sweep ? 1 : o->placements, place_geo,
+		       &place);
+	if (place.skel)
+		baseline_bpf__destroy(place.skel);
 
 	if (o->sweep) {
 		printf("%-28s %4u %9llu %8.2f M %6.2f %6.2f %8.0f %8.0f %8.0f %8.0f %9.2f %9.2f\n",

@@ -165,8 +165,9 @@ static void usage(int status)
 		"                 [-g RANGES [-l LABEL] [-m RANGES [-M LABEL]]]... [-S | -C]\n"
 		"  -n  distinct frames per traffic (default 32768)\n"
 		"  -p  passes; the median is reported (default 3)\n"
-		"  -P  exact workloads: measured with the module's tables, the hash map and the\n"
-		"      Bloom filter made anew this many times; each the median (default 1)\n"
+		"  -P  exact and geo workloads: measured with the module's tables and the maps\n"
+		"      (hash, Bloom; LPM trie) made anew this many times; each the median\n"
+		"      (default 1)\n"
 		"  -k  IPv4 addresses of the exact workload (default 100000)\n"
 		"  -e  another exact workload, of KEYS IPv4 (4:) or IPv6 (6:) addresses,\n"
 		"      against the same maps; up to %d\n"
@@ -208,8 +209,8 @@ static void print_header(const struct opts *o, __u32 hbits)
 	printf("mean over the frames, median of %u passes; \"net\": minus the parse-only program\n",
 	       o->passes);
 	if (o->placements > 1)
-		printf("exact workloads: measured %u times, the module's set, the hash map and the Bloom filter\n"
-		       "made anew each time (where tables land moves a row here); each row the median\n",
+		printf("exact and geo workloads: measured %u times, the module's set and the maps (hash, Bloom;\n"
+		       "LPM trie) made anew each time (where tables land moves a row here); each row the median\n",
 		       o->placements);
 	printf("kernel mem: growth of Slab + VmallocUsed + Percpu (/proc/meminfo, empty slabs shrunk) across\n"
 	       "loading the keys into the module (plus its own count of the type's tables before, made empty\n"

@@ -36,7 +36,7 @@ struct opts {
 	unsigned int	packets;
 	unsigned int	passes;
 	unsigned int	keys;		/* of the first exact workload, IPv4 */
-	unsigned int	placements;	/* exact workloads: tables made anew */
+	unsigned int	placements;	/* exact, geo workloads: tables made anew */
 	struct exact_opt more[EXACT_MAX];
 	unsigned int	nmore;
 	struct geo_opt	geo[GEO_MAX];
@@ -175,6 +175,9 @@ double run_series(const struct workload *w, struct row *r,
 		  enum traffic t);
 double median(double *v, unsigned int n);
 void measure(struct workload *w, unsigned int passes);
+void measure_placed(struct workload *w, unsigned int passes,
+		    unsigned int placements,
+		    void (*place)(void *ctx, unsigned int p), void *ctx);
 void print_workload(const struct workload *w, const char *const *refs,
 		    unsigned int nrefs);
 struct row row(const char *name, int fd, bool may_fp);

@@ -14,7 +14,8 @@
 #
 # Environment: BENCH_COUNTRIES (default "CN RU KR BR IR"), BENCH_PACKETS
 # (distinct frames per traffic, default 32768), BENCH_PASSES (default 7),
-# BENCH_PLACEMENTS (the exact workloads' tables made anew, default 3).
+# BENCH_PLACEMENTS (the exact and geo workloads' tables made anew, default
+# 3).
 #
 # The guest is emulated (qemu TCG): only the ratios between programs hold.
 set -euo pipefail
