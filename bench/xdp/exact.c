@@ -224,13 +224,12 @@ struct exact_place {
  * The module's set of the keys (tables and all), the hash map (row
  * @hash_row) and the Bloom filter (row @bloom_row) made anew.
  */
-static void place_exact(void *ctx, unsigned int p)
+static void place_exact(void *ctx)
 {
 	struct exact_place *e = ctx;
 	const struct exact_keys *k = e->k;
 	bool v4 = k->alen == 4;
 
-	(void)p;
 	/* one copy at a time: the caller's maps stay too */
 	if (e->skel)
 		baseline_bpf__destroy(e->skel);

@@ -142,13 +142,12 @@ struct geo_place {
 };
 
 /* The module's set of the prefixes (tables and all) and the trie anew. */
-static void place_geo(void *ctx, unsigned int p)
+static void place_geo(void *ctx)
 {
 	struct geo_place *g = ctx;
 	bool v4 = g->alen == 4;
 	int err;
 
-	(void)p;
 	if (g->skel)
 		baseline_bpf__destroy(g->skel);
 	g->skel = load_baseline(g->alen, 0, g->np, 0);

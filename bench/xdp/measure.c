@@ -79,21 +79,21 @@ void measure(struct workload *w, unsigned int passes)
 }
 
 /*
- * Measures @w @placements times, calling @place(@ctx, p) before each but
+ * Measures @w @placements times, calling @place(@ctx) before each but
  * the first to make the workload's tables anew, as TCG prices a row by
  * where its tables landed (its software TLB charges for pages). Each row's
  * ns: the median over the placements. @place may change rows' programs.
  */
 void measure_placed(struct workload *w, unsigned int passes,
 		    unsigned int placements,
-		    void (*place)(void *ctx, unsigned int p), void *ctx)
+		    void (*place)(void *ctx), void *ctx)
 {
 	unsigned int n = w->nrows * NTRAFFIC, np = placements, p, i;
 	double *ns = xcalloc((size_t)n * np, sizeof(*ns));
 
 	for (p = 0; p < np; p++) {
 		if (p)
-			place(ctx, p);
+			place(ctx);
 		measure(w, passes);
 		for (i = 0; i < n; i++)
 			ns[(size_t)i * np + p] = w->rows[i / NTRAFFIC].ns[i % NTRAFFIC];

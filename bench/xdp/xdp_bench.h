@@ -177,7 +177,7 @@ double median(double *v, unsigned int n);
 void measure(struct workload *w, unsigned int passes);
 void measure_placed(struct workload *w, unsigned int passes,
 		    unsigned int placements,
-		    void (*place)(void *ctx, unsigned int p), void *ctx);
+		    void (*place)(void *ctx), void *ctx);
 void print_workload(const struct workload *w, const char *const *refs,
 		    unsigned int nrefs);
 struct row row(const char *name, int fd, bool may_fp);
