@@ -185,17 +185,6 @@ static void exact_workload_free(struct workload *w, struct exact_keys *k)
 	free(k->addrs);
 }
 
-/* Adds the exact workload's keys to the module, or dies. */
-static void exact_add(int dev, const struct exact_keys *k)
-{
-	int err = batch_add(dev, k->keys, k->n);
-
-	if (err) {
-		errno = -err;
-		die("adding %u addresses to the module: %m", k->n);
-	}
-}
-
 /*
  * Adds the exact workload's keys to the (cleared) module: the kernel
  * memory it grew by, with the empty tables made at load by their count.
@@ -207,7 +196,7 @@ static long long exact_load_module(int dev, const struct exact_keys *k)
 
 	clear_module(dev);
 	before = kernel_memory() - module_memory(dev, k->alen, &ti);
-	exact_add(dev, k);
+	batch_add_or_die(dev, k->keys, k->n);
 	return kernel_memory() - before;
 }
 
@@ -236,7 +225,7 @@ static void place_exact(void *ctx)
 	e->skel = load_baseline(k->alen, k->n, 0, k->n);
 	/* a new set: its tables are allocated again */
 	clear_module(e->dev);
-	exact_add(e->dev, k);
+	batch_add_or_die(e->dev, k->keys, k->n);
 	fill_hash(bpf_map__fd(v4 ? e->skel->maps.hash_src4 :
 			      e->skel->maps.hash_src6), k->p, k->n);
 	fill_bloom(bpf_map__fd(v4 ? e->skel->maps.bloom_src4 :
@@ -357,7 +346,7 @@ void bench_exact(const struct opts *o, int dev, struct cfilter_bpf *cf,
 	       prefilter_words / 128, empty.page);
 	bench_timed(o, dev, &w, &rows[1], k.keys, res);
 	clear_module(dev);
-	exact_add(dev, &k);
+	batch_add_or_die(dev, k.keys, k.n);
 	bench_log(o, cf, &w, &rows[1], res);
 
 	baseline_bpf__destroy(skel);

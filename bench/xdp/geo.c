@@ -154,17 +154,12 @@ static void place_geo(void *ctx)
 {
 	struct geo_place *g = ctx;
 	bool v4 = g->alen == 4;
-	int err;
 
 	if (g->skel)
 		baseline_bpf__destroy(g->skel);
 	g->skel = load_baseline(g->alen, 0, g->np, 0);
 	clear_module(g->dev);
-	err = batch_add(g->dev, g->keys, g->np);
-	if (err) {
-		errno = -err;
-		die("adding the prefixes again: %m");
-	}
+	batch_add_or_die(g->dev, g->keys, g->np);
 	fill_lpm(bpf_map__fd(v4 ? g->skel->maps.lpm_src4 :
 			     g->skel->maps.lpm_src6), g->p, g->np, g->alen);
 	g->lpm->prog_fd = bpf_program__fd(v4 ? g->skel->progs.xdp_lpm :

@@ -61,6 +61,17 @@ int batch_add(int dev, struct cfilter_key *keys, size_t n)
 	return batch_add_held(dev, keys, n, "", 0);
 }
 
+/* batch_add(), where a refusal ends the bench: dies with the reason. */
+void batch_add_or_die(int dev, struct cfilter_key *keys, size_t n)
+{
+	int err = batch_add(dev, keys, n);
+
+	if (err) {
+		errno = -err;
+		die("adding %zu keys to the module: %m", n);
+	}
+}
+
 /* The source key of prefix @p, of @alen-byte addresses. */
 void src_key(struct cfilter_key *k, const struct pfx *p,
 	     unsigned int alen)

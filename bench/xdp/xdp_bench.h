@@ -140,6 +140,7 @@ void clear_module(int dev);
 int batch_add_held(int dev, struct cfilter_key *keys, size_t n,
 		   const char *source, __u32 timeout);
 int batch_add(int dev, struct cfilter_key *keys, size_t n);
+void batch_add_or_die(int dev, struct cfilter_key *keys, size_t n);
 void src_key(struct cfilter_key *k, const struct pfx *p,
 	     unsigned int alen);
 long long module_memory(int dev, unsigned int alen,
