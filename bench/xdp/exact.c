@@ -13,13 +13,16 @@
 #include "xdp_bench.h"
 
 /*
- * Net ns per packet of programs whose lookups find nothing to probe, and
- * the page control: a random word of the control's array over the first.
+ * Net ns per packet of programs whose lookups find nothing to probe; the
+ * page control: a random word of the control's array over the first; and
+ * the floor: a program that returns at once, and parsing over it.
  */
 struct empty_cost {
 	double	cfilter;
 	double	hash;
 	double	page;
+	double	floor;
+	double	parse;
 };
 
 /*
@@ -34,9 +37,9 @@ static struct empty_cost measure_empty(const struct workload *exact,
 {
 	struct workload w = *exact;
 	struct empty_cost cost;
-	struct row rows[5];
+	struct row rows[6];
 	unsigned int i, t;
-	double ns[5];
+	double ns[6];
 
 	w.title = "empty";
 	rows[0] = row(PARSE_ONLY, bpf_program__fd(skel->progs.xdp_parse),
@@ -47,12 +50,13 @@ static struct empty_cost measure_empty(const struct workload *exact,
 		      false);
 	rows[4] = row("any word", bpf_program__fd(skel->progs.xdp_word_any),
 		      false);
-	for (i = 0; i < 5; i++)
+	rows[5] = row("none", bpf_program__fd(skel->progs.xdp_none), false);
+	for (i = 0; i < 6; i++)
 		rows[i].passes_all = true;
 	w.rows = rows;
-	w.nrows = 5;
+	w.nrows = 6;
 	measure(&w, o->passes);
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < 6; i++) {
 		ns[i] = 0;
 		for (t = 0; t < NTRAFFIC; t++)
 			ns[i] += rows[i].ns[t] / NTRAFFIC;
@@ -60,6 +64,8 @@ static struct empty_cost measure_empty(const struct workload *exact,
 	cost.cfilter = ns[1] - ns[0];
 	cost.hash = ns[2] - ns[0];
 	cost.page = ns[4] - ns[3];
+	cost.floor = ns[5];
+	cost.parse = ns[0] - ns[5];
 	return cost;
 }
 
@@ -342,8 +348,12 @@ void bench_exact(const struct opts *o, int dev, struct cfilter_bpf *cf,
 	printf("cfilter without its prefilter %.0f ns (the kfunc call and the verdict, no probe), hash %.0f ns (hashing, an empty bucket)\n",
 	       empty.cfilter, empty.hash);
 	printf("The page control: a load at the hashed word of an array of %u KiB (the prefilter's hashed bits)\n"
-	       "costs %.0f ns more than the same load always at its first word\n\n",
+	       "costs %.0f ns more than the same load always at its first word\n",
 	       prefilter_words / 128, empty.page);
+	printf("The floor: a program that returns at once, parsing nothing, %.0f ns (the kernel's timing of\n"
+	       "one run, in every row); the parser adds %.0f ns to it\n\n",
+	       empty.floor, empty.parse);
+	floor_ns = empty.floor;
 	bench_timed(o, dev, &w, &rows[1], k.keys, res);
 	clear_module(dev);
 	batch_add_or_die(dev, k.keys, k.n);

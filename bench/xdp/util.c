@@ -30,6 +30,7 @@ void *xcalloc(size_t n, size_t size)
 uint64_t rng_state;
 long long prefilter_mem;
 unsigned int prefilter_words = 1;
+double floor_ns;
 
 /* splitmix64: tiny, fast, and good enough to scatter addresses. */
 uint64_t rnd(void)

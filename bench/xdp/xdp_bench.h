@@ -90,6 +90,7 @@ struct geo_result {
 	char	title[128];
 	double	ratio[NTRAFFIC];	/* cfilter / lpm */
 	double	parse[NTRAFFIC];	/* the parser alone / lpm: a floor */
+	double	floor[NTRAFFIC];	/* a program that returns / lpm */
 	long long mem, lpm_mem;		/* kernel mem: cfilter's, the trie's */
 	const char *skipped;		/* why, if not measured */
 };
@@ -123,6 +124,8 @@ extern uint64_t rng_state;
 extern long long prefilter_mem;
 /* The hashed words of cfilter's prefilter map (a power of two). */
 extern unsigned int prefilter_words;
+/* ns per packet of a program that returns at once (exact workload). */
+extern double floor_ns;
 
 struct baseline_bpf;
 struct cfilter_bpf;
