@@ -427,7 +427,8 @@ int main(int argc, char **argv)
 		module_param_read("fp_bits", fp, sizeof(fp));
 		snprintf(label, sizeof(label), "compact fp%s", fp);
 		bench_exact_compact(&o, dev,
-				    bpf_program__fd(cf->progs.cfilter_xdp), label);
+				    bpf_program__fd(cf->progs.cfilter_xdp), label,
+				    info.fp_bits);
 	} else if (o.sweep) {
 		bench_geo(&o, &o.geo[0], dev,
 			  bpf_program__fd(cf->progs.cfilter_xdp),

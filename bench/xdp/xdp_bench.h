@@ -129,6 +129,7 @@ extern double floor_ns;
 
 struct baseline_bpf;
 struct cfilter_bpf;
+struct compact_copy;
 
 /* util.c */
 void die(const char *fmt, ...);
@@ -172,7 +173,8 @@ void fill_hash(int fd, const struct pfx *p, size_t n);
 void fill_bloom(int fd, const struct pfx *p, size_t n);
 void fill_lpm(int fd, const struct pfx *p, size_t n, unsigned int alen);
 struct baseline_bpf *load_baseline(unsigned int alen, unsigned int hash,
-				   unsigned int lpm, unsigned int bloom);
+				   unsigned int lpm, unsigned int bloom,
+				   const struct compact_copy *cc);
 
 /* measure.c */
 double run_series(const struct workload *w, struct row *r,
@@ -193,7 +195,7 @@ void bench_exact_more(const struct opts *o, const struct exact_opt *e,
 		      int dev, int cfilter_fd, long long pf_mem,
 		      struct exact_result *res);
 void bench_exact_compact(const struct opts *o, int dev, int cfilter_fd,
-			 const char *label);
+			 const char *label, unsigned int fp_bits);
 
 /* log.c */
 void bench_log(const struct opts *o, struct cfilter_bpf *cf,
