@@ -257,7 +257,7 @@ static void measure_exact(const struct opts *o, int dev, struct workload *w,
 {
 	int fds[3] = { w->rows[e.hash_row].prog_fd,
 		       w->rows[e.bloom_row].prog_fd,
-		       w->rows[e.compact_row].prog_fd };
+		       e.cc ? w->rows[e.compact_row].prog_fd : -1 };
 
 	e.dev = dev;
 	e.k = k;
@@ -265,7 +265,8 @@ static void measure_exact(const struct opts *o, int dev, struct workload *w,
 	measure_placed(w, o->passes, o->placements, place_exact, &e);
 	w->rows[e.hash_row].prog_fd = fds[0];
 	w->rows[e.bloom_row].prog_fd = fds[1];
-	w->rows[e.compact_row].prog_fd = fds[2];
+	if (e.cc)
+		w->rows[e.compact_row].prog_fd = fds[2];
 	if (e.skel)
 		baseline_bpf__destroy(e.skel);
 }
