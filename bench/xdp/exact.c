@@ -432,9 +432,10 @@ static void print_compact(const char *label, const struct row *r,
  * own (xdp_compact), what the rows would read without the kfunc call.
  */
 void bench_exact_compact(const struct opts *o, int dev, int cfilter_fd,
-			 const char *label, unsigned int fp_bits)
+			 unsigned int fp_bits)
 {
 	struct cfilter_type_info ti;
+	char label[32];
 	struct baseline_bpf *skel;
 	struct compact_copy cc;
 	struct workload w = { 0 };
@@ -446,6 +447,7 @@ void bench_exact_compact(const struct opts *o, int dev, int cfilter_fd,
 
 	if (!module_compact(dev))
 		die("-C: cfilter.ko is in exact mode (load it with mode=compact)");
+	snprintf(label, sizeof(label), "compact fp%u", fp_bits);
 	exact_workload(o, &w, &k, 4, o->keys);
 	fprintf(stderr, "xdp_bench: exact, %s: loading the module and the maps\n",
 		label);

@@ -14,8 +14,8 @@
  * Net ns per packet of cfilter's programs on @w's frames with the set
  * empty (every frame passes), by traffic: without its prefilter (@call_fd)
  * into @call, the cost of the call before any lookup; with it
- * (@cfilter_fd) into @pf, its own parser and the prefilter's first bit,
- * which turns every frame away.
+ * (@cfilter_fd) into @pf, all it does besides parsing: the prefilter's
+ * ready word and the /16's bit, which turns every frame away.
  */
 static void empty_geo(const struct workload *w, const struct opts *o,
 		      int parse_fd, int call_fd, int cfilter_fd, double *call,

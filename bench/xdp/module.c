@@ -119,17 +119,3 @@ bool module_compact(int dev)
 	module_info(dev, &info);
 	return info.mode == CFILTER_MODE_COMPACT;
 }
-
-/* The module parameter @name as sysfs shows it, without its newline. */
-void module_param_read(const char *name, char *buf, size_t size)
-{
-	char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/module/cfilter/parameters/%s", name);
-	f = fopen(path, "r");
-	if (!f || !fgets(buf, size, f))
-		die("%s: %m", path);
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
-}

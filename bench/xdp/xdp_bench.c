@@ -309,7 +309,6 @@ int main(int argc, char **argv)
 	struct cfilter_info info;
 	__u32 hbits;
 	struct geo_opt *geo;
-	char fp[16], label[32];
 	unsigned int g;
 	int c, dev;
 
@@ -424,10 +423,8 @@ int main(int argc, char **argv)
 		prefilter_mem += info.prefilter_bits / 8;
 
 	if (o.compact) {
-		module_param_read("fp_bits", fp, sizeof(fp));
-		snprintf(label, sizeof(label), "compact fp%s", fp);
 		bench_exact_compact(&o, dev,
-				    bpf_program__fd(cf->progs.cfilter_xdp), label,
+				    bpf_program__fd(cf->progs.cfilter_xdp),
 				    info.fp_bits);
 	} else if (o.sweep) {
 		bench_geo(&o, &o.geo[0], dev,

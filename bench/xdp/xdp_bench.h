@@ -151,7 +151,6 @@ long long module_memory(int dev, unsigned int alen,
 			struct cfilter_type_info *ti);
 void module_info(int dev, struct cfilter_info *info);
 bool module_compact(int dev);
-void module_param_read(const char *name, char *buf, size_t size);
 
 /* traffic.c */
 void build_frame(unsigned char *f, const uint8_t *saddr, unsigned int alen);
@@ -195,7 +194,7 @@ void bench_exact_more(const struct opts *o, const struct exact_opt *e,
 		      int dev, int cfilter_fd, long long pf_mem,
 		      struct exact_result *res);
 void bench_exact_compact(const struct opts *o, int dev, int cfilter_fd,
-			 const char *label, unsigned int fp_bits);
+			 unsigned int fp_bits);
 
 /* log.c */
 void bench_log(const struct opts *o, struct cfilter_bpf *cf,
