@@ -89,7 +89,8 @@ int cuckoo_delete(struct cuckoo *c, const void *key);	/* 0, -ENOENT */
 int cuckoo_insert_val(struct cuckoo *c, const void *key, u32 val);
 int cuckoo_set_val(struct cuckoo *c, const void *key, u32 val); /* -ENOENT */
 int cuckoo_get_val(const struct cuckoo *c, const void *key, u32 *val);
-int cuckoo_clear(struct cuckoo *c);	/* 0, -EDQUOT, -ENOMEM (nothing changed) */
+/* 0, -EDQUOT, -ENOMEM (nothing changed); -EBUSY: mirrored */
+int cuckoo_clear(struct cuckoo *c);
 
 /*
  * Exact mode: copies up to @max keys (key_len bytes each, then with values
@@ -180,5 +181,42 @@ int cuckoo_raw_read(const struct cuckoo *c, struct cuckoo_raw *r, void *data,
 struct cuckoo *cuckoo_raw_create(const struct cuckoo_params *p,
 				 const struct cuckoo_raw *r, const void *data,
 				 u64 size);
+
+/*
+ * A mirror: a second place where the writer stores each bucket word and
+ * each version of a compact table of 12- or 16-bit fingerprints (a bucket
+ * is one 64-bit word), right after storing it in the table and so under
+ * the same barriers, for a reader that cannot reach the table: cfilter's
+ * XDP program, reading a BPF map. That reader keeps the readers'
+ * guarantees by their protocol (cuckoo_int.h), with the hash and geometry
+ * of struct cuckoo_mirror_shape. A mirrored table must not be cleared.
+ */
+struct cuckoo_mirror {
+	void (*bucket)(void *ctx, u64 b, u64 word);
+	void (*version)(void *ctx, u32 stripe, u32 v);
+	void *ctx;
+};
+
+struct cuckoo_mirror_shape {
+	u64 hash_a;
+	u64 hash_b;
+	u64 buckets;
+	u32 stripes;
+	u32 fp_mask;
+	enum cuckoo_hash_kind hash;
+};
+
+/*
+ * Writer side. cuckoo_mirror_shape(): 0, or -EOPNOTSUPP for a table no
+ * mirror can follow (exact mode, fingerprints of 8 or 32 bits).
+ * cuckoo_mirror_start() copies the buckets into @words (the shape's
+ * buckets of them) and from then on stores in @m too, until
+ * cuckoo_mirror_stop(); the versions start at 0 in the mirror, which a
+ * reader tells from any it read before, as the next is stored over them.
+ */
+int cuckoo_mirror_shape(const struct cuckoo *c, struct cuckoo_mirror_shape *sh);
+int cuckoo_mirror_start(struct cuckoo *c, const struct cuckoo_mirror *m,
+			u64 *words);
+void cuckoo_mirror_stop(struct cuckoo *c);
 
 #endif /* CFILTER_CUCKOO_H */

@@ -99,6 +99,8 @@ struct cuckoo_table {
  * @insert_failures: inserts refused with -ENOSPC since the last clear
  * @grows: table doublings since creation
  * @layout_base: cuckoo_list_gen() of the tables before the current one
+ * @mirror: where the writer stores the current table's buckets and
+ *	versions too (cuckoo_mirror_start()); @mirror.bucket NULL: nowhere
  *
  * Readers use the first cache line only, which never changes after creation
  * but for @table. Everything else belongs to the writer, which the caller
@@ -125,6 +127,7 @@ struct cuckoo {
 	u64 insert_failures;
 	u64 grows;
 	u64 layout_base;
+	struct cuckoo_mirror mirror;
 };
 
 /* log2 of the bytes in a bucket, or -EINVAL for an unsupported width. */

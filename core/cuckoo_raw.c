@@ -200,3 +200,61 @@ struct cuckoo *cuckoo_raw_create(const struct cuckoo_params *p,
 	c->hash = r->hash;
 	return c;
 }
+
+/**
+ * cuckoo_mirror_shape() - what a reader of a mirror of @c needs
+ * @c:  the filter
+ * @sh: filled in: hash key and kind, buckets, version stripes, fingerprint
+ *      mask
+ *
+ * Writer side.
+ *
+ * Return: 0, or -EOPNOTSUPP for a filter no mirror can follow: exact
+ * mode, or fingerprints of 8 or 32 bits (a bucket is not one 64-bit word).
+ */
+int cuckoo_mirror_shape(const struct cuckoo *c, struct cuckoo_mirror_shape *sh)
+{
+	const struct cuckoo_table *t = cuckoo_wtable(c);
+
+	if (c->exact || (c->fp_bits != 12 && c->fp_bits != 16))
+		return -EOPNOTSUPP;
+	sh->hash_a = c->hash_a;
+	sh->hash_b = c->hash_b;
+	sh->buckets = t->bucket_mask + 1;
+	sh->stripes = t->stripe_mask + 1;
+	sh->fp_mask = c->fp_mask;
+	sh->hash = c->hash;
+	return 0;
+}
+
+/**
+ * cuckoo_mirror_start() - store the table's buckets and versions in @m too
+ * @c:     the filter
+ * @m:     where: its callbacks run under the writer's serialisation
+ * @words: the table's buckets are copied here first (as many as
+ *         cuckoo_mirror_shape() says), in native byte order
+ *
+ * Writer side. The caller keeps readers off the mirror until this returns.
+ *
+ * Return: 0, or -EOPNOTSUPP as cuckoo_mirror_shape().
+ */
+int cuckoo_mirror_start(struct cuckoo *c, const struct cuckoo_mirror *m,
+			u64 *words)
+{
+	const struct cuckoo_table *t = cuckoo_wtable(c);
+	struct cuckoo_mirror_shape sh;
+	u64 b;
+
+	if (cuckoo_mirror_shape(c, &sh))
+		return -EOPNOTSUPP;
+	for (b = 0; b < sh.buckets; b++)
+		WRITE_ONCE(words[b], t->t64[b]);
+	c->mirror = *m;
+	return 0;
+}
+
+/* The writer stores in the table alone again. Writer side. */
+void cuckoo_mirror_stop(struct cuckoo *c)
+{
+	memset(&c->mirror, 0, sizeof(c->mirror));
+}

@@ -70,6 +70,13 @@ static void cuckoo_word64_set(u64 *word, unsigned int shift, u64 mask, u32 fp)
 	WRITE_ONCE(*word, (*word & ~(mask << shift)) | (u64)fp << shift);
 }
 
+/* The mirror, if any, of the current table (not of one being filled). */
+static bool cuckoo_mirrored(const struct cuckoo *c,
+			    const struct cuckoo_table *t)
+{
+	return c->mirror.bucket && t == cuckoo_wtable(c);
+}
+
 static void cuckoo_set_slot(const struct cuckoo *c, struct cuckoo_table *t,
 			    u64 b, unsigned int s, u32 fp)
 {
@@ -86,6 +93,8 @@ static void cuckoo_set_slot(const struct cuckoo *c, struct cuckoo_table *t,
 		break;
 	default:
 		cuckoo_word64_set(&t->t64[b], 16 * s, 0xffff, fp);
+		if (cuckoo_mirrored(c, t))
+			c->mirror.bucket(c->mirror.ctx, b, t->t64[b]);
 		break;
 	}
 }
@@ -138,11 +147,14 @@ static unsigned int cuckoo_free_slots(const struct cuckoo *c,
 	return n;
 }
 
-static void cuckoo_version_bump(struct cuckoo_table *t, u32 fp)
+static void cuckoo_version_bump(const struct cuckoo *c,
+				struct cuckoo_table *t, u32 fp)
 {
 	u32 *v = &t->versions[fp & t->stripe_mask];
 
 	WRITE_ONCE(*v, *v + 1);
+	if (cuckoo_mirrored(c, t))
+		c->mirror.version(c->mirror.ctx, fp & t->stripe_mask, *v);
 }
 
 /*
@@ -150,17 +162,19 @@ static void cuckoo_version_bump(struct cuckoo_table *t, u32 fp)
  * barrier also orders every earlier write (a clear that closed a window)
  * before the key bytes this window may write.
  */
-static void cuckoo_window_open(struct cuckoo_table *t, u32 fp)
+static void cuckoo_window_open(const struct cuckoo *c, struct cuckoo_table *t,
+			       u32 fp)
 {
 	cuckoo_write_lock_local();
-	cuckoo_version_bump(t, fp);
+	cuckoo_version_bump(c, t, fp);
 	smp_wmb();	/* odd version before the slots change */
 }
 
-static void cuckoo_window_close(struct cuckoo_table *t, u32 fp)
+static void cuckoo_window_close(const struct cuckoo *c, struct cuckoo_table *t,
+				u32 fp)
 {
 	smp_wmb();	/* the slots before the even version */
-	cuckoo_version_bump(t, fp);
+	cuckoo_version_bump(c, t, fp);
 	cuckoo_write_unlock_local();
 }
 
@@ -172,7 +186,7 @@ static void cuckoo_move(const struct cuckoo *c, struct cuckoo_table *t,
 
 	WARN_ON_ONCE(!fp || cuckoo_slot(c, t, to, ts) ||
 		     cuckoo_alt(t, from, fp) != to);
-	cuckoo_window_open(t, fp);
+	cuckoo_window_open(c, t, fp);
 	if (c->exact) {
 		const u8 *src = cuckoo_key_at(c, t, from * CUCKOO_SLOTS + fs);
 
@@ -182,7 +196,7 @@ static void cuckoo_move(const struct cuckoo *c, struct cuckoo_table *t,
 	smp_wmb();	/* the key bytes before the fingerprint */
 	cuckoo_set_slot(c, t, to, ts, fp);
 	cuckoo_set_slot(c, t, from, fs, 0);
-	cuckoo_window_close(t, fp);
+	cuckoo_window_close(c, t, fp);
 	t->moves++;
 }
 
@@ -196,7 +210,7 @@ static void cuckoo_fill(const struct cuckoo *c, struct cuckoo_table *t,
 	bool window = c->exact && !cuckoo_has_whole_records(c);
 
 	if (window)
-		cuckoo_window_open(t, fp);
+		cuckoo_window_open(c, t, fp);
 	if (c->exact) {
 		cuckoo_record_store(c, cuckoo_key_at(c, t, b * CUCKOO_SLOTS + s),
 				    key, val);
@@ -204,7 +218,7 @@ static void cuckoo_fill(const struct cuckoo *c, struct cuckoo_table *t,
 	}
 	cuckoo_set_slot(c, t, b, s, fp);
 	if (window)
-		cuckoo_window_close(t, fp);
+		cuckoo_window_close(c, t, fp);
 }
 
 /*
@@ -218,10 +232,10 @@ static void cuckoo_empty(const struct cuckoo *c, struct cuckoo_table *t,
 	bool window = c->exact && !cuckoo_has_whole_records(c);
 
 	if (window)
-		cuckoo_window_open(t, fp);
+		cuckoo_window_open(c, t, fp);
 	cuckoo_set_slot(c, t, b, s, 0);
 	if (window)
-		cuckoo_window_close(t, fp);
+		cuckoo_window_close(c, t, fp);
 }
 
 /*
@@ -532,9 +546,9 @@ int cuckoo_set_val(struct cuckoo *c, const void *key, u32 val)
 		cuckoo_record_store(c, stored, key, val);
 		return 0;
 	}
-	cuckoo_window_open(t, fp);
+	cuckoo_window_open(c, t, fp);
 	WRITE_ONCE(*(u32 *)(stored + c->val_off), val);
-	cuckoo_window_close(t, fp);
+	cuckoo_window_close(c, t, fp);
 	return 0;
 }
 
@@ -599,12 +613,16 @@ int cuckoo_delete(struct cuckoo *c, const void *key)
  * queue (readers never use it), as it was at creation. The caller
  * serialises writers; sleeps.
  *
- * Return: 0, or -EDQUOT or -ENOMEM with nothing changed.
+ * Return: 0, or -EDQUOT or -ENOMEM with nothing changed; -EBUSY for a
+ * mirrored table (cuckoo_mirror_start()).
  */
 int cuckoo_clear(struct cuckoo *c)
 {
-	struct cuckoo_table *t = cuckoo_table_alloc(c, c->initial_buckets);
+	struct cuckoo_table *t;
 
+	if (c->mirror.bucket)
+		return -EBUSY;
+	t = cuckoo_table_alloc(c, c->initial_buckets);
 	if (IS_ERR(t))
 		return PTR_ERR(t);
 	cuckoo_swap(c, t);

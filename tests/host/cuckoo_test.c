@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "kselftest_harness.h"
+#include <linux/cfilter.h>
 
 #define SEED		0x5eed0f0ce11f17e5ULL
 
@@ -2189,6 +2190,247 @@ TEST(raw_create_without_memory_fails_cleanly)
 	EXPECT_EQ(0, err);
 	EXPECT_GT(budget, 4);
 	free(rc.data);
+}
+
+/*
+ * A mirror (cuckoo_mirror_start()): plain arrays here, as the module's
+ * are a BPF map's entries. Versions are kept in 64-bit words, as there.
+ */
+struct mirror {
+	u64 *words;
+	u64 *versions;
+	u64 buckets;
+	u32 stripes;
+	u64 stores;
+};
+
+static void mirror_bucket(void *ctx, u64 b, u64 word)
+{
+	struct mirror *m = ctx;
+
+	WRITE_ONCE(m->words[b], word);
+	m->stores++;
+}
+
+static void mirror_version(void *ctx, u32 stripe, u32 v)
+{
+	struct mirror *m = ctx;
+
+	WRITE_ONCE(m->versions[stripe], v);
+	m->stores++;
+}
+
+static void mirror_of(struct __test_metadata *_metadata, struct cuckoo *c,
+		      struct mirror *m, struct cuckoo_mirror_shape *sh)
+{
+	struct cuckoo_mirror cm = { mirror_bucket, mirror_version, m };
+
+	ASSERT_EQ(0, cuckoo_mirror_shape(c, sh));
+	m->buckets = sh->buckets;
+	m->stripes = sh->stripes;
+	m->words = calloc(sh->buckets, sizeof(u64));
+	m->versions = calloc(sh->stripes, sizeof(u64));
+	ASSERT_NE(NULL, m->words);
+	ASSERT_NE(NULL, m->versions);
+	ASSERT_EQ(0, cuckoo_mirror_start(c, &cm, m->words));
+}
+
+/*
+ * A reader of the mirror as cfilter's program is (bpf/cfilter.bpf.c,
+ * copy_probe()), with the UAPI's hash: 1 hit, 0 miss, -1 a write may have
+ * changed the answer.
+ */
+static int mirror_probe(const struct mirror *m,
+			const struct cuckoo_mirror_shape *sh, const u8 *key)
+{
+	u32 a = get_unaligned((const u32 *)key);
+	u64 h = cfilter_copy_hash4(a, sh->hash_a, sh->hash_b);
+	u32 fp = cfilter_copy_fp(h, sh->fp_mask);
+	u64 b1 = h & (sh->buckets - 1);
+	u64 b2 = cfilter_copy_alt(b1, fp, sh->buckets - 1);
+	u64 v1, v2;
+	bool hit;
+
+	v1 = READ_ONCE(m->versions[fp & (sh->stripes - 1)]);
+	smp_rmb();
+	hit = cfilter_copy_holds(READ_ONCE(m->words[b1]), fp) ||
+	      cfilter_copy_holds(READ_ONCE(m->words[b2]), fp);
+	if (hit)
+		return 1;
+	smp_rmb();
+	v2 = READ_ONCE(m->versions[fp & (sh->stripes - 1)]);
+	return (u32)v2 == ((u32)v1 & ~1U) ? 0 : -1;
+}
+
+static void mirror_free(struct mirror *m)
+{
+	free(m->words);
+	free(m->versions);
+}
+
+/*
+ * The mirror holds the table's very words and versions through inserts
+ * that move entries, deletes and a full table, and a reader of it with
+ * the UAPI's hash answers every key as the table's own reader: so the
+ * UAPI's copy of the hash is the core's.
+ */
+static void mirror_follows(struct __test_metadata *_metadata,
+			   unsigned int fp_bits)
+{
+	enum { N = 20000 };
+	struct cuckoo_mirror_shape sh;
+	struct cuckoo *c = make(N, N, fp_bits, LEN_IP4, false);
+	const struct cuckoo_table *t;
+	struct mirror m;
+	u8 k[LEN_IP4];
+	unsigned int i;
+	u64 b;
+
+	ASSERT_NE(NULL, c);
+	for (i = 0; i < N / 4; i++) {
+		key_of(k, LEN_IP4, SET_IN, i);
+		cuckoo_insert(c, k);
+	}
+	mirror_of(_metadata, c, &m, &sh);
+	ASSERT_EQ((u32)((1U << fp_bits) - 1), sh.fp_mask);
+	ASSERT_EQ((int)CUCKOO_HASH_MIX32, (int)sh.hash);
+	for (i = N / 4; i < N + N / 10; i++) {
+		key_of(k, LEN_IP4, SET_IN, i);
+		cuckoo_insert(c, k);	/* the last ones find it full */
+	}
+	for (i = 0; i < N; i += 3) {
+		key_of(k, LEN_IP4, SET_IN, i);
+		cuckoo_delete(c, k);
+	}
+	t = table_of(c);
+	ASSERT_LT(0U, t->moves);
+	for (b = 0; b < sh.buckets; b++)
+		ASSERT_EQ(t->t64[b], m.words[b]) TH_LOG("bucket %llu", b);
+	for (b = 0; b < sh.stripes; b++)
+		ASSERT_EQ(t->versions[b], m.versions[b]);
+	for (i = 0; i < 2 * N; i++) {
+		key_of(k, LEN_IP4, i < N ? SET_IN : SET_OUT, i % N);
+		rcu_read_lock();
+		ASSERT_EQ(cuckoo_contains(c, k), mirror_probe(&m, &sh, k))
+			TH_LOG("key %u", i);
+		rcu_read_unlock();
+	}
+	/* Stopped, the mirror hears no more; while mirrored, no clear. */
+	ASSERT_EQ(-EBUSY, cuckoo_clear(c));
+	cuckoo_mirror_stop(c);
+	b = m.stores;
+	key_of(k, LEN_IP4, SET_IN, 0);
+	cuckoo_delete(c, k);
+	cuckoo_insert(c, k);
+	ASSERT_EQ(b, m.stores);
+	ASSERT_EQ(0, cuckoo_clear(c));
+	mirror_free(&m);
+	cuckoo_destroy(c);
+}
+
+TEST(mirror_follows_every_write_of_16_bit_fingerprints)
+{
+	mirror_follows(_metadata, 16);
+}
+
+TEST(mirror_follows_every_write_of_12_bit_fingerprints)
+{
+	mirror_follows(_metadata, 12);
+}
+
+/* Only a compact table whose bucket is one 64-bit word is mirrored. */
+TEST(mirror_refuses_exact_tables_and_other_widths)
+{
+	static const struct { unsigned int fp_bits; bool exact; } no[] = {
+		{ 8, false }, { 32, false }, { 16, true },
+	};
+	struct cuckoo_mirror cm = { mirror_bucket, mirror_version, NULL };
+	struct cuckoo_mirror_shape sh;
+	u64 words[64];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(no); i++) {
+		struct cuckoo *c = make(64, 64, no[i].fp_bits, LEN_IP4,
+					no[i].exact);
+
+		ASSERT_NE(NULL, c);
+		EXPECT_EQ(-EOPNOTSUPP, cuckoo_mirror_shape(c, &sh));
+		EXPECT_EQ(-EOPNOTSUPP, cuckoo_mirror_start(c, &cm, words));
+		cuckoo_destroy(c);
+	}
+}
+
+struct mirror_race {
+	struct cuckoo *c;
+	struct mirror m;
+	struct cuckoo_mirror_shape sh;
+	volatile bool stop;
+	u64 unsure;
+	u64 missed;
+	u64 reads;
+};
+
+static void *mirror_reader(void *arg)
+{
+	struct mirror_race *r = arg;
+	u8 k[LEN_IP4];
+	unsigned int i = 0;
+	int a;
+
+	while (!r->stop) {
+		key_of(k, LEN_IP4, SET_IN, i++ % 4096);
+		a = mirror_probe(&r->m, &r->sh, k);
+		r->unsure += a < 0;
+		r->missed += !a;
+		r->reads++;
+	}
+	return NULL;
+}
+
+/*
+ * A reader of the mirror during a writer's churn, which moves the held
+ * keys about, never takes a held key for absent: its misses are vouched
+ * for by the version, as the table's own readers' (stress.c).
+ */
+TEST(mirror_readers_never_miss_a_held_key_during_moves)
+{
+	enum { N = 8192, ROUNDS = 40 };
+	struct mirror_race r = { 0 };
+	unsigned int i, round, churn;
+	pthread_t th;
+	u8 k[LEN_IP4];
+
+	r.c = make(N, N, 16, LEN_IP4, false);
+	ASSERT_NE(NULL, r.c);
+	mirror_of(_metadata, r.c, &r.m, &r.sh);
+	for (i = 0; i < 4096; i++) {
+		key_of(k, LEN_IP4, SET_IN, i);
+		ASSERT_EQ(0, cuckoo_insert(r.c, k));
+	}
+	/* churn up to 93% load, where inserts move entries */
+	churn = r.sh.buckets * CUCKOO_SLOTS * 93 / 100 - 4096;
+	ASSERT_GT(churn, 0U);
+	ASSERT_EQ(0, pthread_create(&th, NULL, mirror_reader, &r));
+	for (round = 0; round < ROUNDS; round++) {
+		for (i = 0; i < churn; i++) {
+			key_of(k, LEN_IP4, SET_CHURN, i);
+			cuckoo_insert(r.c, k);
+		}
+		for (i = 0; i < churn; i++) {
+			key_of(k, LEN_IP4, SET_CHURN, i);
+			cuckoo_delete(r.c, k);
+		}
+	}
+	r.stop = true;
+	pthread_join(th, NULL);
+	NOTE("%llu reads, %llu unsure, %llu moves\n", (unsigned long long)r.reads,
+	     (unsigned long long)r.unsure,
+	     (unsigned long long)table_of(r.c)->moves);
+	EXPECT_LT(0U, table_of(r.c)->moves);
+	EXPECT_EQ(0U, r.missed);
+	cuckoo_mirror_stop(r.c);
+	mirror_free(&r.m);
+	cuckoo_destroy(r.c);
 }
 
 TEST_HARNESS_MAIN
