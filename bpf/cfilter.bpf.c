@@ -69,6 +69,21 @@ struct {
 } cfilter_prefilter SEC(".maps");
 
 /*
+ * The compact copy (struct cfilter_prefilter_copy): in compact mode, the
+ * module's table of IPv4 source addresses, kept by the module once the
+ * loader hands the map over with the prefilter (cfctl does), and the
+ * drops this program made in it. The loader sizes it (struct
+ * cfilter_info's copy_entries); at another size the module keeps none,
+ * and the prefilter's @copy never reads ready.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} cfilter_copy SEC(".maps");
+
+/*
  * The drop log (struct cfilter_log_ctl in the UAPI says how readers and
  * programs share it): its switch and leases, the rate limit's state per
  * CPU, and a ring buffer per reader. Pinned by name, as cfilter_stats is,
@@ -181,50 +196,149 @@ static __always_inline bool prefilter_block(const __u32 *words,
 	       (k % 32) & 1;
 }
 
+/* Entry @i of the copy, or NULL past its end. */
+static __always_inline __u64 *copy_entry(__u64 i)
+{
+	__u32 k = i;
+
+	return k == i ? bpf_map_lookup_elem(&cfilter_copy, &k) : NULL;
+}
+
+/* @x, which the compiler may no longer assume anything of. */
+static __always_inline __u64 opaque(__u64 x)
+{
+	barrier_var(x);
+	return x;
+}
+
+enum copy_answer {
+	COPY_UNSURE,	/* not ready, or a write under way: call */
+	COPY_MISS,
+	COPY_HIT,
+};
+
+/*
+ * IPv4 source @addr in the copy, as the core's readers look (cuckoo_int.h):
+ * a hit is final; a miss holds only if its fingerprint's version was even
+ * and the same before and after the buckets were read. Each load's
+ * address depends on what the one before it read (@dep, the versions,
+ * the buckets: 0 added), so that a CPU that reorders loads still makes
+ * them in order: the module writes the description before @ready, and the
+ * core the versions and buckets in the order the protocol needs.
+ */
+static __always_inline enum copy_answer
+copy_probe(const struct cfilter_prefilter *pf, const __u8 *addr, __u64 dep)
+{
+	const __u64 *d = (const __u64 *)&pf->copy;
+	__u64 ready, h, bmask, smask, b1, b2, w1, w2, *e1, *e2, *v, vbase;
+	__u32 fp, seq;
+
+	ready = *(volatile const __u64 *)&d[(CFILTER_COPY_W_READY + dep) & 7];
+	if (ready != CFILTER_COPY_READY)
+		return COPY_UNSURE;
+	dep = opaque(ready) - CFILTER_COPY_READY;
+	h = cfilter_copy_hash4(*(const __u32 *)addr,
+			       d[(CFILTER_COPY_W_HASH_A + dep) & 7],
+			       d[(CFILTER_COPY_W_HASH_B + dep) & 7]);
+	fp = cfilter_copy_fp(h, d[(CFILTER_COPY_W_FP_MASK + dep) & 7]);
+	bmask = d[(CFILTER_COPY_W_BUCKET_MASK + dep) & 7];
+	smask = d[(CFILTER_COPY_W_STRIPE_MASK + dep) & 7];
+	vbase = d[(CFILTER_COPY_W_VERSIONS + dep) & 7];
+	v = copy_entry(vbase + (fp & smask));
+	if (!v)
+		return COPY_UNSURE;
+	seq = *(volatile const __u64 *)v;
+	dep = opaque(seq) - seq;
+	b1 = (h + dep) & bmask;
+	b2 = cfilter_copy_alt(b1, fp, bmask);
+	e1 = copy_entry(CFILTER_COPY_HEAD + b1);
+	e2 = copy_entry(CFILTER_COPY_HEAD + b2);
+	if (!e1 || !e2)
+		return COPY_UNSURE;
+	w1 = *(volatile const __u64 *)e1;
+	w2 = *(volatile const __u64 *)e2;
+	if (cfilter_copy_holds(w1, fp) | cfilter_copy_holds(w2, fp))
+		return COPY_HIT;
+	dep = opaque(w1 ^ w2) - (w1 ^ w2);
+	v = copy_entry(vbase + ((fp + dep) & smask));
+	if (!v)
+		return COPY_UNSURE;
+	return (__u32)*(volatile const __u64 *)v == (seq & ~1U) ? COPY_MISS :
+								 COPY_UNSURE;
+}
+
+/* A drop the copy made, counted in it for the module (per CPU slot). */
+static __always_inline void copy_count(void)
+{
+	__u64 *n = copy_entry(bpf_get_smp_processor_id() % CFILTER_COPY_SLOTS *
+			      CFILTER_COPY_SLOT_WORDS);
+
+	if (n)
+		__sync_fetch_and_add(n, 1);
+}
+
+/* What the prefilter says of a packet, or of one of its addresses. */
+enum pf_answer {
+	PF_PASS,	/* no entry may drop it: no call */
+	PF_CALL,	/* an entry may: the module decides */
+	PF_DROP,	/* the copy holds its source */
+};
+
 /*
  * May an entry of the bitmap @b (and key type @type) drop a packet with
  * address @addr? Not if its /16's bit of @any is clear, as for most
  * packets. Else its /16's bit; then, for what lies in the /16 (and only
- * for that: a set of prefixes hashes no address), the hashed bits of the
- * address and the bit of its block. The bits are read at addresses
- * offset by @dep, 0 computed from the ready word, so that a CPU that
- * reorders loads still reads them after it: the module writes them first.
+ * for that: a set of prefixes hashes no address), the address (in the
+ * copy where there is one, @copy, else by its hashed bits) and the bit of
+ * its block. The bits are read at addresses offset by @dep, 0 computed
+ * from the ready word, so that a CPU that reorders loads still reads them
+ * after it: the module writes them first.
  */
-static __always_inline bool prefilter_may(const struct cfilter_prefilter *pf,
-					  unsigned int b, __u32 type,
-					  const __u8 *addr, bool v6, __u64 dep,
-					  __u32 hshift)
+static __always_inline enum pf_answer
+prefilter_may(const struct cfilter_prefilter *pf, unsigned int b, __u32 type,
+	      const __u8 *addr, bool v6, __u64 dep, __u32 hshift, bool copy)
 {
 	__u32 slot = bpf_ntohs(*(const __u16 *)addr);
 	__u32 sw = ((slot >> 6) + dep) & (CFILTER_PREFILTER_WORDS - 1);
 	__u32 bit = slot & 63;
 
 	if (!(pf->any[b][sw] >> bit & 1))
-		return false;
+		return PF_PASS;
 	if (pf->bits[b][sw] >> bit & 1)
-		return true;
-	if (pf->addrs[b][sw] >> bit & 1 &&
-	    prefilter_hashed(pf, type, addr, v6, dep, hshift))
-		return true;
+		return PF_CALL;
+	if (pf->addrs[b][sw] >> bit & 1) {
+		switch (copy ? copy_probe(pf, addr, dep) : COPY_UNSURE) {
+		case COPY_HIT:
+			return PF_DROP;
+		case COPY_MISS:
+			break;
+		default:
+			if (prefilter_hashed(pf, type, addr, v6, dep, hshift))
+				return PF_CALL;
+		}
+	}
 	return pf->longer[b][sw] >> bit & 1 &&
-	       prefilter_block(pf->blocks[b], addr, v6, dep);
+	       prefilter_block(pf->blocks[b], addr, v6, dep) ? PF_CALL : PF_PASS;
 }
 
 /*
- * Would the module pass @pkt (of family @v6) without a look? True when no
- * entry may drop a packet from its source (nor, where destinations are
- * matched, to its destination): the call is skipped.
+ * What the prefilter says of @pkt (of family @v6): a pass when no entry
+ * may drop a packet from its source (nor, where destinations are matched,
+ * to its destination), a drop when the copy holds its source (the
+ * verdict looks at the source first, and the copy is ready only while no
+ * source is allowed), else a call.
  */
-static __always_inline bool prefilter_passes_of(const struct packet *pkt,
-						bool v6)
+static __always_inline enum pf_answer prefilter_of(const struct packet *pkt,
+						   bool v6)
 {
 	const struct cfilter_prefilter *pf;
+	enum pf_answer src;
 	__u32 zero = 0, hshift;
 	__u64 ready, dep;
 
 	pf = bpf_map_lookup_elem(&cfilter_prefilter, &zero);
 	if (!pf)
-		return false;
+		return PF_CALL;
 	ready = *(volatile const __u64 *)&pf->ready;
 	dep = ready;	/* a copy the compiler cannot fold */
 	barrier_var(dep);
@@ -235,28 +349,30 @@ static __always_inline bool prefilter_passes_of(const struct packet *pkt,
 	 */
 	hshift = prefilter_hshift;	/* read once: rodata is volatile */
 	if (ready != CFILTER_PREFILTER_READY || pf->hshift != hshift)
-		return false;
+		return PF_CALL;
 	/*
 	 * The shift as the verifier knows it, a constant: else the compiler
 	 * may shift by the map's copy, equal but unbounded to the verifier.
 	 */
 	barrier_var(hshift);
-	if (prefilter_may(pf, v6 ? CFILTER_PREFILTER_SRC6 : CFILTER_PREFILTER_SRC4,
-			  v6 ? CFILTER_KEY_SRC6 : CFILTER_KEY_SRC4, pkt->m.saddr,
-			  v6, dep, hshift))
-		return false;
-	return !match_dst ||
-	       !prefilter_may(pf, v6 ? CFILTER_PREFILTER_DST6 :
-			      CFILTER_PREFILTER_DST4,
-			      v6 ? CFILTER_KEY_DST6 : CFILTER_KEY_DST4,
-			      pkt->m.daddr, v6, dep, hshift);
+	src = prefilter_may(pf, v6 ? CFILTER_PREFILTER_SRC6 :
+			    CFILTER_PREFILTER_SRC4,
+			    v6 ? CFILTER_KEY_SRC6 : CFILTER_KEY_SRC4,
+			    pkt->m.saddr, v6, dep, hshift, !v6);
+	if (src != PF_PASS || !match_dst)
+		return src;
+	return prefilter_may(pf, v6 ? CFILTER_PREFILTER_DST6 :
+			     CFILTER_PREFILTER_DST4,
+			     v6 ? CFILTER_KEY_DST6 : CFILTER_KEY_DST4,
+			     pkt->m.daddr, v6, dep, hshift, false) == PF_PASS ?
+	       PF_PASS : PF_CALL;
 }
 
 /* One copy per family, each with its lengths and types constant. */
-static __always_inline bool prefilter_passes(const struct packet *pkt)
+static __always_inline enum pf_answer prefilter(const struct packet *pkt)
 {
-	return pkt->m.family == PKT_IPV6 ? prefilter_passes_of(pkt, true) :
-					 prefilter_passes_of(pkt, false);
+	return pkt->m.family == PKT_IPV6 ? prefilter_of(pkt, true) :
+					 prefilter_of(pkt, false);
 }
 
 /* The counter of a verdict the module gave: its kind's. */
@@ -305,11 +421,18 @@ static __always_inline enum cfilter_stat classify(enum parse_result res,
 	if (res == PARSE_OK && is_neigh_discovery(pkt))
 		return CFILTER_STAT_PASS;
 
-	if (prefilter_passes(pkt))
+	switch (prefilter(pkt)) {
+	case PF_PASS:
 		stat = CFILTER_STAT_PASS;
-	else
+		break;
+	case PF_DROP:
+		copy_count();
+		stat = CFILTER_STAT_DROP_SRC;
+		break;
+	default:
 		stat = verdict_stat(bpf_cfilter_match(match_pkt(pkt),
 						      sizeof(pkt->m)));
+	}
 	if (stat != CFILTER_STAT_PASS)
 		return stat;
 	switch (res) {

@@ -14,6 +14,7 @@
 #include <linux/uaccess.h>
 
 #include "cfilter_int.h"
+#include "copy.h"
 #include "live.h"
 #include "set.h"
 #include "source.h"
@@ -42,6 +43,7 @@ static void cfilter_fill_info(struct cfilter_info *info)
 		info->prefix_markers += st.prefix_markers;
 	}
 	info->timed = cfilter_holds_timed(&s->holds);
+	info->copy_entries = cfilter_copy_entries();
 	if (s->hashed)
 		info->memory_bytes +=
 			cuckoo_mem_footprint(cfilter_config.prefilter_bits / 8);

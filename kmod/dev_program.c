@@ -2,7 +2,7 @@
 /*
  * /dev/cfilter's requests for the XDP and TC programs: MATCH asks the
  * kfunc's verdict on a packet, PREFILTER hands over a program's prefilter
- * map (see dev_ioc.h).
+ * map and COPY its compact copy (see dev_ioc.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -14,6 +14,7 @@
 #include <linux/uaccess.h>
 
 #include "cfilter_int.h"
+#include "copy.h"
 #include "prefilter.h"
 #include "set.h"
 #include "verdict.h"
@@ -59,6 +60,18 @@ long cfilter_ioc_match(struct file *file, void __user *umr)
 	if (copy_to_user(umr, &mr, sizeof(mr)))
 		return -EFAULT;
 	return 0;
+}
+
+/* COPY: the module keeps a program's compact copy (copy.c). */
+long cfilter_ioc_copy(struct file *file, void __user *argp)
+{
+	struct cfilter_copy_req r;
+
+	if (copy_from_user(&r, argp, sizeof(r)))
+		return -EFAULT;
+	if (r.flags || r.reserved)
+		return -EINVAL;
+	return cfilter_copy_add(r.prefilter_fd, r.copy_fd);
 }
 
 /* PREFILTER: the module keeps a program's prefilter map (prefilter.c). */

@@ -55,6 +55,7 @@
 
 #include "cfilter_int.h"
 #include "compat.h"
+#include "copy.h"
 #include "prefilter.h"
 #include "prefix.h"
 #include "set.h"
@@ -87,6 +88,24 @@ static struct cfilter_prefilter *cfilter_pf_value(struct bpf_map *map)
 {
 	return (struct cfilter_prefilter *)container_of(map, struct bpf_array,
 							map)->value;
+}
+
+/* The prefilter in map @map, one the module keeps (copy.c writes @copy). */
+struct cfilter_prefilter *cfilter_prefilter_value(struct bpf_map *map)
+{
+	return cfilter_pf_value(map);
+}
+
+/* Does the module keep prefilter map @map? Caller holds cfilter_lock. */
+bool cfilter_prefilter_kept(const struct bpf_map *map)
+{
+	unsigned int m;
+
+	lockdep_assert_held(&cfilter_lock);
+	for (m = 0; m < cfilter_npf; m++)
+		if (cfilter_pf[m] == map)
+			return true;
+	return false;
 }
 
 /* The hashed words of @map: a power of two (cfilter_pf_shape_ok()). */
@@ -393,6 +412,9 @@ void cfilter_prefilter_changed(const struct cfilter_set *s, unsigned int t,
 	lockdep_assert_held(&cfilter_lock);
 	if (!cfilter_npf)
 		return;
+	/* A hit in a copy may drop only while no source is allowed. */
+	if (t == CFILTER_KEY_ALLOW4 && s->nkeys[t] <= 1)
+		cfilter_copy_gate(s);
 	if (t == CFILTER_KEY_FLOW4 || t == CFILTER_KEY_FLOW6) {
 		/* Every source bit, when the type's first or last key came or went. */
 		if (s->nkeys[t] <= 1)
@@ -478,6 +500,7 @@ static void cfilter_pf_drop(unsigned int m)
 	struct bpf_map *map = cfilter_pf[m];
 
 	WRITE_ONCE(cfilter_pf_value(map)->ready, 0);
+	cfilter_copy_forget(map);
 	cfilter_pf[m] = cfilter_pf[--cfilter_npf];
 	bpf_map_put(map);
 }
@@ -510,7 +533,7 @@ static bool cfilter_pf_shape_ok(const struct bpf_map *map)
  * (BPF_F_RDONLY, which BPF_OBJ_GET gives a user who may only read the
  * pin), nor a frozen map, whose owner wants no more writes from user space.
  */
-static struct bpf_map *cfilter_pf_get(int fd)
+struct bpf_map *cfilter_map_get_writable(int fd)
 {
 	struct bpf_map *map;
 	struct file *file;
@@ -551,7 +574,7 @@ int cfilter_prefilter_add(int fd)
 	unsigned int m;
 	int err = 0;
 
-	map = cfilter_pf_get(fd);
+	map = cfilter_map_get_writable(fd);
 	if (IS_ERR(map))
 		return PTR_ERR(map);
 	if (!cfilter_pf_shape_ok(map)) {

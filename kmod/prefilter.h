@@ -5,6 +5,8 @@
 
 #include <linux/types.h>
 
+struct bpf_map;
+struct cfilter_prefilter;
 struct cfilter_set;
 
 int cfilter_prefilter_add(int fd);
@@ -13,5 +15,8 @@ void cfilter_prefilter_changed(const struct cfilter_set *s, unsigned int t,
 void cfilter_prefilter_swap(const struct cfilter_set *s);
 void cfilter_prefilter_settle(void);
 void cfilter_prefilter_release(void);
+struct cfilter_prefilter *cfilter_prefilter_value(struct bpf_map *map);
+bool cfilter_prefilter_kept(const struct bpf_map *map);
+struct bpf_map *cfilter_map_get_writable(int fd);
 
 #endif /* CFILTER_KMOD_PREFILTER_H */

@@ -252,16 +252,20 @@ static struct geo_opt *last_geo(struct opts *o, bool need_misses,
 /*
  * Loads cfilter's program, with counters and a drop log of its own (the
  * object pins those maps by name); with @prefilter, its prefilter map
- * handed to the module. The map has @hbits hashed bits.
+ * handed to the module, and its compact copy if @copy (its entries) is
+ * not 0. The map has @hbits hashed bits.
  */
-static struct cfilter_bpf *load_cfilter(int dev, bool prefilter, __u32 hbits)
+static struct cfilter_bpf *load_cfilter(int dev, bool prefilter, __u32 hbits,
+					__u64 copy)
 {
 	struct cfilter_bpf *cf = cfilter_bpf__open();
-	struct cfilter_prefilter_req r = { 0 };
+	int copy_err;
 
 	if (!cf)
 		die("opening cfilter's XDP program: %m");
 	errno = -cf_prefilter_size(cf, hbits);
+	if (!errno)
+		errno = -cf_copy_size(cf, prefilter ? copy : 0);
 	if (!errno)
 		errno = -bpf_map__set_pin_path(cf->maps.cfilter_stats, NULL);
 	/* and a drop log of its own, which log.c switches on */
@@ -273,9 +277,14 @@ static struct cfilter_bpf *load_cfilter(int dev, bool prefilter, __u32 hbits)
 		errno = -bpf_map__set_pin_path(cf->maps.cfilter_log_rb, NULL);
 	if (errno || cfilter_bpf__load(cf))
 		die("loading cfilter's XDP program: %m (the kfunc needs cfilter.ko with BTF)");
-	r.map_fd = bpf_map__fd(cf->maps.cfilter_prefilter);
-	if (prefilter && ioctl(dev, CFILTER_IOC_PREFILTER, &r))
+	if (!prefilter)
+		return cf;
+	errno = -cf_hand_over(cf, dev, &copy_err);
+	if (errno)
 		die("handing the prefilter map to the module: %m");
+	errno = -copy_err;
+	if (copy && copy_err)
+		die("handing the compact copy to the module: %m");
 	return cf;
 }
 
@@ -288,7 +297,8 @@ static void bench_more(const struct opts *o, const struct exact_opt *e,
 		       struct exact_result *res)
 {
 	struct cfilter_bpf *cf = load_cfilter(dev, true,
-					      cf_prefilter_bits(info, e->keys));
+					      cf_prefilter_bits(info, e->keys),
+					      cf_copy_entries(info));
 	long long mem = prealloc_map_memory(BPF_MAP_TYPE_ARRAY, 4,
 			bpf_map__value_size(cf->maps.cfilter_prefilter), 1);
 	uint64_t rng = rng_state;
@@ -413,11 +423,15 @@ int main(int argc, char **argv)
 	 */
 	module_info(dev, &info);
 	hbits = cf_prefilter_bits(&info, o.keys);
-	cf = load_cfilter(dev, true, hbits);
-	call = load_cfilter(dev, false, hbits);
+	cf = load_cfilter(dev, true, hbits, cf_copy_entries(&info));
+	call = load_cfilter(dev, false, hbits, 0);
 	prefilter_words = hbits / 64;
 	prefilter_mem = prealloc_map_memory(BPF_MAP_TYPE_ARRAY, 4,
 			bpf_map__value_size(cf->maps.cfilter_prefilter), 1);
+	/* and in compact mode the copy of the IPv4 source table */
+	if (cf_copy_entries(&info))
+		prefilter_mem += prealloc_map_memory(BPF_MAP_TYPE_ARRAY, 4, 8,
+						     cf_copy_entries(&info));
 	/* and in compact mode the set's record of its addresses (kmod/set.h) */
 	if (info.mode == CFILTER_MODE_COMPACT)
 		prefilter_mem += info.prefilter_bits / 8;

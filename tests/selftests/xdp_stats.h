@@ -16,7 +16,11 @@
 #include <sys/ioctl.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <linux/cfilter.h>
+
+#include "xdp/prefilter_size.h"
 
 /* For libbpf_set_print(): libbpf's warnings as TAP diagnostics. */
 static inline int libbpf_print(enum libbpf_print_level level, const char *fmt,
@@ -32,17 +36,29 @@ static inline int libbpf_print(enum libbpf_print_level level, const char *fmt,
  * Opens and loads the program (rodata match_dst = @match_dst) with a
  * counter map of its own: the object pins its map by name, and a test
  * must neither count into a deployment's counters nor leave a pin behind.
- * Returns NULL with errno set on failure.
+ * Its prefilter and compact copy are sized as cfctl sizes them for the
+ * module loaded now (with no address counted: the fewest hashed bits in
+ * exact mode). Returns NULL with errno set on failure.
  */
 static inline struct cfilter_bpf *xdp_load_private(bool match_dst)
 {
 	struct cfilter_bpf *skel = cfilter_bpf__open();
-	int err;
+	struct cfilter_info info = { .size = sizeof(info) };
+	int err = 0, dev;
 
 	if (!skel)
 		return NULL;
 	skel->rodata->match_dst = match_dst;
-	err = bpf_map__set_pin_path(skel->maps.cfilter_stats, NULL);
+	dev = open("/dev/cfilter", O_RDONLY | O_CLOEXEC);
+	if (dev >= 0 && !ioctl(dev, CFILTER_IOC_INFO, &info)) {
+		err = cf_prefilter_size(skel, cf_prefilter_bits(&info, 0));
+		if (!err)
+			err = cf_copy_size(skel, cf_copy_entries(&info));
+	}
+	if (dev >= 0)
+		close(dev);
+	if (!err)
+		err = bpf_map__set_pin_path(skel->maps.cfilter_stats, NULL);
 	if (!err)
 		err = cfilter_bpf__load(skel);
 	if (err) {
@@ -54,16 +70,17 @@ static inline struct cfilter_bpf *xdp_load_private(bool match_dst)
 }
 
 /*
- * Hands @skel's prefilter map to the module on @dev (a descriptor open for
- * writing), as cfctl does. Returns 0 or a positive errno.
+ * Hands @skel's prefilter map, and its compact copy if it was sized for
+ * one, to the module on @dev (a descriptor open for writing), as cfctl
+ * does. Returns 0 or a positive errno, the prefilter's or the copy's.
  */
 static inline int xdp_hand_over(struct cfilter_bpf *skel, int dev)
 {
-	struct cfilter_prefilter_req r = {
-		.map_fd = bpf_map__fd(skel->maps.cfilter_prefilter),
-	};
+	int copy_err, err = cf_hand_over(skel, dev, &copy_err);
 
-	return ioctl(dev, CFILTER_IOC_PREFILTER, &r) ? errno : 0;
+	if (!err && copy_err != -ENOENT)
+		err = copy_err;
+	return -err;
 }
 
 /*

@@ -6,11 +6,17 @@
  * past them only calls the kfunc more often, and `cfctl attach` again
  * sizes anew); in compact mode the count the module keeps a record of
  * (struct cfilter_info's prefilter_bits), the only size it fills there.
- * cfctl and bench/xdp size it alike. Include after cfilter.skel.h.
+ * And the compact copy beside it: as many entries as the module's table
+ * needs (struct cfilter_info's copy_entries), handed over after the
+ * prefilter. cfctl, bench/xdp and the selftests size and hand them over
+ * alike. Include after cfilter.skel.h.
  */
 #ifndef CFILTER_USER_PREFILTER_SIZE_H
 #define CFILTER_USER_PREFILTER_SIZE_H
 
+#include <errno.h>
+#include <stddef.h>
+#include <sys/ioctl.h>
 #include <bpf/libbpf.h>
 #include <linux/cfilter.h>
 
@@ -29,6 +35,52 @@ static inline int cf_prefilter_size(struct cfilter_bpf *skel, __u32 bits)
 	skel->rodata->prefilter_hshift = 32 - __builtin_ctz(bits);
 	return bpf_map__set_value_size(skel->maps.cfilter_prefilter,
 				       sizeof(struct cfilter_prefilter) + bits / 8);
+}
+
+/* The entries of the copy a module that says @info keeps; 0: none. */
+static inline __u64 cf_copy_entries(const struct cfilter_info *info)
+{
+	if (info->size < offsetof(struct cfilter_info, copy_entries) +
+			 sizeof(info->copy_entries))
+		return 0;
+	return info->copy_entries;
+}
+
+/*
+ * Sizes the copy of @skel, not yet loaded, to @entries; with none, one
+ * entry, which the module takes for no copy.
+ */
+static inline int cf_copy_size(struct cfilter_bpf *skel, __u64 entries)
+{
+	if (entries > 0xffffffffULL)
+		return -E2BIG;
+	return bpf_map__set_max_entries(skel->maps.cfilter_copy,
+					entries ? entries : 1);
+}
+
+/*
+ * Hands the prefilter map of @skel, loaded, to the module on @dev (open
+ * for writing), then its copy if it was sized for one. Returns 0, or the
+ * negative errno of the prefilter's handover; *@copy_err: 0, the copy's,
+ * or -ENOENT for a program sized for none.
+ */
+static inline int cf_hand_over(struct cfilter_bpf *skel, int dev,
+			       int *copy_err)
+{
+	struct cfilter_prefilter_req r = {
+		.map_fd = bpf_map__fd(skel->maps.cfilter_prefilter),
+	};
+	struct cfilter_copy_req c = {
+		.prefilter_fd = r.map_fd,
+		.copy_fd = bpf_map__fd(skel->maps.cfilter_copy),
+	};
+
+	*copy_err = -ENOENT;
+	if (ioctl(dev, CFILTER_IOC_PREFILTER, &r))
+		return -errno;
+	if (bpf_map__max_entries(skel->maps.cfilter_copy) > 1)
+		*copy_err = ioctl(dev, CFILTER_IOC_COPY, &c) ? -errno : 0;
+	return 0;
 }
 
 #endif /* CFILTER_USER_PREFILTER_SIZE_H */

@@ -129,20 +129,26 @@ static bool module_ready(void)
 /*
  * Hands the loaded program's prefilter map to the module, which keeps it
  * in step with the keys from then on: packets from address space no key
- * touches then pass without the kfunc call. Without it the program still
- * filters every packet, through the kfunc: say so and go on.
+ * touches then pass without the kfunc call; and in compact mode its copy
+ * of the IPv4 source table, which settles most of the rest in the
+ * program. Without them the program still filters every packet, through
+ * the kfunc: say so and go on.
  */
-static void hand_over_prefilter(const struct cfilter_bpf *skel)
+static void hand_over_prefilter(struct cfilter_bpf *skel)
 {
-	struct cfilter_prefilter_req r = {
-		.map_fd = bpf_map__fd(skel->maps.cfilter_prefilter),
-	};
 	int fd = open(CFILTER_DEVICE, O_RDWR | O_CLOEXEC);
+	int err = fd < 0 ? -errno : 0, copy_err = -ENOENT;
 
-	if (fd < 0 || ioctl(fd, CFILTER_IOC_PREFILTER, &r))
+	if (!err)
+		err = cf_hand_over(skel, fd, &copy_err);
+	if (err)
 		cf_err("note: cfilter.ko does not keep the program's prefilter (%s): every packet calls the kfunc",
-		       errno == ENOTTY ? "a module older than cfctl" :
-		       strerror(errno));
+		       err == -ENOTTY ? "a module older than cfctl" :
+		       strerror(-err));
+	else if (copy_err && copy_err != -ENOENT)
+		cf_err("note: cfilter.ko does not keep the program's compact copy (%s): IPv4 sources the prefilter cannot settle call the kfunc",
+		       copy_err == -ENOTTY ? "a module older than cfctl" :
+		       strerror(-copy_err));
 	if (fd >= 0)
 		close(fd);
 }
@@ -439,9 +445,10 @@ static int attach_dry_run(const char *ifname, enum cf_xdp_mode mode,
  * The prefilter's hashed bits for the module as it is (prefilter_size.h):
  * for the addresses the live set holds, or what compact mode records; the
  * fewest if the module does not say (it hands the map over anyway, or not
- * at all, and says so then).
+ * at all, and says so then). And in *@copy the entries of its compact
+ * copy, 0 for none.
  */
-static __u32 module_prefilter_bits(void)
+static __u32 module_prefilter_bits(__u64 *copy)
 {
 	static const __u8 types[] = { CFILTER_KEY_SRC4, CFILTER_KEY_SRC6,
 				      CFILTER_KEY_DST4, CFILTER_KEY_DST6 };
@@ -451,12 +458,14 @@ static __u32 module_prefilter_bits(void)
 	unsigned int i;
 	int fd = open(CFILTER_DEVICE, O_RDONLY | O_CLOEXEC);
 
+	*copy = 0;
 	if (fd < 0)
 		return cfilter_prefilter_bits_for(0);
 	if (dev_info(fd, &info)) {
 		close(fd);
 		return cfilter_prefilter_bits_for(0);
 	}
+	*copy = cf_copy_entries(&info);
 	for (i = 0; i < sizeof(types); i++)
 		if (!dev_type_info(fd, types[i], false, &ti))
 			n += ti.count - ti.prefixes;
@@ -475,6 +484,7 @@ static struct cfilter_bpf *open_program(const struct xdp_attach_req *r,
 {
 	struct cfilter_bpf *skel;
 	int shared, err;
+	__u64 copy;
 
 	skel = cfilter_bpf__open();
 	if (!skel) {
@@ -487,9 +497,11 @@ static struct cfilter_bpf *open_program(const struct xdp_attach_req *r,
 	bpf_program__set_autoload(skel->progs.cfilter_xdp, mode != CF_TC);
 	/* Read-only data, fixed at load: the verifier prunes the other path. */
 	skel->rodata->match_dst = r->match_dst;
-	err = cf_prefilter_size(skel, module_prefilter_bits());
+	err = cf_prefilter_size(skel, module_prefilter_bits(&copy));
+	if (!err)
+		err = cf_copy_size(skel, copy);
 	if (err) {
-		cf_err("cannot size the program's prefilter: %s", strerror(-err));
+		cf_err("cannot size the program's prefilter maps: %s", strerror(-err));
 		goto err;
 	}
 
