@@ -12,11 +12,6 @@
  *   xdp_lpm6:  BPF_MAP_TYPE_LPM_TRIE of IPv6 prefixes
  *   xdp_bloom: BPF_MAP_TYPE_BLOOM_FILTER of IPv4 addresses (false
  *              positives; xdp_bloom6: IPv6)
- *   xdp_compact: a compact table of IPv4 addresses, the core's own made
- *              on the host (compact_copy.c), probed here: what cfilter's
- *              compact rows would cost if its program read the module's
- *              table instead of calling the kfunc (a design measured,
- *              not built: bench/README.md)
  *   xdp_none:  returns at once, parsing nothing: the harness's own cost,
  *              the kernel's timing of one run, which every row includes
  *   xdp_word_one, xdp_word_any: a control, not a lookup. Each hashes the
@@ -116,57 +111,6 @@ struct {
 	__type(value, __u64);
 } words SEC(".maps");
 
-/*
- * xdp_compact's table: a bucket of four 16-bit fingerprint lanes per word,
- * the loader's (value size and constants) as compact_copy.c copies it.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(__u64));
-} compact_tab SEC(".maps");
-
-const volatile __u64 compact_a, compact_b, compact_mask;
-const volatile __u32 compact_fp_mask = 0xffff;
-
-#define LANES_LO	0x0001000100010001ULL
-#define LANES_HI	0x8000800080008000ULL
-
-/* Nonzero iff a 16-bit lane of @w is zero (core/cuckoo_read.c). */
-static __always_inline __u64 zero_lane(__u64 w)
-{
-	return (w - LANES_LO) & ~w & LANES_HI;
-}
-
-/*
- * The core's compact lookup of a 4-byte key (cuckoo_hash_mix32(),
- * cuckoo_fp(), cuckoo_alt(), cuckoo_bucket_read(), with its multipliers
- * CUCKOO_K1 and CUCKOO_K0: should they part, a hit passes and the bench
- * stops), without the version protocol: the table does not change while
- * it is read.
- */
-static __always_inline bool probe_compact(const struct packet *pkt)
-{
-	__u64 *t, h, b1, b2, pat;
-	__u32 zero = 0, addr, fp;
-
-	t = bpf_map_lookup_elem(&compact_tab, &zero);
-	if (!t)
-		return false;
-	__builtin_memcpy(&addr, pkt->m.saddr, sizeof(addr));
-	h = (addr ^ compact_a) * 0xc2b2ae3d27d4eb4fULL;
-	h ^= h >> 32;
-	h *= compact_b | 1;
-	h ^= h >> 29;
-	fp = (h >> 32) & compact_fp_mask;
-	fp += !fp;
-	b1 = h & compact_mask;
-	b2 = (b1 ^ ((fp * 0x9e3779b97f4a7c15ULL) >> 32)) & compact_mask;
-	pat = fp * LANES_LO;
-	return zero_lane(t[b1] ^ pat) | zero_lane(t[b2] ^ pat);
-}
-
 /* Index masks of xdp_word_one and xdp_word_any; the loader sets [1]. */
 const volatile __u32 word_mask[2] = { 0, 0 };
 
@@ -180,7 +124,6 @@ enum lookup {
 	LOOKUP_BLOOM6,
 	LOOKUP_WORD_ONE,
 	LOOKUP_WORD_ANY,
-	LOOKUP_COMPACT,
 };
 
 /* Never true (the words stay 0), but the load must be made to know it. */
@@ -234,8 +177,6 @@ static __always_inline bool lookup_src4(const struct packet *pkt,
 		return load_word(pkt, 0);
 	case LOOKUP_WORD_ANY:
 		return load_word(pkt, 1);
-	case LOOKUP_COMPACT:
-		return probe_compact(pkt);
 	default:
 		return false;
 	}
@@ -297,6 +238,5 @@ BASELINE_PROG(xdp_lpm6, LOOKUP_LPM6)
 BASELINE_PROG(xdp_bloom6, LOOKUP_BLOOM6)
 BASELINE_PROG(xdp_word_one, LOOKUP_WORD_ONE)
 BASELINE_PROG(xdp_word_any, LOOKUP_WORD_ANY)
-BASELINE_PROG(xdp_compact, LOOKUP_COMPACT)
 
 char LICENSE[] SEC("license") = "GPL";

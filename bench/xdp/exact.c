@@ -10,7 +10,6 @@
 #include "baseline.skel.h"
 #include "lib/range.h"
 #include "cfilter.skel.h"
-#include "compact_copy.h"
 #include "xdp_bench.h"
 
 /*
@@ -207,23 +206,18 @@ static long long exact_load_module(int dev, const struct exact_keys *k)
 	return kernel_memory() - before;
 }
 
-/*
- * What a placement of an exact workload makes anew (place_exact()): the
- * rows of the hash map and the Bloom filter, and with @cc that of the
- * in-program probe of its table.
- */
+/* What a placement of an exact workload makes anew (place_exact()). */
 struct exact_place {
 	int dev;
 	const struct exact_keys *k;
 	struct workload *w;
-	unsigned int hash_row, bloom_row, compact_row;
-	const struct compact_copy *cc;
+	unsigned int hash_row, bloom_row;
 	struct baseline_bpf *skel;	/* this placement's maps, or NULL */
 };
 
 /*
- * The module's set of the keys (tables and all), the hash map, the Bloom
- * filter and the probe's table made anew.
+ * The module's set of the keys (tables and all), the hash map (row
+ * @hash_row) and the Bloom filter (row @bloom_row) made anew.
  */
 static void place_exact(void *ctx)
 {
@@ -234,7 +228,7 @@ static void place_exact(void *ctx)
 	/* one copy at a time: the caller's maps stay too */
 	if (e->skel)
 		baseline_bpf__destroy(e->skel);
-	e->skel = load_baseline(k->alen, k->n, 0, k->n, e->cc);
+	e->skel = load_baseline(k->alen, k->n, 0, k->n);
 	/* a new set: its tables are allocated again */
 	clear_module(e->dev);
 	batch_add_or_die(e->dev, k->keys, k->n);
@@ -246,27 +240,19 @@ static void place_exact(void *ctx)
 		v4 ? e->skel->progs.xdp_hash : e->skel->progs.xdp_hash6);
 	e->w->rows[e->bloom_row].prog_fd = bpf_program__fd(
 		v4 ? e->skel->progs.xdp_bloom : e->skel->progs.xdp_bloom6);
-	if (e->cc)
-		e->w->rows[e->compact_row].prog_fd =
-			bpf_program__fd(e->skel->progs.xdp_compact);
 }
 
 /* @w over the placements (-P) of place_exact(); the caller's maps after. */
 static void measure_exact(const struct opts *o, int dev, struct workload *w,
-			  const struct exact_keys *k, struct exact_place e)
+			  const struct exact_keys *k, unsigned int hash_row,
+			  unsigned int bloom_row)
 {
-	int fds[3] = { w->rows[e.hash_row].prog_fd,
-		       w->rows[e.bloom_row].prog_fd,
-		       e.cc ? w->rows[e.compact_row].prog_fd : -1 };
+	struct exact_place e = { dev, k, w, hash_row, bloom_row, NULL };
+	int fds[2] = { w->rows[hash_row].prog_fd, w->rows[bloom_row].prog_fd };
 
-	e.dev = dev;
-	e.k = k;
-	e.w = w;
 	measure_placed(w, o->passes, o->placements, place_exact, &e);
-	w->rows[e.hash_row].prog_fd = fds[0];
-	w->rows[e.bloom_row].prog_fd = fds[1];
-	if (e.cc)
-		w->rows[e.compact_row].prog_fd = fds[2];
+	w->rows[hash_row].prog_fd = fds[0];
+	w->rows[bloom_row].prog_fd = fds[1];
 	if (e.skel)
 		baseline_bpf__destroy(e.skel);
 }
@@ -323,8 +309,7 @@ static void exact_table(const struct opts *o, int dev, int cfilter_fd,
 	rows[4].mem_own = map_memory(bloom_fd);
 	w->rows = rows;
 	w->nrows = 5;
-	measure_exact(o, dev, w, k,
-		      (struct exact_place){ .hash_row = 2, .bloom_row = 4 });
+	measure_exact(o, dev, w, k, 2, 4);
 
 	printf("== exact: %u random IPv%c source addresses%s ==\n", k->n,
 	       v4 ? '4' : '6', v4 ? "" : " in 2000::/3");
@@ -355,7 +340,7 @@ void bench_exact(const struct opts *o, int dev, struct cfilter_bpf *cf,
 	exact_workload(o, &w, &k, 4, o->keys);
 	fprintf(stderr, "xdp_bench: exact: loading the module and the maps\n");
 	clear_module(dev);
-	skel = load_baseline(4, o->keys, o->keys, o->keys, NULL);
+	skel = load_baseline(4, o->keys, o->keys, o->keys);
 	empty = measure_empty(&w, o, skel, call_fd);
 	exact_table(o, dev, cfilter_fd, prefilter_mem, skel, &w, &k, rows,
 		    &res->exact);
@@ -396,7 +381,7 @@ void bench_exact_more(const struct opts *o, const struct exact_opt *e,
 	fprintf(stderr, "xdp_bench: exact, %u IPv%c: loading the module and the maps\n",
 		e->keys, e->alen == 4 ? '4' : '6');
 	clear_module(dev);
-	skel = load_baseline(e->alen, e->keys, e->keys, e->keys, NULL);
+	skel = load_baseline(e->alen, e->keys, e->keys, e->keys);
 	exact_table(o, dev, cfilter_fd, pf_mem, skel, &w, &k, rows, res);
 	printf("(cfilter's rows include its prefilter map, its hashed bits sized for %u addresses: %.0f KiB)\n\n",
 	       e->keys, pf_mem / 1024.0);
@@ -405,31 +390,11 @@ void bench_exact_more(const struct opts *o, const struct exact_opt *e,
 	exact_workload_free(&w, &k);
 }
 
-/* One line of the compact table: @r against the Bloom filter and the hash map. */
-static void print_compact(const char *label, const struct row *r,
-			  const struct row *bloom, const struct row *hash)
-{
-	printf("%-22s %7.0f %7.0f %7.0f %7.0f %9.2f %10.2f %8.2f %9.2f %8lu %8lu",
-	       label, r->ns[HIT], r->ns[MISS], bloom->ns[HIT], bloom->ns[MISS],
-	       r->ns[HIT] / bloom->ns[HIT], r->ns[MISS] / bloom->ns[MISS],
-	       r->ns[HIT] / hash->ns[HIT], r->ns[MISS] / hash->ns[MISS],
-	       r->false_pos, bloom->false_pos);
-	printf(" %8.2f M", r->mem_kernel / 1048576.0);
-	if (r->mem_own < 0)
-		printf(" %10s", "n/a");
-	else
-		printf(" %8.2f M", r->mem_own / 1048576.0);
-	printf(" %8.2f M\n", bloom->mem_kernel / 1048576.0);
-}
-
 /*
- * The exact workload against a module loaded in compact mode, as lines of
- * a table of module parameters, then the compact goal's line: cfilter,
+ * The exact workload against a module loaded in compact mode, as one line
+ * of a table of module parameters, then the compact goal's line: cfilter,
  * whose false positives now drop misses too, against the hash map and the
  * Bloom filter, the same traffic as the exact workload's (the same seed).
- * The second line: the same keys in a compact table of the module's
- * fingerprints made by the core on the host, probed by a program of its
- * own (xdp_compact), what the rows would read without the kfunc call.
  */
 void bench_exact_compact(const struct opts *o, int dev, int cfilter_fd,
 			 unsigned int fp_bits)
@@ -437,13 +402,11 @@ void bench_exact_compact(const struct opts *o, int dev, int cfilter_fd,
 	struct cfilter_type_info ti;
 	char label[32];
 	struct baseline_bpf *skel;
-	struct compact_copy cc;
 	struct workload w = { 0 };
 	struct exact_keys k;
-	struct row rows[4];
+	struct row rows[3];
 	const struct row *cf = &rows[0], *hash = &rows[1], *bloom = &rows[2];
 	bool met;
-	int err;
 
 	if (!module_compact(dev))
 		die("-C: cfilter.ko is in exact mode (load it with mode=compact)");
@@ -451,34 +414,27 @@ void bench_exact_compact(const struct opts *o, int dev, int cfilter_fd,
 	exact_workload(o, &w, &k, 4, o->keys);
 	fprintf(stderr, "xdp_bench: exact, %s: loading the module and the maps\n",
 		label);
-	err = compact_copy_make(k.p[0].addr, sizeof(k.p[0]), o->keys, fp_bits,
-				&cc);
-	if (err) {
-		errno = -err;
-		die("a compact table of %u keys on the host: %m", o->keys);
-	}
-	skel = load_baseline(4, o->keys, 0, o->keys, &cc);
+	skel = load_baseline(4, o->keys, 0, o->keys);
 	rows[0] = row("cfilter", cfilter_fd, true);
 	rows[1] = row("hash", bpf_program__fd(skel->progs.xdp_hash), false);
 	rows[2] = row("bloom", bpf_program__fd(skel->progs.xdp_bloom), true);
-	rows[3] = row("in-program probe",
-		      bpf_program__fd(skel->progs.xdp_compact), true);
 	rows[0].mem_kernel = exact_load_module(dev, &k) + prefilter_mem;
 	rows[0].mem_own = module_memory(dev, 4, &ti) + prefilter_mem;
 	fill_hash(bpf_map__fd(skel->maps.hash_src4), k.p, o->keys);
 	fill_bloom(bpf_map__fd(skel->maps.bloom_src4), k.p, o->keys);
 	rows[2].mem_kernel = prealloc_map_memory(BPF_MAP_TYPE_BLOOM_FILTER, 0,
 						 4, o->keys);
-	rows[3].mem_kernel = prealloc_map_memory(BPF_MAP_TYPE_ARRAY, 4,
-			bpf_map__value_size(skel->maps.compact_tab), 1);
 	w.rows = rows;
-	w.nrows = 4;
-	measure_exact(o, dev, &w, &k,
-		      (struct exact_place){ .hash_row = 1, .bloom_row = 2,
-					    .compact_row = 3, .cc = &cc });
+	w.nrows = 3;
+	measure_exact(o, dev, &w, &k, 1, 2);
 
-	print_compact(label, cf, bloom, hash);
-	print_compact("  probe in the program", &rows[3], bloom, hash);
+	printf("%-22s %7.0f %7.0f %7.0f %7.0f %9.2f %10.2f %8.2f %9.2f %8lu %8lu %8.2f M %8.2f M %8.2f M\n",
+	       label, cf->ns[HIT], cf->ns[MISS], bloom->ns[HIT],
+	       bloom->ns[MISS], cf->ns[HIT] / bloom->ns[HIT],
+	       cf->ns[MISS] / bloom->ns[MISS], cf->ns[HIT] / hash->ns[HIT],
+	       cf->ns[MISS] / hash->ns[MISS], cf->false_pos, bloom->false_pos,
+	       cf->mem_kernel / 1048576.0, cf->mem_own / 1048576.0,
+	       bloom->mem_kernel / 1048576.0);
 	met = cf->ns[HIT] <= bloom->ns[HIT] && cf->ns[MISS] <= bloom->ns[MISS] &&
 	      cf->false_pos < bloom->false_pos;
 	printf("exact, %u addresses, %s: hit and miss at most the Bloom filter program's, with fewer false drops: cfilter/bloom hit %.2f, miss %.2f, false drops %lu against %lu: %s\n",
@@ -486,7 +442,6 @@ void bench_exact_compact(const struct opts *o, int dev, int cfilter_fd,
 	       cf->ns[MISS] / bloom->ns[MISS], cf->false_pos, bloom->false_pos,
 	       met ? "MET" : "NOT MET");
 
-	compact_copy_free(&cc);
 	baseline_bpf__destroy(skel);
 	clear_module(dev);
 	exact_workload_free(&w, &k);

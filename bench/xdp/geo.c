@@ -157,7 +157,7 @@ static void place_geo(void *ctx)
 
 	if (g->skel)
 		baseline_bpf__destroy(g->skel);
-	g->skel = load_baseline(g->alen, 0, g->np, 0, NULL);
+	g->skel = load_baseline(g->alen, 0, g->np, 0);
 	clear_module(g->dev);
 	batch_add_or_die(g->dev, g->keys, g->np);
 	fill_lpm(bpf_map__fd(v4 ? g->skel->maps.lpm_src4 :
@@ -225,7 +225,7 @@ void bench_geo(const struct opts *o, const struct geo_opt *g, int dev,
 			       alen == 4 ? "IPv4" : "2000::/3");
 	}
 	clear_module(dev);
-	skel = load_baseline(alen, 0, np, 0, NULL);
+	skel = load_baseline(alen, 0, np, 0);
 	if (!o->sweep) {
 		fprintf(stderr, "xdp_bench: %s: the set empty\n", w.title);
 		empty_geo(&w, o, bpf_program__fd(skel->progs.xdp_parse),

@@ -6,7 +6,6 @@
 #include <bpf/libbpf.h>
 
 #include "baseline.skel.h"
-#include "compact_copy.h"
 #include "xdp_bench.h"
 
 /*
@@ -76,14 +75,11 @@ void fill_lpm(int fd, const struct pfx *p, size_t n, unsigned int alen)
 
 /*
  * The baseline programs, the maps of @alen-byte addresses sized for @hash,
- * @lpm and @bloom entries, the other family's for one; with @cc, its
- * table in xdp_compact's map.
+ * @lpm and @bloom entries, the other family's for one.
  */
 struct baseline_bpf *load_baseline(unsigned int alen, unsigned int hash,
-				   unsigned int lpm, unsigned int bloom,
-				   const struct compact_copy *cc)
+				   unsigned int lpm, unsigned int bloom)
 {
-	__u32 zero = 0;
 	struct baseline_bpf *skel = baseline_bpf__open();
 	unsigned int v4 = alen == 4;
 
@@ -99,18 +95,7 @@ struct baseline_bpf *load_baseline(unsigned int alen, unsigned int hash,
 	/* the control's words: as many as the prefilter's hashed bits have */
 	bpf_map__set_max_entries(skel->maps.words, prefilter_words);
 	skel->rodata->word_mask[1] = prefilter_words - 1;
-	if (cc) {
-		bpf_map__set_value_size(skel->maps.compact_tab,
-					cc->nwords * sizeof(*cc->words));
-		skel->rodata->compact_a = cc->hash_a;
-		skel->rodata->compact_b = cc->hash_b;
-		skel->rodata->compact_mask = cc->nwords - 1;
-		skel->rodata->compact_fp_mask = cc->fp_mask;
-	}
 	if (baseline_bpf__load(skel))
 		die("loading the baseline programs: %m");
-	if (cc && bpf_map_update_elem(bpf_map__fd(skel->maps.compact_tab),
-				      &zero, cc->words, BPF_ANY))
-		die("copying the compact table into its map: %m");
 	return skel;
 }

@@ -129,7 +129,6 @@ extern double floor_ns;
 
 struct baseline_bpf;
 struct cfilter_bpf;
-struct compact_copy;
 
 /* util.c */
 void die(const char *fmt, ...);
@@ -172,8 +171,7 @@ void fill_hash(int fd, const struct pfx *p, size_t n);
 void fill_bloom(int fd, const struct pfx *p, size_t n);
 void fill_lpm(int fd, const struct pfx *p, size_t n, unsigned int alen);
 struct baseline_bpf *load_baseline(unsigned int alen, unsigned int hash,
-				   unsigned int lpm, unsigned int bloom,
-				   const struct compact_copy *cc);
+				   unsigned int lpm, unsigned int bloom);
 
 /* measure.c */
 double run_series(const struct workload *w, struct row *r,

@@ -70,9 +70,7 @@ echo
 echo "== exact: the same $KEYS addresses and frames, cfilter.ko reloaded in compact mode (capacity=$KEYS) =="
 echo "(ns per packet; cf, bl: cfilter, the Bloom program; false: misses dropped, of $PACKETS, last pass;"
 echo " mem: kernel mem as above, with the set's record of the addresses the prefilter's hashed bits"
-echo " are made from, as large as they are; cf own: the module's own count; probe in the program:"
-echo " the same keys in a table of the same fingerprints made by the core on the host, copied into"
-echo " an array map and probed by a program of its own, no kfunc call: a design measured, not built)"
+echo " are made from, as large as they are; cf own: the module's own count)"
 printf '%-22s %7s %7s %7s %7s %9s %10s %8s %9s %8s %8s %10s %10s %10s\n' \
 	module "cf hit" "cf miss" "bl hit" "bl miss" hit/bloom miss/bloom \
 	hit/hash miss/hash "cf false" "bl false" "cf mem" "cf own" "bloom mem"
