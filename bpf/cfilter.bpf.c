@@ -69,19 +69,19 @@ struct {
 } cfilter_prefilter SEC(".maps");
 
 /*
- * The compact copy (struct cfilter_prefilter_copy): in compact mode, the
+ * The mirror (struct cfilter_prefilter_mirror): in compact mode, the
  * module's table of IPv4 source addresses, kept by the module once the
  * loader hands the map over with the prefilter (cfctl does), and the
  * drops this program made in it. The loader sizes it (struct
- * cfilter_info's copy_entries); at another size the module keeps none,
- * and the prefilter's @copy never reads ready.
+ * cfilter_info's mirror_entries); at another size the module keeps none,
+ * and the prefilter's @mirror never reads ready.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, __u64);
-} cfilter_copy SEC(".maps");
+} cfilter_mirror SEC(".maps");
 
 /*
  * The drop log (struct cfilter_log_ctl in the UAPI says how readers and
@@ -196,12 +196,12 @@ static __always_inline bool prefilter_block(const __u32 *words,
 	       (k % 32) & 1;
 }
 
-/* Entry @i of the copy, or NULL past its end. */
-static __always_inline __u64 *copy_entry(__u64 i)
+/* Entry @i of the mirror, or NULL past its end. */
+static __always_inline __u64 *mirror_entry(__u64 i)
 {
 	__u32 k = i;
 
-	return k == i ? bpf_map_lookup_elem(&cfilter_copy, &k) : NULL;
+	return k == i ? bpf_map_lookup_elem(&cfilter_mirror, &k) : NULL;
 }
 
 /* @x, which the compiler may no longer assume anything of. */
@@ -211,14 +211,14 @@ static __always_inline __u64 opaque(__u64 x)
 	return x;
 }
 
-enum copy_answer {
-	COPY_UNSURE,	/* not ready, or a write under way: call */
-	COPY_MISS,
-	COPY_HIT,
+enum mirror_answer {
+	MIRROR_UNSURE,	/* not ready, or a write under way: call */
+	MIRROR_MISS,
+	MIRROR_HIT,
 };
 
 /*
- * IPv4 source @addr in the copy, as the core's readers look (cuckoo_int.h):
+ * IPv4 source @addr in the mirror, as the core's readers look (cuckoo_int.h):
  * a hit is final; a miss holds only if its fingerprint's version was even
  * and the same before and after the buckets were read. Each load's
  * address depends on what the one before it read (@dep, the versions,
@@ -226,52 +226,52 @@ enum copy_answer {
  * them in order: the module writes the description before @ready, and the
  * core the versions and buckets in the order the protocol needs.
  */
-static __always_inline enum copy_answer
-copy_probe(const struct cfilter_prefilter *pf, const __u8 *addr, __u64 dep)
+static __always_inline enum mirror_answer
+mirror_probe(const struct cfilter_prefilter *pf, const __u8 *addr, __u64 dep)
 {
-	const __u64 *d = (const __u64 *)&pf->copy;
+	const __u64 *d = (const __u64 *)&pf->mirror;
 	__u64 ready, h, bmask, smask, b1, b2, w1, w2, *e1, *e2, *v, vbase;
 	__u32 fp, seq;
 
-	ready = *(volatile const __u64 *)&d[(CFILTER_COPY_W_READY + dep) & 7];
-	if (ready != CFILTER_COPY_READY)
-		return COPY_UNSURE;
-	dep = opaque(ready) - CFILTER_COPY_READY;
-	h = cfilter_copy_hash4(*(const __u32 *)addr,
-			       d[(CFILTER_COPY_W_HASH_A + dep) & 7],
-			       d[(CFILTER_COPY_W_HASH_B + dep) & 7]);
-	fp = cfilter_copy_fp(h, d[(CFILTER_COPY_W_FP_MASK + dep) & 7]);
-	bmask = d[(CFILTER_COPY_W_BUCKET_MASK + dep) & 7];
-	smask = d[(CFILTER_COPY_W_STRIPE_MASK + dep) & 7];
-	vbase = d[(CFILTER_COPY_W_VERSIONS + dep) & 7];
-	v = copy_entry(vbase + (fp & smask));
+	ready = *(volatile const __u64 *)&d[(CFILTER_MIRROR_W_READY + dep) & 7];
+	if (ready != CFILTER_MIRROR_READY)
+		return MIRROR_UNSURE;
+	dep = opaque(ready) - CFILTER_MIRROR_READY;
+	h = cfilter_mirror_hash4(*(const __u32 *)addr,
+			       d[(CFILTER_MIRROR_W_HASH_A + dep) & 7],
+			       d[(CFILTER_MIRROR_W_HASH_B + dep) & 7]);
+	fp = cfilter_mirror_fp(h, d[(CFILTER_MIRROR_W_FP_MASK + dep) & 7]);
+	bmask = d[(CFILTER_MIRROR_W_BUCKET_MASK + dep) & 7];
+	smask = d[(CFILTER_MIRROR_W_STRIPE_MASK + dep) & 7];
+	vbase = d[(CFILTER_MIRROR_W_VERSIONS + dep) & 7];
+	v = mirror_entry(vbase + (fp & smask));
 	if (!v)
-		return COPY_UNSURE;
+		return MIRROR_UNSURE;
 	seq = *(volatile const __u64 *)v;
 	dep = opaque(seq) - seq;
 	b1 = (h + dep) & bmask;
-	b2 = cfilter_copy_alt(b1, fp, bmask);
-	e1 = copy_entry(CFILTER_COPY_HEAD + b1);
-	e2 = copy_entry(CFILTER_COPY_HEAD + b2);
+	b2 = cfilter_mirror_alt(b1, fp, bmask);
+	e1 = mirror_entry(CFILTER_MIRROR_HEAD + b1);
+	e2 = mirror_entry(CFILTER_MIRROR_HEAD + b2);
 	if (!e1 || !e2)
-		return COPY_UNSURE;
+		return MIRROR_UNSURE;
 	w1 = *(volatile const __u64 *)e1;
 	w2 = *(volatile const __u64 *)e2;
-	if (cfilter_copy_holds(w1, fp) | cfilter_copy_holds(w2, fp))
-		return COPY_HIT;
+	if (cfilter_mirror_holds(w1, fp) | cfilter_mirror_holds(w2, fp))
+		return MIRROR_HIT;
 	dep = opaque(w1 ^ w2) - (w1 ^ w2);
-	v = copy_entry(vbase + ((fp + dep) & smask));
+	v = mirror_entry(vbase + ((fp + dep) & smask));
 	if (!v)
-		return COPY_UNSURE;
-	return (__u32)*(volatile const __u64 *)v == (seq & ~1U) ? COPY_MISS :
-								 COPY_UNSURE;
+		return MIRROR_UNSURE;
+	return (__u32)*(volatile const __u64 *)v == (seq & ~1U) ? MIRROR_MISS :
+								 MIRROR_UNSURE;
 }
 
-/* A drop the copy made, counted in it for the module (per CPU slot). */
-static __always_inline void copy_count(void)
+/* A drop the mirror made, counted in it for the module (per CPU slot). */
+static __always_inline void mirror_count(void)
 {
-	__u64 *n = copy_entry(bpf_get_smp_processor_id() % CFILTER_COPY_SLOTS *
-			      CFILTER_COPY_SLOT_WORDS);
+	__u64 *n = mirror_entry(bpf_get_smp_processor_id() % CFILTER_MIRROR_SLOTS *
+			      CFILTER_MIRROR_SLOT_WORDS);
 
 	if (n)
 		__sync_fetch_and_add(n, 1);
@@ -281,7 +281,7 @@ static __always_inline void copy_count(void)
 enum pf_answer {
 	PF_PASS,	/* no entry may drop it: no call */
 	PF_CALL,	/* an entry may: the module decides */
-	PF_DROP,	/* the copy holds its source */
+	PF_DROP,	/* the mirror holds its source */
 };
 
 /*
@@ -289,14 +289,14 @@ enum pf_answer {
  * address @addr? Not if its /16's bit of @any is clear, as for most
  * packets. Else its /16's bit; then, for what lies in the /16 (and only
  * for that: a set of prefixes hashes no address), the address (in the
- * copy where there is one, @copy, else by its hashed bits) and the bit of
+ * mirror where there is one, @mirror, else by its hashed bits) and the bit of
  * its block. The bits are read at addresses offset by @dep, 0 computed
  * from the ready word, so that a CPU that reorders loads still reads them
  * after it: the module writes them first.
  */
 static __always_inline enum pf_answer
 prefilter_may(const struct cfilter_prefilter *pf, unsigned int b, __u32 type,
-	      const __u8 *addr, bool v6, __u64 dep, __u32 hshift, bool copy)
+	      const __u8 *addr, bool v6, __u64 dep, __u32 hshift, bool mirror)
 {
 	__u32 slot = bpf_ntohs(*(const __u16 *)addr);
 	__u32 sw = ((slot >> 6) + dep) & (CFILTER_PREFILTER_WORDS - 1);
@@ -307,10 +307,10 @@ prefilter_may(const struct cfilter_prefilter *pf, unsigned int b, __u32 type,
 	if (pf->bits[b][sw] >> bit & 1)
 		return PF_CALL;
 	if (pf->addrs[b][sw] >> bit & 1) {
-		switch (copy ? copy_probe(pf, addr, dep) : COPY_UNSURE) {
-		case COPY_HIT:
+		switch (mirror ? mirror_probe(pf, addr, dep) : MIRROR_UNSURE) {
+		case MIRROR_HIT:
 			return PF_DROP;
-		case COPY_MISS:
+		case MIRROR_MISS:
 			break;
 		default:
 			if (prefilter_hashed(pf, type, addr, v6, dep, hshift))
@@ -324,8 +324,8 @@ prefilter_may(const struct cfilter_prefilter *pf, unsigned int b, __u32 type,
 /*
  * What the prefilter says of @pkt (of family @v6): a pass when no entry
  * may drop a packet from its source (nor, where destinations are matched,
- * to its destination), a drop when the copy holds its source (the
- * verdict looks at the source first, and the copy is ready only while no
+ * to its destination), a drop when the mirror holds its source (the
+ * verdict looks at the source first, and the mirror is ready only while no
  * source is allowed), else a call.
  */
 static __always_inline enum pf_answer prefilter_of(const struct packet *pkt,
@@ -426,7 +426,7 @@ static __always_inline enum cfilter_stat classify(enum parse_result res,
 		stat = CFILTER_STAT_PASS;
 		break;
 	case PF_DROP:
-		copy_count();
+		mirror_count();
 		stat = CFILTER_STAT_DROP_SRC;
 		break;
 	default:

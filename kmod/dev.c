@@ -65,7 +65,7 @@ static const struct cfilter_request {
 	{ CFILTER_IOC_SOURCES,		CFILTER_ANYONE,	cfilter_ioc_sources },
 	{ CFILTER_IOC_STAGE_SOURCE,	CFILTER_WRITER,	cfilter_ioc_stage_source },
 	{ CFILTER_IOC_PREFILTER,	CFILTER_WRITER,	cfilter_ioc_prefilter },
-	{ CFILTER_IOC_COPY,		CFILTER_WRITER,	cfilter_ioc_copy },
+	{ CFILTER_IOC_MIRROR,		CFILTER_WRITER,	cfilter_ioc_mirror },
 };
 
 static int cfilter_allowed(struct file *file, enum cfilter_access access)

@@ -14,7 +14,7 @@
 #include <linux/uaccess.h>
 
 #include "cfilter_int.h"
-#include "copy.h"
+#include "mirror.h"
 #include "live.h"
 #include "set.h"
 #include "source.h"
@@ -43,7 +43,7 @@ static void cfilter_fill_info(struct cfilter_info *info)
 		info->prefix_markers += st.prefix_markers;
 	}
 	info->timed = cfilter_holds_timed(&s->holds);
-	info->copy_entries = cfilter_copy_entries();
+	info->mirror_entries = cfilter_mirror_entries();
 	if (s->hashed)
 		info->memory_bytes +=
 			cuckoo_mem_footprint(cfilter_config.prefilter_bits / 8);

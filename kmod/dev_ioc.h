@@ -30,7 +30,7 @@ long cfilter_ioc_type_info(struct file *file, void __user *arg);
 long cfilter_ioc_sources(struct file *file, void __user *arg);
 long cfilter_ioc_match(struct file *file, void __user *arg);
 long cfilter_ioc_prefilter(struct file *file, void __user *arg);
-long cfilter_ioc_copy(struct file *file, void __user *arg);
+long cfilter_ioc_mirror(struct file *file, void __user *arg);
 long cfilter_ioc_batch(struct file *file, void __user *arg);
 long cfilter_ioc_list(struct file *file, void __user *arg);
 long cfilter_ioc_stage(struct file *file, void __user *arg);

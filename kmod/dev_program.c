@@ -2,7 +2,7 @@
 /*
  * /dev/cfilter's requests for the XDP and TC programs: MATCH asks the
  * kfunc's verdict on a packet, PREFILTER hands over a program's prefilter
- * map and COPY its compact copy (see dev_ioc.h).
+ * map and MIRROR its mirror (see dev_ioc.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -14,7 +14,7 @@
 #include <linux/uaccess.h>
 
 #include "cfilter_int.h"
-#include "copy.h"
+#include "mirror.h"
 #include "prefilter.h"
 #include "set.h"
 #include "verdict.h"
@@ -62,16 +62,16 @@ long cfilter_ioc_match(struct file *file, void __user *umr)
 	return 0;
 }
 
-/* COPY: the module keeps a program's compact copy (copy.c). */
-long cfilter_ioc_copy(struct file *file, void __user *argp)
+/* MIRROR: the module keeps a program's mirror (mirror.c). */
+long cfilter_ioc_mirror(struct file *file, void __user *argp)
 {
-	struct cfilter_copy_req r;
+	struct cfilter_mirror_req r;
 
 	if (copy_from_user(&r, argp, sizeof(r)))
 		return -EFAULT;
 	if (r.flags || r.reserved)
 		return -EINVAL;
-	return cfilter_copy_add(r.prefilter_fd, r.copy_fd);
+	return cfilter_mirror_add(r.prefilter_fd, r.mirror_fd);
 }
 
 /* PREFILTER: the module keeps a program's prefilter map (prefilter.c). */

@@ -5,14 +5,14 @@
  * off a set as it changes hands: the staged sets and the copy that follow
  * the live set (source_stage.c), the drop counts that pass to the next
  * (source_list.c), the programs' prefilter (prefilter.c) and compact
- * copies (copy.c) and, through
+ * mirrors (mirror.c) and, through
  * source_stage.c, expiry.
  */
 #include <linux/err.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 
-#include "copy.h"
+#include "mirror.h"
 #include "prefilter.h"
 #include "set.h"
 #include "source.h"
@@ -51,7 +51,7 @@ struct cfilter_set *cfilter_live_swap(struct cfilter_set *s)
 		cfilter_retired_grows += st.table.grows;
 	}
 	cfilter_prefilter_swap(s);
-	cfilter_copy_swap(old, s);
+	cfilter_mirror_swap(old, s);
 	/* Orders every table of @s before the pointer readers follow. */
 	rcu_assign_pointer(cfilter_live, s);
 	return old;
@@ -69,7 +69,7 @@ void cfilter_live_retire(struct cfilter_set *old)
 		cfilter_lock_take();
 		cfilter_hold_carry(cfilter_live_locked(), old);
 		cfilter_prefilter_settle();
-		cfilter_copy_settle();
+		cfilter_mirror_settle();
 		mutex_unlock(&cfilter_lock);
 		cfilter_set_destroy(old);
 	}

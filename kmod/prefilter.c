@@ -55,7 +55,7 @@
 
 #include "cfilter_int.h"
 #include "compat.h"
-#include "copy.h"
+#include "mirror.h"
 #include "prefilter.h"
 #include "prefix.h"
 #include "set.h"
@@ -90,7 +90,7 @@ static struct cfilter_prefilter *cfilter_pf_value(struct bpf_map *map)
 							map)->value;
 }
 
-/* The prefilter in map @map, one the module keeps (copy.c writes @copy). */
+/* The prefilter in map @map, one the module keeps (mirror.c writes @mirror). */
 struct cfilter_prefilter *cfilter_prefilter_value(struct bpf_map *map)
 {
 	return cfilter_pf_value(map);
@@ -412,9 +412,9 @@ void cfilter_prefilter_changed(const struct cfilter_set *s, unsigned int t,
 	lockdep_assert_held(&cfilter_lock);
 	if (!cfilter_npf)
 		return;
-	/* A hit in a copy may drop only while no source is allowed. */
+	/* A hit in a mirror may drop only while no source is allowed. */
 	if (t == CFILTER_KEY_ALLOW4 && s->nkeys[t] <= 1)
-		cfilter_copy_gate(s);
+		cfilter_mirror_gate(s);
 	if (t == CFILTER_KEY_FLOW4 || t == CFILTER_KEY_FLOW6) {
 		/* Every source bit, when the type's first or last key came or went. */
 		if (s->nkeys[t] <= 1)
@@ -500,7 +500,7 @@ static void cfilter_pf_drop(unsigned int m)
 	struct bpf_map *map = cfilter_pf[m];
 
 	WRITE_ONCE(cfilter_pf_value(map)->ready, 0);
-	cfilter_copy_forget(map);
+	cfilter_mirror_forget(map);
 	cfilter_pf[m] = cfilter_pf[--cfilter_npf];
 	bpf_map_put(map);
 }

@@ -14,7 +14,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "copy.h"
+#include "mirror.h"
 #include "set.h"
 
 struct cfilter_set __rcu *cfilter_live;
@@ -130,9 +130,9 @@ u64 cfilter_set_drops(const struct cfilter_set *s, unsigned int id)
 	u64 n = s->drops_base[id];
 	int cpu;
 
-	/* compact mode's drops are "default"'s, the programs' copies' too */
+	/* compact mode's drops are "default"'s, the programs' mirrors' too */
 	if (!id)
-		n += cfilter_copy_drops(s);
+		n += cfilter_mirror_drops(s);
 	for_each_possible_cpu(cpu)
 		n += per_cpu_ptr(s->drops, cpu)->n[id];
 	return n;

@@ -64,8 +64,8 @@ struct cfilter_drops {
  *         destination address added, which a compact table cannot list
  *         again; a delete leaves them (prefilter.c reads them)
  * @hashed_lost: a RESTORE brought addresses @hashed does not hold
- * @copy_base: the drops the programs' compact copies had counted when
- *         this set became live (copy.c): "default"'s count adds those
+ * @mirror_base: the drops the programs' mirrors had counted when
+ *         this set became live (mirror.c): "default"'s count adds those
  *         since, while it is live
  * @nkeys: per key type, members stored (addresses, prefixes or flows): on
  *         a cache line of its own, as every add and delete writes it
@@ -84,7 +84,7 @@ struct cfilter_set {
 	u64			drops_base[CFILTER_SOURCES_MAX];
 	u64			*hashed;
 	bool			hashed_lost;
-	u64			copy_base;
+	u64			mirror_base;
 	unsigned long		nkeys[__CFILTER_KEY_MAX] ____cacheline_aligned;
 };
 

@@ -252,20 +252,20 @@ static struct geo_opt *last_geo(struct opts *o, bool need_misses,
 /*
  * Loads cfilter's program, with counters and a drop log of its own (the
  * object pins those maps by name); with @prefilter, its prefilter map
- * handed to the module, and its compact copy if @copy (its entries) is
+ * handed to the module, and its mirror if @mirror (its entries) is
  * not 0. The map has @hbits hashed bits.
  */
 static struct cfilter_bpf *load_cfilter(int dev, bool prefilter, __u32 hbits,
-					__u64 copy)
+					__u64 mirror)
 {
 	struct cfilter_bpf *cf = cfilter_bpf__open();
-	int copy_err;
+	int mirror_err;
 
 	if (!cf)
 		die("opening cfilter's XDP program: %m");
 	errno = -cf_prefilter_size(cf, hbits);
 	if (!errno)
-		errno = -cf_copy_size(cf, prefilter ? copy : 0);
+		errno = -cf_mirror_size(cf, prefilter ? mirror : 0);
 	if (!errno)
 		errno = -bpf_map__set_pin_path(cf->maps.cfilter_stats, NULL);
 	/* and a drop log of its own, which log.c switches on */
@@ -279,12 +279,12 @@ static struct cfilter_bpf *load_cfilter(int dev, bool prefilter, __u32 hbits,
 		die("loading cfilter's XDP program: %m (the kfunc needs cfilter.ko with BTF)");
 	if (!prefilter)
 		return cf;
-	errno = -cf_hand_over(cf, dev, &copy_err);
+	errno = -cf_hand_over(cf, dev, &mirror_err);
 	if (errno)
 		die("handing the prefilter map to the module: %m");
-	errno = -copy_err;
-	if (copy && copy_err)
-		die("handing the compact copy to the module: %m");
+	errno = -mirror_err;
+	if (mirror && mirror_err)
+		die("handing the mirror to the module: %m");
 	return cf;
 }
 
@@ -298,7 +298,7 @@ static void bench_more(const struct opts *o, const struct exact_opt *e,
 {
 	struct cfilter_bpf *cf = load_cfilter(dev, true,
 					      cf_prefilter_bits(info, e->keys),
-					      cf_copy_entries(info));
+					      cf_mirror_entries(info));
 	long long mem = prealloc_map_memory(BPF_MAP_TYPE_ARRAY, 4,
 			bpf_map__value_size(cf->maps.cfilter_prefilter), 1);
 	uint64_t rng = rng_state;
@@ -423,15 +423,15 @@ int main(int argc, char **argv)
 	 */
 	module_info(dev, &info);
 	hbits = cf_prefilter_bits(&info, o.keys);
-	cf = load_cfilter(dev, true, hbits, cf_copy_entries(&info));
+	cf = load_cfilter(dev, true, hbits, cf_mirror_entries(&info));
 	call = load_cfilter(dev, false, hbits, 0);
 	prefilter_words = hbits / 64;
 	prefilter_mem = prealloc_map_memory(BPF_MAP_TYPE_ARRAY, 4,
 			bpf_map__value_size(cf->maps.cfilter_prefilter), 1);
-	/* and in compact mode the copy of the IPv4 source table */
-	if (cf_copy_entries(&info))
+	/* and in compact mode the mirror of the IPv4 source table */
+	if (cf_mirror_entries(&info))
 		prefilter_mem += prealloc_map_memory(BPF_MAP_TYPE_ARRAY, 4, 8,
-						     cf_copy_entries(&info));
+						     cf_mirror_entries(&info));
 	/* and in compact mode the set's record of its addresses (kmod/set.h) */
 	if (info.mode == CFILTER_MODE_COMPACT)
 		prefilter_mem += info.prefilter_bits / 8;

@@ -2237,24 +2237,24 @@ static void mirror_of(struct __test_metadata *_metadata, struct cuckoo *c,
 
 /*
  * A reader of the mirror as cfilter's program is (bpf/cfilter.bpf.c,
- * copy_probe()), with the UAPI's hash: 1 hit, 0 miss, -1 a write may have
+ * mirror_probe()), with the UAPI's hash: 1 hit, 0 miss, -1 a write may have
  * changed the answer.
  */
 static int mirror_probe(const struct mirror *m,
 			const struct cuckoo_mirror_shape *sh, const u8 *key)
 {
 	u32 a = get_unaligned((const u32 *)key);
-	u64 h = cfilter_copy_hash4(a, sh->hash_a, sh->hash_b);
-	u32 fp = cfilter_copy_fp(h, sh->fp_mask);
+	u64 h = cfilter_mirror_hash4(a, sh->hash_a, sh->hash_b);
+	u32 fp = cfilter_mirror_fp(h, sh->fp_mask);
 	u64 b1 = h & (sh->buckets - 1);
-	u64 b2 = cfilter_copy_alt(b1, fp, sh->buckets - 1);
+	u64 b2 = cfilter_mirror_alt(b1, fp, sh->buckets - 1);
 	u64 v1, v2;
 	bool hit;
 
 	v1 = READ_ONCE(m->versions[fp & (sh->stripes - 1)]);
 	smp_rmb();
-	hit = cfilter_copy_holds(READ_ONCE(m->words[b1]), fp) ||
-	      cfilter_copy_holds(READ_ONCE(m->words[b2]), fp);
+	hit = cfilter_mirror_holds(READ_ONCE(m->words[b1]), fp) ||
+	      cfilter_mirror_holds(READ_ONCE(m->words[b2]), fp);
 	if (hit)
 		return 1;
 	smp_rmb();
@@ -2272,7 +2272,7 @@ static void mirror_free(struct mirror *m)
  * The mirror holds the table's very words and versions through inserts
  * that move entries, deletes and a full table, and a reader of it with
  * the UAPI's hash answers every key as the table's own reader: so the
- * UAPI's copy of the hash is the core's.
+ * UAPI's mirror of the hash is the core's.
  */
 static void mirror_follows(struct __test_metadata *_metadata,
 			   unsigned int fp_bits)

@@ -36,7 +36,7 @@ static inline int libbpf_print(enum libbpf_print_level level, const char *fmt,
  * Opens and loads the program (rodata match_dst = @match_dst) with a
  * counter map of its own: the object pins its map by name, and a test
  * must neither count into a deployment's counters nor leave a pin behind.
- * Its prefilter and compact copy are sized as cfctl sizes them for the
+ * Its prefilter and mirror are sized as cfctl sizes them for the
  * module loaded now (with no address counted: the fewest hashed bits in
  * exact mode). Returns NULL with errno set on failure.
  */
@@ -53,7 +53,7 @@ static inline struct cfilter_bpf *xdp_load_private(bool match_dst)
 	if (dev >= 0 && !ioctl(dev, CFILTER_IOC_INFO, &info)) {
 		err = cf_prefilter_size(skel, cf_prefilter_bits(&info, 0));
 		if (!err)
-			err = cf_copy_size(skel, cf_copy_entries(&info));
+			err = cf_mirror_size(skel, cf_mirror_entries(&info));
 	}
 	if (dev >= 0)
 		close(dev);
@@ -70,16 +70,16 @@ static inline struct cfilter_bpf *xdp_load_private(bool match_dst)
 }
 
 /*
- * Hands @skel's prefilter map, and its compact copy if it was sized for
+ * Hands @skel's prefilter map, and its mirror if it was sized for
  * one, to the module on @dev (a descriptor open for writing), as cfctl
- * does. Returns 0 or a positive errno, the prefilter's or the copy's.
+ * does. Returns 0 or a positive errno, the prefilter's or the mirror's.
  */
 static inline int xdp_hand_over(struct cfilter_bpf *skel, int dev)
 {
-	int copy_err, err = cf_hand_over(skel, dev, &copy_err);
+	int mirror_err, err = cf_hand_over(skel, dev, &mirror_err);
 
-	if (!err && copy_err != -ENOENT)
-		err = copy_err;
+	if (!err && mirror_err != -ENOENT)
+		err = mirror_err;
 	return -err;
 }
 

@@ -6,8 +6,8 @@
  * past them only calls the kfunc more often, and `cfctl attach` again
  * sizes anew); in compact mode the count the module keeps a record of
  * (struct cfilter_info's prefilter_bits), the only size it fills there.
- * And the compact copy beside it: as many entries as the module's table
- * needs (struct cfilter_info's copy_entries), handed over after the
+ * And the mirror beside it: as many entries as the module's table
+ * needs (struct cfilter_info's mirror_entries), handed over after the
  * prefilter. cfctl, bench/xdp and the selftests size and hand them over
  * alike. Include after cfilter.skel.h.
  */
@@ -37,49 +37,49 @@ static inline int cf_prefilter_size(struct cfilter_bpf *skel, __u32 bits)
 				       sizeof(struct cfilter_prefilter) + bits / 8);
 }
 
-/* The entries of the copy a module that says @info keeps; 0: none. */
-static inline __u64 cf_copy_entries(const struct cfilter_info *info)
+/* The entries of the mirror a module that says @info keeps; 0: none. */
+static inline __u64 cf_mirror_entries(const struct cfilter_info *info)
 {
-	if (info->size < offsetof(struct cfilter_info, copy_entries) +
-			 sizeof(info->copy_entries))
+	if (info->size < offsetof(struct cfilter_info, mirror_entries) +
+			 sizeof(info->mirror_entries))
 		return 0;
-	return info->copy_entries;
+	return info->mirror_entries;
 }
 
 /*
- * Sizes the copy of @skel, not yet loaded, to @entries; with none, one
- * entry, which the module takes for no copy.
+ * Sizes the mirror of @skel, not yet loaded, to @entries; with none, one
+ * entry, which the module takes for no mirror.
  */
-static inline int cf_copy_size(struct cfilter_bpf *skel, __u64 entries)
+static inline int cf_mirror_size(struct cfilter_bpf *skel, __u64 entries)
 {
 	if (entries > 0xffffffffULL)
 		return -E2BIG;
-	return bpf_map__set_max_entries(skel->maps.cfilter_copy,
+	return bpf_map__set_max_entries(skel->maps.cfilter_mirror,
 					entries ? entries : 1);
 }
 
 /*
  * Hands the prefilter map of @skel, loaded, to the module on @dev (open
- * for writing), then its copy if it was sized for one. Returns 0, or the
- * negative errno of the prefilter's handover; *@copy_err: 0, the copy's,
+ * for writing), then its mirror if it was sized for one. Returns 0, or the
+ * negative errno of the prefilter's handover; *@mirror_err: 0, the mirror's,
  * or -ENOENT for a program sized for none.
  */
 static inline int cf_hand_over(struct cfilter_bpf *skel, int dev,
-			       int *copy_err)
+			       int *mirror_err)
 {
 	struct cfilter_prefilter_req r = {
 		.map_fd = bpf_map__fd(skel->maps.cfilter_prefilter),
 	};
-	struct cfilter_copy_req c = {
+	struct cfilter_mirror_req c = {
 		.prefilter_fd = r.map_fd,
-		.copy_fd = bpf_map__fd(skel->maps.cfilter_copy),
+		.mirror_fd = bpf_map__fd(skel->maps.cfilter_mirror),
 	};
 
-	*copy_err = -ENOENT;
+	*mirror_err = -ENOENT;
 	if (ioctl(dev, CFILTER_IOC_PREFILTER, &r))
 		return -errno;
-	if (bpf_map__max_entries(skel->maps.cfilter_copy) > 1)
-		*copy_err = ioctl(dev, CFILTER_IOC_COPY, &c) ? -errno : 0;
+	if (bpf_map__max_entries(skel->maps.cfilter_mirror) > 1)
+		*mirror_err = ioctl(dev, CFILTER_IOC_MIRROR, &c) ? -errno : 0;
 	return 0;
 }
 

@@ -129,7 +129,7 @@ static bool module_ready(void)
 /*
  * Hands the loaded program's prefilter map to the module, which keeps it
  * in step with the keys from then on: packets from address space no key
- * touches then pass without the kfunc call; and in compact mode its copy
+ * touches then pass without the kfunc call; and in compact mode its mirror
  * of the IPv4 source table, which settles most of the rest in the
  * program. Without them the program still filters every packet, through
  * the kfunc: say so and go on.
@@ -137,18 +137,18 @@ static bool module_ready(void)
 static void hand_over_prefilter(struct cfilter_bpf *skel)
 {
 	int fd = open(CFILTER_DEVICE, O_RDWR | O_CLOEXEC);
-	int err = fd < 0 ? -errno : 0, copy_err = -ENOENT;
+	int err = fd < 0 ? -errno : 0, mirror_err = -ENOENT;
 
 	if (!err)
-		err = cf_hand_over(skel, fd, &copy_err);
+		err = cf_hand_over(skel, fd, &mirror_err);
 	if (err)
 		cf_err("note: cfilter.ko does not keep the program's prefilter (%s): every packet calls the kfunc",
 		       err == -ENOTTY ? "a module older than cfctl" :
 		       strerror(-err));
-	else if (copy_err && copy_err != -ENOENT)
-		cf_err("note: cfilter.ko does not keep the program's compact copy (%s): IPv4 sources the prefilter cannot settle call the kfunc",
-		       copy_err == -ENOTTY ? "a module older than cfctl" :
-		       strerror(-copy_err));
+	else if (mirror_err && mirror_err != -ENOENT)
+		cf_err("note: cfilter.ko does not keep the program's mirror (%s): IPv4 sources the prefilter cannot settle call the kfunc",
+		       mirror_err == -ENOTTY ? "a module older than cfctl" :
+		       strerror(-mirror_err));
 	if (fd >= 0)
 		close(fd);
 }
@@ -445,10 +445,10 @@ static int attach_dry_run(const char *ifname, enum cf_xdp_mode mode,
  * The prefilter's hashed bits for the module as it is (prefilter_size.h):
  * for the addresses the live set holds, or what compact mode records; the
  * fewest if the module does not say (it hands the map over anyway, or not
- * at all, and says so then). And in *@copy the entries of its compact
- * copy, 0 for none.
+ * at all, and says so then). And in *@mirror the entries of its compact
+ * mirror, 0 for none.
  */
-static __u32 module_prefilter_bits(__u64 *copy)
+static __u32 module_prefilter_bits(__u64 *mirror)
 {
 	static const __u8 types[] = { CFILTER_KEY_SRC4, CFILTER_KEY_SRC6,
 				      CFILTER_KEY_DST4, CFILTER_KEY_DST6 };
@@ -458,14 +458,14 @@ static __u32 module_prefilter_bits(__u64 *copy)
 	unsigned int i;
 	int fd = open(CFILTER_DEVICE, O_RDONLY | O_CLOEXEC);
 
-	*copy = 0;
+	*mirror = 0;
 	if (fd < 0)
 		return cfilter_prefilter_bits_for(0);
 	if (dev_info(fd, &info)) {
 		close(fd);
 		return cfilter_prefilter_bits_for(0);
 	}
-	*copy = cf_copy_entries(&info);
+	*mirror = cf_mirror_entries(&info);
 	for (i = 0; i < sizeof(types); i++)
 		if (!dev_type_info(fd, types[i], false, &ti))
 			n += ti.count - ti.prefixes;
@@ -484,7 +484,7 @@ static struct cfilter_bpf *open_program(const struct xdp_attach_req *r,
 {
 	struct cfilter_bpf *skel;
 	int shared, err;
-	__u64 copy;
+	__u64 mirror;
 
 	skel = cfilter_bpf__open();
 	if (!skel) {
@@ -497,9 +497,9 @@ static struct cfilter_bpf *open_program(const struct xdp_attach_req *r,
 	bpf_program__set_autoload(skel->progs.cfilter_xdp, mode != CF_TC);
 	/* Read-only data, fixed at load: the verifier prunes the other path. */
 	skel->rodata->match_dst = r->match_dst;
-	err = cf_prefilter_size(skel, module_prefilter_bits(&copy));
+	err = cf_prefilter_size(skel, module_prefilter_bits(&mirror));
 	if (!err)
-		err = cf_copy_size(skel, copy);
+		err = cf_mirror_size(skel, mirror);
 	if (err) {
 		cf_err("cannot size the program's prefilter maps: %s", strerror(-err));
 		goto err;

@@ -24,9 +24,10 @@
 
 /*
  * Is the prefilter map @fd (of values of @size bytes: the struct and its
- * hashed bits) kept by the module? 1, 0 or a negative errno.
+ * hashed bits) kept by the module? 1, 0 or a negative errno; and *@mirror,
+ * whether the mirror it describes is ready: 1 or 0.
  */
-static int prefilter_ready(int fd, __u32 size)
+static int prefilter_ready(int fd, __u32 size, int *mirror)
 {
 	struct cfilter_prefilter *pf = malloc(size);
 	__u32 key = 0;
@@ -36,6 +37,8 @@ static int prefilter_ready(int fd, __u32 size)
 		return -ENOMEM;
 	ret = bpf_map_lookup_elem(fd, &key, pf) ? -errno :
 	      pf->ready == CFILTER_PREFILTER_READY;
+	if (ret > 0)
+		*mirror = pf->mirror.ready == CFILTER_MIRROR_READY;
 	free(pf);
 	return ret;
 }
@@ -43,18 +46,22 @@ static int prefilter_ready(int fd, __u32 size)
 /*
  * What the program @prog_fd was set up with, from its maps: whether it was
  * loaded with match_dst set (in its read-only data, which libbpf names
- * "<obj>.rodata"), and whether the module keeps its prefilter (the map's
- * ready word). Each is 1 or 0, or a negative errno if unreadable.
+ * "<obj>.rodata"), whether the module keeps its prefilter (the map's
+ * ready word) and, for a program loaded with a mirror, whether the
+ * mirror is in use. Each is 1 or 0, or a negative errno if unreadable (or
+ * -ENOENT: no mirror).
  */
 static void prog_settings(int prog_fd, int *match_dst, int *prefilter,
-			  __u64 *hbits)
+			  int *mirror, __u64 *hbits)
 {
 	struct cfilter_bpf__rodata rodata;
 	struct bpf_prog_info info = {};
 	__u32 len = sizeof(info);
 	__u32 ids[8], i, key = 0;
+	int mirror_ready = 0;
+	bool sized = false;
 
-	*match_dst = *prefilter = -ENOENT;
+	*match_dst = *prefilter = *mirror = -ENOENT;
 	info.nr_map_ids = ARRAY_SIZE(ids);
 	info.map_ids = (__u64)(unsigned long)ids;
 	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len)) {
@@ -81,12 +88,17 @@ static void prog_settings(int prog_fd, int *match_dst, int *prefilter,
 			*match_dst = rodata.match_dst;
 		if (!strncmp(m.name, "cfilter_prefil", 14) &&
 		    m.value_size > sizeof(struct cfilter_prefilter)) {
-			*prefilter = prefilter_ready(fd, m.value_size);
+			*prefilter = prefilter_ready(fd, m.value_size,
+						     &mirror_ready);
 			*hbits = (m.value_size -
 				  sizeof(struct cfilter_prefilter)) * 8ULL;
 		}
+		if (!strcmp(m.name, "cfilter_mirror") && m.max_entries > 1)
+			sized = true;
 		close(fd);
 	}
+	if (sized && *prefilter >= 0)
+		*mirror = *prefilter > 0 && mirror_ready;
 }
 
 /* One interface's cfilter program, for status. */
@@ -97,6 +109,7 @@ struct attachment {
 	__u32		prog_id;
 	int		match_dst;	/* 1, 0, or a negative errno: unknown */
 	int		prefilter;	/* kept by the module: the same */
+	int		mirror;		/* mirror in use: the same */
 	__u64		hbits;		/* the prefilter's hashed bits */
 	const struct dispatch_info *disp;	/* XDP: its dispatcher, or NULL */
 };
@@ -188,6 +201,8 @@ static void print_attachment(const struct attachment *a, struct json *j)
 			json_chain(a->disp, j);
 		json_kv_known(j, "prefilter", a->prefilter);
 		json_kv_uint(j, "prefilter_hashed_bits", a->hbits);
+		if (a->mirror != -ENOENT)
+			json_kv_known(j, "compact_mirror", a->mirror);
 		json_kv_known(j, "match_dst", a->match_dst);
 		json_object_end(j);
 		return;
@@ -207,6 +222,10 @@ static void print_attachment(const struct attachment *a, struct json *j)
 	if (a->prefilter > 0)
 		printf("  prefilter hashed bits: %llu (16 per address at attach, or of capacity in compact mode; attach again to size anew)\n",
 		       (unsigned long long)a->hbits);
+	if (a->mirror != -ENOENT)
+		printf("  mirror: %s\n", a->mirror < 0 ? "unknown" :
+		       a->mirror ? "on (IPv4 sources probed in the program)" :
+		       "off (while an IPv4 source is allowed, or a replace settles)");
 	if (a->disp)
 		print_chain(a->disp);
 }
@@ -281,7 +300,7 @@ static void status_tc(const struct if_nameindex *ifn, struct survey *s)
 		close(fd);
 		return;
 	}
-	prog_settings(fd, &a.match_dst, &a.prefilter, &a.hbits);
+	prog_settings(fd, &a.match_dst, &a.prefilter, &a.mirror, &a.hbits);
 	close(fd);
 	survey_add(s, &a);
 }
@@ -339,7 +358,7 @@ static int status_iface(const struct if_nameindex *ifn, struct survey *s)
 				close(fd);
 			continue;
 		}
-		prog_settings(fd, &a.match_dst, &a.prefilter, &a.hbits);
+		prog_settings(fd, &a.match_dst, &a.prefilter, &a.mirror, &a.hbits);
 		close(fd);
 		survey_add(s, &a);
 	}

@@ -115,8 +115,8 @@ struct cfilter_key_req {
  * @timed:            holdings with a timeout, every source
  * @mem_used:         bytes charged against the module's memory bound
  * @mem_limit:        that bound (max_memory=, in bytes)
- * @copy_entries:     the entries of a program's compact copy map (struct
- *                    cfilter_prefilter_copy); 0 where the module keeps
+ * @mirror_entries:   the entries of a program's mirror map (struct
+ *                    cfilter_prefilter_mirror); 0 where the module keeps
  *                    none: exact mode, or fingerprints of 8 or 32 bits
  *
  * Sums over the tables of every key type, prefix tables included.
@@ -142,7 +142,7 @@ struct cfilter_info {
 	__u64	timed;
 	__u64	mem_used;
 	__u64	mem_limit;
-	__u64	copy_entries;
+	__u64	mirror_entries;
 };
 
 /**
@@ -479,21 +479,21 @@ static __inline__ __u32 cfilter_prefilter_bits_for(__u64 addresses)
 #define CFILTER_PREFILTER_READY	3ULL
 
 /*
- * The compact copy (docs/uapi.md, "The compact copy"): in compact mode,
- * with fingerprints of 12 or 16 bits, the module can keep a copy of its
+ * The mirror (docs/uapi.md, "The mirror"): in compact mode, with
+ * fingerprints of 12 or 16 bits, the module can keep a mirror of its
  * table of IPv4 source addresses in a map of the program's, which the
  * program probes itself: a hit drops without a call, and a miss the
  * table's version vouches for passes. The map is a BPF array of 64-bit
- * entries, struct cfilter_info's @copy_entries of them: first a count of
- * the drops it made per CPU slot (cpu % CFILTER_COPY_SLOTS, at entry
- * CFILTER_COPY_SLOT_WORDS times the slot: a cache line each), then the
- * table's buckets from entry CFILTER_COPY_HEAD on, then its versions (one
+ * entries, struct cfilter_info's @mirror_entries of them: first a count of
+ * the drops it made per CPU slot (cpu % CFILTER_MIRROR_SLOTS, at entry
+ * CFILTER_MIRROR_SLOT_WORDS times the slot: a cache line each), then the
+ * table's buckets from entry CFILTER_MIRROR_HEAD on, then its versions (one
  * per entry, from @versions on). A program hands it over with its
- * prefilter map (CFILTER_IOC_COPY), and the module describes it in that
- * map's @copy:
- * @ready:       CFILTER_COPY_READY while the copy is the live table's and
- *               the IPv4 allow list is empty (so that a hit drops); else 0,
- *               and the program calls
+ * prefilter map (CFILTER_IOC_MIRROR), and the module describes it in that
+ * map's @mirror:
+ * @ready:       CFILTER_MIRROR_READY while the mirror is the live table's
+ *               and the IPv4 allow list is empty (so that a hit drops);
+ *               else 0, and the program calls
  * @hash_a, @hash_b: the table's hash key (the core's cuckoo_hash_mix32())
  * @bucket_mask: buckets - 1
  * @stripe_mask: versions - 1
@@ -501,12 +501,12 @@ static __inline__ __u32 cfilter_prefilter_bits_for(__u64 addresses)
  * @versions:    the entry of the first version
  * Every field is written before @ready, which is 0 while any changes.
  */
-#define CFILTER_COPY_SLOTS	64
-#define CFILTER_COPY_SLOT_WORDS	8
-#define CFILTER_COPY_HEAD	(CFILTER_COPY_SLOTS * CFILTER_COPY_SLOT_WORDS)
-#define CFILTER_COPY_READY	1ULL
+#define CFILTER_MIRROR_SLOTS		64
+#define CFILTER_MIRROR_SLOT_WORDS	8
+#define CFILTER_MIRROR_HEAD		(CFILTER_MIRROR_SLOTS * CFILTER_MIRROR_SLOT_WORDS)
+#define CFILTER_MIRROR_READY		1ULL
 
-struct cfilter_prefilter_copy {
+struct cfilter_prefilter_mirror {
 	__u64	ready;
 	__u64	hash_a;
 	__u64	hash_b;
@@ -517,30 +517,30 @@ struct cfilter_prefilter_copy {
 	__u64	reserved;
 };
 
-/* The fields of struct cfilter_prefilter_copy, as 64-bit words. */
-enum cfilter_copy_word {
-	CFILTER_COPY_W_READY,
-	CFILTER_COPY_W_HASH_A,
-	CFILTER_COPY_W_HASH_B,
-	CFILTER_COPY_W_BUCKET_MASK,
-	CFILTER_COPY_W_STRIPE_MASK,
-	CFILTER_COPY_W_FP_MASK,
-	CFILTER_COPY_W_VERSIONS,
-	__CFILTER_COPY_WORDS = 8,
+/* The fields of struct cfilter_prefilter_mirror, as 64-bit words. */
+enum cfilter_mirror_word {
+	CFILTER_MIRROR_W_READY,
+	CFILTER_MIRROR_W_HASH_A,
+	CFILTER_MIRROR_W_HASH_B,
+	CFILTER_MIRROR_W_BUCKET_MASK,
+	CFILTER_MIRROR_W_STRIPE_MASK,
+	CFILTER_MIRROR_W_FP_MASK,
+	CFILTER_MIRROR_W_VERSIONS,
+	__CFILTER_MIRROR_WORDS = 8,
 };
 
 /*
  * The hash of IPv4 address @a (its 4 bytes as the packet has them, read
- * in the host's order) in the copy's table: its low bits pick the first
+ * in the host's order) in the mirror's table: its low bits pick the first
  * bucket, its high half makes the fingerprint. The core's compact tables
  * of 4-byte keys hash so (tests/host checks that the two agree).
  */
-#define CFILTER_COPY_K0	0x9e3779b97f4a7c15ULL
-#define CFILTER_COPY_K1	0xc2b2ae3d27d4eb4fULL
+#define CFILTER_MIRROR_K0	0x9e3779b97f4a7c15ULL
+#define CFILTER_MIRROR_K1	0xc2b2ae3d27d4eb4fULL
 
-static __inline__ __u64 cfilter_copy_hash4(__u32 a, __u64 hash_a, __u64 hash_b)
+static __inline__ __u64 cfilter_mirror_hash4(__u32 a, __u64 hash_a, __u64 hash_b)
 {
-	__u64 h = (a ^ hash_a) * CFILTER_COPY_K1;
+	__u64 h = (a ^ hash_a) * CFILTER_MIRROR_K1;
 
 	h ^= h >> 32;
 	h *= hash_b | 1;
@@ -548,7 +548,7 @@ static __inline__ __u64 cfilter_copy_hash4(__u32 a, __u64 hash_a, __u64 hash_b)
 }
 
 /* The fingerprint of hash @h: its high half, masked, and never 0. */
-static __inline__ __u32 cfilter_copy_fp(__u64 h, __u64 fp_mask)
+static __inline__ __u32 cfilter_mirror_fp(__u64 h, __u64 fp_mask)
 {
 	__u32 fp = (h >> 32) & fp_mask;
 
@@ -556,13 +556,13 @@ static __inline__ __u32 cfilter_copy_fp(__u64 h, __u64 fp_mask)
 }
 
 /* The other bucket of fingerprint @fp in bucket @b. */
-static __inline__ __u64 cfilter_copy_alt(__u64 b, __u32 fp, __u64 bucket_mask)
+static __inline__ __u64 cfilter_mirror_alt(__u64 b, __u32 fp, __u64 bucket_mask)
 {
-	return (b ^ ((fp * CFILTER_COPY_K0) >> 32)) & bucket_mask;
+	return (b ^ ((fp * CFILTER_MIRROR_K0) >> 32)) & bucket_mask;
 }
 
 /* Does bucket word @w hold fingerprint @fp in one of its 16-bit slots? */
-static __inline__ int cfilter_copy_holds(__u64 w, __u32 fp)
+static __inline__ int cfilter_mirror_holds(__u64 w, __u32 fp)
 {
 	__u64 x = w ^ fp * 0x0001000100010001ULL;
 
@@ -572,7 +572,7 @@ static __inline__ int cfilter_copy_holds(__u64 w, __u32 fp)
 struct cfilter_prefilter {
 	__u64	ready;
 	__u64	hshift;
-	struct cfilter_prefilter_copy copy;
+	struct cfilter_prefilter_mirror mirror;
 	__u64	any[__CFILTER_PREFILTER_BITS][CFILTER_PREFILTER_WORDS];
 	__u64	bits[__CFILTER_PREFILTER_BITS][CFILTER_PREFILTER_WORDS];
 	__u64	addrs[__CFILTER_PREFILTER_BITS][CFILTER_PREFILTER_WORDS];
@@ -653,18 +653,18 @@ struct cfilter_prefilter_req {
 };
 
 /**
- * struct cfilter_copy_req - argument of CFILTER_IOC_COPY
+ * struct cfilter_mirror_req - argument of CFILTER_IOC_MIRROR
  * @prefilter_fd: a descriptor of a prefilter map the module keeps
- *                (CFILTER_IOC_PREFILTER), whose @copy describes the copy
- * @copy_fd:      a writable descriptor of a BPF array map of struct
- *                cfilter_info's @copy_entries 64-bit values, not
+ *                (CFILTER_IOC_PREFILTER), whose @mirror describes the mirror
+ * @mirror_fd:    a writable descriptor of a BPF array map of struct
+ *                cfilter_info's @mirror_entries 64-bit values, not
  *                BPF_F_RDONLY_PROG
  * @flags:        must be zero
  * @reserved:     must be zero
  */
-struct cfilter_copy_req {
+struct cfilter_mirror_req {
 	__s32	prefilter_fd;
-	__s32	copy_fd;
+	__s32	mirror_fd;
 	__u32	flags;
 	__u32	reserved;
 };
@@ -891,10 +891,11 @@ struct cfilter_log_event {
  */
 #define CFILTER_IOC_PREFILTER	_IOW (CFILTER_IOC_MAGIC, 0x51, struct cfilter_prefilter_req)
 /**
- * CFILTER_IOC_COPY - struct cfilter_copy_req: the module keeps a compact
- * copy for a prefilter map it keeps. See docs/uapi.md.
+ * CFILTER_IOC_MIRROR - struct cfilter_mirror_req: the module keeps a
+ * program's mirror of its IPv4 source table, for a prefilter map it keeps.
+ * See docs/uapi.md.
  */
-#define CFILTER_IOC_COPY	_IOW (CFILTER_IOC_MAGIC, 0x52, struct cfilter_copy_req)
+#define CFILTER_IOC_MIRROR	_IOW (CFILTER_IOC_MAGIC, 0x52, struct cfilter_mirror_req)
 
 /* Prefilter maps the module keeps at once (one per loaded program). */
 #define CFILTER_PREFILTERS_MAX	64

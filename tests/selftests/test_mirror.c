@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The compact copy (CFILTER_IOC_COPY, struct cfilter_prefilter_copy): in
- * compact mode the module keeps a copy of its IPv4 source table in the
+ * The mirror (CFILTER_IOC_MIRROR, struct cfilter_prefilter_mirror): in
+ * compact mode the module keeps a mirror of its IPv4 source table in the
  * program's map, which the program probes itself. Here, through
  * BPF_PROG_TEST_RUN and the maps as the program reads them: held
- * addresses drop in the program (its count in the copy goes up, and
+ * addresses drop in the program (its count in the mirror goes up, and
  * "default"'s with it), every other address gets the module's verdict;
- * deletes, an allow entry, a clear and a replace are followed; a copy
+ * deletes, an allow entry, a clear and a replace are followed; a mirror
  * let go keeps its count; a held address is never passed while the
  * writer moves entries about; and maps of another shape, modes without a
- * copy and bad requests are refused, changing nothing.
+ * mirror and bad requests are refused, changing nothing.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,14 +37,14 @@
 /* Small, so that the race below fills it. */
 #define CAPACITY	4096
 
-FIXTURE(copy) {
+FIXTURE(mirror) {
 	int fd;
 	struct cfilter_bpf *skel;
 	int prog_fd;
 	struct cfilter_info info;
 };
 
-static int load_compact(FIXTURE_DATA(copy) *self, const char *params)
+static int load_compact(FIXTURE_DATA(mirror) *self, const char *params)
 {
 	int err = module_load(params);
 
@@ -59,7 +59,7 @@ static int load_compact(FIXTURE_DATA(copy) *self, const char *params)
 }
 
 /* The program, sized and handed over as cfctl does. */
-static int load_program(FIXTURE_DATA(copy) *self)
+static int load_program(FIXTURE_DATA(mirror) *self)
 {
 	self->skel = xdp_load_private(false);
 	if (!self->skel)
@@ -68,7 +68,7 @@ static int load_program(FIXTURE_DATA(copy) *self)
 	return xdp_hand_over(self->skel, self->fd);
 }
 
-FIXTURE_SETUP(copy)
+FIXTURE_SETUP(mirror)
 {
 	int err;
 
@@ -83,7 +83,7 @@ FIXTURE_SETUP(copy)
 				 strerror(err));
 }
 
-FIXTURE_TEARDOWN(copy)
+FIXTURE_TEARDOWN(mirror)
 {
 	if (self->skel)
 		cfilter_bpf__destroy(self->skel);
@@ -94,11 +94,11 @@ FIXTURE_TEARDOWN(copy)
 }
 
 /* The description the module keeps in the program's prefilter. */
-static struct cfilter_prefilter_copy desc_of(struct __test_metadata *_metadata,
-					     FIXTURE_DATA(copy) *self)
+static struct cfilter_prefilter_mirror desc_of(struct __test_metadata *_metadata,
+					     FIXTURE_DATA(mirror) *self)
 {
 	const struct bpf_map *m = self->skel->maps.cfilter_prefilter;
-	struct cfilter_prefilter_copy d;
+	struct cfilter_prefilter_mirror d;
 	struct cfilter_prefilter *pf = malloc(bpf_map__value_size(m));
 	__u32 zero = 0;
 
@@ -106,33 +106,33 @@ static struct cfilter_prefilter_copy desc_of(struct __test_metadata *_metadata,
 	if (!pf)
 		return d;
 	if (!bpf_map_lookup_elem(bpf_map__fd(m), &zero, pf))
-		d = pf->copy;
+		d = pf->mirror;
 	free(pf);
 	return d;
 }
 
-static __u64 entry(FIXTURE_DATA(copy) *self, __u64 i)
+static __u64 entry(FIXTURE_DATA(mirror) *self, __u64 i)
 {
 	__u32 k = i;
 	__u64 v = ~0ULL;
 
-	bpf_map_lookup_elem(bpf_map__fd(self->skel->maps.cfilter_copy), &k, &v);
+	bpf_map_lookup_elem(bpf_map__fd(self->skel->maps.cfilter_mirror), &k, &v);
 	return v;
 }
 
-/* Drops the program counted in its copy, every CPU slot. */
-static __u64 copy_drops(FIXTURE_DATA(copy) *self)
+/* Drops the program counted in its mirror, every CPU slot. */
+static __u64 mirror_drops(FIXTURE_DATA(mirror) *self)
 {
 	__u64 n = 0;
 	unsigned int i;
 
-	for (i = 0; i < CFILTER_COPY_SLOTS; i++)
-		n += entry(self, i * CFILTER_COPY_SLOT_WORDS);
+	for (i = 0; i < CFILTER_MIRROR_SLOTS; i++)
+		n += entry(self, i * CFILTER_MIRROR_SLOT_WORDS);
 	return n;
 }
 
 /* "default"'s count of drops, as cfctl reads it. */
-static __u64 default_drops(FIXTURE_DATA(copy) *self)
+static __u64 default_drops(FIXTURE_DATA(mirror) *self)
 {
 	struct cfilter_sources s;
 
@@ -142,21 +142,21 @@ static __u64 default_drops(FIXTURE_DATA(copy) *self)
 	return s.sources[0].drops;
 }
 
-/* Does the copy hold @addr, as the program probes it (no write under way)? */
-static bool copy_holds(FIXTURE_DATA(copy) *self,
-		       const struct cfilter_prefilter_copy *d, const char *addr)
+/* Does the mirror hold @addr, as the program probes it (no write under way)? */
+static bool mirror_holds(FIXTURE_DATA(mirror) *self,
+		       const struct cfilter_prefilter_mirror *d, const char *addr)
 {
 	__u32 a;
 	__u64 h, b1;
 	__u32 fp;
 
 	inet_pton(AF_INET, addr, &a);
-	h = cfilter_copy_hash4(a, d->hash_a, d->hash_b);
-	fp = cfilter_copy_fp(h, d->fp_mask);
+	h = cfilter_mirror_hash4(a, d->hash_a, d->hash_b);
+	fp = cfilter_mirror_fp(h, d->fp_mask);
 	b1 = h & d->bucket_mask;
-	return cfilter_copy_holds(entry(self, CFILTER_COPY_HEAD + b1), fp) ||
-	       cfilter_copy_holds(entry(self, CFILTER_COPY_HEAD +
-					cfilter_copy_alt(b1, fp, d->bucket_mask)),
+	return cfilter_mirror_holds(entry(self, CFILTER_MIRROR_HEAD + b1), fp) ||
+	       cfilter_mirror_holds(entry(self, CFILTER_MIRROR_HEAD +
+					cfilter_mirror_alt(b1, fp, d->bucket_mask)),
 				  fp);
 }
 
@@ -167,7 +167,7 @@ static int key(int fd, unsigned long cmd, __u8 type, const char *addr)
 	return cf_ioctl(fd, cmd, &r);
 }
 
-static int run(FIXTURE_DATA(copy) *self, const char *saddr)
+static int run(FIXTURE_DATA(mirror) *self, const char *saddr)
 {
 	struct frame f = frame4(saddr, 5);
 	LIBBPF_OPTS(bpf_test_run_opts, opts,
@@ -182,7 +182,7 @@ static int run(FIXTURE_DATA(copy) *self, const char *saddr)
 }
 
 /* The module's verdict on a packet from @saddr drops it? */
-static bool module_drops(FIXTURE_DATA(copy) *self, const char *saddr)
+static bool module_drops(FIXTURE_DATA(mirror) *self, const char *saddr)
 {
 	struct cfilter_match_req mr;
 
@@ -206,31 +206,31 @@ static void addr_of(char *buf, unsigned int i)
 	addr_in(buf, 1, i);
 }
 
-TEST_F(copy, is_kept_described_and_ready)
+TEST_F(mirror, is_kept_described_and_ready)
 {
-	struct cfilter_prefilter_copy d = desc_of(_metadata, self);
+	struct cfilter_prefilter_mirror d = desc_of(_metadata, self);
 	__u64 buckets = d.bucket_mask + 1;
 
-	ASSERT_NE(0ULL, self->info.copy_entries);
-	EXPECT_EQ(self->info.copy_entries,
-		  bpf_map__max_entries(self->skel->maps.cfilter_copy));
-	EXPECT_EQ(CFILTER_COPY_READY, d.ready);
+	ASSERT_NE(0ULL, self->info.mirror_entries);
+	EXPECT_EQ(self->info.mirror_entries,
+		  bpf_map__max_entries(self->skel->maps.cfilter_mirror));
+	EXPECT_EQ(CFILTER_MIRROR_READY, d.ready);
 	EXPECT_EQ(0ULL, buckets & (buckets - 1));
 	EXPECT_LE((__u64)CAPACITY, buckets * 4);
 	EXPECT_EQ(0xffffULL, d.fp_mask);
-	EXPECT_EQ((__u64)CFILTER_COPY_HEAD + buckets, d.versions);
-	EXPECT_EQ(self->info.copy_entries, d.versions + d.stripe_mask + 1);
+	EXPECT_EQ((__u64)CFILTER_MIRROR_HEAD + buckets, d.versions);
+	EXPECT_EQ(self->info.mirror_entries, d.versions + d.stripe_mask + 1);
 }
 
 /*
- * Held addresses drop in the program, counted in the copy and so for
+ * Held addresses drop in the program, counted in the mirror and so for
  * "default"; others, in the same /16s, get the module's verdict (a shared
  * fingerprint drops in both), and a deleted one passes again.
  */
-TEST_F(copy, held_addresses_drop_in_the_program_and_count_for_default)
+TEST_F(mirror, held_addresses_drop_in_the_program_and_count_for_default)
 {
 	enum { HELD = 300, ALL = 1500 };
-	struct cfilter_prefilter_copy d;
+	struct cfilter_prefilter_mirror d;
 	char a[INET_ADDRSTRLEN];
 	__u64 drops0 = default_drops(self), others = 0;
 	unsigned int i;
@@ -242,10 +242,10 @@ TEST_F(copy, held_addresses_drop_in_the_program_and_count_for_default)
 	d = desc_of(_metadata, self);
 	for (i = 0; i < HELD; i++) {
 		addr_of(a, i);
-		ASSERT_TRUE(copy_holds(self, &d, a)) TH_LOG("%s", a);
+		ASSERT_TRUE(mirror_holds(self, &d, a)) TH_LOG("%s", a);
 		ASSERT_EQ(XDP_DROP, run(self, a)) TH_LOG("%s", a);
 	}
-	EXPECT_EQ((__u64)HELD, copy_drops(self));
+	EXPECT_EQ((__u64)HELD, mirror_drops(self));
 	EXPECT_EQ(drops0 + HELD, default_drops(self));
 	for (i = HELD; i < ALL; i++) {
 		int want;
@@ -260,52 +260,52 @@ TEST_F(copy, held_addresses_drop_in_the_program_and_count_for_default)
 	addr_of(a, 7);
 	ASSERT_EQ(0, key(self->fd, CFILTER_IOC_DEL, CFILTER_KEY_SRC4, a));
 	d = desc_of(_metadata, self);
-	EXPECT_FALSE(copy_holds(self, &d, a));
+	EXPECT_FALSE(mirror_holds(self, &d, a));
 	EXPECT_EQ(XDP_PASS, run(self, a));
 }
 
-/* An allowed source must reach the module: the copy is off meanwhile. */
-TEST_F(copy, an_allow_entry_turns_the_copy_off_until_it_goes)
+/* An allowed source must reach the module: the mirror is off meanwhile. */
+TEST_F(mirror, an_allow_entry_turns_the_copy_off_until_it_goes)
 {
 	ASSERT_EQ(0, key(self->fd, CFILTER_IOC_ADD, CFILTER_KEY_SRC4, "10.9.0.1"));
 	ASSERT_EQ(0, key(self->fd, CFILTER_IOC_ADD, CFILTER_KEY_ALLOW4, "10.9.0.1"));
 	EXPECT_EQ(0ULL, desc_of(_metadata, self).ready);
 	EXPECT_EQ(XDP_PASS, run(self, "10.9.0.1"));
-	EXPECT_EQ(0ULL, copy_drops(self));
+	EXPECT_EQ(0ULL, mirror_drops(self));
 	ASSERT_EQ(0, key(self->fd, CFILTER_IOC_DEL, CFILTER_KEY_ALLOW4, "10.9.0.1"));
-	EXPECT_EQ(CFILTER_COPY_READY, desc_of(_metadata, self).ready);
+	EXPECT_EQ(CFILTER_MIRROR_READY, desc_of(_metadata, self).ready);
 	EXPECT_EQ(XDP_DROP, run(self, "10.9.0.1"));
-	EXPECT_EQ(1ULL, copy_drops(self));
+	EXPECT_EQ(1ULL, mirror_drops(self));
 }
 
 /*
- * A clear publishes a new set, with a new table: the copy follows it, and
+ * A clear publishes a new set, with a new table: the mirror follows it, and
  * "default"'s count outlives the clear as ever.
  */
-TEST_F(copy, a_clear_brings_the_new_table_and_keeps_the_count)
+TEST_F(mirror, a_clear_brings_the_new_table_and_keeps_the_count)
 {
-	struct cfilter_prefilter_copy d0, d;
+	struct cfilter_prefilter_mirror d0, d;
 
 	ASSERT_EQ(0, key(self->fd, CFILTER_IOC_ADD, CFILTER_KEY_SRC4, "10.9.0.1"));
 	EXPECT_EQ(XDP_DROP, run(self, "10.9.0.1"));
 	d0 = desc_of(_metadata, self);
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
 	d = desc_of(_metadata, self);
-	EXPECT_EQ(CFILTER_COPY_READY, d.ready);
+	EXPECT_EQ(CFILTER_MIRROR_READY, d.ready);
 	EXPECT_TRUE(d.hash_a != d0.hash_a || d.hash_b != d0.hash_b);
-	EXPECT_FALSE(copy_holds(self, &d, "10.9.0.1"));
+	EXPECT_FALSE(mirror_holds(self, &d, "10.9.0.1"));
 	EXPECT_EQ(XDP_PASS, run(self, "10.9.0.1"));
 	ASSERT_EQ(0, key(self->fd, CFILTER_IOC_ADD, CFILTER_KEY_SRC4, "10.9.0.2"));
 	EXPECT_EQ(XDP_DROP, run(self, "10.9.0.2"));
-	EXPECT_EQ(2ULL, copy_drops(self));
+	EXPECT_EQ(2ULL, mirror_drops(self));
 	EXPECT_EQ(2ULL, default_drops(self));
 }
 
 /*
  * A program gone, the module lets its maps go at the next handover; the
- * drops counted in its copy stay "default"'s.
+ * drops counted in its mirror stay "default"'s.
  */
-TEST_F(copy, the_count_of_a_copy_let_go_stays)
+TEST_F(mirror, the_count_of_a_copy_let_go_stays)
 {
 	ASSERT_EQ(0, key(self->fd, CFILTER_IOC_ADD, CFILTER_KEY_SRC4, "10.9.0.1"));
 	EXPECT_EQ(XDP_DROP, run(self, "10.9.0.1"));
@@ -322,7 +322,7 @@ TEST_F(copy, the_count_of_a_copy_let_go_stays)
 #define RACE_HELD	1000
 
 struct race {
-	FIXTURE_DATA(copy) *self;
+	FIXTURE_DATA(mirror) *self;
 	volatile bool stop;
 	unsigned long runs;
 	unsigned int passed[RACE_HELD];
@@ -352,9 +352,9 @@ static void *prober(void *arg)
  * of the same fingerprint and buckets deletes their one entry. Those the
  * module no longer drops at the end are left out.)
  */
-TEST_F(copy, a_held_address_is_never_passed_while_entries_move)
+TEST_F(mirror, a_held_address_is_never_passed_while_entries_move)
 {
-	struct cfilter_prefilter_copy d = desc_of(_metadata, self);
+	struct cfilter_prefilter_mirror d = desc_of(_metadata, self);
 	struct race r = { .self = self };
 	char a[INET_ADDRSTRLEN];
 	unsigned int i, round, churn, lost;
@@ -392,53 +392,53 @@ TEST_F(copy, a_held_address_is_never_passed_while_entries_move)
 }
 
 /* Requests and maps the module refuses, changing nothing. */
-TEST_F(copy, bad_requests_and_maps_of_another_shape_are_refused)
+TEST_F(mirror, bad_requests_and_maps_of_another_shape_are_refused)
 {
-	struct cfilter_copy_req r = {
+	struct cfilter_mirror_req r = {
 		.prefilter_fd = bpf_map__fd(self->skel->maps.cfilter_prefilter),
 	};
 	int other_pf, small, big;
 
 	small = bpf_map_create(BPF_MAP_TYPE_ARRAY, "small", 4, 8,
-			       self->info.copy_entries - 1, NULL);
+			       self->info.mirror_entries - 1, NULL);
 	big = bpf_map_create(BPF_MAP_TYPE_ARRAY, "wide", 4, 16,
-			     self->info.copy_entries, NULL);
+			     self->info.mirror_entries, NULL);
 	other_pf = bpf_map_create(BPF_MAP_TYPE_ARRAY, "pf", 4,
 				  bpf_map__value_size(self->skel->maps.cfilter_prefilter),
 				  1, NULL);
 	ASSERT_LE(0, small);
 	ASSERT_LE(0, big);
 	ASSERT_LE(0, other_pf);
-	r.copy_fd = small;
-	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_COPY, &r));
-	r.copy_fd = big;
-	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_COPY, &r));
-	r.copy_fd = bpf_map__fd(self->skel->maps.cfilter_copy);
+	r.mirror_fd = small;
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_MIRROR, &r));
+	r.mirror_fd = big;
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_MIRROR, &r));
+	r.mirror_fd = bpf_map__fd(self->skel->maps.cfilter_mirror);
 	r.flags = 1;
-	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_COPY, &r));
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_MIRROR, &r));
 	r.flags = 0;
 	r.reserved = 1;
-	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_COPY, &r));
+	EXPECT_EQ(EINVAL, cf_ioctl(self->fd, CFILTER_IOC_MIRROR, &r));
 	r.reserved = 0;
 	r.prefilter_fd = other_pf;
-	EXPECT_EQ(ENOENT, cf_ioctl(self->fd, CFILTER_IOC_COPY, &r));
+	EXPECT_EQ(ENOENT, cf_ioctl(self->fd, CFILTER_IOC_MIRROR, &r));
 	r.prefilter_fd = -1;
-	EXPECT_EQ(EBADF, cf_ioctl(self->fd, CFILTER_IOC_COPY, &r));
-	/* the program's copy is still kept */
-	EXPECT_EQ(CFILTER_COPY_READY, desc_of(_metadata, self).ready);
+	EXPECT_EQ(EBADF, cf_ioctl(self->fd, CFILTER_IOC_MIRROR, &r));
+	/* the program's mirror is still kept */
+	EXPECT_EQ(CFILTER_MIRROR_READY, desc_of(_metadata, self).ready);
 	ASSERT_EQ(0, key(self->fd, CFILTER_IOC_ADD, CFILTER_KEY_SRC4, "10.9.0.1"));
 	EXPECT_EQ(XDP_DROP, run(self, "10.9.0.1"));
-	EXPECT_EQ(1ULL, copy_drops(self));
+	EXPECT_EQ(1ULL, mirror_drops(self));
 	close(small);
 	close(big);
 	close(other_pf);
 }
 
 /*
- * Exact mode and 8- or 32-bit fingerprints keep no copy: INFO says 0
+ * Exact mode and 8- or 32-bit fingerprints keep no mirror: INFO says 0
  * entries, and a handover is refused.
  */
-TEST_F(copy, modes_without_a_copy_refuse_one)
+TEST_F(mirror, modes_without_a_copy_refuse_one)
 {
 	static const char *const params[] = {
 		"", "mode=compact fp_bits=8", "mode=compact fp_bits=32",
@@ -449,7 +449,7 @@ TEST_F(copy, modes_without_a_copy_refuse_one)
 	cfilter_bpf__destroy(self->skel);
 	self->skel = NULL;
 	for (i = 0; i < sizeof(params) / sizeof(params[0]); i++) {
-		struct cfilter_copy_req r = { 0 };
+		struct cfilter_mirror_req r = { 0 };
 
 		close(self->fd);
 		self->fd = -1;
@@ -457,14 +457,14 @@ TEST_F(copy, modes_without_a_copy_refuse_one)
 		ASSERT_EQ(0, module_unload());
 		err = load_compact(self, params[i]);
 		ASSERT_EQ(0, err) TH_LOG("%s: %s", params[i], strerror(err));
-		EXPECT_EQ(0ULL, self->info.copy_entries) TH_LOG("%s", params[i]);
+		EXPECT_EQ(0ULL, self->info.mirror_entries) TH_LOG("%s", params[i]);
 		ASSERT_EQ(0, load_program(self)) TH_LOG("%s", params[i]);
-		map = bpf_map_create(BPF_MAP_TYPE_ARRAY, "copy", 4, 8, 4096,
+		map = bpf_map_create(BPF_MAP_TYPE_ARRAY, "mirror", 4, 8, 4096,
 				     NULL);
 		ASSERT_LE(0, map);
 		r.prefilter_fd = bpf_map__fd(self->skel->maps.cfilter_prefilter);
-		r.copy_fd = map;
-		EXPECT_EQ(EOPNOTSUPP, cf_ioctl(self->fd, CFILTER_IOC_COPY, &r))
+		r.mirror_fd = map;
+		EXPECT_EQ(EOPNOTSUPP, cf_ioctl(self->fd, CFILTER_IOC_MIRROR, &r))
 			TH_LOG("%s", params[i]);
 		EXPECT_EQ(0ULL, desc_of(_metadata, self).ready);
 		close(map);
