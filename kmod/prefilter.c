@@ -23,8 +23,9 @@
  * keeps no addresses to hash: its set records the hashed bits of those
  * added (set.h), for maps of their size (cfilter_config.prefilter_bits,
  * which cfctl asks for); in a map of another size, or once a RESTORE
- * brought addresses no add recorded, a compact table's /16 bits are all
- * set.
+ * brought addresses no add recorded, every hashed bit is set, so that an
+ * address calls unless the program's mirror of the table (mirror.c)
+ * settles it.
  *
  * The maps are written under cfilter_lock, after every change to the live
  * set (source.c calls in), word by word with WRITE_ONCE(). What a packet sees:
@@ -234,7 +235,8 @@ static void cfilter_pf_store_blocks(const struct cfilter_set *s, unsigned int b,
 /*
  * Sets in @words (@n of them) the hashed bits of every address of @s: of
  * an exact table, from its addresses; of a compact one, its set's record,
- * if of that size (cfilter_pf_hashable()).
+ * if of that size (cfilter_pf_hashable()), else every bit: any address
+ * may be held.
  */
 static void cfilter_pf_hash_set(const struct cfilter_set *s, u64 *words, u32 n)
 {
@@ -244,9 +246,9 @@ static void cfilter_pf_hash_set(const struct cfilter_set *s, u64 *words, u32 n)
 	u32 i;
 
 	if (cfilter_config.mode != CFILTER_MODE_EXACT) {
-		if (cfilter_pf_hashable(s, n))
-			for (i = 0; i < n; i++)
-				words[i] |= s->hashed[i];
+		for (i = 0; i < n; i++)
+			words[i] |= cfilter_pf_hashable(s, n) ? s->hashed[i] :
+								~0ULL;
 		return;
 	}
 	for (b = 0; b < __CFILTER_PREFILTER_BITS; b++) {
@@ -328,7 +330,7 @@ static void cfilter_pf_store(const struct cfilter_set *s, unsigned int b,
 	while (n) {
 		u32 at = first % 64, k = min(n, 64 - at), i, w = first / 64;
 		u64 mask = (k == 64 ? ~0ULL : BIT_ULL(k) - 1) << at;
-		u64 bits = 0, addrs = 0, longer = 0, v;
+		u64 bits = 0, addrs = 0, longer = 0;
 		unsigned int m, kinds;
 
 		for (i = 0; i < k; i++) {
@@ -343,15 +345,12 @@ static void cfilter_pf_store(const struct cfilter_set *s, unsigned int b,
 		for (m = m0; m < cfilter_npf; m++) {
 			struct cfilter_prefilter *pf = cfilter_pf_value(cfilter_pf[m]);
 
-			/* addresses the map's hashed bits lack: any may drop */
-			v = cfilter_pf_hashable(s, cfilter_pf_hwords(cfilter_pf[m])) ?
-			    bits : bits | addrs;
-			cfilter_pf_put(&pf->bits[b][w], mask, v, or);
+			cfilter_pf_put(&pf->bits[b][w], mask, bits, or);
 			cfilter_pf_put(&pf->addrs[b][w], mask, addrs, or);
 			cfilter_pf_put(&pf->longer[b][w], mask, longer, or);
 			/* last: a packet it lets on finds the bits above */
 			cfilter_pf_put(&pf->any[b][w], mask,
-				       v | addrs | longer, or);
+				       bits | addrs | longer, or);
 		}
 		first += k;
 		n -= k;

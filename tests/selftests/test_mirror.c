@@ -302,6 +302,36 @@ TEST_F(mirror, a_clear_brings_the_new_table_and_keeps_the_count)
 }
 
 /*
+ * A snapshot restored (as a boot restores the saved bans) brings addresses
+ * the prefilter's hashed bits never saw: every hashed bit is set, and the
+ * mirror, filled from the restored table, settles them in the program.
+ */
+TEST_F(mirror, a_restored_table_is_mirrored_and_settles_in_the_program)
+{
+	struct cfilter_table t = { .type = CFILTER_KEY_SRC4,
+				   .flags = CFILTER_TABLE_MIX32 };
+	struct cfilter_prefilter_mirror d;
+
+	ASSERT_EQ(0, key(self->fd, CFILTER_IOC_ADD, CFILTER_KEY_SRC4, "10.9.0.1"));
+	ASSERT_EQ(ENOSPC, cf_ioctl(self->fd, CFILTER_IOC_DUMP, &t));
+	t.data = (uintptr_t)malloc(t.size);
+	ASSERT_NE(0ULL, t.data);
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_DUMP, &t));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
+	EXPECT_EQ(XDP_PASS, run(self, "10.9.0.1"));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_STAGE, NULL));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_RESTORE, &t));
+	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
+	free((void *)(uintptr_t)t.data);
+	d = desc_of(_metadata, self);
+	EXPECT_EQ(CFILTER_MIRROR_READY, d.ready);
+	EXPECT_TRUE(mirror_holds(self, &d, "10.9.0.1"));
+	EXPECT_EQ(XDP_DROP, run(self, "10.9.0.1"));
+	EXPECT_EQ(1ULL, mirror_drops(self));
+	EXPECT_EQ(XDP_PASS, run(self, "10.9.0.2"));
+}
+
+/*
  * A program gone, the module lets its maps go at the next handover; the
  * drops counted in its mirror stay "default"'s.
  */

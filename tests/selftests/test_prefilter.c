@@ -848,9 +848,10 @@ FIXTURE_TEARDOWN(prefilter_reload)
 
 /*
  * A compact table keeps no summary of its addresses: while it holds any,
- * every bit of the family is set in a map whose hashed bits are not the
- * size of the module's record of them (here 64 words, against 2^20 bits
- * for the default capacity). Unloaded, the module lets its maps go.
+ * every address bit of the family, and every hashed bit, is set in a map
+ * whose hashed bits are not the size of the module's record of them (here
+ * 64 words, against 2^20 bits for the default capacity). Unloaded, the
+ * module lets its maps go.
  */
 TEST_F(prefilter_reload, compact_addresses_set_every_bit_and_unload_clears_ready)
 {
@@ -872,11 +873,13 @@ TEST_F(prefilter_reload, compact_addresses_set_every_bit_and_unload_clears_ready
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req));
 	ASSERT_EQ(0, bpf_map_lookup_elem(self->map, &zero, pf));
 	EXPECT_EQ(CFILTER_PREFILTER_READY, pf->ready);
-	EXPECT_EQ(SLOTS, nbits(pf, S4));
-	EXPECT_EQ(0, nbits(pf, S6));
+	EXPECT_EQ(0, nbits(pf, S4));
+	EXPECT_EQ(SLOTS, nabits_of(pf, S4));
+	EXPECT_EQ(0, nabits_of(pf, S6));
+	EXPECT_EQ(HWORDS * 64, nhashed(pf));
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_DEL, &req));
 	ASSERT_EQ(0, bpf_map_lookup_elem(self->map, &zero, pf));
-	EXPECT_EQ(0, nbits(pf, S4));
+	EXPECT_EQ(0, nabits_of(pf, S4));
 
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req));
 	close(self->fd);
@@ -906,7 +909,7 @@ static bool hbit_in(const __u64 *words, __u32 bits, __u8 type, const __u8 *a)
  * fingerprint, which now matches this one), and keeps them through
  * deletes; a map of the record's size (struct cfilter_info's
  * prefilter_bits) gets them, and no /16 bit for the addresses, while one
- * of another size gets every /16 bit of the family.
+ * of another size gets every hashed bit.
  */
 TEST_F(prefilter_reload, compact_records_every_address_added)
 {
@@ -981,8 +984,10 @@ TEST_F(prefilter_reload, compact_records_every_address_added)
 	EXPECT_EQ(0, nabits_of(pf, D4));
 
 	ASSERT_EQ(0, bpf_map_lookup_elem(map2, &zero, other));
-	EXPECT_EQ(SLOTS, nbits(other, S4));
-	EXPECT_EQ(SLOTS, nbits(other, S6));
+	EXPECT_EQ(0, nbits(other, S4));
+	EXPECT_EQ(SLOTS, nabits_of(other, S4));
+	EXPECT_EQ(SLOTS, nabits_of(other, S6));
+	EXPECT_EQ(HWORDS * 64, nhashed(other));
 	EXPECT_EQ(0, nbits(other, D4));
 	close(map2);
 	free(other);
@@ -993,17 +998,17 @@ TEST_F(prefilter_reload, compact_records_every_address_added)
 
 /*
  * A RESTORE brings addresses no add recorded: once it is committed, every
- * /16 bit of the family is set, even in a map of the record's size; a
- * CLEAR starts a record again.
+ * hashed bit is set, even in a map of the record's size; a CLEAR starts a
+ * record again.
  */
-TEST_F(prefilter_reload, compact_restore_sets_every_bit)
+TEST_F(prefilter_reload, compact_restore_sets_every_hashed_bit)
 {
 	struct cfilter_key_req req = { .key = key_of(CFILTER_KEY_SRC4, "10.1.2.3") };
 	struct cfilter_table t = { .type = CFILTER_KEY_SRC4,
 				   .flags = CFILTER_TABLE_MIX32 };
 	struct cfilter_prefilter *pf;
 	struct cfilter_info info;
-	__u32 zero = 0;
+	__u32 zero = 0, i;
 	int err;
 
 	err = module_load("mode=compact capacity=1000");
@@ -1028,8 +1033,10 @@ TEST_F(prefilter_reload, compact_restore_sets_every_bit)
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_RESTORE, &t));
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_COMMIT, NULL));
 	ASSERT_EQ(0, bpf_map_lookup_elem(self->map, &zero, pf));
-	EXPECT_EQ(SLOTS, nbits(pf, S4));
-	EXPECT_EQ(0, nbits(pf, S6));
+	EXPECT_EQ(0, nbits(pf, S4));
+	EXPECT_EQ(SLOTS, nabits_of(pf, S4));
+	for (i = 0; i < info.prefilter_bits / 64; i++)
+		ASSERT_EQ(~0ULL, pf->hashed[i]) TH_LOG("word %u", i);
 
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_CLEAR, NULL));
 	ASSERT_EQ(0, cf_ioctl(self->fd, CFILTER_IOC_ADD, &req));
