@@ -12,8 +12,9 @@
 # prefilter's hashed bits let through whenever it holds any (here the
 # ranges' single addresses); the length tables stay exact. Compact tables never grow: the capacity is sized for the set.
 # Then the exact workload (the same keys and frames) against compact fp16
-# and fp12, the Bloom filter beside them; each such run ends with its goal's
-# line, which joins the main run's goals.
+# and fp12, the Bloom filter beside them, cfilter's program with its mirror
+# of the IPv4 source table (docs/uapi.md, "The mirror"); each such run ends
+# with its goal's line, which joins the main run's goals.
 set -eu
 
 COMPACT="mode=compact capacity=262144"
@@ -70,7 +71,8 @@ echo
 echo "== exact: the same $KEYS addresses and frames, cfilter.ko reloaded in compact mode (capacity=$KEYS) =="
 echo "(ns per packet; cf, bl: cfilter, the Bloom program; false: misses dropped, of $PACKETS, last pass;"
 echo " mem: kernel mem as above, with the set's record of the addresses the prefilter's hashed bits"
-echo " are made from, as large as they are; cf own: the module's own count)"
+echo " are made from, as large as they are, and the program's mirror of the table; cf own: the"
+echo " module's own count)"
 printf '%-22s %7s %7s %7s %7s %9s %10s %8s %9s %8s %8s %10s %10s %10s\n' \
 	module "cf hit" "cf miss" "bl hit" "bl miss" hit/bloom miss/bloom \
 	hit/hash miss/hash "cf false" "bl false" "cf mem" "cf own" "bloom mem"
