@@ -288,11 +288,12 @@ enum pf_answer {
  * May an entry of the bitmap @b (and key type @type) drop a packet with
  * address @addr? Not if its /16's bit of @any is clear, as for most
  * packets. Else its /16's bit; then, for what lies in the /16 (and only
- * for that: a set of prefixes hashes no address), the address (in the
- * mirror where there is one, @mirror, else by its hashed bits) and the bit of
- * its block. The bits are read at addresses offset by @dep, 0 computed
- * from the ready word, so that a CPU that reorders loads still reads them
- * after it: the module writes them first.
+ * for that: a set of prefixes hashes no address), the address's hashed
+ * bits and, where they are set, the mirror if there is one (@mirror: the
+ * cheap test first settles most misses), and the bit of its block. The
+ * bits are read at addresses offset by @dep, 0 computed from the ready
+ * word, so that a CPU that reorders loads still reads them after it: the
+ * module writes them first.
  */
 static __always_inline enum pf_answer
 prefilter_may(const struct cfilter_prefilter *pf, unsigned int b, __u32 type,
@@ -306,15 +307,15 @@ prefilter_may(const struct cfilter_prefilter *pf, unsigned int b, __u32 type,
 		return PF_PASS;
 	if (pf->bits[b][sw] >> bit & 1)
 		return PF_CALL;
-	if (pf->addrs[b][sw] >> bit & 1) {
+	if (pf->addrs[b][sw] >> bit & 1 &&
+	    prefilter_hashed(pf, type, addr, v6, dep, hshift)) {
 		switch (mirror ? mirror_probe(pf, addr, dep) : MIRROR_UNSURE) {
 		case MIRROR_HIT:
 			return PF_DROP;
 		case MIRROR_MISS:
 			break;
 		default:
-			if (prefilter_hashed(pf, type, addr, v6, dep, hshift))
-				return PF_CALL;
+			return PF_CALL;
 		}
 	}
 	return pf->longer[b][sw] >> bit & 1 &&
