@@ -32,6 +32,7 @@
 #include <linux/err.h>
 #include <linux/errno.h>
 #include <linux/mutex.h>
+#include <linux/string.h>
 #include <linux/types.h>
 
 #include "cfilter_int.h"
