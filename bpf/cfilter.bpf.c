@@ -238,8 +238,8 @@ mirror_probe(const struct cfilter_prefilter *pf, const __u8 *addr, __u64 dep)
 		return MIRROR_UNSURE;
 	dep = opaque(ready) - CFILTER_MIRROR_READY;
 	h = cfilter_mirror_hash4(*(const __u32 *)addr,
-			       d[(CFILTER_MIRROR_W_HASH_A + dep) & 7],
-			       d[(CFILTER_MIRROR_W_HASH_B + dep) & 7]);
+				 d[(CFILTER_MIRROR_W_HASH_A + dep) & 7],
+				 d[(CFILTER_MIRROR_W_HASH_B + dep) & 7]);
 	fp = cfilter_mirror_fp(h, d[(CFILTER_MIRROR_W_FP_MASK + dep) & 7]);
 	bmask = d[(CFILTER_MIRROR_W_BUCKET_MASK + dep) & 7];
 	smask = d[(CFILTER_MIRROR_W_STRIPE_MASK + dep) & 7];
@@ -270,8 +270,8 @@ mirror_probe(const struct cfilter_prefilter *pf, const __u8 *addr, __u64 dep)
 /* A drop the mirror made, counted in it for the module (per CPU slot). */
 static __always_inline void mirror_count(void)
 {
-	__u64 *n = mirror_entry(bpf_get_smp_processor_id() % CFILTER_MIRROR_SLOTS *
-			      CFILTER_MIRROR_SLOT_WORDS);
+	__u32 slot = bpf_get_smp_processor_id() % CFILTER_MIRROR_SLOTS;
+	__u64 *n = mirror_entry(slot * CFILTER_MIRROR_SLOT_WORDS);
 
 	if (n)
 		__sync_fetch_and_add(n, 1);

@@ -333,7 +333,7 @@ void cfilter_mirror_swap(struct cfilter_set *old, struct cfilter_set *s)
 	}
 }
 
-/* No program reads a mirror of the replaced set's table: follow the live one. */
+/* No program reads a mirror of the replaced table: follow the live one. */
 void cfilter_mirror_settle(void)
 {
 	lockdep_assert_held(&cfilter_lock);

@@ -146,18 +146,16 @@ static __u64 default_drops(FIXTURE_DATA(mirror) *self)
 static bool mirror_holds(FIXTURE_DATA(mirror) *self,
 		       const struct cfilter_prefilter_mirror *d, const char *addr)
 {
-	__u32 a;
-	__u64 h, b1;
-	__u32 fp;
+	__u64 h, b1, b2;
+	__u32 a, fp;
 
 	inet_pton(AF_INET, addr, &a);
 	h = cfilter_mirror_hash4(a, d->hash_a, d->hash_b);
 	fp = cfilter_mirror_fp(h, d->fp_mask);
 	b1 = h & d->bucket_mask;
+	b2 = cfilter_mirror_alt(b1, fp, d->bucket_mask);
 	return cfilter_mirror_holds(entry(self, CFILTER_MIRROR_HEAD + b1), fp) ||
-	       cfilter_mirror_holds(entry(self, CFILTER_MIRROR_HEAD +
-					cfilter_mirror_alt(b1, fp, d->bucket_mask)),
-				  fp);
+	       cfilter_mirror_holds(entry(self, CFILTER_MIRROR_HEAD + b2), fp);
 }
 
 static int key(int fd, unsigned long cmd, __u8 type, const char *addr)

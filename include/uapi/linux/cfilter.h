@@ -538,7 +538,8 @@ enum cfilter_mirror_word {
 #define CFILTER_MIRROR_K0	0x9e3779b97f4a7c15ULL
 #define CFILTER_MIRROR_K1	0xc2b2ae3d27d4eb4fULL
 
-static __inline__ __u64 cfilter_mirror_hash4(__u32 a, __u64 hash_a, __u64 hash_b)
+static __inline__ __u64 cfilter_mirror_hash4(__u32 a, __u64 hash_a,
+					     __u64 hash_b)
 {
 	__u64 h = (a ^ hash_a) * CFILTER_MIRROR_K1;
 
