@@ -207,14 +207,14 @@ struct cuckoo_mirror_shape {
 };
 
 /*
- * Writer side. cuckoo_mirror_shape(): 0, or -EOPNOTSUPP for a table no
+ * Writer side. cuckoo_mirrorable(): 0, or -EOPNOTSUPP for a table no
  * mirror can follow (exact mode, fingerprints of 8 or 32 bits).
  * cuckoo_mirror_start() copies the buckets into @words (the shape's
  * buckets of them) and from then on stores in @m too, until
  * cuckoo_mirror_stop(); the versions start at 0 in the mirror, which a
  * reader tells from any it read before, as the next is stored over them.
  */
-int cuckoo_mirror_shape(const struct cuckoo *c, struct cuckoo_mirror_shape *sh);
+int cuckoo_mirrorable(const struct cuckoo *c, struct cuckoo_mirror_shape *sh);
 int cuckoo_mirror_start(struct cuckoo *c, const struct cuckoo_mirror *m,
 			u64 *words);
 void cuckoo_mirror_stop(struct cuckoo *c);

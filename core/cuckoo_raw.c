@@ -202,7 +202,7 @@ struct cuckoo *cuckoo_raw_create(const struct cuckoo_params *p,
 }
 
 /**
- * cuckoo_mirror_shape() - what a reader of a mirror of @c needs
+ * cuckoo_mirrorable() - what a reader of a mirror of @c needs
  * @c:  the filter
  * @sh: filled in: hash key and kind, buckets, version stripes, fingerprint
  *      mask
@@ -212,7 +212,7 @@ struct cuckoo *cuckoo_raw_create(const struct cuckoo_params *p,
  * Return: 0, or -EOPNOTSUPP for a filter no mirror can follow: exact
  * mode, or fingerprints of 8 or 32 bits (a bucket is not one 64-bit word).
  */
-int cuckoo_mirror_shape(const struct cuckoo *c, struct cuckoo_mirror_shape *sh)
+int cuckoo_mirrorable(const struct cuckoo *c, struct cuckoo_mirror_shape *sh)
 {
 	const struct cuckoo_table *t = cuckoo_wtable(c);
 
@@ -232,11 +232,11 @@ int cuckoo_mirror_shape(const struct cuckoo *c, struct cuckoo_mirror_shape *sh)
  * @c:     the filter
  * @m:     where: its callbacks run under the writer's serialisation
  * @words: the table's buckets are copied here first (as many as
- *         cuckoo_mirror_shape() says), in native byte order
+ *         cuckoo_mirrorable() says), in native byte order
  *
  * Writer side. The caller keeps readers off the mirror until this returns.
  *
- * Return: 0, or -EOPNOTSUPP as cuckoo_mirror_shape().
+ * Return: 0, or -EOPNOTSUPP as cuckoo_mirrorable().
  */
 int cuckoo_mirror_start(struct cuckoo *c, const struct cuckoo_mirror *m,
 			u64 *words)
@@ -245,7 +245,7 @@ int cuckoo_mirror_start(struct cuckoo *c, const struct cuckoo_mirror *m,
 	struct cuckoo_mirror_shape sh;
 	u64 b;
 
-	if (cuckoo_mirror_shape(c, &sh))
+	if (cuckoo_mirrorable(c, &sh))
 		return -EOPNOTSUPP;
 	for (b = 0; b < sh.buckets; b++)
 		WRITE_ONCE(words[b], t->t64[b]);

@@ -70,7 +70,7 @@ static struct cuckoo *cfilter_mirror_source(const struct cfilter_set *s,
 	if (!s || cfilter_config.mode != CFILTER_MODE_COMPACT)
 		return NULL;
 	c = prefix_set_addrs(s->pfx[CFILTER_KEY_SRC4]);
-	if (!c || cuckoo_mirror_shape(c, sh) || sh->hash != CUCKOO_HASH_MIX32)
+	if (!c || cuckoo_mirrorable(c, sh) || sh->hash != CUCKOO_HASH_MIX32)
 		return NULL;
 	return c;
 }

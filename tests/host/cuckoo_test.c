@@ -2225,7 +2225,7 @@ static void mirror_of(struct __test_metadata *_metadata, struct cuckoo *c,
 {
 	struct cuckoo_mirror cm = { mirror_bucket, mirror_version, m };
 
-	ASSERT_EQ(0, cuckoo_mirror_shape(c, sh));
+	ASSERT_EQ(0, cuckoo_mirrorable(c, sh));
 	m->buckets = sh->buckets;
 	m->stripes = sh->stripes;
 	m->words = calloc(sh->buckets, sizeof(u64));
@@ -2354,7 +2354,7 @@ TEST(mirror_refuses_exact_tables_and_other_widths)
 					no[i].exact);
 
 		ASSERT_NE(NULL, c);
-		EXPECT_EQ(-EOPNOTSUPP, cuckoo_mirror_shape(c, &sh));
+		EXPECT_EQ(-EOPNOTSUPP, cuckoo_mirrorable(c, &sh));
 		EXPECT_EQ(-EOPNOTSUPP, cuckoo_mirror_start(c, &cm, words));
 		cuckoo_destroy(c);
 	}
