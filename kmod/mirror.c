@@ -145,20 +145,29 @@ static void cfilter_mirror_fill(unsigned int i)
 	const struct cuckoo_mirror_shape *sh = &cfilter_mirror_shape;
 	struct cfilter_prefilter_mirror *d = cfilter_mirror_desc(i);
 	u64 *w = cfilter_mirror_words(cfilter_mirrors[i].map);
-	struct cuckoo_mirror m = cfilter_mirror_mirror;
 
 	WRITE_ONCE(d->ready, 0);
 	memset(w + CFILTER_MIRROR_HEAD + sh->buckets, 0,
 	       sh->stripes * sizeof(u64));
-	/* Restarting the mirror copies the buckets (into copy @i only). */
+	/* Starting the mirror again copies the buckets into mirror @i. */
 	cuckoo_mirror_stop(cfilter_mirror_table);
-	cuckoo_mirror_start(cfilter_mirror_table, &m, w + CFILTER_MIRROR_HEAD);
+	cuckoo_mirror_start(cfilter_mirror_table, &cfilter_mirror_mirror,
+			    w + CFILTER_MIRROR_HEAD);
 	d->hash_a = sh->hash_a;
 	d->hash_b = sh->hash_b;
 	d->bucket_mask = sh->buckets - 1;
 	d->stripe_mask = sh->stripes - 1;
 	d->fp_mask = sh->fp_mask;
 	d->versions = CFILTER_MIRROR_HEAD + sh->buckets;
+}
+
+/* The table is written alone again, and no mirror follows it. */
+static void cfilter_mirror_unfollow(void)
+{
+	if (cfilter_mirror_table) {
+		cuckoo_mirror_stop(cfilter_mirror_table);
+		cfilter_mirror_table = NULL;
+	}
 }
 
 /* Follows the live set's table, if a mirror can, and fills every mirror. */
@@ -272,6 +281,7 @@ int cfilter_mirror_add(int prefilter_fd, int mirror_fd)
 	cfilter_mirrors[i].pf_map = pf_map;
 	cfilter_mirrors[i].map = map;
 	map = NULL;
+	/* a map handed over again: forget() counted its drops as gone */
 	cfilter_mirror_gone -= cfilter_mirror_counted(cfilter_mirrors[i].map);
 	if (!cfilter_mirror_table) {
 		cfilter_mirror_follow();
@@ -305,10 +315,8 @@ void cfilter_mirror_forget(struct bpf_map *pf_map)
 		cfilter_mirrors[i] = cfilter_mirrors[--cfilter_nmirrors];
 		break;
 	}
-	if (!cfilter_nmirrors && cfilter_mirror_table) {
-		cuckoo_mirror_stop(cfilter_mirror_table);
-		cfilter_mirror_table = NULL;
-	}
+	if (!cfilter_nmirrors)
+		cfilter_mirror_unfollow();
 }
 
 /*
@@ -327,10 +335,7 @@ void cfilter_mirror_swap(struct cfilter_set *old, struct cfilter_set *s)
 	s->mirror_base = n;
 	for (i = 0; i < cfilter_nmirrors; i++)
 		WRITE_ONCE(cfilter_mirror_desc(i)->ready, 0);
-	if (cfilter_mirror_table) {
-		cuckoo_mirror_stop(cfilter_mirror_table);
-		cfilter_mirror_table = NULL;
-	}
+	cfilter_mirror_unfollow();
 }
 
 /* No program reads a mirror of the replaced table: follow the live one. */
