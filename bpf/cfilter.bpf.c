@@ -218,19 +218,44 @@ enum mirror_answer {
 };
 
 /*
+ * Do the mirror's buckets @b1 and @b2 hold @fp? The second is read only if
+ * the first does not; @w gets what a miss read, for the loads after it.
+ */
+static __always_inline enum mirror_answer
+mirror_buckets(__u64 b1, __u64 b2, __u32 fp, __u64 *w)
+{
+	__u64 *e1 = mirror_entry(CFILTER_MIRROR_HEAD + b1);
+	__u64 *e2 = mirror_entry(CFILTER_MIRROR_HEAD + b2);
+	__u64 w1, w2;
+
+	if (!e1 || !e2)
+		return MIRROR_UNSURE;
+	w1 = *(volatile const __u64 *)e1;
+	if (cfilter_mirror_holds(w1, fp))
+		return MIRROR_HIT;
+	w2 = *(volatile const __u64 *)e2;
+	if (cfilter_mirror_holds(w2, fp))
+		return MIRROR_HIT;
+	*w = w1 ^ w2;
+	return MIRROR_MISS;
+}
+
+/*
  * IPv4 source @addr in the mirror, as the core's readers look (cuckoo_int.h):
- * a hit is final; a miss holds only if its fingerprint's version was even
- * and the same before and after the buckets were read. Each load's
- * address depends on what the one before it read (@dep, the versions,
- * the buckets: 0 added), so that a CPU that reorders loads still makes
- * them in order: the module writes the description before @ready, and the
- * core the versions and buckets in the order the protocol needs.
+ * a hit is final, so the buckets are read first and a hit needs nothing
+ * more; a miss holds only if its fingerprint's version was even and the
+ * same before and after the buckets were read again. Each load's address
+ * depends on what the one before it read (@dep, the versions, the
+ * buckets: 0 added), so that a CPU that reorders loads still makes them in
+ * order: the module writes the description before @ready, and the core
+ * the versions and buckets in the order the protocol needs.
  */
 static __always_inline enum mirror_answer
 mirror_probe(const struct cfilter_prefilter *pf, const __u8 *addr, __u64 dep)
 {
 	const __u64 *d = (const __u64 *)&pf->mirror;
-	__u64 ready, h, bmask, smask, b1, b2, w1, w2, *e1, *e2, *v, vbase;
+	__u64 ready, h, bmask, smask, b1, b2, w = 0, *v, vbase;
+	enum mirror_answer r;
 	__u32 fp, seq;
 
 	ready = *(volatile const __u64 *)&d[(CFILTER_MIRROR_W_READY + dep) & 7];
@@ -244,22 +269,22 @@ mirror_probe(const struct cfilter_prefilter *pf, const __u8 *addr, __u64 dep)
 	bmask = d[(CFILTER_MIRROR_W_BUCKET_MASK + dep) & 7];
 	smask = d[(CFILTER_MIRROR_W_STRIPE_MASK + dep) & 7];
 	vbase = d[(CFILTER_MIRROR_W_VERSIONS + dep) & 7];
-	v = mirror_entry(vbase + (fp & smask));
+	b1 = h & bmask;
+	b2 = cfilter_mirror_alt(b1, fp, bmask);
+	r = mirror_buckets(b1, b2, fp, &w);
+	if (r != MIRROR_MISS)
+		return r;
+	/* A miss: now version, buckets, version, as a miss needs. */
+	dep = opaque(w) - w;
+	v = mirror_entry(vbase + ((fp + dep) & smask));
 	if (!v)
 		return MIRROR_UNSURE;
 	seq = *(volatile const __u64 *)v;
 	dep = opaque(seq) - seq;
-	b1 = (h + dep) & bmask;
-	b2 = cfilter_mirror_alt(b1, fp, bmask);
-	e1 = mirror_entry(CFILTER_MIRROR_HEAD + b1);
-	e2 = mirror_entry(CFILTER_MIRROR_HEAD + b2);
-	if (!e1 || !e2)
-		return MIRROR_UNSURE;
-	w1 = *(volatile const __u64 *)e1;
-	w2 = *(volatile const __u64 *)e2;
-	if (cfilter_mirror_holds(w1, fp) | cfilter_mirror_holds(w2, fp))
-		return MIRROR_HIT;
-	dep = opaque(w1 ^ w2) - (w1 ^ w2);
+	r = mirror_buckets((b1 + dep) & bmask, (b2 + dep) & bmask, fp, &w);
+	if (r != MIRROR_MISS)
+		return r;
+	dep = opaque(w) - w;
 	v = mirror_entry(vbase + ((fp + dep) & smask));
 	if (!v)
 		return MIRROR_UNSURE;
