@@ -85,16 +85,17 @@ static bool cfilter_pf_full[__CFILTER_PREFILTER_BITS];
 static u32 cfilter_pf_bwritten[__CFILTER_PREFILTER_BITS];
 #define CFILTER_PREFILTER_RECOUNT	1024
 
-static struct cfilter_prefilter *cfilter_pf_value(struct bpf_map *map)
+/* The prefilter in map @map, one the module keeps (mirror.c writes @mirror). */
+struct cfilter_prefilter *cfilter_prefilter_value(struct bpf_map *map)
 {
 	return (struct cfilter_prefilter *)container_of(map, struct bpf_array,
 							map)->value;
 }
 
-/* The prefilter in map @map, one the module keeps (mirror.c writes @mirror). */
-struct cfilter_prefilter *cfilter_prefilter_value(struct bpf_map *map)
+/* The prefilter of the module's map @m. */
+static struct cfilter_prefilter *cfilter_pf_of(unsigned int m)
 {
-	return cfilter_pf_value(map);
+	return cfilter_prefilter_value(cfilter_pf[m]);
 }
 
 /* Does the module keep prefilter map @map? Caller holds cfilter_lock. */
@@ -225,7 +226,7 @@ static void cfilter_pf_store_blocks(const struct cfilter_set *s, unsigned int b,
 	for (i = 0; i < n; i++) {
 		v = cfilter_pf_block_word(s, b, w[i]);
 		for (m = m0; m < cfilter_npf; m++) {
-			u32 *word = &cfilter_pf_value(cfilter_pf[m])->blocks[b][w[i]];
+			u32 *word = &cfilter_pf_of(m)->blocks[b][w[i]];
 
 			WRITE_ONCE(*word, or ? *word | v : v);
 		}
@@ -288,7 +289,7 @@ static void cfilter_pf_hash_fill(const struct cfilter_set *s, bool or,
 	unsigned int m;
 
 	for (m = m0; m < cfilter_npf; m++) {
-		struct cfilter_prefilter *pf = cfilter_pf_value(cfilter_pf[m]);
+		struct cfilter_prefilter *pf = cfilter_pf_of(m);
 		u32 n = cfilter_pf_hwords(cfilter_pf[m]), i;
 		u64 *words;
 
@@ -343,7 +344,7 @@ static void cfilter_pf_store(const struct cfilter_set *s, unsigned int b,
 				longer |= BIT_ULL(at + i);
 		}
 		for (m = m0; m < cfilter_npf; m++) {
-			struct cfilter_prefilter *pf = cfilter_pf_value(cfilter_pf[m]);
+			struct cfilter_prefilter *pf = cfilter_pf_of(m);
 
 			cfilter_pf_put(&pf->bits[b][w], mask, bits, or);
 			cfilter_pf_put(&pf->addrs[b][w], mask, addrs, or);
@@ -430,7 +431,7 @@ void cfilter_prefilter_changed(const struct cfilter_set *s, unsigned int t,
 	if (len == 8 * cfilter_ktypes[t].addr_len) {
 		if (add) {
 			for (m = 0; m < cfilter_npf; m++)
-				cfilter_hashed_set(cfilter_pf_value(cfilter_pf[m])->hashed,
+				cfilter_hashed_set(cfilter_pf_of(m)->hashed,
 						   cfilter_pf_hwords(cfilter_pf[m]),
 						   t, addr);
 		} else if (cfilter_config.mode == CFILTER_MODE_EXACT &&
@@ -498,7 +499,7 @@ static void cfilter_pf_drop(unsigned int m)
 {
 	struct bpf_map *map = cfilter_pf[m];
 
-	WRITE_ONCE(cfilter_pf_value(map)->ready, 0);
+	WRITE_ONCE(cfilter_prefilter_value(map)->ready, 0);
 	cfilter_mirror_forget(map);
 	cfilter_pf[m] = cfilter_pf[--cfilter_npf];
 	bpf_map_put(map);
@@ -580,7 +581,7 @@ int cfilter_prefilter_add(int fd)
 		bpf_map_put(map);
 		return -EINVAL;
 	}
-	pf = cfilter_pf_value(map);
+	pf = cfilter_prefilter_value(map);
 	mutex_lock(&cfilter_lock);
 	/* Maps no program holds any more: only our reference is left. */
 	for (m = 0; m < cfilter_npf;) {
