@@ -435,7 +435,14 @@ expect "absent: the bouncer and its cfctl crowdsec are gone within 5 s" 0 -- \
 	within 5 bouncer_gone
 check "absent: detach from $VETH" "$CFCTL" detach "$VETH"
 check "absent: rmmod" unload_module
+# The new bouncer's first poll (the LAPI's list) is logged before the
+# decision is made: counted after it, it passed for the decision's
+# arrival, and a decision the LAPI then failed to stream (see settles())
+# went unseen and was never made again.
+received=$(bouncer_received)
 bouncer_start
+expect "absent: the bouncer has the LAPI's list within 15 s" 0 -- \
+	within 15 received_more
 check "absent: cscli decisions add --ip 192.0.2.88" \
 	decide --ip 192.0.2.88 --duration 10m
 expect "absent: the bouncer has it within 15 s" 0 -- settles 15 received_more
