@@ -393,10 +393,16 @@ TEST_F(mirror, a_held_address_is_never_passed_while_entries_move)
 	char a[INET_ADDRSTRLEN];
 	unsigned int i, round, churn, lost;
 	pthread_t th;
+	int err;
 
+	/*
+	 * An address may find its fingerprint in its buckets already, an
+	 * earlier one's (EEXIST): that entry holds both, and is held too.
+	 */
 	for (i = 0; i < RACE_HELD; i++) {
 		addr_of(a, i);
-		ASSERT_EQ(0, key(self->fd, CFILTER_IOC_ADD, CFILTER_KEY_SRC4, a));
+		err = key(self->fd, CFILTER_IOC_ADD, CFILTER_KEY_SRC4, a);
+		ASSERT_TRUE(!err || err == EEXIST) TH_LOG("%s: %d", a, err);
 	}
 	churn = (d.bucket_mask + 1) * 4 * 9 / 10 - RACE_HELD;
 	ASSERT_EQ(0, pthread_create(&th, NULL, prober, &r));
