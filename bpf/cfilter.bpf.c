@@ -248,7 +248,9 @@ mirror_buckets(__u64 b1, __u64 b2, __u32 fp, __u64 *w)
  * depends on what the one before it read (@dep, the versions, the
  * buckets: 0 added), so that a CPU that reorders loads still makes them in
  * order: the module writes the description before @ready, and the core
- * the versions and buckets in the order the protocol needs.
+ * the versions and buckets in the order the protocol needs. The first
+ * reading's two buckets need no order between them: a hit is final and
+ * a miss is read again.
  */
 static __always_inline enum mirror_answer
 mirror_probe(const struct cfilter_prefilter *pf, const __u8 *addr, __u64 dep)
