@@ -92,7 +92,7 @@ expect "attach tc while XDP runs: exit 3, says detach" 3 -e "detach" -- \
 	"$CFCTL" attach "$VETH" --mode tc
 expect "status -j: the fewest hashed bits for a filter with few addresses" 0 \
 	-o '"prefilter_hashed_bits":4096,' -- "$CFCTL" status -j
-# The hashed bits are sized at attach: 16 per exact address held then.
+# The hashed bits are sized at attach: 8 per exact address held then.
 SIZING=$(mktemp)
 awk 'BEGIN { for (i = 0; i < 1000; i++) printf "10.77.%d.%d\n", i / 250, i % 250 }' >"$SIZING"
 check "load 1000 addresses of a source of their own" \
@@ -101,7 +101,7 @@ expect "attach --match-dst where it runs: replaced in one step" 0 \
 	-o "$VETH: replaced cfilter_xdp in generic mode" -- \
 	"$CFCTL" attach --match-dst "$VETH"
 expect "status: the replacement's hashed bits, sized for 1000 more addresses" 0 \
-	-o "  prefilter hashed bits: 16384 (16 per address at attach, or of capacity in compact mode; attach again to size anew)" -- \
+	-o "  prefilter hashed bits: 8192 (8 per address at attach, or of capacity in compact mode; attach again to size anew)" -- \
 	"$CFCTL" status
 check "flush the 1000 addresses" "$CFCTL" flush -s sizing
 rm -f "$SIZING"

@@ -457,13 +457,13 @@ enum cfilter_prefilter_bits {
 
 /*
  * The hashed bits for @addresses exact addresses, as cfctl sizes a map and
- * the module, in compact mode, its own record of the addresses added: 16
+ * the module, in compact mode, its own record of the addresses added: 8
  * each, a power of two, at least 4096 and at most the map's maximum. A
- * random miss then finds both its bits set about once in 100.
+ * random miss then finds both its bits set about 3 times in 100.
  */
 static __inline__ __u32 cfilter_prefilter_bits_for(__u64 addresses)
 {
-	__u64 want = addresses * 16;
+	__u64 want = addresses * 8;
 	__u32 n = 4096;
 
 	while (n < want && n < CFILTER_PREFILTER_HASHED_MAX * 64)
