@@ -115,9 +115,9 @@ static void print_goals(const struct opts *o, const struct result *res)
 				       gr->title, tname[t], gr->skipped);
 				continue;
 			}
-			printf("%s, %s traffic: at most %.1fx the LPM trie: cfilter/lpm = %.2f (the parser alone %.2f, the floor %.2f): %s\n",
+			printf("%s, %s traffic: at most %.1fx the LPM trie: cfilter/lpm = %.2f (the parser alone %.2f, cfilter with the set empty %.2f, the floor %.2f): %s\n",
 			       gr->title, tname[t], GOAL_GEO_LPM, gr->ratio[t],
-			       gr->parse[t], gr->floor[t],
+			       gr->parse[t], gr->empty[t], gr->floor[t],
 			       met(gr->ratio[t] <= GOAL_GEO_LPM));
 		}
 		if (!gr->skipped)

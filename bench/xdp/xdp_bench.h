@@ -90,6 +90,7 @@ struct geo_result {
 	char	title[128];
 	double	ratio[NTRAFFIC];	/* cfilter / lpm */
 	double	parse[NTRAFFIC];	/* the parser alone / lpm: a floor */
+	double	empty[NTRAFFIC];	/* cfilter, the set empty / lpm: its least */
 	double	floor[NTRAFFIC];	/* a program that returns / lpm */
 	long long mem, lpm_mem;		/* kernel mem: cfilter's, the trie's */
 	const char *skipped;		/* why, if not measured */
