@@ -220,8 +220,9 @@ static void print_attachment(const struct attachment *a, struct json *j)
 	printf("  prefilter: %s\n", a->prefilter < 0 ? "unknown" :
 	       a->prefilter ? "on" : "off (every packet calls the module)");
 	if (a->prefilter > 0)
-		printf("  prefilter hashed bits: %llu (8 per address at attach, or of capacity in compact mode; attach again to size anew)\n",
-		       (unsigned long long)a->hbits);
+		printf("  prefilter hashed bits: %llu (%u per address at attach, or of capacity in compact mode; attach again to size anew)\n",
+		       (unsigned long long)a->hbits,
+		       CFILTER_PREFILTER_ADDR_BITS);
 	if (a->mirror != -ENOENT)
 		printf("  mirror: %s\n", a->mirror < 0 ? "unknown" :
 		       a->mirror ? "on (IPv4 sources probed in the program)" :

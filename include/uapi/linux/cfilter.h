@@ -457,13 +457,16 @@ enum cfilter_prefilter_bits {
 
 /*
  * The hashed bits for @addresses exact addresses, as cfctl sizes a map and
- * the module, in compact mode, its own record of the addresses added: 8
- * each, a power of two, at least 4096 and at most the map's maximum. A
- * random miss then finds both its bits set about 3 times in 100.
+ * the module, in compact mode, its own record of the addresses added:
+ * CFILTER_PREFILTER_ADDR_BITS each, a power of two, at least 4096 and at
+ * most the map's maximum. A random miss then finds both its bits set
+ * about 3 times in 100.
  */
+#define CFILTER_PREFILTER_ADDR_BITS	8
+
 static __inline__ __u32 cfilter_prefilter_bits_for(__u64 addresses)
 {
-	__u64 want = addresses * 8;
+	__u64 want = addresses * CFILTER_PREFILTER_ADDR_BITS;
 	__u32 n = 4096;
 
 	while (n < want && n < CFILTER_PREFILTER_HASHED_MAX * 64)
