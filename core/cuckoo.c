@@ -237,6 +237,7 @@ struct cuckoo *cuckoo_create(const struct cuckoo_params *p)
 	c->exact = p->exact;
 	c->values = p->values;
 	c->hash = CUCKOO_HASH_FOR(p->key_len);
+	c->reader = cuckoo_reader_for(c);
 	c->stride = cuckoo_stride(p);
 	c->val_off = cuckoo_val_off(p);
 	c->initial_buckets = buckets;

@@ -91,6 +91,9 @@ struct cuckoo_table {
  * @exact: keys are stored beside the fingerprints
  * @values: exact mode: each key has a u32 value, after it in its slot
  * @hash: enum cuckoo_hash_kind, the hash that places the keys
+ * @reader: enum cuckoo_reader, the readers of this shape
+ *	(cuckoo_reader_for()), so that a lookup picks them with one load,
+ *	not five
  * @queue: the writer's BFS queue, allocated by the first insert that must
  *	move entries (most of a prefix set's small tables never do)
  * @initial_buckets: table size at creation and after a clear
@@ -119,6 +122,7 @@ struct cuckoo {
 	bool exact;
 	bool values;
 	u8 hash;
+	u8 reader;
 
 	____cacheline_aligned struct cuckoo_node *queue;
 	u64 initial_buckets;
@@ -129,6 +133,49 @@ struct cuckoo {
 	u64 layout_base;
 	struct cuckoo_mirror mirror;
 };
+
+/*
+ * The shapes with readers of their own, as cuckoo_read.c's
+ * CUCKOO_READERS() names them.
+ */
+enum cuckoo_reader {
+	CUCKOO_ANY,
+	CUCKOO_4C,
+	CUCKOO_4X,
+	CUCKOO_4XV,
+	CUCKOO_8C,
+	CUCKOO_8XV,
+	CUCKOO_16C,
+	CUCKOO_16XV,
+};
+
+/*
+ * @c's readers, for @c->reader whenever its shape is set. 12-bit
+ * fingerprints sit in 16-bit lanes, as 16-bit ones do, and every reader
+ * masks with the filter's own fp_mask: they share the readers.
+ */
+static inline u8 cuckoo_reader_for(const struct cuckoo *c)
+{
+	if (c->fp_bits != 16 && c->fp_bits != 12)
+		return CUCKOO_ANY;
+	switch (c->key_len) {
+	case 4:
+		if (c->hash != CUCKOO_HASH_MIX32)
+			return CUCKOO_ANY;
+		if (!c->exact)
+			return CUCKOO_4C;
+		return c->values ? CUCKOO_4XV : CUCKOO_4X;
+	case 8:
+		if (!c->exact)
+			return CUCKOO_8C;
+		return c->values ? CUCKOO_8XV : CUCKOO_ANY;
+	case 16:
+		if (!c->exact)
+			return CUCKOO_16C;
+		return c->values ? CUCKOO_16XV : CUCKOO_ANY;
+	}
+	return CUCKOO_ANY;
+}
 
 /* log2 of the bytes in a bucket, or -EINVAL for an unsupported width. */
 static inline int cuckoo_bucket_shift(unsigned int fp_bits)

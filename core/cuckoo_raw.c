@@ -198,6 +198,7 @@ struct cuckoo *cuckoo_raw_create(const struct cuckoo_params *p,
 	c->hash_a = cuckoo_hash_a(c->seed);
 	c->hash_b = cuckoo_hash_b(c->seed);
 	c->hash = r->hash;
+	c->reader = cuckoo_reader_for(c);
 	return c;
 }
 

@@ -414,47 +414,6 @@ static noinline u64 cuckoo_lookup_any(const struct cuckoo *c,
 	return cuckoo_lookup_as(c, cuckoo_shape_of(c), key);
 }
 
-/* The shapes with readers of their own, as CUCKOO_READERS() names them. */
-enum cuckoo_reader {
-	CUCKOO_ANY,
-	CUCKOO_4C,
-	CUCKOO_4X,
-	CUCKOO_4XV,
-	CUCKOO_8C,
-	CUCKOO_8XV,
-	CUCKOO_16C,
-	CUCKOO_16XV,
-};
-
-/*
- * @c's readers: the same for every lookup of a table, so predicted.
- * 12-bit fingerprints sit in 16-bit lanes, as 16-bit ones do, and every
- * reader masks with the filter's own fp_mask: they share the readers.
- */
-static __always_inline enum cuckoo_reader
-cuckoo_reader_of(const struct cuckoo *c)
-{
-	if (c->fp_bits != 16 && c->fp_bits != 12)
-		return CUCKOO_ANY;
-	switch (c->key_len) {
-	case 4:
-		if (c->hash != CUCKOO_HASH_MIX32)
-			return CUCKOO_ANY;
-		if (!c->exact)
-			return CUCKOO_4C;
-		return c->values ? CUCKOO_4XV : CUCKOO_4X;
-	case 8:
-		if (!c->exact)
-			return CUCKOO_8C;
-		return c->values ? CUCKOO_8XV : CUCKOO_ANY;
-	case 16:
-		if (!c->exact)
-			return CUCKOO_16C;
-		return c->values ? CUCKOO_16XV : CUCKOO_ANY;
-	}
-	return CUCKOO_ANY;
-}
-
 /* With @val, cuckoo_lookup_word()'s answer; else cuckoo_contains()'s. */
 #define CUCKOO_FIND(name)						\
 	(val ? cuckoo_lookup_##name(c, key) :				\
@@ -463,7 +422,7 @@ cuckoo_reader_of(const struct cuckoo *c)
 static __always_inline u64 cuckoo_find(const struct cuckoo *c,
 				       const void *key, bool val)
 {
-	switch (cuckoo_reader_of(c)) {
+	switch (c->reader) {
 	case CUCKOO_4C:
 		return CUCKOO_FIND(4c);
 	case CUCKOO_4X:
@@ -769,7 +728,7 @@ static __always_inline u32 cuckoo_batch(const struct cuckoo *c,
 					const void *keys, u32 n, bool *hits,
 					u32 *vals)
 {
-	switch (cuckoo_reader_of(c)) {
+	switch (c->reader) {
 	case CUCKOO_4C:
 		return CUCKOO_BATCH_AS(4c);
 	case CUCKOO_4X:

@@ -1363,7 +1363,7 @@ TEST(shaped_readers_answer_as_the_general_one)
 			p.values = shapes[z].exact;
 			c = cuckoo_create(&p);
 			ASSERT_NE(NULL, c);
-			ASSERT_NE((int)CUCKOO_ANY, (int)cuckoo_reader_of(c))
+			ASSERT_NE((int)CUCKOO_ANY, (int)c->reader)
 				TH_LOG("fp%u, %u-byte keys", fps[f], p.key_len);
 			for (i = 0; i < FILL; i++) {
 				int rc;
