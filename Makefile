@@ -14,7 +14,7 @@
 # Goals that must work before `make deps` has installed anything.
 NO_KERNEL_GOALS := deps clean help demo check check-debug bench fuzz stress \
 	uninstall install-dkms install-dkms-sources uninstall-dkms bench-load \
-	bench-xdp deb
+	bench-xdp bench-xdp-insns deb
 ifeq ($(filter-out $(NO_KERNEL_GOALS),$(MAKECMDGOALS)),)
 ifneq ($(MAKECMDGOALS),)
 SKIP_KERNEL_MK := 1
@@ -74,7 +74,7 @@ MODULE_OUTPUTS := core/*.o core/.*.cmd kmod/*.o kmod/.*.cmd *.o .*.cmd *.ko *.mo
 .PHONY: all module module-sources bpf user selftests host-tests check demo \
 	deps kernel vm-run vm-run-script clean help bench fuzz stress check-debug \
 	install install-kdir uninstall install-dkms install-dkms-sources \
-	uninstall-dkms bench-load bench-xdp deb
+	uninstall-dkms bench-load bench-xdp bench-xdp-insns deb
 
 all: module user selftests
 
@@ -100,6 +100,7 @@ help:
 	@echo 'make stress        lock-free readers vs a churning writer (host)'
 	@echo 'make bench-load    cfctl load vs ipset restore, nft -f, a BPF hash map (guest)'
 	@echo 'make bench-xdp     XDP ns/packet: cfilter vs BPF hash, LPM, Bloom (guest)'
+	@echo 'make bench-xdp-insns  the same programs in instructions per packet (guest)'
 	@echo 'make install [DESTDIR= PREFIX=]   cfctl, man page, completion, unit, module'
 	@echo 'make uninstall     remove what make install put'
 	@echo 'make install-dkms  module sources for DKMS (VERSION=x: another name)'
@@ -166,6 +167,12 @@ bench-load:
 # addresses and geo prefixes (guest; writes bench/results/xdp.txt).
 bench-xdp:
 	scripts/bench/bench-xdp.sh
+
+# The same programs in guest instructions per packet, counted by a QEMU
+# plugin: figures the host's load cannot move (writes
+# bench/results/xdp-insns.txt).
+bench-xdp-insns:
+	scripts/bench/bench-xdp-insns.sh
 
 # make install: cfctl with its man page and bash completion, cfilter.service
 # with its helper and example configuration, fail2ban's cfilter action, and
@@ -260,4 +267,5 @@ clean:
 	$(MAKE) -C tests/fuzz clean
 	$(MAKE) -C bench clean
 	$(MAKE) -C bench/xdp clean
+	$(MAKE) -C bench/qemu clean
 	rm -rf $(MODULE_OUTPUTS) .cache/build-* dist

@@ -39,9 +39,11 @@ static struct empty_cost measure_empty(const struct workload *exact,
 	struct empty_cost cost;
 	struct row rows[6];
 	unsigned int i, t;
+	char title[64];
 	double ns[6];
 
-	w.title = "empty";
+	snprintf(title, sizeof(title), "%s, all empty", exact->title);
+	w.title = title;
 	rows[0] = row(PARSE_ONLY, bpf_program__fd(skel->progs.xdp_parse),
 		      false);
 	rows[1] = row("cfilter", cfilter_fd, false);
@@ -82,8 +84,14 @@ static void bench_timed(const struct opts *o, int dev, struct workload *w,
 	double *ns = xcalloc((size_t)o->passes * 2 * NTRAFFIC, sizeof(*ns));
 	double med[2][NTRAFFIC];
 	unsigned int pass, i, m, t;
+	struct row timed[2];
 	int err;
 
+	/* named apart, for xdp_bench -I's series */
+	for (m = 0; m < 2; m++) {
+		timed[m] = *cf;
+		timed[m].name = name[m];
+	}
 	fprintf(stderr, "xdp_bench: timed: %u passes\n", o->passes);
 	for (pass = 0; pass < o->passes; pass++) {
 		for (i = 0; i < 2; i++) {
@@ -98,7 +106,7 @@ static void bench_timed(const struct opts *o, int dev, struct workload *w,
 			}
 			for (t = 0; t < NTRAFFIC; t++)
 				ns[((size_t)m * NTRAFFIC + t) * o->passes + pass] =
-					run_series(w, cf, t);
+					run_series(w, &timed[m], t);
 		}
 	}
 	for (m = 0; m < 2; m++) {
@@ -126,6 +134,7 @@ struct exact_keys {
 	u128			*addrs;		/* sorted, host order */
 	struct cfilter_key	*keys;
 	struct pfx		*p;		/* the same as /32s or /128s */
+	char			title[32];	/* its workload's */
 };
 
 /*
@@ -160,7 +169,9 @@ static void exact_workload(const struct opts *o, struct workload *w,
 	pick = xcalloc(n, sizeof(*pick));
 	for (i = 0; i < n; i++)
 		pick[i] = i;
-	w->title = "exact";
+	snprintf(k->title, sizeof(k->title), "exact, %u IPv%c", n,
+		 alen == 4 ? '4' : '6');
+	w->title = k->title;
 	w->nframes = o->packets;
 	w->frame_len = alen == 4 ? FRAME4_LEN : FRAME6_LEN;
 	w->frames[HIT] = frames_alloc(w->nframes, w->frame_len);

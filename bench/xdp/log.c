@@ -137,12 +137,14 @@ static double series(struct log_bench *lb, const struct workload *w,
 		     struct row *cf, enum log_mode m, enum traffic t)
 {
 	unsigned long long before[3], after[3];
+	struct row r = *cf;
 	unsigned int i;
 	double ns;
 
+	r.name = mode_name[m];	/* named apart, for xdp_bench -I's series */
 	set_mode(lb, m);
 	counters(lb, before);
-	ns = run_series(w, cf, t);
+	ns = run_series(w, &r, t);
 	counters(lb, after);
 	set_mode(lb, LOG_OFF);
 	for (i = 0; i < 3; i++)

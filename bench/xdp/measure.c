@@ -8,6 +8,27 @@
 
 #include "xdp_bench.h"
 
+bool mark_series;
+
+/*
+ * The marker bench/qemu/insns.so counts at: `xchg %bx,%bx`, which does
+ * nothing. A series is marked before and after, then its line printed: the
+ * plugin's marks 2n and 2n+1 are the guest's nth such line.
+ */
+static void mark(void)
+{
+	asm volatile("xchg %%bx, %%bx" ::: "memory");
+}
+
+static void mark_end(const struct workload *w, const struct row *r,
+		     enum traffic t)
+{
+	mark();
+	printf("insns-series %s | %s | %s | %u\n", w->title, r->name,
+	       t == HIT ? "hit" : "miss", w->nframes);
+	fflush(stdout);
+}
+
 /* Mean ns of @prog over the frames of one traffic; checks every verdict. */
 double run_series(const struct workload *w, struct row *r,
 		  enum traffic t)
@@ -18,6 +39,8 @@ double run_series(const struct workload *w, struct row *r,
 
 	if (t == MISS)
 		r->false_pos = 0;
+	if (mark_series)
+		mark();
 	for (i = 0; i < w->nframes; i++) {
 		LIBBPF_OPTS(bpf_test_run_opts, o,
 			.data_in = w->frames[t] + (size_t)i * w->frame_len,
@@ -37,6 +60,8 @@ double run_series(const struct workload *w, struct row *r,
 			    w->title, r->name, t == HIT ? "hit" : "miss", i,
 			    o.retval);
 	}
+	if (mark_series)
+		mark_end(w, r, t);
 	return (double)total / w->nframes;
 }
 

@@ -37,6 +37,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,7 +164,7 @@ static void usage(int status)
 	fprintf(status ? stderr : stdout,
 		"usage: xdp_bench [-n PACKETS] [-p PASSES] [-P PLACEMENTS] [-k KEYS] [-e 4|6:KEYS]...\n"
 		"                 [-s SEED]\n"
-		"                 [-g RANGES [-l LABEL] [-m RANGES [-M LABEL]]]... [-S | -C]\n"
+		"                 [-g RANGES [-l LABEL] [-m RANGES [-M LABEL]]]... [-S | -C] [-I]\n"
 		"  -n  distinct frames per traffic (default 32768)\n"
 		"  -p  passes; the median is reported (default 3)\n"
 		"  -P  exact and geo workloads: measured with the module's tables and the maps\n"
@@ -183,7 +184,10 @@ static void usage(int status)
 		"      parameters (needs -g)\n"
 		"  -C  the exact workload alone, cfilter.ko loaded in compact mode, against\n"
 		"      the hash map and the Bloom filter: one line of a table of module\n"
-		"      parameters, then its goal's line\n", EXACT_MAX, GEO_MAX);
+		"      parameters, then its goal's line\n"
+		"  -I  run on CPU 0 and mark each series for the QEMU plugin\n"
+		"      bench/qemu/insns.so, which counts the guest's instructions\n"
+		"      (scripts/bench/bench-xdp-insns.sh)\n", EXACT_MAX, GEO_MAX);
 	exit(status);
 }
 
@@ -323,7 +327,7 @@ int main(int argc, char **argv)
 	int c, dev;
 
 	memset(&res, 0, sizeof(res));
-	while ((c = getopt(argc, argv, "n:p:P:k:e:s:g:l:m:M:SCh")) != -1) {
+	while ((c = getopt(argc, argv, "n:p:P:k:e:s:g:l:m:M:SCIh")) != -1) {
 		switch (c) {
 		case 'n':
 			o.packets = parse_num("-n", optarg, 1, 1 << 22);
@@ -378,6 +382,9 @@ int main(int argc, char **argv)
 		case 'C':
 			o.compact = true;
 			break;
+		case 'I':
+			mark_series = true;
+			break;
 		case 'h':
 			usage(0);
 			break;
@@ -387,6 +394,15 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc)
 		usage(2);
+	if (mark_series) {
+		cpu_set_t cpu0;
+
+		/* the plugin's counts are of all CPUs: the others idle */
+		CPU_ZERO(&cpu0);
+		CPU_SET(0, &cpu0);
+		if (sched_setaffinity(0, sizeof(cpu0), &cpu0))
+			die("sched_setaffinity: %m");
+	}
 	if (o.sweep && !o.ngeo) {
 		fprintf(stderr, "xdp_bench: -S needs -g RANGES\n");
 		exit(2);

@@ -175,6 +175,8 @@ struct baseline_bpf *load_baseline(unsigned int alen, unsigned int hash,
 				   unsigned int lpm, unsigned int bloom);
 
 /* measure.c */
+/* -I: mark each series for bench/qemu/insns.so (measure.c) */
+extern bool mark_series;
 double run_series(const struct workload *w, struct row *r,
 		  enum traffic t);
 double median(double *v, unsigned int n);

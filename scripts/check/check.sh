@@ -249,13 +249,13 @@ ORDER+=(system demo install vm-run)
 phase 'build'
 # Every kernel's module first: the lanes then run what is built. The
 # benchmarks are built (not run: they measure, they do not test) so that a
-# change to the core or the UAPI cannot break `make bench` or `make
-# bench-xdp` unnoticed.
+# change to the core or the UAPI cannot break `make bench`, `make
+# bench-xdp` or `make bench-xdp-insns` unnoticed.
 build() {
 	local kernel
 
 	make -s all && make -s -C bench bench miss_path fill mem &&
-		make -s -C bench/xdp ||
+		make -s -C bench/xdp && make -s -C bench/qemu ||
 		return
 	for kernel in $kernels; do
 		make -s module KERNEL="$kernel" || return

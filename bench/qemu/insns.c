@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * insns.so: a QEMU TCG plugin that counts what the guest runs, so that a
+ * guest bench can compare programs by a figure the host's load cannot move.
+ * It counts, per vCPU, the instructions run, the translation blocks
+ * entered (about one per branch taken, and one per iteration of a rep
+ * string instruction) and the memory accesses made. When a guest program
+ * runs the marker, `xchg %bx,%bx` in user mode, it prints that vCPU's
+ * counts so far: "insns-mark CPU N insns I blocks B mem M" (N: the vCPU's
+ * markers before it). The guest
+ * prints its own line per pair of markers, in the same order, and the
+ * host pairs them (scripts/bench/bench-xdp-insns.sh).
+ *
+ * Built against QEMU 7.2's plugin API (version 1), whose few calls used
+ * here are declared below: Debian ships QEMU with plugin support but not
+ * its header.
+ */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+typedef uint64_t qemu_plugin_id_t;
+struct qemu_plugin_tb;
+struct qemu_plugin_insn;
+struct qemu_info_t;
+
+typedef uint32_t qemu_plugin_meminfo_t;
+
+enum qemu_plugin_cb_flags { QEMU_PLUGIN_CB_NO_REGS };
+enum qemu_plugin_mem_rw { QEMU_PLUGIN_MEM_R = 1, QEMU_PLUGIN_MEM_W,
+			  QEMU_PLUGIN_MEM_RW };
+
+void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id,
+	void (*cb)(qemu_plugin_id_t, struct qemu_plugin_tb *));
+size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
+uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
+struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb,
+						 size_t idx);
+const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
+size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
+uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
+void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *tb,
+	void (*cb)(unsigned int vcpu, void *udata),
+	enum qemu_plugin_cb_flags flags, void *udata);
+void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
+	void (*cb)(unsigned int vcpu, void *udata),
+	enum qemu_plugin_cb_flags flags, void *udata);
+void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn *insn,
+	void (*cb)(unsigned int vcpu, qemu_plugin_meminfo_t info,
+		   uint64_t vaddr, void *udata),
+	enum qemu_plugin_cb_flags flags, enum qemu_plugin_mem_rw rw,
+	void *udata);
+void qemu_plugin_outs(const char *string);
+
+EXPORT int qemu_plugin_version = 1;
+
+/* x86-64 user addresses end below this: kernel code is never a marker. */
+#define USER_END	0x0000800000000000ULL
+
+static const uint8_t marker[] = { 0x66, 0x87, 0xdb };	/* xchg %bx,%bx */
+
+/* Per vCPU: the marked work runs on one while the others idle. */
+#define MAX_VCPUS	64
+
+static struct {
+	uint64_t insns, blocks, mem;
+	uint64_t marks;
+} vcpus[MAX_VCPUS];
+
+static void on_block(unsigned int vcpu, void *udata)
+{
+	if (vcpu < MAX_VCPUS) {
+		vcpus[vcpu].insns += (uintptr_t)udata;
+		vcpus[vcpu].blocks++;
+	}
+}
+
+static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info,
+		   uint64_t vaddr, void *udata)
+{
+	(void)info;
+	(void)vaddr;
+	(void)udata;
+	if (vcpu < MAX_VCPUS)
+		vcpus[vcpu].mem++;
+}
+
+static void on_marker(unsigned int vcpu, void *udata)
+{
+	char line[160];
+
+	(void)udata;
+	if (vcpu >= MAX_VCPUS)
+		return;
+	snprintf(line, sizeof(line),
+		 "insns-mark %u %" PRIu64 " insns %" PRIu64 " blocks %" PRIu64
+		 " mem %" PRIu64 "\n", vcpu, vcpus[vcpu].marks++,
+		 vcpus[vcpu].insns, vcpus[vcpu].blocks, vcpus[vcpu].mem);
+	qemu_plugin_outs(line);
+}
+
+static bool is_marker(const struct qemu_plugin_insn *insn)
+{
+	return qemu_plugin_insn_vaddr(insn) < USER_END &&
+	       qemu_plugin_insn_size(insn) == sizeof(marker) &&
+	       !memcmp(qemu_plugin_insn_data(insn), marker, sizeof(marker));
+}
+
+static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+	size_t i, n = qemu_plugin_tb_n_insns(tb);
+
+	(void)id;
+	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, QEMU_PLUGIN_CB_NO_REGS,
+					     (void *)(uintptr_t)n);
+	for (i = 0; i < n; i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+
+		qemu_plugin_register_vcpu_mem_cb(insn, on_mem,
+						 QEMU_PLUGIN_CB_NO_REGS,
+						 QEMU_PLUGIN_MEM_RW, NULL);
+		if (is_marker(insn))
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_marker,
+						QEMU_PLUGIN_CB_NO_REGS, NULL);
+	}
+}
+
+EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
+			       const struct qemu_info_t *info, int argc,
+			       char **argv)
+{
+	(void)info;
+	(void)argc;
+	(void)argv;
+	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
+	return 0;
+}

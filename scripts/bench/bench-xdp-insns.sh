@@ -1,0 +1,123 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make bench-xdp-insns`: the instructions the guest runs per packet, for
+# cfilter's XDP program and the baseline programs of `make bench-xdp`, on
+# its 100k IPv4 and IPv6 exact workloads, exact and compact. The guest runs
+# under bench/qemu/insns.so, which counts what a vCPU runs between two
+# markers; xdp_bench -I marks each series (bench/xdp/measure.c). Unlike
+# time, the counts do not move with the host's load: they say what a
+# change to a program costs in instructions, and nothing of what a load
+# from a page not read of late costs, which only time shows. The table
+# goes to bench/results/xdp-insns.txt.
+#
+# Environment: BENCH_PACKETS (distinct frames per traffic, default 8192).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+export KERNEL=${KERNEL:-6.1}
+export VM_MEM=${VM_MEM:-2G}
+export VM_TIMEOUT=${VM_TIMEOUT:-1800}
+OUT=bench/results/xdp-insns.txt
+KEYS=100000
+
+make -s module user
+make -s -C bench/xdp
+make -s -C bench/qemu
+
+STAGE=$(mktemp -d "${TMPDIR:-/tmp}/bench-xdp-insns.XXXXXX")
+trap 'rm -rf "$STAGE"' EXIT
+cp bench/xdp/xdp_bench "$STAGE/"
+cat >"$STAGE/run.sh" <<GUEST
+#!/bin/sh
+set -eu
+cd /opt/cfilter/selftests
+reload() {
+	i=0
+	while ! rmmod cfilter 2>/dev/null; do
+		i=\$((i + 1))
+		[ "\$i" -lt 50 ] || { echo "rmmod cfilter still fails" >&2; exit 1; }
+		sleep 0.1
+	done
+	insmod "\$CFILTER_KO" "\$@"
+}
+./xdp_bench -I -n ${BENCH_PACKETS:-8192} -p 1 -k $KEYS -e 6:$KEYS |
+	grep '^insns-series'
+for fp in 16 12; do
+	reload mode=compact fp_bits=\$fp capacity=$KEYS
+	./xdp_bench -I -C -n ${BENCH_PACKETS:-8192} -p 1 -k $KEYS |
+		sed -n "s/^insns-series exact, /insns-series compact fp\$fp, /p"
+done
+GUEST
+VM_PLUGIN=$PWD/bench/qemu/insns.so VM_PLUGIN_LOG=$STAGE/plugin.log \
+	SELFTESTS_DIR=$STAGE scripts/vm/vm-run.sh "$STAGE/run.sh" >"$STAGE/console"
+
+# Series n of the guest's is the plugin's markers 2n and 2n + 1 on vCPU 0,
+# where xdp_bench -I runs.
+awk -v out="$OUT.new" '
+FNR == NR {
+	if ($1 == "insns-mark" && $2 == 0) {
+		insns[$3] = $5
+		blocks[$3] = $7
+		mem[$3] = $9
+	}
+	next
+}
+/^insns-series / {
+	sub(/^insns-series /, "")
+	split($0, f, " \\| ")
+	n = f[4]
+	a = 2 * series++
+	if (!((a + 1) in insns)) {
+		print "bench-xdp-insns: no plugin count for series " series > "/dev/stderr"
+		exit 1
+	}
+	key = f[1] SUBSEP f[2]
+	if (!(key in seen)) {
+		seen[key] = 1
+		order[++rows] = key
+	}
+	i[key, f[3]] = (insns[a + 1] - insns[a]) / n
+	b[key, f[3]] = (blocks[a + 1] - blocks[a]) / n
+	m[key, f[3]] = (mem[a + 1] - mem[a]) / n
+}
+END {
+	if (!rows)
+		exit 1
+	print "(per packet, on the vCPU that runs the series: instructions, translation blocks" > out
+	print " entered, about one per branch taken, and memory accesses; each includes the" > out
+	print " kernel'"'"'s BPF_PROG_TEST_RUN of one frame, which the parse-only row shows)" > out
+	printf "%-34s %-22s %8s %8s %7s %7s %7s %7s\n", "workload", "program", "hit ins", \
+		"miss ins", "hit blk", "mis blk", "hit mem", "mis mem" > out
+	for (r = 1; r <= rows; r++) {
+		split(order[r], k, SUBSEP)
+		printf "%-34s %-22s %8.1f %8.1f %7.1f %7.1f %7.1f %7.1f\n", k[1], \
+			substr(k[2], 1, 22), i[order[r], "hit"], i[order[r], "miss"], \
+			b[order[r], "hit"], b[order[r], "miss"], \
+			m[order[r], "hit"], m[order[r], "miss"] > out
+	}
+	print "" > out
+	print "cfilter against the Bloom program, per packet:" > out
+	for (r = 1; r <= rows; r++) {
+		split(order[r], k, SUBSEP)
+		if (k[2] != "cfilter" || !((k[1] SUBSEP "bloom") in seen))
+			continue
+		bl = k[1] SUBSEP "bloom"
+		printf "%-34s instructions hit %+6.1f, miss %+6.1f; memory accesses hit %+6.1f, miss %+6.1f\n", \
+			k[1], i[order[r], "hit"] - i[bl, "hit"], \
+			i[order[r], "miss"] - i[bl, "miss"], \
+			m[order[r], "hit"] - m[bl, "hit"], \
+			m[order[r], "miss"] - m[bl, "miss"] > out
+	}
+}' "$STAGE/plugin.log" "$STAGE/console" || {
+	rm -f "$OUT.new"
+	echo "bench-xdp-insns: the guest printed no series; $OUT left as it was" >&2
+	exit 1
+}
+{
+	echo "# make bench-xdp-insns ($(date -u +%Y-%m-%d), $(git describe --always --dirty 2>/dev/null || echo no git))"
+	echo "kernel $KERNEL guest under qemu TCG and bench/qemu/insns.so; $KEYS random addresses"
+	cat "$OUT.new"
+} >"$OUT"
+rm -f "$OUT.new"
+echo "bench-xdp-insns: table written to $OUT"
