@@ -224,16 +224,18 @@ enum mirror_answer {
 static __always_inline enum mirror_answer
 mirror_buckets(__u64 b1, __u64 b2, __u32 fp, __u64 *w)
 {
-	__u64 *e1 = mirror_entry(CFILTER_MIRROR_HEAD + b1);
-	__u64 *e2 = mirror_entry(CFILTER_MIRROR_HEAD + b2);
+	__u64 *e = mirror_entry(CFILTER_MIRROR_HEAD + b1);
 	__u64 w1, w2;
 
-	if (!e1 || !e2)
+	if (!e)
 		return MIRROR_UNSURE;
-	w1 = *(volatile const __u64 *)e1;
+	w1 = *(volatile const __u64 *)e;
 	if (cfilter_mirror_holds(w1, fp))
 		return MIRROR_HIT;
-	w2 = *(volatile const __u64 *)e2;
+	e = mirror_entry(CFILTER_MIRROR_HEAD + b2);
+	if (!e)
+		return MIRROR_UNSURE;
+	w2 = *(volatile const __u64 *)e;
 	if (cfilter_mirror_holds(w2, fp))
 		return MIRROR_HIT;
 	*w = w1 ^ w2;
@@ -261,16 +263,21 @@ mirror_probe(const struct cfilter_prefilter *pf, const __u8 *addr, __u64 dep)
 	__u32 fp, seq;
 
 	ready = *(volatile const __u64 *)&d[(CFILTER_MIRROR_W_READY + dep) & 7];
+	/*
+	 * Taken before the test: after it the compiler knows @ready and would
+	 * offset the loads below by a constant, which orders nothing.
+	 */
+	dep = opaque(ready) - CFILTER_MIRROR_READY;
 	if (ready != CFILTER_MIRROR_READY)
 		return MIRROR_UNSURE;
-	dep = opaque(ready) - CFILTER_MIRROR_READY;
+	d += dep & 7;
 	h = cfilter_mirror_hash4(*(const __u32 *)addr,
-				 d[(CFILTER_MIRROR_W_HASH_A + dep) & 7],
-				 d[(CFILTER_MIRROR_W_HASH_B + dep) & 7]);
-	fp = cfilter_mirror_fp(h, d[(CFILTER_MIRROR_W_FP_MASK + dep) & 7]);
-	bmask = d[(CFILTER_MIRROR_W_BUCKET_MASK + dep) & 7];
-	smask = d[(CFILTER_MIRROR_W_STRIPE_MASK + dep) & 7];
-	vbase = d[(CFILTER_MIRROR_W_VERSIONS + dep) & 7];
+				 d[CFILTER_MIRROR_W_HASH_A],
+				 d[CFILTER_MIRROR_W_HASH_B]);
+	fp = cfilter_mirror_fp(h, d[CFILTER_MIRROR_W_FP_MASK]);
+	bmask = d[CFILTER_MIRROR_W_BUCKET_MASK];
+	smask = d[CFILTER_MIRROR_W_STRIPE_MASK];
+	vbase = d[CFILTER_MIRROR_W_VERSIONS];
 	b1 = h & bmask;
 	b2 = cfilter_mirror_alt(b1, fp, bmask);
 	r = mirror_buckets(b1, b2, fp, &w);

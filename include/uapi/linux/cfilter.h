@@ -554,9 +554,10 @@ static __inline__ __u64 cfilter_mirror_hash4(__u32 a, __u64 hash_a,
 /* The fingerprint of hash @h: its high half, masked, and never 0. */
 static __inline__ __u32 cfilter_mirror_fp(__u64 h, __u64 fp_mask)
 {
-	__u32 fp = (h >> 32) & fp_mask;
+	__u64 fp = (h >> 32) & fp_mask;
 
-	return fp + !fp;
+	/* 0 becomes 1 without a branch: fp - 1 wraps only for 0 */
+	return fp | (fp - 1) >> 63;
 }
 
 /* The other bucket of fingerprint @fp in bucket @b. */
