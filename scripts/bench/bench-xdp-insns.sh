@@ -54,7 +54,7 @@ VM_PLUGIN=$PWD/bench/qemu/insns.so VM_PLUGIN_LOG=$STAGE/plugin.log \
 
 # Series n of the guest's is the plugin's markers 2n and 2n + 1 on vCPU 0,
 # where xdp_bench -I runs.
-awk -v out="$OUT.new" '
+awk -v out="$STAGE/table" '
 FNR == NR {
 	if ($1 == "insns-mark" && $2 == 0) {
 		insns[$3] = $5
@@ -110,14 +110,14 @@ END {
 			m[order[r], "miss"] - m[bl, "miss"] > out
 	}
 }' "$STAGE/plugin.log" "$STAGE/console" || {
-	rm -f "$OUT.new"
 	echo "bench-xdp-insns: the guest printed no series; $OUT left as it was" >&2
 	exit 1
 }
+# The header is made before $OUT is opened, which --dirty would see.
 {
 	echo "# make bench-xdp-insns ($(date -u +%Y-%m-%d), $(git describe --always --dirty 2>/dev/null || echo no git))"
 	echo "kernel $KERNEL guest under qemu TCG and bench/qemu/insns.so; $KEYS random addresses"
-	cat "$OUT.new"
-} >"$OUT"
-rm -f "$OUT.new"
+	cat "$STAGE/table"
+} >"$STAGE/out"
+mv "$STAGE/out" "$OUT"
 echo "bench-xdp-insns: table written to $OUT"
