@@ -227,13 +227,13 @@ static void print_header(const struct opts *o, __u32 hbits)
 	       prefilter_mem / 1024.0, hbits, o->keys);
 	printf("TCG models no cache, but its software TLB charges for pages: a load from a page not read of\n"
 	       "late pays a page-table walk, whether real hardware would find the line in L1 or in DRAM (the\n"
-	       "page control, under the exact table, measures it). Time here follows the instructions run and\n"
-	       "how many distinct pages a program reads across packets: a hash map's buckets, a table's slots,\n"
-	       "the prefilter's hashed bits, each read once per packet at a random page of many, pay the walk\n"
-	       "nearly every time, where a few pages read by every packet do not. The ratios rank instruction\n"
-	       "paths (parsing, the kfunc call, hashing, probes) and working sets of pages, as this emulator\n"
-	       "prices them; they cannot rank designs that trade instructions for memory reads on real\n"
-	       "hardware. For those, `make bench` times the miss path natively\n"
+	       "page control, under the exact table, measures it). Time here grows with the instructions run\n"
+	       "and with how many distinct pages a program reads across packets, but is not made of them alone:\n"
+	       "`make bench-xdp-insns` counts each program's instructions, branches and memory accesses per\n"
+	       "packet, and two rows level in all three can read a third apart here (compact hits against the\n"
+	       "Bloom program). The ratios rank paths as this emulator prices them, and move by up to 0.2\n"
+	       "between runs of unchanged code; they cannot rank designs that trade instructions for memory\n"
+	       "reads on real hardware. For those, `make bench` times the miss path natively\n"
 	       "(bench/results/miss-path.txt).\n\n");
 }
 
