@@ -11,15 +11,21 @@
  * prints its own line per pair of markers, in the same order, and the
  * host pairs them (scripts/bench/bench-xdp-insns.sh).
  *
+ * With the argument profile=on it also prints, at every second marker of
+ * vCPU 0, each translation block that ran there since the one before:
+ * "insns-block VADDR INSNS RUNS", for the host to put names to.
+ *
  * Built against QEMU 7.2's plugin API (version 1), whose few calls used
  * here are declared below: Debian ships QEMU with plugin support but not
  * its header.
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define EXPORT __attribute__((visibility("default")))
@@ -72,12 +78,79 @@ static struct {
 	uint64_t marks;
 } vcpus[MAX_VCPUS];
 
+/*
+ * profile=on: each translated block's runs on vCPU 0, printed and cleared
+ * at every second marker, so that a series' blocks come out by address.
+ * Blocks may be translated on any vCPU's thread: the lock keeps the list.
+ */
+struct block {
+	uint64_t vaddr, n, runs;
+};
+
+static bool profile;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct block **blocks;
+static size_t nblocks, blocks_cap;
+
 static void on_block(unsigned int vcpu, void *udata)
 {
 	if (vcpu < MAX_VCPUS) {
 		vcpus[vcpu].insns += (uintptr_t)udata;
 		vcpus[vcpu].blocks++;
 	}
+}
+
+static void on_block_profiled(unsigned int vcpu, void *udata)
+{
+	struct block *b = udata;
+
+	if (vcpu < MAX_VCPUS) {
+		vcpus[vcpu].insns += b->n;
+		vcpus[vcpu].blocks++;
+		if (vcpu == 0)
+			b->runs++;
+	}
+}
+
+static struct block *new_block(uint64_t vaddr, size_t n)
+{
+	struct block *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		abort();
+	b->vaddr = vaddr;
+	b->n = n;
+	pthread_mutex_lock(&lock);
+	if (nblocks == blocks_cap) {
+		blocks_cap = blocks_cap ? 2 * blocks_cap : 4096;
+		blocks = realloc(blocks, blocks_cap * sizeof(*blocks));
+		if (!blocks)
+			abort();
+	}
+	blocks[nblocks++] = b;
+	pthread_mutex_unlock(&lock);
+	return b;
+}
+
+/* @print: the blocks that ran, printed; either way their runs cleared. */
+static void end_profile(bool print)
+{
+	char line[96];
+	size_t i;
+
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < nblocks; i++) {
+		struct block *b = blocks[i];
+
+		if (print && b->runs) {
+			snprintf(line, sizeof(line),
+				 "insns-block %" PRIx64 " %" PRIu64 " %" PRIu64 "\n",
+				 b->vaddr, b->n, b->runs);
+			qemu_plugin_outs(line);
+		}
+		b->runs = 0;
+	}
+	pthread_mutex_unlock(&lock);
 }
 
 static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info,
@@ -102,6 +175,9 @@ static void on_marker(unsigned int vcpu, void *udata)
 		 " mem %" PRIu64 "\n", vcpu, vcpus[vcpu].marks++,
 		 vcpus[vcpu].insns, vcpus[vcpu].blocks, vcpus[vcpu].mem);
 	qemu_plugin_outs(line);
+	/* marks now counts this one: odd after a series' first */
+	if (profile && vcpu == 0)
+		end_profile(vcpus[0].marks % 2 == 0);
 }
 
 static bool is_marker(const struct qemu_plugin_insn *insn)
@@ -116,8 +192,13 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	size_t i, n = qemu_plugin_tb_n_insns(tb);
 
 	(void)id;
-	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, QEMU_PLUGIN_CB_NO_REGS,
-					     (void *)(uintptr_t)n);
+	if (profile)
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block_profiled,
+			QEMU_PLUGIN_CB_NO_REGS,
+			new_block(qemu_plugin_tb_vaddr(tb), n));
+	else
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block,
+			QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)n);
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 
@@ -135,8 +216,14 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			       char **argv)
 {
 	(void)info;
-	(void)argc;
-	(void)argv;
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "profile=on")) {
+			fprintf(stderr, "insns.so: unknown argument '%s' (profile=on is the one)\n",
+				argv[i]);
+			return -1;
+		}
+		profile = true;
+	}
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
 	return 0;
 }

@@ -20,10 +20,29 @@ static void mark(void)
 	asm volatile("xchg %%bx, %%bx" ::: "memory");
 }
 
+/*
+ * The JIT's symbols of the programs loaded now (while the guest lets
+ * /proc/kallsyms show them: net.core.bpf_jit_kallsyms), for a profile of
+ * the series to name.
+ */
+static void print_bpf_symbols(void)
+{
+	char line[256];
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "\t[bpf]"))
+			printf("insns-ksym %s", line);
+	fclose(f);
+}
+
 static void mark_end(const struct workload *w, const struct row *r,
 		     enum traffic t)
 {
 	mark();
+	print_bpf_symbols();
 	printf("insns-series %s | %s | %s | %u\n", w->title, r->name,
 	       t == HIT ? "hit" : "miss", w->nframes);
 	fflush(stdout);

@@ -11,7 +11,10 @@
 # from a page not read of late costs, which only time shows. The table
 # goes to bench/results/xdp-insns.txt.
 #
-# Environment: BENCH_PACKETS (distinct frames per traffic, default 8192).
+# Environment: BENCH_PACKETS (distinct frames per traffic, default 8192);
+# BENCH_PROFILE=1: also each series' instructions by the function they ran
+# in, the JIT's programs named (bench/results/xdp-insns-profile.txt;
+# scripts/bench/insns-profile.awk).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -19,7 +22,10 @@ export KERNEL=${KERNEL:-6.1}
 export VM_MEM=${VM_MEM:-2G}
 export VM_TIMEOUT=${VM_TIMEOUT:-1800}
 OUT=bench/results/xdp-insns.txt
+PROFILE_OUT=bench/results/xdp-insns-profile.txt
 KEYS=100000
+PROFILE=${BENCH_PROFILE:-0}
+[[ $PROFILE = [01] ]] || { echo "bench-xdp-insns: BENCH_PROFILE=$PROFILE: want 0 or 1" >&2; exit 2; }
 
 make -s module user
 make -s -C bench/xdp
@@ -32,6 +38,8 @@ cat >"$STAGE/run.sh" <<GUEST
 #!/bin/sh
 set -eu
 cd /opt/cfilter/selftests
+# the JIT's symbols in /proc/kallsyms, for xdp_bench -I to print
+[ $PROFILE = 0 ] || echo 1 >/proc/sys/net/core/bpf_jit_kallsyms
 reload() {
 	i=0
 	while ! rmmod cfilter 2>/dev/null; do
@@ -42,14 +50,19 @@ reload() {
 	insmod "\$CFILTER_KO" "\$@"
 }
 ./xdp_bench -I -n ${BENCH_PACKETS:-8192} -p 1 -k $KEYS -e 6:$KEYS |
-	grep '^insns-series'
+	grep '^insns-'
 for fp in 16 12; do
 	reload mode=compact fp_bits=\$fp capacity=$KEYS
 	./xdp_bench -I -C -n ${BENCH_PACKETS:-8192} -p 1 -k $KEYS |
-		sed -n "s/^insns-series exact, /insns-series compact fp\$fp, /p"
+		sed -n -e "s/^insns-series exact, /insns-series compact fp\$fp, /p" \
+			-e "/^insns-ksym /p"
 done
+[ $PROFILE = 0 ] ||
+	awk 'NF >= 3 && (\$2 == "t" || \$2 == "T") && \$NF != "[bpf]" { print "ksym " \$0 }' /proc/kallsyms
 GUEST
-VM_PLUGIN=$PWD/bench/qemu/insns.so VM_PLUGIN_LOG=$STAGE/plugin.log \
+plugin=$PWD/bench/qemu/insns.so
+[ "$PROFILE" = 0 ] || plugin=$plugin,profile=on
+VM_PLUGIN=$plugin VM_PLUGIN_LOG=$STAGE/plugin.log \
 	SELFTESTS_DIR=$STAGE scripts/vm/vm-run.sh "$STAGE/run.sh" >"$STAGE/console"
 
 # Series n of the guest's is the plugin's markers 2n and 2n + 1 on vCPU 0,
@@ -121,3 +134,16 @@ END {
 } >"$STAGE/out"
 mv "$STAGE/out" "$OUT"
 echo "bench-xdp-insns: table written to $OUT"
+[ "$PROFILE" = 1 ] || exit 0
+{
+	echo "# make bench-xdp-insns BENCH_PROFILE=1 ($(date -u +%Y-%m-%d), $(git describe --always --dirty 2>/dev/null || echo no git))"
+	echo "(per packet, on vCPU 0: the instructions run in each function that the parse-only program's"
+	echo " series does not run, half an instruction or more; bpf_prog_<tag>_<name>: a program as the"
+	echo " JIT made it, the parser included; the totals move by up to 50 between series of one"
+	echo " program, with the kernel's allocator)"
+	echo
+	awk -f scripts/bench/insns-profile.awk "$STAGE/console" "$STAGE/plugin.log" \
+		"$STAGE/console"
+} >"$STAGE/profile"
+mv "$STAGE/profile" "$PROFILE_OUT"
+echo "bench-xdp-insns: profile written to $PROFILE_OUT"

@@ -25,8 +25,9 @@
 #   VM_APPEND      extra kernel command line arguments
 #   VM_DEBIAN      1: give the guest the Debian root of scripts/vm/guest-root.sh
 #                  (built on first use), mounted at /debian (default: 0)
-#   VM_PLUGIN      a QEMU TCG plugin to run the guest under (bench/qemu/insns.so
-#                  for scripts/bench/bench-xdp-insns.sh)
+#   VM_PLUGIN      a QEMU TCG plugin to run the guest under, its arguments
+#                  after commas (bench/qemu/insns.so for
+#                  scripts/bench/bench-xdp-insns.sh)
 #   VM_PLUGIN_LOG  where the plugin's output goes (default: /dev/stderr)
 # The guest kernel comes from .cache/kernel-$KERNEL.mk (made by
 # scripts/vm/kernel.sh, or scripts/vm/debug-kernel.sh for debug, run here when
@@ -83,7 +84,9 @@ read_args() {
 	VM_DEBIAN=${VM_DEBIAN:-0}
 	VM_PLUGIN=${VM_PLUGIN:-}
 	VM_PLUGIN_LOG=${VM_PLUGIN_LOG:-/dev/stderr}
-	[ -z "$VM_PLUGIN" ] || VM_PLUGIN=$(input_file "plugin" "$VM_PLUGIN" "build it first")
+	if [ -n "$VM_PLUGIN" ]; then
+		VM_PLUGIN=$(input_file "plugin" "${VM_PLUGIN%%,*}" "build it first")${VM_PLUGIN#"${VM_PLUGIN%%,*}"}
+	fi
 	[[ $VM_DEBIAN = [01] ]] || die "VM_DEBIAN=$VM_DEBIAN: want 0 or 1"
 	is_uint "$VM_TIMEOUT" || die "VM_TIMEOUT=$VM_TIMEOUT: want a number of seconds > 0"
 	is_uint "$VM_SMP" || die "VM_SMP=$VM_SMP: want a number of CPUs > 0"
