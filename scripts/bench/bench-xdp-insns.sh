@@ -31,6 +31,8 @@ make -s module user
 make -s -C bench/xdp
 make -s -C bench/qemu
 
+# Named now, before the tables it writes would make the tree dirty.
+REV=$(git describe --always --dirty 2>/dev/null || echo no git)
 STAGE=$(mktemp -d "${TMPDIR:-/tmp}/bench-xdp-insns.XXXXXX")
 trap 'rm -rf "$STAGE"' EXIT
 cp bench/xdp/xdp_bench "$STAGE/"
@@ -126,9 +128,8 @@ END {
 	echo "bench-xdp-insns: the guest printed no series; $OUT left as it was" >&2
 	exit 1
 }
-# The header is made before $OUT is opened, which --dirty would see.
 {
-	echo "# make bench-xdp-insns ($(date -u +%Y-%m-%d), $(git describe --always --dirty 2>/dev/null || echo no git))"
+	echo "# make bench-xdp-insns ($(date -u +%Y-%m-%d), $REV)"
 	echo "kernel $KERNEL guest under qemu TCG and bench/qemu/insns.so; $KEYS random addresses"
 	cat "$STAGE/table"
 } >"$STAGE/out"
@@ -136,7 +137,7 @@ mv "$STAGE/out" "$OUT"
 echo "bench-xdp-insns: table written to $OUT"
 [ "$PROFILE" = 1 ] || exit 0
 {
-	echo "# make bench-xdp-insns BENCH_PROFILE=1 ($(date -u +%Y-%m-%d), $(git describe --always --dirty 2>/dev/null || echo no git))"
+	echo "# make bench-xdp-insns BENCH_PROFILE=1 ($(date -u +%Y-%m-%d), $REV)"
 	echo "(per packet, on vCPU 0: the instructions run in each function that the parse-only program's"
 	echo " series does not run, half an instruction or more; bpf_prog_<tag>_<name>: a program as the"
 	echo " JIT made it, the parser included; the totals move by up to 50 between series of one"
