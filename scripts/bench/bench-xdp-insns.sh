@@ -13,8 +13,8 @@
 #
 # Environment: BENCH_PACKETS (distinct frames per traffic, default 8192);
 # BENCH_PROFILE=1: also each series' instructions by the function they ran
-# in, the JIT's programs named (bench/results/xdp-insns-profile.txt;
-# scripts/bench/insns-profile.awk).
+# in, the JIT's programs named, with the host time the emulator spent on
+# them (bench/results/xdp-insns-profile.txt; scripts/bench/insns-profile.awk).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -139,9 +139,10 @@ echo "bench-xdp-insns: table written to $OUT"
 {
 	echo "# make bench-xdp-insns BENCH_PROFILE=1 ($(date -u +%Y-%m-%d), $REV)"
 	echo "(per packet, on vCPU 0: the instructions run in each function that the parse-only program's"
-	echo " series does not run, half an instruction or more; bpf_prog_<tag>_<name>: a program as the"
-	echo " JIT made it, the parser included; the totals move by up to 50 between series of one"
-	echo " program, with the kernel's allocator)"
+	echo " series does not run, half an instruction or more, and the host's clock ticks the emulator"
+	echo " spent on them, the plugin's own callback per block included; bpf_prog_<tag>_<name>: a"
+	echo " program as the JIT made it, the parser included; the totals move by up to 50 instructions"
+	echo " between series of one program, with the kernel's allocator; ticks, with the host's load)"
 	echo
 	awk -f scripts/bench/insns-profile.awk "$STAGE/console" "$STAGE/plugin.log" \
 		"$STAGE/console"

@@ -8,7 +8,7 @@
 # The first pass over the guest's console takes the kernel's and the
 # modules' symbols ("ksym ADDR TYPE NAME [MODULE]", from /proc/kallsyms at
 # the end); the plugin's log gives each series' blocks ("insns-block VADDR
-# INSNS RUNS" after vCPU 0's second marker of the series); the second pass
+# INSNS RUNS TICKS" after vCPU 0's second marker of the series); the second pass
 # names them, with the JIT's symbols printed just before the series
 # ("insns-ksym ADDR TYPE NAME [bpf]"), as programs come and go.
 
@@ -84,6 +84,7 @@ pass == 2 {
 		nb[in_series]++
 		bv[in_series, nb[in_series]] = pad($2)
 		bi[in_series, nb[in_series]] = $3 * $4
+		bt[in_series, nb[in_series]] = $5
 	}
 	next
 }
@@ -108,6 +109,7 @@ $1 == "insns-ksym" {
 		next
 	sort_syms(baddr, bname, nbpf)
 	delete by
+	delete ticks
 	total = 0
 	for (i = 1; i <= nb[s]; i++) {
 		v = bv[s, i]
@@ -121,6 +123,7 @@ $1 == "insns-ksym" {
 		else
 			nm = "0x" v
 		by[nm] += bi[s, i]
+		ticks[nm] += bt[s, i]
 		total += bi[s, i]
 	}
 	# the functions of the parse-only program's series of the family and
@@ -134,15 +137,18 @@ $1 == "insns-ksym" {
 		next
 	}
 	own = 0
+	own_ticks = 0
 	for (nm in by)
-		if (!((base, nm) in parse))
+		if (!((base, nm) in parse)) {
 			own += by[nm]
-	printf "%s | %s | %s: %.1f instructions per packet, %.1f of them below\n", \
-		f[1], f[2], f[3], total / f[4], own / f[4]
+			own_ticks += ticks[nm]
+		}
+	printf "%s | %s | %s: %.1f instructions per packet, %.1f of them below, in %.0f host ticks\n", \
+		f[1], f[2], f[3], total / f[4], own / f[4], own_ticks / f[4]
 	fflush()
 	for (nm in by)
 		if (!((base, nm) in parse) && by[nm] / f[4] >= 0.5)
-			printf "%9.1f %s\n", by[nm] / f[4], nm | "sort -rn"
+			printf "%9.1f %8.0f  %s\n", by[nm] / f[4], ticks[nm] / f[4], nm | "sort -rn"
 	close("sort -rn")
 	print ""
 }
