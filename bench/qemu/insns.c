@@ -7,9 +7,9 @@
  * string instruction) and the memory accesses made. When a guest program
  * runs the marker, `xchg %bx,%bx` in user mode, it prints that vCPU's
  * counts so far: "insns-mark CPU N insns I blocks B mem M" (N: the vCPU's
- * markers before it). The guest
- * prints its own line per pair of markers, in the same order, and the
- * host pairs them (scripts/bench/bench-xdp-insns.sh).
+ * markers before it). The guest prints its own line per pair of markers,
+ * in the same order, and the host pairs them
+ * (scripts/bench/bench-xdp-insns.sh).
  *
  * With the argument profile=on it also prints, at every second marker of
  * vCPU 0, each translation block that ran there since the one before:

@@ -27,10 +27,17 @@ static void mark(void)
  */
 static void print_bpf_symbols(void)
 {
+	static int shown = -1;	/* net.core.bpf_jit_kallsyms, read once */
 	char line[256];
-	FILE *f = fopen("/proc/kallsyms", "r");
+	FILE *f;
 
-	if (!f)
+	if (shown < 0) {
+		f = fopen("/proc/sys/net/core/bpf_jit_kallsyms", "r");
+		shown = f && fgetc(f) == '1';
+		if (f)
+			fclose(f);
+	}
+	if (!shown || !(f = fopen("/proc/kallsyms", "r")))
 		return;
 	while (fgets(line, sizeof(line), f))
 		if (strstr(line, "\t[bpf]"))

@@ -5,7 +5,8 @@
 # cfilter's XDP program and the baseline programs of `make bench-xdp`, on
 # its 100k IPv4 and IPv6 exact workloads, exact and compact. The guest runs
 # under bench/qemu/insns.so, which counts what a vCPU runs between two
-# markers; xdp_bench -I marks each series (bench/xdp/measure.c). Unlike
+# markers; xdp_bench -I marks each series (bench/xdp/measure.c), run by
+# scripts/bench/bench-xdp-insns-guest.sh. Unlike
 # time, the counts do not move with the host's load: they say what a
 # change to a program costs in instructions, and nothing of what a load
 # from a page not read of late costs, which only time shows. The table
@@ -36,36 +37,13 @@ REV=$(git describe --always --dirty 2>/dev/null || echo no git)
 STAGE=$(mktemp -d "${TMPDIR:-/tmp}/bench-xdp-insns.XXXXXX")
 trap 'rm -rf "$STAGE"' EXIT
 cp bench/xdp/xdp_bench "$STAGE/"
-cat >"$STAGE/run.sh" <<GUEST
-#!/bin/sh
-set -eu
-cd /opt/cfilter/selftests
-# the JIT's symbols in /proc/kallsyms, for xdp_bench -I to print
-[ $PROFILE = 0 ] || echo 1 >/proc/sys/net/core/bpf_jit_kallsyms
-reload() {
-	i=0
-	while ! rmmod cfilter 2>/dev/null; do
-		i=\$((i + 1))
-		[ "\$i" -lt 50 ] || { echo "rmmod cfilter still fails" >&2; exit 1; }
-		sleep 0.1
-	done
-	insmod "\$CFILTER_KO" "\$@"
-}
-./xdp_bench -I -n ${BENCH_PACKETS:-8192} -p 1 -k $KEYS -e 6:$KEYS |
-	grep '^insns-'
-for fp in 16 12; do
-	reload mode=compact fp_bits=\$fp capacity=$KEYS
-	./xdp_bench -I -C -n ${BENCH_PACKETS:-8192} -p 1 -k $KEYS |
-		sed -n -e "s/^insns-series exact, /insns-series compact fp\$fp, /p" \
-			-e "/^insns-ksym /p"
-done
-[ $PROFILE = 0 ] ||
-	awk 'NF >= 3 && (\$2 == "t" || \$2 == "T") && \$NF != "[bpf]" { print "ksym " \$0 }' /proc/kallsyms
-GUEST
+printf 'PACKETS=%s\nPROFILE=%s\nKEYS=%s\n' "${BENCH_PACKETS:-8192}" "$PROFILE" \
+	"$KEYS" >"$STAGE/params"
 plugin=$PWD/bench/qemu/insns.so
 [ "$PROFILE" = 0 ] || plugin=$plugin,profile=on
 VM_PLUGIN=$plugin VM_PLUGIN_LOG=$STAGE/plugin.log \
-	SELFTESTS_DIR=$STAGE scripts/vm/vm-run.sh "$STAGE/run.sh" >"$STAGE/console"
+	SELFTESTS_DIR=$STAGE scripts/vm/vm-run.sh scripts/bench/bench-xdp-insns-guest.sh \
+	>"$STAGE/console"
 
 # Series n of the guest's is the plugin's markers 2n and 2n + 1 on vCPU 0,
 # where xdp_bench -I runs.
