@@ -186,18 +186,24 @@ static __always_inline u32 prog_hash(u32 a)
 	return cfilter_prefilter_hash4(CFILTER_KEY_SRC4, htonl(a));
 }
 
+/* The word mask of hashed bitmap @bm, as the programs' hmask. */
+static __always_inline u32 hmask_of(const struct bitmap *bm)
+{
+	return bm->order < 6 ? 0 : (1U << (bm->order - 6)) - 1;
+}
+
 static __always_inline bool bit_test(const struct bitmap *bm,
 				     enum subject subj, u32 a)
 {
 	u32 b, h;
-	u64 w;
+	u64 w, bits;
 
 	/* as the programs test them (bpf/cfilter.bpf.c) */
 	if (subj == S_H8X2 || subj == S_H16X2) {
 		h = prog_hash(a);
-		b = h >> (32 - bm->order);
-		w = bm->words[b / 64];
-		return w >> (b % 64) & w >> (h % 64) & 1;
+		w = bm->words[cfilter_prefilter_hword(h, hmask_of(bm))];
+		bits = cfilter_prefilter_hbits(h);
+		return (w & bits) == bits;
 	}
 	b = bit_of(subj, bm->order, a);
 	return bm->words[b / 64] >> (b % 64) & 1;
@@ -295,8 +301,8 @@ static void bitmap_set(struct bitmap *bm, enum subject subj, u32 a)
 
 	if (subj == S_H8X2 || subj == S_H16X2) {
 		h = prog_hash(a);
-		bm->words[(h >> (32 - bm->order)) / 64] |=
-			cfilter_prefilter_hbits(h, 32 - bm->order);
+		bm->words[cfilter_prefilter_hword(h, hmask_of(bm))] |=
+			cfilter_prefilter_hbits(h);
 		return;
 	}
 	b = bit_of(subj, bm->order, a);

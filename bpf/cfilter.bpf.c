@@ -47,25 +47,24 @@ struct {
  * The prefilter (struct cfilter_prefilter): bits per /16 of sources and
  * destinations, the blocks of longer prefixes and hashed bits of
  * addresses, kept by the module once the loader hands the map over (cfctl
- * does). Its value is the struct and
- * 2^(32 - prefilter_hshift) hashed bits: a loader that expects more keys
- * sets both larger. Not pinned: each program has its own, and one the
+ * does). Its value is the struct and prefilter_hmask + 1 hashed words: a
+ * loader that expects more keys sets both larger. Not pinned: each program has its own, and one the
  * module does not keep reads as not ready. Only the module writes it, yet
  * the loader's descriptor may write: the module writes for the caller,
  * and takes no descriptor the bpf() syscall would not let write
  * (BPF_F_RDONLY here made the loader's so). No BTF types: the value's
  * size is the loader's, and the kernel wants none or both.
  */
-#define PREFILTER_HSHIFT	(32 - 12)
+#define PREFILTER_HWORDS	(4096 / 64)
 
-const volatile __u32 prefilter_hshift = PREFILTER_HSHIFT;
+const volatile __u32 prefilter_hmask = PREFILTER_HWORDS - 1;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, sizeof(struct cfilter_prefilter) +
-			   (1U << (32 - PREFILTER_HSHIFT)) / 8);
+			   PREFILTER_HWORDS * sizeof(__u64));
 } cfilter_prefilter SEC(".maps");
 
 /*
@@ -169,9 +168,9 @@ static __always_inline void count(__u32 ifindex, enum cfilter_stat stat)
 /* Are both hashed bits of address @addr of key type @type set? */
 static __always_inline bool prefilter_hashed(const struct cfilter_prefilter *pf,
 					     __u32 type, const __u8 *addr,
-					     bool v6, __u64 dep, __u32 hshift)
+					     bool v6, __u64 dep, __u64 hmask)
 {
-	__u64 h, i, w;
+	__u64 h, bits, w;
 
 	if (v6)
 		h = cfilter_prefilter_hash6(type, *(const __u64 *)addr,
@@ -179,9 +178,9 @@ static __always_inline bool prefilter_hashed(const struct cfilter_prefilter *pf,
 	else
 		h = cfilter_prefilter_hash4(type, *(const __u32 *)addr);
 	/* masked, so that a @dep the verifier does not know stays in bounds */
-	i = ((h >> hshift) + dep) & (0xffffffffU >> hshift);
-	w = pf->hashed[i / 64];
-	return w >> (i % 64) & w >> (h % 64) & 1;
+	w = pf->hashed[cfilter_prefilter_hword(h + dep, hmask)];
+	bits = cfilter_prefilter_hbits(h);
+	return (w & bits) == bits;
 }
 
 /* Is the bit of @addr's block (IPv4: its /24; IPv6: its /32) set? */
@@ -331,7 +330,7 @@ enum pf_answer {
  */
 static __always_inline enum pf_answer
 prefilter_may(const struct cfilter_prefilter *pf, unsigned int b, __u32 type,
-	      const __u8 *addr, bool v6, __u64 dep, __u32 hshift, bool mirror)
+	      const __u8 *addr, bool v6, __u64 dep, __u64 hmask, bool mirror)
 {
 	__u32 slot = bpf_ntohs(*(const __u16 *)addr);
 	__u32 sw = ((slot >> 6) + dep) & (CFILTER_PREFILTER_WORDS - 1);
@@ -342,7 +341,7 @@ prefilter_may(const struct cfilter_prefilter *pf, unsigned int b, __u32 type,
 	if (pf->bits[b][sw] >> bit & 1)
 		return PF_CALL;
 	if (pf->addrs[b][sw] >> bit & 1 &&
-	    prefilter_hashed(pf, type, addr, v6, dep, hshift)) {
+	    prefilter_hashed(pf, type, addr, v6, dep, hmask)) {
 		switch (mirror ? mirror_probe(pf, addr, dep) : MIRROR_UNSURE) {
 		case MIRROR_HIT:
 			return PF_DROP;
@@ -368,8 +367,8 @@ static __always_inline enum pf_answer prefilter_of(const struct packet *pkt,
 {
 	const struct cfilter_prefilter *pf;
 	enum pf_answer src;
-	__u32 zero = 0, hshift;
-	__u64 ready, dep;
+	__u64 ready, dep, hmask;
+	__u32 zero = 0;
 
 	pf = bpf_map_lookup_elem(&cfilter_prefilter, &zero);
 	if (!pf)
@@ -379,27 +378,27 @@ static __always_inline enum pf_answer prefilter_of(const struct packet *pkt,
 	barrier_var(dep);
 	dep -= CFILTER_PREFILTER_READY;
 	/*
-	 * hshift is written once, before ready: 0 if read early, which calls,
-	 * as a map of another size than this program was loaded for does.
+	 * hmask is written once, before ready: a map of another size than
+	 * this program was loaded for calls, as one not yet kept does.
 	 */
-	hshift = prefilter_hshift;	/* read once: rodata is volatile */
-	if (ready != CFILTER_PREFILTER_READY || pf->hshift != hshift)
+	hmask = prefilter_hmask;	/* read once: rodata is volatile */
+	if (ready != CFILTER_PREFILTER_READY || pf->hmask != hmask)
 		return PF_CALL;
 	/*
-	 * The shift as the verifier knows it, a constant: else the compiler
-	 * may shift by the map's copy, equal but unbounded to the verifier.
+	 * The mask as the verifier knows it, a constant: else the compiler
+	 * may mask with the map's copy, equal but unbounded to the verifier.
 	 */
-	barrier_var(hshift);
+	barrier_var(hmask);
 	src = prefilter_may(pf, v6 ? CFILTER_PREFILTER_SRC6 :
 			    CFILTER_PREFILTER_SRC4,
 			    v6 ? CFILTER_KEY_SRC6 : CFILTER_KEY_SRC4,
-			    pkt->m.saddr, v6, dep, hshift, !v6);
+			    pkt->m.saddr, v6, dep, hmask, !v6);
 	if (src != PF_PASS || !match_dst)
 		return src;
 	return prefilter_may(pf, v6 ? CFILTER_PREFILTER_DST6 :
 			     CFILTER_PREFILTER_DST4,
 			     v6 ? CFILTER_KEY_DST6 : CFILTER_KEY_DST4,
-			     pkt->m.daddr, v6, dep, hshift, false) == PF_PASS ?
+			     pkt->m.daddr, v6, dep, hmask, false) == PF_PASS ?
 	       PF_PASS : PF_CALL;
 }
 

@@ -595,7 +595,7 @@ int cfilter_prefilter_add(int fd)
 		goto out;
 	}
 	cfilter_pf[cfilter_npf++] = map;
-	WRITE_ONCE(pf->hshift, 32 - ilog2(cfilter_pf_hwords(map) * 64));
+	WRITE_ONCE(pf->hmask, cfilter_pf_hwords(map) - 1);
 	map = NULL;
 	cfilter_pf_fill(cfilter_live_locked(), false, cfilter_npf - 1);
 	/*

@@ -97,10 +97,11 @@ static inline void cfilter_hashed_set(u64 *words, u32 n, unsigned int t,
 				      const u8 *addr)
 {
 	u32 h = cfilter_prefilter_hash(t, addr, cfilter_ktypes[t].addr_len == 16);
-	u32 hshift = 32 - ilog2(n * 64);
-	u64 *w = &words[(h >> hshift) / 64];
+	u64 *w = &words[cfilter_prefilter_hword(h, n - 1)];
 
-	WRITE_ONCE(*w, *w | cfilter_prefilter_hbits(h, hshift));
+	/* the bits' positions lie above every word index */
+	BUILD_BUG_ON(CFILTER_PREFILTER_HASHED_MAX > 1U << 20);
+	WRITE_ONCE(*w, *w | cfilter_prefilter_hbits(h));
 }
 
 /* The set packets are filtered with; see the locking rules above. */

@@ -97,7 +97,7 @@ static void read_map(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, bpf_map_lookup_elem(self->map, &zero, self->pf))
 		TH_LOG("reading the prefilter map: %s", strerror(errno));
 	ASSERT_EQ(CFILTER_PREFILTER_READY, pf->ready);
-	ASSERT_EQ(32 - 12ULL, pf->hshift);
+	ASSERT_EQ(HWORDS - 1ULL, pf->hmask);
 	for (b = 0; b < __CFILTER_PREFILTER_BITS; b++)
 		for (i = 0; i < CFILTER_PREFILTER_WORDS; i++)
 			ASSERT_EQ(pf->bits[b][i] | pf->addrs[b][i] |
@@ -211,10 +211,11 @@ static __u32 hash_of(__u8 type, const char *addr)
 static bool hbit(const struct cfilter_prefilter *pf, __u8 type,
 		 const char *addr)
 {
-	__u32 h = hash_of(type, addr), hshift = 32 - 12;	/* 2^12 bits */
-	__u64 mask = cfilter_prefilter_hbits(h, hshift);
+	__u32 h = hash_of(type, addr);
+	__u64 mask = cfilter_prefilter_hbits(h);
 
-	return (pf->hashed[(h >> hshift) / 64] & mask) == mask;
+	return (pf->hashed[cfilter_prefilter_hword(h, HWORDS - 1)] & mask) ==
+	       mask;
 }
 
 static int nhashed(const struct cfilter_prefilter *pf)
@@ -620,7 +621,7 @@ static bool map_untouched(int map)
 	if (!pf)
 		return false;
 	untouched = !bpf_map_lookup_elem(map, &zero, pf) &&
-		    !pf->ready && !pf->hshift && !nabits(pf) &&
+		    !pf->ready && !pf->hmask && !nabits(pf) &&
 		    !nbits_but(pf, __CFILTER_PREFILTER_BITS) && !nhashed(pf);
 	free(pf);
 	return untouched;
@@ -895,10 +896,9 @@ TEST_F(prefilter_reload, compact_addresses_set_every_bit_and_unload_clears_ready
 static bool hbit_in(const __u64 *words, __u32 bits, __u8 type, const __u8 *a)
 {
 	__u32 h = cfilter_prefilter_hash(type, a, type_is_v6(type));
-	__u32 hshift = 32 - __builtin_ctz(bits);
-	__u64 mask = cfilter_prefilter_hbits(h, hshift);
+	__u64 mask = cfilter_prefilter_hbits(h);
 
-	return (words[(h >> hshift) / 64] & mask) == mask;
+	return (words[cfilter_prefilter_hword(h, bits / 64 - 1)] & mask) == mask;
 }
 
 #define COMPACT_ADDRS	3000
@@ -972,7 +972,7 @@ TEST_F(prefilter_reload, compact_records_every_address_added)
 	ASSERT_NE(NULL, other);
 	ASSERT_EQ(0, bpf_map_lookup_elem(self->map, &zero, pf));
 	ASSERT_EQ(CFILTER_PREFILTER_READY, pf->ready);
-	EXPECT_EQ((__u64)(32 - __builtin_ctz(bits)), pf->hshift);
+	EXPECT_EQ(bits / 64 - 1ULL, pf->hmask);
 	for (i = 0; i < COMPACT_ADDRS; i++)
 		ASSERT_TRUE(hbit_in(pf->hashed, bits, keys[i].type,
 				    keys[i].saddr)) TH_LOG("key %u", i);

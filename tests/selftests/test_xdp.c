@@ -75,7 +75,7 @@ static struct cfilter_bpf *programs[4];
 static int programs_err, prefilter_fd = -1;
 /* The program's own prefilter size: no loader here sizes it. */
 #define PF_HBITS	4096
-#define PF_HSHIFT	(32 - 12)
+#define PF_HMASK	(4096 / 64 - 1)
 #define READY		CFILTER_PREFILTER_READY
 #define PF_SIZE		(sizeof(struct cfilter_prefilter) + PF_HBITS / 8)
 
@@ -287,12 +287,12 @@ static int store_prefilter(struct cfilter_prefilter *pf, bool ungated)
 }
 
 /*
- * Writes the test's prefilter: @ready, @hshift, and the bit of @addr's /16
+ * Writes the test's prefilter: @ready, @hmask, and the bit of @addr's /16
  * in bitmap @b (enum cfilter_prefilter_bits), or if @hashed its hashed bit
  * as an address of the bitmap's key type, with its /16's address bit if
  * @abit; or none.
  */
-static int write_prefilter(__u64 ready, __u64 hshift, unsigned int b,
+static int write_prefilter(__u64 ready, __u64 hmask, unsigned int b,
 			   const char *addr, bool hashed, bool abit)
 {
 	static const __u8 type[__CFILTER_PREFILTER_BITS] = {
@@ -309,11 +309,12 @@ static int write_prefilter(__u64 ready, __u64 hshift, unsigned int b,
 
 	memset(value, 0, sizeof(value));
 	pf->ready = ready;
-	pf->hshift = hshift;
+	pf->hmask = hmask;
 	if (addr && hashed) {
 		inet_pton(v6 ? AF_INET6 : AF_INET, addr, a);
 		h = cfilter_prefilter_hash(type[b], a, v6);
-		pf->hashed[(h >> hshift) / 64] |= cfilter_prefilter_hbits(h, hshift);
+		pf->hashed[cfilter_prefilter_hword(h, hmask)] |=
+			cfilter_prefilter_hbits(h);
 		slot = a[0] << 8 | a[1];
 		if (abit)
 			pf->addrs[b][slot / 64] |= 1ULL << slot % 64;
@@ -341,7 +342,7 @@ static int set_block(unsigned int b, const char *addr, bool flag,
 
 	memset(value, 0, sizeof(value));
 	pf->ready = READY;
-	pf->hshift = PF_HSHIFT;
+	pf->hmask = PF_HMASK;
 	inet_pton(v6 ? AF_INET6 : AF_INET, addr, a);
 	slot = a[0] << 8 | a[1];
 	v = (__u32)a[0] << 24 | a[1] << 16 | a[2] << 8 | a[3];
@@ -354,19 +355,19 @@ static int set_block(unsigned int b, const char *addr, bool flag,
 
 static int set_prefilter(__u64 ready, unsigned int b, const char *addr)
 {
-	return write_prefilter(ready, PF_HSHIFT, b, addr, false, 0);
+	return write_prefilter(ready, PF_HMASK, b, addr, false, 0);
 }
 
-static int set_hashed(__u64 hshift, unsigned int b, const char *addr)
+static int set_hashed(__u64 hmask, unsigned int b, const char *addr)
 {
-	return write_prefilter(READY, hshift, b, addr, true, true);
+	return write_prefilter(READY, hmask, b, addr, true, true);
 }
 
 /*
  * Where the bits of its source's and its destination's /16 are clear, and
  * their hashed bits too, the program (programs[3] matches destinations)
  * passes a packet without asking the module, which would drop it here;
- * where one is set, or while the map is not ready or its hshift is not
+ * where one is set, or while the map is not ready or its hmask is not
  * this program's, the module decides; where their /16's bit of the union
  * (@any) is clear, no other is read.
  */
@@ -414,21 +415,21 @@ TEST_F(xdp, the_prefilter_bits_decide_the_call)
 		ASSERT_EQ(0, set_prefilter(READY, fam[i].dst, fam[i].elsewhere));
 		EXPECT_PASS(&f, f.len, "another destination /16's bit set");
 		/* the hashed bits, of the address itself */
-		ASSERT_EQ(0, set_hashed(PF_HSHIFT, fam[i].src, fam[i].blocked));
+		ASSERT_EQ(0, set_hashed(PF_HMASK, fam[i].src, fam[i].blocked));
 		EXPECT_DROP(&f, f.len, "the hashed bit of its source set");
-		ASSERT_EQ(0, write_prefilter(READY, PF_HSHIFT, fam[i].src,
+		ASSERT_EQ(0, write_prefilter(READY, PF_HMASK, fam[i].src,
 					     fam[i].blocked, true, false));
 		EXPECT_PASS(&f, f.len, "its hashed bit set, its /16's address bit clear");
-		ASSERT_EQ(0, set_hashed(PF_HSHIFT, fam[i].src, fam[i].same16));
+		ASSERT_EQ(0, set_hashed(PF_HMASK, fam[i].src, fam[i].same16));
 		EXPECT_PASS(&f, f.len, "another source's hashed bit set");
-		ASSERT_EQ(0, set_hashed(PF_HSHIFT, fam[i].dst,
+		ASSERT_EQ(0, set_hashed(PF_HMASK, fam[i].dst,
 					fam[i].af == AF_INET ? IPV4_DADDR :
 					IPV6_DADDR));
 		EXPECT_DROP(&f, f.len, "the hashed bit of its destination set");
 		ASSERT_EQ(0, set_hashed(0, fam[i].src, NULL));
-		EXPECT_DROP(&f, f.len, "hshift not yet seen: the module decides");
-		ASSERT_EQ(0, set_hashed(PF_HSHIFT - 1, fam[i].src, NULL));
-		EXPECT_DROP(&f, f.len, "hshift of a larger map: the module decides");
+		EXPECT_DROP(&f, f.len, "hmask not yet seen: the module decides");
+		ASSERT_EQ(0, set_hashed(PF_HMASK * 2 + 1, fam[i].src, NULL));
+		EXPECT_DROP(&f, f.len, "hmask of a larger map: the module decides");
 		/* the blocks of longer prefixes: IPv4 /24s, IPv6 /32s */
 		ASSERT_EQ(0, set_block(fam[i].src, fam[i].blocked, true,
 				       false));

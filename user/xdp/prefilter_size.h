@@ -32,7 +32,7 @@ static inline __u32 cf_prefilter_bits(const struct cfilter_info *info,
 /* Sizes the prefilter of @skel, not yet loaded, to @bits hashed bits. */
 static inline int cf_prefilter_size(struct cfilter_bpf *skel, __u32 bits)
 {
-	skel->rodata->prefilter_hshift = 32 - __builtin_ctz(bits);
+	skel->rodata->prefilter_hmask = bits / 64 - 1;
 	return bpf_map__set_value_size(skel->maps.cfilter_prefilter,
 				       sizeof(struct cfilter_prefilter) + bits / 8);
 }

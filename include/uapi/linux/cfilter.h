@@ -450,8 +450,7 @@ enum cfilter_prefilter_bits {
 /*
  * The map's value is the struct and @hashed: a power of two of 64-bit
  * words, from 1 to CFILTER_PREFILTER_HASHED_MAX; the loader picks the
- * count (value_size), the module writes @hshift: 32 less the log2 of the
- * bit count.
+ * count (value_size), the module writes @hmask: the count less one.
  */
 #define CFILTER_PREFILTER_HASHED_MAX	(1U << 18)
 
@@ -479,7 +478,7 @@ static __inline__ __u32 cfilter_prefilter_bits_for(__u64 addresses)
  * program of another layout, which waits for another value, calls for
  * every packet instead of misreading the map.
  */
-#define CFILTER_PREFILTER_READY	3ULL
+#define CFILTER_PREFILTER_READY	4ULL
 
 /*
  * The mirror (docs/uapi.md, "The mirror"): in compact mode, with
@@ -576,7 +575,7 @@ static __inline__ int cfilter_mirror_holds(__u64 w, __u32 fp)
 
 struct cfilter_prefilter {
 	__u64	ready;
-	__u64	hshift;
+	__u64	hmask;
 	struct cfilter_prefilter_mirror mirror;
 	__u64	any[__CFILTER_PREFILTER_BITS][CFILTER_PREFILTER_WORDS];
 	__u64	bits[__CFILTER_PREFILTER_BITS][CFILTER_PREFILTER_WORDS];
@@ -635,14 +634,20 @@ static __inline__ __u32 cfilter_prefilter_hash(__u32 type, const __u8 *addr,
 }
 
 /*
- * The hashed bits of hash @h, all in word (h >> hshift) / 64 of @hashed:
- * with i = h >> hshift (the hash's top bits, the best mixed), bits i % 64
- * and h % 64. Two bits in one word: a miss finds both set about as seldom
- * as the square of the fill, for one read.
+ * The hashed bits of hash @h: two bits of one word of @hashed, so that a
+ * miss finds both set about as seldom as the square of the fill, for one
+ * read. The word is the hash's low bits under @hmask (the word count less
+ * one), the bits' positions its top twelve, which no word index reaches:
+ * a program tests them with no shift by a count it must read.
  */
-static __inline__ __u64 cfilter_prefilter_hbits(__u32 h, __u32 hshift)
+static __inline__ __u64 cfilter_prefilter_hword(__u64 h, __u64 hmask)
 {
-	return 1ULL << ((h >> hshift) % 64) | 1ULL << (h % 64);
+	return h & hmask;
+}
+
+static __inline__ __u64 cfilter_prefilter_hbits(__u32 h)
+{
+	return 1ULL << (h >> 26) | 1ULL << (h >> 20 & 63);
 }
 
 /**
