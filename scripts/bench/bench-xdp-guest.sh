@@ -25,18 +25,14 @@ die() {
 	exit 1
 }
 
-# The module is released a little after the last program goes.
-reload_module() {
-	i=0
-	while ! rmmod cfilter 2>/dev/null; do
-		i=$((i + 1))
-		[ "$i" -lt 50 ] || die "rmmod cfilter still fails after 5 s"
-		sleep 0.1
-	done
-	insmod "$CFILTER_KO" "$@" || die "insmod $CFILTER_KO $* failed"
+# Loads the module again with the parameters given.
+reload() {
+	reload_module_as "$@" || die "reloading $CFILTER_KO ($*) failed"
 }
 
 cd /opt/cfilter/selftests
+# shellcheck source=tests/selftests/lib.sh
+. ./lib.sh
 # shellcheck source=/dev/null # written by scripts/bench/bench-xdp.sh
 . ./params
 ./xdp_bench -n "$PACKETS" -p "$PASSES" -P "$PLACEMENTS" -k "$KEYS" \
@@ -51,19 +47,19 @@ cd /opt/cfilter/selftests
 	-g geo6-all.txt -l "$(cat geo6-all.label)" >/tmp/xdp-bench.out
 
 # shellcheck disable=SC2086 # one argument per parameter
-reload_module $COMPACT
+reload $COMPACT
 ./xdp_bench -S -n "$PACKETS" -p "$PASSES" -g geo4.txt -l "$COMPACT" \
 	>/tmp/xdp-bench.compact
 : >/tmp/xdp-bench.exact
 : >/tmp/xdp-bench.goals
 for fp in 16 12; do
-	reload_module mode=compact fp_bits=$fp capacity=$KEYS
+	reload mode=compact fp_bits=$fp capacity=$KEYS
 	./xdp_bench -C -n "$PACKETS" -p "$PASSES" -P "$PLACEMENTS" -k "$KEYS" \
 		>/tmp/xdp-bench.fp
 	sed '$d' /tmp/xdp-bench.fp >>/tmp/xdp-bench.exact
 	sed -n '$p' /tmp/xdp-bench.fp >>/tmp/xdp-bench.goals
 done
-reload_module
+reload
 
 echo "@@BENCH-BEGIN"
 cat /tmp/xdp-bench.out /tmp/xdp-bench.goals

@@ -13,25 +13,21 @@ die() {
 	exit 1
 }
 
-# The module is released a little after the last program goes.
-reload_module() {
-	i=0
-	while ! rmmod cfilter 2>/dev/null; do
-		i=$((i + 1))
-		[ "$i" -lt 50 ] || die "rmmod cfilter still fails after 5 s"
-		sleep 0.1
-	done
-	insmod "$CFILTER_KO" "$@" || die "insmod $CFILTER_KO $* failed"
+# Loads the module again with the parameters given.
+reload() {
+	reload_module_as "$@" || die "reloading $CFILTER_KO ($*) failed"
 }
 
 cd /opt/cfilter/selftests
+# shellcheck source=tests/selftests/lib.sh
+. ./lib.sh
 # shellcheck source=/dev/null # written by scripts/bench/bench-xdp-insns.sh
 . ./params
 # the JIT's symbols in /proc/kallsyms, for xdp_bench -I to print
 [ "$PROFILE" = 0 ] || echo 1 >/proc/sys/net/core/bpf_jit_kallsyms
 ./xdp_bench -I -n "$PACKETS" -p 1 -k "$KEYS" -e "6:$KEYS" | grep '^insns-'
 for fp in 16 12; do
-	reload_module mode=compact fp_bits=$fp capacity="$KEYS"
+	reload mode=compact fp_bits=$fp capacity="$KEYS"
 	./xdp_bench -I -C -n "$PACKETS" -p 1 -k "$KEYS" |
 		sed -n -e "s/^insns-series exact, /insns-series compact fp$fp, /p" \
 			-e "/^insns-ksym /p"

@@ -36,7 +36,7 @@ make -s -C bench/qemu
 REV=$(git describe --always --dirty 2>/dev/null || echo no git)
 STAGE=$(mktemp -d "${TMPDIR:-/tmp}/bench-xdp-insns.XXXXXX")
 trap 'rm -rf "$STAGE"' EXIT
-cp bench/xdp/xdp_bench "$STAGE/"
+cp bench/xdp/xdp_bench tests/selftests/lib.sh "$STAGE/"
 printf 'PACKETS=%s\nPROFILE=%s\nKEYS=%s\n' "${BENCH_PACKETS:-8192}" "$PROFILE" \
 	"$KEYS" >"$STAGE/params"
 plugin=$PWD/bench/qemu/insns.so

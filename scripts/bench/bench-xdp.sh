@@ -34,7 +34,7 @@ make -s -C bench/xdp
 STAGE=$(mktemp -d "${TMPDIR:-/tmp}/bench-xdp.XXXXXX")
 LOG=$STAGE.log
 trap 'rm -rf "$STAGE" "$LOG"' EXIT
-cp bench/xdp/xdp_bench "$STAGE/"
+cp bench/xdp/xdp_bench tests/selftests/lib.sh "$STAGE/"
 # Each workload: NAME.txt, its ranges, and NAME.label, what they are.
 # The countries of a tor-geoipdb file ($1: geoip or geoip6), one per line.
 countries_of() {

@@ -15,6 +15,10 @@
 KMEMLEAK=/sys/kernel/debug/kmemleak
 KLOG=/tmp/kernel.log
 
+# unload_module: the debug kernel takes its time, so 30 s rather than 5
+# shellcheck source=tests/selftests/lib.sh
+. /opt/cfilter/selftests/lib.sh
+
 # A kernel report starts with one of these lines: KASAN and KFENCE
 # ("BUG: KASAN: ..."), lockdep ("WARNING: possible circular locking ...",
 # "WARNING: inconsistent lock state", ...), "WARNING: suspicious RCU
@@ -31,17 +35,6 @@ scan() {
 	echo scan >$KMEMLEAK
 }
 
-unload() {
-	tries=0
-	# A program that used the kfunc lets go of the module after an RCU
-	# grace period: rmmod may fail with EAGAIN for a while.
-	until rmmod cfilter 2>/dev/null; do
-		tries=$((tries + 1))
-		[ $tries -lt 30 ] || { rmmod cfilter; return 1; }
-		sleep 1
-	done
-}
-
 # The whole kernel log from boot on, kept in a file: the ring buffer
 # would let the warnings of forced allocation failures push out the
 # beginning of a long run.
@@ -52,7 +45,7 @@ klog_pid=$!
 # is counted, then forgotten, and the module loaded again afterwards so
 # that the whole of its life is watched.
 if [ -w $KMEMLEAK ]; then
-	unload
+	unload_module 30 || exit 1
 	scan
 	echo "check-debug: kmemleak: $(grep -c '^unreferenced object' $KMEMLEAK) objects leaked at boot (not cfilter's): cleared"
 	echo clear >$KMEMLEAK
@@ -88,7 +81,7 @@ if [ -w $KMEMLEAK ]; then
 	scan
 	echo "check-debug: kmemleak with cfilter loaded:"
 	cat $KMEMLEAK
-	if unload; then
+	if unload_module 30; then
 		scan
 		cp $KMEMLEAK /tmp/leaks
 		cat /tmp/leaks

@@ -391,15 +391,16 @@ wait_module_unused()
 	done
 }
 
-# rmmod cfilter, retrying for about five seconds: right after the last
-# program using the kfunc goes, the module stays referenced until an RCU
-# callback frees the program (EAGAIN meanwhile).
+# unload_module [SECONDS]: rmmod cfilter, retrying for about SECONDS (5):
+# right after the last program using the kfunc goes, the module stays
+# referenced until an RCU callback frees the program (EAGAIN meanwhile).
+# The guest scripts of the benches and of check-debug use it too.
 unload_module()
 {
 	_tries=0
 	until rmmod cfilter 2>"$tap_tmp/rmmod.err"; do
 		_tries=$((_tries + 1))
-		if [ "$_tries" -ge 25 ]; then
+		if [ "$_tries" -ge $((${1:-5} * 5)) ]; then
 			cat "$tap_tmp/rmmod.err" >&2
 			return 1
 		fi
@@ -421,7 +422,13 @@ reload_module()
 {
 	_mode=$(cat /sys/module/cfilter/parameters/mode) &&
 	_fp=$(cat /sys/module/cfilter/parameters/fp_bits) &&
-	unload_module && insmod "$CFILTER_KO" mode="$_mode" fp_bits="$_fp"
+	reload_module_as mode="$_mode" fp_bits="$_fp"
+}
+
+# Loads the module again with the parameters given, and no others.
+reload_module_as()
+{
+	unload_module && insmod "$CFILTER_KO" "$@"
 }
 
 # For EXIT traps: leave the module loaded and nothing behind.
