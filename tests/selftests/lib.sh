@@ -184,6 +184,24 @@ expect_flood_blocked()
 		test "${_sent:-0}" -ge 20 -a "${_got:-1}" = 0
 }
 
+# block_cycle LABEL PEER HOST: blocking PEER makes pings from the namespace
+# to HOST fail and the dropped counter grow; unblocking restores them.
+block_cycle()
+{
+	mode=$1 peer=$2 host=$3
+	expect "$mode: ping $host from $peer passes" 0 -- \
+		ping_from_ns_retry "$host"
+	expect "$mode: add $peer" 0 -- "$CFCTL" add "$peer"
+	dropped=$(stat_value dropped_src)
+	expect "$mode: ping from blocked $peer fails" nonzero -- \
+		ping_from_ns "$host"
+	expect "$mode: stats count the dropped echo" 0 -- \
+		test "$(stat_value dropped_src)" -gt "${dropped:-0}"
+	expect "$mode: del $peer" 0 -- "$CFCTL" del "$peer"
+	expect "$mode: ping from unblocked $peer passes again" 0 -- \
+		ping_from_ns_retry "$host"
+}
+
 # Namespace $NS joined to the root namespace by $VETH <-> $VETH_PEER, with
 # documentation addresses on both ends (no duplicate address detection, so
 # IPv6 works at once).

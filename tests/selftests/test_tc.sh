@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Operations: cfctl status, stats --watch, and the TC ingress program
-# (attach --mode tc) blocking pings over a veth pair like the XDP one.
+# (attach --mode tc) blocking pings over a veth pair like the XDP one; in
+# compact mode, the mirror cfctl hands over, as status shows it, and a
+# source it drops.
 
 . "$(dirname "$0")/lib.sh"
 trap lib_cleanup EXIT
@@ -26,20 +28,6 @@ watch_interrupted()
 	_rc=$?
 	[ "$_rc" = 0 ] || { diag "exit status $_rc"; return 1; }
 	grep -q "passed [0-9]*/s" "$tap_tmp/watch"
-}
-
-# Blocking PEER stops its pings to HOST and counts the drop; unblocking
-# lets them through again.
-tc_block()
-{
-	expect "tc: add $1" 0 -- "$CFCTL" add "$1"
-	dropped=$(stat_value dropped_src)
-	expect "tc: ping from blocked $1 fails" nonzero -- ping_from_ns "$2"
-	expect "tc: stats count the dropped echo" 0 -- \
-		test "$(stat_value dropped_src)" -gt "${dropped:-0}"
-	expect "tc: del $1" 0 -- "$CFCTL" del "$1"
-	expect "tc: ping from unblocked $1 passes again" 0 -- \
-		ping_from_ns_retry "$2"
 }
 
 tap_begin
@@ -160,9 +148,8 @@ expect "tc: status shows $VETH at tc" 0 \
 expect "tc: status -j shows hook tc" 0 \
 	-o "{\"interface\":\"$VETH\",\"hook\":\"tc\",\"mode\":\"tc\",\"prog_id\":" -- \
 	"$CFCTL" status -j
-expect "tc: ping $HOST4 passes" 0 -- ping_from_ns_retry "$HOST4"
-tc_block "$PEER4" "$HOST4"
-tc_block "$PEER6" "$HOST6"
+block_cycle tc "$PEER4" "$HOST4"
+block_cycle tc "$PEER6" "$HOST6"
 expect "tc: detach -n: says would detach" 0 -o "would detach cfilter_tc" -- \
 	"$CFCTL" detach -n "$VETH"
 expect "tc: detach" 0 -- "$CFCTL" detach "$VETH"
@@ -176,5 +163,23 @@ expect "tc: after detach a blocked address passes" 0 -- \
 expect "tc: attach again after detach" 0 -- \
 	"$CFCTL" attach "$VETH" --mode tc
 check "tc: detach" "$CFCTL" detach "$VETH"
+
+# Compact mode: cfctl sizes the program's mirror and hands it over, and a
+# held IPv4 source drops in the program itself.
+check "compact: reload with mode=compact fp_bits=16 capacity=4096" \
+	reload_module_as mode=compact fp_bits=16 capacity=4096
+expect "compact: attach" 0 -- "$CFCTL" attach "$VETH" --mode generic
+expect "compact: status: the mirror is on" 0 \
+	-o "  mirror: on (IPv4 sources probed in the program)" -- "$CFCTL" status
+expect "compact: status -j: compact_mirror true" 0 \
+	-o '"compact_mirror":true' -- "$CFCTL" status -j
+block_cycle compact "$PEER4" "$HOST4"
+expect "compact: allow $PEER4: the mirror is off" 0 \
+	-o "  mirror: off (while an IPv4 source is allowed, or a replace settles)" -- \
+	sh -c '"$1" allow "$2" && "$1" status' sh "$CFCTL" "$PEER4"
+expect "compact: ping from allowed $PEER4 passes" 0 -- \
+	ping_from_ns_retry "$HOST4"
+check "compact: detach" "$CFCTL" detach "$VETH"
+check "compact: reload with the defaults" reload_module_as
 
 tap_end

@@ -12,24 +12,6 @@
 . "$(dirname "$0")/lib.sh"
 trap lib_cleanup EXIT
 
-# Blocking PEER_ADDR makes pings from the namespace to HOST_ADDR fail and
-# the dropped counter grow; unblocking restores them.
-block_cycle()
-{
-	mode=$1 peer=$2 host=$3
-	expect "$mode: ping $host from $peer passes" 0 -- \
-		ping_from_ns_retry "$host"
-	expect "$mode: add $peer" 0 -- "$CFCTL" add "$peer"
-	dropped=$(stat_value dropped_src)
-	expect "$mode: ping from blocked $peer fails" nonzero -- \
-		ping_from_ns "$host"
-	expect "$mode: stats count the dropped echo" 0 -- \
-		test "$(stat_value dropped_src)" -gt "${dropped:-0}"
-	expect "$mode: del $peer" 0 -- "$CFCTL" del "$peer"
-	expect "$mode: ping from unblocked $peer passes again" 0 -- \
-		ping_from_ns_retry "$host"
-}
-
 # One scenario per attach mode, each on a fresh veth pair.
 scenario()
 {
