@@ -188,18 +188,18 @@ expect_flood_blocked()
 # to HOST fail and the dropped counter grow; unblocking restores them.
 block_cycle()
 {
-	mode=$1 peer=$2 host=$3
-	expect "$mode: ping $host from $peer passes" 0 -- \
-		ping_from_ns_retry "$host"
-	expect "$mode: add $peer" 0 -- "$CFCTL" add "$peer"
-	dropped=$(stat_value dropped_src)
-	expect "$mode: ping from blocked $peer fails" nonzero -- \
-		ping_from_ns "$host"
-	expect "$mode: stats count the dropped echo" 0 -- \
-		test "$(stat_value dropped_src)" -gt "${dropped:-0}"
-	expect "$mode: del $peer" 0 -- "$CFCTL" del "$peer"
-	expect "$mode: ping from unblocked $peer passes again" 0 -- \
-		ping_from_ns_retry "$host"
+	_label=$1 _peer=$2 _host=$3
+	expect "$_label: ping $_host from $_peer passes" 0 -- \
+		ping_from_ns_retry "$_host"
+	expect "$_label: add $_peer" 0 -- "$CFCTL" add "$_peer"
+	_dropped=$(stat_value dropped_src)
+	expect "$_label: ping from blocked $_peer fails" nonzero -- \
+		ping_from_ns "$_host"
+	expect "$_label: stats count the dropped echo" 0 -- \
+		test "$(stat_value dropped_src)" -gt "${_dropped:-0}"
+	expect "$_label: del $_peer" 0 -- "$CFCTL" del "$_peer"
+	expect "$_label: ping from unblocked $_peer passes again" 0 -- \
+		ping_from_ns_retry "$_host"
 }
 
 # Namespace $NS joined to the root namespace by $VETH <-> $VETH_PEER, with
