@@ -32,6 +32,8 @@ expect "the module is DKMS's build for this kernel" 0 \
 	-o "/lib/modules/$NEW_ABI-amd64/updates/dkms/" -- modinfo -n cfilter
 check "the module has BTF" test -e /sys/kernel/btf/cfilter
 expect "cfilter runs on eth0" 0 -o "eth0: cfilter_xdp" -- cfctl status
+check "daemons ready" daemons_ready
+mark "the daemons are ready"
 # fail2ban flushed its ban when it stopped, and bans again once it runs.
 expect "fail2ban bans again within 60 s" 0 -- \
 	within 60 cfctl test -s f2b-sshd "$F2B"
