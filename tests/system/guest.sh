@@ -68,21 +68,24 @@ dropped()
 
 # Debian's daemons, started by systemd, ready to act: fail2ban's jail
 # reads its log, the LAPI answers and the bouncer runs cfilter's wrapper.
+# One that is not says which, and what systemd knows of it.
 daemons_ready()
 {
-	within 180 fail2ban-client status sshd &&
-	within 180 cscli lapi status &&
-	within 120 pgrep -f 'cfctl crowdsec'
+	within 180 fail2ban-client status sshd ||
+		{ daemon_diag 'fail2ban has no sshd jail' fail2ban; return 1; }
+	within 180 cscli lapi status ||
+		{ daemon_diag 'the LAPI does not answer' crowdsec; return 1; }
+	within 120 pgrep -f 'cfctl crowdsec' ||
+		{ daemon_diag 'no cfctl crowdsec runs' crowdsec-custom-bouncer; return 1; }
 }
 
-# sshd_fails ADDR: two failed logins from ADDR in the log fail2ban reads
-# (the jail's maxretry).
-sshd_fails()
+# daemon_diag WHY UNIT: WHY, then UNIT's status and its last journal
+# lines (expect prints a failing check's output).
+daemon_diag()
 {
-	for _port in 50001 50002; do
-		printf '%s cfilter-system sshd[%s]: Failed password for root from %s port %s ssh2\n' \
-			"$(LC_ALL=C date '+%b %e %H:%M:%S')" "$$" "$1" "$_port" >>"$SSHD_LOG"
-	done
+	echo "$1"
+	systemctl status --no-pager "$2" 2>&1 | head -n 12
+	journalctl -b --no-pager -n 20 -u "$2" 2>&1
 }
 
 # saved_deadline FILE SOURCE ADDR: the deadline (seconds since the epoch)
