@@ -11,9 +11,10 @@
 # line per part; exits non-zero on any failure, including a build that breaks
 # or a guest that never reports.
 #
-# The emulated guests keep about one core busy each: they run in CHECK_LANES
-# lanes side by side (default 2, one per core of CI's machine; 1 runs them
-# one after the other). A part's output is printed whole when it ends.
+# The host's parts and the emulated guests keep about one core busy each:
+# after the build they run in CHECK_LANES lanes side by side (default 2, one
+# per core of CI's machine; 1 runs them one after the other). A part's
+# output is printed whole when it ends.
 #
 # KERNELS="6.12" limits the guest runs to the kernels named.
 set -u
@@ -255,11 +256,11 @@ phase 'build'
 build() {
 	local kernel
 
-	make -s all && make -s -C bench bench miss_path fill mem &&
-		make -s -C bench/xdp && make -s -C bench/qemu ||
+	make -s -j2 all && make -s -j2 -C bench bench miss_path fill mem &&
+		make -s -j2 -C bench/xdp && make -s -j2 -C bench/qemu ||
 		return
 	for kernel in $kernels; do
-		make -s module KERNEL="$kernel" || return
+		make -s -j2 module KERNEL="$kernel" || return
 	done
 }
 if ! build >"$log_dir/build" 2>&1; then
@@ -268,14 +269,9 @@ if ! build >"$log_dir/build" 2>&1; then
 	finish
 fi
 
-part_host
-part_fuzz
-part_btf
-part_packages
-
 # Two lanes of about equal length: the first kernel's suite, the next ones
-# by turns, the booted system leading the second lane.
-lane1=() lane2=(system)
+# by turns; the host's parts and the booted system lead the second lane.
+lane1=() lane2=(host fuzz btf packages system)
 i=0
 for kernel in $kernels; do
 	if [ $((i % 2)) -eq 0 ]; then lane1+=("guest $kernel"); else lane2+=("guest $kernel"); fi
