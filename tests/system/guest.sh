@@ -88,6 +88,16 @@ daemon_diag()
 	journalctl -b --no-pager -n 20 -u "$2" 2>&1
 }
 
+# sshd_fails ADDR: two failed logins from ADDR in the log fail2ban reads
+# (the jail's maxretry).
+sshd_fails()
+{
+	for _port in 50001 50002; do
+		printf '%s cfilter-system sshd[%s]: Failed password for root from %s port %s ssh2\n' \
+			"$(LC_ALL=C date '+%b %e %H:%M:%S')" "$$" "$1" "$_port" >>"$SSHD_LOG"
+	done
+}
+
 # saved_deadline FILE SOURCE ADDR: the deadline (seconds since the epoch)
 # of SOURCE's holding of ADDR in FILE, as cfctl save writes it.
 saved_deadline()
