@@ -32,8 +32,7 @@ expect "the module is DKMS's build for this kernel" 0 \
 	-o "/lib/modules/$NEW_ABI-amd64/updates/dkms/" -- modinfo -n cfilter
 check "the module has BTF" test -e /sys/kernel/btf/cfilter
 expect "cfilter runs on eth0" 0 -o "eth0: cfilter_xdp" -- cfctl status
-# CrowdSec is masked for this boot (run.sh): fail2ban's jail alone.
-check "fail2ban's sshd jail is up" within 180 fail2ban-client status sshd
+check "fail2ban's sshd jail is up" fail2ban_ready
 mark "fail2ban is ready"
 # fail2ban flushed its ban when it stopped, and bans again once it runs.
 expect "fail2ban bans again within 60 s" 0 -- \
