@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "formats/keyfile.h"
 #include "formats/snapfile.h"
 #include "lib/addr.h"
+#include "lib/deadline.h"
 #include "lib/json.h"
 #include "lib/range.h"
 #include "lib/source_name.h"
@@ -1820,6 +1822,105 @@ static void test_widen(void)
 	   "widen: an allow key");
 }
 
+/* The module's rules (kmod/source.c, kmod/source_list.c), in ns. */
+#define NS	1000000000LL
+
+static int64_t module_deadline(int64_t now, int64_t timeout)
+{
+	return (now + timeout * NS + NS - 1) / NS;
+}
+
+static int64_t module_left(int64_t deadline, int64_t now)
+{
+	return deadline * NS > now + NS ? (deadline * NS - now) / NS : 1;
+}
+
+static uint64_t rnd_state = 0x9e3779b97f4a7c15ULL;
+
+/* A number in [@lo, @hi], from xorshift64*. */
+static int64_t rnd(int64_t lo, int64_t hi)
+{
+	rnd_state ^= rnd_state >> 12;
+	rnd_state ^= rnd_state << 25;
+	rnd_state ^= rnd_state >> 27;
+	return lo + (int64_t)((rnd_state * 0x2545f4914f6cdd1dULL) %
+			      (uint64_t)(hi - lo + 1));
+}
+
+/* Two clocks @boot apart, the wall clock @off ahead of boot time. */
+static struct clocks at(int64_t boot, int64_t off)
+{
+	return (struct clocks){ .boot = boot, .real = boot + off };
+}
+
+/*
+ * A holding saved (cfctl save) and loaded (load) again, within a boot and
+ * across one, at random moments and random phases between the clocks.
+ */
+static void test_deadlines(void)
+{
+	int save_exact = 1, save_late = 1, load_in = 1, load_again = 1;
+	int64_t b, off, t, dl, n, d, t2, b2, off2, dl2, wall, after;
+	struct clocks c;
+	int i;
+
+	for (i = 0; i < 200000; i++) {
+		b = rnd(NS, 1000000 * NS);
+		off = rnd(1000000000 * NS, 2000000000 * NS);
+		t = rnd(2, 10000000);
+		dl = module_deadline(b, t);
+		/* Listed, then saved, before its last second. */
+		n = rnd(b, dl * NS - 2 * NS);
+		c = at(n, off);
+		d = deadline_of(&c, n, module_left(dl, n));
+		if (d != (dl * NS + off) / NS)
+			save_exact = 0;
+		/* The clocks read up to a millisecond after the listing. */
+		after = n + rnd(0, 1000000);
+		c = at(after, off);
+		d = deadline_of(&c, after, module_left(dl, n));
+		if (d < (dl * NS + off) / NS || d > (dl * NS + off) / NS + 1)
+			save_late = 0;
+		d = (dl * NS + off) / NS;
+
+		/* Loaded in another boot, at another phase. */
+		b2 = rnd(NS, 1000000 * NS);
+		off2 = rnd(1000000000 * NS, 2000000000 * NS);
+		if (d * NS <= b2 + off2)
+			off2 = d * NS - b2 - rnd(1, 10000000 * NS);
+		c = at(b2, off2);
+		t2 = timeout_until(&c, d);
+		dl2 = module_deadline(b2, t2);
+		wall = dl2 * NS + off2;
+		if (t2 < 1 || wall < d * NS ||
+		    wall >= (d + (t2 == 1 ? 2 : 1)) * NS)
+			load_in = 0;
+		/* And saved there again, before its last second. */
+		if (t2 > 2) {
+			n = rnd(b2, dl2 * NS - 2 * NS);
+			c = at(n, off2);
+			if (deadline_of(&c, n, module_left(dl2, n)) != d)
+				load_again = 0;
+		}
+	}
+	ok(save_exact, "save: the second of the epoch the module's deadline is in");
+	ok(save_late, "save: clocks read after the listing: never early, at most a second late");
+	ok(load_in, "load: the module ends it within the file's second (its first, timeout 1: the next)");
+	ok(load_again, "load, then save: the same deadline");
+
+	c = at(5 * NS + 300, 1000 * NS);
+	ok(timeout_until(&c, 1005) == 0 && timeout_until(&c, 1004) == 0,
+	   "load: a deadline whose second has begun: expired");
+	ok(timeout_until(&c, 1006) == 1,
+	   "load: a deadline in the next second: timeout 1");
+	ok(timeout_until(&c, 999999999999999999LL) > CFILTER_TIMEOUT_MAX,
+	   "load: a deadline too far for any timeout says so, without overflow");
+	ok(secs_left(module_deadline(5 * NS, 10), 5 * NS + 1) == 9 &&
+	   secs_left(module_deadline(5 * NS, 10), 14 * NS + 1) == 1 &&
+	   secs_left(module_deadline(5 * NS, 10), 20 * NS) == 1,
+	   "secs_left: whole seconds left, rounded down, at least 1, as LIST");
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -1851,6 +1952,7 @@ int main(void)
 	test_when_reasons();
 	test_read_sources();
 	test_holds();
+	test_deadlines();
 	printf("1..%d\n", tests);
 	return failures ? 1 : 0;
 }

@@ -7,9 +7,12 @@
 
 . ./guest.sh
 
+# deadline_kept SOURCE ADDR CHECK: CHECK (kept_deadline for what
+# cfilter.service saved and loaded, same_deadline for what a daemon banned
+# again) of the deadline before the reboot and after it.
 deadline_kept()
 {
-	same_deadline "$(saved_deadline "$STATE/boot1" "$1" "$2")" \
+	"$3" "$(saved_deadline "$STATE/boot1" "$1" "$2")" \
 		"$(saved_deadline "$STATE/boot2" "$1" "$2")"
 }
 
@@ -47,14 +50,14 @@ expect "fail2ban bans again within 60 s" 0 -- \
 cfctl save >"$STATE/boot2"
 check "the operator's ban for ever is back" cfctl test -s default --exact "$PERM"
 expect "the operator's timed ban is back, its deadline kept" 0 -- \
-	deadline_kept default "$TIMED"
+	deadline_kept default "$TIMED" kept_deadline
 expect "fail2ban's ban is back, its deadline kept" 0 -- \
-	deadline_kept f2b-sshd "$F2B"
+	deadline_kept f2b-sshd "$F2B" same_deadline
 expect "fail2ban bans it still, and ends it when the kernel does" 0 -- \
 	same_deadline "$(f2b_deadline "$F2B")" \
 	"$(saved_deadline "$STATE/boot2" f2b-sshd "$F2B")"
 expect "CrowdSec's ban is back, its deadline kept" 0 -- \
-	deadline_kept crowdsec "$CS"
+	deadline_kept crowdsec "$CS" same_deadline
 check "CrowdSec's active decisions are the crowdsec source's holdings" \
 	same_addresses
 check "the ban over during the reboot did not come back" short_stays_gone

@@ -114,12 +114,26 @@ saved_deadline()
 	!/^#/ && src == s && $1 == a && $2 == "expires" { print $3 }' "$1"
 }
 
-# same_deadline WAS NOW: two deadlines of one ban at most 2 s apart (both
-# rounded up to a second, on the kernel's clock and on the wall clock).
+# same_deadline WAS NOW: two deadlines of one ban at most 2 s apart: a
+# daemon's own deadline, which it rounds to a timeout for cfctl, against the
+# kernel's. Says both when they are not.
 same_deadline()
 {
 	[ -n "$1" ] && [ -n "$2" ] && [ "$(($1 - $2))" -le 2 ] &&
-		[ "$(($2 - $1))" -le 2 ]
+		[ "$(($2 - $1))" -le 2 ] && return 0
+	echo "deadlines ${1:-none} and ${2:-none}: more than 2 s apart" >&2
+	return 1
+}
+
+# kept_deadline WAS NOW: a deadline cfctl saved, loaded and saved again:
+# the same second, or the next if one began while it listed the holdings
+# (see user/lib/deadline.h). Says both when it is not.
+kept_deadline()
+{
+	[ -n "$1" ] && [ -n "$2" ] && [ "$2" -ge "$1" ] &&
+		[ "$2" -le "$(($1 + 1))" ] && return 0
+	echo "deadline ${1:-none} saved, ${2:-none} after: not kept" >&2
+	return 1
 }
 
 # fail2ban's end of its ban of ADDR: "ADDR \t START + BANTIME = END".

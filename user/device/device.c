@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "device/device.h"
+#include "lib/deadline.h"
 #include "lib/addr.h"
 #include "lib/source_name.h"
 #include "lib/util.h"
@@ -256,14 +257,37 @@ static long dev_list(int fd, struct cfilter_entry *entries, unsigned int max,
 	return l->count;
 }
 
-/* One listing from the start; the number of entries or a negative errno. */
+/*
+ * Each call counts its entries' timeouts from its own moment; @e's, @n of
+ * them, from then on count from @listed, earlier (ns of CLOCK_BOOTTIME).
+ * A call's moment is at most the boot time read after it, so a deadline
+ * recovered from it may be a second late, never early.
+ */
+static void list_rebase(struct cfilter_entry *e, long n, int64_t listed)
+{
+	struct clocks after;
+	long i;
+
+	clocks_now(&after);
+	for (i = 0; i < n; i++)
+		if (e[i].timeout)
+			e[i].timeout = secs_left(boot_deadline(after.boot,
+								  e[i].timeout),
+						    listed);
+}
+
+/*
+ * One listing from the start; the number of entries or a negative errno.
+ * Sets *@listed to the boot time its timeouts count from.
+ */
 static long list_once(int fd, const char *source, struct cfilter_entry **all,
-		      size_t *cap)
+		      size_t *cap, int64_t *listed)
 {
 	struct cfilter_list l = {
 		.flags = source ? 0 : CFILTER_F_ALL_SOURCES,
 	};
 	struct cfilter_entry *bigger;
+	struct clocks first;
 	size_t have = 0;
 	long got;
 
@@ -277,8 +301,14 @@ static long list_once(int fd, const char *source, struct cfilter_entry **all,
 			*all = bigger;
 		}
 		got = dev_list(fd, *all + have, LIST_BATCH, &l);
-		if (got > 0)
+		if (!have) {
+			clocks_now(&first);
+			*listed = first.boot;
+		}
+		if (got > 0) {
+			list_rebase(*all + have, got, *listed);
 			have += got;
+		}
 	} while (got > 0);
 	return got < 0 ? got : (long)have;
 }
@@ -288,6 +318,9 @@ static long list_once(int fd, const char *source, struct cfilter_entry **all,
  * @fd:      the device
  * @source:  the source whose holdings to read; NULL for every source's
  * @entries: set to a malloc()ed array the caller frees (NULL if none)
+ * @listed:  set to the boot time (ns of CLOCK_BOOTTIME) the entries'
+ *           timeouts count from, as LIST counts them: whole seconds left,
+ *           rounded down, at least 1 (see boot_deadline())
  *
  * In compact mode LIST gives the prefixes only, as held by "default". Each
  * holding present throughout is read exactly once: a listing the module
@@ -296,7 +329,8 @@ static long list_once(int fd, const char *source, struct cfilter_entry **all,
  * Return: the number of entries, or a negative errno (-ESTALE: the filter
  * kept changing; -ENOENT: no such source).
  */
-long dev_list_all(int fd, const char *source, struct cfilter_entry **entries)
+long dev_list_all(int fd, const char *source, struct cfilter_entry **entries,
+		  int64_t *listed)
 {
 	struct cfilter_entry *all = NULL;
 	size_t cap = 0;
@@ -306,7 +340,7 @@ long dev_list_all(int fd, const char *source, struct cfilter_entry **entries)
 	for (try = 0; try < LIST_TRIES && got == -ESTALE; try++) {
 		if (try)
 			usleep(1000 << (try < 8 ? try : 8));
-		got = list_once(fd, source, &all, &cap);
+		got = list_once(fd, source, &all, &cap, listed);
 	}
 	if (got < 0) {
 		free(all);

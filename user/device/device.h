@@ -3,6 +3,7 @@
 #define CFCTL_DEV_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <linux/cfilter.h>
 
 /* What EOPNOTSUPP and EUSERS from a source or timeout mean, and the fix. */
@@ -44,7 +45,8 @@ int dev_dump(int fd, struct cfilter_table *t, void **data);
 int dev_restore(int fd, const struct cfilter_table *t);
 int dev_info(int fd, struct cfilter_info *info);
 int dev_read_state(int fd, struct dev_state *s);
-long dev_list_all(int fd, const char *source, struct cfilter_entry **entries);
+long dev_list_all(int fd, const char *source, struct cfilter_entry **entries,
+		  int64_t *listed);
 int dev_batch(int fd, const struct dev_batch *b, __u32 *done);
 bool dev_full(int err);
 void dev_report_full(int fd, int err, bool staged,

@@ -21,6 +21,7 @@
 #include "device/device.h"
 #include "formats/keyfile.h"
 #include "lib/addr.h"
+#include "lib/deadline.h"
 #include "verbs/verb.h"
 
 /*
@@ -96,21 +97,23 @@ static __u32 *resolve_timeouts(const struct cfctl_opts *o, const char *name,
 {
 	__u32 *timeouts = malloc((kl->n ? kl->n : 1) * sizeof(*timeouts));
 	unsigned long last_bad = 0, last_expired = 0;
-	__s64 now = time(NULL), left;
+	struct clocks now;
+	__s64 left;
 	size_t i, out = 0;
 	char when[24];
 
 	*expired = 0;
 	if (!timeouts)
 		return NULL;
+	clocks_now(&now);
 	for (i = 0; i < kl->n; i++) {
 		const struct kf_hold *h = &kl->holds[i];
 		unsigned long line = kl->lines[i];
 
 		timeouts[out] = h->timed ? h->timeout : o->timeout;
 		if (h->expires) {
-			left = h->expires - now;
-			if (left <= 0) {
+			left = timeout_until(&now, h->expires);
+			if (!left) {
 				/* A range's prefixes share their line. */
 				*expired += line != last_expired;
 				last_expired = line;

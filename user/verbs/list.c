@@ -10,6 +10,7 @@
 
 #include "device/device.h"
 #include "lib/addr.h"
+#include "lib/deadline.h"
 #include "lib/json.h"
 #include "lib/source_name.h"
 #include "verbs/verb.h"
@@ -48,11 +49,12 @@ static int saved_cmp(const void *a, const void *b)
 /*
  * Reads every holding LIST gives of @o->source, or of every source
  * (compact mode: the prefixes), sorted by @cmp without repeats; *@mode is
- * the module's. Returns enum cf_exit; on CF_OK the caller frees *@entries.
+ * the module's, *@listed the boot time their timeouts count from. Returns enum cf_exit; on CF_OK the caller frees *@entries.
  */
 static int read_all(const char *verb, const struct cfctl_opts *o,
 		    int (*cmp)(const void *, const void *),
-		    struct cfilter_entry **entries, size_t *n, __u32 *mode)
+		    struct cfilter_entry **entries, size_t *n, __u32 *mode,
+		    int64_t *listed)
 {
 	struct cfilter_entry *e = NULL;
 	struct cfilter_info info;
@@ -66,7 +68,7 @@ static int read_all(const char *verb, const struct cfctl_opts *o,
 	got = dev_info(fd, &info);
 	*mode = info.mode;
 	if (!got)
-		got = dev_list_all(fd, o->source, &e);
+		got = dev_list_all(fd, o->source, &e, listed);
 	close(fd);
 	if (got == -ENOENT && o->source) {
 		cf_err("%s: the filter has no source '%s': cfctl info lists its sources",
@@ -181,11 +183,12 @@ static void list_text(const struct cfilter_entry *e, size_t n, bool one)
 int do_list(const struct cfctl_opts *o)
 {
 	struct cfilter_entry *e;
+	int64_t listed;
 	__u32 mode;
 	size_t n;
 	int ret;
 
-	ret = read_all("list", o, entry_cmp, &e, &n, &mode);
+	ret = read_all("list", o, entry_cmp, &e, &n, &mode, &listed);
 	if (ret != CF_OK)
 		return ret;
 	if (mode == CFILTER_MODE_COMPACT)
@@ -242,12 +245,13 @@ int do_save(const struct cfctl_opts *o)
 {
 	struct cfilter_entry *e;
 	char buf[ENTRY_STRLEN];
-	time_t now;
+	struct clocks now;
+	int64_t listed;
 	__u32 mode;
 	size_t n, i;
 	int ret;
 
-	ret = read_all("save", o, saved_cmp, &e, &n, &mode);
+	ret = read_all("save", o, saved_cmp, &e, &n, &mode, &listed);
 	if (ret != CF_OK)
 		return ret;
 	if (mode == CFILTER_MODE_COMPACT) {
@@ -259,16 +263,15 @@ int do_save(const struct cfctl_opts *o)
 		free(e);
 		return CF_SYSTEM;
 	}
-	/* Taken after the listing: a deadline comes out late, never early. */
-	now = time(NULL);
-	save_header(o, e, n, now);
+	clocks_now(&now);
+	save_header(o, e, n, clocks_epoch(&now));
 	for (i = 0; i < n; i++) {
 		if (!o->source && (!i || strcmp(e[i].source, e[i - 1].source)))
 			printf("source %s\n", e[i].source);
 		entry_format(&e[i].key, buf, sizeof(buf));
 		if (e[i].timeout)
-			printf("%s expires %lld\n", buf,
-			       (long long)now + e[i].timeout);
+			printf("%s expires %lld\n", buf, (long long)
+			       deadline_of(&now, listed, e[i].timeout));
 		else
 			puts(buf);
 	}

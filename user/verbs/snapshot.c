@@ -25,6 +25,7 @@
 #include "device/device.h"
 #include "formats/snapfile.h"
 #include "lib/addr.h"
+#include "lib/deadline.h"
 #include "lib/source_name.h"
 #include "verbs/verb.h"
 
@@ -112,13 +113,16 @@ static int snapshot_entries(int fd, __u32 mode, struct snap_buf *b,
 {
 	struct cfilter_entry *e = NULL;
 	struct cfilter_key *keys;
-	time_t now = time(NULL);
+	struct clocks now;
+	int64_t listed, secs, end;
 	size_t i, start;
 	long n;
 
-	n = dev_list_all(fd, NULL, &e);
+	n = dev_list_all(fd, NULL, &e, &listed);
 	if (n < 0)
 		return n;
+	clocks_now(&now);
+	secs = clocks_epoch(&now);
 	t->keys = n;
 	if (mode == CFILTER_MODE_COMPACT) {
 		keys = malloc((n ? n : 1) * sizeof(*keys));
@@ -133,12 +137,19 @@ static int snapshot_entries(int fd, __u32 mode, struct snap_buf *b,
 		free(e);
 		return 0;
 	}
+	/* Deadlines as save writes them: secs + timeout is deadline_of(). */
+	for (i = 0; i < (size_t)n; i++) {
+		if (!e[i].timeout)
+			continue;
+		end = deadline_of(&now, listed, e[i].timeout);
+		e[i].timeout = end > secs ? end - secs : 1;
+	}
 	qsort(e, n, sizeof(*e), entry_source_cmp);
 	for (start = 0; start < (size_t)n; start = i) {
 		for (i = start + 1; i < (size_t)n; i++)
 			if (entry_source_cmp(&e[i], &e[start]))
 				break;
-		snap_add_holds(b, e[start].source, e + start, i - start, now);
+		snap_add_holds(b, e[start].source, e + start, i - start, secs);
 		t->sources++;
 	}
 	free(e);
@@ -288,7 +299,8 @@ static int restore_batch(int fd, const char *source, struct restore_batch *rb,
  * and with the age it has then (expired ones counted in @t, not added).
  * Returns 0 or -errno.
  */
-static int restore_keys(int fd, const struct snap_section *sec, int64_t now,
+static int restore_keys(int fd, const struct snap_section *sec,
+			const struct clocks *c,
 			bool compact, struct snap_tally *t, size_t *bad_key)
 {
 	bool holds = sec->kind == SNAP_HOLDS;
@@ -296,6 +308,7 @@ static int restore_keys(int fd, const struct snap_section *sec, int64_t now,
 	const char *source = holds && !compact ? snap_holds_source(sec) : NULL;
 	struct restore_batch *rb = malloc(sizeof(*rb));
 	struct snap_hold h = { .deadline = 0, .added = 0 };
+	int64_t now = clocks_epoch(c), left;
 	uint64_t i;
 	int err = 0;
 
@@ -309,15 +322,16 @@ static int restore_keys(int fd, const struct snap_section *sec, int64_t now,
 		else
 			memcpy(&h.key, sec->data + i * sizeof(h.key),
 			       sizeof(h.key));
-		if (h.deadline && (int64_t)h.deadline <= now) {
+		left = !h.deadline ? 0 : h.deadline > INT64_MAX ? INT64_MAX :
+		       timeout_until(c, h.deadline);
+		if (h.deadline && !left) {
 			t->expired++;
 			continue;
 		}
 		rb->keys[rb->n] = h.key;
 		/* Written at most CFILTER_TIMEOUT_MAX ahead, unless the clock went back. */
-		rb->timeouts[rb->n] = !h.deadline ? 0 :
-				      h.deadline - now > CFILTER_TIMEOUT_MAX ?
-				      CFILTER_TIMEOUT_MAX : h.deadline - now;
+		rb->timeouts[rb->n] = left > CFILTER_TIMEOUT_MAX ?
+				      CFILTER_TIMEOUT_MAX : left;
 		/* A key list's keys, like holdings of no known age: unknown. */
 		rb->ages[rb->n] = !h.added ? CFILTER_AGE_UNKNOWN :
 				  (int64_t)h.added >= now ? 0 :
@@ -381,18 +395,19 @@ static int restore_apply(int fd, const char *name, const struct snap *s,
 	const struct snap_section *sec;
 	struct cfilter_table tab;
 	size_t bad_key = SIZE_MAX;
-	int64_t now = time(NULL);
+	struct clocks now;
 	unsigned int i, bad_sect = 0;
 	int err;
 
-	if (compact && compact_check(name, s, now) != CF_OK)
+	clocks_now(&now);
+	if (compact && compact_check(name, s, clocks_epoch(&now)) != CF_OK)
 		return CF_SYSTEM;
 	err = dev_simple(fd, CFILTER_IOC_STAGE);
 	for (i = 0; !err && i < s->nsect; i++) {
 		sec = &s->sect[i];
 		if (sec->kind != SNAP_TABLE) {
 			bad_sect = i + 1;
-			err = restore_keys(fd, sec, now, compact, t, &bad_key);
+			err = restore_keys(fd, sec, &now, compact, t, &bad_key);
 			t->sources += sec->kind == SNAP_HOLDS;
 			continue;
 		}
