@@ -270,15 +270,16 @@ if ! build >"$log_dir/build" 2>&1; then
 fi
 
 # Two lanes of about equal length: the first kernel's suite, the next ones
-# by turns; the host's parts and the booted system lead the second lane.
+# by turns; the host's parts and the booted system lead the second lane,
+# the install, the demo and vm-run end it (the first lane's two guests
+# take longer than its one guest).
 lane1=() lane2=(host fuzz btf packages system)
 i=0
 for kernel in $kernels; do
 	if [ $((i % 2)) -eq 0 ]; then lane1+=("guest $kernel"); else lane2+=("guest $kernel"); fi
 	i=$((i + 1))
 done
-lane1+=(demo vm-run)
-lane2+=(install)
+lane2+=(install demo vm-run)
 if [ "$LANES" -eq 2 ]; then
 	run_lane "${lane1[@]}" &
 	run_lane "${lane2[@]}" &
