@@ -258,22 +258,21 @@ static long dev_list(int fd, struct cfilter_entry *entries, unsigned int max,
 }
 
 /*
- * Each call counts its entries' timeouts from its own moment; @e's, @n of
- * them, from then on count from @listed, earlier (ns of CLOCK_BOOTTIME).
- * A call's moment is at most the boot time read after it, so a deadline
- * recovered from it may be a second late, never early.
+ * Each call counts its entries' timeouts from its own moment, at most
+ * @after (ns of CLOCK_BOOTTIME, read after it); @e's, @n of them, from
+ * then on count from @listed, earlier. A deadline recovered from @after
+ * may be a second late, never early.
  */
-static void list_rebase(struct cfilter_entry *e, long n, int64_t listed)
+static void list_rebase(struct cfilter_entry *e, long n, int64_t after,
+			int64_t listed)
 {
-	struct clocks after;
 	long i;
 
-	clocks_now(&after);
 	for (i = 0; i < n; i++)
 		if (e[i].timeout)
-			e[i].timeout = secs_left(boot_deadline(after.boot,
-								  e[i].timeout),
-						    listed);
+			e[i].timeout = secs_left(boot_deadline(after,
+							       e[i].timeout),
+						 listed);
 }
 
 /*
@@ -287,7 +286,7 @@ static long list_once(int fd, const char *source, struct cfilter_entry **all,
 		.flags = source ? 0 : CFILTER_F_ALL_SOURCES,
 	};
 	struct cfilter_entry *bigger;
-	struct clocks first;
+	struct clocks after;
 	size_t have = 0;
 	long got;
 
@@ -301,12 +300,11 @@ static long list_once(int fd, const char *source, struct cfilter_entry **all,
 			*all = bigger;
 		}
 		got = dev_list(fd, *all + have, LIST_BATCH, &l);
-		if (!have) {
-			clocks_now(&first);
-			*listed = first.boot;
-		}
+		clocks_now(&after);
+		if (!have)
+			*listed = after.boot;
 		if (got > 0) {
-			list_rebase(*all + have, got, *listed);
+			list_rebase(*all + have, got, after.boot, *listed);
 			have += got;
 		}
 	} while (got > 0);

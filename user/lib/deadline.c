@@ -23,6 +23,11 @@ void clocks_now(struct clocks *c)
 	c->real = ns_of(CLOCK_REALTIME);
 }
 
+int64_t clocks_epoch(const struct clocks *c)
+{
+	return c->real / NS;
+}
+
 static int64_t div_up(int64_t a)
 {
 	return a > 0 ? (a + NS - 1) / NS : -(-a / NS);

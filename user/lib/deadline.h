@@ -8,9 +8,9 @@
  * writes the second the module's deadline falls in, and load asks for the
  * module's first whole second at or after the start of D. A deadline
  * saved and loaded, in one boot or across a reboot, so stays in its
- * second, however often. It moves to the next second only when one begins while a
- * listing is read (boot_deadline()), or when it is loaded in the second
- * before it (a timeout is at least 1).
+ * second, however often. It moves to the next second only when one
+ * begins while a listing is read (boot_deadline()), or when it is loaded
+ * in the second before it (a timeout is at least 1).
  */
 #ifndef CF_DEADLINE_H
 #define CF_DEADLINE_H
@@ -26,10 +26,7 @@ struct clocks {
 void clocks_now(struct clocks *c);
 
 /* Whole seconds since the epoch at @c. */
-static inline int64_t clocks_epoch(const struct clocks *c)
-{
-	return c->real / 1000000000;
-}
+int64_t clocks_epoch(const struct clocks *c);
 
 /*
  * The deadline (seconds since the epoch) of a holding LIST reported with

@@ -49,7 +49,8 @@ static int saved_cmp(const void *a, const void *b)
 /*
  * Reads every holding LIST gives of @o->source, or of every source
  * (compact mode: the prefixes), sorted by @cmp without repeats; *@mode is
- * the module's, *@listed the boot time their timeouts count from. Returns enum cf_exit; on CF_OK the caller frees *@entries.
+ * the module's, *@listed the boot time their timeouts count from. Returns
+ * enum cf_exit; on CF_OK the caller frees *@entries.
  */
 static int read_all(const char *verb, const struct cfctl_opts *o,
 		    int (*cmp)(const void *, const void *),
