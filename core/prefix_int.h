@@ -152,9 +152,6 @@ static __always_inline void prefix_key(const struct prefix_set *s, u32 m,
 		key[w] = get_unaligned((const u32 *)addr + w) & s->mask[m][w];
 }
 
-/* prefix_write.c */
-void prefix_always(struct prefix_set *s, bool coming);
-
 /*
  * The summary class that counts a member of length @len; -1 if none does:
  * members up to /16 are named in the head words instead, and a compact

@@ -115,7 +115,7 @@ static void prefix_del(struct prefix_set *s, u32 m, const u8 *addr)
  * addresses and no prefix, which the head words count: set and cleared
  * at any time, as a lookup finds them either way.
  */
-void prefix_always(struct prefix_set *s, bool coming)
+static void prefix_always(struct prefix_set *s, bool coming)
 {
 	u32 on = coming || prefix_set_always(s) ||
 		 (s->naddrs && !s->nprefixes);
@@ -509,4 +509,36 @@ int prefix_set_clear(struct prefix_set *s)
 		s->dead[m] = NULL;
 	}
 	return 0;
+}
+
+/**
+ * prefix_set_replace_addrs() - install another address table
+ * @s: a set no reader can reach yet (a staged set being restored)
+ * @addrs: the new table, made with the parameters @s was created with
+ *
+ * Counts its members, so that lookups do not skip it, and renumbers list
+ * positions. Writer side.
+ *
+ * Return: the table replaced, for the caller to destroy.
+ */
+struct cuckoo *prefix_set_replace_addrs(struct prefix_set *s,
+					struct cuckoo *addrs)
+{
+	struct cuckoo *old = s->addrs;
+	struct cuckoo_stats st;
+
+	cuckoo_get_stats(addrs, &st);
+	s->addrs = addrs;
+	/*
+	 * Its addresses are unknown (compact: fingerprints), so no summary
+	 * counts addresses any more and readers probe the table whenever it
+	 * is not empty. Counts left by earlier addresses only keep bits set.
+	 */
+	s->addrs_known = false;
+	s->naddrs = st.count;
+	WRITE_ONCE(s->addrs_any, st.count > 0);
+	prefix_always(s, false);
+	/* The new table's generation starts again from 0. */
+	s->list_gen += cuckoo_list_gen(old) + 1;
+	return old;
 }
