@@ -14,7 +14,6 @@
 #include <linux/uaccess.h>
 
 #include "cfilter_int.h"
-#include "mirror.h"
 #include "prefilter.h"
 #include "set.h"
 #include "verdict.h"
@@ -62,7 +61,7 @@ long cfilter_ioc_match(struct file *file, void __user *umr)
 	return 0;
 }
 
-/* MIRROR: the module keeps a program's mirror (mirror.c). */
+/* MIRROR: the module keeps a program's mirror (prefilter.c, mirror.c). */
 long cfilter_ioc_mirror(struct file *file, void __user *argp)
 {
 	struct cfilter_mirror_req r;
@@ -71,7 +70,7 @@ long cfilter_ioc_mirror(struct file *file, void __user *argp)
 		return -EFAULT;
 	if (r.flags || r.reserved)
 		return -EINVAL;
-	return cfilter_mirror_add(r.prefilter_fd, r.mirror_fd);
+	return cfilter_prefilter_add_mirror(r.prefilter_fd, r.mirror_fd);
 }
 
 /* PREFILTER: the module keeps a program's prefilter map (prefilter.c). */

@@ -10,8 +10,8 @@
  * if the version it read before the buckets is the one after.
  *
  * Each mirror is paired with a prefilter map the module keeps (prefilter.c
- * lets it go with that map), and described in that map's @mirror. What a
- * program meets:
+ * hands it over, and lets it go with that map), and described in that
+ * map's @mirror. What a program meets:
  * - a handover fills the mirror from the live table before @ready is set;
  * - a swap clears @ready before the new set is published, and the
  *   mirror stops; once the old set's readers are gone (and with them any
@@ -36,10 +36,9 @@
 #include <linux/types.h>
 
 #include "cfilter_int.h"
-#include "compat.h"
 #include "cuckoo.h"
+#include "maps.h"
 #include "mirror.h"
-#include "prefilter.h"
 #include "prefix.h"
 #include "set.h"
 
@@ -58,7 +57,7 @@ static u64 cfilter_mirror_gone;
 
 static u64 *cfilter_mirror_words(struct bpf_map *map)
 {
-	return (u64 *)container_of(map, struct bpf_array, map)->value;
+	return cfilter_map_value(map);
 }
 
 /* The live set's IPv4 source table, if a mirror can follow it. */
@@ -118,7 +117,10 @@ static const struct cuckoo_mirror cfilter_mirror_mirror = {
 
 static struct cfilter_prefilter_mirror *cfilter_mirror_desc(unsigned int i)
 {
-	return &cfilter_prefilter_value(cfilter_mirrors[i].pf_map)->mirror;
+	struct cfilter_prefilter *pf;
+
+	pf = cfilter_map_value(cfilter_mirrors[i].pf_map);
+	return &pf->mirror;
 }
 
 /*
@@ -222,79 +224,45 @@ u64 cfilter_mirror_drops(const struct cfilter_set *s)
 	return cfilter_mirror_total() - s->mirror_base;
 }
 
-/*
- * A map the program can read as its mirror, and the module write whole:
- * 64-bit entries, as many as the table needs, and nothing the BPF core
- * owns in them.
- */
+/* A map the program can read as its mirror: a word for each it needs. */
 static bool cfilter_mirror_shape_ok(const struct bpf_map *map)
 {
-	return map->map_type == BPF_MAP_TYPE_ARRAY &&
-	       map->key_size == sizeof(u32) &&
+	return cfilter_map_plain_array(map) &&
 	       map->value_size == sizeof(u64) &&
-	       map->max_entries == cfilter_mirror_entries() &&
-	       !(map->map_flags & (BPF_F_RDONLY_PROG | BPF_F_INNER_MAP)) &&
-	       !cfilter_map_has_special_fields(map);
+	       map->max_entries == cfilter_mirror_entries();
 }
 
 /**
- * cfilter_mirror_add() - keep the mirror map @mirror_fd for prefilter map
- *                      @prefilter_fd from now on
- * @prefilter_fd: a descriptor of a prefilter map the module keeps
- * @mirror_fd:      a BPF map descriptor of the caller
+ * cfilter_mirror_keep() - keep mirror map @map for prefilter map @pf_map
+ * @pf_map: a prefilter map the module keeps
+ * @map:    the mirror, a reference the module takes over on success
  *
- * Return: 0; -EBADF, -EPERM (as cfilter_prefilter_add()); -EOPNOTSUPP
- * (the module keeps no mirror: exact mode, or fingerprints of 8 or 32
- * bits); -ENOENT (a prefilter map the module does not keep); -EINVAL (no
- * BPF map, or one of another shape).
+ * Caller holds cfilter_lock (cfilter_prefilter_add_mirror() does), and
+ * cfilter_mirror_entries() is not 0.
+ *
+ * Return: 0; -EINVAL (a map of another shape).
  */
-int cfilter_mirror_add(int prefilter_fd, int mirror_fd)
+int cfilter_mirror_keep(struct bpf_map *pf_map, struct bpf_map *map)
 {
-	struct bpf_map *pf_map, *map;
 	unsigned int i;
-	int err = 0;
 
-	pf_map = cfilter_map_get_writable(prefilter_fd);
-	if (IS_ERR(pf_map))
-		return PTR_ERR(pf_map);
-	map = cfilter_map_get_writable(mirror_fd);
-	if (IS_ERR(map)) {
-		bpf_map_put(pf_map);
-		return PTR_ERR(map);
-	}
-	mutex_lock(&cfilter_lock);
-	if (!cfilter_mirror_entries()) {
-		err = -EOPNOTSUPP;
-		goto out;
-	}
-	if (!cfilter_prefilter_kept(pf_map)) {
-		err = -ENOENT;
-		goto out;
-	}
-	if (!cfilter_mirror_shape_ok(map)) {
-		err = -EINVAL;
-		goto out;
-	}
+	lockdep_assert_held(&cfilter_lock);
+	if (!cfilter_mirror_shape_ok(map))
+		return -EINVAL;
 	/* A second mirror for the same program replaces the first. */
 	cfilter_mirror_forget(pf_map);
 	i = cfilter_nmirrors++;
 	cfilter_mirrors[i].pf_map = pf_map;
 	cfilter_mirrors[i].map = map;
-	map = NULL;
 	/* a map handed over again: forget() counted its drops as gone */
-	cfilter_mirror_gone -= cfilter_mirror_counted(cfilter_mirrors[i].map);
+	cfilter_mirror_gone -= cfilter_mirror_counted(map);
 	if (!cfilter_mirror_table) {
 		cfilter_mirror_follow();
 	} else {
 		cfilter_mirror_fill(i);
 		cfilter_mirror_gate(cfilter_live_locked());
 	}
-out:
-	mutex_unlock(&cfilter_lock);
-	bpf_map_put(pf_map);
-	if (map)
-		bpf_map_put(map);
-	return err;
+	return 0;
 }
 
 /*

@@ -9,7 +9,7 @@ struct bpf_map;
 struct cfilter_set;
 
 u64 cfilter_mirror_entries(void);
-int cfilter_mirror_add(int prefilter_fd, int mirror_fd);
+int cfilter_mirror_keep(struct bpf_map *pf_map, struct bpf_map *map);
 void cfilter_mirror_forget(struct bpf_map *pf_map);
 void cfilter_mirror_gate(const struct cfilter_set *s);
 void cfilter_mirror_swap(struct cfilter_set *old, struct cfilter_set *s);

@@ -46,8 +46,6 @@
 #include <linux/bitops.h>
 #include <linux/bpf.h>
 #include <linux/errno.h>
-#include <linux/file.h>
-#include <linux/fs.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -55,14 +53,11 @@
 #include <linux/types.h>
 
 #include "cfilter_int.h"
-#include "compat.h"
+#include "maps.h"
 #include "mirror.h"
 #include "prefilter.h"
 #include "prefix.h"
 #include "set.h"
-
-/* bpf_map_get() is in this namespace from 6.12 on. */
-CFILTER_IMPORT_NS(BPF_INTERNAL);
 
 #define CFILTER_PREFILTER_SLOTS	(CFILTER_PREFILTER_WORDS * 64)
 /* Deletes a small set may leave behind before its hashed bits are made again. */
@@ -85,21 +80,14 @@ static bool cfilter_pf_full[__CFILTER_PREFILTER_BITS];
 static u32 cfilter_pf_bwritten[__CFILTER_PREFILTER_BITS];
 #define CFILTER_PREFILTER_RECOUNT	1024
 
-/* The prefilter in map @map, one the module keeps (mirror.c writes @mirror). */
-struct cfilter_prefilter *cfilter_prefilter_value(struct bpf_map *map)
-{
-	return (struct cfilter_prefilter *)container_of(map, struct bpf_array,
-							map)->value;
-}
-
-/* The prefilter of the module's map @m. */
+/* The prefilter of the module's map @m (mirror.c writes its @mirror). */
 static struct cfilter_prefilter *cfilter_pf_of(unsigned int m)
 {
-	return cfilter_prefilter_value(cfilter_pf[m]);
+	return cfilter_map_value(cfilter_pf[m]);
 }
 
 /* Does the module keep prefilter map @map? Caller holds cfilter_lock. */
-bool cfilter_prefilter_kept(const struct bpf_map *map)
+static bool cfilter_prefilter_kept(const struct bpf_map *map)
 {
 	unsigned int m;
 
@@ -499,17 +487,13 @@ static void cfilter_pf_drop(unsigned int m)
 {
 	struct bpf_map *map = cfilter_pf[m];
 
-	WRITE_ONCE(cfilter_prefilter_value(map)->ready, 0);
+	WRITE_ONCE(cfilter_pf_of(m)->ready, 0);
 	cfilter_mirror_forget(map);
 	cfilter_pf[m] = cfilter_pf[--cfilter_npf];
 	bpf_map_put(map);
 }
 
-/*
- * A map the programs can read as struct cfilter_prefilter, and the module
- * write whole: the bits would overwrite a timer, a lock or a kptr that the
- * BPF core frees with the map (a timer so written took the kernel down).
- */
+/* A map the programs can read as struct cfilter_prefilter, its only entry. */
 static bool cfilter_pf_shape_ok(const struct bpf_map *map)
 {
 	u32 n;
@@ -518,45 +502,9 @@ static bool cfilter_pf_shape_ok(const struct bpf_map *map)
 	    map->value_size % sizeof(u64))
 		return false;
 	n = cfilter_pf_hwords(map);
-	return map->map_type == BPF_MAP_TYPE_ARRAY &&
-	       map->key_size == sizeof(u32) &&
+	return cfilter_map_plain_array(map) &&
 	       is_power_of_2(n) && n <= CFILTER_PREFILTER_HASHED_MAX &&
-	       map->max_entries == 1 &&
-	       !(map->map_flags & (BPF_F_RDONLY_PROG | BPF_F_INNER_MAP)) &&
-	       !cfilter_map_has_special_fields(map);
-}
-
-/*
- * The map of descriptor @fd, if the bpf() syscall would let the caller
- * write it (the module writes it on the caller's behalf): as the kernel's
- * map_get_sys_perms(), not through a descriptor opened read-only
- * (BPF_F_RDONLY, which BPF_OBJ_GET gives a user who may only read the
- * pin), nor a frozen map, whose owner wants no more writes from user space.
- */
-struct bpf_map *cfilter_map_get_writable(int fd)
-{
-	struct bpf_map *map;
-	struct file *file;
-
-	file = fget(fd);
-	if (!file)
-		return ERR_PTR(-EBADF);
-	/*
-	 * A second look-up of @fd, which may have been closed or reused since:
-	 * only the file of this very map has it as its private data.
-	 */
-	map = bpf_map_get(fd);
-	if (!IS_ERR(map) && file->private_data != map) {
-		bpf_map_put(map);
-		map = ERR_PTR(-EBADF);
-	}
-	if (!IS_ERR(map) &&
-	    (!(file->f_mode & FMODE_CAN_WRITE) || READ_ONCE(map->frozen))) {
-		bpf_map_put(map);
-		map = ERR_PTR(-EPERM);
-	}
-	fput(file);
-	return map;
+	       map->max_entries == 1;
 }
 
 /**
@@ -581,7 +529,7 @@ int cfilter_prefilter_add(int fd)
 		bpf_map_put(map);
 		return -EINVAL;
 	}
-	pf = cfilter_prefilter_value(map);
+	pf = cfilter_map_value(map);
 	mutex_lock(&cfilter_lock);
 	/* Maps no program holds any more: only our reference is left. */
 	for (m = 0; m < cfilter_npf;) {
@@ -608,6 +556,44 @@ int cfilter_prefilter_add(int fd)
 out:
 	mutex_unlock(&cfilter_lock);
 	if (map)
+		bpf_map_put(map);
+	return err;
+}
+
+/**
+ * cfilter_prefilter_add_mirror() - keep the mirror map @mirror_fd for the
+ *                                  prefilter map @prefilter_fd from now on
+ * @prefilter_fd: a descriptor of a prefilter map the module keeps
+ * @mirror_fd:    a BPF map descriptor of the caller
+ *
+ * Return: 0; -EBADF, -EPERM (as cfilter_prefilter_add()); -EOPNOTSUPP
+ * (the module keeps no mirror: exact mode, or fingerprints of 8 or 32
+ * bits); -ENOENT (a prefilter map the module does not keep); -EINVAL (no
+ * BPF map, or one of another shape).
+ */
+int cfilter_prefilter_add_mirror(int prefilter_fd, int mirror_fd)
+{
+	struct bpf_map *pf_map, *map;
+	int err;
+
+	pf_map = cfilter_map_get_writable(prefilter_fd);
+	if (IS_ERR(pf_map))
+		return PTR_ERR(pf_map);
+	map = cfilter_map_get_writable(mirror_fd);
+	if (IS_ERR(map)) {
+		bpf_map_put(pf_map);
+		return PTR_ERR(map);
+	}
+	mutex_lock(&cfilter_lock);
+	if (!cfilter_mirror_entries())
+		err = -EOPNOTSUPP;
+	else if (!cfilter_prefilter_kept(pf_map))
+		err = -ENOENT;
+	else
+		err = cfilter_mirror_keep(pf_map, map);
+	mutex_unlock(&cfilter_lock);
+	bpf_map_put(pf_map);
+	if (err)
 		bpf_map_put(map);
 	return err;
 }

@@ -5,18 +5,14 @@
 
 #include <linux/types.h>
 
-struct bpf_map;
-struct cfilter_prefilter;
 struct cfilter_set;
 
 int cfilter_prefilter_add(int fd);
+int cfilter_prefilter_add_mirror(int prefilter_fd, int mirror_fd);
 void cfilter_prefilter_changed(const struct cfilter_set *s, unsigned int t,
 			       const u8 *addr, u32 len, bool add);
 void cfilter_prefilter_swap(const struct cfilter_set *s);
 void cfilter_prefilter_settle(void);
 void cfilter_prefilter_release(void);
-struct cfilter_prefilter *cfilter_prefilter_value(struct bpf_map *map);
-bool cfilter_prefilter_kept(const struct bpf_map *map);
-struct bpf_map *cfilter_map_get_writable(int fd);
 
 #endif /* CFILTER_KMOD_PREFILTER_H */

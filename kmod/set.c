@@ -4,7 +4,6 @@
  * the writers and the statistics. Replacing the live set is live.c's.
  */
 #include <linux/atomic.h>
-#include <linux/cpumask.h>
 #include <linux/err.h>
 #include <linux/errno.h>
 #include <linux/mutex.h>
@@ -14,7 +13,6 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "mirror.h"
 #include "set.h"
 
 struct cfilter_set __rcu *cfilter_live;
@@ -116,26 +114,6 @@ struct cfilter_set *cfilter_set_create(void)
 		}
 	}
 	return s;
-}
-
-/**
- * cfilter_set_drops() - packets the entries of a source dropped
- * @s:  the set (caller holds cfilter_lock)
- * @id: the source's index
- *
- * Return: the count while @s was live, and before in the sets it replaced.
- */
-u64 cfilter_set_drops(const struct cfilter_set *s, unsigned int id)
-{
-	u64 n = s->drops_base[id];
-	int cpu;
-
-	/* compact mode's drops are "default"'s, the programs' mirrors' too */
-	if (!id)
-		n += cfilter_mirror_drops(s);
-	for_each_possible_cpu(cpu)
-		n += per_cpu_ptr(s->drops, cpu)->n[id];
-	return n;
 }
 
 /*

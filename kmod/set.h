@@ -141,7 +141,6 @@ int cfilter_set_insert(struct cfilter_set *s, const struct cfilter_ktype *f,
 		       const u8 *packed, u32 len, u32 tag);
 int cfilter_set_retag(struct cfilter_set *s, const struct cfilter_ktype *f,
 		      const u8 *packed, u32 len, u32 tag);
-u64 cfilter_set_drops(const struct cfilter_set *s, unsigned int id);
 int cfilter_set_delete(struct cfilter_set *s, const struct cfilter_ktype *f,
 		       const u8 *packed, u32 len);
 bool cfilter_set_contains(const struct cfilter_set *s,

@@ -29,9 +29,11 @@
  * dropped packets; past that, those that dropped least go first.
  */
 #include <linux/bitops.h>
+#include <linux/cpumask.h>
 #include <linux/err.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
+#include <linux/percpu.h>
 #include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -40,6 +42,7 @@
 
 #include <cfilter/source_name.h>
 
+#include "mirror.h"
 #include "prefilter.h"
 #include "set.h"
 #include "source.h"
@@ -128,6 +131,26 @@ int cfilter_source_find(const struct cfilter_holds *h, const char *name)
 	return -ENOENT;
 }
 
+/**
+ * cfilter_source_drops() - packets the entries of a source dropped
+ * @s:  the set (caller holds cfilter_lock)
+ * @id: the source's index
+ *
+ * Return: the count while @s was live, and before in the sets it replaced.
+ */
+u64 cfilter_source_drops(const struct cfilter_set *s, unsigned int id)
+{
+	u64 n = s->drops_base[id];
+	int cpu;
+
+	/* compact mode's drops are "default"'s, the programs' mirrors' too */
+	if (!id)
+		n += cfilter_mirror_drops(s);
+	for_each_possible_cpu(cpu)
+		n += per_cpu_ptr(s->drops, cpu)->n[id];
+	return n;
+}
+
 /*
  * The index a new source of @s takes, and what it counted so far into
  * *@drops: a free index, else that of the emptied source (kept for its
@@ -142,13 +165,13 @@ static int cfilter_source_room(const struct cfilter_set *s, u64 *drops)
 
 	if (h->active != GENMASK(CFILTER_SOURCES_MAX - 1, 0)) {
 		i = ffz(h->active);
-		*drops = cfilter_set_drops(s, i);
+		*drops = cfilter_source_drops(s, i);
 		return i;
 	}
 	for (i = 1; i < CFILTER_SOURCES_MAX; i++) {
 		if (h->entries[i])
 			continue;
-		n = cfilter_set_drops(s, i);
+		n = cfilter_source_drops(s, i);
 		if (best < 0 || n < *drops) {
 			best = i;
 			*drops = n;
@@ -180,7 +203,7 @@ static void cfilter_source_put(struct cfilter_set *s, unsigned int i)
 {
 	struct cfilter_holds *h = &s->holds;
 
-	if (i && !h->entries[i] && !cfilter_set_drops(s, i)) {
+	if (i && !h->entries[i] && !cfilter_source_drops(s, i)) {
 		h->active &= ~BIT(i);
 		memset(h->names[i], 0, CFILTER_SOURCE_LEN);
 	}

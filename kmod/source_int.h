@@ -64,6 +64,7 @@ static inline bool cfilter_same_source(const char *a, const char *b)
 
 /* source.c */
 int cfilter_source_find(const struct cfilter_holds *h, const char *name);
+u64 cfilter_source_drops(const struct cfilter_set *s, unsigned int id);
 void cfilter_source_keep(struct cfilter_set *s, const char *name, u64 drops);
 int cfilter_hold_add_one(struct cfilter_set *s, const struct cfilter_packed *k,
 			 const char *source, struct cfilter_when w);

@@ -226,7 +226,7 @@ void cfilter_hold_sources(struct cfilter_set *s, struct cfilter_sources *out)
 		strscpy(si->name, h->names[i], CFILTER_SOURCE_LEN);
 		si->entries = h->entries[i];
 		si->timed = h->ntimed[i];
-		si->drops = cfilter_set_drops(s, i);
+		si->drops = cfilter_source_drops(s, i);
 		out->count++;
 	}
 	/* Compact mode keeps no holdings: every entry is default's. */
@@ -257,7 +257,7 @@ void cfilter_hold_carry(struct cfilter_set *to, const struct cfilter_set *from)
 		return;
 	for_each_set_bit(i, &ids, CFILTER_SOURCES_MAX) {
 		name = from->holds.names[i];
-		n = cfilter_set_drops(from, i);
+		n = cfilter_source_drops(from, i);
 		j = cfilter_source_find(&to->holds, name);
 		if (j >= 0)
 			to->drops_base[j] += n;
